@@ -1,0 +1,53 @@
+"""tracejit: tf.function for NumPy code, compiled through an xDSL dialect and LLVM.
+
+import numpy as np
+import tracejit as tj
+
+@tj.function
+def f(x, y):
+    return x ** 2 + y
+
+f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
+"""
+
+import numpy as _np
+from tracejit.frontend import config
+from tracejit.frontend.concrete_function import ConcreteFunction, Graph
+from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
+from tracejit.frontend.function import Function, function
+from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor_spec import TensorSpec
+
+
+class errors:  # noqa: N801  (a namespace, like tf.errors)
+    InvalidArgumentError = InvalidArgumentError
+    FailedPreconditionError = FailedPreconditionError
+
+
+bool_ = _np.bool_
+int8, int16, int32, int64 = _np.int8, _np.int16, _np.int32, _np.int64
+uint8, uint16, uint32, uint64 = _np.uint8, _np.uint16, _np.uint32, _np.uint64
+float16, float32, float64 = _np.float16, _np.float32, _np.float64
+
+__all__ = [
+    "ConcreteFunction",
+    "Function",
+    "Graph",
+    "Tensor",
+    "TensorSpec",
+    "config",
+    "errors",
+    "function",
+    "bool_",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "float32",
+    "float64",
+]

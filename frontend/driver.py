@@ -1,0 +1,61 @@
+"""The compiler driver: traced module -> pass pipeline -> LLVM -> machine code.
+
+This is the one module that ties the frontend to `passes` and `codegen`; the
+`tracejit-opt` CLI and `ConcreteFunction` both compile through it, so what the CLI
+prints for a function is exactly what the function runs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline
+from xdsl.dialects.builtin import ModuleOp
+
+
+@dataclass
+class Stage:
+    """The IR after one pass, and how long the pass took."""
+
+    pass_name: str
+    ir: str
+    seconds: float
+
+
+@dataclass
+class LoweredModule:
+    module: ModuleOp
+    stages: list[Stage] = field(default_factory=list)
+
+
+def lower(
+    module: ModuleOp,
+    pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
+    record_stages: bool = False,
+    verify_each: bool = True,
+    after_pass: AfterPassHook | None = None,
+) -> LoweredModule:
+    """Run `pipeline` on a copy of `module` (the traced graph stays untouched)."""
+    lowered = LoweredModule(module.clone())
+    last = time.perf_counter()
+
+    def hook(pass_name: str, current: ModuleOp) -> None:
+        nonlocal last
+        now = time.perf_counter()
+        if record_stages:
+            lowered.stages.append(Stage(pass_name, str(current), now - last))
+        if after_pass is not None:
+            after_pass(pass_name, current)
+        last = time.perf_counter()
+
+    Pipeline.parse(pipeline).run(lowered.module, verify_each=verify_each, after_pass=hook)
+    return lowered
+
+
+def compile_to_machine_code(module: ModuleOp):
+    """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule)."""
+    from tracejit.codegen import compile_module
+
+    return compile_module(module)

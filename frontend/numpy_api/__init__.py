@@ -1,0 +1,6 @@
+"""NumPy functions staged on symbolic tensors: one registry, one module per family.
+
+Importing this package registers every implementation.
+"""
+
+from tracejit.frontend.numpy_api import elementwise, linalg, reductions  # noqa: F401

@@ -1,0 +1,63 @@
+"""Turning mixed operands (Tensors, arrays, NumPy and Python scalars) into Tensors of
+one dtype and one shape, with NumPy 2's rules.
+
+The dtypes come from NumPy itself (`ufunc.resolve_dtypes`), so NEP 50 holds by
+construction: Python scalars are weak (`int32_tensor + 1` stays int32), NumPy scalars
+and arrays are not, and a Python int that does not fit raises OverflowError as in NumPy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from tracejit.frontend import primitives
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+_PYTHON_SCALARS = (bool, int, float)
+
+
+def dtype_descriptor(x: Any) -> np.dtype | type:
+    """What `resolve_dtypes` needs: a dtype, or the Python type for a weak scalar."""
+    if isinstance(x, Tensor):
+        return x.dtype
+    if isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
+        return type(x)
+    if isinstance(x, np.ndarray | np.generic):
+        return x.dtype
+    raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
+
+
+def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...]:
+    """(input dtypes..., output dtype) NumPy would use for `ufunc(*operands)`."""
+    descriptors = tuple(dtype_descriptor(x) for x in operands) + (None,) * ufunc.nout
+    try:
+        return ufunc.resolve_dtypes(descriptors)
+    except TypeError as error:
+        raise TypeError(at_user_line(f"np.{ufunc.__name__}: {error}")) from None
+
+
+def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
+    """`x` as a Tensor of `dtype`: cast a Tensor, stage anything else as a constant."""
+    if isinstance(x, Tensor):
+        return primitives.cast(x, dtype)
+    if isinstance(x, np.ndarray | np.generic):
+        return primitives.constant(np.asarray(x).astype(dtype))
+    return primitives.constant(np.asarray(x, dtype=dtype))
+
+
+def broadcast_shape(tensors: Sequence[Tensor]) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
+    except ValueError:
+        shapes = " and ".join(str(t.shape) for t in tensors)
+        raise ValueError(
+            at_user_line(f"operands could not be broadcast together with shapes {shapes}")
+        ) from None
+
+
+def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
+    shape = broadcast_shape(tensors)
+    return [primitives.broadcast_to(t, shape) for t in tensors]

@@ -1,0 +1,62 @@
+"""The registry mapping NumPy ufuncs and functions to their staged implementations.
+
+`Tensor.__array_ufunc__` / `__array_function__` land here. A NumPy function with no
+entry raises `TypeError` naming it and the user's file:line, so unsupported code fails
+loudly at trace time instead of silently computing something else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from tracejit.frontend.source_location import at_user_line
+
+UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
+FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
+
+
+def implements(*numpy_functions: Callable[..., Any]):
+    """Register the decorated function as the staged form of `numpy_functions`."""
+
+    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+        for fn in numpy_functions:
+            table = UFUNCS if isinstance(fn, np.ufunc) else FUNCTIONS
+            table[fn] = impl  # type: ignore[index]
+        return impl
+
+    return register
+
+
+def numpy_name(fn: Any) -> str:
+    """`np.linalg.svd`-style name of a NumPy callable."""
+    module = getattr(fn, "__module__", None) or "numpy"
+    module = "np" + module.removeprefix("numpy").replace("._core", "").replace(".core", "")
+    if module.startswith("np.") and module.split(".")[1].startswith("_"):
+        module = "np"
+    return f"{module}.{fn.__name__}"
+
+
+def unsupported(fn: Any, detail: str = "") -> TypeError:
+    message = f"{numpy_name(fn)}{detail} is not supported by tracejit"
+    return TypeError(at_user_line(message))
+
+
+def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    if method != "__call__":
+        raise unsupported(ufunc, f".{method}")
+    impl = UFUNCS.get(ufunc)
+    if impl is None:
+        raise unsupported(ufunc)
+    for key in kwargs:
+        if key != "dtype" or kwargs[key] is not None:
+            raise unsupported(ufunc, f"(..., {key}=...)")
+    return impl(*inputs)
+
+
+def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    impl = FUNCTIONS.get(fn)
+    if impl is None:
+        raise unsupported(fn)
+    return impl(*args, **kwargs)

@@ -1,0 +1,81 @@
+"""Flattening nested Python values (lists, tuples, dicts, namedtuples) into leaves.
+
+Arguments and results of traced functions may be any nesting of containers; tracing
+works on the flat list of leaves and rebuilds the structure afterwards. A `TreeDef`
+is hashable, so it can be part of a cache key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TreeDef:
+    """The shape of a nested value: a container kind, its keys, and its children."""
+
+    kind: str  # "leaf", "list", "tuple", "dict", "namedtuple"
+    node_type: type | None = None
+    keys: tuple = ()
+    children: tuple[TreeDef, ...] = ()
+
+    @property
+    def num_leaves(self) -> int:
+        if self.kind == "leaf":
+            return 1
+        return sum(c.num_leaves for c in self.children)
+
+
+LEAF = TreeDef("leaf")
+
+
+def _is_namedtuple(value: Any) -> bool:
+    return isinstance(value, tuple) and hasattr(type(value), "_fields")
+
+
+def flatten(value: Any) -> tuple[list[Any], TreeDef]:
+    leaves: list[Any] = []
+    return leaves, _flatten_into(value, leaves)
+
+
+def _flatten_into(value: Any, leaves: list[Any]) -> TreeDef:
+    if _is_namedtuple(value):
+        children = tuple(_flatten_into(v, leaves) for v in value)
+        return TreeDef("namedtuple", type(value), tuple(value._fields), children)
+    if isinstance(value, list | tuple):
+        children = tuple(_flatten_into(v, leaves) for v in value)
+        return TreeDef(
+            type(value).__name__ if type(value) in (list, tuple) else "tuple", None, (), children
+        )
+    if isinstance(value, dict):
+        keys = tuple(sorted(value, key=repr))
+        children = tuple(_flatten_into(value[k], leaves) for k in keys)
+        return TreeDef("dict", None, keys, children)
+    leaves.append(value)
+    return LEAF
+
+
+def unflatten(treedef: TreeDef, leaves: list[Any]) -> Any:
+    iterator = iter(leaves)
+    result = _build(treedef, iterator)
+    return result
+
+
+def _build(treedef: TreeDef, leaves: Any) -> Any:
+    if treedef.kind == "leaf":
+        return next(leaves)
+    children = [_build(c, leaves) for c in treedef.children]
+    if treedef.kind == "list":
+        return children
+    if treedef.kind == "tuple":
+        return tuple(children)
+    if treedef.kind == "namedtuple":
+        return treedef.node_type(*children)  # type: ignore[misc]
+    return dict(zip(treedef.keys, children, strict=True))
+
+
+def map_leaves(fn: Callable[[Any], Any], value: Any) -> Any:
+    leaves, treedef = flatten(value)
+    return unflatten(treedef, [fn(leaf) for leaf in leaves])

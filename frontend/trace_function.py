@@ -1,0 +1,100 @@
+"""Tracing: run a Python function on symbolic tensors and record a `func.func`.
+
+The argument leaves that are arrays (or TensorSpecs) become the function's block
+arguments; every other leaf is passed through as the Python value itself, so it is
+baked into the trace. Tensor leaves of the result become the function's results;
+other result leaves are kept as Python values and handed back as they are.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from tracejit.frontend import (
+    numpy_api,  # noqa: F401  (registers the NumPy functions)
+    primitives,
+)
+from tracejit.frontend.cache_key import is_tensor_leaf, spec_of
+from tracejit.frontend.structure import TreeDef, flatten, unflatten
+from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor_spec import TensorSpec
+from tracejit.frontend.tracing import TraceContext, tracing
+from tracejit.ir.dtypes import tensor_type
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+
+
+@dataclass
+class TracedProgram:
+    """The result of one trace: the module and how to map values in and out of it."""
+
+    module: ModuleOp
+    function_name: str
+    input_specs: list[TensorSpec]  # one per tensor argument leaf, in order
+    input_positions: list[int]  # where those leaves sit among all argument leaves
+    output_treedef: TreeDef
+    output_leaves: list[Any]  # Python values, or None where a kernel output goes
+    output_positions: list[int]  # which output leaves come from the kernel
+    output_specs: list[TensorSpec]
+
+
+def symbol_name(name: str) -> str:
+    cleaned = re.sub(r"\W", "_", name)
+    return cleaned if cleaned and not cleaned[0].isdigit() else f"f_{cleaned}"
+
+
+def trace(
+    python_function: Any,
+    signature: inspect.Signature,
+    names: list[str],
+    leaves: list[Any],
+    treedef: TreeDef,
+) -> TracedProgram:
+    """Trace `python_function` called with the bound arguments `unflatten(treedef, leaves)`."""
+    positions = [i for i, leaf in enumerate(leaves) if is_tensor_leaf(leaf)]
+    specs = [spec_of(leaves[i]) for i in positions]
+    for spec in specs:
+        if spec.shape is None or any(d is None for d in spec.shape):
+            raise NotImplementedError("tracing with unknown dims is not supported yet")
+    input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
+    name = symbol_name(getattr(python_function, "__name__", "function"))
+    function = func.FuncOp(name, (input_types, []))
+    context = TraceContext(function)
+
+    symbolic = list(leaves)
+    for position, arg in zip(positions, function.body.block.args, strict=True):
+        symbolic[position] = Tensor(arg)
+    with tracing(context):
+        outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
+        out_leaves, out_treedef = flatten(outputs)
+        out_positions, results = [], []
+        for i, leaf in enumerate(out_leaves):
+            if isinstance(leaf, np.ndarray | np.generic):
+                leaf = primitives.constant(leaf)
+            if isinstance(leaf, Tensor):
+                out_positions.append(i)
+                results.append(leaf)
+                out_leaves[i] = None
+        context.emit(func.ReturnOp(*(t.value for t in results)))
+
+    function.function_type = FunctionType.from_lists(input_types, [t.value.type for t in results])
+    module = ModuleOp([function])
+    return TracedProgram(
+        module=module,
+        function_name=name,
+        input_specs=specs,
+        input_positions=positions,
+        output_treedef=out_treedef,
+        output_leaves=out_leaves,
+        output_positions=out_positions,
+        output_specs=[TensorSpec(t.shape, t.dtype) for t in results],
+    )
+
+
+def _call_bound(python_function: Any, signature: inspect.Signature, names, values) -> Any:
+    bound = inspect.BoundArguments(signature, dict(zip(names, values, strict=True)))  # type: ignore[arg-type]
+    return python_function(*bound.args, **bound.kwargs)

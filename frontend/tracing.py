@@ -1,0 +1,73 @@
+"""The trace context: where staged ops go while a Python function is being traced.
+
+`emit(op)` is the one place tracing inserts IR (JAX's `bind`): it stamps the op with
+the user's file:line as its location and appends it to the function being built.
+Traces nest (a Function called while tracing another), so the contexts form a
+per-thread stack.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from tracejit.frontend.source_location import user_location
+from xdsl.builder import Builder
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.ir import Operation
+from xdsl.rewriter import InsertPoint
+
+OpT = TypeVar("OpT", bound=Operation)
+
+
+class TraceContext:
+    """Builds one `func.func` from the ops a traced Python function stages."""
+
+    def __init__(self, function: func.FuncOp):
+        self.function = function
+        self.builder = Builder(InsertPoint.at_end(function.body.block))
+
+    def emit(self, op: OpT) -> OpT:
+        location = user_location()
+        if location is not None:
+            op.location = FileLineColLoc(
+                StringAttr(location.filename), IntAttr(location.line), IntAttr(location.column)
+            )
+        return self.builder.insert(op)
+
+
+_state = threading.local()
+
+
+def _stack() -> list[TraceContext]:
+    if not hasattr(_state, "stack"):
+        _state.stack = []
+    return _state.stack
+
+
+def current_trace() -> TraceContext:
+    stack = _stack()
+    if not stack:
+        raise RuntimeError("a symbolic tracejit Tensor was used outside of its trace")
+    return stack[-1]
+
+
+def is_tracing() -> bool:
+    return bool(_stack())
+
+
+@contextmanager
+def tracing(context: TraceContext) -> Iterator[TraceContext]:
+    _stack().append(context)
+    try:
+        yield context
+    finally:
+        _stack().pop()
+
+
+def emit(op: OpT) -> OpT:
+    """Insert `op` into the innermost function being traced and return it."""
+    return current_trace().emit(op)

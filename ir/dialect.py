@@ -1,0 +1,49 @@
+"""The `tj` dialect: every op and the context that parses tracejit IR at any stage."""
+
+from __future__ import annotations
+
+from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
+from tracejit.ir.elementwise import BINARY_OPS, UNARY_OPS, CastOp
+from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shape_ops import BroadcastInDimOp
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf
+from xdsl.ir import Dialect
+
+TJ = Dialect(
+    "tj",
+    [
+        ConstantOp,
+        *UNARY_OPS,
+        *BINARY_OPS,
+        CastOp,
+        BroadcastInDimOp,
+        ReduceOp,
+        MatmulOp,
+    ],
+    [],
+    [TjConstantMaterialization()],
+)
+
+# Every dialect a tracejit module may contain, from traced tj IR down to the cf level.
+ALL_DIALECTS = (
+    builtin.Builtin,
+    func.Func,
+    arith.Arith,
+    math.Math,
+    memref.MemRef,
+    linalg.Linalg,
+    scf.Scf,
+    cf.Cf,
+    affine.Affine,
+    TJ,
+)
+
+
+def make_context() -> Context:
+    """A context that can parse and verify tracejit IR of every stage."""
+    ctx = Context()
+    for dialect in ALL_DIALECTS:
+        ctx.load_dialect(dialect)
+    return ctx

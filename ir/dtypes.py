@@ -1,0 +1,85 @@
+"""NumPy dtypes <-> xDSL element types, and tensor types built from NumPy shapes.
+
+The `tj` dialect keeps NumPy's dtype in its tensor types: signed integers are the
+builtin signless `iN` (as in MLIR's arith), unsigned integers are `uiN`, bool is `i1`.
+Lowering passes map `uiN` to signless `iN` and pick the unsigned arith ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+    TensorType,
+    f16,
+    f32,
+    f64,
+    i1,
+)
+from xdsl.ir import Attribute
+
+_SIGNED = {np.dtype(f"int{n}"): IntegerType(n) for n in (8, 16, 32, 64)}
+_UNSIGNED = {np.dtype(f"uint{n}"): IntegerType(n, Signedness.UNSIGNED) for n in (8, 16, 32, 64)}
+_FLOATS = {np.dtype(np.float16): f16, np.dtype(np.float32): f32, np.dtype(np.float64): f64}
+
+DTYPE_TO_ELEMENT: dict[np.dtype, Attribute] = {
+    np.dtype(np.bool_): i1,
+    **_SIGNED,
+    **_UNSIGNED,
+    **_FLOATS,
+}
+ELEMENT_TO_DTYPE: dict[Attribute, np.dtype] = {t: d for d, t in DTYPE_TO_ELEMENT.items()}
+
+SUPPORTED_DTYPES = tuple(DTYPE_TO_ELEMENT)
+
+
+def element_type(dtype: np.dtype | type) -> Attribute:
+    """The xDSL element type for a NumPy dtype; TypeError if tracejit does not support it."""
+    try:
+        return DTYPE_TO_ELEMENT[np.dtype(dtype)]
+    except (KeyError, TypeError):
+        raise TypeError(f"dtype {np.dtype(dtype)} is not supported by tracejit") from None
+
+
+def numpy_dtype(element: Attribute) -> np.dtype:
+    """The NumPy dtype of an xDSL element type (inverse of `element_type`)."""
+    try:
+        return ELEMENT_TO_DTYPE[element]
+    except KeyError:
+        raise TypeError(f"element type {element} has no NumPy dtype") from None
+
+
+def is_float(element: Attribute) -> bool:
+    return isinstance(element, Float16Type | Float32Type | Float64Type)
+
+
+def is_integer(element: Attribute) -> bool:
+    """True for iN and uiN with N > 1 (bool is i1 and is not an integer here)."""
+    return isinstance(element, IntegerType) and element.width.data > 1
+
+
+def is_unsigned(element: Attribute) -> bool:
+    return isinstance(element, IntegerType) and element.signedness.data == Signedness.UNSIGNED
+
+
+def is_bool(element: Attribute) -> bool:
+    return element == i1
+
+
+def tensor_type(shape: Sequence[int | None], dtype: np.dtype | type | Attribute) -> TensorType:
+    """`tensor<...>` for a NumPy-style shape; `None` entries become dynamic (`?`) dims."""
+    element = dtype if isinstance(dtype, Attribute) else element_type(dtype)
+    dims = [DYNAMIC_INDEX if d is None else int(d) for d in shape]
+    return TensorType(element, dims)
+
+
+def static_shape(ttype: TensorType) -> tuple[int | None, ...]:
+    """The shape of a tensor type with `None` for dynamic dims."""
+    return tuple(None if d == DYNAMIC_INDEX else d for d in ttype.get_shape())

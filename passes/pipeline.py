@@ -1,0 +1,153 @@
+"""The pass registry and the default pipeline.
+
+`DEFAULT_PIPELINE` is the compiler, read top to bottom: the same list runs under
+`@tj.function` and `tracejit-opt --pipeline default`, and `tracejit-opt --help` prints it.
+Each pass lives in its own module named after it; the registry imports it on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+
+
+def _bufferize():
+    from tracejit.passes.bufferize import BufferizePass
+
+    return BufferizePass
+
+
+def _lower_to_loops():
+    from tracejit.passes.lower_to_loops import LowerToLoopsPass
+
+    return LowerToLoopsPass
+
+
+def _scf_to_cf():
+    from tracejit.passes.scf_to_cf import ScfToCfPass
+
+    return ScfToCfPass
+
+
+def _canonicalize():
+    from xdsl.transforms.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
+def _cse():
+    from xdsl.transforms.common_subexpression_elimination import (
+        CommonSubexpressionElimination,
+    )
+
+    return CommonSubexpressionElimination
+
+
+def _dce():
+    from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+    return DeadCodeElimination
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "canonicalize": _canonicalize,
+    "cse": _cse,
+    "dce": _dce,
+    "bufferize": _bufferize,
+    "lower-to-loops": _lower_to_loops,
+    "scf-to-cf": _scf_to_cf,
+}
+
+# Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
+TENSOR_OPT_PIPELINE = ("canonicalize", "cse")
+LOWERING_PIPELINE = ("bufferize", "lower-to-loops", "canonicalize", "scf-to-cf")
+DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
+
+NAMED_PIPELINES: dict[str, tuple[str, ...]] = {
+    "default": DEFAULT_PIPELINE,
+    "tensor-opt": TENSOR_OPT_PIPELINE,
+    "lower": LOWERING_PIPELINE,
+}
+
+# after_pass(pass_name, module): called after every pass (the IR-dump hook).
+AfterPassHook = Callable[[str, ModuleOp], None]
+
+
+class PipelineError(Exception):
+    """A pass failed or left invalid IR; `pass_name` says which."""
+
+    def __init__(self, pass_name: str, message: str):
+        super().__init__(f"{message}\n(after pass '{pass_name}')")
+        self.pass_name = pass_name
+        self.detail = message
+
+
+@dataclass
+class Pipeline:
+    """A parsed pass list such as `canonicalize,cse,bufferize`."""
+
+    passes: tuple[ModulePass, ...]
+
+    @staticmethod
+    def parse(spec: str | Sequence[str]) -> Pipeline:
+        text = spec if isinstance(spec, str) else ",".join(spec)
+        text = ",".join(NAMED_PIPELINES.get(text, (text,))) if text in NAMED_PIPELINES else text
+        if not text.strip():
+            return Pipeline(())
+        unknown = _unknown_passes(text)
+        if unknown:
+            raise ValueError(
+                f"unknown pass '{unknown[0]}'; known passes: {', '.join(sorted(PASSES))}"
+            )
+        parsed = PassPipeline.parse_spec(PASSES, text)
+        return Pipeline(tuple(parsed.passes))
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(p.name for p in self.passes)
+
+    def run(
+        self,
+        module: ModuleOp,
+        ctx: Context | None = None,
+        verify_each: bool = True,
+        after_pass: AfterPassHook | None = None,
+    ) -> ModuleOp:
+        """Apply the passes in place; verify after each and report it to `after_pass`."""
+        from tracejit.ir.dialect import make_context
+
+        ctx = ctx or make_context()
+        for module_pass in self.passes:
+            try:
+                module_pass.apply(ctx, module)
+                if verify_each:
+                    module.verify()
+            except Exception as error:  # report which pass broke the IR
+                raise PipelineError(module_pass.name, str(error)) from error
+            if after_pass is not None:
+                after_pass(module_pass.name, module)
+        return module
+
+
+def _unknown_passes(text: str) -> list[str]:
+    names, depth, current = [], 0, ""
+    for ch in text:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if ch == "," and depth == 0:
+            names.append(current)
+            current = ""
+        else:
+            current += ch
+    names.append(current)
+    return [n.split("{")[0].strip() for n in names if n.split("{")[0].strip() not in PASSES]
+
+
+def describe(pass_name: str) -> str:
+    """The first line of a pass's docstring (for --list-passes)."""
+    doc = (PASSES[pass_name]().__doc__ or "").strip()
+    return doc.splitlines()[0] if doc else ""

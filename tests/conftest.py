@@ -1,0 +1,55 @@
+"""Shared test helpers: every behaviour test compares compiled results with eager NumPy."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tracejit as tj
+
+
+def run_eagerly(function, *args, **kwargs):
+    """Call a tj.Function as plain Python/NumPy (the reference)."""
+    tj.config.run_functions_eagerly(True)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        tj.config.run_functions_eagerly(False)
+
+
+def assert_same(compiled, eager, rtol: float = 1e-6, atol: float = 0.0) -> None:
+    """Same structure, dtypes and shapes; exact for ints and bools, close for floats."""
+    if isinstance(eager, list | tuple):
+        assert type(compiled) is type(eager) and len(compiled) == len(eager)
+        for c, e in zip(compiled, eager, strict=True):
+            assert_same(c, e, rtol, atol)
+        return
+    if isinstance(eager, dict):
+        assert compiled.keys() == eager.keys()
+        for key in eager:
+            assert_same(compiled[key], eager[key], rtol, atol)
+        return
+    if not isinstance(eager, np.ndarray | np.generic):
+        assert compiled == eager
+        return
+    assert isinstance(compiled, type(eager)) or (
+        isinstance(compiled, np.generic) and isinstance(eager, np.generic)
+    ), (type(compiled), type(eager))
+    assert compiled.dtype == eager.dtype, (compiled.dtype, eager.dtype)
+    assert np.shape(compiled) == np.shape(eager)
+    if eager.dtype.kind in "biu":
+        np.testing.assert_array_equal(compiled, eager)
+    else:
+        np.testing.assert_allclose(compiled, eager, rtol=rtol, atol=atol, equal_nan=True)
+
+
+@pytest.fixture
+def check_against_eager():
+    """check(fn, *args, rtol=..., atol=...): compiled result equals the eager result."""
+
+    def check(function, *args, rtol: float = 1e-6, atol: float = 0.0, **kwargs):
+        eager = run_eagerly(function, *args, **kwargs)
+        compiled = function(*args, **kwargs)
+        assert_same(compiled, eager, rtol, atol)
+        return compiled
+
+    return check
