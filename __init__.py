@@ -11,6 +11,7 @@ f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 """
 
 import numpy as _np
+
 from tracejit.frontend import config
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError

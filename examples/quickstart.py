@@ -6,6 +6,7 @@ Run with `make demo` (or `.venv/bin/python examples/quickstart.py`).
 import timeit
 
 import numpy as np
+
 import tracejit as tj
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 

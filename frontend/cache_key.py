@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend.tensor_spec import TensorSpec
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))
@@ -20,9 +21,14 @@ def is_tensor_leaf(leaf: Any) -> bool:
     return isinstance(leaf, np.ndarray | np.generic | TensorSpec)
 
 
+def native(dtype: np.dtype) -> np.dtype:
+    """`>f4` keys and computes like `float32`: inputs are converted before the call."""
+    return dtype if dtype.isnative else dtype.newbyteorder("=")
+
+
 def leaf_key(leaf: Any) -> Any:
     if isinstance(leaf, np.ndarray | np.generic):
-        return ("tensor", leaf.shape, leaf.dtype)
+        return ("tensor", leaf.shape, native(leaf.dtype))
     if isinstance(leaf, TensorSpec):
         return ("tensor", leaf.shape, leaf.dtype)
     if isinstance(leaf, _PRIMITIVES):
@@ -33,4 +39,4 @@ def leaf_key(leaf: Any) -> Any:
 def spec_of(leaf: Any) -> TensorSpec:
     if isinstance(leaf, TensorSpec):
         return leaf
-    return TensorSpec(np.shape(leaf), leaf.dtype)
+    return TensorSpec(np.shape(leaf), native(leaf.dtype))

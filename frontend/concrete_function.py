@@ -13,8 +13,9 @@ import threading
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend import driver
-from tracejit.frontend.cache_key import is_tensor_leaf, leaf_key
+from tracejit.frontend.cache_key import is_tensor_leaf, leaf_key, native
 from tracejit.frontend.errors import InvalidArgumentError
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor_spec import TensorSpec
@@ -156,11 +157,13 @@ class ConcreteFunction:
 
 def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:
     array = np.asarray(value)
+    if not array.dtype.isnative:
+        array = array.astype(native(array.dtype))
     if array.dtype != spec.dtype or not spec.is_compatible_with(array):
         raise InvalidArgumentError(
             f"input {position} has dtype {array.dtype} and shape {array.shape}, but this "
             f"ConcreteFunction expects {spec}"
         )
-    if not array.flags.c_contiguous or not array.dtype.isnative:
-        array = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder("="))
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
     return array

@@ -11,8 +11,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline
 from xdsl.dialects.builtin import ModuleOp
+
+from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline
 
 
 @dataclass

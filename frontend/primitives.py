@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
+
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import emit
 from tracejit.ir.constant import ConstantOp
@@ -18,7 +20,6 @@ from tracejit.ir.elementwise import CastOp, ElementwiseBinaryOp, ElementwiseUnar
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
-from xdsl.dialects.builtin import TensorType
 
 
 def constant(value: object, dtype: np.dtype | None = None) -> Tensor:

@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
+
 import tracejit
 
 # tracejit's own code (its subpackages; the root also holds tests/ and examples/) and NumPy's.

@@ -12,10 +12,11 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from tracejit.frontend.source_location import at_user_line
-from tracejit.ir.dtypes import numpy_dtype, static_shape
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
+
+from tracejit.frontend.source_location import at_user_line
+from tracejit.ir.dtypes import numpy_dtype, static_shape
 
 
 class Tensor:

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FunctionType, ModuleOp
+
 from tracejit.frontend import (
     numpy_api,  # noqa: F401  (registers the NumPy functions)
     primitives,
@@ -24,8 +27,6 @@ from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.tracing import TraceContext, tracing
 from tracejit.ir.dtypes import tensor_type
-from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp
 
 
 @dataclass

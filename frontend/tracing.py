@@ -13,12 +13,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from tracejit.frontend.source_location import user_location
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
 from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint
+
+from tracejit.frontend.source_location import user_location
 
 OpT = TypeVar("OpT", bound=Operation)
 

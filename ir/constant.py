@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from tracejit.ir.dense import array_from_dense, dense_from_array, print_dense
 from xdsl.dialect_interfaces.constant_materialization import ConstantMaterializationInterface
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.interfaces import HasFolderInterface
@@ -23,6 +22,8 @@ from xdsl.irdl import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
+
+from tracejit.ir.dense import array_from_dense, dense_from_array, print_dense
 
 
 @irdl_op_definition

@@ -2,16 +2,21 @@
 
 Two xDSL details are handled here so no other module has to know them:
 * xDSL stores i1 `true` as the byte 0xFF, NumPy stores it as 0x01;
-* small float literals holding NaN/Inf print as hex integers that the parser reads
-  back as large finite floats, so such constants are printed as one hex string.
+* xDSL's float literals do not always read back as the same bits: elements printed
+  in hex (NaN, Inf, 1000001.0) are parsed as integers converted to float, and
+  `[-0.0, 0.0]` prints as a splat. Float constants whose text does not read back
+  exactly are printed as one hex string of their bytes instead.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from tracejit.ir.dtypes import numpy_dtype, tensor_type
+from xdsl.context import Context
 from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.parser import Parser
 from xdsl.printer import Printer
+
+from tracejit.ir.dtypes import numpy_dtype, tensor_type
 
 
 def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
@@ -22,8 +27,11 @@ def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
         array = array.reshape(-1)[:1]
     if array.dtype == np.bool_:
         array = array.astype(np.int8) * np.int8(-1)
-    data = array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
-    return DenseIntOrFPElementsAttr(ttype, BytesAttr(data))
+    return DenseIntOrFPElementsAttr(ttype, BytesAttr(_little_endian_bytes(array)))
+
+
+def _little_endian_bytes(array: np.ndarray) -> bytes:
+    return array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
 
 
 def _is_splat(array: np.ndarray) -> bool:
@@ -49,12 +57,24 @@ def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
     return flat.reshape(shape).copy()
 
 
+def _is_float(attr: DenseIntOrFPElementsAttr) -> bool:
+    ttype = attr.get_type()
+    return isinstance(ttype, TensorType) and numpy_dtype(ttype.get_element_type()).kind == "f"
+
+
+def _reads_back(text: str, attr: DenseIntOrFPElementsAttr) -> bool:
+    parsed = Parser(Context(), text).parse_attribute()
+    if not isinstance(parsed, DenseIntOrFPElementsAttr):
+        return False
+    return array_from_dense(parsed).tobytes() == array_from_dense(attr).tobytes()
+
+
 def print_dense(printer: Printer, attr: DenseIntOrFPElementsAttr) -> None:
     """Print `attr` so that the parser reads back exactly the same bits."""
-    array = array_from_dense(attr)
-    if array.dtype.kind != "f" or np.isfinite(array).all():
-        printer.print_attribute(attr)
+    text = str(attr)
+    if not _is_float(attr) or text.startswith('dense<"0x') or _reads_back(text, attr):
+        printer.print_string(text)
         return
-    hex_data = attr.data.data.hex().upper()
+    hex_data = _little_endian_bytes(array_from_dense(attr)).hex().upper()
     printer.print_string(f'dense<"0x{hex_data}"> : ')
     printer.print_attribute(attr.get_type())

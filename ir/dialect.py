@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+from xdsl.context import Context
+from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf
+from xdsl.ir import Dialect
+
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.elementwise import BINARY_OPS, UNARY_OPS, CastOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
-from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf
-from xdsl.ir import Dialect
 
 TJ = Dialect(
     "tj",

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-from tracejit.ir.dtypes import is_bool, is_float, numpy_dtype
-from tracejit.ir.folding import fold_with_numpy
 from xdsl.dialects.builtin import TensorType
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
@@ -31,6 +29,9 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.dtypes import is_bool, is_float, numpy_dtype
+from tracejit.ir.folding import fold_with_numpy
 
 
 def _element(value: SSAValue):

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from tracejit.ir.dense import array_from_dense, dense_from_array
-from tracejit.ir.dtypes import numpy_dtype
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
+
+from tracejit.ir.dense import array_from_dense, dense_from_array
+from tracejit.ir.dtypes import numpy_dtype
 
 # Folded results larger than this stay in the IR as ops instead of becoming constants.
 MAX_FOLDED_BYTES = 1 << 20

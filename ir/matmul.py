@@ -6,8 +6,6 @@
 from __future__ import annotations
 
 import numpy as np
-from tracejit.ir.dtypes import is_bool
-from tracejit.ir.folding import fold_with_numpy
 from xdsl.dialects.builtin import TensorType
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
@@ -20,6 +18,9 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.dtypes import is_bool
+from tracejit.ir.folding import fold_with_numpy
 
 
 @irdl_op_definition

@@ -13,8 +13,6 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
-from tracejit.ir.dtypes import is_bool
-from tracejit.ir.folding import fold_with_numpy
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType, i64
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
@@ -28,6 +26,9 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.dtypes import is_bool
+from tracejit.ir.folding import fold_with_numpy
 
 
 @irdl_op_definition

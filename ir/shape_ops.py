@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from tracejit.ir.folding import fold_with_numpy
 from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
@@ -22,6 +21,8 @@ from xdsl.irdl import (
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.folding import fold_with_numpy
 
 
 @irdl_op_definition

@@ -19,17 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from tracejit.ir import elementwise as ew
-from tracejit.ir.constant import ConstantOp
-from tracejit.ir.dense import array_from_dense
-from tracejit.ir.matmul import MatmulOp
-from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
-from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.scalar_semantics import signless
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import func, linalg, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     MemRefType,
@@ -38,14 +30,25 @@ from xdsl.dialects.builtin import (
     TensorType,
     UnitAttr,
 )
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-PARALLEL = linalg.IteratorTypeAttr.parallel()
-REDUCTION = linalg.IteratorTypeAttr.reduction()
+from tracejit.ir import elementwise as ew
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.dense import array_from_dense
+from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.passes import scalar_semantics as scalar
+from tracejit.passes.scalar_semantics import signless
+
+PARALLEL = IteratorTypeAttr.parallel()
+REDUCTION = IteratorTypeAttr.reduction()
 
 # body(builder, input scalars, output scalars) -> values to yield
 BodyBuilder = Callable[[Builder, Sequence[SSAValue], Sequence[SSAValue]], Sequence[SSAValue]]
@@ -116,8 +119,8 @@ class FunctionBufferizer:
         block = Block(arg_types=element_types)
         body_builder = Builder(InsertPoint.at_end(block))
         yielded = body(body_builder, block.args[: len(inputs)], block.args[len(inputs) :])
-        body_builder.insert(linalg.YieldOp(*yielded))
-        op = linalg.GenericOp(inputs, [output], Region(block), maps, iterators)
+        body_builder.insert(YieldOp(*yielded))
+        op = GenericOp(inputs, [output], Region(block), maps, iterators)
         op.location = location
         self.builder.insert(op)
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -23,6 +21,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.dialects.utils import FastMathFlag
 from xdsl.ir import Attribute, Operation, SSAValue
+
+from tracejit.ir import elementwise as ew
+from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 
 Emitter = Callable[[Builder, Sequence[SSAValue], Attribute], SSAValue]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 import tracejit as tj
 
 
@@ -42,7 +43,7 @@ def assert_same(compiled, eager, rtol: float = 1e-6, atol: float = 0.0) -> None:
         np.testing.assert_allclose(compiled, eager, rtol=rtol, atol=atol, equal_nan=True)
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def check_against_eager():
     """check(fn, *args, rtol=..., atol=...): compiled result equals the eager result."""
 

@@ -15,6 +15,10 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
 from tracejit.frontend import driver
 from tracejit.passes.pipeline import (
     DEFAULT_PIPELINE,
@@ -23,9 +27,6 @@ from tracejit.passes.pipeline import (
     PipelineError,
     describe,
 )
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, ParseError
 
 # The --emit ladder: each stage is the default pipeline up to and including a pass.
 EMIT_STAGES = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
 from tracejit.frontend.tensor_spec import TensorSpec
 
 SHORT_DTYPES = {

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, broadcast_all, loop_dtypes
 from tracejit.frontend.numpy_api.registry import implements, unsupported

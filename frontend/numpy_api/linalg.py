@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, loop_dtypes
 from tracejit.frontend.numpy_api.registry import implements, unsupported

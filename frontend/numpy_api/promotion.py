@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend import primitives
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor

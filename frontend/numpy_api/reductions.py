@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, dtype_descriptor
 from tracejit.frontend.numpy_api.registry import implements

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
 from tracejit.frontend.source_location import at_user_line
 
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
