@@ -1,0 +1,8 @@
+// RUN: tracejit-opt --list-passes | filecheck %s
+// RUN: tracejit-opt --help | filecheck %s --check-prefix=HELP
+// CHECK: bufferize
+// CHECK: canonicalize
+// CHECK: cse
+// CHECK: lower-to-loops
+// CHECK: scf-to-cf
+// HELP: default pipeline: canonicalize,cse,bufferize,lower-to-loops,canonicalize,scf-to-cf
