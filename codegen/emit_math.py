@@ -1,0 +1,191 @@
+"""Emitters for the `math` dialect.
+
+LLVM intrinsics where LLVM 22 has them (the backend turns most into libm calls); otherwise a
+direct libm call (`expm1f`, `log1p`, `cbrtf`, `erff`, `asinhf`, ...), which MCJIT resolves from
+the process. f16 libm calls are computed in f32. `math.ipowi` calls an internal
+exponentiation-by-squaring helper, one per integer type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from llvmlite import ir
+from xdsl.dialects import math
+from xdsl.ir import Operation
+
+from tracejit.codegen.context import Emitter, FunctionEmitter
+from tracejit.codegen.errors import CodegenError
+from tracejit.codegen.fastmath import flags_of
+from tracejit.codegen.llvm_types import I1
+
+_F32 = ir.FloatType()
+_F16 = ir.HalfType()
+
+
+def _unary_intrinsic(base: str) -> Emitter:
+    def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        x = fx.get(op.operands[0])
+        fn = fx.state.intrinsic(base, x.type, [x.type], [x.type])
+        return fx.b.call(fn, [x], fastmath=flags_of(op))
+
+    return emit
+
+
+def _binary_intrinsic(base: str) -> Emitter:
+    def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        x, y = (fx.get(v) for v in op.operands)
+        fn = fx.state.intrinsic(base, x.type, [x.type, x.type], [x.type])
+        return fx.b.call(fn, [x, y], fastmath=flags_of(op))
+
+    return emit
+
+
+def call_libm(fx: FunctionEmitter, name: str, args: Sequence[ir.Value],
+              flags: tuple[str, ...] = ()) -> ir.Value:
+    """Call the C math function `name` (double) / `name`f (float) on `args`."""
+    llvm_type = args[0].type
+    if llvm_type == _F16:
+        wide = [fx.b.fpext(a, _F32) for a in args]
+        return fx.b.fptrunc(call_libm(fx, name, wide, flags), _F16)
+    symbol = name + "f" if llvm_type == _F32 else name
+    fn = fx.state.declare(symbol, llvm_type, [llvm_type] * len(args), ("nounwind", "readnone"))
+    return fx.b.call(fn, list(args), fastmath=flags)
+
+
+def _libm(name: str) -> Emitter:
+    def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        return call_libm(fx, name, [fx.get(v) for v in op.operands], flags_of(op))
+
+    return emit
+
+
+def _rsqrt(fx: FunctionEmitter, op: Operation) -> ir.Value:
+    root = _unary_intrinsic("sqrt")(fx, op)
+    return fx.b.fdiv(ir.Constant(root.type, 1.0), root, flags=flags_of(op))
+
+
+def _fma(fx: FunctionEmitter, op: Operation) -> ir.Value:
+    a, b, c = (fx.get(v) for v in op.operands)
+    fn = fx.state.intrinsic("fma", a.type, [a.type] * 3, [a.type])
+    return fx.b.call(fn, [a, b, c], fastmath=flags_of(op))
+
+
+def _fpowi(fx: FunctionEmitter, op: Operation) -> ir.Value:
+    # x ** n as pow(x, double(n)): exact for integral n (sign by parity), and unlike
+    # llvm.powi it needs no compiler-rt helper (__powisf2), which MCJIT cannot resolve.
+    x, n = (fx.get(v) for v in op.operands)
+    exponent = fx.b.sitofp(n, x.type)
+    fn = fx.state.intrinsic("pow", x.type, [x.type, x.type], [x.type])
+    return fx.b.call(fn, [x, exponent], fastmath=flags_of(op))
+
+
+def _int_intrinsic_with_flag(base: str) -> Emitter:
+    """abs/ctlz/cttz: `llvm.<base>.iN(x, i1 false)` (false: defined on INT_MIN / zero)."""
+
+    def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        x = fx.get(op.operands[0])
+        fn = fx.state.intrinsic(base, x.type, [x.type, I1], [x.type])
+        return fx.b.call(fn, [x, ir.Constant(I1, 0)])
+
+    return emit
+
+
+def _ctpop(fx: FunctionEmitter, op: Operation) -> ir.Value:
+    x = fx.get(op.operands[0])
+    return fx.b.call(fx.state.intrinsic("ctpop", x.type, [x.type], [x.type]), [x])
+
+
+def _build_ipowi(fn: ir.Function) -> None:
+    base, exponent = fn.args
+    ty = base.type
+    zero, one, minus_one = ir.Constant(ty, 0), ir.Constant(ty, 1), ir.Constant(ty, -1)
+    entry, negative, loop, done = (fn.append_basic_block(n)
+                                   for n in ("entry", "negative", "loop", "done"))
+    b = ir.IRBuilder(entry)
+    b.cbranch(b.icmp_signed("<", exponent, zero), negative, loop)
+
+    # b ** -k: 1 for b == 1, +-1 by parity for b == -1, else 0 (the truncated |result| < 1).
+    b.position_at_end(negative)
+    odd = b.trunc(exponent, I1)
+    unit = b.select(b.icmp_signed("==", base, minus_one), b.select(odd, minus_one, one), zero)
+    b.ret(b.select(b.icmp_signed("==", base, one), one, unit))
+
+    # Square-and-multiply over the exponent's bits, lowest first.
+    b.position_at_end(loop)
+    result, power, rest = b.phi(ty), b.phi(ty), b.phi(ty)
+    next_result = b.select(b.trunc(rest, I1), b.mul(result, power), result)
+    next_power = b.mul(power, power)
+    next_rest = b.lshr(rest, one)
+    for phi, initial, updated in ((result, one, next_result), (power, base, next_power),
+                                  (rest, exponent, next_rest)):
+        phi.add_incoming(initial, entry)
+        phi.add_incoming(updated, loop)
+    b.cbranch(b.icmp_signed("!=", next_rest, zero), loop, done)
+
+    b.position_at_end(done)
+    b.ret(next_result)
+
+
+def _ipowi(fx: FunctionEmitter, op: Operation) -> ir.Value:
+    x, n = (fx.get(v) for v in op.operands)
+    if x.type.width < 2:
+        raise CodegenError("math.ipowi on i1 is not supported")
+    helper = fx.state.helper(f"__tj_ipowi_{x.type.intrinsic_name}", _build_ipowi,
+                             x.type, [x.type, x.type])
+    return fx.b.call(helper, [x, n])
+
+
+_INTRINSIC_UNARY = {
+    math.ExpOp: "exp",
+    math.Exp2Op: "exp2",
+    math.LogOp: "log",
+    math.Log2Op: "log2",
+    math.Log10Op: "log10",
+    math.SqrtOp: "sqrt",
+    math.AbsFOp: "fabs",
+    math.FloorOp: "floor",
+    math.CeilOp: "ceil",
+    math.TruncOp: "trunc",
+    math.RoundOp: "round",
+    math.RoundEvenOp: "roundeven",
+    math.SinOp: "sin",
+    math.CosOp: "cos",
+    math.TanOp: "tan",
+    math.AsinOp: "asin",
+    math.AcosOp: "acos",
+    math.AtanOp: "atan",
+    math.SinhOp: "sinh",
+    math.CoshOp: "cosh",
+    math.TanhOp: "tanh",
+}
+
+_LIBM_UNARY = {
+    math.ExpM1Op: "expm1",
+    math.Log1pOp: "log1p",
+    math.CbrtOp: "cbrt",
+    math.ErfOp: "erf",
+    math.AsinhOp: "asinh",
+    math.AcoshOp: "acosh",
+    math.AtanhOp: "atanh",
+}
+
+_INTRINSIC_BINARY = {
+    math.PowFOp: "pow",
+    math.CopySignOp: "copysign",
+    math.Atan2Op: "atan2",
+}
+
+MATH_EMITTERS: dict[type[Operation], Emitter] = {
+    **{op: _unary_intrinsic(base) for op, base in _INTRINSIC_UNARY.items()},
+    **{op: _libm(name) for op, name in _LIBM_UNARY.items()},
+    **{op: _binary_intrinsic(base) for op, base in _INTRINSIC_BINARY.items()},
+    math.RsqrtOp: _rsqrt,
+    math.FmaOp: _fma,
+    math.FPowIOp: _fpowi,
+    math.IPowIOp: _ipowi,
+    math.AbsIOp: _int_intrinsic_with_flag("abs"),
+    math.CountLeadingZerosOp: _int_intrinsic_with_flag("ctlz"),
+    math.CountTrailingZerosOp: _int_intrinsic_with_flag("cttz"),
+    math.CtPopOp: _ctpop,
+}

@@ -1,0 +1,155 @@
+"""LLVM IR text -> machine code with llvmlite's MCJIT, and the handles to call it.
+
+Each `JitModule` owns one execution engine, and each engine owns its own TargetMachine (MCJIT
+takes ownership and frees it with the engine), so nothing is shared between modules. Keep the
+`JitModule` (or a `Kernel` from it, which holds the engine) alive while calling its code.
+Object code (`JitModule.object_code`) can be cached and reloaded with `load_object`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import functools
+from collections.abc import Mapping
+from typing import Any
+
+import llvmlite.binding as llvm
+
+from tracejit.codegen.abi import KernelSignature, ctypes_prototype
+from tracejit.codegen.errors import CodegenError
+
+
+@functools.cache
+def _initialize() -> None:
+    # llvm.initialize() raises in llvmlite 0.50; native target + asm printer are enough.
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    libm = ctypes.util.find_library("m")
+    if libm:
+        llvm.load_library_permanently(libm)
+
+
+def _target_machine() -> llvm.TargetMachine:
+    """A fresh host TargetMachine (znver4 etc.); never share one between engines."""
+    _initialize()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        jit=True,
+    )
+
+
+def _check_symbols(module: llvm.ModuleRef, text: str) -> None:
+    """Fail cleanly on external functions the process cannot provide (MCJIT would crash)."""
+    for fn in module.functions:
+        if fn.is_declaration and not fn.name.startswith("llvm.") and \
+                llvm.address_of_symbol(fn.name) is None:
+            raise CodegenError(f"external function {fn.name!r} is not available in this process")
+    if "half" in text and not llvm.get_host_cpu_features().get("f16c", False):
+        raise CodegenError("f16 code needs a host CPU with F16C")
+
+
+def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    tuning.loop_vectorization = True
+    tuning.slp_vectorization = True
+    builder = llvm.create_pass_builder(tm, tuning)
+    builder.getModulePassManager().run(module, builder)
+
+
+class Kernel:
+    """A compiled function: `raw` is the ctypes callable taking raw ABI arguments (data
+    addresses, scalars, dynamic dims); calling the kernel itself takes NumPy arrays."""
+
+    def __init__(self, engine: llvm.ExecutionEngine, address: int,
+                 signature: KernelSignature) -> None:
+        self._engine = engine  # keeps the machine code alive
+        self.signature = signature
+        self.address = address
+        self.raw = ctypes_prototype(signature)(address)
+
+    def __call__(self, *args: Any) -> Any:
+        return self.raw(*self.signature.call_args(args))
+
+
+class JitModule:
+    """Machine code for one module, loaded in its own MCJIT engine."""
+
+    def __init__(self, engine: llvm.ExecutionEngine, tm: llvm.TargetMachine,
+                 module: llvm.ModuleRef | None, signatures: Mapping[str, KernelSignature],
+                 object_code: bytes | None = None) -> None:
+        self._engine = engine
+        self._tm = tm
+        self._module = module
+        self._object_code = object_code
+        self.signatures = dict(signatures)
+        self._kernels: dict[str, Kernel] = {}
+
+    @functools.cached_property
+    def optimized_llvm_ir(self) -> str:
+        """LLVM IR after the O3 pipeline."""
+        if self._module is None:
+            raise CodegenError("a module loaded from object code has no LLVM IR")
+        return str(self._module)
+
+    @functools.cached_property
+    def asm(self) -> str:
+        """Host assembly of the optimised module."""
+        if self._module is None:
+            raise CodegenError("a module loaded from object code has no assembly text")
+        return self._tm.emit_assembly(self._module)
+
+    @property
+    def object_code(self) -> bytes:
+        """Relocatable object code for the host, loadable with `load_object`."""
+        if self._object_code is None:
+            assert self._module is not None
+            self._object_code = self._tm.emit_object(self._module)
+        return self._object_code
+
+    def function_address(self, name: str) -> int:
+        address = self._engine.get_function_address(name)
+        if not address:
+            raise CodegenError(f"no compiled function named {name!r}")
+        return address
+
+    def kernel(self, name: str) -> Kernel:
+        """A callable for the function `name` (built once, then cached)."""
+        found = self._kernels.get(name)
+        if found is None:
+            if name not in self.signatures:
+                raise CodegenError(f"no kernel signature for {name!r}")
+            found = Kernel(self._engine, self.function_address(name), self.signatures[name])
+            self._kernels[name] = found
+        return found
+
+
+def compile_llvm_ir(text: str, signatures: Mapping[str, KernelSignature]) -> JitModule:
+    """Parse, verify, optimise at O3 (loop + SLP vectorisation) and JIT `text` for the host."""
+    tm = _target_machine()
+    try:
+        module = llvm.parse_assembly(text)
+        module.verify()
+    except RuntimeError as error:
+        raise CodegenError(f"invalid LLVM IR: {error}") from error
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    _optimize(module, tm)
+    _check_symbols(module, text)
+    engine = llvm.create_mcjit_compiler(module, tm)
+    engine.finalize_object()
+    return JitModule(engine, tm, module, signatures)
+
+
+def load_object(object_code: bytes, signatures: Mapping[str, KernelSignature]) -> JitModule:
+    """A JitModule from object code produced by `JitModule.object_code` in any process."""
+    tm = _target_machine()
+    empty = llvm.parse_assembly("")
+    empty.triple = tm.triple
+    engine = llvm.create_mcjit_compiler(empty, tm)
+    engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+    engine.finalize_object()
+    return JitModule(engine, tm, None, signatures, object_code)
