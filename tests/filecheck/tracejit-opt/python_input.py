@@ -3,9 +3,6 @@
 # RUN: tracejit-opt %s:affine --signature "f64[2,3], f64[3,4], f64[4]" --emit cf | filecheck %s --check-prefix=CF
 # RUN: not tracejit-opt %s:affine --signature "f32[2,3], f32[5,4], f32[4]" 2>&1 | filecheck %s --check-prefix=BAD
 
-import numpy as np
-
-
 # CHECK:      func.func @affine(%{{.*}}: tensor<2x3xf32>, %{{.*}}: tensor<3x4xf32>, %{{.*}}: tensor<4xf32>) -> tensor<2x4xf32> {
 # CHECK-NEXT:   tj.matmul %{{.*}}, %{{.*}} : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
 # CHECK-NEXT:   tj.broadcast_in_dim %{{.*}}, dims = [1] : tensor<4xf32> to tensor<2x4xf32>
