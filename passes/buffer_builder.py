@@ -1,0 +1,181 @@
+"""The machinery `bufferize` uses to rewrite one tensor function into buffer form.
+
+`FunctionBufferizer` walks the tensor function's ops in order and asks the handler
+registered for each op type (`bufferize_*.py`) to emit its buffer form. Handlers use:
+
+* `values[v]`: the buffer holding tensor value `v`;
+* `destination(result, sizes)`: the buffer a result is computed into (its output
+  argument if it is returned, else a fresh `memref.alloc` freed before returning);
+  `sizes` gives one index value per dynamic (`?`) dim of the result;
+* `generic(...)`: a `linalg.generic` on buffers with a body built by a callback;
+* `dim(buffer, i)`: the size of dim `i` of a buffer as an index value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    TensorType,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import DiagnosticException
+
+from tracejit.passes.scalar_semantics import signless
+
+PARALLEL = IteratorTypeAttr.parallel()
+REDUCTION = IteratorTypeAttr.reduction()
+
+# body(builder, input scalars, output scalars) -> values to yield
+BodyBuilder = Callable[[Builder, Sequence[SSAValue], Sequence[SSAValue]], Sequence[SSAValue]]
+
+
+def memref_type(ttype: Attribute) -> MemRefType:
+    """The buffer type of a tensor type (`tensor<?x3xui8>` -> `memref<?x3xi8>`)."""
+    assert isinstance(ttype, TensorType), ttype
+    return MemRefType(signless(ttype.get_element_type()), ttype.get_shape())
+
+
+def element_of(value: SSAValue) -> Attribute:
+    """The tensor element type of a tensor value (keeps NumPy's signedness)."""
+    assert isinstance(value.type, TensorType), value.type
+    return value.type.get_element_type()
+
+
+def rank_of(value: SSAValue) -> int:
+    assert isinstance(value.type, TensorType | MemRefType), value.type
+    return value.type.get_num_dims()
+
+
+def identity_map(rank: int) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(rank))
+
+
+def projection_map(rank: int, results: Sequence[AffineExpr]) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap(rank, 0, tuple(results)))
+
+
+class FunctionBufferizer:
+    """Rewrites one tensor function into its buffer form (see the module docstring)."""
+
+    def __init__(self, module: ModuleOp, function: func.FuncOp):
+        self.module = module
+        self.old = function
+        terminator = function.body.block.last_op
+        assert isinstance(terminator, func.ReturnOp)
+        self.returned = list(terminator.arguments)
+        inputs = [memref_type(t) for t in function.function_type.inputs]
+        outputs = [memref_type(t) for t in function.function_type.outputs]
+        self.new = func.FuncOp(function.sym_name.data, (inputs + outputs, []))
+        for name, attr in function.attributes.items():
+            if name not in ("sym_name", "function_type"):
+                self.new.attributes[name] = attr
+        args = self.new.body.block.args
+        self.outputs = list(args[len(inputs) :])
+        self.values: dict[SSAValue, SSAValue] = dict(
+            zip(function.body.block.args, args[: len(inputs)], strict=True)
+        )
+        self.allocations: list[SSAValue] = []
+        self.builder = Builder(InsertPoint.at_end(self.new.body.block))
+
+    def run(self, handlers: dict[type[Operation], Callable[..., None]]) -> func.FuncOp:
+        for op in self.old.body.block.ops:
+            handler = handlers.get(type(op))
+            if handler is None:
+                raise DiagnosticException(f"bufferize: no buffer form for {op.name}")
+            handler(self, op)
+        return self.new
+
+    # --- buffers -------------------------------------------------------------------
+    def destination(self, result: SSAValue, sizes: Sequence[SSAValue] = ()) -> SSAValue:
+        """The buffer `result` is computed into: its output argument, or a new alloc."""
+        if result in self.returned:
+            return self.outputs[self.returned.index(result)]
+        buffer_type = memref_type(result.type)
+        dynamic = sum(1 for d in buffer_type.get_shape() if d == DYNAMIC_INDEX)
+        if len(sizes) != dynamic:
+            raise DiagnosticException(
+                f"bufferize: {dynamic} dynamic sizes needed for {result.type}, got {len(sizes)}"
+            )
+        buffer = self.builder.insert(memref.AllocOp(list(sizes), [], buffer_type)).memref
+        self.allocations.append(buffer)
+        return buffer
+
+    def dim(self, buffer: SSAValue, index: int) -> SSAValue:
+        """Dim `index` of `buffer` as an `index` value (a constant when static)."""
+        size = buffer.type.get_shape()[index]  # type: ignore[attr-defined]
+        if size != DYNAMIC_INDEX:
+            return self.index_constant(size)
+        return self.builder.insert(memref.DimOp(buffer, self.index_constant(index))).result
+
+    def index_constant(self, value: int) -> SSAValue:
+        return self.builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+    def sizes_like(self, result: SSAValue, buffer: SSAValue) -> list[SSAValue]:
+        """The dynamic sizes of `result`, read from a buffer of the same shape."""
+        shape = result.type.get_shape()  # type: ignore[attr-defined]
+        return [self.dim(buffer, i) for i, d in enumerate(shape) if d == DYNAMIC_INDEX]
+
+    # --- linalg.generic --------------------------------------------------------------
+    def generic(
+        self,
+        inputs: Sequence[SSAValue],
+        output: SSAValue,
+        maps: Sequence[AffineMapAttr],
+        iterators: Sequence[Attribute],
+        body: BodyBuilder,
+        location: Attribute | None = None,
+    ) -> None:
+        element_types = [v.type.get_element_type() for v in (*inputs, output)]  # type: ignore[attr-defined]
+        block = Block(arg_types=element_types)
+        body_builder = Builder(InsertPoint.at_end(block))
+        yielded = body(body_builder, block.args[: len(inputs)], block.args[len(inputs) :])
+        body_builder.insert(YieldOp(*yielded))
+        op = GenericOp(inputs, [output], Region(block), maps, iterators)
+        if location is not None:
+            op.location = location
+        self.builder.insert(op)
+
+    def parallel_generic(
+        self, op: Operation, inputs: Sequence[SSAValue], body: BodyBuilder
+    ) -> SSAValue:
+        """An element-wise generic computing `op`'s result from same-shaped `inputs`."""
+        result = op.results[0]
+        rank = rank_of(result)
+        output = self.destination(result, self.sizes_like(result, inputs[0]) if inputs else ())
+        maps = [identity_map(rank)] * (len(inputs) + 1)
+        self.generic(inputs, output, maps, [PARALLEL] * rank, body, op.location)
+        self.values[result] = output
+        return output
+
+    def copy_into(self, source: SSAValue, destination: SSAValue) -> None:
+        rank = rank_of(source)
+        self.generic(
+            [source],
+            destination,
+            [identity_map(rank)] * 2,
+            [PARALLEL] * rank,
+            lambda b, ins, outs: [ins[0]],
+        )
+
+    def finish(self, op: func.ReturnOp) -> None:
+        """Copy returned values not computed in place, free the temporaries, return."""
+        for position, value in enumerate(op.arguments):
+            destination = self.outputs[position]
+            if self.values[value] is not destination:
+                self.copy_into(self.values[value], destination)
+        for buffer in self.allocations:
+            self.builder.insert(memref.DeallocOp.get(buffer))
+        self.builder.insert(func.ReturnOp())

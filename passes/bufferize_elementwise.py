@@ -1,0 +1,87 @@
+"""Buffer forms of element-wise ops and constants (used by `bufferize`)."""
+
+from __future__ import annotations
+
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr
+
+from tracejit.ir import elementwise as ew
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.dense import array_from_dense, dense_from_array
+from tracejit.passes import scalar_semantics as scalar
+from tracejit.passes.buffer_builder import (
+    PARALLEL,
+    FunctionBufferizer,
+    element_of,
+    identity_map,
+    memref_type,
+    rank_of,
+)
+
+
+def lower_elementwise(bufferizer: FunctionBufferizer, op: ew.ElementwiseUnaryOp) -> None:
+    """One parallel generic whose body is the op's scalar form."""
+    element = element_of(op.operands[0])
+    inputs = [bufferizer.values[v] for v in op.operands]
+    bufferizer.parallel_generic(
+        op, inputs, lambda b, ins, outs: [scalar.emit_scalar(b, type(op), ins, element)]
+    )
+
+
+def lower_cast(bufferizer: FunctionBufferizer, op: ew.CastOp) -> None:
+    source, target = element_of(op.input), element_of(op.result)
+    bufferizer.parallel_generic(
+        op,
+        [bufferizer.values[op.input]],
+        lambda b, ins, outs: [scalar.emit_cast(b, ins[0], source, target)],
+    )
+
+
+def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
+    """A splat becomes a fill; anything else a read-only `memref.global`."""
+    array = array_from_dense(op.value)
+    element = element_of(op.result)
+    if array.size > 0 and (array == array.reshape(-1)[0]).all():
+        buffer = bufferizer.destination(op.result)
+        rank = rank_of(op.result)
+        value = array.reshape(-1)[0].item()
+        bufferizer.generic(
+            [],
+            buffer,
+            [identity_map(rank)],
+            [PARALLEL] * rank,
+            lambda b, ins, outs: [scalar.constant(b, value, element)],
+            op.location,
+        )
+    else:
+        buffer_type = memref_type(op.result.type)
+        name = _add_global(bufferizer, op, buffer_type)
+        buffer = bufferizer.builder.insert(memref.GetGlobalOp(name, buffer_type)).memref
+        if op.result in bufferizer.returned:
+            bufferizer.copy_into(buffer, bufferizer.destination(op.result))
+    bufferizer.values[op.result] = buffer
+
+
+def _add_global(bufferizer: FunctionBufferizer, op: ConstantOp, buffer_type: MemRefType) -> str:
+    block = bufferizer.module.body.block
+    taken = {g.sym_name.data for g in block.ops if isinstance(g, memref.GlobalOp)}
+    index = len(taken)
+    while f"__tj_constant_{index}" in taken:
+        index += 1
+    name = f"__tj_constant_{index}"
+    array = array_from_dense(op.value)
+    if array.dtype.kind == "u":  # buffers hold signless integers: reinterpret the bits
+        array = array.view(array.dtype.str.replace("u", "i"))
+    value = dense_from_array(array)
+    glob = memref.GlobalOp.get(
+        StringAttr(name), buffer_type, value, constant=UnitAttr(), alignment=64
+    )
+    block.insert_op_before(glob, block.first_op)  # type: ignore[arg-type]
+    return name
+
+
+ELEMENTWISE_HANDLERS = {
+    **{op_type: lower_elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
+    ew.CastOp: lower_cast,
+    ConstantOp: lower_constant,
+}
