@@ -17,6 +17,7 @@ import numpy as np
 from tracejit.frontend import driver
 from tracejit.frontend.cache_key import is_tensor_leaf, leaf_key, native
 from tracejit.frontend.errors import InvalidArgumentError
+from tracejit.frontend.runtime_errors import raise_for_status
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
@@ -59,6 +60,7 @@ class ConcreteFunction:
         self._compiled: Any = None
         self._kernel: Any = None
         self._stages: list[driver.Stage] | None = None
+        self._messages: list[str] = []
 
     # --- introspection -------------------------------------------------------------
     @property
@@ -112,6 +114,7 @@ class ConcreteFunction:
         with self._lock:
             if self._compiled is None:
                 lowered = driver.lower(self.graph.module, self._pipeline)
+                self._messages = driver.error_messages(lowered.module)
                 compiled = driver.compile_to_machine_code(lowered.module)
                 self._kernel = compiled.kernel(self._program.function_name).raw
                 self._compiled = compiled
@@ -148,7 +151,9 @@ class ConcreteFunction:
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
         ]
         outputs = [np.empty(spec.shape, spec.dtype) for spec in program.output_specs]  # type: ignore[arg-type]
-        self._kernel(*[a.ctypes.data for a in inputs], *[o.ctypes.data for o in outputs])
+        status = self._kernel(*[a.ctypes.data for a in inputs], *[o.ctypes.data for o in outputs])
+        if status:
+            raise_for_status(status, self._messages)
         results = list(program.output_leaves)
         for position, out in zip(program.output_positions, outputs, strict=True):
             results[position] = out[()] if out.ndim == 0 else out

@@ -55,6 +55,14 @@ def lower(
     return lowered
 
 
+def error_messages(module: ModuleOp) -> list[str]:
+    """The run-time check messages of a lowered module, indexed by kernel status - 1."""
+    from tracejit.passes.lower_asserts import MESSAGES_ATTR
+
+    attr = module.attributes.get(MESSAGES_ATTR)
+    return [m.data for m in attr] if attr is not None else []  # type: ignore[union-attr]
+
+
 def compile_to_machine_code(module: ModuleOp):
     """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule)."""
     from tracejit.codegen import compile_module

@@ -71,3 +71,11 @@ def matmul(x: Tensor, y: Tensor) -> Tensor:
 def result_type(x: Tensor) -> TensorType:
     assert isinstance(x.value.type, TensorType)
     return x.value.type
+
+
+def assert_true(condition: Tensor, message: str) -> None:
+    """Stage a run-time check: the call raises per `message` ("ErrorType: text") unless
+    the 0-d bool `condition` is true when the kernel runs."""
+    from tracejit.ir.effects import AssertOp
+
+    emit(AssertOp(condition.value, message))

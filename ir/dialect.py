@@ -7,6 +7,7 @@ from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref
 from xdsl.ir import Dialect
 
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
+from tracejit.ir.effects import AssertOp
 from tracejit.ir.elementwise import BINARY_OPS, UNARY_OPS, CastOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -22,6 +23,7 @@ TJ = Dialect(
         BroadcastInDimOp,
         ReduceOp,
         MatmulOp,
+        AssertOp,
     ],
     [],
     [TjConstantMaterialization()],

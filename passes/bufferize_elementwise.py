@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import memref
+from xdsl.dialects import cf, memref
 from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
+from tracejit.ir.effects import AssertOp
 from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.buffer_builder import (
     PARALLEL,
@@ -80,8 +81,17 @@ def _add_global(bufferizer: FunctionBufferizer, op: ConstantOp, buffer_type: Mem
     return name
 
 
+def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
+    """Read the 0-d condition buffer and `cf.assert` on it (`lower-asserts` finishes)."""
+    condition = bufferizer.builder.insert(memref.LoadOp.get(bufferizer.values[op.condition], []))
+    assert_op = cf.AssertOp(condition.res, op.message)
+    assert_op.location = op.location
+    bufferizer.builder.insert(assert_op)
+
+
 ELEMENTWISE_HANDLERS = {
     **{op_type: lower_elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
     ew.CastOp: lower_cast,
     ConstantOp: lower_constant,
+    AssertOp: lower_assert,
 }

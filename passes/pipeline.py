@@ -33,6 +33,12 @@ def _scf_to_cf():
     return ScfToCfPass
 
 
+def _lower_asserts():
+    from tracejit.passes.lower_asserts import LowerAssertsPass
+
+    return LowerAssertsPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -60,11 +66,12 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "bufferize": _bufferize,
     "lower-to-loops": _lower_to_loops,
     "scf-to-cf": _scf_to_cf,
+    "lower-asserts": _lower_asserts,
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
 TENSOR_OPT_PIPELINE = ("canonicalize", "cse")
-LOWERING_PIPELINE = ("bufferize", "lower-to-loops", "canonicalize", "scf-to-cf")
+LOWERING_PIPELINE = ("bufferize", "lower-to-loops", "canonicalize", "scf-to-cf", "lower-asserts")
 DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
 
 NAMED_PIPELINES: dict[str, tuple[str, ...]] = {

@@ -32,9 +32,9 @@ from tracejit.passes.pipeline import (
 EMIT_STAGES = {
     "tj": "cse",
     "loops": "lower-to-loops",
-    "cf": "scf-to-cf",
-    "llvm": "scf-to-cf",
-    "asm": "scf-to-cf",
+    "cf": "lower-asserts",
+    "llvm": "lower-asserts",
+    "asm": "lower-asserts",
 }
 
 

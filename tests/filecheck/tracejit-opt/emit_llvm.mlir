@@ -12,7 +12,7 @@ builtin.module {
   }
 }
 
-// CHECK: define void @scale(ptr
+// CHECK: define {{.*}}i32 @scale(ptr
 // CHECK: fmul <{{(8|16)}} x float>
 
 // ASM: scale:

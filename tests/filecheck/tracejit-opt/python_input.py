@@ -8,7 +8,7 @@
 # CHECK-NEXT:   tj.broadcast_in_dim %{{.*}}, dims = [1] : tensor<4xf32> to tensor<2x4xf32>
 # CHECK-NEXT:   tj.add
 # CHECK-NEXT:   func.return
-# CF:  func.func @affine(%{{.*}}: memref<2x3xf64>, %{{.*}}: memref<3x4xf64>, %{{.*}}: memref<4xf64>, %{{.*}}: memref<2x4xf64>) {
+# CF:  func.func @affine(%{{.*}}: memref<2x3xf64>, %{{.*}}: memref<3x4xf64>, %{{.*}}: memref<4xf64>, %{{.*}}: memref<2x4xf64>) -> i32 {
 # CF:  cf.cond_br
 # CF-NOT: scf.
 # BAD: error: {{.*}}matmul: Input operand 1 has a mismatch in its core dimension 0
