@@ -16,6 +16,7 @@ from tracejit.frontend import config
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.function import Function, function
+from tracejit.frontend.retracing import RetracingWarning
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 
@@ -33,6 +34,7 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 __all__ = [
     "ConcreteFunction",
     "Function",
+    "RetracingWarning",
     "Graph",
     "Tensor",
     "TensorSpec",

@@ -2,23 +2,57 @@
 
 DESIGN §2: arrays and NumPy scalars are keyed by (shape, dtype) and become symbolic
 tensors; Python primitives by (type, value) and are baked into the trace; containers
-are flattened and their structure is part of the key; any other object by identity.
+are flattened and their structure is part of the key; any other object by identity,
+held weakly, so a dead object's traces can be dropped.
 """
 
 from __future__ import annotations
 
+import math
+import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 
 _PRIMITIVES = (bool, int, float, complex, str, bytes, type(None))
 
 
-def is_tensor_leaf(leaf: Any) -> bool:
-    """Leaves that become inputs of the compiled kernel."""
-    return isinstance(leaf, np.ndarray | np.generic | TensorSpec)
+class IdentityKey:
+    """Equal only to a key of the very same (live) object; holds it weakly if possible."""
+
+    __slots__ = ("object_id", "ref", "strong", "__weakref__")
+
+    def __init__(self, obj: Any, on_death: Callable[[IdentityKey], None] | None = None):
+        self.object_id = id(obj)
+        self.strong = None
+        try:
+            callback = (lambda _ref, key=self: on_death(key)) if on_death else None
+            self.ref: Any = weakref.ref(obj, callback)
+        except TypeError:  # not weak-referenceable: keep it alive instead
+            self.ref, self.strong = None, obj
+
+    @property
+    def alive(self) -> bool:
+        return self.ref is None or self.ref() is not None
+
+    def __hash__(self) -> int:
+        return self.object_id
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, IdentityKey)
+            and self.object_id == other.object_id
+            and self.alive
+            and other.alive
+        )
+
+    def __repr__(self) -> str:
+        target = self.ref() if self.ref is not None else self.strong
+        return f"<{type(target).__name__} object at {self.object_id:#x}>"
 
 
 def native(dtype: np.dtype) -> np.dtype:
@@ -26,17 +60,41 @@ def native(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
-def leaf_key(leaf: Any) -> Any:
+def is_tensor_leaf(leaf: Any) -> bool:
+    """Leaves that become inputs of the compiled kernel (or of a nested call)."""
+    return isinstance(leaf, np.ndarray | np.generic | TensorSpec | Tensor)
+
+
+def tensor_key(shape: tuple, dtype: np.dtype) -> tuple:
+    return ("tensor", tuple(shape) if shape is not None else None, dtype)
+
+
+def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -> Any:
     if isinstance(leaf, np.ndarray | np.generic):
-        return ("tensor", leaf.shape, native(leaf.dtype))
-    if isinstance(leaf, TensorSpec):
-        return ("tensor", leaf.shape, leaf.dtype)
+        return tensor_key(leaf.shape, native(leaf.dtype))
+    if isinstance(leaf, TensorSpec | Tensor):
+        return tensor_key(leaf.shape, leaf.dtype)
     if isinstance(leaf, _PRIMITIVES):
+        if isinstance(leaf, float) and math.isnan(leaf):
+            return (float, "nan")  # NaN != NaN would make every call a cache miss
         return (type(leaf), leaf)
-    return ("object", id(leaf))
+    return IdentityKey(leaf, on_death)
 
 
 def spec_of(leaf: Any) -> TensorSpec:
     if isinstance(leaf, TensorSpec):
         return leaf
+    if isinstance(leaf, Tensor):
+        return TensorSpec(leaf.shape, leaf.dtype)
     return TensorSpec(np.shape(leaf), native(leaf.dtype))
+
+
+def describe_leaf_change(old: Any, new: Any) -> str:
+    """Why two keys of one argument differ, for the retracing warning."""
+    if isinstance(old, tuple) and old[:1] == ("tensor",) and new[:1] == ("tensor",):
+        if old[2] != new[2]:
+            return f"a new dtype ({old[2]} -> {new[2]})"
+        return f"a new shape ({old[1]} -> {new[1]})"
+    if isinstance(old, IdentityKey) or isinstance(new, IdentityKey):
+        return "a different Python object"
+    return f"a new Python value ({old[1]!r} -> {new[1]!r})"

@@ -3,7 +3,8 @@
 Compilation is lazy: the first call (or the first look at `llvm_ir` / `asm`) runs
 the pass pipeline and LLVM. The call path then checks each input's dtype and shape,
 makes it C-contiguous, allocates the outputs with `np.empty` and calls the kernel
-with the buffers' addresses (the ABI in `codegen/abi.py`: inputs, then outputs).
+with the buffers' addresses (the ABI in `codegen/abi.py`: inputs, then outputs); a
+non-zero status from the kernel becomes the exception its check names.
 """
 
 from __future__ import annotations
@@ -14,13 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import driver
-from tracejit.frontend.cache_key import is_tensor_leaf, leaf_key, native
+from tracejit.frontend import driver, primitives
+from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.errors import InvalidArgumentError
 from tracejit.frontend.runtime_errors import raise_for_status
+from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
+from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
+from tracejit.frontend.tracing import current_trace, emit
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 
@@ -51,8 +55,14 @@ class ConcreteFunction:
         self._signature = signature
         self._names = names
         self._arg_treedef = arg_treedef
+        # Python values of the trace; other objects only through their weak identity key,
+        # so a trace never keeps an argument object alive.
         self._static_keys = {
             i: leaf_key(leaf) for i, leaf in enumerate(arg_leaves) if not is_tensor_leaf(leaf)
+        }
+        self._static_leaves = {
+            i: key if isinstance(key, IdentityKey) else arg_leaves[i]
+            for i, key in self._static_keys.items()
         }
         self._pipeline = pipeline
         self.graph = Graph(program)
@@ -63,15 +73,18 @@ class ConcreteFunction:
         self._messages: list[str] = []
 
     # --- introspection -------------------------------------------------------------
-    @property
-    def structured_input_signature(self) -> Any:
+    def _input_leaves(self) -> list[Any]:
         leaves: list[Any] = [None] * self._arg_treedef.num_leaves
         specs = iter(self._program.input_specs)
         for i in range(len(leaves)):
-            leaves[i] = (
-                next(specs) if i in self._program.input_positions else self._static_keys[i][1]
-            )
-        return unflatten(self._arg_treedef, leaves)
+            leaves[i] = self._static_leaves[i] if i in self._static_leaves else next(specs)
+        return leaves
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """`((TensorSpec(shape=(), dtype=float32, name='a'),), {})`: args and kwargs."""
+        leaves = named_leaves(self._arg_treedef, self._input_leaves(), self._names)
+        return split_arguments(self._signature, unflatten(self._arg_treedef, leaves))
 
     @property
     def structured_outputs(self) -> Any:
@@ -81,6 +94,17 @@ class ConcreteFunction:
         ):
             leaves[position] = spec
         return unflatten(self._program.output_treedef, leaves)
+
+    def pretty_printed_signature(self) -> str:
+        return pretty_signature(
+            self._signature, self._arg_treedef, self._input_leaves(), self.structured_outputs
+        )
+
+    def __repr__(self) -> str:
+        return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
+
+    def _call_name(self) -> str:
+        return f"{self.graph.function_name}({', '.join(self._names)})"
 
     def ir(self, after: str | None = None) -> str:
         """The IR after the pass named `after` (its first run), or the final lowered IR."""
@@ -123,23 +147,48 @@ class ConcreteFunction:
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            bound = self._signature.bind(*args, **kwargs)
+            bound = self._signature.bind_partial(*args, **kwargs)
+            self._fill_traced_python_values(bound)
+            bound = self._signature.bind(*bound.args, **bound.kwargs)
         except TypeError as error:
-            raise TypeError(f"{self.graph.function_name}: {error}") from None
+            raise TypeError(f"{self._call_name()}: {error}") from None
         bound.apply_defaults()
         leaves, treedef = flatten(tuple(bound.arguments.values()))
         if treedef != self._arg_treedef:
-            raise TypeError("the arguments' structure does not match this ConcreteFunction")
-        for i, key in self._static_keys.items():
-            if leaf_key(leaves[i]) != key:
-                raise TypeError(
-                    f"argument '{self._leaf_name(i)}' was traced with the Python value "
-                    f"{key[1]!r} but was called with {leaves[i]!r}"
-                )
+            raise TypeError(
+                f"ConcreteFunction {self._call_name()} was called with arguments of a "
+                "different structure than it was traced with"
+            )
+        self._check_python_values(leaves)
         return self.call_leaves(leaves)
 
+    def _fill_traced_python_values(self, bound: inspect.BoundArguments) -> None:
+        """Arguments traced as plain Python values may be omitted: `square(x)` for a trace
+        of `pow(a, b=2)`, as with tf.function's concrete functions."""
+        position = 0
+        for name, child in zip(self._names, self._arg_treedef.children, strict=False):
+            if name not in bound.arguments and child.kind == "leaf":
+                value = self._static_leaves.get(position)
+                if position in self._static_leaves and not isinstance(value, IdentityKey):
+                    bound.arguments[name] = value
+            position += child.num_leaves
+
+    def _check_python_values(self, leaves: list[Any]) -> None:
+        for i, key in self._static_keys.items():
+            if leaf_key(leaves[i]) != key:
+                old, new = self._static_leaves[i], leaves[i]
+                raise TypeError(
+                    f"ConcreteFunction {self._call_name()} was constructed with "
+                    f"{type(old).__name__} value {old!r} in {self._leaf_name(i)}, but was "
+                    f"called with {type(new).__name__} value {new!r}"
+                )
+
     def _leaf_name(self, index: int) -> str:
-        return self._names[min(index, len(self._names) - 1)]
+        for name, child in zip(self._names, self._arg_treedef.children, strict=False):
+            if index < child.num_leaves:
+                return name
+            index -= child.num_leaves
+        return "?"
 
     def call_leaves(self, leaves: list[Any]) -> Any:
         """Run the kernel on the argument leaves (Python leaves already match the trace)."""
@@ -158,6 +207,24 @@ class ConcreteFunction:
         for position, out in zip(program.output_positions, outputs, strict=True):
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(program.output_treedef, results)
+
+    def call_symbolic(self, leaves: list[Any]) -> Any:
+        """Stage a call of this trace inside the function being traced now."""
+        from xdsl.dialects import func
+
+        callee = driver.inlined_function(self.graph.module, self._program.function_name)
+        name = current_trace().add_callee(callee)
+        operands = []
+        for i in self._program.input_positions:
+            leaf = leaves[i]
+            tensor = leaf if isinstance(leaf, Tensor) else primitives.constant(leaf)
+            operands.append(tensor.value)
+        result_types = [r for r in callee.function_type.outputs]
+        call = emit(func.CallOp(name, operands, result_types))
+        results = list(self._program.output_leaves)
+        for position, value in zip(self._program.output_positions, call.results, strict=True):
+            results[position] = Tensor(value)
+        return unflatten(self._program.output_treedef, results)
 
 
 def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:

@@ -68,3 +68,19 @@ def compile_to_machine_code(module: ModuleOp):
     from tracejit.codegen import compile_module
 
     return compile_module(module)
+
+
+def inlined_function(module: ModuleOp, name: str):
+    """A copy of function `name` of a traced module with its own calls inlined (so it can
+    be placed, self-contained, into another trace's module)."""
+    from xdsl.dialects import func
+
+    from tracejit.passes.inline import inline_module
+
+    copy = module.clone()
+    inline_module(copy)
+    for op in copy.ops:
+        if isinstance(op, func.FuncOp) and op.sym_name.data == name:
+            op.detach()
+            return op
+    raise KeyError(name)

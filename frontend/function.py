@@ -2,7 +2,9 @@
 
 A call binds the arguments through the Python signature (so defaults and keywords
 give the same key), flattens them, computes the cache key (`cache_key.py`) and reuses
-the ConcreteFunction traced for that key, tracing a new one on a miss.
+the ConcreteFunction traced for that key, tracing a new one on a miss. Called while
+another function is being traced, a Function is traced into the caller's module and
+staged as a `func.call` (the `inline` pass later inlines it).
 """
 
 from __future__ import annotations
@@ -14,10 +16,14 @@ import warnings
 from typing import Any
 
 from tracejit.frontend import config
-from tracejit.frontend.cache_key import leaf_key
+from tracejit.frontend.cache_key import IdentityKey, leaf_key
 from tracejit.frontend.concrete_function import ConcreteFunction
+from tracejit.frontend.input_signature import InputSignature
+from tracejit.frontend.retracing import RetracingMonitor
 from tracejit.frontend.structure import flatten
+from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.trace_function import trace
+from tracejit.frontend.tracing import is_tracing
 
 
 class Function:
@@ -38,68 +44,153 @@ class Function:
         self._python_function = python_function
         self._signature = inspect.signature(python_function)
         self._names = list(self._signature.parameters)
-        self._input_signature = input_signature
+        self._input_signature = (
+            None if input_signature is None else InputSignature(input_signature, self._signature)
+        )
         self._autograph = autograph
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
         self._implements = experimental_implements
-        self._follow_type_hints = experimental_follow_type_hints
+        self._tensor_hints = (
+            _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
+        )
         self._cache: dict[Any, ConcreteFunction] = {}
         self._lock = threading.RLock()
         self._tracing_count = 0
+        self._retracing = RetracingMonitor(
+            self.__name__ if hasattr(self, "__name__") else "function"
+        )
 
+    # --- tf.function's public surface ------------------------------------------------
     @property
     def python_function(self) -> Any:
         return self._python_function
 
     @property
     def input_signature(self) -> Any:
-        return self._input_signature
+        return None if self._input_signature is None else self._input_signature.specs
 
     def experimental_get_tracing_count(self) -> int:
         return self._tracing_count
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        with self._lock:
+            concretes = list(self._cache.values())
+        return "\n\n".join(c.pretty_printed_signature() for c in concretes)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
         leaves, key, treedef = self._bind(args, kwargs)
         concrete = self._cache.get(key)
-        if concrete is None:
+        traced = concrete is None
+        if traced:
             concrete = self._trace(key, leaves, treedef)
-        return concrete.call_leaves(leaves)
+        if not is_tracing():
+            self._retracing.record_call(traced)
+            return concrete.call_leaves(leaves)
+        return concrete.call_symbolic(leaves)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
-        leaves, key, treedef = self._bind(args, kwargs)
+        if self._input_signature is not None and not args and not kwargs:
+            args = tuple(self._input_signature.specs)
+        leaves, key, treedef = self._bind(args, kwargs, allow_specs=True)
         concrete = self._cache.get(key)
         return concrete if concrete is not None else self._trace(key, leaves, treedef)
 
-    def _bind(self, args: tuple, kwargs: dict) -> tuple[list[Any], Any, Any]:
+    # --- binding and keys --------------------------------------------------------------
+    def _bind(self, args: tuple, kwargs: dict, allow_specs: bool = False):
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
+        if self._input_signature is not None:
+            self._input_signature.convert(bound, allow_specs)
+        for name in self._tensor_hints:
+            bound.arguments[name] = _as_array(bound.arguments[name])
         leaves, treedef = flatten(tuple(bound.arguments.values()))
-        key = (treedef, tuple(leaf_key(leaf) for leaf in leaves))
+        if self._input_signature is not None:
+            key = (treedef, ("input_signature",) + self._input_signature.static_key(leaves))
+        else:
+            key = (treedef, tuple(leaf_key(leaf, self._forget) for leaf in leaves))
         return leaves, key, treedef
+
+    def _forget(self, dead: IdentityKey) -> None:
+        """An object in some cache keys was garbage-collected: drop those traces."""
+        with self._lock:
+            for key in [k for k in self._cache if _contains(k, dead)]:
+                del self._cache[key]
 
     def _trace(self, key: Any, leaves: list[Any], treedef: Any) -> ConcreteFunction:
         with self._lock:
             concrete = self._cache.get(key)
             if concrete is not None:  # another thread traced it meanwhile
                 return concrete
-            program = trace(self._python_function, self._signature, self._names, leaves, treedef)
+            if self._input_signature is not None:
+                leaves = self._input_signature.trace_leaves(leaves)
+            program = trace(
+                self._python_function,
+                self._signature,
+                self._names,
+                leaves,
+                treedef,
+                attributes={"tj.implements": self._implements} if self._implements else {},
+            )
             concrete = ConcreteFunction(program, self._signature, self._names, treedef, leaves)
+            self._retracing.record_trace(key, self._cache.keys(), self._names)
             self._cache[key] = concrete
             self._tracing_count += 1
             return concrete
 
+    # --- methods -----------------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
-        """As a method: bind the instance (a leaf keyed by identity: one trace per object)."""
+        """As a method: bind the instance, a leaf keyed by identity (one trace per object)."""
         if instance is None:
             return self
-        return functools.partial(self, instance)
+        return BoundFunction(self, instance)
 
     def __repr__(self) -> str:
         return f"<tj.Function {getattr(self, '__qualname__', self._python_function)}>"
+
+
+class BoundFunction:
+    """A `tj.Function` defined as a method, bound to one instance."""
+
+    def __init__(self, function: Function, instance: Any):
+        self._function = function
+        self._instance = instance
+        functools.update_wrapper(self, function.python_function)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._function(self._instance, *args, **kwargs)
+
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+        concrete = self._function.get_concrete_function(self._instance, *args, **kwargs)
+        return functools.partial(concrete, self._instance)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._function, name)
+
+
+def _contains(key: Any, dead: IdentityKey) -> bool:
+    if key is dead:
+        return True
+    return isinstance(key, tuple) and any(_contains(part, dead) for part in key)
+
+
+def _tensor_annotated(signature: inspect.Signature) -> set[str]:
+    return {
+        name
+        for name, parameter in signature.parameters.items()
+        if parameter.annotation is Tensor or parameter.annotation == "tj.Tensor"
+    }
+
+
+def _as_array(value: Any) -> Any:
+    import numpy as np
+
+    if isinstance(value, bool | int | float | list | tuple):
+        return np.asarray(value)
+    return value
 
 
 _DEPRECATED = {
@@ -150,3 +241,6 @@ def _warn_deprecated(name: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+__all__ = ["BoundFunction", "Function", "function"]

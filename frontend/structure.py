@@ -79,3 +79,23 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
 def map_leaves(fn: Callable[[Any], Any], value: Any) -> Any:
     leaves, treedef = flatten(value)
     return unflatten(treedef, [fn(leaf) for leaf in leaves])
+
+
+def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
+    """The sub-values of `value` at the leaves of `treedef` (a leaf takes a whole list).
+
+    Raises ValueError when `value` does not have the structure `treedef` describes."""
+    if treedef.kind == "leaf":
+        return [value]
+    if treedef.kind == "dict":
+        if not isinstance(value, dict) or set(value) != set(treedef.keys):
+            raise ValueError("structure mismatch")
+        children = [value[k] for k in treedef.keys]
+    else:
+        if not isinstance(value, list | tuple) or len(value) != len(treedef.children):
+            raise ValueError("structure mismatch")
+        children = list(value)
+    leaves: list[Any] = []
+    for child_def, child in zip(treedef.children, children, strict=True):
+        leaves.extend(flatten_up_to(child_def, child))
+    return leaves

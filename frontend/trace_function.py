@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 
 from tracejit.frontend import (
     numpy_api,  # noqa: F401  (registers the NumPy functions)
@@ -54,8 +54,11 @@ def trace(
     names: list[str],
     leaves: list[Any],
     treedef: TreeDef,
+    attributes: dict[str, str] | None = None,
 ) -> TracedProgram:
-    """Trace `python_function` called with the bound arguments `unflatten(treedef, leaves)`."""
+    """Trace `python_function` called with the bound arguments `unflatten(treedef, leaves)`.
+
+    `attributes` are set on the traced `func.func` (e.g. `tj.implements`)."""
     positions = [i for i, leaf in enumerate(leaves) if is_tensor_leaf(leaf)]
     specs = [spec_of(leaves[i]) for i in positions]
     for spec in specs:
@@ -64,7 +67,10 @@ def trace(
     input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
     name = symbol_name(getattr(python_function, "__name__", "function"))
     function = func.FuncOp(name, (input_types, []))
-    context = TraceContext(function)
+    for attr_name, value in (attributes or {}).items():
+        function.attributes[attr_name] = StringAttr(value)
+    module = ModuleOp([])
+    context = TraceContext(module, function)
 
     symbolic = list(leaves)
     for position, arg in zip(positions, function.body.block.args, strict=True):
@@ -83,7 +89,7 @@ def trace(
         context.emit(func.ReturnOp(*(t.value for t in results)))
 
     function.function_type = FunctionType.from_lists(input_types, [t.value.type for t in results])
-    module = ModuleOp([function])
+    module.body.block.add_op(function)
     return TracedProgram(
         module=module,
         function_name=name,

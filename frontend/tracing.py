@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.rewriter import InsertPoint
 
@@ -27,9 +27,21 @@ OpT = TypeVar("OpT", bound=Operation)
 class TraceContext:
     """Builds one `func.func` from the ops a traced Python function stages."""
 
-    def __init__(self, function: func.FuncOp):
+    def __init__(self, module: ModuleOp, function: func.FuncOp):
+        self.module = module
         self.function = function
         self.builder = Builder(InsertPoint.at_end(function.body.block))
+
+    def add_callee(self, callee: func.FuncOp) -> str:
+        """Put a traced callee into this module under a fresh private name; return it."""
+        taken = {op.sym_name.data for op in self.module.ops if isinstance(op, func.FuncOp)}
+        name, suffix = callee.sym_name.data, 1
+        while name in taken or name == self.function.sym_name.data:
+            name, suffix = f"{callee.sym_name.data}_{suffix}", suffix + 1
+        callee.sym_name = StringAttr(name)
+        callee.sym_visibility = StringAttr("private")
+        self.module.body.block.add_op(callee)
+        return name
 
     def emit(self, op: OpT) -> OpT:
         location = user_location()

@@ -15,6 +15,12 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
 
 
+def _inline():
+    from tracejit.passes.inline import InlinePass
+
+    return InlinePass
+
+
 def _bufferize():
     from tracejit.passes.bufferize import BufferizePass
 
@@ -63,6 +69,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "canonicalize": _canonicalize,
     "cse": _cse,
     "dce": _dce,
+    "inline": _inline,
     "bufferize": _bufferize,
     "lower-to-loops": _lower_to_loops,
     "scf-to-cf": _scf_to_cf,
@@ -70,7 +77,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
-TENSOR_OPT_PIPELINE = ("canonicalize", "cse")
+TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse")
 LOWERING_PIPELINE = ("bufferize", "lower-to-loops", "canonicalize", "scf-to-cf", "lower-asserts")
 DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
 

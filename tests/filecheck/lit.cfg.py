@@ -13,4 +13,6 @@ config.excludes = ["lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 bin_dir = os.path.dirname(sys.executable)
 config.environment["PATH"] = bin_dir + os.pathsep + os.environ.get("PATH", "")
+if "PYTHONPATH" in os.environ:  # lets a worktree run its own copy of the package
+    config.environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
 config.substitutions.append(("%python", sys.executable))
