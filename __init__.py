@@ -14,6 +14,8 @@ import numpy as _np
 
 from tracejit.frontend import config
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
+from tracejit.frontend.control_flow import Range as range  # noqa: A001
+from tracejit.frontend.control_flow import cond, while_loop
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.function import Function, function
 from tracejit.frontend.retracing import RetracingWarning
@@ -38,7 +40,10 @@ __all__ = [
     "Graph",
     "Tensor",
     "TensorSpec",
+    "cond",
     "config",
+    "range",
+    "while_loop",
     "errors",
     "function",
     "bool_",

@@ -16,7 +16,7 @@ from typing import TypeVar
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
+from xdsl.ir import Block, Operation
 from xdsl.rewriter import InsertPoint
 
 from tracejit.frontend.source_location import user_location
@@ -42,6 +42,16 @@ class TraceContext:
         callee.sym_visibility = StringAttr("private")
         self.module.body.block.add_op(callee)
         return name
+
+    @contextmanager
+    def building_in(self, block: Block) -> Iterator[None]:
+        """Stage ops at the end of `block` (a region being traced), then come back."""
+        saved = self.builder
+        self.builder = Builder(InsertPoint.at_end(block))
+        try:
+            yield
+        finally:
+            self.builder = saved
 
     def emit(self, op: OpT) -> OpT:
         location = user_location()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf
+from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf, tensor
 from xdsl.ir import Dialect
 
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
+from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.effects import AssertOp
 from tracejit.ir.elementwise import BINARY_OPS, UNARY_OPS, CastOp
 from tracejit.ir.matmul import MatmulOp
@@ -24,6 +25,7 @@ TJ = Dialect(
         ReduceOp,
         MatmulOp,
         AssertOp,
+        *CONTROL_FLOW_OPS,
     ],
     [],
     [TjConstantMaterialization()],
@@ -39,6 +41,7 @@ ALL_DIALECTS = (
     linalg.Linalg,
     scf.Scf,
     cf.Cf,
+    tensor.Tensor,
     affine.Affine,
     TJ,
 )

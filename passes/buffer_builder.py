@@ -8,7 +8,12 @@ registered for each op type (`bufferize_*.py`) to emit its buffer form. Handlers
   argument if it is returned, else a fresh `memref.alloc` freed before returning);
   `sizes` gives one index value per dynamic (`?`) dim of the result;
 * `generic(...)`: a `linalg.generic` on buffers with a body built by a callback;
-* `dim(buffer, i)`: the size of dim `i` of a buffer as an index value.
+* `dim(buffer, i)`: the size of dim `i` of a buffer as an index value;
+* `bufferize_block(old, new, finish)`: bufferize a nested region's block (`scf.if`
+  branches, `scf.while` regions); temporaries allocated in it are freed at its end.
+
+Small buffers of static shape live on the stack (`memref.alloca`, which the code
+generator hoists to the function's entry), so scalar loop state costs no malloc.
 """
 
 from __future__ import annotations
@@ -40,6 +45,18 @@ REDUCTION = IteratorTypeAttr.reduction()
 
 # body(builder, input scalars, output scalars) -> values to yield
 BodyBuilder = Callable[[Builder, Sequence[SSAValue], Sequence[SSAValue]], Sequence[SSAValue]]
+
+
+# Static buffers up to this size live on the stack instead of the heap.
+STACK_BYTES = 256
+
+
+def _byte_size(buffer_type: MemRefType) -> int:
+    count = 1
+    for d in buffer_type.get_shape():
+        count *= d
+    width = getattr(buffer_type.element_type, "bitwidth", 64)
+    return count * max(1, width // 8)
 
 
 def memref_type(ttype: Attribute) -> MemRefType:
@@ -87,16 +104,42 @@ class FunctionBufferizer:
         self.values: dict[SSAValue, SSAValue] = dict(
             zip(function.body.block.args, args[: len(inputs)], strict=True)
         )
-        self.allocations: list[SSAValue] = []
+        self.allocations: list[SSAValue] = []  # heap temporaries of the current region
         self.builder = Builder(InsertPoint.at_end(self.new.body.block))
+        self.handlers: dict[type[Operation], Callable[..., None]] = {}
 
     def run(self, handlers: dict[type[Operation], Callable[..., None]]) -> func.FuncOp:
-        for op in self.old.body.block.ops:
-            handler = handlers.get(type(op))
-            if handler is None:
-                raise DiagnosticException(f"bufferize: no buffer form for {op.name}")
-            handler(self, op)
+        self.handlers = handlers
+        self.bufferize_ops(self.old.body.block)
         return self.new
+
+    def bufferize_ops(self, block: Block) -> None:
+        for op in block.ops:
+            self.bufferize_op(op)
+
+    def bufferize_op(self, op: Operation) -> None:
+        handler = self.handlers.get(type(op))
+        if handler is None:
+            raise DiagnosticException(f"bufferize: no buffer form for {op.name}")
+        handler(self, op)
+
+    def bufferize_block(
+        self, old: Block, new: Block, close: Callable[[Operation], Operation]
+    ) -> None:
+        """Bufferize a nested region's block `old` into `new`.
+
+        `close(old_terminator)` emits the region's closing copies and returns the new
+        terminator, which is inserted after the region's temporaries are freed."""
+        saved = self.builder, self.allocations
+        self.builder, self.allocations = Builder(InsertPoint.at_end(new)), []
+        *body, terminator = old.ops
+        for op in body:
+            self.bufferize_op(op)
+        end = close(terminator)
+        for buffer in self.allocations:
+            self.builder.insert(memref.DeallocOp.get(buffer))
+        self.builder.insert(end)
+        self.builder, self.allocations = saved
 
     # --- buffers -------------------------------------------------------------------
     def destination(self, result: SSAValue, sizes: Sequence[SSAValue] = ()) -> SSAValue:
@@ -109,6 +152,9 @@ class FunctionBufferizer:
             raise DiagnosticException(
                 f"bufferize: {dynamic} dynamic sizes needed for {result.type}, got {len(sizes)}"
             )
+        if dynamic == 0 and _byte_size(buffer_type) <= STACK_BYTES:
+            alloca = memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
+            return self.builder.insert(alloca).memref
         buffer = self.builder.insert(memref.AllocOp(list(sizes), [], buffer_type)).memref
         self.allocations.append(buffer)
         return buffer

@@ -21,6 +21,12 @@ def _inline():
     return InlinePass
 
 
+def _lower_control_flow():
+    from tracejit.passes.lower_control_flow import LowerControlFlowPass
+
+    return LowerControlFlowPass
+
+
 def _bufferize():
     from tracejit.passes.bufferize import BufferizePass
 
@@ -70,6 +76,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "cse": _cse,
     "dce": _dce,
     "inline": _inline,
+    "lower-control-flow": _lower_control_flow,
     "bufferize": _bufferize,
     "lower-to-loops": _lower_to_loops,
     "scf-to-cf": _scf_to_cf,
@@ -78,7 +85,14 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
 TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse")
-LOWERING_PIPELINE = ("bufferize", "lower-to-loops", "canonicalize", "scf-to-cf", "lower-asserts")
+LOWERING_PIPELINE = (
+    "lower-control-flow",
+    "bufferize",
+    "lower-to-loops",
+    "canonicalize",
+    "scf-to-cf",
+    "lower-asserts",
+)
 DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
 
 NAMED_PIPELINES: dict[str, tuple[str, ...]] = {

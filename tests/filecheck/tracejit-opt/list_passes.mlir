@@ -5,4 +5,4 @@
 // CHECK: cse
 // CHECK: lower-to-loops
 // CHECK: scf-to-cf
-// HELP: default pipeline: inline,canonicalize,cse,bufferize,lower-to-loops,canonicalize,scf-to-cf,lower-asserts
+// HELP: default pipeline: inline,canonicalize,cse,lower-control-flow,bufferize,lower-to-loops,canonicalize,scf-to-cf,lower-asserts

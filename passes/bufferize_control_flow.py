@@ -1,0 +1,98 @@
+"""Buffer forms of `scf.if`, `scf.while` and `tensor.extract` (used by `bufferize`).
+
+* `scf.if` with tensor results: the result buffers are allocated before the `if`;
+  each branch computes its values and copies them into the result buffers.
+* `scf.while` with tensor loop values: each loop value gets one state buffer; the
+  condition and the body read the state, the body computes the next values into
+  temporaries and copies them into the state at its end. The loop carries nothing
+  in SSA form; its results are the state buffers.
+* `tensor.extract` of a 0-d tensor (a predicate) is a `memref.load`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import memref, scf, tensor
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tracejit.passes.buffer_builder import FunctionBufferizer
+
+
+def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
+    indices = [bufferizer.values.get(i, i) for i in op.indices]
+    load = memref.LoadOp.get(bufferizer.values[op.tensor], indices)
+    bufferizer.values[op.result] = bufferizer.builder.insert(load).res
+
+
+def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
+    results = [bufferizer.destination(r) for r in op.output]
+    new = scf.IfOp(bufferizer.values[op.cond], [], Region(Block()), Region(Block()))
+    new.location = op.location
+    bufferizer.builder.insert(new)
+
+    def close(terminator: Operation) -> Operation:
+        assert isinstance(terminator, scf.YieldOp)
+        _copy_all(bufferizer, [bufferizer.values[v] for v in terminator.arguments], results)
+        return scf.YieldOp()
+
+    bufferizer.bufferize_block(op.true_region.block, new.true_region.block, close)
+    bufferizer.bufferize_block(op.false_region.block, new.false_region.block, close)
+    for result, buffer in zip(op.output, results, strict=True):
+        bufferizer.values[result] = buffer
+
+
+def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
+    state = [bufferizer.destination(r) for r in op.res]
+    _copy_all(bufferizer, [bufferizer.values[v] for v in op.arguments], state)
+    new = scf.WhileOp([], [], Region(Block()), Region(Block()))
+    new.location = op.location
+    bufferizer.builder.insert(new)
+    for arg, buffer in zip(op.before_region.block.args, state, strict=True):
+        bufferizer.values[arg] = buffer
+    for arg, buffer in zip(op.after_region.block.args, state, strict=True):
+        bufferizer.values[arg] = buffer
+
+    def close_condition(terminator: Operation) -> Operation:
+        assert isinstance(terminator, scf.ConditionOp)
+        forwarded = list(terminator.args)
+        if forwarded != list(op.before_region.block.args):
+            raise NotImplementedError("bufferize: scf.condition must forward the loop values")
+        return scf.ConditionOp(bufferizer.values[terminator.condition])
+
+    def close_body(terminator: Operation) -> Operation:
+        assert isinstance(terminator, scf.YieldOp)
+        _copy_all(bufferizer, [bufferizer.values[v] for v in terminator.arguments], state)
+        return scf.YieldOp()
+
+    bufferizer.bufferize_block(op.before_region.block, new.before_region.block, close_condition)
+    bufferizer.bufferize_block(op.after_region.block, new.after_region.block, close_body)
+    for result, buffer in zip(op.res, state, strict=True):
+        bufferizer.values[result] = buffer
+
+
+def _copy_all(
+    bufferizer: FunctionBufferizer, sources: Sequence[SSAValue], targets: Sequence[SSAValue]
+) -> None:
+    """targets[i] = sources[i] for all i at once: a source that is itself one of the
+    targets (a loop value passed to another position, `x, y = y, x`) is saved first."""
+    saved = []
+    for source, target in zip(sources, targets, strict=True):
+        if source is not target and source in targets:
+            temporary = bufferizer.builder.insert(
+                memref.AllocOp([], [], source.type)  # type: ignore[arg-type]
+            ).memref
+            bufferizer.allocations.append(temporary)
+            bufferizer.copy_into(source, temporary)
+            source = temporary
+        saved.append(source)
+    for source, target in zip(saved, targets, strict=True):
+        if source is not target:
+            bufferizer.copy_into(source, target)
+
+
+CONTROL_FLOW_HANDLERS = {
+    tensor.ExtractOp: lower_extract,
+    scf.IfOp: lower_if,
+    scf.WhileOp: lower_while,
+}
