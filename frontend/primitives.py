@@ -10,14 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import emit
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dtypes import tensor_type
 from tracejit.ir.elementwise import CastOp, ElementwiseBinaryOp, ElementwiseUnaryOp
-from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.matmul import MatmulOp, matmul_shape
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
 
@@ -56,16 +56,20 @@ def binary(op_type: type[ElementwiseBinaryOp], x: Tensor, y: Tensor) -> Tensor:
 
 
 def reduce(kind: str, x: Tensor, axes: Sequence[int]) -> Tensor:
-    """Reduce `x` over the (normalised, non-negative) `axes`, dropping them."""
+    """Reduce `x` over the (normalised, non-negative) `axes`, dropping them; argmax and
+    argmin give int64 indices into the reduced axes flattened in row-major order."""
     axes = sorted(set(axes))
     shape = [s for i, s in enumerate(x.shape) if i not in axes]
-    return Tensor(emit(ReduceOp(kind, x.value, axes, tensor_type(shape, x.dtype))).result)
+    dtype = np.dtype(np.int64) if kind in ReduceOp.INDEX_KINDS else x.dtype
+    return Tensor(emit(ReduceOp(kind, x.value, axes, tensor_type(shape, dtype))).result)
 
 
 def matmul(x: Tensor, y: Tensor) -> Tensor:
-    """2-D `x @ y` of one dtype."""
-    shape = (x.shape[0], y.shape[1])
-    return Tensor(emit(MatmulOp(x.value, y.value, tensor_type(shape, x.dtype))).result)
+    """`np.matmul(x, y)` of one dtype (1-D, 2-D or batched; shapes checked by the caller)."""
+    shape = matmul_shape(result_type(x).get_shape(), result_type(y).get_shape())
+    assert shape is not None, (x.shape, y.shape)
+    dims = [None if d == DYNAMIC_INDEX else d for d in shape]
+    return Tensor(emit(MatmulOp(x.value, y.value, tensor_type(dims, x.dtype))).result)
 
 
 def result_type(x: Tensor) -> TensorType:
@@ -79,3 +83,80 @@ def assert_true(condition: Tensor, message: str) -> None:
     from tracejit.ir.effects import AssertOp
 
     emit(AssertOp(condition.value, message))
+
+
+# --- shape and indexing ops (static shapes; see ir/shape_ops.py, ir/indexing.py) ---------
+def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
+    """Row-major reshape to a shape of the same size; no op when the shape matches."""
+    from tracejit.ir.shape_ops import ReshapeOp
+
+    if x.shape == tuple(shape):
+        return x
+    return Tensor(emit(ReshapeOp(x.value, tensor_type(shape, x.dtype))).result)
+
+
+def transpose(x: Tensor, permutation: Sequence[int]) -> Tensor:
+    """Result dim j is `x`'s dim `permutation[j]`; no op for the identity."""
+    from tracejit.ir.shape_ops import TransposeOp
+
+    if tuple(permutation) == tuple(range(x.ndim)):
+        return x
+    shape = [x.shape[p] for p in permutation]
+    return Tensor(emit(TransposeOp(x.value, permutation, tensor_type(shape, x.dtype))).result)
+
+
+def strided_slice(
+    x: Tensor, start: Sequence[int], step: Sequence[int], counts: Sequence[int]
+) -> Tensor:
+    """`counts[i]` elements of dim i from `start[i]` by `step[i]` (which may be negative)."""
+    from tracejit.ir.shape_ops import SliceOp
+
+    whole = all(a == 0 and s == 1 for a, s in zip(start, step, strict=True))
+    if whole and tuple(counts) == x.shape:
+        return x
+    op = SliceOp(x.value, start, step, tensor_type(counts, x.dtype))
+    return Tensor(emit(op).result)
+
+
+def concat(xs: Sequence[Tensor], axis: int) -> Tensor:
+    """Tensors of one dtype and rank joined along `axis`."""
+    from tracejit.ir.shape_ops import ConcatOp
+
+    if len(xs) == 1:
+        return xs[0]
+    shape = list(xs[0].shape)
+    shape[axis] = sum(x.shape[axis] for x in xs)  # type: ignore[misc]
+    op = ConcatOp([x.value for x in xs], axis, tensor_type(shape, xs[0].dtype))
+    return Tensor(emit(op).result)
+
+
+def pad(x: Tensor, value: Tensor, low: Sequence[int], high: Sequence[int]) -> Tensor:
+    """`x` surrounded by copies of the 0-d `value` (same dtype)."""
+    from tracejit.ir.shape_ops import PadOp
+
+    shape = [lo + n + hi for lo, n, hi in zip(low, x.shape, high, strict=True)]  # type: ignore[operator]
+    return Tensor(emit(PadOp(x.value, value.value, low, high, tensor_type(shape, x.dtype))).result)
+
+
+def gather(x: Tensor, indices: Tensor, axis: int, message: str) -> Tensor:
+    """`np.take(x, indices, axis)`; a run-time index out of range fails with `message`."""
+    from tracejit.ir.indexing import GatherOp, gather_shape
+
+    shape = gather_shape(x.shape, indices.shape, axis)  # type: ignore[arg-type]
+    op = GatherOp(x.value, indices.value, axis, message, tensor_type(shape, x.dtype))
+    return Tensor(emit(op).result)
+
+
+# --- comparisons and select (ir/compare.py, ir/select.py) --------------------------------
+def compare(predicate: str, x: Tensor, y: Tensor) -> Tensor:
+    """`x <predicate> y` (eq, ne, lt, le, gt, ge) of one dtype and shape, as a bool tensor."""
+    from tracejit.ir.compare import CompareOp
+
+    return Tensor(emit(CompareOp(predicate, x.value, y.value)).result)
+
+
+def select(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
+    """`np.where(condition, x, y)` on a bool condition and x, y of one dtype, one shape."""
+    from tracejit.ir.select import SelectOp
+
+    return Tensor(emit(SelectOp(condition.value, x.value, y.value)).result)

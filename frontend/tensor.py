@@ -88,6 +88,42 @@ class Tensor:
 
         return call_function(func, args, kwargs)
 
+    # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
+    def __getitem__(self, key: Any) -> Tensor:
+        from tracejit.frontend.numpy_api.indexing import getitem
+
+        return getitem(self, key)
+
+    @property
+    def T(self) -> Tensor:
+        return np.transpose(self)
+
+    def reshape(self, *shape: Any, order: str = "C") -> Tensor:
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+
+    def transpose(self, *axes: Any) -> Tensor:
+        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list)):
+            axes = axes[0]
+        return np.transpose(self, axes or None)
+
+    def ravel(self, order: str = "C") -> Tensor:
+        return np.ravel(self, order=order)
+
+    def flatten(self, order: str = "C") -> Tensor:
+        return np.ravel(self, order=order)
+
+    def squeeze(self, axis: Any = None) -> Tensor:
+        return np.squeeze(self, axis=axis)
+
+    def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
+        return np.swapaxes(self, axis1, axis2)
+
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
+        return np.take(self, indices, axis=axis, out=out, mode=mode)
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
+        return np.repeat(self, repeats, axis=axis)
+
     # --- operators (staged through the same NumPy entry points) ---------------------
     def __add__(self, other):
         return np.add(self, other)
@@ -129,31 +165,121 @@ class Tensor:
         return np.negative(self)
 
     def __pos__(self):
-        return self
+        return np.positive(self)
 
     def __abs__(self):
         return np.absolute(self)
 
+    def __floordiv__(self, other):
+        return np.floor_divide(self, other)
+
+    def __rfloordiv__(self, other):
+        return np.floor_divide(other, self)
+
+    def __mod__(self, other):
+        return np.remainder(self, other)
+
+    def __rmod__(self, other):
+        return np.remainder(other, self)
+
+    def __invert__(self):
+        return np.invert(self)
+
+    def __and__(self, other):
+        return np.bitwise_and(self, other)
+
+    def __rand__(self, other):
+        return np.bitwise_and(other, self)
+
+    def __or__(self, other):
+        return np.bitwise_or(self, other)
+
+    def __ror__(self, other):
+        return np.bitwise_or(other, self)
+
+    def __xor__(self, other):
+        return np.bitwise_xor(self, other)
+
+    def __rxor__(self, other):
+        return np.bitwise_xor(other, self)
+
+    def __lshift__(self, other):
+        return np.left_shift(self, other)
+
+    def __rlshift__(self, other):
+        return np.left_shift(other, self)
+
+    def __rshift__(self, other):
+        return np.right_shift(self, other)
+
+    def __rrshift__(self, other):
+        return np.right_shift(other, self)
+
+    # Comparisons are staged too (so `__hash__` is kept as identity above).
+    def __eq__(self, other):  # type: ignore[override]
+        return np.equal(self, other)
+
+    def __ne__(self, other):  # type: ignore[override]
+        return np.not_equal(self, other)
+
+    def __lt__(self, other):
+        return np.less(self, other)
+
+    def __le__(self, other):
+        return np.less_equal(self, other)
+
+    def __gt__(self, other):
+        return np.greater(self, other)
+
+    def __ge__(self, other):
+        return np.greater_equal(self, other)
+
     # --- ndarray methods -----------------------------------------------------------
-    def astype(self, dtype: Any) -> Tensor:
-        from tracejit.frontend import primitives
+    def astype(self, dtype: Any, order: Any = "K", casting: Any = "unsafe", subok: Any = True,
+               copy: Any = True) -> Tensor:
+        from tracejit.frontend.numpy_api.elementwise import stage_astype
 
-        return primitives.cast(self, np.dtype(dtype))
+        return stage_astype(self, dtype)
 
-    def sum(self, axis=None, dtype=None, keepdims=False):
-        return np.sum(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def clip(self, min=None, max=None, out=None, **kwargs):
+        return np.clip(self, min, max, out, **kwargs)
 
-    def prod(self, axis=None, dtype=None, keepdims=False):
-        return np.prod(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def round(self, decimals=0, out=None):
+        return np.round(self, decimals, out)
 
-    def max(self, axis=None, keepdims=False):
-        return np.max(self, axis=axis, keepdims=keepdims)
+    # Reductions take NumPy's positional order (`out` is rejected by the NumPy function).
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.sum(self, axis, dtype, out, keepdims=keepdims, **kwargs)
 
-    def min(self, axis=None, keepdims=False):
-        return np.min(self, axis=axis, keepdims=keepdims)
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.prod(self, axis, dtype, out, keepdims=keepdims, **kwargs)
 
-    def mean(self, axis=None, dtype=None, keepdims=False):
-        return np.mean(self, axis=axis, dtype=dtype, keepdims=keepdims)
+    def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.max(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.min(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.mean(self, axis, dtype, out, keepdims=keepdims, **kwargs)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        return np.var(self, axis, dtype, out, ddof=ddof, keepdims=keepdims, **kwargs)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        return np.std(self, axis, dtype, out, ddof=ddof, keepdims=keepdims, **kwargs)
+
+    def any(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.any(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def all(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.all(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return np.argmax(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return np.argmin(self, axis, out, keepdims=keepdims)
 
     def dot(self, other):
         return np.dot(self, other)

@@ -9,10 +9,12 @@ from xdsl.ir import Dialect
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.effects import AssertOp
-from tracejit.ir.elementwise import BINARY_OPS, UNARY_OPS, CastOp
+from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
+from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shape_ops import SHAPE_OPS
+from tracejit.ir.state import STATE_OPS, STATE_TYPES
 
 TJ = Dialect(
     "tj",
@@ -20,14 +22,16 @@ TJ = Dialect(
         ConstantOp,
         *UNARY_OPS,
         *BINARY_OPS,
-        CastOp,
-        BroadcastInDimOp,
+        *OTHER_ELEMENTWISE_OPS,
+        *SHAPE_OPS,
+        GatherOp,
         ReduceOp,
         MatmulOp,
         AssertOp,
         *CONTROL_FLOW_OPS,
+        *STATE_OPS,
     ],
-    [],
+    [*STATE_TYPES],
     [TjConstantMaterialization()],
 )
 

@@ -1,21 +1,26 @@
 """`tj.reduce`: combine a tensor's elements over some axes.
 
-    %s = tj.reduce sum %x, axes = [0] : tensor<4x3xf32> to tensor<3xf32>
+    %s = tj.reduce "sum" %x, axes = [0] : tensor<4x3xf32> to tensor<3xf32>
+    %i = tj.reduce "argmax" %x, axes = [0, 1] : tensor<4x3xf32> to tensor<i64>
+    %a = tj.reduce "any" %b, axes = [1] : tensor<4x3xi1> to tensor<4xi1>
 
 The reduced axes are removed from the result (NumPy's `keepdims=True` is a reshape
-after it). The element type is kept: tracing casts first where NumPy widens
-(`np.sum` of int32 is int64).
+after it). `sum`, `prod`, `max` and `min` keep the element type (tracing casts first
+where NumPy widens: `np.sum` of int32 is int64) and are not defined on bool; `any` and
+`all` reduce bool tensors; `argmax` and `argmin` give the i64 position of the first
+extreme element (the first NaN, if any) among the reduced axes flattened in row-major
+order, so `axes = [0, 1]` of a 2-D tensor is NumPy's `axis=None`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType, i1, i64
 from xdsl.interfaces import HasFolderInterface
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
@@ -31,17 +36,43 @@ from tracejit.ir.dtypes import is_bool
 from tracejit.ir.folding import fold_with_numpy
 
 
+def _flat_arg(numpy_arg: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """argmax/argmin over several axes: move them last, flatten them, take the arg."""
+
+    def evaluate(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
+        kept = [d for d in range(x.ndim) if d not in axis]
+        moved = np.transpose(x, kept + list(axis))
+        flat = moved.reshape(*moved.shape[: len(kept)], -1)
+        return numpy_arg(flat, axis=-1).astype(np.int64)
+
+    return evaluate
+
+
+def _keep_type(numpy_reduce: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """sum/prod accumulate in the input dtype (tracing already cast where NumPy widens)."""
+    return lambda x, axis: numpy_reduce(x, axis=axis, dtype=x.dtype)
+
+
 @irdl_op_definition
 class ReduceOp(IRDLOperation, HasFolderInterface):
-    """Reduce `input` over `axes` with the combiner `kind` (sum, prod, max, min)."""
+    """Reduce `input` over `axes` with the combiner `kind` (see the module docstring)."""
 
     name = "tj.reduce"
-    KINDS: ClassVar[dict[str, object]] = {
-        "sum": np.sum,
-        "prod": np.prod,
-        "max": np.max,
-        "min": np.min,
+    # kind -> its NumPy meaning, evaluate(x, axis=tuple) (the constant folder and the reference)
+    KINDS: ClassVar[dict[str, Callable[..., np.ndarray]]] = {
+        "sum": _keep_type(np.sum),
+        "prod": _keep_type(np.prod),
+        "max": lambda x, axis: np.max(x, axis=axis),
+        "min": lambda x, axis: np.min(x, axis=axis),
+        "any": lambda x, axis: np.any(x, axis=axis),
+        "all": lambda x, axis: np.all(x, axis=axis),
+        "argmax": _flat_arg(np.argmax),
+        "argmin": _flat_arg(np.argmin),
     }
+    BOOL_KINDS: ClassVar[frozenset[str]] = frozenset({"any", "all"})
+    INDEX_KINDS: ClassVar[frozenset[str]] = frozenset({"argmax", "argmin"})
+    # NumPy raises on these over a zero-size axis: there is no identity to start from
+    NO_IDENTITY: ClassVar[frozenset[str]] = frozenset({"max", "min", "argmax", "argmin"})
     kind = prop_def(StringAttr)
     input = operand_def(TensorType)
     axes = prop_def(DenseArrayBase.constr(i64))
@@ -67,24 +98,33 @@ class ReduceOp(IRDLOperation, HasFolderInterface):
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(target, TensorType)
-        if self.kind.data not in self.KINDS:
-            raise VerifyException(f"unknown reduction kind '{self.kind.data}'")
+        kind = self.kind.data
+        if kind not in self.KINDS:
+            raise VerifyException(f"unknown reduction kind '{kind}'")
         axes = self.get_axes()
         if list(axes) != sorted(set(axes)) or any(not 0 <= a < source.get_num_dims() for a in axes):
             raise VerifyException(f"tj.reduce axes {list(axes)} must be increasing and in range")
         kept = [s for i, s in enumerate(source.get_shape()) if i not in axes]
         if list(target.get_shape()) != kept:
             raise VerifyException(f"tj.reduce result shape must be {kept}")
-        if source.get_element_type() != target.get_element_type():
-            raise VerifyException("tj.reduce must keep the element type")
-        if is_bool(source.get_element_type()):
-            raise VerifyException("tj.reduce is not defined on bool tensors")
+        if kind in self.NO_IDENTITY and any(source.get_shape()[a] == 0 for a in axes):
+            raise VerifyException(f"tj.reduce {kind} over a zero-size axis has no result")
+        self._verify_element_types(source.get_element_type(), target.get_element_type())
+
+    def _verify_element_types(self, source: Attribute, target: Attribute) -> None:
+        kind = self.kind.data
+        if kind in self.BOOL_KINDS:
+            if source != i1 or target != i1:
+                raise VerifyException(f"tj.reduce {kind} reduces i1 tensors to i1")
+            return
+        if is_bool(source):
+            raise VerifyException(f"tj.reduce {kind} is not defined on bool tensors")
+        expected = i64 if kind in self.INDEX_KINDS else source
+        if target != expected:
+            raise VerifyException(f"tj.reduce {kind} result element type must be {expected}")
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
-        reduce = self.KINDS[self.kind.data]
-        return reduce(
-            x, axis=self.get_axes(), dtype=None if self.kind.data in ("max", "min") else x.dtype
-        )  # type: ignore[operator]
+        return self.KINDS[self.kind.data](x, axis=self.get_axes())
 
     def fold(self):
         return fold_with_numpy(self, self.evaluate)

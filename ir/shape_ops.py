@@ -1,6 +1,11 @@
-"""Shape-changing `tj` ops.
+"""Shape-changing `tj` ops: each moves elements around without computing on them.
 
 %b = tj.broadcast_in_dim %x, dims = [1] : tensor<3xf32> to tensor<4x3xf32>
+%r = tj.reshape %x : tensor<2x3xf32> to tensor<6xf32>
+%t = tj.transpose %x, permutation = [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
+%s = tj.slice %x, start = [1, 2], step = [1, -1] : tensor<2x3xf32> to tensor<1x3xf32>
+%c = tj.concat axis = 0, %x, %y : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+%p = tj.pad %x, %v, low = [1, 0], high = [0, 2] : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
 """
 
 from __future__ import annotations
@@ -8,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import DenseArrayBase, TensorType, i64
+from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -18,6 +23,7 @@ from xdsl.irdl import (
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
@@ -83,3 +89,307 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
         if self.operand.type == self.result.type:  # broadcast to the same shape is a no-op
             return (self.operand,)
         return fold_with_numpy(self, self.evaluate)
+
+
+def _array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def _types(op: IRDLOperation) -> tuple[TensorType, TensorType]:
+    """The (first operand, result) tensor types of a shape op."""
+    source, target = op.operands[0].type, op.results[0].type
+    assert isinstance(source, TensorType) and isinstance(target, TensorType)
+    if source.get_element_type() != target.get_element_type():
+        raise VerifyException(f"{op.name} must keep the element type")
+    return source, target
+
+
+def _check_static(op: IRDLOperation, *types: TensorType) -> None:
+    if any(not t.has_static_shape() for t in types):
+        raise VerifyException(f"{op.name} on dynamic shapes is not supported yet")
+
+
+@irdl_op_definition
+class ReshapeOp(IRDLOperation, HasFolderInterface):
+    """The same elements in row-major order, with another shape (`np.reshape`).
+
+    %r = tj.reshape %x : tensor<2x3xf32> to tensor<3x2xf32>
+    """
+
+    name = "tj.reshape"
+    operand = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$operand attr-dict `:` type($operand) `to` type($result)"
+
+    def __init__(self, operand: SSAValue, result_type: TensorType):
+        super().__init__(operands=[operand], result_types=[result_type])
+
+    def verify_(self) -> None:
+        source, target = _types(self)
+        _check_static(self, source, target)
+        if source.element_count() != target.element_count():
+            raise VerifyException(
+                f"tj.reshape cannot reshape {source.element_count()} elements "
+                f"into {target.element_count()}"
+            )
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        assert isinstance(self.result.type, TensorType)
+        return x.reshape(self.result.type.get_shape())
+
+    def fold(self):
+        # reshape(x) to x's own shape = x
+        if self.operand.type == self.result.type:
+            return (self.operand,)
+        return fold_with_numpy(self, self.evaluate)
+
+
+@irdl_op_definition
+class TransposeOp(IRDLOperation, HasFolderInterface):
+    """Permute the dims: result dim `j` is operand dim `permutation[j]` (`np.transpose`).
+
+    %t = tj.transpose %x, permutation = [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
+    """
+
+    name = "tj.transpose"
+    operand = operand_def(TensorType)
+    permutation = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$operand `,` `permutation` `=` $permutation attr-dict "
+        "`:` type($operand) `to` type($result)"
+    )
+
+    def __init__(self, operand: SSAValue, permutation: Sequence[int], result_type: TensorType):
+        super().__init__(
+            operands=[operand],
+            result_types=[result_type],
+            properties={"permutation": _array(permutation)},
+        )
+
+    def get_permutation(self) -> tuple[int, ...]:
+        return tuple(self.permutation.get_values())
+
+    def verify_(self) -> None:
+        source, target = _types(self)
+        perm = self.get_permutation()
+        if sorted(perm) != list(range(source.get_num_dims())):
+            raise VerifyException(f"tj.transpose permutation {list(perm)} is not a permutation")
+        expected = [source.get_shape()[p] for p in perm]
+        if list(target.get_shape()) != expected:
+            raise VerifyException(f"tj.transpose result shape must be {expected}")
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        return np.transpose(x, self.get_permutation())
+
+    def fold(self):
+        # transpose(x, identity) = x
+        if self.get_permutation() == tuple(range(len(self.get_permutation()))):
+            return (self.operand,)
+        return fold_with_numpy(self, self.evaluate)
+
+
+@irdl_op_definition
+class SliceOp(IRDLOperation, HasFolderInterface):
+    """Strided window: `result[i, ...] = operand[start[0] + i * step[0], ...]`.
+
+    The result shape gives the count along each dim; steps may be negative
+    (`x[::-1]` is start = n - 1, step = -1), never zero.
+
+    %s = tj.slice %x, start = [0, 4], step = [2, -1] : tensor<4x5xf32> to tensor<2x5xf32>
+    """
+
+    name = "tj.slice"
+    operand = operand_def(TensorType)
+    start = prop_def(DenseArrayBase.constr(i64))
+    step = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$operand `,` `start` `=` $start `,` `step` `=` $step attr-dict "
+        "`:` type($operand) `to` type($result)"
+    )
+
+    def __init__(
+        self,
+        operand: SSAValue,
+        start: Sequence[int],
+        step: Sequence[int],
+        result_type: TensorType,
+    ):
+        super().__init__(
+            operands=[operand],
+            result_types=[result_type],
+            properties={"start": _array(start), "step": _array(step)},
+        )
+
+    def get_start(self) -> tuple[int, ...]:
+        return tuple(self.start.get_values())
+
+    def get_step(self) -> tuple[int, ...]:
+        return tuple(self.step.get_values())
+
+    def verify_(self) -> None:
+        source, target = _types(self)
+        _check_static(self, source, target)
+        rank = source.get_num_dims()
+        start, step = self.get_start(), self.get_step()
+        if len(start) != rank or len(step) != rank or target.get_num_dims() != rank:
+            raise VerifyException("tj.slice needs one start and one step per operand dim")
+        for size, count, first, stride in zip(
+            source.get_shape(), target.get_shape(), start, step, strict=True
+        ):
+            last = first + (count - 1) * stride
+            if stride == 0 or (count > 0 and not (0 <= first < size and 0 <= last < size)):
+                raise VerifyException(
+                    f"tj.slice of {count} elements from {first} by {stride} "
+                    f"leaves a dim of size {size}"
+                )
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        assert isinstance(self.result.type, TensorType)
+        counts = self.result.type.get_shape()
+        ranges = [
+            first + stride * np.arange(count, dtype=np.int64)
+            for first, stride, count in zip(self.get_start(), self.get_step(), counts, strict=True)
+        ]
+        return x[np.ix_(*ranges)] if ranges else x
+
+    def fold(self):
+        # a slice taking every element in order is the operand itself
+        rank = len(self.get_start())
+        whole = self.get_start() == (0,) * rank and self.get_step() == (1,) * rank
+        if whole and self.operand.type == self.result.type:
+            return (self.operand,)
+        return fold_with_numpy(self, self.evaluate)
+
+
+@irdl_op_definition
+class ConcatOp(IRDLOperation, HasFolderInterface):
+    """Join tensors of one rank and element type along `axis` (`np.concatenate`).
+
+    %c = tj.concat axis = 0, %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+    """
+
+    name = "tj.concat"
+    inputs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "`axis` `=` $axis `,` $inputs attr-dict `:` `(` type($inputs) `)` `->` type($result)"
+    )
+
+    def __init__(self, inputs: Sequence[SSAValue], axis: int, result_type: TensorType):
+        super().__init__(
+            operands=[list(inputs)],
+            result_types=[result_type],
+            properties={"axis": IntegerAttr(axis, i64)},
+        )
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            raise VerifyException("tj.concat needs at least one input")
+        source, target = _types(self)
+        axis, rank = self.axis.value.data, target.get_num_dims()
+        if not 0 <= axis < rank:
+            raise VerifyException(f"tj.concat axis {axis} out of range for rank {rank}")
+        expected = list(target.get_shape())
+        expected[axis] = 0
+        for value in self.inputs:
+            ttype = value.type
+            assert isinstance(ttype, TensorType)
+            _check_static(self, ttype)
+            if ttype.get_element_type() != source.get_element_type():
+                raise VerifyException("tj.concat inputs must share an element type")
+            shape = list(ttype.get_shape())
+            if len(shape) != rank:
+                raise VerifyException("tj.concat inputs must have the result's rank")
+            expected[axis] += shape[axis]
+            shape[axis] = expected[axis]
+            if shape != expected:
+                raise VerifyException(f"tj.concat input shape {ttype.get_shape()} does not fit")
+        if expected != list(target.get_shape()):
+            raise VerifyException(f"tj.concat result shape must be {expected}")
+
+    def evaluate(self, *xs: np.ndarray) -> np.ndarray:
+        return np.concatenate(xs, axis=self.axis.value.data)
+
+    def fold(self):
+        # concat of one tensor = that tensor
+        if len(self.inputs) == 1:
+            return (self.inputs[0],)
+        return fold_with_numpy(self, self.evaluate)
+
+
+@irdl_op_definition
+class PadOp(IRDLOperation, HasFolderInterface):
+    """Surround `operand` with `low[i]` / `high[i]` copies of the 0-d `value` along dim `i`
+    (`np.pad` in constant mode).
+
+    %p = tj.pad %x, %v, low = [1, 0], high = [0, 2]
+           : (tensor<2x3xf32>, tensor<f32>) -> tensor<3x5xf32>
+    """
+
+    name = "tj.pad"
+    operand = operand_def(TensorType)
+    value = operand_def(TensorType)
+    low = prop_def(DenseArrayBase.constr(i64))
+    high = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$operand `,` $value `,` `low` `=` $low `,` `high` `=` $high attr-dict "
+        "`:` `(` type($operand) `,` type($value) `)` `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        operand: SSAValue,
+        value: SSAValue,
+        low: Sequence[int],
+        high: Sequence[int],
+        result_type: TensorType,
+    ):
+        super().__init__(
+            operands=[operand, value],
+            result_types=[result_type],
+            properties={"low": _array(low), "high": _array(high)},
+        )
+
+    def get_low(self) -> tuple[int, ...]:
+        return tuple(self.low.get_values())
+
+    def get_high(self) -> tuple[int, ...]:
+        return tuple(self.high.get_values())
+
+    def verify_(self) -> None:
+        source, target = _types(self)
+        _check_static(self, source, target)
+        value = self.value.type
+        assert isinstance(value, TensorType)
+        if value.get_shape() != () or value.get_element_type() != source.get_element_type():
+            raise VerifyException("tj.pad value must be a 0-d tensor of the operand's type")
+        low, high = self.get_low(), self.get_high()
+        if len(low) != source.get_num_dims() or len(high) != source.get_num_dims():
+            raise VerifyException("tj.pad needs one low and one high width per dim")
+        if any(w < 0 for w in (*low, *high)):
+            raise VerifyException("tj.pad widths must be non-negative")
+        expected = [lo + n + hi for lo, n, hi in zip(low, source.get_shape(), high, strict=True)]
+        if list(target.get_shape()) != expected:
+            raise VerifyException(f"tj.pad result shape must be {expected}")
+
+    def evaluate(self, x: np.ndarray, value: np.ndarray) -> np.ndarray:
+        widths = list(zip(self.get_low(), self.get_high(), strict=True))
+        return np.pad(x, widths, mode="constant", constant_values=value[()])
+
+    def fold(self):
+        if self.operand.type == self.result.type:  # no padding at all
+            return (self.operand,)
+        return fold_with_numpy(self, self.evaluate)
+
+
+# Every shape op, for the dialect's op list.
+SHAPE_OPS = [BroadcastInDimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp]

@@ -31,12 +31,16 @@ from xdsl.passes import ModulePass
 from tracejit.passes.buffer_builder import FunctionBufferizer
 from tracejit.passes.bufferize_control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize_elementwise import ELEMENTWISE_HANDLERS
+from tracejit.passes.bufferize_shapes import SHAPE_HANDLERS
+from tracejit.passes.bufferize_state import STATE_HANDLERS
 from tracejit.passes.bufferize_structured import STRUCTURED_HANDLERS
 
 HANDLERS: dict[type[Operation], Callable[..., None]] = {
     **ELEMENTWISE_HANDLERS,
     **STRUCTURED_HANDLERS,
     **CONTROL_FLOW_HANDLERS,
+    **STATE_HANDLERS,
+    **SHAPE_HANDLERS,
     func.ReturnOp: FunctionBufferizer.finish,
 }
 

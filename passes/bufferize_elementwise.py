@@ -29,6 +29,23 @@ def lower_elementwise(bufferizer: FunctionBufferizer, op: ew.ElementwiseUnaryOp)
     )
 
 
+def lower_compare(bufferizer: FunctionBufferizer, op: ew.CompareOp) -> None:
+    element, predicate = element_of(op.lhs), op.predicate.data
+    bufferizer.parallel_generic(
+        op,
+        [bufferizer.values[op.lhs], bufferizer.values[op.rhs]],
+        lambda b, ins, outs: [scalar.emit_compare(b, predicate, ins[0], ins[1], element)],
+    )
+
+
+def lower_select(bufferizer: FunctionBufferizer, op: ew.SelectOp) -> None:
+    bufferizer.parallel_generic(
+        op,
+        [bufferizer.values[v] for v in op.operands],
+        lambda b, ins, outs: [scalar.emit_select(b, *ins)],
+    )
+
+
 def lower_cast(bufferizer: FunctionBufferizer, op: ew.CastOp) -> None:
     source, target = element_of(op.input), element_of(op.result)
     bufferizer.parallel_generic(
@@ -92,6 +109,8 @@ def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
 ELEMENTWISE_HANDLERS = {
     **{op_type: lower_elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
     ew.CastOp: lower_cast,
+    ew.CompareOp: lower_compare,
+    ew.SelectOp: lower_select,
     ConstantOp: lower_constant,
     AssertOp: lower_assert,
 }

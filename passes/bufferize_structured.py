@@ -2,18 +2,33 @@
 
 Each becomes one `linalg.generic` whose indexing maps say which input element feeds
 which output element; reductions and matmul first fill their output with the
-reduction's identity and then accumulate into it.
+reduction's identity and then accumulate into it. argmax/argmin accumulate a pair
+(best value, its index) in one generic with two outputs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from math import prod
+
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import DYNAMIC_INDEX
-from xdsl.ir import SSAValue
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    i64,
+)
+from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import elementwise as ew
+from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -21,12 +36,15 @@ from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.buffer_builder import (
     PARALLEL,
     REDUCTION,
+    STACK_BYTES,
+    BodyBuilder,
     FunctionBufferizer,
     element_of,
     identity_map,
     projection_map,
     rank_of,
 )
+from tracejit.passes.scalar_semantics import signless
 
 
 def fill(bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, location) -> None:
@@ -65,55 +83,250 @@ def lower_broadcast(bufferizer: FunctionBufferizer, op: BroadcastInDimOp) -> Non
 
 
 def lower_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
+    """Fill the output with the identity, then combine every input element into it."""
     kind, axes = op.kind.data, op.get_axes()
+    if kind in ReduceOp.INDEX_KINDS:
+        lower_arg_reduce(bufferizer, op)
+        return
     element = element_of(op.result)
     source = bufferizer.values[op.input]
     rank = rank_of(op.input)
-    kept_dims = [d for d in range(rank) if d not in axes]
-    sizes = [
-        bufferizer.dim(source, d)
-        for d in kept_dims
-        if source.type.get_shape()[d] == DYNAMIC_INDEX  # type: ignore[attr-defined]
-    ]
-    output = bufferizer.destination(op.result, sizes)
+    output = bufferizer.destination(op.result, _kept_sizes(bufferizer, source, axes))
     fill(bufferizer, output, scalar.reduction_identity(kind, element), element, op.location)
     bufferizer.generic(
         [source],
         output,
-        [identity_map(rank), projection_map(rank, [AffineExpr.dimension(d) for d in kept_dims])],
-        [REDUCTION if d in axes else PARALLEL for d in range(rank)],
+        [identity_map(rank), _kept_map(rank, axes)],
+        _reduce_iterators(rank, axes),
         lambda b, ins, outs: [scalar.emit_combiner(b, kind, outs[0], ins[0], element)],
         op.location,
     )
     bufferizer.values[op.result] = output
 
 
-def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
-    """C[i, j] = sum_k A[i, k] * B[k, j] over a zero-filled C."""
-    element = element_of(op.result)
-    lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
-    sizes = [
-        bufferizer.dim(buffer, d)
-        for buffer, d in ((lhs, 0), (rhs, 1))
-        if buffer.type.get_shape()[d] == DYNAMIC_INDEX  # type: ignore[attr-defined]
-    ]
-    output = bufferizer.destination(op.result, sizes)
-    fill(bufferizer, output, 0, element, op.location)
-    i, j, k = (AffineExpr.dimension(d) for d in range(3))
+def lower_arg_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
+    """argmax/argmin: one generic with two outputs, the best value so far (a temporary
+    filled with max's/min's identity) and its flat index (the result, filled with 0)."""
+    kind, axes = op.kind.data, op.get_axes()
+    element = element_of(op.input)
+    source = bufferizer.values[op.input]
+    rank = rank_of(op.input)
+    sizes = _kept_sizes(bufferizer, source, axes)
+    indices = bufferizer.destination(op.result, sizes)
+    values = _temporary(bufferizer, op.result, signless(element), sizes)
+    value_kind = kind.removeprefix("arg")
+    identity = scalar.reduction_identity(value_kind, element)
+    fill(bufferizer, values, identity, element, op.location)
+    fill(bufferizer, indices, 0, i64, op.location)
 
     def body(b: Builder, ins, outs):
-        product = scalar.emit_scalar(b, ew.MulOp, ins, element)
-        return [scalar.emit_combiner(b, "sum", outs[0], product, element)]
+        index = _flat_index(b, source, axes)
+        take = _takes_new(b, value_kind, ins[0], outs[0], index, outs[1], element)
+        select_value = b.insert(arith.SelectOp(take, ins[0], outs[0])).result
+        select_index = b.insert(arith.SelectOp(take, index, outs[1])).result
+        return [select_value, select_index]
+
+    kept = _kept_map(rank, axes)
+    _multi_output_generic(
+        bufferizer,
+        [source],
+        [values, indices],
+        [identity_map(rank), kept, kept],
+        _reduce_iterators(rank, axes),
+        body,
+        op.location,
+    )
+    bufferizer.values[op.result] = indices
+
+
+def _takes_new(b: Builder, kind: str, x, best, index, best_index, element) -> SSAValue:
+    """Whether element `x` at `index` replaces (`best`, `best_index`): it is strictly
+    better, or equal and earlier, or the first NaN. Comparing indices makes the answer
+    NumPy's first extreme element whatever order the loops visit the elements in."""
+    earlier = b.insert(arith.CmpiOp(index, best_index, "slt")).result
+    if not is_float(element):
+        better_predicate = {"max": "gt", "min": "lt"}[kind]
+        prefix = "u" if is_unsigned(element) else "s"
+        better = b.insert(arith.CmpiOp(x, best, prefix + better_predicate)).result
+        equal = b.insert(arith.CmpiOp(x, best, "eq")).result
+        return _any_of(b, better, _all_of(b, equal, earlier))
+    better = b.insert(arith.CmpfOp(x, best, {"max": "ogt", "min": "olt"}[kind])).result
+    equal = b.insert(arith.CmpfOp(x, best, "oeq")).result
+    x_nan = b.insert(arith.CmpfOp(x, x, "uno")).result
+    best_is_number = b.insert(arith.CmpfOp(best, best, "ord")).result
+    first_nan = _all_of(b, x_nan, _any_of(b, best_is_number, earlier))
+    return _any_of(b, better, _all_of(b, equal, earlier), first_nan)
+
+
+def _any_of(b: Builder, *conditions: SSAValue) -> SSAValue:
+    result = conditions[0]
+    for condition in conditions[1:]:
+        result = b.insert(arith.OrIOp(result, condition)).result
+    return result
+
+
+def _all_of(b: Builder, first: SSAValue, second: SSAValue) -> SSAValue:
+    return b.insert(arith.AndIOp(first, second)).result
+
+
+def _flat_index(b: Builder, source: SSAValue, axes: tuple[int, ...]) -> SSAValue:
+    """The row-major position among the reduced axes, as i64 (NumPy's flattened index)."""
+    flat = None
+    for axis in axes:
+        position = b.insert(IndexOp(axis)).result
+        if flat is None:
+            flat = position
+            continue
+        size = _dim_in_body(b, source, axis)
+        scaled = b.insert(arith.MuliOp(flat, size)).result
+        flat = b.insert(arith.AddiOp(scaled, position)).result
+    if flat is None:  # no reduced axes: every element is its own first
+        return scalar.constant(b, 0, i64)
+    return b.insert(arith.IndexCastOp(flat, i64)).result
+
+
+def _dim_in_body(b: Builder, buffer: SSAValue, axis: int) -> SSAValue:
+    size = buffer.type.get_shape()[axis]  # type: ignore[attr-defined]
+    if size == DYNAMIC_INDEX:
+        axis_value = b.insert(arith.ConstantOp(IntegerAttr(axis, IndexType()))).result
+        return b.insert(memref.DimOp(buffer, axis_value)).result
+    return b.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result
+
+
+def _kept_sizes(
+    bufferizer: FunctionBufferizer, source: SSAValue, axes: tuple[int, ...]
+) -> list[SSAValue]:
+    """The dynamic sizes of a reduction's result: the source's kept dynamic dims."""
+    shape = source.type.get_shape()  # type: ignore[attr-defined]
+    return [
+        bufferizer.dim(source, d)
+        for d in range(len(shape))
+        if d not in axes and shape[d] == DYNAMIC_INDEX
+    ]
+
+
+def _kept_map(rank: int, axes: tuple[int, ...]) -> AffineMapAttr:
+    return projection_map(rank, [AffineExpr.dimension(d) for d in range(rank) if d not in axes])
+
+
+def _reduce_iterators(rank: int, axes: tuple[int, ...]) -> list[Attribute]:
+    return [REDUCTION if d in axes else PARALLEL for d in range(rank)]
+
+
+def _temporary(
+    bufferizer: FunctionBufferizer, like: SSAValue, element: Attribute, sizes: list[SSAValue]
+) -> SSAValue:
+    """A scratch buffer shaped like tensor `like`, placed as `destination` places one:
+    small static buffers on the stack, others on the heap, freed with the temporaries."""
+    buffer_type = MemRefType(element, like.type.get_shape())  # type: ignore[attr-defined]
+    count = prod(buffer_type.get_shape())
+    if not sizes and count * element.bitwidth <= 8 * STACK_BYTES:  # type: ignore[attr-defined]
+        alloca = memref.AllocaOp.get(element, 64, buffer_type.get_shape())
+        return bufferizer.builder.insert(alloca).memref
+    buffer = bufferizer.builder.insert(memref.AllocOp(sizes, [], buffer_type)).memref
+    bufferizer.allocations.append(buffer)
+    return buffer
+
+
+def _multi_output_generic(
+    bufferizer: FunctionBufferizer,
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    maps: Sequence[AffineMapAttr],
+    iterators: Sequence[Attribute],
+    body: BodyBuilder,
+    location: Attribute,
+) -> None:
+    """`FunctionBufferizer.generic` with several outputs."""
+    element_types = [v.type.get_element_type() for v in (*inputs, *outputs)]  # type: ignore[attr-defined]
+    block = Block(arg_types=element_types)
+    body_builder = Builder(InsertPoint.at_end(block))
+    yielded = body(body_builder, block.args[: len(inputs)], block.args[len(inputs) :])
+    body_builder.insert(YieldOp(*yielded))
+    op = GenericOp(inputs, outputs, Region(block), maps, iterators)
+    op.location = location
+    bufferizer.builder.insert(op)
+
+
+def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
+    """C[b..., i, j] = sum_k A[b..., i, k] * B[b..., k, j] over a zero-filled C.
+
+    Loops: the result's dims (batch dims, then i if A is 2-D+, then j if B is 2-D+),
+    then k. A batch dim of size 1 broadcast against a larger one reads index 0; missing
+    leading batch dims are not read at all. On bool the product is `and`, the sum `or`.
+    """
+    element = element_of(op.result)
+    lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
+    lhs_shape, rhs_shape = op.lhs.type.get_shape(), op.rhs.type.get_shape()  # type: ignore[attr-defined]
+    out_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
+    fill(bufferizer, output, 0, element, op.location)
+    lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
+    loops = len(out_shape) + 1
+    combiner = "any" if is_bool(element) else "sum"
+
+    def body(b: Builder, ins, outs):
+        product = scalar.emit_scalar(b, ew.MulOp, ins, element)  # i1 multiply is `and`
+        return [scalar.emit_combiner(b, combiner, outs[0], product, element)]
 
     bufferizer.generic(
         [lhs, rhs],
         output,
-        [projection_map(3, [i, k]), projection_map(3, [k, j]), projection_map(3, [i, j])],
-        [PARALLEL, PARALLEL, REDUCTION],
+        [lhs_map, rhs_map, out_map],
+        [PARALLEL] * (loops - 1) + [REDUCTION],
         body,
         op.location,
     )
     bufferizer.values[op.result] = output
+
+
+def _matmul_maps(
+    lhs_shape: Sequence[int], rhs_shape: Sequence[int], out_shape: Sequence[int]
+) -> tuple[AffineMapAttr, AffineMapAttr, AffineMapAttr]:
+    loops = len(out_shape) + 1
+    dims = [AffineExpr.dimension(d) for d in range(loops)]
+    k = dims[-1]
+    batch = len(out_shape) - (len(lhs_shape) > 1) - (len(rhs_shape) > 1)
+    i = dims[batch : batch + 1] if len(lhs_shape) > 1 else []
+    j = dims[loops - 2 : loops - 1] if len(rhs_shape) > 1 else []
+    lhs = _batch_reads(lhs_shape[:-2], out_shape[:batch]) + i + [k]
+    rhs = _batch_reads(rhs_shape[:-2], out_shape[:batch]) + [k] + j
+    return (
+        projection_map(loops, lhs),
+        projection_map(loops, rhs),
+        projection_map(loops, dims[:-1]),
+    )
+
+
+def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list[AffineExpr]:
+    """Operand batch dims aligned right against the result's: a broadcast one reads 0."""
+    offset = len(out_batch) - len(operand_batch)
+    return [
+        AffineExpr.dimension(offset + p)
+        if size == out_batch[offset + p]
+        else AffineExpr.constant(0)
+        for p, size in enumerate(operand_batch)
+    ]
+
+
+def _matmul_sizes(
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: SSAValue, rhs: SSAValue
+) -> list[SSAValue]:
+    """Dynamic m comes from A, dynamic n from B; dynamic batch dims are not supported yet."""
+    out_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    lhs_rank, rhs_rank = rank_of(op.lhs), rank_of(op.rhs)
+    batch = len(out_shape) - (lhs_rank > 1) - (rhs_rank > 1)
+    if DYNAMIC_INDEX in out_shape[:batch]:
+        raise DiagnosticException(
+            "bufferize: tj.matmul with dynamic batch dims is not supported yet"
+        )
+    sources = [(lhs, lhs_rank - 2)] if lhs_rank > 1 else []
+    sources += [(rhs, rhs_rank - 1)] if rhs_rank > 1 else []
+    return [
+        bufferizer.dim(buffer, d)
+        for (buffer, d), size in zip(sources, out_shape[batch:], strict=True)
+        if size == DYNAMIC_INDEX
+    ]
 
 
 STRUCTURED_HANDLERS = {

@@ -3,4 +3,12 @@
 Importing this package registers every implementation.
 """
 
-from tracejit.frontend.numpy_api import elementwise, linalg, reductions  # noqa: F401
+from tracejit.frontend.numpy_api import (  # noqa: F401
+    creation,
+    einsum,
+    elementwise,
+    indexing,
+    linalg,
+    reductions,
+    shapes,
+)

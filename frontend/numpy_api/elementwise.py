@@ -1,65 +1,384 @@
-"""Element-wise NumPy ufuncs staged as `tj` element-wise ops.
+"""Element-wise NumPy: ufuncs (operators included), `np.where`, `np.clip`, `np.round`
+and `np.astype`, staged as `tj` element-wise ops.
 
-Each ufunc resolves its loop dtypes the way NumPy does, casts and broadcasts the
-operands, and emits one op. Adding a ufunc is one table entry here (plus its lowering).
+A ufunc call is staged in three steps:
+1. NumPy resolves the loop dtypes (`promotion.loop_dtypes`: NEP 50, weak Python scalars);
+2. the operands are converted to the loop's input dtypes and broadcast to one shape;
+3. the ufunc's rule in `UFUNC_RULES` emits the op(s) for that loop.
+
+A rule is one op, or a composition of ops where NumPy's function is one (`square` is
+`x * x`, `logical_and` is `&` on bools, `isnan` is `x != x`), or picks an op by the
+loop's element kind where NumPy does (`+` on bools is `|`, `floor` of an int is the int).
+Adding a ufunc is one entry in `UFUNC_RULES` (plus, for a new op, its scalar lowering in
+`passes/scalar_semantics.py`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tracejit.frontend import primitives
-from tracejit.frontend.numpy_api.promotion import as_tensor, broadcast_all, loop_dtypes
+from tracejit.frontend.numpy_api.promotion import (
+    as_tensor,
+    broadcast_all,
+    loop_dtypes,
+    weak_result_type,
+)
 from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 from tracejit.ir import elementwise as ew
+from tracejit.ir.folding import constant_value
+from tracejit.ir.shape_ops import BroadcastInDimOp
 
-UNARY_UFUNCS: dict[np.ufunc, type[ew.ElementwiseUnaryOp]] = {
-    np.negative: ew.NegOp,
-    np.absolute: ew.AbsOp,
-    np.exp: ew.ExpOp,
-    np.log: ew.LogOp,
-    np.tanh: ew.TanhOp,
-    np.sqrt: ew.SqrtOp,
+# A rule stages a ufunc on operands already converted to its loop dtypes and broadcast.
+Rule = Callable[..., Tensor]
+
+
+def op(op_type: type[ew.ElementwiseUnaryOp] | type[ew.ElementwiseBinaryOp]) -> Rule:
+    """The rule emitting `op_type` itself."""
+    if issubclass(op_type, ew.ElementwiseUnaryOp):
+        return lambda x: primitives.unary(op_type, x)
+    return lambda x, y: primitives.binary(op_type, x, y)
+
+
+def by_kind(default: Rule, *, bool: Rule | None = None, int: Rule | None = None) -> Rule:
+    """A rule choosing by the loop's element kind: bool, int (signed or unsigned), or default."""
+
+    def rule(*operands: Tensor) -> Tensor:
+        kind = operands[0].dtype.kind
+        if kind == "b" and bool is not None:
+            return bool(*operands)
+        if kind in "iu" and int is not None:
+            return int(*operands)
+        return default(*operands)
+
+    return rule
+
+
+def identity(x: Tensor) -> Tensor:
+    return x
+
+
+def full_like(value: object, like: Tensor, dtype: np.dtype | None = None) -> Tensor:
+    """A tensor of `like`'s shape filled with `value` (a broadcast 0-d constant)."""
+    scalar = primitives.constant(value, dtype or like.dtype)
+    return primitives.broadcast_to(scalar, like.shape)  # type: ignore[arg-type]
+
+
+def compare(predicate: str) -> Rule:
+    return lambda x, y: primitives.compare(predicate, x, y)
+
+
+def truth(x: Tensor) -> Tensor:
+    """`x != 0` (NaN is true), the operand NumPy's logical functions see."""
+    return primitives.cast(x, np.dtype(np.bool_))
+
+
+def logical(op_type: type[ew.ElementwiseBinaryOp]) -> Rule:
+    return lambda x, y: primitives.binary(op_type, truth(x), truth(y))
+
+
+def constant_fill(value: bool) -> Rule:
+    return lambda x: full_like(value, x, np.dtype(np.bool_))
+
+
+def _abs_compare(predicate: str) -> Rule:
+    """|x| <predicate> inf: isinf is `==`, isfinite is `<` (false for NaN)."""
+    return lambda x: primitives.compare(
+        predicate, primitives.unary(ew.AbsOp, x), full_like(np.inf, x)
+    )
+
+
+def _int_reciprocal(x: Tensor) -> Tensor:
+    # C's 1 / x: 1 and -1 are their own reciprocals, other non-zero x give 0; for x == 0
+    # NumPy gives what the platform gives (0, or INT_MIN for int32/int64 on x86): ask it.
+    with np.errstate(all="ignore"):
+        at_zero = np.reciprocal(np.zeros((), x.dtype))
+    zero = full_like(0, x)
+    result = primitives.select(primitives.compare("eq", x, zero), full_like(at_zero, x), zero)
+    units = (1, -1) if x.dtype.kind == "i" else (1,)
+    for unit in units:
+        result = primitives.select(primitives.compare("eq", x, full_like(unit, x)), x, result)
+    return result
+
+
+NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
+
+
+def _power(x: Tensor, y: Tensor) -> Tensor:
+    """x ** y; signed integer exponents are checked as NumPy does (at trace time when
+    they are constants, else by a run-time check raising NumPy's ValueError)."""
+    if y.dtype.kind == "i":
+        exponents = _constant_through_broadcast(y)
+        if exponents is None:
+            lowest = primitives.reduce("min", y, range(y.ndim))
+            ok = primitives.compare("ge", lowest, primitives.constant(0, y.dtype))
+            primitives.assert_true(ok, f"ValueError: {at_user_line(NEGATIVE_POWER)}")
+        elif (exponents < 0).any():
+            raise ValueError(at_user_line(NEGATIVE_POWER))
+    return primitives.binary(ew.PowOp, x, y)
+
+
+def _constant_through_broadcast(x: Tensor) -> np.ndarray | None:
+    value = x.value
+    while isinstance(value.owner, BroadcastInDimOp):
+        value = value.owner.operand
+    return constant_value(value)
+
+
+_OR, _AND = op(ew.BitwiseOrOp), op(ew.BitwiseAndOp)
+
+UFUNC_RULES: dict[np.ufunc, Rule] = {
+    # arithmetic
+    np.add: by_kind(op(ew.AddOp), bool=_OR),
+    np.subtract: op(ew.SubOp),
+    np.multiply: by_kind(op(ew.MulOp), bool=_AND),
+    np.true_divide: op(ew.DivOp),
+    np.floor_divide: op(ew.FloorDivideOp),
+    np.remainder: op(ew.RemainderOp),
+    np.fmod: op(ew.FmodOp),
+    np.power: _power,
+    np.float_power: op(ew.PowOp),  # its loops are float64 only
+    np.negative: op(ew.NegOp),
+    np.positive: identity,
+    np.absolute: by_kind(op(ew.AbsOp), bool=identity),
+    np.fabs: op(ew.AbsOp),
+    np.sign: op(ew.SignOp),
+    np.square: lambda x: primitives.binary(ew.MulOp, x, x),
+    np.reciprocal: by_kind(
+        lambda x: primitives.binary(ew.DivOp, full_like(1, x), x), int=_int_reciprocal
+    ),
+    # exponents, logarithms and roots (float loops only)
+    np.exp: op(ew.ExpOp),
+    np.expm1: op(ew.Expm1Op),
+    np.exp2: op(ew.Exp2Op),
+    np.log: op(ew.LogOp),
+    np.log1p: op(ew.Log1pOp),
+    np.log2: op(ew.Log2Op),
+    np.log10: op(ew.Log10Op),
+    np.sqrt: op(ew.SqrtOp),
+    np.cbrt: op(ew.CbrtOp),
+    # trigonometric and hyperbolic
+    np.sin: op(ew.SinOp),
+    np.cos: op(ew.CosOp),
+    np.tan: op(ew.TanOp),
+    np.arcsin: op(ew.ArcsinOp),
+    np.arccos: op(ew.ArccosOp),
+    np.arctan: op(ew.ArctanOp),
+    np.arctan2: op(ew.Arctan2Op),
+    np.hypot: op(ew.HypotOp),
+    np.sinh: op(ew.SinhOp),
+    np.cosh: op(ew.CoshOp),
+    np.tanh: op(ew.TanhOp),
+    np.arcsinh: op(ew.ArcsinhOp),
+    np.arccosh: op(ew.ArccoshOp),
+    np.arctanh: op(ew.ArctanhOp),
+    # rounding (integers and bools are already integral)
+    np.floor: by_kind(op(ew.FloorOp), bool=identity, int=identity),
+    np.ceil: by_kind(op(ew.CeilOp), bool=identity, int=identity),
+    np.trunc: by_kind(op(ew.TruncOp), bool=identity, int=identity),
+    np.rint: op(ew.RintOp),
+    np.copysign: op(ew.CopysignOp),
+    # extrema: on bools max is `or`, min is `and`; fmax/fmin only differ on NaN
+    np.maximum: by_kind(op(ew.MaximumOp), bool=_OR),
+    np.minimum: by_kind(op(ew.MinimumOp), bool=_AND),
+    np.fmax: by_kind(op(ew.FmaxOp), bool=_OR, int=op(ew.MaximumOp)),
+    np.fmin: by_kind(op(ew.FminOp), bool=_AND, int=op(ew.MinimumOp)),
+    # bits
+    np.bitwise_and: _AND,
+    np.bitwise_or: _OR,
+    np.bitwise_xor: op(ew.BitwiseXorOp),
+    np.invert: op(ew.BitwiseNotOp),
+    np.left_shift: op(ew.LeftShiftOp),
+    np.right_shift: op(ew.RightShiftOp),
+    # logic: on the operands' truth values
+    np.logical_and: logical(ew.BitwiseAndOp),
+    np.logical_or: logical(ew.BitwiseOrOp),
+    np.logical_xor: logical(ew.BitwiseXorOp),
+    np.logical_not: lambda x: primitives.unary(ew.BitwiseNotOp, truth(x)),
+    # classification (integers are always finite)
+    np.isnan: by_kind(
+        lambda x: primitives.compare("ne", x, x),
+        bool=constant_fill(False),
+        int=constant_fill(False),
+    ),
+    np.isinf: by_kind(_abs_compare("eq"), bool=constant_fill(False), int=constant_fill(False)),
+    np.isfinite: by_kind(_abs_compare("lt"), bool=constant_fill(True), int=constant_fill(True)),
+    # comparisons
+    np.equal: compare("eq"),
+    np.not_equal: compare("ne"),
+    np.less: compare("lt"),
+    np.less_equal: compare("le"),
+    np.greater: compare("gt"),
+    np.greater_equal: compare("ge"),
 }
 
-BINARY_UFUNCS: dict[np.ufunc, type[ew.ElementwiseBinaryOp]] = {
-    np.add: ew.AddOp,
-    np.subtract: ew.SubOp,
-    np.multiply: ew.MulOp,
-    np.true_divide: ew.DivOp,
-    np.power: ew.PowOp,
-    np.maximum: ew.MaximumOp,
-    np.minimum: ew.MinimumOp,
+COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
+
+
+def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
+    """`ufunc(*operands)` as NumPy computes it, staged (see the module docstring)."""
+    if ufunc in COMPARISONS:
+        folded = _compare_with_huge_int(ufunc, operands)
+        if folded is not None:
+            return folded
+    dtypes = loop_dtypes(ufunc, operands)
+    inputs = broadcast_all([as_tensor(x, d) for x, d in zip(operands, dtypes, strict=False)])
+    result = UFUNC_RULES[ufunc](*inputs)
+    assert result.dtype == dtypes[-1], (ufunc, result.dtype, dtypes)
+    return result
+
+
+# A Python int beyond the other operand's integer dtype: NumPy 2 answers comparisons with
+# it from its sign alone (`int8_array < 300` is all True) instead of raising OverflowError.
+_ANSWER_ABOVE = {
+    np.equal: False,
+    np.not_equal: True,
+    np.less: True,
+    np.less_equal: True,
+    np.greater: False,
+    np.greater_equal: False,
+}
+_ANSWER_BELOW = {
+    np.equal: False,
+    np.not_equal: True,
+    np.less: False,
+    np.less_equal: False,
+    np.greater: True,
+    np.greater_equal: True,
+}
+_MIRRORED = {
+    np.less: np.greater,
+    np.greater: np.less,
+    np.less_equal: np.greater_equal,
+    np.greater_equal: np.less_equal,
+    np.equal: np.equal,
+    np.not_equal: np.not_equal,
 }
 
 
-def _stage_unary(ufunc: np.ufunc, x: Any) -> Tensor:
-    in_dtype, _ = loop_dtypes(ufunc, [x])
-    if in_dtype == np.bool_:
-        raise unsupported(ufunc, " on bool tensors")
-    return primitives.unary(UNARY_UFUNCS[ufunc], as_tensor(x, in_dtype))
+def _compare_with_huge_int(ufunc: np.ufunc, operands: tuple) -> Tensor | None:
+    x, y = operands
+    if _is_python_int(x):  # `300 > t` is `t < 300`
+        x, y, ufunc = y, x, _MIRRORED[ufunc]
+    if not (isinstance(x, Tensor) and x.dtype.kind in "iu" and _is_python_int(y)):
+        return None
+    info = np.iinfo(x.dtype)
+    if y > info.max:
+        return full_like(_ANSWER_ABOVE[ufunc], x, np.dtype(np.bool_))
+    if y < info.min:
+        return full_like(_ANSWER_BELOW[ufunc], x, np.dtype(np.bool_))
+    return None
 
 
-def _stage_binary(ufunc: np.ufunc, x: Any, y: Any) -> Tensor:
-    lhs_dtype, rhs_dtype, _ = loop_dtypes(ufunc, [x, y])
-    if lhs_dtype == np.bool_:
-        raise unsupported(ufunc, " on bool tensors")
-    lhs, rhs = broadcast_all([as_tensor(x, lhs_dtype), as_tensor(y, rhs_dtype)])
-    return primitives.binary(BINARY_UFUNCS[ufunc], lhs, rhs)
+def _is_python_int(x: Any) -> bool:
+    return type(x) is int
 
 
-def _register_unary(ufunc: np.ufunc) -> None:
-    implements(ufunc)(lambda x: _stage_unary(ufunc, x))
+def _register(ufunc: np.ufunc) -> None:
+    implements(ufunc)(lambda *operands: stage_ufunc(ufunc, *operands))
 
 
-def _register_binary(ufunc: np.ufunc) -> None:
-    implements(ufunc)(lambda x, y: _stage_binary(ufunc, x, y))
+for _ufunc in UFUNC_RULES:
+    _register(_ufunc)
 
 
-for _ufunc in UNARY_UFUNCS:
-    _register_unary(_ufunc)
-for _ufunc in BINARY_UFUNCS:
-    _register_binary(_ufunc)
+# --- element-wise NumPy functions that are not ufuncs ----------------------------------
+
+
+@implements(np.where)
+def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
+    """`np.where(c, x, y)`: x and y promoted as `np.result_type` (Python scalars weak)."""
+    if x is None or y is None:
+        raise unsupported(np.where, " with one argument (its result size depends on the data)")
+    dtype = weak_result_type(x, y)
+    branches = [_where_branch(v, dtype) for v in (x, y)]
+    condition = as_tensor(condition, np.dtype(np.bool_))
+    condition, on_true, on_false = broadcast_all([condition, *branches])
+    return primitives.select(condition, on_true, on_false)
+
+
+def _where_branch(value: Any, dtype: np.dtype) -> Tensor:
+    if isinstance(value, Tensor):
+        return primitives.cast(value, dtype)
+    # NumPy converts a Python scalar branch with a C cast (so 300 in an int8 where is 44).
+    return primitives.constant(np.asarray(value).astype(dtype))
+
+
+@implements(np.clip)
+def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tensor:
+    """NumPy's `_clip`: Python int bounds beyond an integer dtype are dropped, a missing
+    bound leaves `maximum` or `minimum`, else `minimum(maximum(a, a_min), a_max)` in the
+    clip loop's dtype (NaN propagates from any operand)."""
+    lo = _given(kwargs.pop("min", None), a_min)
+    hi = _given(kwargs.pop("max", None), a_max)
+    if out is not None or kwargs:
+        names = ["out"] if out is not None else list(kwargs)
+        raise unsupported(np.clip, f"(..., {names[0]}=...)")
+    kind = a.dtype.kind if isinstance(a, Tensor) else np.asarray(a).dtype.kind
+    if kind in "iu":
+        info = np.iinfo(a.dtype if isinstance(a, Tensor) else np.asarray(a).dtype)
+        lo = None if _is_python_int(lo) and lo <= info.min else lo
+        hi = None if _is_python_int(hi) and hi >= info.max else hi
+    if lo is None and hi is None:
+        return stage_ufunc(np.positive, a)
+    if lo is None:
+        return stage_ufunc(np.minimum, a, hi)
+    if hi is None:
+        return stage_ufunc(np.maximum, a, lo)
+    x_dtype, lo_dtype, hi_dtype, _ = loop_dtypes(np._core.umath.clip, [a, lo, hi])
+    x, lo, hi = (as_tensor(v, d) for v, d in ((a, x_dtype), (lo, lo_dtype), (hi, hi_dtype)))
+    return stage_ufunc(np.minimum, stage_ufunc(np.maximum, x, lo), hi)
+
+
+def _given(*values: Any) -> Any:
+    """The first value that is neither None nor NumPy's "no value" default."""
+    for value in values:
+        if value is not None and value is not np._NoValue:
+            return value
+    return None
+
+
+@implements(np.round, np.around)
+def round_(a: Any, decimals: int = 0, out: Any = None) -> Tensor:
+    """NumPy's algorithm: rint(a * 10**d) / 10**d (for d < 0: rint(a / 10**-d) * 10**-d);
+    integers are returned as they are for d >= 0 and computed in float64 for d < 0."""
+    if out is not None:
+        raise unsupported(np.round, "(..., out=...)")
+    x = a if isinstance(a, Tensor) else as_tensor(a, np.asarray(a).dtype)
+    source_dtype = x.dtype
+    integral = x.dtype.kind in "iu"
+    if integral and decimals >= 0:
+        return x
+    if decimals == 0:
+        return stage_ufunc(np.rint, x)
+    scale = 10.0 ** abs(decimals)
+    if integral:
+        x = primitives.cast(x, np.dtype(np.float64))
+    first, last = (np.multiply, np.true_divide) if decimals > 0 else (np.true_divide, np.multiply)
+    rounded = stage_ufunc(last, stage_ufunc(np.rint, stage_ufunc(first, x, scale)), scale)
+    return primitives.cast(rounded, source_dtype) if integral else rounded
+
+
+@implements(np.astype)
+def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Tensor:
+    if device not in (None, "cpu"):
+        raise unsupported(np.astype, f"(..., device={device!r})")
+    return stage_astype(x, dtype)
+
+
+def stage_astype(x: Tensor, dtype: Any) -> Tensor:
+    """`x.astype(dtype)` (C casts: float -> int truncates toward 0, to bool is `!= 0`)."""
+    try:
+        target = np.dtype(dtype)
+    except TypeError as error:
+        raise TypeError(at_user_line(f"astype: {error}")) from None
+    from tracejit.ir.dtypes import SUPPORTED_DTYPES
+
+    if target not in SUPPORTED_DTYPES:
+        raise TypeError(at_user_line(f"astype: dtype {target} is not supported by tracejit"))
+    return primitives.cast(x, target)

@@ -24,6 +24,8 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
     """What `resolve_dtypes` needs: a dtype, or the Python type for a weak scalar."""
     if isinstance(x, Tensor):
         return x.dtype
+    if isinstance(x, bool):  # NumPy treats a Python bool as np.bool_
+        return np.dtype(np.bool_)
     if isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
         return type(x)
     if isinstance(x, np.ndarray | np.generic):
@@ -46,7 +48,10 @@ def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
         return primitives.cast(x, dtype)
     if isinstance(x, np.ndarray | np.generic):
         return primitives.constant(np.asarray(x).astype(dtype))
-    return primitives.constant(np.asarray(x, dtype=dtype))
+    try:
+        return primitives.constant(np.asarray(x, dtype=dtype))
+    except OverflowError as error:  # NEP 50: `int8_tensor + 300` raises, as in NumPy
+        raise OverflowError(at_user_line(str(error))) from None
 
 
 def broadcast_shape(tensors: Sequence[Tensor]) -> tuple[int, ...]:
@@ -62,3 +67,19 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple[int, ...]:
 def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
     shape = broadcast_shape(tensors)
     return [primitives.broadcast_to(t, shape) for t in tensors]
+
+
+def weak_result_type(*operands: Any) -> np.dtype:
+    """`np.result_type` of the operands with Python scalars weak (NEP 50), as `np.where`."""
+    descriptors = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            descriptors.append(x.dtype)
+        elif isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
+            descriptors.append(x)  # the value itself: result_type treats it as weak
+        else:
+            descriptors.append(np.asarray(x).dtype)
+    try:
+        return np.result_type(*descriptors)
+    except TypeError as error:
+        raise TypeError(at_user_line(str(error))) from None

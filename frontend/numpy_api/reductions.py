@@ -1,7 +1,12 @@
-"""NumPy reductions (`np.sum`, `np.max`, ..., and the ndarray methods) as `tj.reduce`.
+"""NumPy reductions (`np.sum`, `np.max`, `np.argmax`, `np.var`, ..., and the ndarray
+methods) as `tj.reduce`, or composed from it like NumPy's own `_methods.py`.
 
 NumPy's result dtypes are kept: `np.sum`/`np.prod` widen small integers and bools to
-the platform integer (int64 here) and `np.mean` of integers is float64.
+the platform integer (int64 here, uint64 for unsigned), `np.max` of bool is `any`,
+`np.mean`/`np.var`/`np.std` of integers are float64, and argmax/argmin give int64.
+`mean`, `var` and `std` follow NumPy's algorithm step by step (sum, divide by the
+count as NumPy does, subtract the mean, square, sum again), so their dtypes and
+rounding follow NumPy's.
 """
 
 from __future__ import annotations
@@ -13,9 +18,14 @@ import numpy as np
 
 from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, dtype_descriptor
-from tracejit.frontend.numpy_api.registry import implements
+from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
+
+# Reductions NumPy cannot start on an empty axis, with the name its error message uses.
+_NO_IDENTITY = {"max": "maximum", "min": "minimum", "argmax": "argmax", "argmin": "argmin"}
+# max/min of bool tensors are any/all (tj.reduce max/min are not defined on i1).
+_BOOL_KINDS = {"max": "any", "min": "all"}
 
 
 def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
@@ -47,61 +57,176 @@ def _keep_dims(result: Tensor, source: Tensor, axes: tuple[int, ...]) -> Tensor:
     return Tensor(emit(op).result)
 
 
-def _reduce(kind: str, x: Any, axis, dtype, keepdims: bool, numpy_fn) -> Tensor:
-    source_dtype = np.dtype(dtype_descriptor(x)) if not isinstance(x, Tensor) else x.dtype
-    if dtype is None:
-        dtype = numpy_fn(np.zeros(1, source_dtype)).dtype
-    x = as_tensor(x, np.dtype(dtype))
+def _source_dtype(x: Any) -> np.dtype:
+    return x.dtype if isinstance(x, Tensor) else np.dtype(dtype_descriptor(x))
+
+
+def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
+    """`tj.reduce kind` of an already-cast tensor, with NumPy's empty-axis error."""
     axes = normalize_axes(axis, x.ndim)
-    if any(x.shape[a] == 0 for a in axes) and kind in ("max", "min"):
+    if kind in _NO_IDENTITY and any(x.shape[a] == 0 for a in axes):
+        name = _NO_IDENTITY[kind]
+        if kind.startswith("arg"):
+            raise ValueError(at_user_line(f"attempt to get {name} of an empty sequence"))
         raise ValueError(
-            at_user_line(f"zero-size array to reduction operation {kind}imum which has no identity")
+            at_user_line(f"zero-size array to reduction operation {name} which has no identity")
         )
+    if x.dtype == np.bool_:
+        kind = _BOOL_KINDS.get(kind, kind)
     result = primitives.reduce(kind, x, axes)
     return _keep_dims(result, x, axes) if keepdims else result
 
 
+def _accumulating(kind: str, numpy_fn, a, axis, dtype, keepdims) -> Tensor:
+    """sum/prod: accumulate in `dtype`, or the dtype NumPy picks (int32 -> int64)."""
+    if dtype is None:
+        dtype = numpy_fn(np.zeros(1, _source_dtype(a))).dtype
+    return _reduce(kind, as_tensor(a, np.dtype(dtype)), axis, keepdims)
+
+
 @implements(np.sum)
 def sum_(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    _no_out(out, kwargs)
-    return _reduce("sum", a, axis, dtype, keepdims, np.sum)
+    _no_out(np.sum, out, kwargs)
+    return _accumulating("sum", np.sum, a, axis, dtype, keepdims)
 
 
 @implements(np.prod)
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    _no_out(out, kwargs)
-    return _reduce("prod", a, axis, dtype, keepdims, np.prod)
+    _no_out(np.prod, out, kwargs)
+    return _accumulating("prod", np.prod, a, axis, dtype, keepdims)
 
 
 @implements(np.max, np.amax)
 def max_(a, axis=None, out=None, keepdims=False, **kwargs):
-    _no_out(out, kwargs)
-    return _reduce("max", a, axis, None, keepdims, np.max)
+    _no_out(np.max, out, kwargs)
+    return _reduce("max", as_tensor(a, _source_dtype(a)), axis, keepdims)
 
 
 @implements(np.min, np.amin)
 def min_(a, axis=None, out=None, keepdims=False, **kwargs):
-    _no_out(out, kwargs)
-    return _reduce("min", a, axis, None, keepdims, np.min)
+    _no_out(np.min, out, kwargs)
+    return _reduce("min", as_tensor(a, _source_dtype(a)), axis, keepdims)
+
+
+@implements(np.any)
+def any_(a, axis=None, out=None, keepdims=False, **kwargs):
+    _no_out(np.any, out, kwargs)
+    return _reduce("any", as_tensor(a, np.dtype(np.bool_)), axis, keepdims)
+
+
+@implements(np.all)
+def all_(a, axis=None, out=None, keepdims=False, **kwargs):
+    _no_out(np.all, out, kwargs)
+    return _reduce("all", as_tensor(a, np.dtype(np.bool_)), axis, keepdims)
+
+
+def _arg_reduce(kind: str, numpy_fn, a, axis, out, keepdims) -> Tensor:
+    _no_out(numpy_fn, out, {})
+    if axis is not None and not isinstance(axis, int | np.integer):
+        raise TypeError(
+            at_user_line(f"np.{kind}: axis must be None or an int, not {type(axis).__name__}")
+        )
+    x = as_tensor(a, _source_dtype(a))
+    if x.dtype == np.bool_:  # compare bools as 0/1
+        x = primitives.cast(x, np.dtype(np.uint8))
+    return _reduce(kind, x, axis, bool(keepdims))
+
+
+@implements(np.argmax)
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _arg_reduce("argmax", np.argmax, a, axis, out, keepdims)
+
+
+@implements(np.argmin)
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arg_reduce("argmin", np.argmin, a, axis, out, keepdims)
+
+
+# --- mean, var, std: NumPy's _methods._mean / _var, step by step ----------------------
+def _count(x: Tensor, axis) -> np.intp:
+    """How many elements each result averages (NumPy's `_count_reduce_items`)."""
+    sizes = [x.shape[a] for a in normalize_axes(axis, x.ndim)]
+    if None in sizes:
+        raise NotImplementedError(
+            at_user_line("mean/var/std over a dim unknown until run time are not supported yet")
+        )
+    return np.intp(np.prod(sizes, dtype=np.intp))
+
+
+def _divide_keeping_dtype(total: Tensor, divisor: np.number) -> Tensor:
+    """NumPy's `true_divide(total, divisor, out=total, casting='unsafe')`: divide with the
+    promoted dtype (float32 / intp is computed in float64) and cast back."""
+    return primitives.cast(np.true_divide(total, divisor), total.dtype)
+
+
+def _float_accumulator(source: np.dtype, dtype) -> np.dtype | None:
+    """mean/var of ints and bools accumulate in float64 unless `dtype` says otherwise."""
+    if dtype is None and source.kind in "biu":
+        return np.dtype(np.float64)
+    return None if dtype is None else np.dtype(dtype)
+
+
+def _mean(a, axis, dtype, keepdims: bool) -> Tensor:
+    x = as_tensor(a, _source_dtype(a))
+    total = _accumulating("sum", np.sum, x, axis, _float_accumulator(x.dtype, dtype), keepdims)
+    return _divide_keeping_dtype(total, _count(x, axis))
+
+
+def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
+    x = as_tensor(a, _source_dtype(a))
+    dtype = _float_accumulator(x.dtype, dtype)
+    count = _count(x, axis)
+    mean = _divide_keeping_dtype(_accumulating("sum", np.sum, x, axis, dtype, True), count)
+    deviation = np.subtract(x, mean)
+    squares = np.multiply(deviation, deviation)
+    total = _accumulating("sum", np.sum, squares, axis, dtype, keepdims)
+    return _divide_keeping_dtype(total, np.maximum(count - ddof, 0))
 
 
 @implements(np.mean)
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    _no_out(out, kwargs)
-    source = a.dtype if isinstance(a, Tensor) else np.dtype(dtype_descriptor(a))
-    if dtype is None:
-        dtype = np.mean(np.zeros(1, source)).dtype
-    x = as_tensor(a, np.dtype(dtype))
-    count = int(np.prod([x.shape[i] for i in normalize_axes(axis, x.ndim)], dtype=np.int64))
-    total = _reduce("sum", x, axis, dtype, keepdims, np.sum)
-    return np.true_divide(total, primitives.constant(count, total.dtype) if count else np.nan)
+    _no_out(np.mean, out, kwargs)
+    return _mean(a, axis, dtype, keepdims)
 
 
-def _no_out(out, kwargs) -> None:
+@implements(np.average)
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    if weights is not None:
+        raise unsupported(np.average, "(..., weights=...)")
+    result = _mean(a, axis, None, bool(keepdims))
+    if not returned:
+        return result
+    x = as_tensor(a, _source_dtype(a))
+    return result, result.dtype.type(x.size / result.size)
+
+
+@implements(np.var)
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    ddof = _ddof(np.var, ddof, kwargs)
+    _no_out(np.var, out, kwargs)
+    return _var(a, axis, dtype, ddof, keepdims)
+
+
+@implements(np.std)
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+    ddof = _ddof(np.std, ddof, kwargs)
+    _no_out(np.std, out, kwargs)
+    return np.sqrt(_var(a, axis, dtype, ddof, keepdims))
+
+
+def _ddof(numpy_fn, ddof, kwargs: dict) -> Any:
+    """NumPy 2's `correction=` is another name for `ddof=` (pops it from `kwargs`)."""
+    correction = kwargs.pop("correction", np._NoValue)
+    if correction is np._NoValue:
+        return ddof
+    if ddof != 0:
+        raise ValueError(at_user_line("ddof and correction can't be provided simultaneously."))
+    return correction
+
+
+def _no_out(numpy_fn, out, kwargs) -> None:
     if out is not None:
-        raise TypeError(at_user_line("reductions with out= are not supported by tracejit"))
+        raise unsupported(numpy_fn, "(..., out=...)")
     unsupported_args = [k for k, v in kwargs.items() if v is not np._NoValue]
     if unsupported_args:
-        raise TypeError(
-            at_user_line(f"reduction arguments {unsupported_args} are not supported by tracejit")
-        )
+        raise unsupported(numpy_fn, f"(..., {'=..., '.join(unsupported_args)}=...)")

@@ -44,7 +44,20 @@ def unsupported(fn: Any, detail: str = "") -> TypeError:
     return TypeError(at_user_line(message))
 
 
+def _read_variables(values: Any) -> Any:
+    """Replace tj.Variables (also in lists/tuples) by their current values: NumPy hands
+    `np.matmul(tensor, variable)` to the Tensor, whose implementations expect tensors."""
+    from tracejit.frontend.variable import Variable
+
+    if isinstance(values, Variable):
+        return values.value()
+    if isinstance(values, list | tuple):
+        return type(values)(_read_variables(v) for v in values)
+    return values
+
+
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    inputs = _read_variables(inputs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")
     impl = UFUNCS.get(ufunc)
@@ -60,4 +73,19 @@ def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     impl = FUNCTIONS.get(fn)
     if impl is None:
         raise unsupported(fn)
-    return impl(*args, **kwargs)
+    return impl(*_read_variables(args), **{k: _read_variables(v) for k, v in kwargs.items()})
+
+
+@implements(np.shape)
+def _shape(a: Any) -> tuple[int | None, ...]:
+    return a.shape  # static at trace time (None for a dim known only at run time)
+
+
+@implements(np.ndim)
+def _ndim(a: Any) -> int:
+    return a.ndim
+
+
+@implements(np.size)
+def _size(a: Any, axis: int | None = None) -> int | None:
+    return a.size if axis is None else a.shape[axis]

@@ -153,7 +153,10 @@ def test_large_results_are_not_folded():
             "unknown reduction kind",
         ),
         ("%r = tj.cast %x : tensor<3xf32> to tensor<4xf32>", "keep the shape"),
-        ("%r = tj.matmul %x, %x : (tensor<3xf32>, tensor<3xf32>) -> tensor<f32>", "2-D"),
+        (
+            "%r = tj.matmul %x, %y : (tensor<3xf32>, tensor<4xf32>) -> tensor<f32>",
+            "shapes do not match",
+        ),
     ],
 )
 def test_verifier_rejects_bad_ops(body, message):

@@ -1,0 +1,94 @@
+"""Array creation inside traced functions.
+
+* `np.zeros/ones/full/empty/arange/linspace/eye/identity/tri` with Python arguments are
+  not staged at all: NumPy runs them at trace time and the resulting arrays become
+  `tj.constant`s where they meet a tensor (or are returned). Constants of equal
+  elements are stored as splats, so `np.zeros((1000, 1000))` stays small in the IR.
+* `np.zeros_like/ones_like/empty_like/full_like` on a tensor dispatch here through
+  `__array_function__` and become constants of the tensor's shape and dtype (or the
+  `shape=`/`dtype=` overrides); `empty_like` is zero-filled. A symbolic `fill_value` is
+  cast and broadcast instead.
+* `np.full(shape, tensor)` and `np.arange(tensor)` never reach `__array_function__`
+  (NumPy's `full` converts its fill value with `np.asarray`, `arange` is built in). We
+  do not patch NumPy for them (a library must not change NumPy for the whole process):
+  they fail with the tensor's "cannot be converted to a NumPy array" TypeError. Write
+  `np.full_like(x, value)` or `np.broadcast_to(value, shape)` instead; a length that
+  depends on run-time data (`np.arange(n_tensor)`) is not supported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+
+def _target(a: Tensor, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
+    """The shape and dtype of `np.*_like(a, dtype=dtype, shape=shape)`."""
+    if shape is None:
+        shape = a.shape
+    return _as_shape(shape), np.dtype(a.dtype if dtype is None else dtype)
+
+
+def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
+    return (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(d) for d in shape)
+
+
+def _check_device(fn: Callable, device: Any) -> None:
+    if device not in (None, "cpu"):
+        raise unsupported(fn, f"(..., device={device!r})")
+
+
+def filled(shape: Sequence[int], fill_value: Tensor, dtype: Any = None) -> Tensor:
+    """A tensor of `shape` holding the symbolic `fill_value` (cast unsafely, broadcast)."""
+    shape = _as_shape(shape)
+    fill = primitives.cast(fill_value, np.dtype(fill_value.dtype if dtype is None else dtype))
+    try:
+        fits = np.broadcast_shapes(fill.shape, shape) == shape  # type: ignore[arg-type]
+    except ValueError:
+        fits = False
+    if not fits:
+        raise ValueError(
+            at_user_line(
+                f"could not broadcast input array from shape {fill.shape} into shape {shape}"
+            )
+        )
+    return primitives.broadcast_to(fill, shape)
+
+
+def _constant_like(numpy_fn: Callable, fill: int) -> Callable[..., Tensor]:
+    """`np.zeros_like`-style: a constant; `order`/`subok` do not change the values."""
+
+    def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Tensor:
+        _check_device(numpy_fn, device)
+        shape, dtype = _target(a, dtype, shape)
+        return primitives.constant(np.full(shape, fill, dtype))
+
+    return like
+
+
+implements(np.zeros_like)(_constant_like(np.zeros_like, 0))
+implements(np.ones_like)(_constant_like(np.ones_like, 1))
+# The contents of `empty_like` are unspecified; zeros are as good as any.
+implements(np.empty_like)(_constant_like(np.empty_like, 0))
+
+
+@implements(np.full_like)
+def full_like(
+    a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None
+) -> Tensor:
+    _check_device(np.full_like, device)
+    shape, dtype = _target(a, dtype, shape)
+    if isinstance(fill_value, Tensor):
+        return filled(shape, fill_value, dtype)
+    return primitives.constant(np.full(shape, fill_value, dtype))
+
+
+# --- numpy.full and numpy.arange: wrapped, see the module docstring ---------------------
+# (`__wrapped__` is the original when this module is imported a second time.)

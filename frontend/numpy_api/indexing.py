@@ -1,0 +1,302 @@
+"""`Tensor.__getitem__` and `np.take`: NumPy indexing as slices, reshapes and gathers.
+
+A key is read entry by entry (after expanding `...`):
+
+* basic indices: slices (any step), ints, `None`, bool scalars. They become one
+  `tj.slice` (an int `i` is the window `i:i+1`) and one `tj.reshape` that drops the
+  int dims and inserts the new ones. Python ints are checked at trace time (IndexError,
+  as NumPy raises it).
+* advanced indices: integer arrays (constants or tensors known only at run time); with
+  one present, ints count as 0-d advanced indices too. NumPy's rules give the result
+  shape: the index arrays broadcast to one shape B, which replaces the indexed dims
+  where they are adjacent in the key, or goes first otherwise. One advanced index is
+  one `tj.gather` (which wraps negative indices and checks bounds in the kernel); several
+  are merged into one gather over the flattened indexed dims, each index first wrapped
+  and checked by gathering from `arange(n)`.
+
+Boolean masks select a data-dependent number of elements and are not supported.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.registry import implements
+from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, static_tensor
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+_VALID = (
+    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
+    "or boolean arrays are valid indices"
+)
+
+
+class Kind(enum.Enum):
+    SLICE = "slice"
+    INT = "int"
+    ARRAY = "array"
+    NEW = "new axis"
+    BOOL = "bool scalar"
+
+
+@dataclass
+class Entry:
+    kind: Kind
+    value: Any = None
+
+    @property
+    def consumes_dim(self) -> bool:
+        return self.kind in (Kind.SLICE, Kind.INT, Kind.ARRAY)
+
+
+# --- reading the key ------------------------------------------------------------------
+def _mask_error() -> TypeError:
+    return TypeError(
+        at_user_line(
+            "boolean mask indexing is not supported by tracejit: the result shape would "
+            "depend on the data; use np.where(mask, x, fill) instead"
+        )
+    )
+
+
+def _array_entry(array: np.ndarray) -> Entry:
+    if array.dtype == np.bool_:
+        if array.ndim == 0:
+            return Entry(Kind.BOOL, bool(array))
+        raise _mask_error()
+    if array.size == 0 and array.dtype.kind == "f":  # `x[[]]`: NumPy reads [] as intp
+        array = array.astype(np.intp)
+    if array.dtype.kind not in "iu":
+        raise IndexError(at_user_line(_VALID))
+    return Entry(Kind.INT, int(array)) if array.ndim == 0 else Entry(Kind.ARRAY, array)
+
+
+def _entry(item: Any) -> Entry | None:
+    """One key item classified; None for `...` (expanded by the caller)."""
+    if item is Ellipsis:
+        return None
+    if item is None:
+        return Entry(Kind.NEW)
+    if isinstance(item, slice):
+        return Entry(Kind.SLICE, item)
+    if isinstance(item, bool | np.bool_):
+        return Entry(Kind.BOOL, bool(item))
+    if isinstance(item, int | np.integer):
+        return Entry(Kind.INT, int(item))
+    if isinstance(item, Tensor):
+        if item.dtype == np.bool_:
+            raise _mask_error()
+        if item.dtype.kind not in "iu":
+            raise IndexError(at_user_line(_VALID))
+        return Entry(Kind.ARRAY, require_static(np.take, item))
+    if isinstance(item, np.ndarray | list | tuple):
+        return _array_entry(np.asarray(item))
+    raise IndexError(at_user_line(_VALID))
+
+
+def read_key(key: Any, ndim: int) -> list[Entry]:
+    """The key's entries with `...` (or the missing tail) expanded into full slices."""
+    items = key if isinstance(key, tuple) else (key,)
+    entries = [_entry(item) for item in items]
+    if entries.count(None) > 1:
+        raise IndexError(at_user_line("an index can only have a single ellipsis ('...')"))
+    used = sum(1 for e in entries if e is not None and e.consumes_dim)
+    if used > ndim:
+        raise IndexError(
+            at_user_line(
+                f"too many indices for array: array is {ndim}-dimensional, but {used} were indexed"
+            )
+        )
+    fill = [Entry(Kind.SLICE, slice(None))] * (ndim - used)
+    if None not in entries:
+        return [*entries, *fill]  # type: ignore[list-item]
+    at = entries.index(None)
+    return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]
+
+
+def _checked_int(index: int, size: int, axis: int) -> int:
+    if not -size <= index < size:
+        raise IndexError(
+            at_user_line(f"index {index} is out of bounds for axis {axis} with size {size}")
+        )
+    return index % size
+
+
+# --- basic indexing -------------------------------------------------------------------
+def _window(entry: Entry, size: int, axis: int) -> tuple[int, int, int]:
+    """(start, step, count) of the elements a dim-consuming entry keeps."""
+    if entry.kind == Kind.SLICE:
+        start, stop, step = entry.value.indices(size)
+        return start, step, len(range(start, stop, step))
+    if entry.kind == Kind.INT:
+        return _checked_int(entry.value, size, axis), 1, 1
+    return 0, 1, size  # an advanced index keeps the whole dim for the gather
+
+
+def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    consuming = [e for e in entries if e.consumes_dim]
+    start, step, count = [], [], []
+    for axis, (entry, size) in enumerate(zip(consuming, x.shape, strict=True)):
+        first, stride, n = _window(entry, size, axis)  # type: ignore[arg-type]
+        start.append(first if n else 0)  # an empty window may start anywhere: use 0
+        step.append(stride)
+        count.append(n)
+    return primitives.strided_slice(x, start, step, count)
+
+
+def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    windowed = _apply_windows(x, entries)
+    sizes = iter(windowed.shape)
+    shape, empty_axes = [], []
+    for entry in entries:
+        if entry.kind == Kind.INT:
+            next(sizes)
+        elif entry.kind in (Kind.NEW, Kind.BOOL):
+            if entry.kind == Kind.BOOL and not entry.value:  # x[False]: a new empty dim
+                empty_axes.append(len(shape))
+            shape.append(1)
+        else:
+            shape.append(next(sizes))
+    result = primitives.reshape(windowed, shape)
+    if not empty_axes:
+        return result
+    counts = [0 if d in empty_axes else n for d, n in enumerate(shape)]
+    return primitives.strided_slice(result, [0] * len(shape), [1] * len(shape), counts)
+
+
+# --- advanced indexing ----------------------------------------------------------------
+def _index_tensor(entry: Entry, size: int, axis: int) -> Tensor:
+    """An advanced index as a tensor; trace-time values are checked now, like NumPy."""
+    if isinstance(entry.value, Tensor):
+        return entry.value
+    values = np.asarray(entry.value)
+    low = -size if values.dtype.kind == "i" else 0
+    bad = values[(values < low) | (values >= size)]
+    if bad.size:
+        _checked_int(int(bad.reshape(-1)[0]), size, axis)
+    values = values.astype(np.intp)
+    return primitives.constant(np.where(values < 0, values + size, values))
+
+
+def _runtime_message(axis: int, size: int) -> str:
+    return at_user_line(f"IndexError: index out of bounds for axis {axis} with size {size}")
+
+
+def _broadcast_indices(indices: Sequence[Tensor]) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*(t.shape for t in indices))  # type: ignore[arg-type]
+    except ValueError:
+        shapes = " ".join(str(t.shape) for t in indices)
+        raise IndexError(
+            at_user_line(
+                f"shape mismatch: indexing arrays could not be broadcast together with shapes "
+                f"{shapes}"
+            )
+        ) from None
+
+
+def _linear_index(
+    sizes: Sequence[int], indices: Sequence[Tensor], axes: Sequence[int], shape
+) -> Tensor:
+    """Row-major position in the flattened indexed dims; each index wrapped and checked
+    by gathering it from arange(n)."""
+    linear: Tensor | None = None
+    for size, index, axis in zip(sizes, indices, axes, strict=True):
+        positions = primitives.constant(np.arange(size, dtype=np.intp))
+        wrapped = primitives.gather(positions, index, 0, _runtime_message(axis, size))
+        wrapped = primitives.broadcast_to(wrapped, shape)
+        linear = wrapped if linear is None else np.add(np.multiply(linear, size), wrapped)
+    assert linear is not None
+    return linear
+
+
+def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    if any(e.kind == Kind.BOOL for e in entries):
+        raise NotImplementedError(
+            at_user_line("bool scalar indices combined with index arrays are not supported")
+        )
+    # with an index array present, ints are 0-d index arrays (NumPy's rule)
+    entries = [Entry(Kind.ARRAY, np.asarray(e.value)) if e.kind == Kind.INT else e for e in entries]
+    windowed = _apply_windows(x, entries)
+    consuming = [e for e in entries if e.consumes_dim]
+    axes = [d for d, e in enumerate(consuming) if e.kind in (Kind.INT, Kind.ARRAY)]
+    sizes = [windowed.shape[d] for d in axes]
+    indices = [
+        _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]
+        for d in axes
+    ]
+    shape = _broadcast_indices(indices)
+    positions = [i for i, e in enumerate(entries) if e.kind in (Kind.INT, Kind.ARRAY)]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    # move the indexed dims together (they already are when adjacent in the key)
+    first = axes[0] if adjacent else 0
+    rest = [d for d in range(windowed.ndim) if d not in axes]
+    order = rest[:first] + axes + rest[first:]
+    moved = primitives.transpose(windowed, order)
+    if len(axes) == 1:
+        index = primitives.broadcast_to(indices[0], shape)
+        message = _runtime_message(axes[0], sizes[0])  # type: ignore[arg-type]
+    else:
+        index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]
+        message = "IndexError: index out of bounds (checked per axis)"
+    merged = (
+        list(moved.shape[:first]) + [int(np.prod(sizes))] + list(moved.shape[first + len(axes) :])
+    )
+    gathered = primitives.gather(primitives.reshape(moved, merged), index, first, message)  # type: ignore[arg-type]
+    return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
+
+
+def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> list[int]:
+    """NumPy's result shape: the broadcast index shape at the first indexed entry's place
+    (adjacent indices) or in front, between the sizes of the other entries."""
+    out: list[int] = []
+    placed = not adjacent
+    sizes = iter(windowed.shape)
+    for entry in entries:
+        if entry.kind in (Kind.INT, Kind.ARRAY):
+            next(sizes)
+            if not placed:
+                out.extend(index_shape)
+                placed = True
+        else:
+            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]
+    return out if adjacent else [*index_shape, *out]
+
+
+def getitem(x: Tensor, key: Any) -> Tensor:
+    """`x[key]` with NumPy's semantics (see the module docstring)."""
+    x = require_static(np.take, x)
+    entries = read_key(key, x.ndim)
+    if any(e.kind == Kind.ARRAY for e in entries):
+        return _advanced(x, entries)
+    if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
+        raise NotImplementedError(
+            at_user_line("bool scalar indices combined with integer indices are not supported")
+        )
+    return _basic(x, entries)
+
+
+@implements(np.take)
+def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tensor:
+    if out is not None or mode != "raise":
+        raise NotImplementedError(
+            at_user_line("np.take with out= or mode other than 'raise' is not supported")
+        )
+    x = static_tensor(np.take, a)
+    if axis is None:
+        x, axis = primitives.reshape(x, [x.size]), 0
+    axis = normalize_axis(axis, x.ndim)
+    entry = _entry(indices)
+    if entry is None or entry.kind not in (Kind.INT, Kind.ARRAY):
+        raise IndexError(at_user_line(_VALID))
+    if entry.kind == Kind.INT:
+        entry = Entry(Kind.ARRAY, np.asarray(entry.value))
+    index = _index_tensor(entry, x.shape[axis], axis)  # type: ignore[arg-type]
+    return primitives.gather(x, index, axis, _runtime_message(axis, x.shape[axis]))  # type: ignore[arg-type]

@@ -1,0 +1,454 @@
+"""NumPy's shape functions staged as `tj` shape ops.
+
+Every function here is a composition of five primitives: `reshape`, `transpose`,
+`strided_slice`, `concat` and `pad` (plus `broadcast_to` and, for `np.repeat` with
+per-element counts, `gather`). Argument checking follows NumPy's own messages, so a
+bad call fails at trace time the way it fails in NumPy. Results are new arrays, never
+views: writing through a view is not expressible in a traced function anyway.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.registry import implements, numpy_name
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+
+# --- helpers shared by the shape, indexing and einsum modules ---------------------------
+def _contains_tensor(x: Any) -> bool:
+    if isinstance(x, Tensor):
+        return True
+    return isinstance(x, list | tuple) and any(_contains_tensor(e) for e in x)
+
+
+def tensor_of(x: Any) -> Tensor:
+    """`np.asarray(x)` as a Tensor (a nested list holding Tensors is stacked)."""
+    if isinstance(x, Tensor):
+        return x
+    if isinstance(x, list | tuple) and _contains_tensor(x):
+        return stack([tensor_of(e) for e in x])
+    return primitives.constant(np.asarray(x))
+
+
+def require_static(fn: Any, x: Tensor) -> Tensor:
+    if any(d is None for d in x.shape):
+        raise NotImplementedError(
+            at_user_line(f"{numpy_name(fn)} on a tensor with unknown (None) dims is not supported")
+        )
+    return x
+
+
+def static_tensor(fn: Any, x: Any) -> Tensor:
+    return require_static(fn, tensor_of(x))
+
+
+def normalize_axis(axis: Any, ndim: int) -> int:
+    """A non-negative axis; AxisError (as NumPy raises it) when out of range."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(
+            at_user_line(f"axis {axis} is out of bounds for array of dimension {ndim}")
+        )
+    return axis % ndim
+
+
+def normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+    """An int or a sequence of ints as distinct non-negative axes, in the given order."""
+    axes = (axes,) if not isinstance(axes, Sequence) else axes
+    normalized = tuple(normalize_axis(a, ndim) for a in axes)
+    if len(set(normalized)) != len(normalized):
+        raise ValueError(at_user_line("repeated axis"))
+    return normalized
+
+
+def as_shape(shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, Sequence) and not isinstance(shape, str):
+        return tuple(operator.index(s) for s in shape)
+    return (operator.index(shape),)
+
+
+def _only_c_order(fn: Any, order: str) -> None:
+    if order not in ("C", "A", "K"):
+        raise NotImplementedError(
+            at_user_line(f"{numpy_name(fn)}(order={order!r}) is not supported")
+        )
+
+
+# --- reshape family -------------------------------------------------------------------
+def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """`shape` with its one `-1` entry filled in, checked against `size` like NumPy."""
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise ValueError(at_user_line("can only specify one unknown dimension"))
+    if any(s < -1 for s in shape):
+        raise ValueError(at_user_line("negative dimensions not allowed"))
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if unknown and known and size % known == 0:
+        shape = tuple(size // known if s == -1 else s for s in shape)
+    if -1 in shape or known != size and not unknown:
+        raise ValueError(at_user_line(f"cannot reshape array of size {size} into shape {shape}"))
+    return shape
+
+
+def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
+    x = require_static(np.reshape, x)
+    return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
+
+
+@implements(np.reshape)
+def reshape(a: Any, /, shape: Any = None, order: str = "C", *, copy: Any = None) -> Tensor:
+    _only_c_order(np.reshape, order)
+    return reshape_tensor(static_tensor(np.reshape, a), shape)
+
+
+@implements(np.ravel)
+def ravel(a: Any, order: str = "C") -> Tensor:
+    _only_c_order(np.ravel, order)
+    return reshape_tensor(static_tensor(np.ravel, a), -1)
+
+
+@implements(np.expand_dims)
+def expand_dims(a: Any, axis: Any) -> Tensor:
+    x = static_tensor(np.expand_dims, a)
+    axes = normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, Sequence) else 1))
+    sizes = iter(x.shape)
+    shape = [1 if d in axes else next(sizes) for d in range(x.ndim + len(axes))]
+    return primitives.reshape(x, shape)
+
+
+@implements(np.squeeze)
+def squeeze(a: Any, axis: Any = None) -> Tensor:
+    x = static_tensor(np.squeeze, a)
+    if axis is None:
+        axes = tuple(d for d, s in enumerate(x.shape) if s == 1)
+    else:
+        axes = normalize_axes(axis, x.ndim)
+    if any(x.shape[d] != 1 for d in axes):
+        raise ValueError(
+            at_user_line("cannot select an axis to squeeze out which has size not equal to one")
+        )
+    return primitives.reshape(x, [s for d, s in enumerate(x.shape) if d not in axes])
+
+
+# --- axis permutations ------------------------------------------------------------------
+@implements(np.transpose)
+def transpose(a: Any, axes: Any = None) -> Tensor:
+    x = static_tensor(np.transpose, a)
+    if axes is None:
+        return primitives.transpose(x, range(x.ndim - 1, -1, -1))
+    axes = as_shape(axes)
+    if len(axes) != x.ndim:
+        raise ValueError(at_user_line("axes don't match array"))
+    return primitives.transpose(x, normalize_axes(axes, x.ndim))
+
+
+@implements(np.swapaxes)
+def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
+    x = static_tensor(np.swapaxes, a)
+    i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    permutation = list(range(x.ndim))
+    permutation[i], permutation[j] = j, i
+    return primitives.transpose(x, permutation)
+
+
+@implements(np.moveaxis)
+def moveaxis(a: Any, source: Any, destination: Any) -> Tensor:
+    x = static_tensor(np.moveaxis, a)
+    sources, destinations = normalize_axes(source, x.ndim), normalize_axes(destination, x.ndim)
+    if len(sources) != len(destinations):
+        raise ValueError(
+            at_user_line(
+                "`source` and `destination` arguments must have the same number of elements"
+            )
+        )
+    order = [d for d in range(x.ndim) if d not in sources]
+    for dest, src in sorted(zip(destinations, sources, strict=True)):
+        order.insert(dest, src)
+    return primitives.transpose(x, order)
+
+
+# --- joining ----------------------------------------------------------------------------
+def _joined_dtype(fn: Any, tensors: Sequence[Tensor], dtype: Any, casting: str) -> np.dtype:
+    common = np.result_type(*(t.dtype for t in tensors))
+    if dtype is None:
+        return common
+    dtype = np.dtype(dtype)
+    for t in tensors:
+        if not np.can_cast(t.dtype, dtype, casting=casting):  # type: ignore[arg-type]
+            raise TypeError(
+                at_user_line(
+                    f"Cannot cast array data from dtype('{t.dtype}') to dtype('{dtype}') "
+                    f"according to the rule '{casting}'"
+                )
+            )
+    return dtype
+
+
+def _check_joinable(tensors: Sequence[Tensor], axis: int) -> None:
+    first = tensors[0]
+    for index, t in enumerate(tensors[1:], start=1):
+        if t.ndim != first.ndim:
+            raise ValueError(
+                at_user_line(
+                    "all the input array dimensions except for the concatenation axis must "
+                    f"match exactly, but the array at index 0 has {first.ndim} dimension(s) "
+                    f"and the array at index {index} has {t.ndim} dimension(s)"
+                )
+            )
+        for d in range(first.ndim):
+            if d != axis and t.shape[d] != first.shape[d]:
+                raise ValueError(
+                    at_user_line(
+                        "all the input array dimensions except for the concatenation axis "
+                        f"must match exactly, but along dimension {d}, the array at index 0 "
+                        f"has size {first.shape[d]} and the array at index {index} has size "
+                        f"{t.shape[d]}"
+                    )
+                )
+
+
+def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "same_kind"):
+    """`np.concatenate(arrays, axis, dtype=dtype, casting=casting)`."""
+    tensors = [static_tensor(fn, a) for a in arrays]
+    if not tensors:
+        raise ValueError(at_user_line("need at least one array to concatenate"))
+    if axis is None:
+        tensors, axis = [primitives.reshape(t, [t.size]) for t in tensors], 0
+    if tensors[0].ndim == 0:
+        raise ValueError(at_user_line("zero-dimensional arrays cannot be concatenated"))
+    axis = normalize_axis(axis, tensors[0].ndim)
+    _check_joinable(tensors, axis)
+    result_dtype = _joined_dtype(fn, tensors, dtype, casting)
+    return primitives.concat([primitives.cast(t, result_dtype) for t in tensors], axis)
+
+
+def _no_out(fn: Any, out: Any) -> None:
+    if out is not None:
+        raise NotImplementedError(at_user_line(f"{numpy_name(fn)}(..., out=...) is not supported"))
+
+
+@implements(np.concatenate)
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
+    _no_out(np.concatenate, out)
+    return join(np.concatenate, arrays, axis, dtype, casting)
+
+
+@implements(np.stack)
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
+    _no_out(np.stack, out)
+    tensors = [static_tensor(np.stack, a) for a in arrays]
+    if not tensors:
+        raise ValueError(at_user_line("need at least one array to stack"))
+    if len({t.shape for t in tensors}) != 1:
+        raise ValueError(at_user_line("all input arrays must have the same shape"))
+    axis = normalize_axis(axis, tensors[0].ndim + 1)
+    expanded = [expand_dims(t, axis) for t in tensors]
+    return join(np.stack, expanded, axis, dtype, casting)
+
+
+def _at_least(x: Tensor, ndim: int) -> Tensor:
+    """NumPy's atleast_1d / atleast_2d shapes: () -> (1,) or (1, 1); (n,) -> (1, n)."""
+    if x.ndim >= ndim:
+        return x
+    return primitives.reshape(x, (1,) * (ndim - x.ndim) + x.shape)  # type: ignore[arg-type]
+
+
+@implements(np.atleast_1d)
+def atleast_1d(*arys: Any):
+    results = [_at_least(static_tensor(np.atleast_1d, a), 1) for a in arys]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+@implements(np.atleast_2d)
+def atleast_2d(*arys: Any):
+    results = [_at_least(static_tensor(np.atleast_2d, a), 2) for a in arys]
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+@implements(np.hstack)
+def hstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
+    tensors = [_at_least(static_tensor(np.hstack, a), 1) for a in tup]
+    axis = 0 if tensors and tensors[0].ndim == 1 else 1
+    return join(np.hstack, tensors, axis, dtype, casting)
+
+
+@implements(np.vstack)
+def vstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
+    tensors = [_at_least(static_tensor(np.vstack, a), 2) for a in tup]
+    return join(np.vstack, tensors, 0, dtype, casting)
+
+
+# --- repetition ---------------------------------------------------------------------------
+@implements(np.broadcast_to)
+def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tensor:
+    x = static_tensor(np.broadcast_to, array)
+    shape = as_shape(shape)
+    if any(s < 0 for s in shape):
+        raise ValueError(at_user_line("all elements of broadcast shape must be non-negative"))
+    compatible = len(shape) >= x.ndim and all(
+        s in (1, t) for s, t in zip(reversed(x.shape), reversed(shape), strict=False)
+    )
+    if not compatible:
+        raise ValueError(
+            at_user_line(f"operands could not be broadcast together: {x.shape} to {shape}")
+        )
+    return primitives.broadcast_to(x, shape)
+
+
+@implements(np.tile)
+def tile(A: Any, reps: Any) -> Tensor:
+    x = static_tensor(np.tile, A)
+    reps = as_shape(reps)
+    if any(r < 0 for r in reps):
+        raise ValueError(at_user_line("negative dimensions are not allowed"))
+    ndim = max(x.ndim, len(reps))
+    shape = (1,) * (ndim - x.ndim) + x.shape
+    reps = (1,) * (ndim - len(reps)) + reps
+    # (s0, s1) -> (1, s0, 1, s1) -> broadcast (r0, s0, r1, s1) -> (r0 * s0, r1 * s1)
+    interleaved = [v for s in shape for v in (1, s)]
+    repeated = [v for r, s in zip(reps, shape, strict=True) for v in (r, s)]
+    spread = primitives.broadcast_to(primitives.reshape(x, interleaved), repeated)
+    return primitives.reshape(spread, [r * s for r, s in zip(reps, shape, strict=True)])  # type: ignore[operator]
+
+
+@implements(np.repeat)
+def repeat(a: Any, repeats: Any, axis: Any = None) -> Tensor:
+    x = static_tensor(np.repeat, a)
+    if isinstance(repeats, Tensor):
+        raise TypeError(
+            at_user_line(
+                "np.repeat with repeats known only at run time is not supported by tracejit "
+                "(the result shape would depend on the data)"
+            )
+        )
+    if axis is None:
+        x, axis = primitives.reshape(x, [x.size]), 0
+    axis = normalize_axis(axis, x.ndim)
+    counts = np.asarray(repeats)
+    if counts.size == 1:
+        return _repeat_each(x, int(counts.reshape(-1)[0]), axis)
+    # per-element counts known at trace time: gather the repeated positions
+    positions = np.repeat(np.arange(x.shape[axis]), counts)  # NumPy checks the counts
+    return primitives.gather(
+        x, primitives.constant(positions), axis, "IndexError: np.repeat position"
+    )
+
+
+def _repeat_each(x: Tensor, count: int, axis: int) -> Tensor:
+    """(.., n, ..) -> (.., n, count, ..) by broadcasting -> (.., n * count, ..)."""
+    if count < 0:
+        raise ValueError(at_user_line("repeats may not contain negative values."))
+    shape = list(x.shape)
+    with_unit = shape[: axis + 1] + [1] + shape[axis + 1 :]
+    spread = shape[: axis + 1] + [count] + shape[axis + 1 :]
+    expanded = primitives.broadcast_to(primitives.reshape(x, with_unit), spread)  # type: ignore[arg-type]
+    shape[axis] = shape[axis] * count  # type: ignore[operator]
+    return primitives.reshape(expanded, shape)  # type: ignore[arg-type]
+
+
+# --- reversal, padding, triangles ----------------------------------------------------------
+def reverse(x: Tensor, axes: Sequence[int]) -> Tensor:
+    start = [max(n - 1, 0) if d in axes else 0 for d, n in enumerate(x.shape)]  # type: ignore[operator]
+    step = [-1 if d in axes else 1 for d in range(x.ndim)]
+    return primitives.strided_slice(x, start, step, x.shape)  # type: ignore[arg-type]
+
+
+@implements(np.flip)
+def flip(m: Any, axis: Any = None) -> Tensor:
+    x = static_tensor(np.flip, m)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
+    return reverse(x, axes)
+
+
+@implements(np.fliplr)
+def fliplr(m: Any) -> Tensor:
+    x = static_tensor(np.fliplr, m)
+    if x.ndim < 2:
+        raise ValueError(at_user_line("Input must be >= 2-d."))
+    return reverse(x, (1,))
+
+
+@implements(np.flipud)
+def flipud(m: Any) -> Tensor:
+    x = static_tensor(np.flipud, m)
+    if x.ndim < 1:
+        raise ValueError(at_user_line("Input must be >= 1-d."))
+    return reverse(x, (0,))
+
+
+def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+    """NumPy's `_as_pairs`: a scalar, a pair, or one pair per axis."""
+    widths = np.asarray(pad_width)
+    if widths.dtype.kind not in "iub":
+        raise TypeError(at_user_line("`pad_width` must be of integral type."))
+    if widths.size == 2 and widths.shape != (2, 1):
+        widths = widths.reshape(-1)
+    try:
+        pairs = np.broadcast_to(widths, (ndim, 2))
+    except ValueError:
+        message = f"could not broadcast pad_width {pad_width!r} to ({ndim}, 2)"
+        raise ValueError(at_user_line(message)) from None
+    if (pairs < 0).any():
+        raise ValueError(at_user_line("index can't contain negative values"))
+    return [(int(lo), int(hi)) for lo, hi in pairs]
+
+
+def _pad_value(x: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise NotImplementedError(
+                at_user_line("np.pad with a non-scalar tensor constant_values")
+            )
+        return primitives.cast(value, x.dtype)
+    values = np.asarray(value)
+    if values.size == 0 or (values != values.reshape(-1)[0]).any():
+        raise NotImplementedError(
+            at_user_line("np.pad with different constant_values per side is not supported")
+        )
+    holder = np.zeros((), x.dtype)
+    holder[()] = values.reshape(-1)[0]  # NumPy's own assignment casting (and its errors)
+    return primitives.constant(holder)
+
+
+@implements(np.pad)
+def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Tensor:
+    x = static_tensor(np.pad, array)
+    if mode != "constant":
+        raise NotImplementedError(at_user_line(f"np.pad(mode={mode!r}) is not supported"))
+    unknown = set(kwargs) - {"constant_values"}
+    if unknown:
+        raise ValueError(
+            at_user_line(f"unsupported keyword arguments for mode 'constant': {unknown}")
+        )
+    pairs = _pad_pairs(pad_width, x.ndim)
+    if all(p == (0, 0) for p in pairs):
+        return x
+    value = _pad_value(x, kwargs.get("constant_values", 0))
+    return primitives.pad(x, value, [lo for lo, _ in pairs], [hi for _, hi in pairs])
+
+
+def _triangle(fn: Any, m: Any, k: Any, lower: bool) -> Tensor:
+    x = static_tensor(fn, m)
+    if x.ndim == 0:
+        raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
+    # as NumPy: the mask has the last two dims' shape (a 1-D input of n gives n x n)
+    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)
+    keep = below if lower else ~below
+    return np.where(primitives.constant(keep), x, primitives.constant(np.zeros(1, x.dtype)))
+
+
+@implements(np.tril)
+def tril(m: Any, k: Any = 0) -> Tensor:
+    return _triangle(np.tril, m, k, lower=True)
+
+
+@implements(np.triu)
+def triu(m: Any, k: Any = 0) -> Tensor:
+    return _triangle(np.triu, m, k, lower=False)

@@ -1,0 +1,286 @@
+"""Buffer forms of the shape and indexing ops (used by `bufferize`).
+
+Each op becomes one `linalg.generic` over its result. Where an element comes from is
+said by an indexing map when that map is a plain permutation or projection (transpose,
+unit-dim reshapes); otherwise the body computes the source position from the loop
+indices (`linalg.index`) with `index` arithmetic and reads it with `memref.load` of
+the source buffer (strided slices, reshapes, concat, pad, gather):
+
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], ...} outs(%out : memref<3xf32>) {
+    ^0(%o : f32):
+      %i = linalg.index 0 : index
+      %s = arith.addi %i, %c2 : index          // x[2:5]
+      %v = memref.load %x[%s] : memref<6xf32>
+      linalg.yield %v : f32
+    }
+
+Positions picked by run-time data (gather) are checked with `cf.assert` before the
+load, so a bad index fails the call instead of reading out of bounds. Divisions only
+ever divide by constant, non-zero sizes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, cf, memref
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType, i64
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.utils.exceptions import DiagnosticException
+
+from tracejit.ir.dtypes import is_unsigned
+from tracejit.ir.indexing import GatherOp
+from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, TransposeOp
+from tracejit.passes.buffer_builder import (
+    PARALLEL,
+    FunctionBufferizer,
+    element_of,
+    identity_map,
+    projection_map,
+)
+
+
+# --- index arithmetic inside a body ---------------------------------------------------
+def _index(b: Builder, value: int) -> SSAValue:
+    return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def _loop_index(b: Builder, dim: int) -> SSAValue:
+    return b.insert(IndexOp(dim)).result
+
+
+def _add(b: Builder, x: SSAValue, offset: int) -> SSAValue:
+    return x if offset == 0 else b.insert(arith.AddiOp(x, _index(b, offset))).result
+
+
+def _mul(b: Builder, x: SSAValue, factor: int) -> SSAValue:
+    return x if factor == 1 else b.insert(arith.MuliOp(x, _index(b, factor))).result
+
+
+def _clamp_below(b: Builder, x: SSAValue, size: int) -> SSAValue:
+    """min(x, size - 1) as unsigned, so a 'negative' x also lands in [0, size)."""
+    return b.insert(arith.MinUIOp(x, _index(b, size - 1))).result
+
+
+def _shape(value: SSAValue) -> tuple[int, ...]:
+    shape = tuple(value.type.get_shape())  # type: ignore[attr-defined]
+    if DYNAMIC_INDEX in shape:
+        raise DiagnosticException("bufferize: shape ops on dynamic shapes are not supported yet")
+    return shape
+
+
+def _strides(shape: Sequence[int]) -> list[int]:
+    """Row-major element strides."""
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    return strides[::-1]
+
+
+def _result_generic(
+    bufferizer: FunctionBufferizer,
+    op: Operation,
+    inputs: Sequence[tuple[SSAValue, list[AffineExpr]]],
+    body,
+) -> None:
+    """A parallel generic over `op`'s result; each input comes with its map's results."""
+    result = op.results[0]
+    rank = len(_shape(result))
+    output = bufferizer.destination(result)
+    maps = [projection_map(rank, exprs) for _, exprs in inputs] + [identity_map(rank)]
+    bufferizer.generic(
+        [buffer for buffer, _ in inputs], output, maps, [PARALLEL] * rank, body, op.location
+    )
+    bufferizer.values[result] = output
+
+
+# --- reshape ----------------------------------------------------------------------
+def _unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[AffineExpr] | None:
+    """The source map when the reshape only adds/removes size-1 dims, else None."""
+    kept_target = [d for d, size in enumerate(target) if size != 1]
+    if [s for s in source if s != 1] != [target[d] for d in kept_target]:
+        return None
+    dims = iter(kept_target)
+    return [AffineExpr.constant(0) if s == 1 else AffineExpr.dimension(next(dims)) for s in source]
+
+
+def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
+    """Result element at linear position p reads the source element at linear position p."""
+    source, target = _shape(op.operand), _shape(op.result)
+    buffer = bufferizer.values[op.operand]
+    reads = _unit_dim_reads(source, target)
+    if reads is not None:
+        _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]])
+        return
+    if 0 in target:  # nothing to copy (and no size to divide by)
+        bufferizer.values[op.result] = bufferizer.destination(op.result)
+        return
+
+    def body(b: Builder, ins, outs):
+        terms = [
+            _mul(b, _loop_index(b, d), stride)
+            for d, (size, stride) in enumerate(zip(target, _strides(target), strict=True))
+            if size != 1
+        ]
+        linear = terms[0] if terms else _index(b, 0)
+        for term in terms[1:]:
+            linear = b.insert(arith.AddiOp(linear, term)).result
+        indices = [_delinearize(b, linear, d, source) for d in range(len(source))]
+        return [b.insert(memref.LoadOp.get(buffer, indices)).res]
+
+    _result_generic(bufferizer, op, [], body)
+
+
+def _delinearize(b: Builder, linear: SSAValue, dim: int, shape: Sequence[int]) -> SSAValue:
+    """(linear / stride[dim]) % shape[dim]; sizes are static and non-zero here."""
+    if shape[dim] == 1:
+        return _index(b, 0)
+    stride = _strides(shape)[dim]
+    quotient = linear if stride == 1 else b.insert(arith.DivUIOp(linear, _index(b, stride))).result
+    if dim == 0:
+        return quotient
+    return b.insert(arith.RemUIOp(quotient, _index(b, shape[dim]))).result
+
+
+# --- transpose, slice ---------------------------------------------------------------
+def lower_transpose(bufferizer: FunctionBufferizer, op: TransposeOp) -> None:
+    """Operand dim perm[j] is walked by result loop j: a permutation map, no index math."""
+    perm = op.get_permutation()
+    reads = [AffineExpr.dimension(perm.index(i)) for i in range(len(perm))]
+    buffer = bufferizer.values[op.operand]
+    _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]])
+
+
+def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
+    """result[i...] = operand[start + i * step, ...], positions computed in the body."""
+    buffer = bufferizer.values[op.operand]
+    start, step = op.get_start(), op.get_step()
+
+    def body(b: Builder, ins, outs):
+        indices = [
+            _add(b, _mul(b, _loop_index(b, d), stride), first)
+            for d, (first, stride) in enumerate(zip(start, step, strict=True))
+        ]
+        return [b.insert(memref.LoadOp.get(buffer, indices)).res]
+
+    _result_generic(bufferizer, op, [], body)
+
+
+# --- concat, pad -----------------------------------------------------------------------
+def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
+    """Every input is read at a clamped (in-bounds) position; `select` keeps the one
+    whose range along `axis` holds the result position."""
+    axis = op.axis.value.data
+    parts, offset = [], 0
+    for value in op.inputs:
+        size = _shape(value)[axis]
+        if size:
+            parts.append((bufferizer.values[value], offset, size))
+        offset += size
+    if not parts:
+        bufferizer.values[op.result] = bufferizer.destination(op.result)
+        return
+
+    def body(b: Builder, ins, outs):
+        rank = len(_shape(op.result))
+        position = _loop_index(b, axis)
+        chosen: SSAValue | None = None
+        for buffer, first, size in reversed(parts):
+            indices = [_loop_index(b, d) for d in range(rank)]
+            local = b.insert(arith.SubiOp(position, _index(b, first))).result if first else position
+            indices[axis] = _clamp_below(b, local, size)
+            loaded = b.insert(memref.LoadOp.get(buffer, indices)).res
+            if chosen is None:
+                chosen = loaded
+                continue
+            before_next = b.insert(arith.CmpiOp(position, _index(b, first + size), "ult"))
+            chosen = b.insert(arith.SelectOp(before_next, loaded, chosen)).result
+        assert chosen is not None
+        return [chosen]
+
+    _result_generic(bufferizer, op, [], body)
+
+
+def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
+    """Inside the window read the (clamped) operand element, outside it the pad value."""
+    source = _shape(op.operand)
+    buffer = bufferizer.values[op.operand]
+    value = (bufferizer.values[op.value], [])
+    if 0 in source:
+        _result_generic(bufferizer, op, [value], lambda b, ins, outs: [ins[0]])
+        return
+    low, high = op.get_low(), op.get_high()
+
+    def body(b: Builder, ins, outs):
+        indices, inside = [], None
+        for d, (size, before, after) in enumerate(zip(source, low, high, strict=True)):
+            position = _add(b, _loop_index(b, d), -before)
+            if before == after == 0:
+                indices.append(position)
+                continue
+            in_range = b.insert(arith.CmpiOp(position, _index(b, size), "ult")).result
+            inside = in_range if inside is None else b.insert(arith.AndIOp(inside, in_range)).result
+            indices.append(_clamp_below(b, position, size))
+        loaded = b.insert(memref.LoadOp.get(buffer, indices)).res
+        return [b.insert(arith.SelectOp(inside, loaded, ins[0])).result]
+
+    _result_generic(bufferizer, op, [value], body)
+
+
+# --- gather ------------------------------------------------------------------------------
+def _checked_index(
+    b: Builder, raw: SSAValue, unsigned: bool, size: int, message: str, location
+) -> SSAValue:
+    """The NumPy position of index `raw` in a dim of `size`: negatives wrap; anything
+    outside [-size, size) fails the call through `cf.assert` before it is used."""
+    width = raw.type.width.data  # type: ignore[attr-defined]
+    if width < 64:
+        extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
+        raw = b.insert(extend(raw, IntegerType(64))).result
+    bound = b.insert(arith.ConstantOp(IntegerAttr(size, i64))).result
+    if not unsigned:
+        negative = b.insert(
+            arith.CmpiOp(raw, b.insert(arith.ConstantOp(IntegerAttr(0, i64))), "slt")
+        )
+        wrapped = b.insert(arith.AddiOp(raw, bound)).result
+        raw = b.insert(arith.SelectOp(negative, wrapped, raw)).result
+    # one unsigned compare rejects both a too-large index and a still-negative one
+    in_bounds = b.insert(arith.CmpiOp(raw, bound, "ult")).result
+    check = cf.AssertOp(in_bounds, message)
+    check.location = location
+    b.insert(check)
+    return b.insert(arith.IndexCastOp(raw, IndexType())).result
+
+
+def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
+    """result[before, j..., after] = input[before, wrap(indices[j...]), after]."""
+    source = _shape(op.input)
+    index_rank = len(_shape(op.indices))
+    axis = op.get_axis()
+    buffer = bufferizer.values[op.input]
+    unsigned = is_unsigned(element_of(op.indices))
+    index_reads = [AffineExpr.dimension(axis + k) for k in range(index_rank)]
+    message = op.message.data
+
+    def body(b: Builder, ins, outs):
+        position = _checked_index(b, ins[0], unsigned, source[axis], message, op.location)
+        before = [_loop_index(b, d) for d in range(axis)]
+        after_dims = range(axis + index_rank, axis + index_rank + len(source) - axis - 1)
+        after = [_loop_index(b, d) for d in after_dims]
+        return [b.insert(memref.LoadOp.get(buffer, [*before, position, *after])).res]
+
+    _result_generic(bufferizer, op, [(bufferizer.values[op.indices], index_reads)], body)
+
+
+SHAPE_HANDLERS = {
+    ReshapeOp: lower_reshape,
+    TransposeOp: lower_transpose,
+    SliceOp: lower_slice,
+    ConcatOp: lower_concat,
+    PadOp: lower_pad,
+    GatherOp: lower_gather,
+}
