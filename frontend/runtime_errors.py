@@ -13,6 +13,7 @@ from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentErr
 ERROR_TYPES: dict[str, type[Exception]] = {
     "IndexError": IndexError,
     "ValueError": ValueError,
+    "AssertionError": AssertionError,
     "InvalidArgumentError": InvalidArgumentError,
     "FailedPreconditionError": FailedPreconditionError,
 }

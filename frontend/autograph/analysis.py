@@ -1,0 +1,115 @@
+"""Static facts about a function's AST that the conversion needs.
+
+Which local names a block of statements (re)binds, which names are read, and which
+names a scope declares `global`/`nonlocal`. Nested scopes (functions, lambdas,
+classes, comprehensions) bind their own names, so the walks stop at them.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable, Iterator
+
+_NESTED_SCOPES = (
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
+)
+
+
+def walk_scope(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under `nodes` that belongs to their scope (nested scopes' insides skipped;
+    a nested def's own node is yielded, since it binds its name here)."""
+    stack = list(nodes)[::-1]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def bound_names(nodes: Iterable[ast.AST]) -> list[str]:
+    """The names `nodes` bind in their scope, in first-binding order."""
+    names: dict[str, None] = {}
+    for node in walk_scope(nodes):
+        for name in _binds(node):
+            names.setdefault(name)
+    return list(names)
+
+
+def _binds(node: ast.AST) -> Iterable[str]:
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store | ast.Del):
+        return (node.id,)
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return (node.name,)
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return tuple((a.asname or a.name).split(".")[0] for a in node.names if a.name != "*")
+    if isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+        return (node.name,)
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return (node.rest,)
+    return ()
+
+
+def loaded_names(nodes: Iterable[ast.AST]) -> set[str]:
+    """Names read anywhere under `nodes`, nested scopes included (closures read them too)."""
+    return {
+        node.id
+        for root in nodes
+        for node in ast.walk(root)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    }
+
+
+def declared(body: list[ast.stmt]) -> tuple[set[str], set[str]]:
+    """The names a function body declares `global` and `nonlocal`."""
+    globals_: set[str] = set()
+    nonlocals: set[str] = set()
+    for node in walk_scope(body):
+        if isinstance(node, ast.Global):
+            globals_.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            nonlocals.update(node.names)
+    return globals_, nonlocals
+
+
+def parameter_names(args: ast.arguments) -> list[str]:
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    params += [a for a in (args.vararg, args.kwarg) if a is not None]
+    return [a.arg for a in params]
+
+
+def contains(nodes: Iterable[ast.AST], kinds: type | tuple[type, ...], loops: bool) -> bool:
+    """Whether a `kinds` statement occurs in this scope, looking inside nested loops only
+    when `loops` (a `break` in an inner loop belongs to the inner loop)."""
+    stack = list(nodes)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, kinds):
+            return True
+        if isinstance(node, _NESTED_SCOPES):
+            continue
+        if not loops and isinstance(node, ast.For | ast.While | ast.AsyncFor):
+            stack.extend(node.orelse)  # a loop's `else` belongs to the enclosing loop
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
+def all_identifiers(tree: ast.AST) -> set[str]:
+    """Every identifier in the tree, so generated names can avoid them."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+    return names

@@ -1,0 +1,238 @@
+"""Converting a Python function: source -> AST rewrite -> a new function object.
+
+The function's source (`inspect.getsource`, dedented) is parsed, rewritten by
+`transformer.py`, and compiled with the original filename and line numbers (so
+tracebacks and `at_user_line` point at the user's lines). To keep closures working, the
+converted function is compiled inside a factory that declares the original free
+variables; its code object is then bound to the *original* closure cells (plus one cell
+for `ag__`, the runtime helpers), the original globals and default arguments.
+Decorators are not re-applied: only the inner code object is used.
+
+`converted_call(f, args, kwargs)` is what every call in converted code goes through: it
+converts user functions (not NumPy's, the standard library's, installed packages' or
+tracejit's own) once, caching the result per function.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import os
+import sysconfig
+import textwrap
+import types
+import warnings
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import tracejit
+from tracejit.frontend.autograph import analysis
+from tracejit.frontend.autograph.lowering import Namer
+from tracejit.frontend.autograph.transformer import ExpressionConverter, FunctionConverter
+
+_FACTORY = "__tj_autograph_factory"
+_NON_USER_DIRS = tuple(
+    os.path.abspath(path) + os.sep
+    for path in {
+        *(
+            os.path.join(os.path.dirname(tracejit.__file__), sub)
+            for sub in ("frontend", "ir", "passes", "codegen", "tools")
+        ),
+        os.path.dirname(np.__file__),
+        *(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
+    }
+)
+_GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+
+
+@dataclass(frozen=True)
+class _Converted:
+    code: types.CodeType
+    source: str
+
+
+# Keyed by (filename, code): equal code objects from different files compare equal.
+_by_code: dict[tuple[str, types.CodeType], _Converted | None] = {}  # None: not convertible
+_by_function: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_converted_codes: set[types.CodeType] = set()  # code objects we produced (never re-convert)
+
+
+class ConversionError(Exception):
+    """The function's source is not available or not convertible."""
+
+
+# --- public entry points ----------------------------------------------------------------------
+def convert(function: Any, warn: bool = True) -> Any:
+    """The converted version of a Python function; the function itself if it cannot be
+    converted (with a warning when `warn`), or if it is not a user function."""
+    if inspect.ismethod(function):
+        return types.MethodType(convert(function.__func__, warn), function.__self__)
+    if isinstance(function, functools.partial):
+        return functools.partial(convert(function.func, warn), *function.args, **function.keywords)
+    if not _is_user_function(function):
+        return function
+    cached = _by_function.get(function)
+    if cached is not None:
+        return cached
+    try:
+        converted = _instantiate(function, _convert_code(function))
+    except ConversionError as error:
+        if warn:
+            warnings.warn(
+                f"AutoGraph could not convert {function.__qualname__} ({error}); it runs as "
+                "plain Python, so tensor-dependent control flow in it will fail",
+                stacklevel=3,
+            )
+        converted = function
+    _by_function[function] = converted
+    return converted
+
+
+def to_code(function: Any) -> str:
+    """The source AutoGraph produces for `function` (a function, method or tj.Function)."""
+    function = getattr(function, "python_function", function)
+    function = getattr(function, "__func__", function)
+    if not inspect.isfunction(function):
+        raise TypeError(f"to_code expects a Python function, got {function!r}")
+    return _convert_code(function).source
+
+
+def converted_call(function: Any, args: tuple, kwargs: dict | None) -> Any:
+    """Call `function(*args, **kwargs)`, converting it first if it is user code."""
+    from tracejit.frontend.autograph import operators
+
+    kwargs = kwargs or {}
+    operators.check_defined(args, kwargs)
+    special = operators.BUILTIN_OVERRIDES.get(_builtin_key(function))
+    if special is not None:
+        return special(*args, **kwargs)
+    return convert(function, warn=False)(*args, **kwargs)
+
+
+def _builtin_key(function: Any) -> Any:
+    try:
+        hash(function)
+    except TypeError:
+        return None
+    return function
+
+
+def _is_user_function(function: Any) -> bool:
+    if not inspect.isfunction(function):
+        return False
+    code = function.__code__
+    if code in _converted_codes or code.co_flags & _GENERATOR_FLAGS:
+        return False
+    filename = os.path.abspath(code.co_filename)
+    return not (code.co_filename.startswith("<") or filename.startswith(_NON_USER_DIRS))
+
+
+# --- source -> converted code -----------------------------------------------------------------
+def _convert_code(function: types.FunctionType) -> _Converted:
+    key = (function.__code__.co_filename, function.__code__)
+    if key not in _by_code:
+        try:
+            _by_code[key] = _compile(function)
+        except ConversionError:
+            _by_code[key] = None
+            raise
+    converted = _by_code[key]
+    if converted is None:
+        raise ConversionError("its source is not available")
+    return converted
+
+
+def _compile(function: types.FunctionType) -> _Converted:
+    node, tree = _parse(function)
+    namer = Namer(analysis.all_identifiers(tree) | {"ag__", _FACTORY})
+    if isinstance(node, ast.Lambda):
+        node = ExpressionConverter().visit(node)
+        source = ast.unparse(node)
+        inner: ast.stmt = ast.Expr(node)
+    else:
+        node.decorator_list = []
+        node = FunctionConverter(namer).function(node)
+        node = ExpressionConverter().visit(node)
+        source = ast.unparse(node)
+        inner = node
+    freevars = [*function.__code__.co_freevars, "ag__"]
+    factory = ast.FunctionDef(
+        name=_FACTORY,
+        args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[]),
+        body=[
+            *(ast.Assign([ast.Name(v, ast.Store())], ast.Constant(None)) for v in freevars),
+            inner,
+        ],
+        decorator_list=[],
+        returns=None,
+    )
+    if hasattr(ast, "TypeAlias"):  # Python 3.12+
+        factory.type_params = []
+    module = ast.Module([ast.copy_location(factory, inner)], type_ignores=[])
+    ast.fix_missing_locations(module)
+    try:
+        module_code = compile(module, function.__code__.co_filename, "exec")
+    except SyntaxError as error:
+        raise ConversionError(f"the converted code does not compile: {error}") from error
+    code = _find_code(module_code, function.__code__.co_name)
+    _converted_codes.update(_all_codes(code))
+    return _Converted(code, source)
+
+
+def _parse(function: types.FunctionType) -> tuple[ast.FunctionDef | ast.Lambda, ast.Module]:
+    try:
+        # The code object, not the function: getsource would follow `__wrapped__`.
+        lines, start = inspect.getsourcelines(function.__code__)
+    except (OSError, TypeError) as error:
+        raise ConversionError("its source is not available") from error
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError as error:
+        raise ConversionError("its source could not be parsed on its own") from error
+    ast.increment_lineno(tree, start - 1)
+    name = function.__code__.co_name
+    if name == "<lambda>":  # several lambdas may share the lines: match line and parameters
+        code = function.__code__
+        params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
+        candidates = [
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Lambda)
+            and n.lineno == code.co_firstlineno
+            and [a.arg for a in (*n.args.posonlyargs, *n.args.args, *n.args.kwonlyargs)] == params
+        ]
+    else:
+        candidates = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    if len(candidates) != 1:
+        raise ConversionError(f"found {len(candidates)} definitions of it in its source")
+    return candidates[0], tree
+
+
+def _find_code(module_code: types.CodeType, name: str) -> types.CodeType:
+    factory = next(c for c in module_code.co_consts if isinstance(c, types.CodeType))
+    return next(c for c in factory.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _all_codes(code: types.CodeType) -> list[types.CodeType]:
+    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    return [code, *(inner for c in nested for inner in _all_codes(c))]
+
+
+def _instantiate(function: types.FunctionType, converted: _Converted) -> types.FunctionType:
+    """A function running the converted code with `function`'s closure cells, globals,
+    defaults and metadata."""
+    from tracejit.frontend.autograph import operators
+
+    cells = dict(zip(function.__code__.co_freevars, function.__closure__ or (), strict=True))
+    cells["ag__"] = types.CellType(operators)
+    closure = tuple(cells[name] for name in converted.code.co_freevars)
+    new = types.FunctionType(
+        converted.code, function.__globals__, function.__name__, function.__defaults__, closure
+    )
+    new.__kwdefaults__ = function.__kwdefaults__
+    functools.update_wrapper(new, function)
+    return new

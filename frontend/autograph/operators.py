@@ -1,0 +1,457 @@
+"""The runtime of converted code (`ag__`): dispatchers that run Python or stage IR.
+
+Each dispatcher looks at its condition or iterable at trace time. A Python value runs
+the construct as plain Python (one branch; an unrolled loop). A symbolic `tj.Tensor`
+stages it through `frontend/control_flow.py` (`tj.if` / `tj.while`), passing exactly
+the statement's state variables (names found statically by the converter) as branch
+outputs or loop-carried values. Variables without a value on some path are handled
+here (see `undefined.py`): they stay out of the staged op and are only an error if used.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Block
+
+from tracejit.frontend import primitives
+from tracejit.frontend.autograph.conversion import converted_call
+from tracejit.frontend.autograph.undefined import (
+    LoopLocal,
+    PartiallyDefined,
+    Undefined,
+    is_return_value,
+    is_undefined,
+)
+from tracejit.frontend.control_flow import Range, cond, while_loop
+from tracejit.frontend.source_location import at_user_line, user_location
+from tracejit.frontend.structure import flatten, unflatten
+from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tracing import current_trace
+from tracejit.ir.dtypes import tensor_type
+
+__all__ = [
+    "Undefined",
+    "and_",
+    "assert_stmt",
+    "compare_chain",
+    "converted_call",
+    "for_stmt",
+    "if_exp",
+    "if_stmt",
+    "not_",
+    "or_",
+    "ret",
+    "while_stmt",
+]
+
+GetState = Callable[[], tuple]
+SetState = Callable[[tuple], None]
+
+
+# --- truth values ---------------------------------------------------------------------------
+def truth(value: Tensor) -> Tensor:
+    """`bool(value)` as a 0-d bool tensor; like NumPy, only for single-element tensors."""
+    if value.size != 1:
+        raise ValueError(
+            at_user_line(
+                f"the truth value of a tensor with shape {value.shape} is ambiguous (NumPy "
+                "raises here too); reduce it with np.any / np.all first"
+            )
+        )
+    if value.ndim:
+        value = np.reshape(value, ())
+    return value if value.dtype == np.bool_ else np.not_equal(value, 0)
+
+
+def _as_bool(value: Any) -> Any:
+    return truth(value) if isinstance(value, Tensor) else bool(value)
+
+
+def not_(value: Any) -> Any:
+    if isinstance(value, Tensor):
+        return np.logical_not(truth(value))
+    return not value
+
+
+def and_(*operands: Callable[[], Any]) -> Any:
+    """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
+    (so a later operand is only evaluated at run time when it matters)."""
+    value = operands[0]()
+    for index, operand in enumerate(operands[1:], start=1):
+        if isinstance(value, Tensor):
+            rest = operands[index:]
+            return cond(truth(value), lambda rest=rest: _as_bool(and_(*rest)), lambda: False)
+        if not value:
+            return value
+        value = operand()
+    return value
+
+
+def or_(*operands: Callable[[], Any]) -> Any:
+    """`a or b or ...`, lazy like Python (see `and_`)."""
+    value = operands[0]()
+    for index, operand in enumerate(operands[1:], start=1):
+        if isinstance(value, Tensor):
+            rest = operands[index:]
+            return cond(truth(value), lambda: True, lambda rest=rest: _as_bool(or_(*rest)))
+        if value:
+            return value
+        value = operand()
+    return value
+
+
+def if_exp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+    """`body() if test else orelse()`."""
+    if isinstance(test, Tensor):
+        return cond(truth(test), body, orelse)
+    return body() if test else orelse()
+
+
+_COMPARE = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "is": operator.is_,
+    "is not": operator.is_not,
+    "in": lambda a, b: a in b,
+    "not in": lambda a, b: a not in b,
+}
+
+
+def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
+    """`a < b < c` == `(a < b) and (b < c)` with `b` evaluated once."""
+    left = operands[0]()
+    right = operands[1]()
+    value = _COMPARE[ops[0]](left, right)
+    if len(ops) == 1:
+        return value
+    return and_(lambda: value, lambda: compare_chain(ops[1:], lambda: right, *operands[2:]))
+
+
+# --- assert and return ------------------------------------------------------------------------
+def assert_stmt(test: Any, message: Callable[[], Any] | None) -> None:
+    """`assert test, message`: a run-time check when `test` is a tensor."""
+    if not isinstance(test, Tensor):
+        if not test:
+            raise AssertionError(message()) if message is not None else AssertionError()
+        return
+    text = "" if message is None else str(message())
+    location = user_location()
+    where = f" ({location})" if location else ""
+    primitives.assert_true(truth(test), f"AssertionError: {text}{where}")
+
+
+def ret(value: Any) -> Any:
+    """A function's return value, checked for variables without a value on some path."""
+    check_defined(value)
+    return value
+
+
+def check_defined(*values: Any) -> None:
+    for value in values:
+        if isinstance(value, Undefined):
+            value.fail()
+        if isinstance(value, list | tuple | dict):
+            for leaf in flatten(value)[0]:
+                if isinstance(leaf, Undefined):
+                    leaf.fail()
+
+
+def _range(*args: Any) -> Any:
+    """`range(...)` in converted code: a staged `tj.range` when a bound is a tensor."""
+    if any(isinstance(a, Tensor) for a in args):
+        return Range(*args)
+    return range(*args)
+
+
+BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {range: _range}
+
+
+# --- if ---------------------------------------------------------------------------------------
+def if_stmt(
+    test: Any,
+    body: Callable[[], None],
+    orelse: Callable[[], None],
+    get_state: GetState,
+    set_state: SetState,
+    names: tuple[str, ...],
+    branch_names: tuple[tuple[str, ...], tuple[str, ...]],
+) -> None:
+    if not isinstance(test, Tensor):
+        body() if test else orelse()
+        return
+    _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
+
+
+def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) -> None:
+    init = get_state()
+    both = set(branch_names[0]) & set(branch_names[1])
+    outputs = [i for i, n in enumerate(names) if n in both or not is_undefined(init[i])]
+    one_sided = [i for i in range(len(names)) if i not in outputs]
+    where = str(user_location())
+    assigned: dict[int, Any] = {}  # one-sided variable -> its value where assigned
+    then_outputs: list[tuple] = []
+
+    def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
+        def run() -> tuple:
+            set_state(init)
+            fn()
+            values = get_state()
+            assigned.update((i, values[i]) for i in one_sided if not is_undefined(values[i]))
+            out = tuple(values[i] for i in outputs)
+            _check_branch_outputs(out, then_outputs, [names[i] for i in outputs], where)
+            then_outputs.append(out)
+            return out
+
+        return run
+
+    results = cond(pred, branch(body), branch(orelse), names=[_display(names[i]) for i in outputs])
+    final = list(init)
+    for i, value in zip(outputs, results, strict=True):
+        final[i] = value
+    for i in one_sided:
+        final[i] = PartiallyDefined(names[i], where, _spec_of(assigned.get(i)))
+    set_state(tuple(final))
+
+
+def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], where: str) -> None:
+    for index, (name, value) in enumerate(zip(names, out, strict=True)):
+        if is_undefined(value):
+            raise UnboundLocalError(
+                f"'{name}' is not defined on every path through the staged if at {where}; "
+                "assign it in both branches (or before the if)"
+            )
+        if earlier and is_return_value(name):
+            other = earlier[0][index]
+            if (value is None) != (other is None):
+                raise TypeError(
+                    f"the staged if at {where} returns a value in one branch and nothing (None) "
+                    "in the other; return a value of the same dtype and shape on every path"
+                )
+
+
+def _display(name: str) -> str:
+    return "the return value" if is_return_value(name) else name
+
+
+def _spec_of(value: Any) -> tuple | None:
+    """(shape, dtype) of a tensor or number (to build a placeholder), else None."""
+    if isinstance(value, PartiallyDefined):
+        return value.spec
+    if isinstance(value, Tensor):
+        return value.shape, value.dtype
+    if isinstance(value, bool | int | float | np.generic | np.ndarray):
+        array = np.asarray(value)
+        return array.shape, array.dtype
+    return None
+
+
+# --- while ------------------------------------------------------------------------------------
+def while_stmt(
+    test: Callable[[], Any],
+    body: Callable[[], None],
+    get_state: GetState,
+    set_state: SetState,
+    names: tuple[str, ...],
+    live_out: tuple[str, ...],
+) -> None:
+    """`while test(): body()`; from the first tensor-valued test on, the loop is staged."""
+    while True:
+        value = test()
+        if isinstance(value, Tensor):
+            break
+        if not value:
+            return
+        body()
+    loop = _Loop(get_state, set_state, names, live_out, ())
+    loop.stage(lambda: _as_bool(test()), lambda: body())
+
+
+# --- for --------------------------------------------------------------------------------------
+def for_stmt(
+    iterable: Any,
+    extra_test: Callable[[], Any] | None,
+    body: Callable[[Any], None],
+    get_state: GetState,
+    set_state: SetState,
+    names: tuple[str, ...],
+    live_out: tuple[str, ...],
+    targets: tuple[str, ...],
+) -> None:
+    """`for x in iterable: body(x)` while `extra_test()` (break/return flags) holds."""
+    loop = _Loop(get_state, set_state, names, live_out, targets)
+    if isinstance(iterable, Range):
+        _staged_range(loop, iterable, extra_test, body)
+    elif isinstance(iterable, Tensor):
+        _staged_rows(loop, iterable, extra_test, body)
+    else:
+        _python_for(loop, iterable, extra_test, body)
+
+
+def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:
+    """An unrolled loop. Once a break/return flag becomes a tensor (set in a staged `if`),
+    each remaining iteration runs under a staged `if` on it."""
+    for item in iterable:
+        go = True if extra_test is None else extra_test()
+        if isinstance(go, Tensor):
+            branch_names = (loop.names, ())
+            _staged_if(
+                truth(go), lambda item=item: body(item), lambda: None,
+                loop.get_state, loop.set_state, loop.names, branch_names,
+            )  # fmt: skip
+            continue
+        if not go:
+            return
+        body(item)
+
+
+def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
+    bounds = (rng.start, rng.limit, rng.delta)
+    dtype = np.result_type(*(b.dtype if isinstance(b, Tensor) else b for b in bounds))
+    start, limit, delta = (_tensor(b, dtype) if isinstance(b, Tensor) else b for b in bounds)
+    if isinstance(delta, Tensor):
+        primitives.assert_true(
+            truth(delta != 0), at_user_line("ValueError: range() arg 3 must not be zero")
+        )
+    elif delta == 0:
+        raise ValueError(at_user_line("range() arg 3 must not be zero"))
+
+    def in_range(index: Tensor) -> Tensor:
+        if not isinstance(delta, Tensor):
+            return index < limit if delta > 0 else index > limit
+        return ((delta > 0) & (index < limit)) | ((delta < 0) & (index > limit))
+
+    first = start if isinstance(start, Tensor) else primitives.constant(np.asarray(start, dtype))
+    loop.stage(
+        lambda index: _with_extra(in_range(index), extra_test),
+        lambda index: body(index),
+        index=(first, lambda index: index + delta),
+    )
+
+
+def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body) -> None:
+    """`for row in tensor`: a staged loop over the first dimension."""
+    if tensor.ndim == 0:
+        raise TypeError(at_user_line("iteration over a 0-d tensor"))
+    rows = tensor.shape[0]
+    if rows is None:
+        raise NotImplementedError(at_user_line("iterating a tensor whose first dim is unknown"))
+    first = primitives.constant(np.asarray(0, np.int64))
+    loop.stage(
+        lambda index: _with_extra(index < rows, extra_test),
+        lambda index: body(tensor[index]),
+        index=(first, lambda index: index + 1),
+    )
+
+
+def _with_extra(test: Tensor, extra_test) -> Tensor:
+    """The loop condition and the break/return flags (flags are cheap: no laziness needed)."""
+    if extra_test is None:
+        return test
+    extra = extra_test()
+    if isinstance(extra, Tensor):
+        return np.logical_and(test, truth(extra))
+    return test if extra else primitives.constant(np.asarray(False))
+
+
+def _tensor(value: Tensor, dtype: np.dtype) -> Tensor:
+    return value if value.dtype == dtype else value.astype(dtype)
+
+
+# --- staging a loop ---------------------------------------------------------------------------
+class _Loop:
+    """Stages a loop whose state is read/written through get_state/set_state.
+
+    Carried: state variables that have a value before the loop. A variable without one
+    (assigned first in the body) stays inside the body, unless it is read after the loop:
+    then one trial trace of the body (thrown away) finds its dtype and shape and it is
+    carried from a zeros placeholder, as TF does (the early-return value is the usual case).
+    """
+
+    def __init__(self, get_state, set_state, names, live_out, targets):
+        self.get_state, self.set_state = get_state, set_state
+        self.names, self.live_out, self.targets = tuple(names), set(live_out), set(targets)
+
+    def stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
+        """Stage `while test(*i): body(*i)`; `index` = (first, next) adds a counter `i`."""
+        init = list(self.get_state())
+        where = str(user_location())
+        counter = () if index is None else (index[0],)
+        carried = [i for i, value in enumerate(init) if not is_undefined(value)]
+        carried += self._placeholders(init, carried, body, counter)
+        carried.sort()
+
+        def enter(values: tuple) -> tuple:
+            state = list(init)
+            for i, value in zip(carried, values[len(counter) :], strict=True):
+                state[i] = value
+            self.set_state(tuple(state))
+            return values[: len(counter)]
+
+        def cond_fn(*values: Any) -> Any:
+            return test(*enter(values))
+
+        def body_fn(*values: Any) -> tuple:
+            count = enter(values)
+            body(*count)
+            state = self.get_state()
+            step = (index[1](*count),) if index is not None else ()
+            return (*step, *(state[i] for i in carried))
+
+        loop_vars = (*counter, *(init[i] for i in carried))
+        labels = ["the loop counter"][: len(counter)] + [_display(self.names[i]) for i in carried]
+        results = while_loop(cond_fn, body_fn, loop_vars, names=labels)
+        final: list[Any] = [LoopLocal(n, where) for n in self.names]
+        for i, value in zip(carried, results[len(counter) :], strict=True):
+            final[i] = value
+        self.set_state(tuple(final))
+
+    def _placeholders(self, init: list, carried: list[int], body, counter: tuple) -> list[int]:
+        """Give undefined-before variables read after the loop a zeros initial value."""
+        wanted = [
+            i
+            for i, name in enumerate(self.names)
+            if i not in carried and name in self.live_out and name not in self.targets
+        ]
+        if not wanted:
+            return []
+        state = self._trial_body(init, carried, body, counter)
+        found = []
+        for i in wanted:
+            spec = _spec_of(state[i])
+            if spec is not None:
+                init[i] = primitives.constant(np.zeros(spec[0], spec[1]))
+                found.append(i)
+        return found
+
+    def _trial_body(self, init: list, carried: list[int], body, counter: tuple) -> tuple:
+        """Trace the body once into a throwaway block and return the state it leaves."""
+        leaves, treedef = flatten((*counter, *(init[i] for i in carried)))
+        block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
+        try:
+            with current_trace().building_in(block):
+                values = unflatten(treedef, [Tensor(arg) for arg in block.args])
+                state = list(init)
+                for i, value in zip(carried, values[len(counter) :], strict=True):
+                    state[i] = value
+                self.set_state(tuple(state))
+                body(*values[: len(counter)])
+                return self.get_state()
+        finally:
+            self.set_state(tuple(init))
+            for op in reversed(list(block.ops)):
+                block.erase_op(op, safe_erase=False)
+
+
+def _type_of(leaf: Any):
+    if isinstance(leaf, Tensor):
+        return leaf.value.type
+    array = np.asarray(leaf)
+    return tensor_type(array.shape, array.dtype)
