@@ -1,0 +1,153 @@
+"""The command line of tracejit-opt: flags, their checks, and the help text.
+
+The help's epilog is generated from the pass registry (`passes/pipeline.PASSES`) and the
+named pipelines, so it cannot go stale.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from tracejit.passes.pipeline import NAMED_PIPELINES, PASSES
+from tracejit.tools.pass_info import pass_listing, pipelines_listing
+
+USAGE_EXAMPLES = """\
+examples:
+  tracejit-opt input.mlir -p canonicalize,cse
+  tracejit-opt input.mlir --emit llvm
+  tracejit-opt model.py:predict --signature "f32[64,32], f32[32,16], f32[16]" \\
+      --print-ir-after-all --emit asm
+  tracejit-opt kernel.mlir --run --input x=x.npy --input y="[1.0, 2.0]"
+  tracejit-opt model.py:predict --emit dot | dot -Tpng -o graph.png
+"""
+
+# --emit stages, in lowering order (`dot` draws the tj-level graph).
+EMIT_CHOICES = ("tj", "loops", "cf", "llvm", "asm", "dot")
+
+
+class UsageError(Exception):
+    """A bad command line (reported as `tracejit-opt: error: ...`, exit status 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # type: ignore[override]  # argparse would exit with 2
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tracejit-opt",
+        description="Run tracejit's passes on IR or on a traced Python function, like mlir-opt.",
+        epilog=f"{USAGE_EXAMPLES}\npasses:\n{pass_listing()}\n{pipelines_listing()}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_input_flags(parser)
+    _add_pipeline_flags(parser)
+    _add_dump_flags(parser)
+    _add_output_flags(parser)
+    return parser
+
+
+def _add_input_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("input")
+    group.add_argument(
+        "input", nargs="?", default="-", help=".mlir file of any stage, '-' (stdin), or file.py:fn"
+    )
+    group.add_argument(
+        "--signature", help='tensor types of a Python function, e.g. "f32[4,?], i64[], u8[*]"'
+    )
+    group.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a Python-valued argument of the function (VALUE is a Python literal)",
+    )
+
+
+def _add_pipeline_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("pipeline")
+    which = group.add_mutually_exclusive_group()
+    which.add_argument("-p", "--passes", help="pass list with options: a,b{opt=1},c")
+    which.add_argument("--pipeline", choices=list(NAMED_PIPELINES), help="a named pipeline")
+    group.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    group.add_argument(
+        "--no-verify-each", action="store_true", help="do not verify the IR after each pass"
+    )
+
+
+def _add_dump_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("seeing the stages")
+    group.add_argument("--print-ir-after-all", action="store_true")
+    group.add_argument("--print-ir-before-all", action="store_true")
+    group.add_argument("--print-ir-after", default="", metavar="PASS[,PASS]")
+    group.add_argument("--print-ir-before", default="", metavar="PASS[,PASS]")
+    group.add_argument(
+        "--print-changed",
+        nargs="?",
+        const="full",
+        choices=("full", "diff"),
+        help="print the IR after each pass that changed it (=diff: as a unified diff)",
+    )
+    group.add_argument(
+        "--timing", action="store_true", help="wall time per pass and per compile step (stderr)"
+    )
+    group.add_argument(
+        "--stats", action="store_true", help="op counts per dialect before and after (stderr)"
+    )
+
+
+def _add_output_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("output")
+    group.add_argument(
+        "--emit", choices=EMIT_CHOICES, help="lower along the default pipeline to this stage"
+    )
+    group.add_argument("-o", "--output", help="write the result here instead of stdout")
+    group.add_argument(
+        "--run",
+        action="store_true",
+        help="compile, run on the --input arrays, print the results (a Python function runs "
+        "as its ConcreteFunction, with the default pipeline)",
+    )
+    group.add_argument(
+        "--input",
+        dest="inputs",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy|LITERAL",
+        help="an input array of --run, by argument name (or argN)",
+    )
+    group.add_argument("--entry", help="the function --run calls (default: the only public one)")
+    group.add_argument("--debug", action="store_true", help="show Python tracebacks")
+
+
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    args = build_parser().parse_args(argv)
+    for flag in ("print_ir_after", "print_ir_before"):
+        setattr(args, flag, pass_names(getattr(args, flag), "--" + flag.replace("_", "-")))
+    if not is_python_input(args.input) and (args.signature or args.arg):
+        raise UsageError("--signature and --arg need a Python input: path/to/file.py:function")
+    if args.inputs and not args.run:
+        raise UsageError("--input is only used with --run")
+    return args
+
+
+def pass_names(text: str, flag: str) -> set[str]:
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    unknown = sorted(names - set(PASSES))
+    if unknown:
+        raise UsageError(f"{flag}: unknown pass '{unknown[0]}'; known: {', '.join(sorted(PASSES))}")
+    return names
+
+
+def is_python_input(target: str) -> bool:
+    return ".py:" in target
+
+
+def split_assignment(text: str, flag: str) -> tuple[str, str]:
+    """`name=value` -> ("name", "value")."""
+    name, equals, value = text.partition("=")
+    if not equals or not name.strip():
+        raise UsageError(f"{flag} expects NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()

@@ -1,0 +1,177 @@
+"""One tracejit-opt invocation: load the input, run the passes with the requested dumps,
+emit a stage, optionally compile and run, and collect timings and op counts.
+
+Lowering and compiling go through `frontend/driver.py` exactly as `ConcreteFunction` does,
+so what this prints for a Python function is what `ConcreteFunction.ir(after=...)`,
+`.llvm_ir` and `.asm` return.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import ArgSpecParseError, ParseError
+
+from tracejit.frontend import driver
+from tracejit.passes.pipeline import NAMED_PIPELINES, Pipeline, PipelineError
+from tracejit.tools import diagnostics
+from tracejit.tools.diagnostics import ToolError
+from tracejit.tools.dot_graph import module_to_dot
+from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
+from tracejit.tools.mlir_input import input_name, parse_mlir, read_source
+from tracejit.tools.op_stats import dialect_counts, render_stats
+from tracejit.tools.opt_args import UsageError, is_python_input
+from tracejit.tools.stages import EMIT_LAST_PASS, ladder
+from tracejit.tools.timing import TimingReport
+
+
+class Session:
+    def __init__(self, args: argparse.Namespace):
+        self.args = args
+        self.name = input_name(args.input)
+        self.timing = TimingReport()
+        self.concrete: Any = None  # the ConcreteFunction of a Python input
+        self.dumper: IrDumper | None = None
+        self.reports = ""  # --stats / --timing text, for stderr
+        self.input_module: ModuleOp | None = None
+
+    # --- the whole run -----------------------------------------------------------------------
+    def run(self) -> str:
+        """The output text (IR, LLVM IR, assembly, dot, run results)."""
+        module = self.input_module = self.load()
+        self.dumper = IrDumper(DumpRequest.from_args(self.args), str(module))
+        staged, final = self.lower_stages(module)
+        text = self.emit(staged, final)
+        self.add_reports(module, staged if final is None else final)
+        return text
+
+    def lower_stages(self, module: ModuleOp) -> tuple[ModuleOp, ModuleOp | None]:
+        """The module to print (after -p / --pipeline / the --emit ladder), and the cf-level
+        module to compile when machine code is needed (else None)."""
+        args, explicit = self.args, self.explicit_passes()
+        if explicit is None:
+            first, rest = ladder(module, EMIT_LAST_PASS.get(args.emit or ""))
+            staged = self.lower(module, first)
+        else:
+            staged = self.lower(module, explicit)
+            rest = ladder(staged, None)[1]
+        if args.emit in ("llvm", "asm") or (args.run and self.concrete is None):
+            return staged, self.lower(staged, rest)
+        return staged, None
+
+    def add_reports(self, before: ModuleOp, after: ModuleOp) -> None:
+        assert self.dumper is not None
+        self.reports += unused_requests(self.dumper.request, self.dumper.ran)
+        if self.args.stats:
+            self.reports += render_stats(dialect_counts(before), dialect_counts(after))
+        if self.args.timing:
+            self.reports += self.timing.render()
+
+    def explicit_passes(self) -> str | list[str] | None:
+        """`-p` or `--pipeline`; None means: follow the default pipeline (the --emit ladder)."""
+        if self.args.passes is not None:
+            return self.args.passes
+        if self.args.pipeline is not None:
+            return list(NAMED_PIPELINES[self.args.pipeline])
+        return None
+
+    # --- input -------------------------------------------------------------------------------
+    def load(self) -> ModuleOp:
+        args = self.args
+        if is_python_input(args.input):
+            from tracejit.tools.python_input import trace_python_input
+
+            with self.timing.measure("trace " + args.input.rpartition(":")[2]):
+                self.concrete = trace_python_input(args.input, args.signature, args.arg)
+            return self.concrete.graph.module
+        source = read_source(args.input)  # outside the clock: stdin may wait for a producer
+        import tracejit.ir.dialect  # noqa: F401  # so is importing the dialect
+
+        try:
+            with self.timing.measure("parse"):
+                module = parse_mlir(source, self.name)
+        except ParseError as error:
+            raise ToolError(diagnostics.format_parse_error(error)) from error
+        with self.timing.measure("verify input"):
+            try:
+                module.verify()
+            except Exception as error:
+                raise ToolError(diagnostics.format_invalid_ir(module, error, self.name)) from error
+        return module
+
+    # --- passes ------------------------------------------------------------------------------
+    def lower(self, module: ModuleOp, passes: str | Sequence[str]) -> ModuleOp:
+        """Run `passes` through the driver (on a copy), dumping and timing each."""
+        if not passes:
+            return module
+        check_pipeline(passes)
+        try:
+            lowered = driver.lower(
+                module, passes, verify_each=not self.args.no_verify_each, after_pass=self.dumper
+            )
+        except PipelineError as error:
+            assert self.dumper is not None
+            self.dumper.before_failure(error.pass_name)
+            message = diagnostics.format_pass_failure(
+                getattr(error, "module", None), error, self.name, error.pass_name
+            )
+            raise ToolError(message) from error
+        for pass_name, seconds in lowered.pass_seconds:
+            self.timing.add(pass_name, seconds)
+        return lowered.module
+
+    # --- output ------------------------------------------------------------------------------
+    def emit(self, staged: ModuleOp, final: ModuleOp | None) -> str:
+        compiled = self.compile(final) if final is not None else None
+        text = self.stage_text(staged, compiled)
+        if self.args.run:
+            with self.timing.measure("run"):
+                text += self.run_function(final, compiled)
+        return text
+
+    def stage_text(self, staged: ModuleOp, compiled: Any) -> str:
+        emitters = {
+            "llvm": lambda: compiled.optimized_llvm_ir,
+            "asm": lambda: self.assembly(compiled),
+            "dot": lambda: module_to_dot(staged),
+        }
+        if self.args.emit in emitters:
+            return emitters[self.args.emit]()
+        if self.args.run and self.args.emit is None:
+            return ""  # --run alone prints only the results
+        return str(staged) + "\n"
+
+    def assembly(self, compiled: Any) -> str:
+        with self.timing.measure("assembly printing"):
+            return compiled.asm
+
+    def compile(self, module: ModuleOp) -> Any:
+        import tracejit.codegen  # noqa: F401  # imported before the clock starts
+
+        start = time.perf_counter()
+        compiled = driver.compile_to_machine_code(module)
+        self.timing.add_compile(time.perf_counter() - start, compiled)
+        return compiled
+
+    def run_function(self, lowered: ModuleOp | None, compiled: Any) -> str:
+        from tracejit.tools import run_module
+
+        if self.concrete is not None:
+            return run_module.run_concrete(self.concrete, self.args.inputs)
+        assert lowered is not None and self.input_module is not None
+        entry = run_module.entry_function(self.input_module, self.args.entry)
+        return run_module.run_lowered(entry, lowered, compiled, self.args.inputs)
+
+
+def check_pipeline(passes: str | Sequence[str]) -> None:
+    """Report a bad pass list or pass option as a usage error, before anything runs."""
+    try:
+        Pipeline.parse(passes)
+    except (ValueError, TypeError) as error:
+        raise UsageError(f"-p: {error}") from None
+    except ArgSpecParseError as error:  # a BaseException in xDSL
+        raise UsageError(f"-p: {error}") from None
