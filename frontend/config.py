@@ -1,8 +1,28 @@
-"""Global switches (`tj.config`)."""
+"""Global switches (`tj.config`).
+
+The compiled-code cache (`set_cache_dir`) is **off by default**. Turn it on with
+`tj.config.set_cache_dir("~/.cache/tracejit")` or the environment variable
+`TRACEJIT_CACHE_DIR`. Why not on by default: a cache directory holds native code that every
+process reading it will run, so where it lives (private, not shared, not on a network home used
+by other machines' users) is a decision for the user, as for JAX's persistent compilation cache
+and numba's `cache=True`, which are opt-in too; a library that writes into `$HOME` on import
+surprises read-only containers and CI; and a compile costs ~0.1 s per trace, so the cache pays
+off for programs with many traces or short-lived processes -- exactly the users who will set it.
+"""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
+CACHE_DIR_ENV = "TRACEJIT_CACHE_DIR"
+CACHE_MAX_BYTES_ENV = "TRACEJIT_CACHE_MAX_BYTES"
+DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
+
 _run_functions_eagerly = False
+_UNSET = object()
+_cache_dir: object = _UNSET  # until set, the environment variable decides
+_cache_max_bytes: int | None = None
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -14,3 +34,32 @@ def run_functions_eagerly(run_eagerly: bool) -> None:
 
 def functions_run_eagerly() -> bool:
     return _run_functions_eagerly
+
+
+def set_cache_dir(path: str | os.PathLike[str] | None, max_bytes: int | None = None) -> None:
+    """Store compiled code in `path` and reuse it in later processes (None turns it off).
+
+    The directory is created on first store; `max_bytes` (default 256 MiB, or
+    `TRACEJIT_CACHE_MAX_BYTES`) bounds its size, evicting least-recently-used entries.
+    """
+    global _cache_dir, _cache_max_bytes
+    if max_bytes is not None and int(max_bytes) < 0:
+        raise ValueError(f"set_cache_dir: max_bytes must be >= 0, got {max_bytes}")
+    _cache_dir = None if path is None else Path(path).expanduser()
+    _cache_max_bytes = None if max_bytes is None else int(max_bytes)
+
+
+def cache_dir() -> Path | None:
+    """The compiled-code cache directory, or None when the cache is off (the default)."""
+    if _cache_dir is _UNSET:
+        env = os.environ.get(CACHE_DIR_ENV)
+        return Path(env).expanduser() if env else None
+    return _cache_dir  # type: ignore[return-value]
+
+
+def cache_max_bytes() -> int:
+    """The size bound of the cache directory in bytes."""
+    if _cache_max_bytes is not None:
+        return _cache_max_bytes
+    env = os.environ.get(CACHE_MAX_BYTES_ENV)
+    return int(env) if env else DEFAULT_CACHE_MAX_BYTES

@@ -1,0 +1,54 @@
+"""One process's view of the persistent cache: `python -m benchmarks.cache_probe --dir D`.
+
+Traces W8, calls it once (compile or cache load, then run), checks the result against NumPy
+and prints one JSON line: seconds for the trace and the first call, and the cache's counters.
+`--preimport` imports the code generator first, so the first call shows the cache's own cost
+without the one-time imports every compiling process pays anyway.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", required=True)
+    parser.add_argument("--preimport", action="store_true")
+    args = parser.parse_args()
+
+    import numpy as np
+
+    import tracejit as tj
+    from benchmarks.workloads import WORKLOADS
+    from tracejit.frontend import driver
+
+    report: dict[str, object] = {}
+    if args.preimport:
+        start = time.perf_counter()
+        import tracejit.codegen  # noqa: F401
+        from tracejit.codegen import object_cache
+
+        object_cache.environment()
+        report["preimport"] = time.perf_counter() - start
+
+    tj.config.set_cache_dir(args.dir)
+    workload = WORKLOADS["W8"]
+    inputs = workload.inputs(np.random.default_rng(0))
+    function = tj.function(workload.function)
+    start = time.perf_counter()
+    concrete = function.get_concrete_function(*inputs)
+    report["trace"] = time.perf_counter() - start
+    start = time.perf_counter()
+    result = concrete(*inputs)
+    report["first_call"] = time.perf_counter() - start
+    np.testing.assert_allclose(result, workload.function(*inputs), rtol=workload.rtol)
+    stats = driver.object_cache().stats
+    report["stats"] = {"hits": stats.hits, "misses": stats.misses, "stores": stats.stores}
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

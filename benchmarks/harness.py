@@ -1,0 +1,177 @@
+"""Run the selected workloads on every implementation, print the tables, write the JSON."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+
+from benchmarks import latency, scale
+from benchmarks.peers import Impl, all_impls, fresh_copy
+from benchmarks.timing import FULL, QUICK, Budget, format_seconds, format_table, median_seconds
+from benchmarks.workloads import WORKLOADS, Workload
+
+SECTIONS = ("latency", "cache", "scale")
+DEFAULT_SECTIONS = ("latency", "cache")
+
+
+@dataclass
+class Result:
+    workload: str
+    impl: str
+    status: str  # "ok", "not supported yet", "unsupported", "wrong result", "error"
+    seconds: float | None = None
+    detail: str = ""
+    speedup_vs_numpy: float | None = None
+    gflops: float | None = None
+
+
+def check(workload: Workload, impl: str, got: Any, expected: Any) -> None:
+    """Values (and for tracejit also dtype and shape) must match NumPy's."""
+    got_array, want = np.asarray(got), np.asarray(expected)
+    if impl.startswith("tracejit"):
+        assert got_array.dtype == want.dtype, f"dtype {got_array.dtype}, NumPy {want.dtype}"
+    assert got_array.shape == want.shape, f"shape {got_array.shape}, NumPy {want.shape}"
+    np.testing.assert_allclose(got_array, want, rtol=workload.rtol, atol=workload.atol)
+
+
+def build_runner(workload: Workload, impl: Impl, inputs: tuple[Any, ...]):
+    function = impl.wrap(fresh_copy(impl.source(workload)))
+    args = impl.convert(inputs)
+    return lambda: impl.finish(function(*args))
+
+
+def measure(
+    workload: Workload, impl: Impl, inputs: tuple[Any, ...], expected: Any, budget: Budget
+) -> Result:
+    try:
+        run = build_runner(workload, impl, inputs)
+        got = run()
+    except Exception as error:
+        return _failure(workload, impl.name, error)
+    try:
+        check(workload, impl.name, got, expected)
+    except AssertionError as error:
+        lines = [ln.strip() for ln in str(error).splitlines() if "Max relative" in ln]
+        detail = "; ".join([_first_line(error), *lines])
+        return Result(workload.key, impl.name, "wrong result", detail=detail)
+    return Result(workload.key, impl.name, "ok", median_seconds(run, budget) * workload.calls)
+
+
+def _failure(workload: Workload, impl: str, error: Exception) -> Result:
+    message = f"{type(error).__name__}: {_first_line(error)}"
+    if workload.needs_autograph and impl == "tracejit":
+        return Result(workload.key, impl, "not supported yet", detail=f"needs AutoGraph; {message}")
+    return Result(workload.key, impl, "error", detail=message)
+
+
+def _first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def concrete_function_result(
+    workload: Workload, inputs: tuple[Any, ...], expected: Any, budget: Budget
+) -> Result:
+    """W1 through the ConcreteFunction itself (the per-call path without the trace lookup)."""
+    import tracejit as tj
+
+    name = "tracejit (ConcreteFunction)"
+    try:
+        concrete = tj.function(fresh_copy(workload.function)).get_concrete_function(*inputs)
+        check(workload, name, concrete(*inputs), expected)
+    except Exception as error:
+        return _failure(workload, name, error)
+    return Result(workload.key, name, "ok", median_seconds(lambda: concrete(*inputs), budget))
+
+
+def run_workload(workload: Workload, impls: list[Impl], budget: Budget) -> list[Result]:
+    inputs = workload.inputs(np.random.default_rng(0))
+    expected = workload.function(*inputs)
+    results = [measure(workload, impl, inputs, expected, budget) for impl in impls]
+    if workload.key == "W1":
+        results.insert(2, concrete_function_result(workload, inputs, expected, budget))
+    numpy_seconds = results[0].seconds
+    for r in results:
+        if r.seconds and numpy_seconds:
+            r.speedup_vs_numpy = numpy_seconds / r.seconds
+        if r.seconds and workload.flops:
+            r.gflops = workload.flops * workload.calls / r.seconds / 1e9
+    return results
+
+
+def results_table(results: list[Result]) -> str:
+    rows = []
+    for r in results:
+        w = WORKLOADS[r.workload]
+        time = format_seconds(r.seconds) if r.seconds is not None else "-"
+        speedup = f"{r.speedup_vs_numpy:.2f}x" if r.speedup_vs_numpy else "-"
+        gflops = f"{r.gflops:.1f}" if r.gflops else ""
+        note = "" if r.status == "ok" else f"{r.status}: {r.detail}"[:140]
+        rows.append([r.workload, w.title, r.impl, time, speedup, gflops, note])
+    header = ["", "workload", "implementation", "time", "NumPy/this", "GFLOP/s", "note"]
+    return format_table(header, rows)
+
+
+def selection(only: str) -> tuple[list[str], list[str]]:
+    """(workload keys, sections) named by --only; everything but scale when empty."""
+    if not only.strip():
+        return list(WORKLOADS), list(DEFAULT_SECTIONS)
+    names = [n.strip() for n in only.split(",") if n.strip()]
+    unknown = [n for n in names if n.upper() not in WORKLOADS and n.lower() not in SECTIONS]
+    if unknown:
+        raise SystemExit(f"--only: unknown {unknown}; choose from {list(WORKLOADS)} {SECTIONS}")
+    keys = [n.upper() for n in names if n.upper() in WORKLOADS]
+    return keys, [n.lower() for n in names if n.lower() in SECTIONS]
+
+
+def environment(args: argparse.Namespace) -> dict[str, Any]:
+    import llvmlite.binding as llvm
+
+    return {
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "cpu": llvm.get_host_cpu_name(),
+        "machine": platform.machine(),
+        "cores": os.cpu_count(),
+        "threads": args.threads,
+        "quick": args.quick,
+    }
+
+
+def run(args: argparse.Namespace) -> int:
+    import tracejit as tj
+
+    tj.config.set_cache_dir(None)  # measure compiles, not cache hits (except in "cache")
+    budget = QUICK if args.quick else FULL
+    keys, sections = selection(args.only)
+    report: dict[str, Any] = {"environment": environment(args)}
+    print(f"tracejit benchmarks, {report['environment']}")
+    if keys:
+        impls, notes = all_impls()
+        for note in notes:
+            print(f"  {note}")
+        results = []
+        for key in keys:
+            results += run_workload(WORKLOADS[key], impls, budget)
+        print()
+        print(results_table(results))
+        print("NumPy/this > 1 means faster than NumPy; W4's time is for all 1000 calls.")
+        report["workloads"] = [asdict(r) for r in results]
+    if "latency" in sections:
+        report["first_call"] = latency.report_first_call(args.quick)
+    if "cache" in sections:
+        report["cache"] = latency.report_cache_hit(args.quick)
+    if "scale" in sections:
+        report["scale"] = scale.report(args.quick)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=2, default=str))
+    print(f"\nwrote {args.json}")
+    return 0

@@ -1,0 +1,54 @@
+"""Medians of repeated runs in one process, and unit formatting."""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How long to measure: `repeats` samples, each at least `min_sample` seconds of calls."""
+
+    repeats: int
+    min_sample: float
+    max_seconds: float  # stop repeating after this much wall time (slow implementations)
+
+
+QUICK = Budget(repeats=5, min_sample=0.01, max_seconds=1.0)
+FULL = Budget(repeats=15, min_sample=0.05, max_seconds=6.0)
+
+
+def median_seconds(run: Callable[[], Any], budget: Budget) -> float:
+    """The median time of one `run()` call; the caller has called `run` once already (the
+    compile and the check against NumPy), so the first timed call is a sample too."""
+    start = time.perf_counter()
+    run()
+    once = max(time.perf_counter() - start, 1e-9)
+    inner = max(1, int(budget.min_sample / once))
+    samples: list[float] = [once] if inner == 1 else []
+    deadline = time.perf_counter() + budget.max_seconds
+    while len(samples) < budget.repeats and (len(samples) < 3 or time.perf_counter() < deadline):
+        start = time.perf_counter()
+        for _ in range(inner):
+            run()
+        samples.append((time.perf_counter() - start) / inner)
+    return statistics.median(samples)
+
+
+def format_seconds(seconds: float) -> str:
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def format_table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(str(c)) for c in column) for column in zip(header, *rows, strict=True)]
+    lines = [" | ".join(str(c).ljust(w) for c, w in zip(header, widths, strict=True))]
+    lines.append("-+-".join("-" * w for w in widths))
+    lines += [" | ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
+    return "\n".join(line.rstrip() for line in lines)

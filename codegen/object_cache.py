@@ -1,0 +1,328 @@
+"""The on-disk compiled-code cache: optimised object code that a later process loads instead of
+compiling again.
+
+An entry is one file `<key>.tjo` in the cache directory, named by a SHA-256 key over what
+determines the machine code: the caller's parts (the driver passes the traced module's text and
+the pass pipeline) plus this build's environment (`environment()`: target triple, CPU name and
+features, the versions of tracejit, xdsl and llvmlite, and a hash of tracejit's own sources so an
+edited compiler never reuses stale code). The file is
+
+    header  = MAGIC (8 bytes) | format version (u32) | payload length (u64) | SHA-256 of payload
+    payload = metadata length (u32) | metadata (JSON: kernel signatures, caller's extras) | object
+
+and is loaded only if every header field matches, so a corrupt, truncated or foreign file is
+detected, deleted and compiled again, never handed to the JIT. (The checksum guards against
+accidents, not attackers: whoever can write the cache directory can run code in every process
+that reads it, as with any compiled-code cache.) Writers write a temp file in the same directory
+and `os.replace` it over the entry, so a reader sees the old file, the new file or nothing, and
+two processes storing the same key at once both leave a complete entry. No `fsync`: an entry torn
+by a power loss fails validation like any other corrupt file.
+
+The directory is bounded: after each store, entries are evicted oldest-first by modification time
+until the total is below `max_bytes`; a hit touches its file, so eviction is least-recently-used.
+Every operation is best effort -- an unreadable or read-only directory only costs a recompile.
+
+The cache is off by default (see `tracejit.frontend.config.set_cache_dir`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import io
+import json
+import os
+import struct
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, DictionaryAttr, FloatAttr
+from xdsl.ir import Attribute, Operation
+from xdsl.printer import Printer
+
+from tracejit.codegen.abi import KernelSignature, MemRefArg, ScalarArg
+
+MAGIC = b"TJOBJ\x00\x01\x00"
+FORMAT_VERSION = 1
+_HEADER = struct.Struct("<8sIQ32s")
+_META_LENGTH = struct.Struct("<I")
+SUFFIX = ".tjo"
+_TEMP_PREFIX = ".tmp-"
+# A temp file this old belongs to a writer that died; it is removed during eviction.
+_STALE_TEMP_SECONDS = 3600.0
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+_PACKAGE_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class CacheEntry:
+    """What a hit gives back: object code, kernel signatures and the caller's extras."""
+
+    object_code: bytes
+    signatures: dict[str, KernelSignature]
+    extra: dict[str, Any]
+
+
+@dataclass
+class CacheStats:
+    """Counters for tests and benchmarks (per `ObjectCache` instance)."""
+
+    hits: int = 0
+    misses: int = 0
+    stores: int = 0
+    invalid: int = 0
+    evicted: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+# --- the environment part of the key ---------------------------------------------------------
+@functools.cache
+def environment() -> str:
+    """Everything besides the module that decides the machine code (computed once)."""
+    import llvmlite
+    import llvmlite.binding as llvm
+    import xdsl
+
+    llvm.initialize_native_target()
+    parts = {
+        "triple": llvm.get_process_triple(),
+        "cpu": llvm.get_host_cpu_name(),
+        "features": llvm.get_host_cpu_features().flatten(),
+        "llvmlite": str(llvmlite.__version__),
+        "llvm": ".".join(map(str, llvm.llvm_version_info)),
+        "xdsl": str(getattr(xdsl, "__version__", "?")),
+        "tracejit": _tracejit_version(),
+        "sources": _source_digest(),
+        "format": str(FORMAT_VERSION),
+    }
+    return json.dumps(parts, sort_keys=True)
+
+
+def _tracejit_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("tracejit")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _source_digest() -> str:
+    """A hash of the compiler's own sources: during development the version number does not
+    change when a pass does, and a cached kernel must never outlive the code that made it."""
+    digest = hashlib.sha256()
+    # The driver and the callback binding decide what an entry holds besides object code.
+    paths = [_PACKAGE_ROOT / "frontend" / name for name in ("driver.py", "callbacks.py")]
+    paths = [path for path in paths if path.exists()]
+    for layer in ("ir", "passes", "codegen"):
+        paths += (_PACKAGE_ROOT / layer).rglob("*.py")
+    for path in sorted(paths):
+        digest.update(str(path.relative_to(_PACKAGE_ROOT)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def module_fingerprint(module: Operation) -> str:
+    """Text that identifies `module` exactly: its generic form (the fastest xDSL printing,
+    without custom printers) plus the bits of every float and dense-array attribute, which
+    the generic form prints rounded."""
+    text = io.StringIO()
+    Printer(stream=text, print_generic_format=True).print_op(module)
+    exact = hashlib.sha256()
+    for op in module.walk():
+        for attr in (*op.properties.values(), *op.attributes.values()):
+            _hash_exact_bits(attr, exact)
+    return f"{text.getvalue()}\n// exact bits {exact.hexdigest()}"
+
+
+def _hash_exact_bits(attr: Attribute, digest: Any) -> None:
+    if isinstance(attr, DenseIntOrFPElementsAttr):
+        digest.update(attr.data.data)
+    elif isinstance(attr, FloatAttr):
+        digest.update(struct.pack("<d", attr.value.data))
+    elif isinstance(attr, ArrayAttr):
+        for item in attr.data:
+            _hash_exact_bits(item, digest)
+    elif isinstance(attr, DictionaryAttr):
+        for item in attr.data.values():
+            _hash_exact_bits(item, digest)
+
+
+def cache_key(*parts: str) -> str:
+    """The SHA-256 hex key of `parts` in this environment."""
+    digest = hashlib.sha256()
+    for part in (environment(), *parts):
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "little"))  # length-prefixed: no ambiguous joins
+        digest.update(data)
+    return digest.hexdigest()
+
+
+# --- serialisation ---------------------------------------------------------------------------
+def _signature_json(signature: KernelSignature) -> dict[str, Any]:
+    def arg(a: MemRefArg | ScalarArg) -> dict[str, Any]:
+        if isinstance(a, MemRefArg):
+            return {"memref": a.dtype.str, "shape": list(a.shape)}
+        return {"scalar": a.dtype.str}
+
+    result = None if signature.result is None else signature.result.str
+    return {"name": signature.name, "args": [arg(a) for a in signature.args], "result": result}
+
+
+def _signature_from_json(data: Mapping[str, Any]) -> KernelSignature:
+    def arg(a: Mapping[str, Any]) -> MemRefArg | ScalarArg:
+        if "memref" in a:
+            return MemRefArg(np.dtype(a["memref"]), tuple(a["shape"]))
+        return ScalarArg(np.dtype(a["scalar"]))
+
+    result = None if data["result"] is None else np.dtype(data["result"])
+    return KernelSignature(data["name"], tuple(arg(a) for a in data["args"]), result)
+
+
+def encode_entry(
+    object_code: bytes, signatures: Mapping[str, KernelSignature], extra: Mapping[str, Any]
+) -> bytes:
+    """The bytes of one cache file (header + payload)."""
+    meta = json.dumps(
+        {"signatures": [_signature_json(s) for s in signatures.values()], "extra": dict(extra)}
+    ).encode()
+    payload = _META_LENGTH.pack(len(meta)) + meta + object_code
+    header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), hashlib.sha256(payload).digest())
+    return header + payload
+
+
+def decode_entry(data: bytes) -> CacheEntry | None:
+    """The entry in `data`, or None if anything about it is wrong."""
+    if len(data) < _HEADER.size:
+        return None
+    magic, version, length, checksum = _HEADER.unpack_from(data)
+    payload = data[_HEADER.size :]
+    if magic != MAGIC or version != FORMAT_VERSION or length != len(payload):
+        return None
+    if hashlib.sha256(payload).digest() != checksum:
+        return None
+    try:
+        (meta_length,) = _META_LENGTH.unpack_from(payload)
+        end = _META_LENGTH.size + meta_length
+        meta = json.loads(payload[_META_LENGTH.size : end])
+        signatures = [_signature_from_json(s) for s in meta["signatures"]]
+        extra = meta["extra"]
+    except (ValueError, KeyError, TypeError, struct.error):
+        return None
+    if not isinstance(extra, dict) or end >= len(payload):
+        return None
+    return CacheEntry(payload[end:], {s.name: s for s in signatures}, extra)
+
+
+# --- the directory ---------------------------------------------------------------------------
+class ObjectCache:
+    """A bounded directory of cache entries (see the module docstring)."""
+
+    def __init__(self, directory: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES):
+        self.directory = Path(directory)
+        self.max_bytes = int(max_bytes)
+        self.stats = CacheStats()
+
+    def path(self, key: str) -> Path:
+        return self.directory / f"{key}{SUFFIX}"
+
+    def load(self, key: str) -> CacheEntry | None:
+        """The valid entry for `key` (touched for LRU), or None; invalid files are removed."""
+        path = self.path(key)
+        try:
+            data = path.read_bytes()
+        except OSError:
+            self.stats.misses += 1
+            return None
+        entry = decode_entry(data)
+        if entry is None:
+            self.stats.invalid += 1
+            self.stats.misses += 1
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(path)
+        self.stats.hits += 1
+        return entry
+
+    def store(
+        self,
+        key: str,
+        object_code: bytes,
+        signatures: Mapping[str, KernelSignature],
+        extra: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """Write the entry atomically, then evict down to the size bound. False on failure."""
+        data = encode_entry(object_code, signatures, extra or {})
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._write_atomically(self.path(key), data)
+        except OSError as error:
+            self.stats.errors.append(f"store {key}: {error}")
+            return False
+        self.stats.stores += 1
+        self.evict()
+        return True
+
+    def _write_atomically(self, path: Path, data: bytes) -> None:
+        fd, temp = tempfile.mkstemp(dir=self.directory, prefix=_TEMP_PREFIX, suffix=SUFFIX)
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+            os.replace(temp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+            raise
+
+    def entries(self) -> list[tuple[float, int, Path]]:
+        """(mtime, size, path) of every entry, oldest first."""
+        found = []
+        try:
+            with os.scandir(self.directory) as it:
+                for item in it:
+                    if item.name.endswith(SUFFIX) and not item.name.startswith(_TEMP_PREFIX):
+                        with contextlib.suppress(OSError):
+                            st = item.stat()
+                            found.append((st.st_mtime, st.st_size, Path(item.path)))
+        except OSError:
+            return []
+        return sorted(found)
+
+    def size(self) -> int:
+        return sum(size for _, size, _ in self.entries())
+
+    def evict(self) -> None:
+        """Remove least-recently-used entries until the directory fits `max_bytes`, and temp
+        files left behind by writers that died."""
+        self._remove_stale_temps()
+        entries = self.entries()
+        total = sum(size for _, size, _ in entries)
+        for _, size, path in entries:
+            if total <= self.max_bytes:
+                break
+            with contextlib.suppress(OSError):
+                path.unlink()
+                self.stats.evicted += 1
+            total -= size
+
+    def _remove_stale_temps(self) -> None:
+        cutoff = time.time() - _STALE_TEMP_SECONDS
+        with contextlib.suppress(OSError), os.scandir(self.directory) as it:
+            for item in it:
+                if item.name.startswith(_TEMP_PREFIX):
+                    with contextlib.suppress(OSError):
+                        if item.stat().st_mtime < cutoff:
+                            os.unlink(item.path)
+
+    def clear(self) -> None:
+        for _, _, path in self.entries():
+            with contextlib.suppress(OSError):
+                path.unlink()

@@ -1,0 +1,152 @@
+"""`tj.config.set_cache_dir`: a second process loads the compiled code instead of compiling,
+with identical results and run-time checks; bad entries are recompiled; concurrent compiling
+processes share one directory safely."""
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tracejit.frontend import config, driver
+
+# A process that compiles (or loads) `f`, calls it, and prints the results and cache counters.
+# With "forbid", compiling is made impossible: the call must be served by the cache.
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    import tracejit as tj
+    import tracejit.codegen
+    from tracejit.frontend import driver, primitives
+
+    cache_dir, mode = sys.argv[1], sys.argv[2]
+    tj.config.set_cache_dir(cache_dir)
+    if mode == "forbid":
+        def forbidden(*args, **kwargs):
+            raise AssertionError("the passes or LLVM ran on a cache hit")
+        driver.lower = driver.compile_to_machine_code = forbidden
+        tracejit.codegen.compile_module = tracejit.codegen.compile_llvm_ir = forbidden
+
+    @tj.function
+    def f(x, n, k):
+        primitives.assert_true(np.max(x).astype(np.bool_), "IndexError: max must be non-zero")
+        y = np.tanh(x * 0.1) + x / 3.0 - 0.30000000000000004
+        return {"y": y, "p": k ** n, "s": np.sum(y * y)}
+
+    x = np.linspace(-2.0, 2.0, 37)
+    k = np.arange(-3, 4, dtype=np.int32)
+    out = f(x, np.int32(3), k)
+    errors = []
+    try:
+        f(x, np.int32(-1), k)
+    except ValueError as error:
+        errors.append(str(error))
+    try:
+        f(np.zeros(37) - 1.0 * (np.arange(37) > 0), np.int32(3), k)
+    except IndexError as error:
+        errors.append(str(error))
+    stats = driver.object_cache().stats
+    print(json.dumps({
+        "y": out["y"].tobytes().hex(), "p": out["p"].tolist(), "s": float(out["s"]),
+        "errors": errors, "hits": stats.hits, "stores": stats.stores, "invalid": stats.invalid,
+    }))
+""")
+
+
+def run_script(cache_dir: Path, mode: str = "compile") -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(cache_dir), mode],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_second_process_loads_instead_of_compiling(tmp_path):
+    first = run_script(tmp_path, "compile")
+    assert first["stores"] == 1 and first["hits"] == 0
+    second = run_script(tmp_path, "forbid")
+    assert second["hits"] == 1 and second["stores"] == 0
+    assert {k: v for k, v in second.items() if k not in ("hits", "stores")} == {
+        k: v for k, v in first.items() if k not in ("hits", "stores")
+    }
+    assert len(first["errors"]) == 2
+    assert "negative integer powers" in first["errors"][0]
+    assert "max must be non-zero" in first["errors"][1]
+
+
+def test_concurrent_compiling_processes_leave_one_valid_entry(tmp_path):
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-c", SCRIPT, str(tmp_path), "compile"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(2)
+    ]
+    outputs = [json.loads(r.communicate()[0].strip().splitlines()[-1]) for r in runs]
+    assert [r.returncode for r in runs] == [0, 0]
+    assert outputs[0]["y"] == outputs[1]["y"]
+    assert [p.suffix for p in tmp_path.iterdir()] == [".tjo"]
+    assert run_script(tmp_path, "forbid")["hits"] == 1
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setattr(config, "_cache_dir", config._cache_dir)
+    monkeypatch.setattr(config, "_cache_max_bytes", config._cache_max_bytes)
+    tj.config.set_cache_dir(tmp_path / "cache")
+    return tmp_path / "cache"
+
+
+def scaled_sum(x):
+    return np.sum(np.exp(x) * 0.5 - x)
+
+
+def test_corrupt_entry_is_recompiled_and_replaced(cache_dir, check_against_eager):
+    x = np.linspace(-1.0, 1.0, 9, dtype=np.float32)
+    tj.function(scaled_sum)(x)
+    (entry,) = cache_dir.iterdir()
+    entry.write_bytes(entry.read_bytes()[:-7])  # truncated
+    cache = driver.object_cache()
+    invalid = cache.stats.invalid
+    check_against_eager(tj.function(scaled_sum), x)  # a fresh Function: looks in the cache
+    assert cache.stats.invalid >= invalid + 1
+    hits = cache.stats.hits
+    fresh = tj.function(scaled_sum)(x)
+    np.testing.assert_allclose(fresh, scaled_sum(x), rtol=1e-6)  # exp is approximated
+    assert cache.stats.hits == hits + 1
+
+
+def test_hit_still_shows_llvm_ir_and_asm(cache_dir):
+    x = np.ones(5)
+    first = tj.function(scaled_sum)(x)
+    hits = driver.object_cache().stats.hits
+    concrete = tj.function(scaled_sum).get_concrete_function(x)
+    assert concrete(x) == first  # the cached machine code computes the same bits
+    assert driver.object_cache().stats.hits == hits + 1
+    assert "define" in concrete.llvm_ir and concrete.asm.strip()
+
+
+def test_cache_is_off_by_default_and_follows_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setattr(config, "_cache_dir", config._UNSET)
+    monkeypatch.setattr(config, "_cache_max_bytes", None)
+    monkeypatch.delenv(config.CACHE_DIR_ENV, raising=False)
+    monkeypatch.delenv(config.CACHE_MAX_BYTES_ENV, raising=False)
+    assert tj.config.cache_dir() is None and driver.object_cache() is None
+    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(config.CACHE_MAX_BYTES_ENV, "12345")
+    assert tj.config.cache_dir() == tmp_path and tj.config.cache_max_bytes() == 12345
+    tj.config.set_cache_dir(None)  # explicit beats the environment
+    assert tj.config.cache_dir() is None
+    tj.config.set_cache_dir(tmp_path / "x", max_bytes=1000)
+    assert driver.object_cache().max_bytes == 1000
+    with pytest.raises(ValueError, match="max_bytes"):
+        tj.config.set_cache_dir(tmp_path, max_bytes=-1)
