@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,9 @@ class TracedProgram:
     output_leaves: list[Any]  # Python values, or None where a kernel output goes
     output_positions: list[int]  # which output leaves come from the kernel
     output_specs: list[TensorSpec]
+    variables: list[Any] = field(default_factory=list)  # weakrefs to captured tj.Variables
+    py_functions: dict[str, Any] = field(default_factory=dict)
+    created_variables: list[Any] = field(default_factory=list)  # created while tracing: owned
 
 
 def symbol_name(name: str) -> str:
@@ -88,7 +92,10 @@ def trace(
                 out_leaves[i] = None
         context.emit(func.ReturnOp(*(t.value for t in results)))
 
-    function.function_type = FunctionType.from_lists(input_types, [t.value.type for t in results])
+    argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables
+    function.function_type = FunctionType.from_lists(
+        argument_types, [t.value.type for t in results]
+    )
     module.body.block.add_op(function)
     return TracedProgram(
         module=module,
@@ -99,6 +106,9 @@ def trace(
         output_leaves=out_leaves,
         output_positions=out_positions,
         output_specs=[TensorSpec(t.shape, t.dtype) for t in results],
+        variables=[weakref.ref(v) for v in context.variables],
+        py_functions=dict(context.py_functions),
+        created_variables=list(context.created_variables),
     )
 
 

@@ -11,15 +11,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tracejit.frontend.source_location import user_location
+from tracejit.ir.state import VarType
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -31,6 +32,25 @@ class TraceContext:
         self.module = module
         self.function = function
         self.builder = Builder(InsertPoint.at_end(function.body.block))
+        self.variables: list[Any] = []  # captured tj.Variables, in handle-argument order
+        self._handles: dict[int, SSAValue] = {}
+        self.created_variables: list[Any] = []
+        self.py_functions: dict[str, Any] = {}  # callback name -> PyFunctionSpec
+
+    def capture_variable(self, variable: Any, value_type: Attribute) -> SSAValue:
+        """The `!tj.var` handle of `variable`: a function argument added on first use."""
+        handle = self._handles.get(id(variable))
+        if handle is None:
+            block = self.function.body.block
+            handle = block.insert_arg(VarType(value_type), len(block.args))  # type: ignore[arg-type]
+            self._handles[id(variable)] = handle
+            self.variables.append(variable)
+        return handle
+
+    def register_py_function(self, spec: Any) -> str:
+        name = f"py_function_{len(self.py_functions)}"
+        self.py_functions[name] = spec
+        return name
 
     def add_callee(self, callee: func.FuncOp) -> str:
         """Put a traced callee into this module under a fresh private name; return it."""

@@ -38,6 +38,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
+from tracejit.ir.state import VarType
 from tracejit.passes.scalar_semantics import signless
 
 PARALLEL = IteratorTypeAttr.parallel()
@@ -60,7 +61,10 @@ def _byte_size(buffer_type: MemRefType) -> int:
 
 
 def memref_type(ttype: Attribute) -> MemRefType:
-    """The buffer type of a tensor type (`tensor<?x3xui8>` -> `memref<?x3xi8>`)."""
+    """The buffer type of a tensor type (`tensor<?x3xui8>` -> `memref<?x3xi8>`); a
+    Variable handle `!tj.var<tensor<...>>` is the buffer of its value."""
+    if isinstance(ttype, VarType):
+        ttype = ttype.value_type
     assert isinstance(ttype, TensorType), ttype
     return MemRefType(signless(ttype.get_element_type()), ttype.get_shape())
 

@@ -1,0 +1,155 @@
+"""tj.Variable: eager API, in-place updates from compiled code, creation rules."""
+
+import gc
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+
+
+def both_ways(make_and_run):
+    """Run `make_and_run()` eagerly and compiled; return (eager, compiled) results."""
+    tj.config.run_functions_eagerly(True)
+    try:
+        eager = make_and_run()
+    finally:
+        tj.config.run_functions_eagerly(False)
+    return eager, make_and_run()
+
+
+def test_eager_api():
+    v = tj.Variable(np.array([1, 2], np.int32), name="v")
+    assert v.shape == (2,) and v.dtype == np.int32 and v.name == "v:0"
+    v.assign([5, 6])
+    v.assign_add(np.array([1, 1], np.int32))
+    v.assign_sub(2)
+    np.testing.assert_array_equal(v.numpy(), [4, 5])
+    np.testing.assert_array_equal(np.asarray(v), [4, 5])
+    np.testing.assert_array_equal(v + 1, [5, 6])
+    assert repr(tj.Variable(4, dtype=np.int32, name="v")) == (
+        "<tj.Variable 'v:0' shape=() dtype=int32, numpy=4>"
+    )
+    with pytest.raises(ValueError, match="shape"):
+        v.assign(np.zeros(3))
+
+
+def test_count_module_from_the_guide():
+    class Count:
+        def __init__(self):
+            self.count = None
+
+        @tj.function
+        def __call__(self):
+            if self.count is None:
+                self.count = tj.Variable(0)
+            return self.count.assign_add(1)
+
+    def run():
+        c = Count()
+        return [int(c()) for _ in range(3)], int(c.count.numpy())
+
+    eager, compiled = both_ways(run)
+    assert eager == compiled == ([1, 2, 3], 3)
+
+
+def test_training_step_updates_weights_in_place():
+    def run():
+        w = tj.Variable(np.ones((3, 2)), name="w")
+        b = tj.Variable(np.zeros(2), name="b")
+        buffer = w._buffer
+
+        @tj.function
+        def train_step(x, y, lr):
+            error = x @ w + b - y
+            w.assign_sub(lr * (x.T @ error) / len(x))
+            b.assign_sub(lr * np.mean(error, axis=0))
+            return np.mean(error**2)
+
+        rng = np.random.default_rng(0)
+        x, y = rng.standard_normal((8, 3)), rng.standard_normal((8, 2))
+        losses = [float(train_step(x, y, 0.1)) for _ in range(5)]
+        assert w._buffer is buffer  # updated in place, never replaced
+        return losses, w.numpy(), b.numpy()
+
+    eager, compiled = both_ways(run)
+    np.testing.assert_allclose(compiled[0], eager[0], rtol=1e-12)
+    np.testing.assert_allclose(compiled[1], eager[1], rtol=1e-12)
+    np.testing.assert_allclose(compiled[2], eager[2], rtol=1e-12)
+
+
+def test_functional_style_state(check_against_eager):
+    @tj.function
+    def f(state, x):
+        return state * 0.9 + x
+
+    check_against_eager(f, np.ones(3), np.arange(3.0))
+
+
+def test_variables_as_arguments_and_in_lists():
+    @tj.function
+    def scale_all(variables, factor):
+        for v in variables:
+            v.assign(v * factor)
+        return variables[0] + variables[1]
+
+    a, b = tj.Variable(np.ones(2)), tj.Variable(np.full(2, 3.0))
+    np.testing.assert_array_equal(scale_all([a, b], 2.0), [8.0, 8.0])
+    np.testing.assert_array_equal(a.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(b.numpy(), [6.0, 6.0])
+    c = tj.Variable(np.zeros(2))
+    scale_all([a, c], 2.0)  # a different Variable: a new trace (keyed by identity)
+    assert scale_all.experimental_get_tracing_count() == 2
+
+
+def test_read_then_write_keeps_the_read_value():
+    v = tj.Variable(np.array([1.0, 2.0]))
+
+    @tj.function
+    def swap_in(x):
+        old = v.read_value()
+        v.assign(x)
+        return old, v.read_value()
+
+    old, new = swap_in(np.array([7.0, 8.0]))
+    np.testing.assert_array_equal(old, [1.0, 2.0])
+    np.testing.assert_array_equal(new, [7.0, 8.0])
+
+
+def test_creating_variables_on_a_later_trace_is_an_error():
+    @tj.function
+    def f(x):
+        v = tj.Variable(1.0)
+        return v + x
+
+    f(np.float64(1.0))  # first trace: allowed (the function owns the Variable)
+    assert f(np.float64(2.0)) == 3.0
+    with pytest.raises(ValueError, match="tried to create variables on non-first call.$"):
+        f(np.ones(2))
+
+
+def test_dead_captured_variable_is_a_failed_precondition():
+    v = tj.Variable(np.ones(2))
+
+    @tj.function
+    def f(v, x):
+        return v + x
+
+    concrete = f.get_concrete_function(v, np.ones(2))
+    del v
+    gc.collect()
+    with pytest.raises(tj.errors.FailedPreconditionError, match="garbage-collected"):
+        concrete.call_leaves([None, np.ones(2)])
+
+
+def test_assign_in_a_staged_loop_updates_in_place():
+    total = tj.Variable(np.int64(0))
+
+    @tj.function
+    def accumulate(n):
+        tj.while_loop(lambda i: i, lambda i: (total.assign_add(i) * 0 + i - 1,), (n,))
+        return total.read_value()
+
+    assert accumulate(np.int64(4)) == 10
+    assert total.numpy() == 10
+    assert accumulate(np.int64(3)) == 16
