@@ -12,15 +12,18 @@ f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 
 import numpy as _np
 
-from tracejit.frontend import config
+from tracejit.frontend import autograph, config, debugging
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
 from tracejit.frontend.control_flow import Range as range  # noqa: A001
 from tracejit.frontend.control_flow import cond, while_loop
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.function import Function, function
+from tracejit.frontend.printing import print_ as print  # noqa: A001
+from tracejit.frontend.py_function import py_function
 from tracejit.frontend.retracing import RetracingWarning
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
+from tracejit.frontend.variable import Variable
 
 
 class errors:  # noqa: N801  (a namespace, like tf.errors)
@@ -40,7 +43,12 @@ __all__ = [
     "Graph",
     "Tensor",
     "TensorSpec",
+    "Variable",
+    "debugging",
+    "print",
+    "py_function",
     "cond",
+    "autograph",
     "config",
     "range",
     "while_loop",

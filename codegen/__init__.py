@@ -8,6 +8,8 @@ The calling convention is documented in `tracejit.codegen.abi`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
@@ -37,10 +39,16 @@ def _is_private(op: func.FuncOp) -> bool:
     return op.sym_visibility is not None and op.sym_visibility.data == "private"
 
 
-def compile_module(module: ModuleOp, *, noalias_args: bool = False) -> JitModule:
-    """Translate, optimise (O3, vectorised for the host) and JIT-compile `module`."""
+def compile_module(
+    module: ModuleOp,
+    *,
+    noalias_args: bool = False,
+    callbacks: Mapping[str, int] | None = None,
+) -> JitModule:
+    """Translate, optimise (O3, vectorised for the host) and JIT-compile `module`;
+    `callbacks` gives the addresses of the module's run-time callback declarations."""
     text = translate_module(module, noalias_args=noalias_args)
-    return compile_llvm_ir(text, module_signatures(module))
+    return compile_llvm_ir(text, module_signatures(module), callbacks)
 
 
 __all__ = [

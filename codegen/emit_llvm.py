@@ -24,6 +24,7 @@ from tracejit.codegen.emit_math import MATH_EMITTERS
 from tracejit.codegen.emit_memref import MEMREF_EMITTERS, declare_global, memref_with_dims
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
+from tracejit.codegen.pyobject_entry import emit_entry
 
 EMITTERS: dict[type[Operation], Emitter] = {
     **ARITH_EMITTERS,
@@ -55,6 +56,8 @@ def build_llvm_module(module: ModuleOp, *, noalias_args: bool = False) -> ir.Mod
     for op in funcs:
         if op.body.blocks:
             _FunctionTranslator(state, op).run()
+            if op.sym_visibility is None or op.sym_visibility.data != "private":
+                emit_entry(state.module, state.functions[op.sym_name.data], kernel_signature(op))
     return state.module
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import functools
-from collections.abc import Mapping
+import threading
+import time
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -42,11 +44,13 @@ def _target_machine() -> llvm.TargetMachine:
     )
 
 
-def _check_symbols(module: llvm.ModuleRef, text: str) -> None:
+def _check_symbols(
+    module: llvm.ModuleRef, text: str, callbacks: Mapping[str, int] | None = None
+) -> None:
     """Fail cleanly on external functions the process cannot provide (MCJIT would crash)."""
     for fn in module.functions:
         if fn.is_declaration and not fn.name.startswith("llvm.") and \
-                llvm.address_of_symbol(fn.name) is None:
+                fn.name not in (callbacks or {}) and llvm.address_of_symbol(fn.name) is None:
             raise CodegenError(f"external function {fn.name!r} is not available in this process")
     if "half" in text and not llvm.get_host_cpu_features().get("f16c", False):
         raise CodegenError("f16 code needs a host CPU with F16C")
@@ -87,6 +91,10 @@ class JitModule:
         self._object_code = object_code
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
+        # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
+        self.parse_seconds = 0.0
+        self.optimize_seconds = 0.0
+        self.codegen_seconds = 0.0
 
     @functools.cached_property
     def optimized_llvm_ir(self) -> str:
@@ -116,6 +124,23 @@ class JitModule:
             raise CodegenError(f"no compiled function named {name!r}")
         return address
 
+    def entry_point(self, name: str, expected: Sequence[int], release_gil: bool = True) -> Any:
+        """`name`'s array-object entry point (`pyobject_entry.py`) as a ctypes function
+        taking the NumPy arrays themselves, or None if the module has none. `expected`
+        is `[id(np.ndarray), id(dtype of argument 0), ...]`, what the entry checks.
+        Releasing the GIL lets other threads run during the call but costs ~0.1 us."""
+        from tracejit.codegen.pyobject_entry import EXPECT_SUFFIX, SUFFIX
+
+        address = self._engine.get_function_address(name + SUFFIX)
+        signature = self.signatures.get(name)
+        if not address or signature is None or len(expected) != len(signature.args) + 1:
+            return None
+        table = self._engine.get_global_value_address(name + EXPECT_SUFFIX)
+        (ctypes.c_void_p * len(expected)).from_address(table)[:] = list(expected)
+        factory = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
+        prototype = factory(ctypes.c_int32, *([ctypes.py_object] * len(signature.args)))
+        return prototype(address)
+
     def kernel(self, name: str) -> Kernel:
         """A callable for the function `name` (built once, then cached)."""
         found = self._kernels.get(name)
@@ -127,8 +152,29 @@ class JitModule:
         return found
 
 
-def compile_llvm_ir(text: str, signatures: Mapping[str, KernelSignature]) -> JitModule:
-    """Parse, verify, optimise at O3 (loop + SLP vectorisation) and JIT `text` for the host."""
+# MCJIT resolves external symbols when an engine is finalized, from one process-wide
+# table. Run-time callbacks (tj.print, tj.py_function) are external functions whose
+# addresses differ per compiled function, so binding them and finalizing happen under
+# one lock: each engine keeps the addresses it was finalized with.
+_SYMBOL_LOCK = threading.Lock()
+
+
+def _finalize(engine: llvm.ExecutionEngine, callbacks: Mapping[str, int] | None) -> None:
+    with _SYMBOL_LOCK:
+        for name, address in (callbacks or {}).items():
+            llvm.add_symbol(name, address)
+        engine.finalize_object()
+
+
+def compile_llvm_ir(
+    text: str,
+    signatures: Mapping[str, KernelSignature],
+    callbacks: Mapping[str, int] | None = None,
+) -> JitModule:
+    """Parse, verify, optimise at O3 (loop + SLP vectorisation) and JIT `text` for the host.
+
+    `callbacks` binds declared external functions to addresses (ctypes callbacks)."""
+    start = time.perf_counter()
     tm = _target_machine()
     try:
         module = llvm.parse_assembly(text)
@@ -137,19 +183,29 @@ def compile_llvm_ir(text: str, signatures: Mapping[str, KernelSignature]) -> Jit
         raise CodegenError(f"invalid LLVM IR: {error}") from error
     module.triple = tm.triple
     module.data_layout = str(tm.target_data)
+    parsed = time.perf_counter()
     _optimize(module, tm)
-    _check_symbols(module, text)
+    _check_symbols(module, text, callbacks)
+    optimized = time.perf_counter()
     engine = llvm.create_mcjit_compiler(module, tm)
-    engine.finalize_object()
-    return JitModule(engine, tm, module, signatures)
+    _finalize(engine, callbacks)
+    jit = JitModule(engine, tm, module, signatures)
+    jit.parse_seconds = parsed - start
+    jit.optimize_seconds = optimized - parsed
+    jit.codegen_seconds = time.perf_counter() - optimized
+    return jit
 
 
-def load_object(object_code: bytes, signatures: Mapping[str, KernelSignature]) -> JitModule:
+def load_object(
+    object_code: bytes,
+    signatures: Mapping[str, KernelSignature],
+    callbacks: Mapping[str, int] | None = None,
+) -> JitModule:
     """A JitModule from object code produced by `JitModule.object_code` in any process."""
     tm = _target_machine()
     empty = llvm.parse_assembly("")
     empty.triple = tm.triple
     engine = llvm.create_mcjit_compiler(empty, tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
-    engine.finalize_object()
+    _finalize(engine, callbacks)
     return JitModule(engine, tm, None, signatures, object_code)

@@ -17,7 +17,13 @@ import numpy as np
 
 from tracejit.frontend import driver, primitives
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
-from tracejit.frontend.errors import InvalidArgumentError
+from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
+from tracejit.frontend.fast_path import (
+    SLOW_PATH,
+    build_fast_call,
+    expected_types,
+    is_small_kernel,
+)
 from tracejit.frontend.runtime_errors import raise_for_status
 from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
@@ -71,6 +77,8 @@ class ConcreteFunction:
         self._kernel: Any = None
         self._stages: list[driver.Stage] | None = None
         self._messages: list[str] = []
+        self._callbacks: Any = None
+        self.fast_call: Any = None  # set when compiled (fast_path.py)
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
@@ -137,15 +145,33 @@ class ConcreteFunction:
     def _compile(self) -> Any:
         with self._lock:
             if self._compiled is None:
-                lowered = driver.lower(self.graph.module, self._pipeline)
-                self._messages = driver.error_messages(lowered.module)
-                compiled = driver.compile_to_machine_code(lowered.module)
+                compiled, self._messages, self._callbacks = driver.compile_cached(
+                    self.graph.module, self._pipeline, self._program.py_functions
+                )
                 self._kernel = compiled.kernel(self._program.function_name).raw
+                self.fast_call = self._build_fast_call(compiled)
                 self._compiled = compiled
         return self._compiled
 
+    def _build_fast_call(self, compiled: Any) -> Any:
+        if not driver.pyobject_entry_supported() or _has_callbacks(self):
+            return None
+        expected = expected_types(self._program)
+        release_gil = not is_small_kernel(self._program)
+        entry = compiled.entry_point(self._program.function_name, expected, release_gil)
+        return build_fast_call(entry, self._program, self._fast_status)
+
+    def _fast_status(self, status: int) -> Any:
+        if status < 0:  # the entry point declined (a copy or another trace is needed)
+            return SLOW_PATH
+        self._raise(status)
+
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and self.fast_call is not None:
+            result = self.fast_call(args)
+            if result is not SLOW_PATH:
+                return result
         try:
             bound = self._signature.bind_partial(*args, **kwargs)
             self._fill_traced_python_values(bound)
@@ -199,32 +225,83 @@ class ConcreteFunction:
             _checked_input(leaves[i], spec, i)
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
         ]
+        variables = [self._variable_buffer(ref) for ref in program.variables]
         outputs = [np.empty(spec.shape, spec.dtype) for spec in program.output_specs]  # type: ignore[arg-type]
-        status = self._kernel(*[a.ctypes.data for a in inputs], *[o.ctypes.data for o in outputs])
+        status = self._kernel(
+            *[a.ctypes.data for a in inputs],
+            *[v.ctypes.data for v in variables],
+            *[o.ctypes.data for o in outputs],
+        )
         if status:
-            raise_for_status(status, self._messages)
+            self._raise(status)
         results = list(program.output_leaves)
         for position, out in zip(program.output_positions, outputs, strict=True):
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(program.output_treedef, results)
+
+    def _variable_buffer(self, ref: Any) -> np.ndarray:
+        variable = ref()
+        if variable is None:
+            raise FailedPreconditionError(
+                f"ConcreteFunction {self._call_name()} captured a tj.Variable that no longer "
+                "exists (it was garbage-collected); keep a reference to it, or trace again"
+            )
+        return variable._buffer
+
+    def _raise(self, status: int) -> None:
+        """Raise what a non-zero kernel status means: a failed check, or the exception a
+        run-time callback (py_function) raised."""
+        message = self._messages[status - 1] if 0 < status <= len(self._messages) else ""
+        if message.startswith("CallbackError") and self._callbacks is not None:
+            error = self._callbacks.take_error()
+            if error is not None:
+                raise error
+        raise_for_status(status, self._messages)
 
     def call_symbolic(self, leaves: list[Any]) -> Any:
         """Stage a call of this trace inside the function being traced now."""
         from xdsl.dialects import func
 
         callee = driver.inlined_function(self.graph.module, self._program.function_name)
-        name = current_trace().add_callee(callee)
+        context = current_trace()
+        _rename_py_functions(callee, self._program.py_functions, context)
+        name = context.add_callee(callee)
         operands = []
         for i in self._program.input_positions:
             leaf = leaves[i]
             tensor = leaf if isinstance(leaf, Tensor) else primitives.constant(leaf)
             operands.append(tensor.value)
+        for ref, value_type in zip(self._program.variables, _variable_types(callee), strict=True):
+            operands.append(context.capture_variable(ref(), value_type))
         result_types = [r for r in callee.function_type.outputs]
         call = emit(func.CallOp(name, operands, result_types))
         results = list(self._program.output_leaves)
         for position, value in zip(self._program.output_positions, call.results, strict=True):
             results[position] = Tensor(value)
         return unflatten(self._program.output_treedef, results)
+
+
+def _has_callbacks(concrete: ConcreteFunction) -> bool:
+    """Kernels with tj.print keep the slow path: printing dominates their cost anyway."""
+    return bool(concrete._callbacks and concrete._callbacks.sites)
+
+
+def _variable_types(callee: Any) -> list[Any]:
+    from tracejit.ir.state import VarType
+
+    return [t.value_type for t in callee.function_type.inputs if isinstance(t, VarType)]
+
+
+def _rename_py_functions(callee: Any, py_functions: dict[str, Any], context: Any) -> None:
+    """Re-register the callee's py_functions in the caller's trace under fresh names."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from tracejit.ir.state import PyCallOp
+
+    for op in callee.walk():
+        if isinstance(op, PyCallOp):
+            new_name = context.register_py_function(py_functions[op.callback.data])
+            op.callback = StringAttr(new_name)
 
 
 def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:

@@ -7,13 +7,15 @@ prints for a function is exactly what the function runs.
 
 from __future__ import annotations
 
+import functools
+import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects.builtin import ModuleOp
 
-from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline
+from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline, PipelineError
 
 
 @dataclass
@@ -29,29 +31,46 @@ class Stage:
 class LoweredModule:
     module: ModuleOp
     stages: list[Stage] = field(default_factory=list)
+    # (pass name, wall seconds incl. verification) for every pass, recorded or not.
+    pass_seconds: list[tuple[str, float]] = field(default_factory=list)
+
+
+def verify_each_by_default() -> bool:
+    """Verify the IR after every pass? Always in tests and the CLI; for `tj.function` only
+    when `TRACEJIT_VERIFY_EACH=1`, because verification costs as much as the passes
+    (and grows faster than linearly with the number of blocks in xDSL)."""
+    return os.environ.get("TRACEJIT_VERIFY_EACH", "0") not in ("", "0")
 
 
 def lower(
     module: ModuleOp,
     pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
     record_stages: bool = False,
-    verify_each: bool = True,
+    verify_each: bool | None = None,
     after_pass: AfterPassHook | None = None,
 ) -> LoweredModule:
-    """Run `pipeline` on a copy of `module` (the traced graph stays untouched)."""
+    """Run `pipeline` on a copy of `module` (the traced graph stays untouched); verify
+    after each pass if `verify_each` (default: `verify_each_by_default()`)."""
+    if verify_each is None:
+        verify_each = verify_each_by_default()
     lowered = LoweredModule(module.clone())
     last = time.perf_counter()
 
     def hook(pass_name: str, current: ModuleOp) -> None:
         nonlocal last
         now = time.perf_counter()
+        lowered.pass_seconds.append((pass_name, now - last))
         if record_stages:
             lowered.stages.append(Stage(pass_name, str(current), now - last))
         if after_pass is not None:
             after_pass(pass_name, current)
         last = time.perf_counter()
 
-    Pipeline.parse(pipeline).run(lowered.module, verify_each=verify_each, after_pass=hook)
+    try:
+        Pipeline.parse(pipeline).run(lowered.module, verify_each=verify_each, after_pass=hook)
+    except PipelineError as error:
+        error.module = lowered.module  # type: ignore[attr-defined]  # the IR the pass left
+        raise
     return lowered
 
 
@@ -63,11 +82,47 @@ def error_messages(module: ModuleOp) -> list[str]:
     return [m.data for m in attr] if attr is not None else []  # type: ignore[union-attr]
 
 
-def compile_to_machine_code(module: ModuleOp):
-    """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule)."""
+def compile_to_machine_code(module: ModuleOp, callbacks: dict[str, int] | None = None):
+    """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule);
+    `callbacks` binds the module's callback declarations to function addresses."""
     from tracejit.codegen import compile_module
 
-    return compile_module(module)
+    return compile_module(module, callbacks=callbacks)
+
+
+# The array-object entry points of compiled kernels (codegen/pyobject_entry.py).
+NOT_CONTIGUOUS = -1
+
+
+@functools.cache
+def pyobject_entry_supported() -> bool:
+    """Whether this NumPy's array struct lets kernels be called with the arrays themselves."""
+    from tracejit.codegen.pyobject_entry import NOT_CONTIGUOUS as entry_code
+    from tracejit.codegen.pyobject_entry import layout_is_supported
+
+    return entry_code == NOT_CONTIGUOUS and layout_is_supported()
+
+
+def callback_sites(module: ModuleOp) -> list:
+    """The run-time callback declarations of a lowered module (`bufferize_state.py`)."""
+    from xdsl.dialects import func
+
+    from tracejit.codegen.abi import memref_arg
+    from tracejit.frontend.callbacks import CallbackSite
+
+    sites = []
+    for op in module.ops:
+        if not isinstance(op, func.FuncOp) or op.body.blocks:
+            continue
+        kind = "tj.print" if "tj.print" in op.attributes else "tj.py_function"
+        if kind not in op.attributes:
+            continue
+        payload = op.attributes[kind]
+        payload = [p.data for p in payload] if kind == "tj.print" else payload.data  # type: ignore[attr-defined]
+        dtypes = tuple(d.data for d in op.attributes["tj.arg_dtypes"])  # type: ignore[attr-defined]
+        shapes = tuple(memref_arg(t).shape for t in op.function_type.inputs)  # type: ignore[arg-type]
+        sites.append(CallbackSite(op.sym_name.data, kind, payload, dtypes, shapes))
+    return sites
 
 
 def inlined_function(module: ModuleOp, name: str):
@@ -84,3 +139,93 @@ def inlined_function(module: ModuleOp, name: str):
             op.detach()
             return op
     raise KeyError(name)
+
+
+# --- the persistent compiled-code cache (codegen/object_cache.py) ----------------------------
+_object_caches: dict[tuple[str, int], object] = {}
+
+
+def object_cache():
+    """The `ObjectCache` that `tj.config` selects, or None when the cache is off."""
+    from tracejit.codegen.object_cache import ObjectCache
+    from tracejit.frontend import config
+
+    directory = config.cache_dir()
+    if directory is None:
+        return None
+    index = (str(directory), config.cache_max_bytes())
+    if index not in _object_caches:
+        _object_caches[index] = ObjectCache(*index)
+    return _object_caches[index]
+
+
+def compile_cached(
+    module: ModuleOp,
+    pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
+    py_functions: dict | None = None,
+):
+    """`(JitModule, run-time check messages, CallbackSet)` for a traced module: loaded
+    from the on-disk cache when it holds this module + pipeline (no passes, no LLVM),
+    else compiled and stored.
+    The key is the traced module (exact text) and the pipeline, plus the host and versions."""
+    cache = object_cache()
+    if cache is None:
+        return _compile_fresh(module, pipeline, py_functions)
+    from tracejit.codegen import load_object
+    from tracejit.codegen.object_cache import cache_key, module_fingerprint
+    from tracejit.frontend.callbacks import CallbackSet, CallbackSite
+
+    spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
+    key = cache_key(module_fingerprint(module), spec)
+    entry = cache.load(key)
+    if entry is not None and isinstance(entry.extra.get("messages"), list):
+        sites = [CallbackSite.from_json(d) for d in entry.extra.get("callbacks", [])]
+        callbacks = CallbackSet(sites, py_functions or {})
+        try:
+            loaded = load_object(entry.object_code, entry.signatures, callbacks.addresses)
+        except Exception:  # a valid entry LLVM will not load: compile and overwrite it
+            loaded = None
+        if loaded is not None:
+            cached = _CachedJitModule(loaded, module, pipeline, py_functions)
+            return cached, list(entry.extra["messages"]), callbacks
+    compiled, messages, callbacks = _compile_fresh(module, pipeline, py_functions)
+    extra = {"messages": messages, "callbacks": [s.to_json() for s in callbacks.sites]}
+    cache.store(key, compiled.object_code, compiled.signatures, extra)
+    return compiled, messages, callbacks
+
+
+def _compile_fresh(module: ModuleOp, pipeline: str | Sequence[str], py_functions=None):
+    from tracejit.frontend.callbacks import CallbackSet
+
+    lowered = lower(module, pipeline)
+    messages = error_messages(lowered.module)
+    callbacks = CallbackSet(callback_sites(lowered.module), py_functions or {})
+    return compile_to_machine_code(lowered.module, callbacks.addresses), messages, callbacks
+
+
+class _CachedJitModule:
+    """A JitModule loaded from the cache; its LLVM IR and assembly (which object code does not
+    carry) are produced by compiling the module again when someone asks for them."""
+
+    def __init__(self, loaded, module: ModuleOp, pipeline: str | Sequence[str], py_functions):
+        self._loaded = loaded
+        self._module = module
+        self._pipeline = pipeline
+        self._py_functions = py_functions
+        self._fresh = None
+
+    def __getattr__(self, name: str):
+        return getattr(self._loaded, name)
+
+    def _recompiled(self):
+        if self._fresh is None:
+            self._fresh = _compile_fresh(self._module, self._pipeline, self._py_functions)[0]
+        return self._fresh
+
+    @property
+    def optimized_llvm_ir(self) -> str:
+        return self._recompiled().optimized_llvm_ir
+
+    @property
+    def asm(self) -> str:
+        return self._recompiled().asm

@@ -15,9 +15,12 @@ import threading
 import warnings
 from typing import Any
 
+import numpy as np
+
 from tracejit.frontend import config
 from tracejit.frontend.cache_key import IdentityKey, leaf_key
 from tracejit.frontend.concrete_function import ConcreteFunction
+from tracejit.frontend.fast_path import SLOW_PATH
 from tracejit.frontend.input_signature import InputSignature
 from tracejit.frontend.retracing import RetracingMonitor
 from tracejit.frontend.structure import flatten
@@ -55,6 +58,7 @@ class Function:
             _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
         )
         self._cache: dict[Any, ConcreteFunction] = {}
+        self._last_fast_call: Any = None  # the fast path of the trace used last
         self._lock = threading.RLock()
         self._tracing_count = 0
         self._retracing = RetracingMonitor(
@@ -79,6 +83,16 @@ class Function:
         return "\n\n".join(c.pretty_printed_signature() for c in concretes)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        fast = self._last_fast_call
+        if fast is not None and not kwargs and not config._run_functions_eagerly:
+            result = fast(args)  # the trace used last, if these arrays fit it (fast_path.py)
+            if result is not SLOW_PATH:
+                if self._retracing.recent_calls:
+                    self._retracing.recent_calls.clear()  # a call that did not trace
+                return result
+        return self._call(args, kwargs)
+
+    def _call(self, args: tuple, kwargs: dict) -> Any:
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
         leaves, key, treedef = self._bind(args, kwargs)
@@ -86,10 +100,13 @@ class Function:
         traced = concrete is None
         if traced:
             concrete = self._trace(key, leaves, treedef)
-        if not is_tracing():
-            self._retracing.record_call(traced)
-            return concrete.call_leaves(leaves)
-        return concrete.call_symbolic(leaves)
+        if is_tracing():
+            return concrete.call_symbolic(leaves)
+        self._retracing.record_call(traced)
+        result = concrete.call_leaves(leaves)
+        if not kwargs and _all_arrays(args):
+            self._last_fast_call = concrete.fast_call
+        return result
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
@@ -127,14 +144,21 @@ class Function:
                 return concrete
             if self._input_signature is not None:
                 leaves = self._input_signature.trace_leaves(leaves)
+            from tracejit.frontend.autograph import convert  # AutoGraph: rewrite control flow
+
             program = trace(
-                self._python_function,
+                convert(self._python_function) if self._autograph else self._python_function,
                 self._signature,
                 self._names,
                 leaves,
                 treedef,
                 attributes={"tj.implements": self._implements} if self._implements else {},
             )
+            if program.created_variables and self._tracing_count > 0:
+                raise ValueError(
+                    f"{self.__name__}: tj.function-decorated function tried to create "
+                    "variables on non-first call."
+                )
             concrete = ConcreteFunction(program, self._signature, self._names, treedef, leaves)
             self._retracing.record_trace(key, self._cache.keys(), self._names)
             self._cache[key] = concrete
@@ -169,6 +193,10 @@ class BoundFunction:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._function, name)
+
+
+def _all_arrays(args: tuple) -> bool:
+    return all(type(a) is np.ndarray for a in args)
 
 
 def _contains(key: Any, dead: IdentityKey) -> bool:

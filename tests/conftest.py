@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
 import tracejit as tj
+
+# Tests verify the IR after every pass (the library skips it unless asked: it is slow).
+os.environ.setdefault("TRACEJIT_VERIFY_EACH", "1")
 
 
 def run_eagerly(function, *args, **kwargs):

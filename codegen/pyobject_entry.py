@@ -1,0 +1,172 @@
+"""The array-object entry point: `<kernel>__pyentry`, the cheap way to call a kernel.
+
+ctypes spends about a microsecond per array getting a data pointer from Python
+(`arr.ctypes.data`), more than a small kernel costs. The entry point instead takes the
+NumPy array objects themselves (ctypes `py_object`, passed as their address) and reads
+the data pointer and the dims straight from NumPy's `PyArrayObject` struct:
+
+    struct PyArrayObject { PyObject_HEAD;        // ob_refcnt, then ob_type at offset 8
+                           char *data;           // offset 16
+                           int nd;               // offset 24
+                           npy_intp *dimensions; // offset 32
+                           npy_intp *strides; PyObject *base; PyArray_Descr *descr;
+                           int flags;            // offset 64
+                           ... }
+
+then calls the kernel with the usual ABI (`abi.py`). Every check happens here, before the
+kernel runs: an argument whose type is not `np.ndarray` or whose dtype object is not
+the expected one returns -3 (WRONG_TYPE) — the expected addresses are process-specific,
+so the caller stores them in the global `<kernel>__pyexpect` once after loading
+(`[&PyArray_Type, descr of argument 0, ...]`, see `jit.JitModule.entry_point`); an
+array that is not C-contiguous
+and aligned makes the entry return -1 (NOT_CONTIGUOUS), one whose rank or static dims
+differ from the kernel's returns -2 (WRONG_SHAPE), without calling the kernel: the
+caller then takes its slow path, which copies, checks and explains. The struct layout
+is checked against NumPy at run time before anyone uses the entry point
+(`layout_is_supported`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+from llvmlite import ir
+
+from tracejit.codegen.abi import KernelSignature, MemRefArg
+from tracejit.codegen.llvm_types import I32, I64, PTR
+
+TYPE_OFFSET = 8
+DATA_OFFSET = 16
+DIMENSIONS_OFFSET = 32
+DESCR_OFFSET = 56
+FLAGS_OFFSET = 64
+C_CONTIGUOUS_AND_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
+NDIM_OFFSET = 24
+NOT_CONTIGUOUS = -1
+WRONG_SHAPE = -2
+WRONG_TYPE = -3
+SUFFIX = "__pyentry"
+EXPECT_SUFFIX = "__pyexpect"
+
+
+def layout_is_supported() -> bool:
+    """Whether NumPy's array struct has the data/dims fields where the entry reads them."""
+    if ctypes.sizeof(ctypes.c_void_p) != 8:
+        return False
+    probe = np.arange(6, dtype=np.int64).reshape(2, 3)
+    base = id(probe)
+    data = ctypes.c_void_p.from_address(base + DATA_OFFSET).value
+    dims = ctypes.c_void_p.from_address(base + DIMENSIONS_OFFSET).value
+    if data != probe.ctypes.data or not dims:
+        return False
+    type_pointer = ctypes.c_void_p.from_address(base + TYPE_OFFSET).value
+    descr = ctypes.c_void_p.from_address(base + DESCR_OFFSET).value
+    if type_pointer != id(np.ndarray) or descr != id(probe.dtype):
+        return False
+    if list((ctypes.c_int64 * 2).from_address(dims)) != [2, 3]:
+        return False
+    return _flags(probe) & C_CONTIGUOUS_AND_ALIGNED == C_CONTIGUOUS_AND_ALIGNED and not (
+        _flags(probe.T) & 0x0001
+    )
+
+
+def _flags(array: np.ndarray) -> int:
+    return ctypes.c_int32.from_address(id(array) + FLAGS_OFFSET).value
+
+
+def emit_entry(module: ir.Module, kernel: ir.Function, signature: KernelSignature) -> None:
+    """Define `<kernel>__pyentry(ptr array_object, ...) -> i32` calling `kernel`."""
+    if not all(isinstance(arg, MemRefArg) for arg in signature.args):
+        return  # only kernels whose arguments are all buffers get an entry point
+    entry_type = ir.FunctionType(I32, [PTR] * len(signature.args))
+    entry = ir.Function(module, entry_type, signature.name + SUFFIX)
+    builder = ir.IRBuilder(entry.append_basic_block("entry"))
+    expected = ir.GlobalVariable(
+        module, ir.ArrayType(PTR, len(signature.args) + 1), signature.name + EXPECT_SUFFIX
+    )
+    expected.initializer = ir.Constant(expected.value_type, None)
+    _check_types(builder, entry, entry.args, expected)
+    _check_contiguous(builder, entry, entry.args)  # outputs are fresh: they always pass
+    _check_shapes(builder, entry, entry.args, signature)
+    pointers, dims = [], []
+    for obj, arg in zip(entry.args, signature.args, strict=True):
+        pointers.append(_load_field(builder, obj, DATA_OFFSET, PTR))
+        if arg.dynamic_dims:  # type: ignore[union-attr]
+            sizes = _load_field(builder, obj, DIMENSIONS_OFFSET, PTR)
+            for d in arg.dynamic_dims:  # type: ignore[union-attr]
+                slot = builder.gep(sizes, [ir.Constant(I64, d)], inbounds=True, source_etype=I64)
+                dims.append(builder.load(slot, typ=I64))
+    status = builder.call(kernel, pointers + dims)
+    builder.ret(status if kernel.function_type.return_type == I32 else ir.Constant(I32, 0))
+
+
+def _check_contiguous(builder: ir.IRBuilder, entry: ir.Function, objects) -> None:
+    """Return NOT_CONTIGUOUS unless every array in `objects` is C-contiguous and aligned."""
+    wanted = ir.Constant(I32, C_CONTIGUOUS_AND_ALIGNED)
+    ok = ir.Constant(ir.IntType(1), 1)
+    for obj in objects:
+        flags = _load_field(builder, obj, FLAGS_OFFSET, I32)
+        ok = builder.and_(ok, builder.icmp_unsigned("==", builder.and_(flags, wanted), wanted))
+    _branch_or_return(builder, entry, ok, NOT_CONTIGUOUS)
+
+
+def _check_types(builder: ir.IRBuilder, entry: ir.Function, objects, expected) -> None:
+    """Return WRONG_TYPE unless every object is an ndarray with the expected dtype object."""
+
+    def slot(index: int) -> ir.Value:
+        address = builder.gep(
+            expected,
+            [ir.Constant(I32, 0), ir.Constant(I32, index)],
+            inbounds=True,
+            source_etype=expected.value_type,
+        )
+        return builder.load(address, typ=PTR)
+
+    ok = builder.icmp_unsigned("!=", slot(0), ir.Constant(PTR, None))  # filled in?
+    array_type = slot(0)
+    for obj in objects:
+        found = _load_field(builder, obj, TYPE_OFFSET, PTR)
+        ok = builder.and_(ok, builder.icmp_unsigned("==", found, array_type))
+    _branch_or_return(builder, entry, ok, WRONG_TYPE)
+    ok = ir.Constant(ir.IntType(1), 1)  # all are arrays: their descr field may be read
+    for position, obj in enumerate(objects, start=1):
+        descr = _load_field(builder, obj, DESCR_OFFSET, PTR)
+        ok = builder.and_(ok, builder.icmp_unsigned("==", descr, slot(position)))
+    _branch_or_return(builder, entry, ok, WRONG_TYPE)
+
+
+def _check_shapes(builder: ir.IRBuilder, entry: ir.Function, objects, signature) -> None:
+    """Return WRONG_SHAPE unless every array has the kernel's rank and static dims."""
+    ok = ir.Constant(ir.IntType(1), 1)
+    for obj, arg in zip(objects, signature.args, strict=True):
+        ndim = _load_field(builder, obj, NDIM_OFFSET, I32)
+        ok = builder.and_(ok, builder.icmp_signed("==", ndim, ir.Constant(I32, len(arg.shape))))
+    _branch_or_return(builder, entry, ok, WRONG_SHAPE)
+    ok = ir.Constant(ir.IntType(1), 1)  # the rank is right: the dims may be read
+    for obj, arg in zip(objects, signature.args, strict=True):
+        static = [(d, size) for d, size in enumerate(arg.shape) if size is not None]
+        if not static:
+            continue
+        sizes = _load_field(builder, obj, DIMENSIONS_OFFSET, PTR)
+        for d, size in static:
+            slot = builder.gep(sizes, [ir.Constant(I64, d)], inbounds=True, source_etype=I64)
+            found = builder.load(slot, typ=I64)
+            ok = builder.and_(ok, builder.icmp_signed("==", found, ir.Constant(I64, size)))
+    _branch_or_return(builder, entry, ok, WRONG_SHAPE)
+
+
+def _branch_or_return(builder: ir.IRBuilder, entry: ir.Function, ok, code: int) -> None:
+    """Continue in a new block if `ok`, else return `code`."""
+    go_on = entry.append_basic_block()
+    stop = entry.append_basic_block()
+    builder.cbranch(ok, go_on, stop)
+    builder.position_at_end(stop)
+    builder.ret(ir.Constant(I32, code))
+    builder.position_at_end(go_on)
+
+
+def _load_field(builder: ir.IRBuilder, obj: ir.Value, offset: int, typ: ir.Type) -> ir.Value:
+    offset_value = ir.Constant(I64, offset)
+    address = builder.gep(obj, [offset_value], inbounds=True, source_etype=ir.IntType(8))
+    return builder.load(address, typ=typ)
