@@ -27,6 +27,8 @@ from tracejit.frontend.variable import Variable
 
 
 class errors:  # noqa: N801  (a namespace, like tf.errors)
+    """Run-time errors of compiled functions (both subclass ValueError)."""
+
     InvalidArgumentError = InvalidArgumentError
     FailedPreconditionError = FailedPreconditionError
 

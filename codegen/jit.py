@@ -74,6 +74,7 @@ class Kernel:
         self.signature = signature
         self.address = address
         self.raw = ctypes_prototype(signature)(address)
+        self.raw.engine = engine  # whoever keeps only `raw` keeps the machine code alive
 
     def __call__(self, *args: Any) -> Any:
         return self.raw(*self.signature.call_args(args))
@@ -139,7 +140,9 @@ class JitModule:
         (ctypes.c_void_p * len(expected)).from_address(table)[:] = list(expected)
         factory = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
         prototype = factory(ctypes.c_int32, *([ctypes.py_object] * len(signature.args)))
-        return prototype(address)
+        function = prototype(address)
+        function.engine = self._engine  # the machine code lives as long as the function
+        return function
 
     def kernel(self, name: str) -> Kernel:
         """A callable for the function `name` (built once, then cached)."""

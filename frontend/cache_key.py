@@ -81,6 +81,52 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
     return IdentityKey(leaf, on_death)
 
 
+def is_tensor_key(key: Any) -> bool:
+    return isinstance(key, tuple) and len(key) == 3 and key[0] == "tensor"
+
+
+def _same_kind(a: Any, b: Any) -> bool:
+    """Two tensor keys of one dtype and rank (shapes may differ)."""
+    return (
+        is_tensor_key(a)
+        and is_tensor_key(b)
+        and a[2] == b[2]
+        and a[1] is not None
+        and b[1] is not None
+        and len(a[1]) == len(b[1])
+    )
+
+
+def accepts(traced: tuple, call: tuple) -> bool:
+    """Whether a trace keyed `traced` (dims may be None) serves a call keyed `call`."""
+    if len(traced) != len(call):
+        return False
+    for t, c in zip(traced, call, strict=True):
+        if _same_kind(t, c):
+            if any(d is not None and d != e for d, e in zip(t[1], c[1], strict=True)):
+                return False
+        elif t != c:
+            return False
+    return True
+
+
+def generalize(old: tuple, new: tuple) -> tuple | None:
+    """`new` with every tensor dim that differs from `old` replaced by None (what
+    reduce_retracing traces), or None when the keys differ in more than dims."""
+    if len(old) != len(new) or old == new:
+        return None
+    relaxed = []
+    for o, n in zip(old, new, strict=True):
+        if _same_kind(o, n):
+            shape = tuple(a if a == b else None for a, b in zip(o[1], n[1], strict=True))
+            relaxed.append(("tensor", shape, n[2]))
+        elif o == n:
+            relaxed.append(n)
+        else:
+            return None
+    return tuple(relaxed)
+
+
 def spec_of(leaf: Any) -> TensorSpec:
     if isinstance(leaf, TensorSpec):
         return leaf

@@ -17,6 +17,7 @@ import numpy as np
 
 from tracejit.frontend import driver, primitives
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
+from tracejit.frontend.dims import resolve
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.fast_path import (
     SLOW_PATH,
@@ -79,6 +80,7 @@ class ConcreteFunction:
         self._messages: list[str] = []
         self._callbacks: Any = None
         self.fast_call: Any = None  # set when compiled (fast_path.py)
+        self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
@@ -148,13 +150,17 @@ class ConcreteFunction:
                 compiled, self._messages, self._callbacks = driver.compile_cached(
                     self.graph.module, self._pipeline, self._program.py_functions
                 )
-                self._kernel = compiled.kernel(self._program.function_name).raw
+                kernel = compiled.kernel(self._program.function_name)
+                self._kernel = kernel.raw
+                self._dynamic_dims = kernel.signature.dynamic_dims
                 self.fast_call = self._build_fast_call(compiled)
                 self._compiled = compiled
         return self._compiled
 
     def _build_fast_call(self, compiled: Any) -> Any:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
+            return None
+        if self._program.has_unknown_dims:  # shapes are computed on the slow path
             return None
         expected = expected_types(self._program)
         release_gil = not is_small_kernel(self._program)
@@ -226,11 +232,15 @@ class ConcreteFunction:
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
         ]
         variables = [self._variable_buffer(ref) for ref in program.variables]
-        outputs = [np.empty(spec.shape, spec.dtype) for spec in program.output_specs]  # type: ignore[arg-type]
+        shapes = self._output_shapes(inputs)
+        outputs = [
+            np.empty(shape, spec.dtype)
+            for shape, spec in zip(shapes, program.output_specs, strict=True)
+        ]
+        buffers = [*inputs, *variables, *outputs]
         status = self._kernel(
-            *[a.ctypes.data for a in inputs],
-            *[v.ctypes.data for v in variables],
-            *[o.ctypes.data for o in outputs],
+            *[b.ctypes.data for b in buffers],
+            *[buffers[i].shape[d] for i, d in self._dynamic_dims],  # the ABI's trailing dims
         )
         if status:
             self._raise(status)
@@ -238,6 +248,22 @@ class ConcreteFunction:
         for position, out in zip(program.output_positions, outputs, strict=True):
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(program.output_treedef, results)
+
+    def _output_shapes(self, inputs: list[np.ndarray]) -> list[tuple[int, ...]]:
+        """Output shapes from the input shapes; checks the run-time dim constraints."""
+        program = self._program
+        if not program.has_unknown_dims:
+            return [spec.shape for spec in program.output_specs]  # type: ignore[misc]
+        shapes = [a.shape for a in inputs]
+        for source, other in program.dim_constraints:
+            size, expected = resolve(source, shapes), resolve(other, shapes)
+            if size != expected:
+                raise InvalidArgumentError(
+                    f"Incompatible shapes: {_describe(source)} is {size} but "
+                    f"{_describe(other)} is {expected}; this function was traced with unknown "
+                    "dims, which must be equal where they meet (they are not broadcast)"
+                )
+        return [tuple(resolve(d, shapes) for d in dims) for dims in program.output_dims]
 
     def _variable_buffer(self, ref: Any) -> np.ndarray:
         variable = ref()
@@ -279,6 +305,12 @@ class ConcreteFunction:
         for position, value in zip(self._program.output_positions, call.results, strict=True):
             results[position] = Tensor(value)
         return unflatten(self._program.output_treedef, results)
+
+
+def _describe(dim: Any) -> str:
+    if isinstance(dim, int):
+        return "the traced size"
+    return f"dim {dim.axis} of input {dim.input}"
 
 
 def _has_callbacks(concrete: ConcreteFunction) -> bool:

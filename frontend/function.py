@@ -18,13 +18,20 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import config
-from tracejit.frontend.cache_key import IdentityKey, leaf_key
+from tracejit.frontend.cache_key import (
+    IdentityKey,
+    accepts,
+    generalize,
+    is_tensor_key,
+    leaf_key,
+)
 from tracejit.frontend.concrete_function import ConcreteFunction
 from tracejit.frontend.fast_path import SLOW_PATH
 from tracejit.frontend.input_signature import InputSignature
 from tracejit.frontend.retracing import RetracingMonitor
 from tracejit.frontend.structure import flatten
 from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import trace
 from tracejit.frontend.tracing import is_tracing
 
@@ -42,8 +49,10 @@ class Function:
         experimental_implements: str | None = None,
         experimental_autograph_options: Any = None,
         experimental_follow_type_hints: bool = False,
+        experimental_pipeline: str | tuple[str, ...] | None = None,
     ):
         functools.update_wrapper(self, python_function)
+        self._pipeline = experimental_pipeline  # None: the default pipeline
         self._python_function = python_function
         self._signature = inspect.signature(python_function)
         self._names = list(self._signature.parameters)
@@ -75,11 +84,12 @@ class Function:
         return None if self._input_signature is None else self._input_signature.specs
 
     def experimental_get_tracing_count(self) -> int:
+        """How many times this Function has traced its Python function."""
         return self._tracing_count
 
     def pretty_printed_concrete_signatures(self) -> str:
-        with self._lock:
-            concretes = list(self._cache.values())
+        with self._lock:  # one entry per trace (reduce_retracing aliases keys to a trace)
+            concretes = list({id(c): c for c in self._cache.values()}.values())
         return "\n\n".join(c.pretty_printed_signature() for c in concretes)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -97,6 +107,8 @@ class Function:
             return self._python_function(*args, **kwargs)
         leaves, key, treedef = self._bind(args, kwargs)
         concrete = self._cache.get(key)
+        if concrete is None and self._reduce_retracing:
+            concrete = self._relaxed_concrete(key, leaves, treedef)
         traced = concrete is None
         if traced:
             concrete = self._trace(key, leaves, treedef)
@@ -159,11 +171,34 @@ class Function:
                     f"{self.__name__}: tj.function-decorated function tried to create "
                     "variables on non-first call."
                 )
-            concrete = ConcreteFunction(program, self._signature, self._names, treedef, leaves)
+            concrete = ConcreteFunction(
+                program, self._signature, self._names, treedef, leaves, *_pipeline(self._pipeline)
+            )
             self._retracing.record_trace(key, self._cache.keys(), self._names)
             self._cache[key] = concrete
             self._tracing_count += 1
             return concrete
+
+    # --- reduce_retracing -----------------------------------------------------------------
+    def _relaxed_concrete(self, key: Any, leaves: list[Any], treedef: Any) -> Any:
+        """A trace whose unknown (`None`) dims accept these inputs, or a new one with the
+        dims that differ from the closest earlier trace generalised to `None`."""
+        with self._lock:
+            for cached_key, concrete in list(self._cache.items()):
+                if cached_key[0] == treedef and accepts(cached_key[1], key[1]):
+                    self._cache[key] = concrete
+                    return concrete
+            for cached_key in reversed(list(self._cache)):  # the most recent trace first
+                relaxed = generalize(cached_key[1], key[1]) if cached_key[0] == treedef else None
+                if relaxed is not None:
+                    spec_leaves = [
+                        TensorSpec(k[1], k[2]) if is_tensor_key(k) else leaf
+                        for k, leaf in zip(relaxed, leaves, strict=True)
+                    ]
+                    concrete = self._trace((treedef, relaxed), spec_leaves, treedef)
+                    self._cache[key] = concrete
+                    return concrete
+        return None
 
     # --- methods -----------------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
@@ -239,6 +274,7 @@ def function(
     experimental_relax_shapes: bool | None = None,
     experimental_compile: bool | None = None,
     experimental_follow_type_hints: bool = False,
+    experimental_pipeline: str | tuple[str, ...] | None = None,
 ) -> Any:
     """Compile a NumPy function: `@tj.function` or `tj.function(f, ...)` (like `tf.function`)."""
     if experimental_relax_shapes is not None:
@@ -258,9 +294,16 @@ def function(
             experimental_implements=experimental_implements,
             experimental_autograph_options=experimental_autograph_options,
             experimental_follow_type_hints=experimental_follow_type_hints,
+            experimental_pipeline=experimental_pipeline,
         )
 
     return decorate if func is None else decorate(func)
+
+
+def _pipeline(spec: str | tuple[str, ...] | None) -> tuple:
+    """ConcreteFunction's `pipeline` argument for `experimental_pipeline` (a pass list such as
+    "inline,cse,bufferize,..." or a tuple of names; passes.pipeline.Pipeline parses it)."""
+    return () if spec is None else (spec,)
 
 
 def _warn_deprecated(name: str) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import SSAValue
 
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import emit
@@ -36,15 +37,33 @@ def cast(x: Tensor, dtype: np.dtype) -> Tensor:
     return Tensor(emit(CastOp(x.value, tensor_type(x.shape, dtype))).result)
 
 
-def broadcast_to(x: Tensor, shape: Sequence[int]) -> Tensor:
-    """Broadcast `x` to `shape` with NumPy's rules (trailing dims aligned)."""
-    shape = tuple(shape)
-    if x.shape == shape:
+def broadcast_to(x: Tensor, shape: Sequence) -> Tensor:
+    """Broadcast `x` to `shape` with NumPy's rules (trailing dims aligned); `shape` may
+    hold dims unknown at trace time (`DimSource`s, see frontend/dims.py)."""
+    target = tuple(shape)
+    if tuple(x.dims) == target:
         return x
-    offset = len(shape) - x.ndim
-    dims = list(range(offset, len(shape)))
-    op = BroadcastInDimOp(x.value, dims, tensor_type(shape, x.dtype))
-    return Tensor(emit(op).result)
+    offset = len(target) - x.ndim
+    static = [d if isinstance(d, int) else None for d in target]
+    target_type = tensor_type(static, x.dtype)
+    op_dims = list(range(offset, len(target)))
+    sized = BroadcastInDimOp.sized_dims(
+        result_type(x).get_shape(), op_dims, target_type.get_shape()
+    )
+    op = BroadcastInDimOp(x.value, op_dims, target_type, [dim_size(target[d]) for d in sized])
+    return Tensor(emit(op).result, dims=target)
+
+
+def dim_size(dim) -> SSAValue:
+    """The run-time size of a dim unknown at trace time, as an `index` value."""
+    from tracejit.frontend.dims import DimSource
+    from tracejit.frontend.tracing import current_trace
+    from tracejit.ir.shape_ops import DimOp
+
+    if not isinstance(dim, DimSource):
+        raise NotImplementedError("a dim whose size tracejit cannot follow")
+    source = current_trace().inputs[dim.input]
+    return emit(DimOp(source, dim.axis)).result
 
 
 def unary(op_type: type[ElementwiseUnaryOp], x: Tensor) -> Tensor:
@@ -60,16 +79,34 @@ def reduce(kind: str, x: Tensor, axes: Sequence[int]) -> Tensor:
     argmin give int64 indices into the reduced axes flattened in row-major order."""
     axes = sorted(set(axes))
     shape = [s for i, s in enumerate(x.shape) if i not in axes]
+    dims = tuple(d for i, d in enumerate(x.dims) if i not in axes)
     dtype = np.dtype(np.int64) if kind in ReduceOp.INDEX_KINDS else x.dtype
-    return Tensor(emit(ReduceOp(kind, x.value, axes, tensor_type(shape, dtype))).result)
+    op = ReduceOp(kind, x.value, axes, tensor_type(shape, dtype))
+    return Tensor(emit(op).result, dims=dims)
 
 
 def matmul(x: Tensor, y: Tensor) -> Tensor:
     """`np.matmul(x, y)` of one dtype (1-D, 2-D or batched; shapes checked by the caller)."""
     shape = matmul_shape(result_type(x).get_shape(), result_type(y).get_shape())
     assert shape is not None, (x.shape, y.shape)
-    dims = [None if d == DYNAMIC_INDEX else d for d in shape]
-    return Tensor(emit(MatmulOp(x.value, y.value, tensor_type(dims, x.dtype))).result)
+    static = [None if d == DYNAMIC_INDEX else d for d in shape]
+    op = MatmulOp(x.value, y.value, tensor_type(static, x.dtype))
+    return Tensor(emit(op).result, dims=_matmul_dims(x.dims, y.dims))
+
+
+def _matmul_dims(a: tuple, b: tuple) -> tuple:
+    """Result dims of `a @ b`: broadcast batch dims, then a's rows and b's columns; the
+    contracted dims must be equal at run time."""
+    from tracejit.frontend.dims import broadcast_dims
+    from tracejit.frontend.tracing import current_trace
+
+    constraints = current_trace().dim_constraints
+    k_a, k_b = a[-1], (b[-2] if len(b) >= 2 else b[-1])
+    broadcast_dims([(k_a,), (k_b,)], constraints)  # records k_a == k_b if unknown
+    batch = broadcast_dims([a[:-2], b[:-2]], constraints)
+    rows = (a[-2],) if len(a) >= 2 else ()
+    cols = (b[-1],) if len(b) >= 2 else ()
+    return batch + rows + cols
 
 
 def result_type(x: Tensor) -> TensorType:

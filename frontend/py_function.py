@@ -47,6 +47,7 @@ def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:
 
 
 def py_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any) -> Any:  # noqa: N803
+    """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs."""
     specs, single = _output_specs(Tout)
     if not is_tracing():
         return _eager(func, inp, specs, single)

@@ -19,18 +19,71 @@ from tracejit.frontend.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
 
 
+def _dims_of(value: SSAValue, shape: tuple) -> tuple:
+    if None not in shape:
+        return shape
+    from tracejit.frontend.dims import UNKNOWN
+    from tracejit.frontend.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return tuple(UNKNOWN if d is None else d for d in shape)
+    known = current_trace().dims
+    if value in known:
+        return known[value]
+    owner = value.owner
+    from tracejit.ir.shape_ops import BroadcastInDimOp
+
+    if isinstance(owner, BroadcastInDimOp) and owner.operand in known:
+        return _broadcast_result_dims(owner, known[owner.operand], shape)
+    for operand in getattr(owner, "operands", ()):
+        same_shape = isinstance(operand.type, TensorType) and static_shape(operand.type) == shape
+        if same_shape and operand in known:
+            known[value] = known[operand]
+            return known[operand]
+    return tuple(UNKNOWN if d is None else d for d in shape)
+
+
+def _broadcast_result_dims(op, operand_dims: tuple, shape: tuple) -> tuple:
+    """A broadcast's result dims: an unknown result dim fed by an unknown operand dim
+    has that dim's source (e.g. `keepdims=True` inserting 1s)."""
+    from tracejit.frontend.dims import UNKNOWN
+
+    mapped = {d: i for i, d in enumerate(op.get_dims())}
+    return tuple(
+        size
+        if size is not None
+        else operand_dims[mapped[d]]
+        if d in mapped and not isinstance(operand_dims[mapped[d]], int)
+        else UNKNOWN
+        for d, size in enumerate(shape)
+    )
+
+
+def _record_dims(value: SSAValue, dims: tuple) -> None:
+    from tracejit.frontend.tracing import current_trace, is_tracing
+
+    if is_tracing():
+        current_trace().dims[value] = tuple(dims)
+
+
 class Tensor:
     """A symbolic NumPy array inside a traced function."""
 
-    __slots__ = ("value", "shape", "dtype")
+    __slots__ = ("value", "shape", "dtype", "dims")
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
-    def __init__(self, value: SSAValue):
+    def __init__(self, value: SSAValue, dims: tuple | None = None):
         ttype = value.type
         assert isinstance(ttype, TensorType), ttype
         self.value = value
         self.shape: tuple[int | None, ...] = static_shape(ttype)
         self.dtype: np.dtype = numpy_dtype(ttype.get_element_type())
+        # Where each dim's size comes from (frontend/dims.py): ints when known at trace
+        # time; for unknown dims, recorded per value in the trace or inherited from an
+        # operand of the same shape.
+        self.dims = dims if dims is not None else _dims_of(value, self.shape)
+        if dims is not None and None in self.shape:
+            _record_dims(value, dims)
 
     # --- abstract value ------------------------------------------------------------
     @property

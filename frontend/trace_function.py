@@ -23,6 +23,8 @@ from tracejit.frontend import (
     primitives,
 )
 from tracejit.frontend.cache_key import is_tensor_leaf, spec_of
+from tracejit.frontend.dims import DimSource, Unknown
+from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
@@ -45,6 +47,16 @@ class TracedProgram:
     variables: list[Any] = field(default_factory=list)  # weakrefs to captured tj.Variables
     py_functions: dict[str, Any] = field(default_factory=dict)
     created_variables: list[Any] = field(default_factory=list)  # created while tracing: owned
+    # Dims unknown at trace time (frontend/dims.py): each output's dims, and the pairs of
+    # input dims that must be equal when the kernel runs.
+    output_dims: list[tuple] = field(default_factory=list)
+    dim_constraints: list[tuple] = field(default_factory=list)
+
+    @property
+    def has_unknown_dims(self) -> bool:
+        return bool(self.dim_constraints) or any(
+            not isinstance(d, int) for dims in self.output_dims for d in dims
+        )
 
 
 def symbol_name(name: str) -> str:
@@ -66,8 +78,10 @@ def trace(
     positions = [i for i, leaf in enumerate(leaves) if is_tensor_leaf(leaf)]
     specs = [spec_of(leaves[i]) for i in positions]
     for spec in specs:
-        if spec.shape is None or any(d is None for d in spec.shape):
-            raise NotImplementedError("tracing with unknown dims is not supported yet")
+        if spec.shape is None:
+            raise NotImplementedError(
+                "tracing with an unknown rank (TensorSpec(shape=None)) is not supported yet"
+            )
     input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
     name = symbol_name(getattr(python_function, "__name__", "function"))
     function = func.FuncOp(name, (input_types, []))
@@ -77,9 +91,10 @@ def trace(
     context = TraceContext(module, function)
 
     symbolic = list(leaves)
-    for position, arg in zip(positions, function.body.block.args, strict=True):
-        symbolic[position] = Tensor(arg)
+    context.inputs = list(function.body.block.args)
     with tracing(context):
+        for index, (position, arg) in enumerate(zip(positions, context.inputs, strict=True)):
+            symbolic[position] = Tensor(arg, dims=_input_dims(index, specs[index].shape))
         outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []
@@ -106,10 +121,27 @@ def trace(
         output_leaves=out_leaves,
         output_positions=out_positions,
         output_specs=[TensorSpec(t.shape, t.dtype) for t in results],
+        output_dims=[_output_dims(t) for t in results],
+        dim_constraints=list(dict.fromkeys(context.dim_constraints)),
         variables=[weakref.ref(v) for v in context.variables],
         py_functions=dict(context.py_functions),
         created_variables=list(context.created_variables),
     )
+
+
+def _input_dims(index: int, shape: tuple) -> tuple:
+    return tuple(DimSource(index, axis) if d is None else d for axis, d in enumerate(shape))
+
+
+def _output_dims(tensor: Tensor) -> tuple:
+    if any(isinstance(d, Unknown) for d in tensor.dims):
+        raise NotImplementedError(
+            at_user_line(
+                f"an output of shape {tensor.shape} has a dim whose run-time size tracejit "
+                "cannot compute from the input shapes"
+            )
+        )
+    return tuple(tensor.dims)
 
 
 def _call_bound(python_function: Any, signature: inspect.Signature, names, values) -> Any:

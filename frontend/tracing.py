@@ -36,6 +36,9 @@ class TraceContext:
         self._handles: dict[int, SSAValue] = {}
         self.created_variables: list[Any] = []
         self.py_functions: dict[str, Any] = {}  # callback name -> PyFunctionSpec
+        self.dims: dict[SSAValue, tuple] = {}  # tensor value -> its dims (frontend/dims.py)
+        self.dim_constraints: list[tuple] = []  # (DimSource, dim) pairs equal at run time
+        self.inputs: list[SSAValue] = []  # the tensor inputs, for tj.dim of a DimSource
 
     def capture_variable(self, variable: Any, value_type: Attribute) -> SSAValue:
         """The `!tj.var` handle of `variable`: a function argument added on first use."""

@@ -173,7 +173,7 @@ class IfConstantPredicate(RewritePattern):
         terminator = block.last_op
         assert isinstance(terminator, YieldOp)
         results = list(terminator.values)
-        rewriter.erase_op(terminator)
+        rewriter.erase(terminator)
         rewriter.inline_block(block, InsertPoint.before(op))
         rewriter.replace(op, [], results)
 

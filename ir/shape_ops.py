@@ -13,7 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    I64,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -39,23 +47,56 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
     operand dim is either equal to its result dim or 1 (then it is repeated). Result
     dims not named in `dims` are new leading or inner dims. NumPy's broadcasting of
     `a + b` is one `broadcast_in_dim` per operand whose shape differs from the result.
+    A result dim unknown at trace time (`?`) takes its run-time size from the operand when
+    the operand's dim there is unknown too, else from `sizes` (one `index` per such dim,
+    in order):
+
+        %b = tj.broadcast_in_dim %y, dims = [1] sizes(%n) : tensor<3xf32> to tensor<?x3xf32>
     """
 
     name = "tj.broadcast_in_dim"
     operand = operand_def(TensorType)
+    sizes = var_operand_def(IndexType)
     dims = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$operand `,` `dims` `=` $dims attr-dict `:` type($operand) `to` type($result)"
+        "$operand `,` `dims` `=` $dims (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($operand) "
+        "`to` type($result)"
     )
 
-    def __init__(self, operand: SSAValue, dims: Sequence[int], result_type: TensorType):
+    def __init__(
+        self,
+        operand: SSAValue,
+        dims: Sequence[int],
+        result_type: TensorType,
+        sizes: Sequence[SSAValue] = (),
+    ):
         super().__init__(
-            operands=[operand],
+            operands=[operand, list(sizes)],
             result_types=[result_type],
             properties={"dims": DenseArrayBase.from_list(i64, list(dims))},
         )
+
+    def dynamic_size_dims(self) -> list[int]:
+        """The result dims whose size comes from `sizes`."""
+        assert isinstance(self.result.type, TensorType)
+        assert isinstance(self.operand.type, TensorType)
+        return self.sized_dims(
+            self.operand.type.get_shape(), self.get_dims(), self.result.type.get_shape()
+        )
+
+    @staticmethod
+    def sized_dims(
+        operand_shape: Sequence[int], dims: Sequence[int], result_shape: Sequence[int]
+    ) -> list[int]:
+        """Result dims that are unknown (`?`) and not an unknown dim of the operand."""
+        from_operand = {d for i, d in enumerate(dims) if operand_shape[i] == DYNAMIC_INDEX}
+        return [
+            d
+            for d, size in enumerate(result_shape)
+            if size == DYNAMIC_INDEX and d not in from_operand
+        ]
 
     def get_dims(self) -> tuple[int, ...]:
         return tuple(self.dims.get_values())
@@ -71,11 +112,18 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
         if list(dims) != sorted(set(dims)) or any(not 0 <= d < target.get_num_dims() for d in dims):
             raise VerifyException(f"tj.broadcast_in_dim dims {list(dims)} must increase in range")
         for size, d in zip(source.get_shape(), dims, strict=True):
+            if DYNAMIC_INDEX in (size, target.get_shape()[d]):
+                continue  # sizes known only at run time: the caller checks they agree
             if size not in (1, target.get_shape()[d]):
                 raise VerifyException(
                     f"tj.broadcast_in_dim cannot broadcast dim of size {size} "
                     f"to {target.get_shape()[d]}"
                 )
+        if len(self.sizes) != len(self.dynamic_size_dims()):
+            raise VerifyException(
+                f"tj.broadcast_in_dim needs {len(self.dynamic_size_dims())} sizes for the "
+                "dynamic result dims that are not operand dims"
+            )
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
         assert isinstance(self.result.type, TensorType)
@@ -88,7 +136,36 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
     def fold(self):
         if self.operand.type == self.result.type:  # broadcast to the same shape is a no-op
             return (self.operand,)
+        if self.sizes:
+            return None
         return fold_with_numpy(self, self.evaluate)
+
+
+@irdl_op_definition
+class DimOp(IRDLOperation):
+    """The run-time size of dim `index` of a tensor, as an `index` value.
+
+        %n = tj.dim %x, 0 : tensor<?x3xf32>
+    """
+
+    name = "tj.dim"
+    source = operand_def(TensorType)
+    index = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$source `,` $index attr-dict `:` type($source)"
+
+    def __init__(self, source: SSAValue, index: int):
+        super().__init__(
+            operands=[source],
+            result_types=[IndexType()],
+            properties={"index": IntegerAttr(index, 64)},
+        )
+
+    def verify_(self) -> None:
+        assert isinstance(self.source.type, TensorType)
+        if not 0 <= self.index.value.data < self.source.type.get_num_dims():
+            raise VerifyException(f"tj.dim index {self.index.value.data} is out of range")
 
 
 def _array(values: Sequence[int]) -> DenseArrayBase:
@@ -392,4 +469,4 @@ class PadOp(IRDLOperation, HasFolderInterface):
 
 
 # Every shape op, for the dialect's op list.
-SHAPE_OPS = [BroadcastInDimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp]
+SHAPE_OPS = [BroadcastInDimOp, DimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp]

@@ -46,9 +46,12 @@ HANDLERS: dict[type[Operation], Callable[..., None]] = {
 
 
 def _has_tensors(function: func.FuncOp) -> bool:
+    """A function still at the tensor level: tensor types anywhere, or tj ops (a function
+    that only prints, say, has neither tensor arguments nor results)."""
     types = [*function.function_type.inputs, *function.function_type.outputs]
     return any(isinstance(t, TensorType) for t in types) or any(
-        isinstance(r.type, TensorType) for op in function.walk() for r in op.results
+        op.name.startswith("tj.") or any(isinstance(r.type, TensorType) for r in op.results)
+        for op in function.walk()
     )
 
 

@@ -31,7 +31,7 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp
 from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.buffer_builder import (
     PARALLEL,
@@ -60,19 +60,20 @@ def fill(bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, locat
 
 
 def lower_broadcast(bufferizer: FunctionBufferizer, op: BroadcastInDimOp) -> None:
-    """Result element [i0, ..., in] reads operand element [i_dims[0] or 0, ...]."""
+    """Result element [i0, ..., in] reads operand element [i_dims[0] or 0, ...]: a size-1
+    operand dim is repeated (index 0); any other operand dim has the result's size (a
+    dim unknown at trace time is checked equal before the call by the frontend)."""
     source_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
     target_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
-    if DYNAMIC_INDEX in target_shape:
-        raise DiagnosticException("bufferize: broadcast to a dynamic shape is not supported yet")
     rank = len(target_shape)
     reads = [
-        AffineExpr.dimension(d) if size == target_shape[d] else AffineExpr.constant(0)
+        AffineExpr.constant(0) if size == 1 and target_shape[d] != 1 else AffineExpr.dimension(d)
         for size, d in zip(source_shape, op.get_dims(), strict=True)
     ]
-    output = bufferizer.destination(op.result)
+    source = bufferizer.values[op.operand]
+    output = bufferizer.destination(op.result, _broadcast_sizes(bufferizer, op, source))
     bufferizer.generic(
-        [bufferizer.values[op.operand]],
+        [source],
         output,
         [projection_map(rank, reads), identity_map(rank)],
         [PARALLEL] * rank,
@@ -80,6 +81,31 @@ def lower_broadcast(bufferizer: FunctionBufferizer, op: BroadcastInDimOp) -> Non
         op.location,
     )
     bufferizer.values[op.result] = output
+
+
+def _broadcast_sizes(bufferizer: FunctionBufferizer, op: BroadcastInDimOp, source) -> list:
+    """The run-time sizes of the result's dynamic dims: an operand dim's own size, or
+    the op's `sizes` operand for a new dim."""
+    target_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    operand_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
+    from_operand = {
+        d: i for i, d in enumerate(op.get_dims()) if operand_shape[i] == DYNAMIC_INDEX
+    }
+    given = iter(op.sizes)
+    sizes = []
+    for d, size in enumerate(target_shape):
+        if size != DYNAMIC_INDEX:
+            continue
+        if d in from_operand:
+            sizes.append(bufferizer.dim(source, from_operand[d]))
+        else:
+            sizes.append(bufferizer.values[next(given)])
+    return sizes
+
+
+def lower_dim(bufferizer: FunctionBufferizer, op: DimOp) -> None:
+    buffer = bufferizer.values[op.source]
+    bufferizer.values[op.result] = bufferizer.dim(buffer, op.index.value.data)
 
 
 def lower_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
@@ -331,6 +357,7 @@ def _matmul_sizes(
 
 STRUCTURED_HANDLERS = {
     BroadcastInDimOp: lower_broadcast,
+    DimOp: lower_dim,
     ReduceOp: lower_reduce,
     MatmulOp: lower_matmul,
 }

@@ -54,14 +54,21 @@ def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
         raise OverflowError(at_user_line(str(error))) from None
 
 
-def broadcast_shape(tensors: Sequence[Tensor]) -> tuple[int, ...]:
-    try:
-        return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
-    except ValueError:
-        shapes = " and ".join(str(t.shape) for t in tensors)
-        raise ValueError(
-            at_user_line(f"operands could not be broadcast together with shapes {shapes}")
-        ) from None
+def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
+    """NumPy's broadcast shape; dims unknown at trace time become run-time constraints
+    (frontend/dims.py)."""
+    if all(None not in t.shape for t in tensors):
+        try:
+            return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
+        except ValueError:
+            shapes = " and ".join(str(t.shape) for t in tensors)
+            raise ValueError(
+                at_user_line(f"operands could not be broadcast together with shapes {shapes}")
+            ) from None
+    from tracejit.frontend.dims import broadcast_dims
+    from tracejit.frontend.tracing import current_trace
+
+    return broadcast_dims([t.dims for t in tensors], current_trace().dim_constraints)
 
 
 def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:

@@ -278,10 +278,16 @@ def test_crashing_pass_is_one_line_without_traceback_unless_debug(capsys, tmp_pa
     assert status == 1 and "Traceback" in err and "RuntimeError: boom" in err
 
 
-def test_unknown_dims_are_a_clean_error(capsys, model_file):
-    status, _, err = cli(capsys, f"{model_file}:model", "--signature", "f32[?,4], f32[4,3], f32[3]")
+def test_unknown_dims_trace_to_dynamic_types(capsys, model_file):
+    status, out, _ = cli(capsys, f"{model_file}:model", "--signature", "f32[?,4], f32[4,3], f32[3]")
+    assert status == 0
+    assert "tensor<?x4xf32>" in out
+
+
+def test_unknown_rank_is_a_clean_error(capsys, model_file):
+    status, _, err = cli(capsys, f"{model_file}:model", "--signature", "f32[*], f32[4,3], f32[3]")
     assert status == 1
-    assert err == f"{model_file}:model: error: tracing with unknown dims is not supported yet\n"
+    assert "unknown rank" in err
 
 
 # --- reports ---------------------------------------------------------------------------------

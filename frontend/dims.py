@@ -1,0 +1,91 @@
+"""Dims unknown at trace time: where each comes from, and what must hold at run time.
+
+A trace for `TensorSpec([None, 3])` sees a tensor of shape `(None, 3)`. Its first dim
+is `DimSource(input=0, axis=0)`: the size of axis 0 of the first tensor input, known
+when the kernel is called. Ops propagate these sources (an op whose result has an
+operand's shape inherits its dims; broadcasts, reductions and matmul say how), so the
+caller can compute every output shape from the input shapes before the call.
+
+Broadcasting two different sources, or a source and a static size other than 1,
+records a constraint (the two sizes must be equal) that the caller checks before
+running the kernel, raising InvalidArgumentError. A dim unknown at trace time is never
+broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instead).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from tracejit.frontend.source_location import at_user_line
+
+
+@dataclass(frozen=True)
+class DimSource:
+    """The run-time size of axis `axis` of tensor input number `input`."""
+
+    input: int
+    axis: int
+
+    def __repr__(self) -> str:
+        return f"<dim {self.axis} of input {self.input}>"
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A dim unknown at trace time whose source tracejit cannot tell."""
+
+    def __repr__(self) -> str:
+        return "<unknown dim>"
+
+
+UNKNOWN = Unknown()
+Dim = int | DimSource | Unknown
+
+
+def broadcast_dims(shapes: Sequence[Sequence[Dim]], constraints: list) -> tuple[Dim, ...]:
+    """NumPy broadcasting of shapes whose dims may be sources; appends run-time equality
+    constraints `(source, dim)` to `constraints`."""
+    rank = max((len(s) for s in shapes), default=0)
+    result: list[Dim] = []
+    for position in range(rank):
+        column = [s[len(s) - rank + position] for s in shapes if len(s) - rank + position >= 0]
+        result.append(_broadcast_one(column, constraints, shapes))
+    return tuple(result)
+
+
+def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
+    statics = {d for d in column if isinstance(d, int)} - {1}
+    if len(statics) > 1:
+        raise ValueError(
+            at_user_line(
+                "operands could not be broadcast together with shapes "
+                + " and ".join(str(tuple(_show(d) for d in s)) for s in shapes)
+            )
+        )
+    sources = [d for d in column if not isinstance(d, int)]
+    if any(isinstance(d, Unknown) for d in sources):
+        raise NotImplementedError(
+            at_user_line("broadcasting a dim whose size tracejit cannot follow is not supported")
+        )
+    if statics:
+        size = statics.pop()
+        constraints.extend((source, size) for source in dict.fromkeys(sources))
+        return size
+    if not sources:
+        return 1
+    first = sources[0]
+    constraints.extend((first, other) for other in dict.fromkeys(sources[1:]) if other != first)
+    return first
+
+
+def _show(d: Dim) -> int | None:
+    return d if isinstance(d, int) else None
+
+
+def resolve(dim: Dim, shapes: Sequence[tuple[int, ...]]) -> int:
+    """The size of `dim` given the shapes of the tensor inputs."""
+    if isinstance(dim, int):
+        return dim
+    assert isinstance(dim, DimSource), dim
+    return shapes[dim.input][dim.axis]

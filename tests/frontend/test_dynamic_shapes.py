@@ -1,0 +1,106 @@
+"""Dims unknown at trace time (None in a TensorSpec) and reduce_retracing (issue 4,
+points 4 and 5): one kernel serves many sizes, output shapes come from input shapes,
+mismatches detectable only at run time raise InvalidArgumentError."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tracejit as tj
+
+
+def test_the_guides_none_signature_does_not_retrace(check_against_eager):
+    @tj.function(input_signature=(tj.TensorSpec(shape=[None], dtype=tj.int32),))
+    def g(x):
+        return x * 3 + 1
+
+    check_against_eager(g, np.array([1, 2, 3], np.int32))
+    check_against_eager(g, np.array([1, 2, 3, 4, 5], np.int32))
+    check_against_eager(g, np.array([], np.int32))
+    assert g.experimental_get_tracing_count() == 1
+    assert "tensor<?xi32>" in str(g.get_concrete_function().graph)
+
+
+@settings(max_examples=10, deadline=None)
+@given(rows=st.integers(0, 7), seed=st.integers(0, 2**31))
+def test_broadcast_and_reduce_with_an_unknown_dim(check_against_eager, rows, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, 4)).astype(np.float32)
+    y = rng.standard_normal(4).astype(np.float32)
+    check_against_eager(DYNAMIC_TANH_SUM, x, y, rtol=1e-5, atol=1e-5)
+    assert DYNAMIC_TANH_SUM.experimental_get_tracing_count() == 1
+
+
+DYNAMIC_TANH_SUM = tj.function(
+    lambda x, y: (np.sum(np.tanh(x) * y + 1, axis=0), np.max(x * 2, axis=1, keepdims=True)),
+    input_signature=(tj.TensorSpec([None, 4], tj.float32), tj.TensorSpec([4], tj.float32)),
+)
+
+
+def test_matmul_with_unknown_rows_and_columns(check_against_eager):
+    f = tj.function(
+        lambda a, b: a @ b + 1.0,
+        input_signature=(tj.TensorSpec([None, 5]), tj.TensorSpec([5, None])),
+    )
+    rng = np.random.default_rng(0)
+    for m, n in ((3, 2), (1, 7), (0, 4)):
+        a = rng.standard_normal((m, 5)).astype(np.float32)
+        b = rng.standard_normal((5, n)).astype(np.float32)
+        check_against_eager(f, a, b, rtol=1e-5, atol=1e-5)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_run_time_mismatch_raises_and_never_reads_out_of_bounds():
+    f = tj.function(
+        lambda x, y: x + y,
+        input_signature=(tj.TensorSpec([None]), tj.TensorSpec([None])),
+    )
+    np.testing.assert_array_equal(f(np.ones(3, np.float32), np.ones(3, np.float32)), [2, 2, 2])
+    with pytest.raises(
+        tj.errors.InvalidArgumentError, match="dim 0 of input 0 is 3 but dim 0 of input 1 is 4"
+    ):
+        f(np.ones(3, np.float32), np.ones(4, np.float32))
+    k = tj.function(
+        lambda a, b: a @ b, input_signature=(tj.TensorSpec([2, None]), tj.TensorSpec([None, 2]))
+    )
+    with pytest.raises(tj.errors.InvalidArgumentError, match="Incompatible shapes"):
+        k(np.ones((2, 3), np.float32), np.ones((4, 2), np.float32))
+
+
+def test_unknown_dim_against_a_static_one_must_match():
+    f = tj.function(lambda x, y: x * y, input_signature=(tj.TensorSpec([None]), tj.TensorSpec([3])))
+    np.testing.assert_array_equal(f(np.full(3, 2, np.float32), np.ones(3, np.float32)), [2, 2, 2])
+    with pytest.raises(tj.errors.InvalidArgumentError, match="the traced size"):
+        f(np.ones(4, np.float32), np.ones(3, np.float32))
+
+
+def test_concrete_function_from_specs_with_none_dims():
+    f = tj.function(lambda x: np.sum(x, axis=0))
+    concrete = f.get_concrete_function(tj.TensorSpec([None, 2], tj.float64))
+    np.testing.assert_array_equal(concrete(np.ones((5, 2))), [5.0, 5.0])
+    np.testing.assert_array_equal(concrete(np.ones((0, 2))), [0.0, 0.0])
+    with pytest.raises(tj.errors.InvalidArgumentError):
+        concrete(np.ones((5, 3)))
+
+
+def test_reduce_retracing_generalises_the_differing_dim(check_against_eager):
+    @tj.function(reduce_retracing=True)
+    def f(x):
+        return np.sum(x * 2, axis=-1)
+
+    for n in (3, 4, 5, 6, 7):
+        check_against_eager(f, np.ones((2, n)))
+    assert f.experimental_get_tracing_count() == 2  # (2, 3), then (2, None) for all others
+    assert "TensorSpec(shape=(2, None)" in f.pretty_printed_concrete_signatures()
+    f(np.ones((3, 3)))  # a new leading dim: generalised once more
+    f(np.ones((9, 9)))
+    assert f.experimental_get_tracing_count() == 3
+
+
+def test_deprecated_relax_shapes_also_reduces_retracing():
+    with pytest.warns(DeprecationWarning):
+        f = tj.function(lambda x: x + 1, experimental_relax_shapes=True)
+    for n in range(1, 6):
+        f(np.ones(n))
+    assert f.experimental_get_tracing_count() == 2
