@@ -143,4 +143,6 @@ def describe_leaf_change(old: Any, new: Any) -> str:
         return f"a new shape ({old[1]} -> {new[1]})"
     if isinstance(old, IdentityKey) or isinstance(new, IdentityKey):
         return "a different Python object"
+    if isinstance(old, int) and isinstance(new, int):  # input_signature rank keys
+        return f"a new rank ({old} -> {new})"
     return f"a new Python value ({old[1]!r} -> {new[1]!r})"

@@ -28,6 +28,7 @@ from tracejit.frontend.cache_key import (
 from tracejit.frontend.concrete_function import ConcreteFunction
 from tracejit.frontend.fast_path import SLOW_PATH
 from tracejit.frontend.input_signature import InputSignature
+from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction, has_unknown_rank
 from tracejit.frontend.retracing import RetracingMonitor
 from tracejit.frontend.structure import flatten
 from tracejit.frontend.tensor import Tensor
@@ -125,6 +126,8 @@ class Function:
         if self._input_signature is not None and not args and not kwargs:
             args = tuple(self._input_signature.specs)
         leaves, key, treedef = self._bind(args, kwargs, allow_specs=True)
+        if has_unknown_rank(leaves):  # TensorSpec(shape=None): specialised per rank on call
+            return RankPolymorphicConcreteFunction(self, leaves, treedef)
         concrete = self._cache.get(key)
         return concrete if concrete is not None else self._trace(key, leaves, treedef)
 

@@ -55,12 +55,25 @@ class InputSignature:
             bound.arguments[name] = value
 
     def static_key(self, leaves: list[Any]) -> tuple:
-        """The key of the arguments the signature does not cover (Python values)."""
-        return tuple(leaf_key(leaf) for leaf in leaves[len(self.spec_leaves) :])
+        """The key of the arguments the signature does not cover (Python values), and
+        the ranks of the arrays given for specs of unknown rank (one trace per rank)."""
+        ranks = tuple(
+            np.ndim(leaf)
+            for leaf, spec in zip(leaves, self.spec_leaves, strict=False)
+            if spec.shape is None and not isinstance(leaf, TensorSpec)
+        )
+        return tuple(leaf_key(leaf) for leaf in leaves[len(self.spec_leaves) :]) + ranks
 
     def trace_leaves(self, leaves: list[Any]) -> list[Any]:
-        """Leaves to trace with: the signature's specs in place of the covered inputs."""
-        return list(self.spec_leaves) + leaves[len(self.spec_leaves) :]
+        """Leaves to trace with: the signature's specs in place of the covered inputs (a
+        spec of unknown rank takes the rank of its argument, every dim unknown)."""
+        specs = [
+            TensorSpec((None,) * np.ndim(leaf), spec.dtype, spec.name)
+            if spec.shape is None and not isinstance(leaf, TensorSpec)
+            else spec
+            for leaf, spec in zip(leaves, self.spec_leaves, strict=False)
+        ]
+        return specs + leaves[len(self.spec_leaves) :]
 
     def _incompatible(self, values: list[Any]) -> str:
         inputs = ",\n    ".join(repr(v) for v in values)

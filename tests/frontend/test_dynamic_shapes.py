@@ -104,3 +104,26 @@ def test_deprecated_relax_shapes_also_reduces_retracing():
     for n in range(1, 6):
         f(np.ones(n))
     assert f.experimental_get_tracing_count() == 2
+
+
+def test_unknown_rank_from_the_guide():
+    @tj.function
+    def pow_(a, b):
+        return a**b
+
+    square = pow_.get_concrete_function(a=tj.TensorSpec(None, tj.float32), b=2)
+    assert square(np.float32(10.0)) == np.float32(100.0)
+    np.testing.assert_array_equal(square(np.arange(3, dtype=np.float32)), [0.0, 1.0, 4.0])
+    np.testing.assert_array_equal(square(np.full((2, 2), 3, np.float32)), np.full((2, 2), 9.0))
+    with pytest.raises(TypeError, match="constructed with int value 2 in b, but was called"):
+        square(np.float32(10.0), b=3)
+
+
+def test_input_signature_of_unknown_rank_specialises_per_rank(check_against_eager):
+    @tj.function(input_signature=(tj.TensorSpec(None, tj.float64),))
+    def total(x):
+        return np.sum(x * 2)
+
+    for x in (np.ones(3), np.ones((2, 5)), np.float64(4), np.ones(7)):
+        check_against_eager(total, x)
+    assert total.experimental_get_tracing_count() == 3  # ranks 1, 2 and 0
