@@ -21,18 +21,41 @@ then erased:
       memref.store %r, %out[...]          stored once
     }
 
-so a reduction's accumulator lives in a register through the reduction loops. Loops whose
-upper bound is 0 run zero times (scf.for semantics), so empty dims need no special case.
-Nothing else in the module is touched.
+so a reduction's accumulator lives in a register through the reduction loops (and a float
+sum flagged `reassoc` vectorises along the innermost, contiguous reduction dim). A float sum
+whose innermost reduction loop is statically longer than `SUM_BLOCK` runs that loop in
+blocks, each summed from -0.0 and then added to the accumulator (`blocked_sums`), so its
+rounding error grows like NumPy's pairwise sum rather than with the length.
+
+Except when the innermost loop dim is a parallel dim (not of static size 1) that an input
+walks contiguously, as in `np.sum(x, axis=0)`: then the reduction loop would stride through
+memory one element at a time, so instead every dim keeps its original order and each output
+element is loaded, combined and stored in the innermost loop:
+
+    scf.for %d0 ... {                     reduction dim
+      scf.for %d1 ... {                   parallel dim, innermost: unit stride, vectorises
+        %acc = memref.load %out[%d1]
+        %in = memref.load %x[%d0, %d1]
+        <the op's body, cloned>
+        memref.store %s, %out[%d1]
+      }
+    }
+
+Each output element is still combined in loop order (no reassociation), and a body that
+reads `linalg.index` (argmax) sees the same indices in either order.
+Loops whose upper bound is 0 run zero times (scf.for semantics), so empty dims need no
+special case. Nothing else in the module is touched.
 """
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, ModuleOp
+from xdsl.dialects.arith import FastMathFlag
+from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, MemRefType, ModuleOp
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
@@ -41,6 +64,9 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
+
+SUM_BLOCK = 4096
+"""A float sum along an innermost reduction loop longer than this adds up blocks this long."""
 
 IVs = dict[int, SSAValue]
 """Loop dim -> its induction variable (only the dims of the loops built so far)."""
@@ -163,38 +189,126 @@ class StructuredLoopNest:
         return StructuredLoopNest(op, indexing_maps(op), constants, bounds)
 
     def build(self, builder: Builder) -> None:
-        """Parallel loops outside, reduction loops (carrying the outputs) inside."""
-        parallel = loop_dims(self.op, IteratorType.PARALLEL)
-        self.for_nest(builder, parallel, (), self.parallel_body)
+        """The outer loops, then the inner ones carrying the outputs (see `loop_order`)."""
+        outer, inner = self.loop_order()
+        self.for_nest(builder, outer, (), partial(self.outer_body, inner=inner))
 
-    def parallel_body(
-        self, builder: Builder, ivs: IVs, _: Sequence[SSAValue]
-    ) -> Sequence[SSAValue]:
-        """Load the outputs once, reduce into them in registers, store them once."""
+    def loop_order(self) -> tuple[list[int], list[int]]:
+        """(outer dims, inner dims whose loops carry the outputs in registers).
+
+        Normally the parallel dims are outer and the reduction dims inner. When the innermost
+        loop dim is a parallel dim that an input walks contiguously (a sum over a leading
+        axis), every dim stays in its original order and the outputs are accumulated in
+        memory, so the innermost loop is unit-stride over input and output and vectorises
+        (register accumulation would walk the input with a stride, one element at a time).
+        """
+        parallel = loop_dims(self.op, IteratorType.PARALLEL)
         reduction = loop_dims(self.op, IteratorType.REDUCTION)
+        if reduction and self.innermost_is_contiguous_parallel():
+            return list(range(self.op.get_num_loops())), []
+        return parallel, reduction
+
+    def innermost_is_contiguous_parallel(self) -> bool:
+        """Whether the last loop dim is parallel, more than one element long (or dynamic) and
+        the innermost dim of some input (a map whose last result is that dim)."""
+        last = self.op.get_num_loops() - 1
+        if self.op.get_iterator_types().data[last].data != IteratorType.PARALLEL:
+            return False
+        if self.upper_bounds[last] is self.constants.get(1):
+            return False  # a length-1 row: nothing to vectorise across
+        innermost = AffineDimExpr(last)
+        return any(
+            map_.results and map_.results[-1] == innermost
+            for map_ in self.maps[: len(self.op.inputs)]
+        )
+
+    def outer_body(
+        self, builder: Builder, ivs: IVs, _: Sequence[SSAValue], inner: Sequence[int]
+    ) -> Sequence[SSAValue]:
+        """Load the outputs once, reduce into them in registers through the `inner` loops,
+        store them once (with no inner loops: load, compute and store each element)."""
         first_output = len(self.op.inputs)
-        # Without reduction loops an unused output needs no load; with them the loaded value
+        # Without inner loops an unused output needs no load; with them the loaded value
         # is the accumulator's initial value (and the result if the loops run zero times).
         accumulators = [
             self.load_operand(builder, first_output + i, ivs)
-            if reduction or self.body_arg_used(first_output + i)
+            if inner or self.body_arg_used(first_output + i)
             else None
             for i in range(len(self.op.outputs))
         ]
-        if not reduction:
+        carried = [acc for acc in accumulators if acc is not None]
+        totals = self.blockable_sums(inner)
+        if not inner:
             results = self.emit_body(builder, ivs, accumulators)
+        elif totals is not None:
+            blocked = partial(self.blocked_sums, dim=inner[-1], totals=totals)
+            results = self.for_nest(builder, inner[:-1], carried, blocked, ivs)
         else:
-            results = self.for_nest(
-                builder,
-                reduction,
-                [acc for acc in accumulators if acc is not None],
-                self.emit_body,
-                ivs,
-            )
+            results = self.for_nest(builder, inner, carried, self.emit_body, ivs)
         for i, (output, result) in enumerate(zip(self.op.outputs, results, strict=True)):
             indices = self.indices(first_output + i, ivs)
             builder.insert(memref.StoreOp.get(result, output, indices))
         return ()
+
+    def blockable_sums(self, inner: Sequence[int]) -> list[arith.AddfOp] | None:
+        """The body's `acc + x` per output if every output is a reassociable float sum and the
+        innermost reduction loop is statically longer than `SUM_BLOCK`, else None."""
+        if not inner or self.upper_bounds[inner[-1]] not in self.constants.values():
+            return None  # dynamic length: left plain (for now)
+        size = next(v for v, c in self.constants.items() if c is self.upper_bounds[inner[-1]])
+        block = self.op.body.block
+        accumulators = block.args[len(self.op.inputs) :]
+        if size <= SUM_BLOCK or not isinstance(block.last_op, YieldOp):
+            return None
+        totals = [value.owner for value in block.last_op.operands]
+        for acc, total in zip(accumulators, totals, strict=True):
+            if not isinstance(total, arith.AddfOp) or acc not in total.operands:
+                return None
+            if FastMathFlag.REASSOC not in total.fastmath.data or len(list(acc.uses)) != 1:
+                return None
+        return totals  # type: ignore[return-value]
+
+    def blocked_sums(
+        self,
+        builder: Builder,
+        ivs: IVs,
+        accumulators: Sequence[SSAValue],
+        dim: int,
+        totals: Sequence[arith.AddfOp],
+    ) -> Sequence[SSAValue]:
+        """The innermost reduction loop in blocks of SUM_BLOCK elements, each summed from -0.0
+        (the exact identity of addf) and then added to the accumulators:
+
+            scf.for %blk = 0 to N step SUM_BLOCK iter_args(%acc = ...) {
+              %part = scf.for %d = %blk to min(%blk + SUM_BLOCK, N) iter_args(%p = -0.0) {..}
+              scf.yield (%acc + %part)
+            }
+
+        The rounding error then grows with N / SUM_BLOCK + SUM_BLOCK instead of with N (a
+        10M-element float32 sum is off by ~1e-4 relative without it), at no speed cost."""
+        size = builder.insert(arith.ConstantOp.from_int_and_width(SUM_BLOCK, IndexType())).result
+        outer = Block(arg_types=[IndexType(), *(acc.type for acc in accumulators)])
+        outer.args[0].name_hint = "blk"
+        b = Builder(InsertPoint.at_end(outer))
+        start = outer.args[0]
+        stop = b.insert(arith.MinUIOp(b.insert(arith.AddiOp(start, size)).result,
+                                      self.upper_bounds[dim])).result  # fmt: skip
+        zeros = [b.insert(arith.ConstantOp(FloatAttr(-0.0, a.type))).result for a in accumulators]
+        part = Block(arg_types=[IndexType(), *(acc.type for acc in accumulators)])
+        part.args[0].name_hint = f"d{dim}"
+        for arg, block_arg in zip(outer.args[1:], part.args[1:], strict=True):
+            arg.name_hint, block_arg.name_hint = "acc", "part"
+        body = Builder(InsertPoint.at_end(part))
+        body.insert(scf.YieldOp(*self.emit_body(body, {**ivs, dim: part.args[0]}, part.args[1:])))
+        partials = b.insert(scf.ForOp(start, stop, self.constants[1], zeros, part)).results
+        added = []
+        for total, acc, partial_sum in zip(totals, outer.args[1:], partials, strict=True):
+            combined = total.clone()
+            combined.operands = (acc, partial_sum)
+            added.append(b.insert(combined).results[0])
+        b.insert(scf.YieldOp(*added))
+        loop = scf.ForOp(self.constants[0], self.upper_bounds[dim], size, accumulators, outer)
+        return builder.insert(loop).results
 
     def for_nest(
         self,

@@ -51,6 +51,12 @@ def _lower_asserts():
     return LowerAssertsPass
 
 
+def _tile_matmul():
+    from tracejit.passes.tile_matmul import TileMatmulPass
+
+    return TileMatmulPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -81,6 +87,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-to-loops": _lower_to_loops,
     "scf-to-cf": _scf_to_cf,
     "lower-asserts": _lower_asserts,
+    "tile-matmul": _tile_matmul,
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
@@ -88,6 +95,7 @@ TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse")
 LOWERING_PIPELINE = (
     "lower-control-flow",
     "bufferize",
+    "tile-matmul",
     "lower-to-loops",
     "canonicalize",
     "scf-to-cf",

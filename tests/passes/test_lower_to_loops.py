@@ -223,13 +223,14 @@ def test_sum_over_all_axes(rows: int) -> None:
 
 
 def test_reduction_dims_innermost_with_accumulator_in_registers() -> None:
-    """sum over axis 0: the d1 loop (parallel) is outside the d0 loop (reduction), which
-    carries the accumulator; the output is loaded once before and stored once after it."""
-    module = lower(SUM_AXIS0)
+    """sum over axis 1: the d0 loop (parallel) is outside the d1 loop (reduction), which
+    carries the accumulator; the output is loaded once before and stored once after it.
+    (Over axis 0 the loops keep their order instead: tests/passes/test_reduction_loops.py.)"""
+    module = lower(SUM_AXIS1)
     outer, inner = ops_named(module, "scf.for")[-2:]
     assert inner.parent_op() is outer
-    assert outer.body.block.args[0].name_hint == "d1"
-    assert inner.body.block.args[0].name_hint == "d0"
+    assert outer.body.block.args[0].name_hint == "d0"
+    assert inner.body.block.args[0].name_hint == "d1"
     assert len(inner.iter_args) == 1 and len(outer.iter_args) == 0
     loads = [op.name for op in outer.body.block.ops]
     assert loads == ["memref.load", "scf.for", "memref.store", "scf.yield"]

@@ -1,7 +1,8 @@
 // RUN: tracejit-opt %s -p lower-to-loops | filecheck %s
 
-// Sum over axis 0: the parallel d1 loop goes outside the reduction d0 loop, the output element
-// is loaded once, carried through the reduction loop as iter_args, and stored once.
+// Sum over axis 0: the innermost dim d1 is parallel and contiguous in %x, so the loops keep
+// their order (reduction d0 outside) and each output element is loaded, added to and stored in
+// the innermost loop: unit stride in %x and %out, which vectorises.
 func.func @sum_axis0(%x: memref<?x3xf32>, %out: memref<3xf32>) {
   linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                    affine_map<(d0, d1) -> (d1)>],
@@ -32,14 +33,13 @@ func.func @sum_all(%x: memref<4x?xf32>, %out: memref<f32>) {
 // CHECK-NEXT:    %c1 = arith.constant 1 : index
 // CHECK-NEXT:    %c3 = arith.constant 3 : index
 // CHECK-NEXT:    [[N:%.*]] = memref.dim %x, %c0 : memref<?x3xf32>
-// CHECK-NEXT:    scf.for %d1 = %c0 to %c3 step %c1 {
-// CHECK-NEXT:      [[INIT:%.*]] = memref.load %out[%d1] : memref<3xf32>
-// CHECK-NEXT:      [[SUM:%.*]] = scf.for %d0 = %c0 to [[N]] step %c1 iter_args(%acc = [[INIT]]) -> (f32) {
+// CHECK-NEXT:    scf.for %d0 = %c0 to [[N]] step %c1 {
+// CHECK-NEXT:      scf.for %d1 = %c0 to %c3 step %c1 {
+// CHECK-NEXT:        [[ACC:%.*]] = memref.load %out[%d1] : memref<3xf32>
 // CHECK-NEXT:        [[A:%.*]] = memref.load %x[%d0, %d1] : memref<?x3xf32>
-// CHECK-NEXT:        %s = arith.addf %acc, [[A]] fastmath<reassoc> : f32
-// CHECK-NEXT:        scf.yield %s : f32
+// CHECK-NEXT:        %s = arith.addf [[ACC]], [[A]] fastmath<reassoc> : f32
+// CHECK-NEXT:        memref.store %s, %out[%d1] : memref<3xf32>
 // CHECK-NEXT:      }
-// CHECK-NEXT:      memref.store [[SUM]], %out[%d1] : memref<3xf32>
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
 // CHECK-NEXT:  }

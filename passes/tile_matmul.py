@@ -1,0 +1,502 @@
+"""`tile-matmul`: a matmul-shaped `linalg.generic` -> a cache-tiled, register-blocked loop nest.
+
+Expects: buffer-form `linalg.generic`s (after `bufferize`). It rewrites those computing
+
+    C[b..., i, j] += A[b..., i, k] * B[b..., k, j]        (A may be a vector: no i)
+
+that is: two inputs and one output on memrefs; iterators (parallel..., reduction) with the
+reduction k last and j the last parallel dim; C's map the parallel dims in order; A's map
+(batch..., i, k) or (batch..., k), B's map (batch..., k, j), where each batch read is a batch
+dim of C or the index 0 (a broadcast batch dim); and the body `acc + x * y` as `bufferize`
+writes it for `tj.matmul`: `mulf`+`addf fastmath<reassoc>`, `muli`+`addi` or `andi`+`ori`.
+The sum must be reassociable because tiling adds up k in blocks (integer and boolean sums are
+exact in any order; a float sum without `reassoc` is left alone). A float `x * y + acc`
+becomes `math.fma`: tracejit reads a matmul's `reassoc` as licence to contract too, as BLAS
+does; the result differs from NumPy's by rounding only. Left for `lower-to-loops`: matrix @
+vector and dot products (their k loop is already the contiguous one, a vectorised
+reduction) and static products of fewer than `min-volume` multiply-adds (the plain nest is
+as fast there and far cheaper to compile).
+
+Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm):
+
+    %bp  = packed panel of B, [ceil(NC/NR)][KC][NR]    (alloca when small, else alloc)
+    %acc = alloca MRxNR                                the register tile
+    scf.for %jc = 0 to N step NC                       a column panel of C and B
+      scf.for %pc = 0 to K step KC                     a depth block
+        pack B[pc:pc+kc, jc:jc+nc] into %bp            columns past N repeat column N-1
+        scf.for %ic = 0 to M step MC                   a row block: A[ic:+MC, pc:+KC] in L2
+          scf.for %jb = 0 to ceil(nc/NR)               a micro-panel of %bp (KC x NR) in L1
+            scf.for %ir = 0 to mc step MR              the micro-tile at (i0, j0):
+              %acc[r, j] = 0
+              scf.for %k = 0 to kc                       the micro-kernel:
+                scf.for %r = 0 to MR                       x = A[min(i0+r, M-1), pc+k]
+                  scf.for %j = 0 to NR                       acc[r, j] += x * bp[jb, k, j]
+              C[i0:+MR, j0:+NR] += %acc                  only rows < M and columns < N
+
+Why it is fast: LLVM fully unrolls the constant-trip r and j loops, so `%acc` has only
+constant indices and SROA keeps it in vector registers across the k loop; per k the kernel
+does NR/W vector loads of packed B, MR broadcasts of A and MR*NR/W vector FMAs, with no
+store. MR = 6 and NR = two 256-bit vectors give 12 accumulators + 2 B vectors + 1 broadcast,
+which fit the 16 AVX2 registers. The packed micro-panel is contiguous (no stride-N walk over
+B), KC keeps it in L1 and the B panel in L2. Rows and columns of a tile that lie past the
+edge of C are computed from clamped (in-bounds) reads and never stored, so the micro-kernel
+has no remainder case; only a tile on the edge (the `scf.if`, emitted when M or N may not be
+a multiple of MR or NR) stores through a bounded loop, from a copy of `%acc` so that `%acc`
+itself is never indexed by a loop LLVM cannot unroll.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, math, memref, scf
+from xdsl.dialects.arith import FastMathFlag
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    i64,
+)
+from xdsl.dialects.linalg.attrs import IteratorType
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from tracejit.passes import scalar_semantics as scalar
+
+# The sum that may be tiled, keyed by the product it adds up.
+SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
+    arith.MulfOp: arith.AddfOp,
+    arith.MuliOp: arith.AddiOp,
+    arith.AndIOp: arith.OrIOp,  # bool: any(x and y)
+}
+
+VECTOR_BYTES = 32  # one AVX2 register; NR holds two of them
+REGISTER_ROWS = 6  # MR
+DEPTH_BLOCK = 256  # KC
+ROW_BLOCK = 72  # MC, a multiple of MR
+PANEL_BYTES = 512 * 1024  # KC x NC of packed B, sized for L2
+STACK_PANEL_BYTES = 32 * 1024  # a packed panel this small lives on the stack
+
+
+@dataclass(frozen=True)
+class MatmulGeneric:
+    """A generic `match_matmul` accepted, and the dims it found."""
+
+    op: GenericOp
+    batch: int
+    """The number of leading batch dims (loop dims 0 .. batch-1)."""
+    has_rows: bool
+    """Whether A has a row dim i (loop dim `batch`); False for vector @ matrix."""
+    product: Operation
+    combiner: Operation
+
+    @property
+    def k(self) -> int:
+        return self.op.get_num_loops() - 1
+
+    @property
+    def j(self) -> int:
+        return self.op.get_num_loops() - 2
+
+    @property
+    def i(self) -> int | None:
+        return self.batch if self.has_rows else None
+
+    @property
+    def fused(self) -> bool:
+        return isinstance(self.combiner, arith.AddfOp)
+
+
+def match_matmul(op: Operation) -> MatmulGeneric | None:
+    """The matmul structure of `op` (see the module docstring), or None."""
+    if not isinstance(op, GenericOp) or op.res or len(op.inputs) != 2 or len(op.outputs) != 1:
+        return None
+    if not all(isinstance(v.type, MemRefType) for v in op.operands):
+        return None
+    loops = op.get_num_loops()
+    kinds = [it.data for it in op.get_iterator_types()]
+    if loops < 2 or kinds != [IteratorType.PARALLEL] * (loops - 1) + [IteratorType.REDUCTION]:
+        return None
+    lhs, rhs, out = (attr.data.results for attr in op.get_indexing_maps())
+    dim = AffineExpr.dimension
+    k, j = dim(loops - 1), dim(loops - 2)
+    if out != tuple(dim(d) for d in range(loops - 1)) or rhs[-2:] != (k, j) or lhs[-1:] != (k,):
+        return None
+    has_rows = loops >= 3 and len(lhs) >= 2 and lhs[-2] == dim(loops - 3)
+    batch = loops - 2 - has_rows
+    batch_reads = (*lhs[: len(lhs) - 1 - has_rows], *rhs[:-2])
+    if not all(_is_batch_read(expr, batch) for expr in batch_reads):
+        return None
+    body = _match_body(op)
+    if body is None:
+        return None
+    return MatmulGeneric(op, batch, has_rows, *body)
+
+
+def _is_batch_read(expr: AffineExpr, batch: int) -> bool:
+    if isinstance(expr, AffineDimExpr):
+        return expr.position < batch
+    return expr == AffineConstantExpr(0)
+
+
+def _match_body(op: GenericOp) -> tuple[Operation, Operation] | None:
+    """(product, combiner) of a body `yield combiner(acc, product(x, y))`, either order."""
+    x, y, acc = op.body.block.args
+    ops = list(op.body.block.ops)
+    if len(ops) != 3 or not isinstance(ops[2], YieldOp):
+        return None
+    product, combiner, end = ops
+    if SUM_OF_PRODUCT.get(type(product)) is not type(combiner):
+        return None
+    if list(product.operands) not in ([x, y], [y, x]) or len({x.type, y.type, acc.type}) != 1:
+        return None
+    if list(combiner.operands) not in ([acc, product.results[0]], [product.results[0], acc]):
+        return None
+    if list(end.operands) != [combiner.results[0]]:
+        return None
+    if isinstance(combiner, arith.AddfOp) and FastMathFlag.REASSOC not in combiner.fastmath.data:
+        return None
+    return product, combiner
+
+
+@dataclass(frozen=True)
+class TileSizes:
+    mr: int
+    nr: int
+    kc: int
+    mc: int
+    nc: int
+
+
+def tile_sizes(element: Attribute, rows: int) -> TileSizes:
+    """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6."""
+    nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]
+    nr = 2 * VECTOR_BYTES // nbytes
+    mr = REGISTER_ROWS if rows == DYNAMIC_INDEX else max(1, min(REGISTER_ROWS, rows))
+    nc = max(nr, PANEL_BYTES // (DEPTH_BLOCK * nbytes) // nr * nr)
+    return TileSizes(mr, nr, DEPTH_BLOCK, ROW_BLOCK // REGISTER_ROWS * mr, nc)
+
+
+class TiledMatmul:
+    """Emits the nest for one matched generic, right before it (see the module docstring)."""
+
+    def __init__(self, match: MatmulGeneric):
+        self.match = match
+        op = match.op
+        self.a, self.b_in, self.c = op.operands
+        self.maps = [attr.data for attr in op.get_indexing_maps()]
+        self.element = op.body.block.args[2].type
+        # Index constants, sizes and scratch buffers go before the nest (they dominate it).
+        self.prologue = Builder(InsertPoint.before(op))
+        self.builder = self.prologue
+        self.constants: dict[int, SSAValue] = {}
+        self.static: dict[SSAValue, int] = {}
+        self.tiles = tile_sizes(self.element, static_extent(op, match.i))
+        self.m, self.n, self.k = (self._extent(d) for d in (match.i, match.j, match.k))
+
+    # --- index arithmetic (folded when both sides are constants) ---------------------------
+    def const(self, value: int) -> SSAValue:
+        if value not in self.constants:
+            op = self.prologue.insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
+            op.result.name_hint = f"c{value}"
+            self.constants[value] = op.result
+            self.static[op.result] = value
+        return self.constants[value]
+
+    def _fold(self, op_type: type[Operation], py, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        if lhs in self.static and rhs in self.static:
+            return self.const(py(self.static[lhs], self.static[rhs]))
+        return self.builder.insert(op_type(lhs, rhs)).results[0]
+
+    def add(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        if self.static.get(rhs) == 0:
+            return lhs
+        if self.static.get(lhs) == 0:
+            return rhs
+        return self._fold(arith.AddiOp, lambda a, b: a + b, lhs, rhs)
+
+    def sub(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._fold(arith.SubiOp, lambda a, b: a - b, lhs, rhs)
+
+    def mul(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._fold(arith.MuliOp, lambda a, b: a * b, lhs, rhs)
+
+    def min(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._fold(arith.MinUIOp, min, lhs, rhs)
+
+    def ceil_div(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return self._fold(arith.CeilDivUIOp, lambda a, b: -(-a // b), lhs, rhs)
+
+    def block_extent(self, size: SSAValue, start: SSAValue, block: int) -> SSAValue:
+        """min(size - start, block): the extent of the block at `start`."""
+        if self.static.get(size, block + 1) <= block:  # one block covers the whole dim
+            return size
+        return self.min(self.sub(size, start), self.const(block))
+
+    # --- sizes --------------------------------------------------------------------------
+    def _extent(self, dim: int | None) -> SSAValue:
+        """Loop `dim`'s trip count as an index value (from C's shape, or A's/B's for k)."""
+        static = static_extent(self.match.op, dim)
+        if static != DYNAMIC_INDEX:
+            return self.const(static)
+        assert dim is not None
+        for operand, map_ in zip(self.match.op.operands, self.maps, strict=True):
+            for position, expr in enumerate(map_.results):
+                if expr == AffineExpr.dimension(dim):
+                    dim_op = memref.DimOp(operand, self.const(position))
+                    return self.prologue.insert(dim_op).result
+        raise AssertionError(f"no operand walks loop d{dim}")
+
+    def named(self, value: SSAValue, name: str) -> SSAValue:
+        """`value`, printed as `%name` when it is an op result of this nest (for reading)."""
+        if value not in self.static and not isinstance(value.owner, Block):
+            value.name_hint = name
+        return value
+
+    # --- loops and memory ---------------------------------------------------------------
+    @contextmanager
+    def loop(self, upper: SSAValue, name: str, step: SSAValue | None = None) -> Iterator[SSAValue]:
+        """`scf.for %name = 0 to upper step step`; the with-block builds its body. A loop
+        known to run exactly once is not emitted: its body sees index 0."""
+        step = step or self.const(1)
+        if 0 < self.static.get(upper, 0) <= self.static.get(step, 0):
+            yield self.const(0)
+            return
+        block = Block(arg_types=[IndexType()])
+        block.args[0].name_hint = name
+        outer, self.builder = self.builder, Builder(InsertPoint.at_end(block))
+        yield block.args[0]
+        self.builder.insert(scf.YieldOp())
+        self.builder = outer
+        self.builder.insert(scf.ForOp(self.const(0), upper, step, [], block))
+
+    @contextmanager
+    def branch(self, block: Block) -> Iterator[None]:
+        outer, self.builder = self.builder, Builder(InsertPoint.at_end(block))
+        yield
+        self.builder.insert(scf.YieldOp())
+        self.builder = outer
+
+    def load(self, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
+        return self.builder.insert(memref.LoadOp.get(buffer, indices)).res
+
+    def store(self, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
+        self.builder.insert(memref.StoreOp.get(value, buffer, indices))
+
+    def operand_indices(self, operand: int, ivs: dict[int, SSAValue]) -> list[SSAValue]:
+        """Operand `operand`'s map applied to `ivs` (loop dim -> value); `0` -> index 0."""
+        return [
+            ivs[expr.position] if isinstance(expr, AffineDimExpr) else self.const(0)
+            for expr in self.maps[operand].results
+        ]
+
+    def scratch(self, shape: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
+        """A scratch buffer of `element`s: on the stack when static and small, else heap."""
+        buffer_type = MemRefType(self.element, shape)
+        nbytes = prod(shape) * max(1, self.element.bitwidth // 8)  # type: ignore[attr-defined]
+        if not sizes and nbytes <= STACK_PANEL_BYTES:
+            alloca = memref.AllocaOp.get(self.element, 64, shape)
+            return self.prologue.insert(alloca).memref
+        alloc = memref.AllocOp(list(sizes), [], buffer_type, IntegerAttr(64, i64))
+        return self.prologue.insert(alloc).memref
+
+    # --- the nest -----------------------------------------------------------------------
+    def emit(self) -> None:
+        t = self.tiles
+        for value in sorted({0, 1, t.mr, t.nr, t.kc, t.mc, t.nc}):  # in one place, in order
+            self.const(value)
+        panel_shape, panel_sizes = self._panel_shape()
+        self.packed = self.named(self.scratch(panel_shape, panel_sizes), "packed")
+        self.acc = self.named(self.scratch([t.mr, t.nr], []), "acc")
+        self.edge = (
+            self.named(self.scratch([t.mr, t.nr], []), "edge") if self._has_edges() else None
+        )
+        self.m_last, self.n_last = self.sub(self.m, self.const(1)), self.sub(self.n, self.const(1))
+        self.zero = self.named(scalar.constant(self.prologue, 0, self.element), "zero")
+        self.batch_loops({}, 0)
+        if isinstance(self.packed.owner, memref.AllocOp):
+            self.builder.insert(memref.DeallocOp.get(self.packed))
+        Rewriter.erase_op(self.match.op)
+
+    def _panel_shape(self) -> tuple[list[int], list[SSAValue]]:
+        """[ceil(min(N, NC)/NR), min(K, KC), NR], with the dynamic ones as index values."""
+        t = self.tiles
+        panels = self.ceil_div(self.block_extent(self.n, self.const(0), t.nc), self.const(t.nr))
+        depth = self.block_extent(self.k, self.const(0), t.kc)
+        shape = [self.static.get(v, DYNAMIC_INDEX) for v in (panels, depth)] + [t.nr]
+        return shape, [v for v in (panels, depth) if v not in self.static]
+
+    def _has_edges(self) -> bool:
+        """Whether some micro-tile may stick out of C (M or N not known multiples)."""
+        m, n = self.static.get(self.m), self.static.get(self.n)
+        return m is None or n is None or m % self.tiles.mr != 0 or n % self.tiles.nr != 0
+
+    def batch_loops(self, ivs: dict[int, SSAValue], dim: int) -> None:
+        if dim == self.match.batch:
+            self.column_panels(ivs)
+            return
+        with self.loop(self._extent(dim), f"b{dim}") as iv:
+            self.batch_loops({**ivs, dim: iv}, dim + 1)
+
+    def column_panels(self, ivs: dict[int, SSAValue]) -> None:
+        t = self.tiles
+        with self.loop(self.n, "jc", self.const(t.nc)) as jc:
+            nc = self.block_extent(self.n, jc, t.nc)
+            panels = self.ceil_div(nc, self.const(t.nr))
+            with self.loop(self.k, "pc", self.const(t.kc)) as pc:
+                kc = self.block_extent(self.k, pc, t.kc)
+                self.pack_b(ivs, jc, pc, kc, panels)
+                with self.loop(self.m, "ic", self.const(t.mc)) as ic:
+                    mc = self.block_extent(self.m, ic, t.mc)
+                    with self.loop(panels, "jb") as jb:
+                        j0 = self.named(self.add(jc, self.mul(jb, self.const(t.nr))), "j0")
+                        with self.loop(mc, "ir", self.const(t.mr)) as ir:
+                            i0 = self.named(self.add(ic, ir), "i0")
+                            tile = Tile(ivs, i0, j0, jb, pc, kc)
+                            self.micro_kernel(tile)
+                            self.store_tile(tile)
+
+    def pack_b(
+        self, ivs: dict[int, SSAValue], jc: SSAValue, pc: SSAValue, kc: SSAValue,
+        panels: SSAValue,
+    ) -> None:  # fmt: skip
+        """packed[jb, k, j] = B[pc + k, min(jc + jb*NR + j, N - 1)]."""
+        nr = self.const(self.tiles.nr)
+        with self.loop(panels, "jb") as jb:
+            start = self.add(jc, self.mul(jb, nr))
+            with self.loop(kc, "k") as k, self.loop(nr, "j") as j:
+                depth = self.add(pc, k)
+                column = self.named(self.min(self.add(start, j), self.n_last), "col")
+                read = {**ivs, self.match.k: depth, self.match.j: column}
+                value = self.load(self.b_in, self.operand_indices(1, read))
+                self.store(value, self.packed, [jb, k, j])
+
+    def micro_kernel(self, tile: Tile) -> None:
+        """acc = 0; acc[r, j] += A[min(i0 + r, M - 1), pc + k] * packed[jb, k, j]."""
+        t = self.tiles
+        self.fill_acc()
+        with self.loop(tile.kc, "k") as k:
+            read = {**tile.ivs, self.match.k: self.add(tile.pc, k)}
+            with self.loop(self.const(t.mr), "r") as r:
+                if self.match.i is not None:
+                    row = self.min(self.add(tile.i0, r), self.m_last)
+                    read[self.match.i] = self.named(row, "row")
+                x = self.named(self.load(self.a, self.operand_indices(0, read)), "x")
+                with self.loop(self.const(t.nr), "j") as j:
+                    y = self.load(self.packed, [tile.jb, k, j])
+                    acc = self.load(self.acc, [r, j])
+                    self.store(self.multiply_add(x, y, acc), self.acc, [r, j])
+
+    def fill_acc(self) -> None:
+        t = self.tiles
+        with self.loop(self.const(t.mr), "r") as r, self.loop(self.const(t.nr), "j") as j:
+            self.store(self.zero, self.acc, [r, j])
+
+    def multiply_add(self, x: SSAValue, y: SSAValue, acc: SSAValue) -> SSAValue:
+        """The body's `acc + x * y`: one `math.fma` for floats, else the body's two ops."""
+        if self.match.fused:
+            return self.builder.insert(math.FmaOp(x, y, acc)).result
+        block_x, block_y, block_acc = self.match.op.body.block.args
+        mapper: dict[SSAValue, SSAValue] = {block_x: x, block_y: y, block_acc: acc}
+        self.builder.insert(self.match.product.clone(value_mapper=mapper))
+        return self.builder.insert(self.match.combiner.clone(value_mapper=mapper)).results[0]
+
+    def combine(self, old: SSAValue, partial: SSAValue) -> SSAValue:
+        """`old + partial` with the body's own sum (`addf reassoc`, `addi` or `ori`)."""
+        combiner = self.match.combiner.clone()
+        combiner.operands = (old, partial)
+        return self.builder.insert(combiner).results[0]
+
+    def store_tile(self, tile: Tile) -> None:
+        """C[i0 + r, j0 + j] += acc[r, j] for the rows and columns inside C."""
+        t = self.tiles
+        if self.edge is None:
+            self.add_into_c(tile, self.acc, self.const(t.mr), self.const(t.nr))
+            return
+        rows = self.named(self.block_extent(self.m, tile.i0, t.mr), "rows")
+        columns = self.named(self.block_extent(self.n, tile.j0, t.nr), "cols")
+        full_rows = self.builder.insert(arith.CmpiOp(rows, self.const(t.mr), "eq")).result
+        full_columns = self.builder.insert(arith.CmpiOp(columns, self.const(t.nr), "eq")).result
+        full = self.named(self.builder.insert(arith.AndIOp(full_rows, full_columns)).result, "full")
+        inside, edge = Block(), Block()
+        with self.branch(inside):
+            self.add_into_c(tile, self.acc, self.const(t.mr), self.const(t.nr))
+        with self.branch(edge):
+            with self.loop(self.const(t.mr), "r") as r, self.loop(self.const(t.nr), "j") as j:
+                self.store(self.load(self.acc, [r, j]), self.edge, [r, j])
+            self.add_into_c(tile, self.edge, rows, columns)
+        self.builder.insert(scf.IfOp(full, [], Region(inside), Region(edge)))
+
+    def add_into_c(self, tile: Tile, source: SSAValue, rows: SSAValue, columns: SSAValue) -> None:
+        with self.loop(rows, "r") as r, self.loop(columns, "j") as j:
+            at = {**tile.ivs, self.match.j: self.add(tile.j0, j)}
+            if self.match.i is not None:
+                at[self.match.i] = self.add(tile.i0, r)
+            indices = self.operand_indices(2, at)
+            total = self.combine(self.load(self.c, indices), self.load(source, [r, j]))
+            self.store(total, self.c, indices)
+
+
+@dataclass(frozen=True)
+class Tile:
+    """One micro-tile: C[i0:+MR, j0:+NR] from micro-panel `jb` over k in [pc, pc + kc)."""
+
+    ivs: dict[int, SSAValue]
+    i0: SSAValue
+    j0: SSAValue
+    jb: SSAValue
+    pc: SSAValue
+    kc: SSAValue
+
+
+def static_extent(op: GenericOp, dim: int | None) -> int:
+    """The static trip count of loop `dim` (1 for an absent i), or DYNAMIC_INDEX."""
+    if dim is None:
+        return 1
+    sizes = [
+        operand.type.get_shape()[position]  # type: ignore[attr-defined]
+        for operand, attr in zip(op.operands, op.get_indexing_maps(), strict=True)
+        for position, expr in enumerate(attr.data.results)
+        if expr == AffineExpr.dimension(dim)
+    ]
+    static = [s for s in sizes if s != DYNAMIC_INDEX]
+    return static[0] if static else DYNAMIC_INDEX
+
+
+def static_volume(match: MatmulGeneric) -> int | None:
+    """M*N*K of one matrix product when all three are static, else None."""
+    sizes = [static_extent(match.op, d) for d in (match.i, match.j, match.k)]
+    return None if DYNAMIC_INDEX in sizes else prod(sizes)
+
+
+def tile_matmuls(module: ModuleOp, min_volume: int) -> None:
+    """Rewrite every matmul-shaped generic in `module` (see the module docstring)."""
+    matches = [m for op in module.walk() if (m := match_matmul(op)) is not None]
+    for match in matches:
+        volume = static_volume(match)
+        if volume is not None and volume < min_volume:
+            continue
+        TiledMatmul(match).emit()
+
+
+@dataclass(frozen=True)
+class TileMatmulPass(ModulePass):
+    """Tile matmul-shaped linalg.generics into register-blocked, packed scf loop nests."""
+
+    name = "tile-matmul"
+
+    min_volume: int = 4096
+    """Static products with fewer multiply-adds (M*N*K) keep the plain generic."""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        tile_matmuls(op, self.min_volume)

@@ -1,0 +1,48 @@
+// RUN: tracejit-opt %s -p lower-to-loops | filecheck %s
+
+// A float sum over 10000 elements (more than SUM_BLOCK = 4096): the reduction loop runs in
+// blocks of 4096, each summed from -0.0 (addf's identity) in its own register and then added
+// to the accumulator, so rounding errors grow with 10000/4096 + 4096, not with 10000.
+func.func @sum(%x: memref<10000xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<10000xf32>) outs(%out : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @sum(%x: memref<10000xf32>, %out: memref<f32>) {
+// CHECK:         [[INIT:%.*]] = memref.load %out[] : memref<f32>
+// CHECK-NEXT:    [[BLOCK:%.*]] = arith.constant 4096 : index
+// CHECK-NEXT:    [[SUM:%.*]] = scf.for %blk = %c0 to %c10000 step [[BLOCK]] iter_args(%acc = [[INIT]]) -> (f32) {
+// CHECK-NEXT:      [[END:%.*]] = arith.addi %blk, [[BLOCK]] : index
+// CHECK-NEXT:      [[STOP:%.*]] = arith.minui [[END]], %c10000 : index
+// CHECK-NEXT:      [[ZERO:%.*]] = arith.constant -0.000000e+00 : f32
+// CHECK-NEXT:      [[PART:%.*]] = scf.for %d0 = %blk to [[STOP]] step %c1 iter_args(%part = [[ZERO]]) -> (f32) {
+// CHECK-NEXT:        [[A:%.*]] = memref.load %x[%d0] : memref<10000xf32>
+// CHECK-NEXT:        %s = arith.addf %part, [[A]] fastmath<reassoc> : f32
+// CHECK-NEXT:        scf.yield %s : f32
+// CHECK-NEXT:      }
+// CHECK-NEXT:      [[NEW:%.*]] = arith.addf %acc, [[PART]] fastmath<reassoc> : f32
+// CHECK-NEXT:      scf.yield [[NEW]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    memref.store [[SUM]], %out[] : memref<f32>
+
+// A short sum (10 elements) keeps the single loop.
+func.func @short(%x: memref<10xf32>, %out: memref<f32>) {
+  linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%x : memref<10xf32>) outs(%out : memref<f32>) {
+  ^bb0(%a: f32, %acc: f32):
+    %s = arith.addf %acc, %a fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @short
+// CHECK-NOT:     %blk
+// CHECK:         scf.for %d0 = %c0 to %c10 step %c1 iter_args

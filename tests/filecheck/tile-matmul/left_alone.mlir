@@ -1,0 +1,58 @@
+// RUN: tracejit-opt %s -p tile-matmul | filecheck %s
+
+// What tile-matmul leaves for lower-to-loops (with its default options).
+
+// A static product of fewer than min-volume = 4096 multiply-adds (8*8*8 = 512): the plain
+// nest is as fast and far cheaper to compile.
+func.func @small(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<8x8xf32>, memref<8x8xf32>) outs(%c : memref<8x8xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @small
+// CHECK-NEXT:    linalg.generic
+
+// A float sum that may not be reassociated: tiling would change the order of the sum.
+func.func @ordered(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<?x?xf32>, memref<?x?xf32>) outs(%c : memref<?x?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @ordered
+// CHECK-NEXT:    linalg.generic
+
+// Matrix @ vector: the k loop is already unit-stride in both inputs (a vectorised dot).
+func.func @matvec(%a: memref<?x?xf32>, %v: memref<?xf32>, %out: memref<?xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                   affine_map<(i, k) -> (k)>,
+                                   affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a, %v : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @matvec
+// CHECK-NEXT:    linalg.generic
