@@ -69,7 +69,13 @@ def trace_python_input(
     else:
         raise UsageError("a Python input needs --signature (or a function with input_signature)")
     args, kwargs = bind_in_order(inspect.signature(function.python_function), specs, values)
-    return function.get_concrete_function(*args, **kwargs)
+    concrete = function.get_concrete_function(*args, **kwargs)
+    if not hasattr(concrete, "graph"):  # a TensorSpec of unknown rank: one module per rank
+        raise ValueError(
+            "an input of unknown rank (`*`) has no single module to show; give its rank "
+            "with `?` dims instead, e.g. f32[?,?]"
+        )
+    return concrete
 
 
 def bind_in_order(
