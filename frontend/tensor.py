@@ -15,6 +15,7 @@ import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
+from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
 
@@ -66,7 +67,7 @@ def _record_dims(value: SSAValue, dims: tuple) -> None:
         current_trace().dims[value] = tuple(dims)
 
 
-class Tensor:
+class Tensor(ArrayOperators):
     """A symbolic NumPy array inside a traced function."""
 
     __slots__ = ("value", "shape", "dtype", "dims")
@@ -177,119 +178,22 @@ class Tensor:
     def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
         return np.repeat(self, repeats, axis=axis)
 
-    # --- operators (staged through the same NumPy entry points) ---------------------
-    def __add__(self, other):
-        return np.add(self, other)
-
-    def __radd__(self, other):
-        return np.add(other, self)
-
-    def __sub__(self, other):
-        return np.subtract(self, other)
-
-    def __rsub__(self, other):
-        return np.subtract(other, self)
-
-    def __mul__(self, other):
-        return np.multiply(self, other)
-
-    def __rmul__(self, other):
-        return np.multiply(other, self)
-
-    def __truediv__(self, other):
-        return np.true_divide(self, other)
-
-    def __rtruediv__(self, other):
-        return np.true_divide(other, self)
-
-    def __pow__(self, other):
-        return np.power(self, other)
-
-    def __rpow__(self, other):
-        return np.power(other, self)
-
-    def __matmul__(self, other):
-        return np.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return np.matmul(other, self)
-
-    def __neg__(self):
-        return np.negative(self)
-
-    def __pos__(self):
-        return np.positive(self)
-
-    def __abs__(self):
-        return np.absolute(self)
-
-    def __floordiv__(self, other):
-        return np.floor_divide(self, other)
-
-    def __rfloordiv__(self, other):
-        return np.floor_divide(other, self)
-
-    def __mod__(self, other):
-        return np.remainder(self, other)
-
-    def __rmod__(self, other):
-        return np.remainder(other, self)
-
-    def __invert__(self):
-        return np.invert(self)
-
-    def __and__(self, other):
-        return np.bitwise_and(self, other)
-
-    def __rand__(self, other):
-        return np.bitwise_and(other, self)
-
-    def __or__(self, other):
-        return np.bitwise_or(self, other)
-
-    def __ror__(self, other):
-        return np.bitwise_or(other, self)
-
-    def __xor__(self, other):
-        return np.bitwise_xor(self, other)
-
-    def __rxor__(self, other):
-        return np.bitwise_xor(other, self)
-
-    def __lshift__(self, other):
-        return np.left_shift(self, other)
-
-    def __rlshift__(self, other):
-        return np.left_shift(other, self)
-
-    def __rshift__(self, other):
-        return np.right_shift(self, other)
-
-    def __rrshift__(self, other):
-        return np.right_shift(other, self)
-
-    # Comparisons are staged too (so `__hash__` is kept as identity above).
+    # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
     def __eq__(self, other):  # type: ignore[override]
         return np.equal(self, other)
 
     def __ne__(self, other):  # type: ignore[override]
         return np.not_equal(self, other)
 
-    def __lt__(self, other):
-        return np.less(self, other)
-
-    def __le__(self, other):
-        return np.less_equal(self, other)
-
-    def __gt__(self, other):
-        return np.greater(self, other)
-
-    def __ge__(self, other):
-        return np.greater_equal(self, other)
-
     # --- ndarray methods -----------------------------------------------------------
-    def astype(self, dtype: Any, order: Any = "K", casting: Any = "unsafe", subok: Any = True,
-               copy: Any = True) -> Tensor:
+    def astype(
+        self,
+        dtype: Any,
+        order: Any = "K",
+        casting: Any = "unsafe",
+        subok: Any = True,
+        copy: Any = True,
+    ) -> Tensor:
         from tracejit.frontend.numpy_api.elementwise import stage_astype
 
         return stage_astype(self, dtype)

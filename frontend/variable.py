@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import current_trace, emit, is_tracing
@@ -23,7 +24,7 @@ from tracejit.ir.state import VarReadOp, VarWriteOp
 _names = itertools.count()
 
 
-class Variable:
+class Variable(ArrayOperators):
     """A NumPy array that `tj.function`s can update (mirrors `tf.Variable`)."""
 
     __array_priority__ = 2000  # above Tensor: NumPy asks the Variable first
@@ -176,54 +177,6 @@ class Variable:
         return int(self.numpy())
 
     __hash__ = object.__hash__
-
-    def __add__(self, other):
-        return np.add(self, other)
-
-    def __radd__(self, other):
-        return np.add(other, self)
-
-    def __sub__(self, other):
-        return np.subtract(self, other)
-
-    def __rsub__(self, other):
-        return np.subtract(other, self)
-
-    def __mul__(self, other):
-        return np.multiply(self, other)
-
-    def __rmul__(self, other):
-        return np.multiply(other, self)
-
-    def __truediv__(self, other):
-        return np.true_divide(self, other)
-
-    def __rtruediv__(self, other):
-        return np.true_divide(other, self)
-
-    def __pow__(self, other):
-        return np.power(self, other)
-
-    def __matmul__(self, other):
-        return np.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return np.matmul(other, self)
-
-    def __neg__(self):
-        return np.negative(self)
-
-    def __lt__(self, other):
-        return np.less(self, other)
-
-    def __le__(self, other):
-        return np.less_equal(self, other)
-
-    def __gt__(self, other):
-        return np.greater(self, other)
-
-    def __ge__(self, other):
-        return np.greater_equal(self, other)
 
 
 def _values(value: Any) -> Any:
