@@ -4,30 +4,57 @@
     translate_module(module) -> str          # unoptimised LLVM IR text
 
 The calling convention is documented in `tracejit.codegen.abi`.
+
+The names below are imported on first use (PEP 562): a process that only loads cached object
+code (`load_object`) must not pay ~0.2 s for importing the emitter and the xDSL dialects it
+translates (arith, math, memref), which a cache hit never needs.
 """
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
 
-from tracejit.codegen.abi import (
-    KernelSignature,
-    MemRefArg,
-    ScalarArg,
-    ctypes_prototype,
-    kernel_signature,
-)
-from tracejit.codegen.emit_llvm import build_llvm_module, translate_module
-from tracejit.codegen.errors import CodegenError
-from tracejit.codegen.jit import JitModule, Kernel, compile_llvm_ir, load_object
+    from tracejit.codegen.abi import KernelSignature
+    from tracejit.codegen.jit import JitModule
+
+# public name -> the submodule defining it
+_LAZY = {
+    "KernelSignature": "abi",
+    "MemRefArg": "abi",
+    "ScalarArg": "abi",
+    "ctypes_prototype": "abi",
+    "kernel_signature": "abi",
+    "build_llvm_module": "emit_llvm",
+    "translate_module": "emit_llvm",
+    "CodegenError": "errors",
+    "JitModule": "jit",
+    "Kernel": "jit",
+    "compile_llvm_ir": "jit",
+    "load_object": "jit",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tracejit.codegen' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"tracejit.codegen.{_LAZY[name]}"), name)
+    globals()[name] = value  # later look-ups skip __getattr__
+    return value
 
 
 def module_signatures(module: ModuleOp) -> dict[str, KernelSignature]:
     """The ABI signature of every public function defined in `module`, by name (private
     functions get internal linkage and may be inlined away)."""
+    from xdsl.dialects import func
+
+    from tracejit.codegen.abi import kernel_signature
+
     return {
         op.sym_name.data: kernel_signature(op)
         for op in module.ops
@@ -47,6 +74,9 @@ def compile_module(
 ) -> JitModule:
     """Translate, optimise (O3, vectorised for the host) and JIT-compile `module`;
     `callbacks` gives the addresses of the module's run-time callback declarations."""
+    from tracejit.codegen.emit_llvm import translate_module
+    from tracejit.codegen.jit import compile_llvm_ir
+
     text = translate_module(module, noalias_args=noalias_args)
     return compile_llvm_ir(text, module_signatures(module), callbacks)
 

@@ -2,10 +2,11 @@
 compiling again.
 
 An entry is one file `<key>.tjo` in the cache directory, named by a SHA-256 key over what
-determines the machine code: the caller's parts (the driver passes the traced module's text and
-the pass pipeline) plus this build's environment (`environment()`: target triple, CPU name and
-features, the versions of tracejit, xdsl and llvmlite, and a hash of tracejit's own sources so an
-edited compiler never reuses stale code). The file is
+determines the machine code: the caller's parts (the driver passes the traced module's fingerprint,
+`fingerprint.py`, and the pass pipeline) plus this build's environment (`environment()`: target
+triple, CPU name and features, the versions of tracejit, xdsl and llvmlite, and a digest of the
+path, size and mtime of tracejit's own sources so an edited compiler never reuses stale code).
+The file is
 
     header  = MAGIC (8 bytes) | format version (u32) | payload length (u64) | SHA-256 of payload
     payload = metadata length (u32) | metadata (JSON: kernel signatures, caller's extras) | object
@@ -30,10 +31,10 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import io
 import json
 import os
 import struct
+import sys
 import tempfile
 import time
 from collections.abc import Mapping
@@ -42,11 +43,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, DictionaryAttr, FloatAttr
-from xdsl.ir import Attribute, Operation
-from xdsl.printer import Printer
 
 from tracejit.codegen.abi import KernelSignature, MemRefArg, ScalarArg
+
+# The module part of the key, re-exported for callers of this module.
+from tracejit.codegen.fingerprint import module_fingerprint as module_fingerprint
 
 MAGIC = b"TJOBJ\x00\x01\x00"
 FORMAT_VERSION = 1
@@ -84,74 +85,85 @@ class CacheStats:
 # --- the environment part of the key ---------------------------------------------------------
 @functools.cache
 def environment() -> str:
-    """Everything besides the module that decides the machine code (computed once)."""
+    """Everything besides the module that decides the machine code (computed once per process,
+    in ~1 ms: a cache hit must not cost more than the compile it saves a small kernel)."""
     import llvmlite
     import llvmlite.binding as llvm
-    import xdsl
 
-    llvm.initialize_native_target()
+    from tracejit.codegen.jit import host_cpu
+
+    cpu, features = host_cpu()
+    versions = distribution_versions("xdsl", "tracejit")
     parts = {
         "triple": llvm.get_process_triple(),
-        "cpu": llvm.get_host_cpu_name(),
-        "features": llvm.get_host_cpu_features().flatten(),
+        "cpu": cpu,
+        "features": features,
         "llvmlite": str(llvmlite.__version__),
         "llvm": ".".join(map(str, llvm.llvm_version_info)),
-        "xdsl": str(getattr(xdsl, "__version__", "?")),
-        "tracejit": _tracejit_version(),
+        "xdsl": versions["xdsl"],
+        "tracejit": versions["tracejit"],
         "sources": _source_digest(),
         "format": str(FORMAT_VERSION),
     }
     return json.dumps(parts, sort_keys=True)
 
 
-def _tracejit_version() -> str:
+def distribution_versions(*names: str) -> dict[str, str]:
+    """The installed versions of distributions `names`, read from their
+    `<name>-<version>.dist-info` directories on `sys.path` in one scan. Importing
+    `importlib.metadata` (which `xdsl.__version__` does) costs ~45 ms, ten times a whole cache
+    hit; it stays the fallback for other layouts."""
+    prefixes = {name.replace("-", "_").lower() + "-": name for name in names}
+    found: dict[str, str] = {}
+    for entry in sys.path:
+        with contextlib.suppress(OSError):
+            for item in os.listdir(entry or "."):
+                if not item.endswith(".dist-info"):
+                    continue
+                for prefix, name in prefixes.items():
+                    if name not in found and item.lower().startswith(prefix):
+                        found[name] = item[len(prefix) : -len(".dist-info")]
+        if len(found) == len(names):
+            return found
     from importlib import metadata
 
-    try:
-        return metadata.version("tracejit")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    for name in set(names) - set(found):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = "unknown"
+    return found
 
 
 def _source_digest() -> str:
-    """A hash of the compiler's own sources: during development the version number does not
-    change when a pass does, and a cached kernel must never outlive the code that made it."""
-    digest = hashlib.sha256()
+    """A digest of the compiler's own source files: during development the version number does
+    not change when a pass does, and a cached kernel must never outlive the code that made it.
+    It covers each file's path, size and modification time (ns), like CPython's own check of
+    `.pyc` files against their sources: an edit changes the digest (a copy with other times
+    only costs a recompile), and stat-ing ~100 files is 20x cheaper than reading them."""
+    root = str(_PACKAGE_ROOT)
     # The driver and the callback binding decide what an entry holds besides object code.
-    paths = [_PACKAGE_ROOT / "frontend" / name for name in ("driver.py", "callbacks.py")]
-    paths = [path for path in paths if path.exists()]
+    paths = [os.path.join(root, "frontend", name) for name in ("driver.py", "callbacks.py")]
     for layer in ("ir", "passes", "codegen"):
-        paths += (_PACKAGE_ROOT / layer).rglob("*.py")
+        paths += _python_files(os.path.join(root, layer))
+    digest = hashlib.sha256()
     for path in sorted(paths):
-        digest.update(str(path.relative_to(_PACKAGE_ROOT)).encode())
-        digest.update(path.read_bytes())
+        with contextlib.suppress(OSError):
+            st = os.stat(path)
+            relative = path[len(root) :]
+            digest.update(f"{relative}|{st.st_size}|{st.st_mtime_ns}\n".encode())
     return digest.hexdigest()
 
 
-def module_fingerprint(module: Operation) -> str:
-    """Text that identifies `module` exactly: its generic form (the fastest xDSL printing,
-    without custom printers) plus the bits of every float and dense-array attribute, which
-    the generic form prints rounded."""
-    text = io.StringIO()
-    Printer(stream=text, print_generic_format=True).print_op(module)
-    exact = hashlib.sha256()
-    for op in module.walk():
-        for attr in (*op.properties.values(), *op.attributes.values()):
-            _hash_exact_bits(attr, exact)
-    return f"{text.getvalue()}\n// exact bits {exact.hexdigest()}"
-
-
-def _hash_exact_bits(attr: Attribute, digest: Any) -> None:
-    if isinstance(attr, DenseIntOrFPElementsAttr):
-        digest.update(attr.data.data)
-    elif isinstance(attr, FloatAttr):
-        digest.update(struct.pack("<d", attr.value.data))
-    elif isinstance(attr, ArrayAttr):
-        for item in attr.data:
-            _hash_exact_bits(item, digest)
-    elif isinstance(attr, DictionaryAttr):
-        for item in attr.data.values():
-            _hash_exact_bits(item, digest)
+def _python_files(directory: str) -> list[str]:
+    found = []
+    with contextlib.suppress(OSError), os.scandir(directory) as it:
+        for item in it:
+            if item.name.endswith(".py"):
+                found.append(item.path)
+            elif item.name != "__pycache__" and item.is_dir():
+                found += _python_files(item.path)
+    return found
 
 
 def cache_key(*parts: str) -> str:

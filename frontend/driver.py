@@ -171,18 +171,17 @@ def compile_cached(
     cache = object_cache()
     if cache is None:
         return _compile_fresh(module, pipeline, py_functions)
-    from tracejit.codegen import load_object
+    from tracejit.codegen.jit import load_object
     from tracejit.codegen.object_cache import cache_key, module_fingerprint
-    from tracejit.frontend.callbacks import CallbackSet, CallbackSite
 
     spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
     key = cache_key(module_fingerprint(module), spec)
     entry = cache.load(key)
     if entry is not None and isinstance(entry.extra.get("messages"), list):
-        sites = [CallbackSite.from_json(d) for d in entry.extra.get("callbacks", [])]
-        callbacks = CallbackSet(sites, py_functions or {})
+        callbacks = _cached_callbacks(entry.extra.get("callbacks", []), py_functions)
         try:
-            loaded = load_object(entry.object_code, entry.signatures, callbacks.addresses)
+            addresses = callbacks.addresses if callbacks is not None else None
+            loaded = load_object(entry.object_code, entry.signatures, addresses)
         except Exception:  # a valid entry LLVM will not load: compile and overwrite it
             loaded = None
         if loaded is not None:
@@ -192,6 +191,16 @@ def compile_cached(
     extra = {"messages": messages, "callbacks": [s.to_json() for s in callbacks.sites]}
     cache.store(key, compiled.object_code, compiled.signatures, extra)
     return compiled, messages, callbacks
+
+
+def _cached_callbacks(sites: list, py_functions: dict | None):
+    """The CallbackSet of a cache entry's callback sites, or None when it has none (most
+    kernels: the callback machinery is then not even imported)."""
+    if not sites:
+        return None
+    from tracejit.frontend.callbacks import CallbackSet, CallbackSite
+
+    return CallbackSet([CallbackSite.from_json(d) for d in sites], py_functions or {})
 
 
 def _compile_fresh(module: ModuleOp, pipeline: str | Sequence[str], py_functions=None):

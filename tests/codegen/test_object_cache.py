@@ -164,6 +164,30 @@ def test_fingerprint_tells_apart_floats_the_generic_form_prints_alike():
     assert oc.module_fingerprint(_constant_module(a)) != oc.module_fingerprint(_constant_module(b))
 
 
+def _two_constants_module(first: float, second: float, swap: bool = False) -> ModuleOp:
+    a, b = arith.ConstantOp(FloatAttr(first, f64)), arith.ConstantOp(FloatAttr(second, f64))
+    lhs, rhs = (b, a) if swap else (a, b)
+    diff = arith.SubfOp(lhs.result, rhs.result)
+    body = func.FuncOp("c", ((), (f64,)))
+    body.body.block.add_ops([a, b, diff, func.ReturnOp(diff.result)])
+    return ModuleOp([body])
+
+
+def test_fingerprint_tells_apart_signed_zeros_and_operand_order():
+    # FloatAttr(0.0) == FloatAttr(-0.0): a memo keyed by the attribute alone would merge them.
+    prints = {
+        oc.module_fingerprint(_two_constants_module(0.0, 0.0)),
+        oc.module_fingerprint(_two_constants_module(0.0, -0.0)),
+        oc.module_fingerprint(_two_constants_module(-0.0, 0.0)),
+        oc.module_fingerprint(_two_constants_module(0.0, 1.0)),
+        oc.module_fingerprint(_two_constants_module(0.0, 1.0, swap=True)),
+    }
+    assert len(prints) == 5
+    assert oc.module_fingerprint(_two_constants_module(0.0, -0.0)) == oc.module_fingerprint(
+        _two_constants_module(0.0, -0.0)
+    )
+
+
 def test_eviction_keeps_the_size_bound_and_the_recently_used(tmp_path):
     entry_size = len(oc.encode_entry(b"x" * 1000, SIGNATURES, {}))
     cache = oc.ObjectCache(tmp_path, max_bytes=3 * entry_size)
