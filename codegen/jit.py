@@ -31,6 +31,16 @@ def _initialize() -> None:
     libm = _libm()
     if libm:
         llvm.load_library_permanently(libm)
+    _bind_python_api()
+
+
+def _bind_python_api() -> None:
+    """Make the CPython C API functions the fastcall wrappers call (`pyobject_entry.py`)
+    resolvable: a shared libpython's symbols are not in MCJIT's default search."""
+    from tracejit.codegen.pyobject_entry import PYTHON_API
+
+    for name in PYTHON_API:
+        llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
 
 
 def _libm() -> str | None:
@@ -141,11 +151,20 @@ class JitModule:
         return address
 
     def entry_point(self, name: str, expected: Sequence[int], release_gil: bool = True) -> Any:
-        """`name`'s array-object entry point (`pyobject_entry.py`) as a ctypes function
-        taking the NumPy arrays themselves, or None if the module has none. `expected`
-        is `[id(np.ndarray), id(dtype of argument 0), ...]`, what the entry checks.
-        Releasing the GIL lets other threads run during the call but costs ~0.1 us."""
-        from tracejit.codegen.pyobject_entry import EXPECT_SUFFIX, SUFFIX
+        """`name`'s array-object entry point (`pyobject_entry.py`): a callable taking the
+        NumPy arrays themselves, or None if the module has none. `expected` is
+        `[id(np.ndarray), id(dtype of argument 0), ...]`, what the entry checks.
+
+        Preferably the METH_FASTCALL builtin (`__pyfast`), which returns its last argument
+        on success and the status (an int) otherwise, and decides itself whether to release
+        the GIL; else a ctypes function returning the status, releasing the GIL if
+        `release_gil` (lets other threads run during the call but costs ~0.1 us)."""
+        from tracejit.codegen.pyobject_entry import (
+            EXPECT_SUFFIX,
+            FASTCALL_SUFFIX,
+            SUFFIX,
+            fastcall_supported,
+        )
 
         address = self._engine.get_function_address(name + SUFFIX)
         signature = self.signatures.get(name)
@@ -153,6 +172,9 @@ class JitModule:
             return None
         table = self._engine.get_global_value_address(name + EXPECT_SUFFIX)
         (ctypes.c_void_p * len(expected)).from_address(table)[:] = list(expected)
+        fast = self._engine.get_function_address(name + FASTCALL_SUFFIX)
+        if fast and fastcall_supported():
+            return _builtin(name, fast, self._engine)
         factory = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
         prototype = factory(ctypes.c_int32, *([ctypes.py_object] * len(signature.args)))
         function = prototype(address)
@@ -168,6 +190,33 @@ class JitModule:
             found = Kernel(self._engine, self.function_address(name), self.signatures[name])
             self._kernels[name] = found
         return found
+
+
+class _MethodDef(ctypes.Structure):
+    """CPython's PyMethodDef."""
+
+    _fields_ = [
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
+
+
+_METH_FASTCALL = 0x0080
+_new_builtin = ctypes.pythonapi.PyCFunction_NewEx
+_new_builtin.restype = ctypes.py_object
+_new_builtin.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
+
+
+def _builtin(name: str, address: int, engine: llvm.ExecutionEngine) -> Any:
+    """A builtin function object calling the METH_FASTCALL C function at `address`. Its
+    `self` (a builtin keeps it alive) holds the PyMethodDef, which CPython does not copy,
+    and the engine owning the machine code."""
+    label = name.encode()
+    definition = _MethodDef(label, address, _METH_FASTCALL, None)
+    keep_alive = (definition, label, engine)
+    return _new_builtin(ctypes.addressof(definition), keep_alive, None)
 
 
 # MCJIT resolves external symbols when an engine is finalized, from one process-wide

@@ -104,6 +104,8 @@ def environment() -> str:
         "tracejit": versions["tracejit"],
         "sources": _source_digest(),
         "format": str(FORMAT_VERSION),
+        # the entry points call CPython's C API (pyobject_entry.py)
+        "python": f"{sys.implementation.cache_tag}{getattr(sys, 'abiflags', '')}",
     }
     return json.dumps(parts, sort_keys=True)
 

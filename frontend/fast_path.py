@@ -4,9 +4,13 @@ The common call passes plain NumPy arrays, positionally, of the traced dtypes an
 shapes. For it, `Function.__call__` tries the fast closure of the trace it used last:
 the closure allocates the outputs with `np.empty` and hands the array objects to the
 kernel's array-object entry point (`codegen/pyobject_entry.py`), which checks their
-types, dtypes, ranks, static dims and contiguity itself while reading the data
+count, types, dtypes, ranks, static dims and contiguity itself while reading the data
 pointers — no per-argument Python work, no ctypes pointer conversions, no cache key,
 no structure rebuilding for one output.
+
+The entry is a METH_FASTCALL builtin returning its last argument on success and the
+status (an int) otherwise, or, where that is unavailable, a ctypes function returning
+the status (0 on success); `status is out or not status` accepts both.
 Anything unusual returns `SLOW_PATH`, and the caller takes the full path, which
 converts, checks and explains.
 """
@@ -14,6 +18,7 @@ converts, checks and explains.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import BuiltinFunctionType
 from typing import Any
 
 import numpy as np
@@ -49,7 +54,7 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
     """The fast closure for `program`'s kernel entry point, or None if not applicable."""
     if entry is None or program.input_positions != list(range(len(program.input_positions))):
         return None
-    count = len(program.input_positions)
+    count = len(program.input_positions)  # the ctypes entry does not check the count
     specs = [(tuple(s.shape), np.dtype(s.dtype)) for s in program.output_specs]
     variables = list(program.variables)
     if not variables and _is_single(program, specs):
@@ -67,10 +72,11 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
                 return SLOW_PATH  # the slow path raises FailedPreconditionError
             buffers.append(variable._buffer)
         outs = [empty(shape, dtype) for shape, dtype in specs]
-        status = entry(*args, *buffers, *outs)
-        if status:
-            return on_status(status)
-        return finish(outs)
+        arrays = (*args, *buffers, *outs)
+        status = entry(*arrays)
+        if status is arrays[-1] or not status:
+            return finish(outs)
+        return on_status(status)
 
     return call
 
@@ -79,25 +85,40 @@ def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCa
     """The commonest case, kept minimal: arrays in, one array (or NumPy scalar) out."""
     shape, dtype = spec
     empty = np.empty
+    if not isinstance(entry, BuiltinFunctionType):  # ctypes: the count is checked here
+        return _single_array_ctypes_call(entry, count, spec, on_status)
     if shape:
 
         def call(args: tuple) -> Any:
-            if len(args) != count:
-                return SLOW_PATH
             out = empty(shape, dtype)
             status = entry(*args, out)
-            return on_status(status) if status else out
+            return out if status is out else on_status(status)
 
         return call
 
     def call_scalar(args: tuple) -> Any:
+        out = empty(shape, dtype)
+        status = entry(*args, out)
+        return out[()] if status is out else on_status(status)
+
+    return call_scalar
+
+
+def _single_array_ctypes_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
+    shape, dtype = spec
+    empty = np.empty
+    scalar = not shape
+
+    def call(args: tuple) -> Any:
         if len(args) != count:
             return SLOW_PATH
         out = empty(shape, dtype)
         status = entry(*args, out)
-        return on_status(status) if status else out[()]
+        if status:
+            return on_status(status)
+        return out[()] if scalar else out
 
-    return call_scalar
+    return call
 
 
 def _is_single(program: Any, specs: list) -> bool:

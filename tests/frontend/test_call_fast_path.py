@@ -1,0 +1,95 @@
+"""The per-call fast path (frontend/fast_path.py) through the METH_FASTCALL entry point
+(codegen/pyobject_entry.py): same results as eager, reference counts right, and every
+unusual call still takes the slow path and its clear errors."""
+
+import sys
+from types import BuiltinFunctionType
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tracejit.codegen.pyobject_entry import fastcall_supported
+
+pytestmark = pytest.mark.skipif(not fastcall_supported(), reason="needs CPython with a GIL")
+
+
+def axpy1(x, y):
+    return x * y + 1
+
+
+def entry_of(function, *args):
+    concrete = function.get_concrete_function(*args)
+    concrete(*args)  # compiles
+    cells = dict(zip(concrete.fast_call.__code__.co_freevars, concrete.fast_call.__closure__,
+                     strict=True))
+    return cells["entry"].cell_contents
+
+
+def test_small_calls_go_through_the_builtin_and_match_eager(check_against_eager):
+    f = tj.function(axpy1)
+    x, y = np.arange(4.0), np.linspace(-1.0, 1.0, 4)
+    assert isinstance(entry_of(f, x, y), BuiltinFunctionType)
+    for _ in range(3):  # the first call compiles, the later ones take the fast path
+        check_against_eager(f, x, y)
+    concrete = f.get_concrete_function(x, y)
+    np.testing.assert_array_equal(concrete(x, y), x * y + 1)
+
+
+def test_outputs_have_exactly_one_reference_and_inputs_keep_theirs():
+    f = tj.function(axpy1)
+    x, y = np.arange(4.0), np.ones(4)
+    f(x, y)
+    before = sys.getrefcount(x), sys.getrefcount(y)
+    for _ in range(1000):
+        out = f(x, y)
+    assert sys.getrefcount(out) == 2  # `out` and getrefcount's argument
+    assert (sys.getrefcount(x), sys.getrefcount(y)) == before
+
+
+def test_scalar_and_structured_outputs(check_against_eager):
+    total = tj.function(lambda x: np.sum(x * 2.0))
+    pair = tj.function(lambda x: {"a": x + 1.0, "b": (np.max(x), x * x)})
+    x = np.linspace(0.0, 3.0, 7)
+    for _ in range(2):
+        assert isinstance(check_against_eager(total, x), np.float64)
+        check_against_eager(pair, x)
+
+
+def test_unusual_calls_take_the_slow_path():
+    f = tj.function(axpy1)
+    x, y = np.arange(4.0), np.ones(4)
+    f(x, y)
+    concrete = f.get_concrete_function(x, y)
+    with pytest.raises(TypeError):
+        f(x, y, x)
+    with pytest.raises(TypeError):
+        concrete(x, y, x)
+    with pytest.raises(TypeError):
+        concrete(x)
+    strided = np.arange(8.0)[::2]
+    np.testing.assert_array_equal(f(strided, y), strided * y + 1)  # copied on the slow path
+    np.testing.assert_array_equal(concrete(strided, y), strided * y + 1)
+    np.testing.assert_array_equal(f(x.astype(np.float32), y), x * y + 1)  # a new trace
+    assert f.experimental_get_tracing_count() == 2
+
+
+def test_failed_checks_raise_through_the_fast_path():
+    @tj.function
+    def power(k, n):
+        return k**n
+
+    k = np.arange(1, 5, dtype=np.int32)
+    two, minus_one = np.array(2, np.int32), np.array(-1, np.int32)  # arrays: the fast path
+    np.testing.assert_array_equal(power(k, two), k**2)
+    assert power._last_fast_call is not None
+    with pytest.raises(ValueError, match="negative integer powers"):
+        power(k, minus_one)
+
+
+def test_only_large_kernels_release_the_gil():
+    small, large = np.ones(16, np.float32), np.ones(1 << 17, np.float32)
+    f = tj.function(axpy1)
+    assert "PyEval_SaveThread" not in f.get_concrete_function(small, small).llvm_ir
+    assert "PyEval_SaveThread" in f.get_concrete_function(large, large).llvm_ir
+    np.testing.assert_array_equal(f(large, large), np.full(1 << 17, 2.0, np.float32))
