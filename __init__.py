@@ -22,6 +22,7 @@ from tracejit.frontend.printing import print_ as print  # noqa: A001
 from tracejit.frontend.py_function import py_function
 from tracejit.frontend.retracing import RetracingWarning
 from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor_array import TensorArray
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.variable import Variable
 
@@ -44,6 +45,7 @@ __all__ = [
     "RetracingWarning",
     "Graph",
     "Tensor",
+    "TensorArray",
     "TensorSpec",
     "Variable",
     "debugging",

@@ -22,6 +22,7 @@ from tracejit.codegen.emit_arith import ARITH_EMITTERS, ARITH_NAMED_EMITTERS
 from tracejit.codegen.emit_control import CONTROL_EMITTERS
 from tracejit.codegen.emit_math import MATH_EMITTERS
 from tracejit.codegen.emit_memref import MEMREF_EMITTERS, declare_global, memref_with_dims
+from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
@@ -31,6 +32,7 @@ EMITTERS: dict[type[Operation], Emitter] = {
     **MATH_EMITTERS,
     **MEMREF_EMITTERS,
     **CONTROL_EMITTERS,
+    **OWNERSHIP_EMITTERS,
 }
 NAMED_EMITTERS: dict[str, Emitter] = {**ARITH_NAMED_EMITTERS}
 

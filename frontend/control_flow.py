@@ -21,6 +21,7 @@ from tracejit.frontend import primitives
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor_array import prepare_loop_vars
 from tracejit.frontend.tracing import current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
@@ -185,6 +186,7 @@ def _any_tensor(values: Any) -> bool:
 
 
 def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
+    loop_vars = prepare_loop_vars(loop_vars, body_fn)  # TensorArrays: carried form
     leaves, treedef = flatten(loop_vars)
     inits = [_loop_tensor(leaf, _label(names, treedef, i)) for i, leaf in enumerate(leaves)]
     types = [t.value.type for t in inits]

@@ -16,7 +16,7 @@ from typing import Any
 class TreeDef:
     """The shape of a nested value: a container kind, its keys, and its children."""
 
-    kind: str  # "leaf", "list", "tuple", "dict", "namedtuple"
+    kind: str  # "leaf", "list", "tuple", "dict", "namedtuple", "custom" (__tj_flatten__)
     node_type: type | None = None
     keys: tuple = ()
     children: tuple[TreeDef, ...] = ()
@@ -53,6 +53,10 @@ def _flatten_into(value: Any, leaves: list[Any]) -> TreeDef:
         keys = tuple(sorted(value, key=repr))
         children = tuple(_flatten_into(value[k], leaves) for k in keys)
         return TreeDef("dict", None, keys, children)
+    if hasattr(type(value), "__tj_flatten__"):  # e.g. tj.TensorArray: its tensors are leaves
+        key, parts = value.__tj_flatten__()
+        children = tuple(_flatten_into(v, leaves) for v in parts)
+        return TreeDef("custom", type(value), key, children)
     leaves.append(value)
     return LEAF
 
@@ -73,6 +77,8 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
         return tuple(children)
     if treedef.kind == "namedtuple":
         return treedef.node_type(*children)  # type: ignore[misc]
+    if treedef.kind == "custom":
+        return treedef.node_type.__tj_unflatten__(treedef.keys, children)  # type: ignore[union-attr]
     return dict(zip(treedef.keys, children, strict=True))
 
 
@@ -91,6 +97,10 @@ def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
         if not isinstance(value, dict) or set(value) != set(treedef.keys):
             raise ValueError("structure mismatch")
         children = [value[k] for k in treedef.keys]
+    elif treedef.kind == "custom":
+        if type(value) is not treedef.node_type:
+            raise ValueError("structure mismatch")
+        children = value.__tj_flatten__()[1]
     else:
         if not isinstance(value, list | tuple) or len(value) != len(treedef.children):
             raise ValueError("structure mismatch")

@@ -24,6 +24,7 @@ from tracejit.frontend import (
 )
 from tracejit.frontend.cache_key import is_tensor_leaf, spec_of
 from tracejit.frontend.dims import DimSource, Unknown
+from tracejit.frontend.kernel_outputs import exported_outputs
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
@@ -51,10 +52,13 @@ class TracedProgram:
     # input dims that must be equal when the kernel runs.
     output_dims: list[tuple] = field(default_factory=list)
     dim_constraints: list[tuple] = field(default_factory=list)
+    # Outputs the kernel allocates (shape known only at run time): output index -> dtype;
+    # the kernel returns their descriptors (frontend/kernel_outputs.py).
+    exported: dict[int, np.dtype] = field(default_factory=dict)
 
     @property
     def has_unknown_dims(self) -> bool:
-        return bool(self.dim_constraints) or any(
+        return bool(self.dim_constraints or self.exported) or any(
             not isinstance(d, int) for dims in self.output_dims for d in dims
         )
 
@@ -105,6 +109,7 @@ def trace(
                 out_positions.append(i)
                 results.append(leaf)
                 out_leaves[i] = None
+        results, exported = exported_outputs(results)
         context.emit(func.ReturnOp(*(t.value for t in results)))
 
     argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables
@@ -126,6 +131,7 @@ def trace(
         variables=[weakref.ref(v) for v in context.variables],
         py_functions=dict(context.py_functions),
         created_variables=list(context.created_variables),
+        exported=exported,
     )
 
 

@@ -1,0 +1,392 @@
+"""Buffer forms of the TensorArray ops (ir/tensor_array.py), used by `bufferize`.
+
+* `tj.set_row` writes the row into the array's own buffer when the old array value is
+  dead (no later reader) and the buffer is owned here: a temporary of the current
+  region, or the state of the innermost loop around it. Otherwise it copies first. So
+  `ta = ta.write(i, x)` in a loop costs one row, not one array:
+
+      %a2 = tj.set_row %a[%i], %v       ->   scf.for %j = 0 to 3 {      // in place
+                                                %x = memref.load %v[%j]
+                                                memref.store %x, %a[%i, %j] }
+
+* `tj.grow` reallocates when the row count is too small: `scf.if` (needed > rows)
+  allocates `max(2 * rows, needed)` rows, copies the old rows, zeroes the new ones and
+  frees the old buffer (when it is dead and owned), else yields the buffer unchanged.
+* A loop value with a dynamic row count (a growing array) is carried by `scf.while`
+  in SSA form: its buffer may be replaced inside the body. The loop owns that buffer:
+  the body yields the grown buffer (or a copy of whatever else it yields, freeing the
+  old one), and after the loop the result is a temporary of the enclosing region.
+* `tj.get_row` / `tj.take_rows` copy rows out; `tj.export` hands a buffer to the caller
+  (moved if it is a dead temporary, else copied) and writes `[address, dims...]` into
+  its i64 descriptor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, i64
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
+
+from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
+from tracejit.passes import scalar_semantics as scalar
+from tracejit.passes.buffer_builder import FunctionBufferizer, element_of, memref_type
+from tracejit.passes.bufferize_control_flow import _copy_all, lower_while
+
+Body = Callable[[Builder, list[SSAValue]], None]
+
+
+@dataclass
+class _Ownership:
+    """Loop-carried buffers a `scf.while` owns, and what `grow` replaced them with."""
+
+    carried: set[SSAValue] = field(default_factory=set)
+    successor: dict[SSAValue, SSAValue] = field(default_factory=dict)
+
+    def latest(self, buffer: SSAValue) -> SSAValue:
+        while buffer in self.successor:
+            buffer = self.successor[buffer]
+        return buffer
+
+
+def _ownership(bufferizer: FunctionBufferizer) -> _Ownership:
+    return bufferizer.__dict__.setdefault("tensor_array_ownership", _Ownership())
+
+
+# --- small builders ----------------------------------------------------------------------
+def _index_constant(builder: Builder, value: int) -> SSAValue:
+    return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+
+
+def _load_index(bufferizer: FunctionBufferizer, value: SSAValue) -> SSAValue:
+    """The 0-d integer tensor `value` as an `index`."""
+    loaded = bufferizer.builder.insert(memref.LoadOp.get(bufferizer.values[value], [])).res
+    return bufferizer.builder.insert(arith.IndexCastOp(loaded, IndexType())).result
+
+
+def _loop_nest(builder: Builder, bounds: Sequence[tuple[SSAValue, SSAValue]], body: Body) -> None:
+    """`for i0 in [lo0, hi0): for i1 ...: body(indices)` as a `scf.for` nest."""
+    if not bounds:
+        body(builder, [])
+        return
+    block = Block(arg_types=[IndexType()])
+    inner = Builder(InsertPoint.at_end(block))
+    _loop_nest(inner, bounds[1:], lambda b, rest: body(b, [block.args[0], *rest]))
+    inner.insert(scf.YieldOp())
+    one = _index_constant(builder, 1)
+    builder.insert(scf.ForOp(bounds[0][0], bounds[0][1], one, [], block))
+
+
+def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
+    """Bounds of the element dims of one row of `buffer` (all static)."""
+    shape = buffer.type.get_shape()[1:]  # type: ignore[attr-defined]
+    zero = _index_constant(builder, 0)
+    return [(zero, _index_constant(builder, d)) for d in shape]
+
+
+def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> None:
+    """target[r] = source[r] for r in [low, high)."""
+    bounds = [(low, high), *_row_bounds(bufferizer.builder, source)]
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        value = b.insert(memref.LoadOp.get(source, idx)).res
+        b.insert(memref.StoreOp.get(value, target, idx))
+
+    _loop_nest(bufferizer.builder, bounds, body)
+
+
+def _zero_rows(bufferizer, target, low, high, element) -> None:
+    bounds = [(low, high), *_row_bounds(bufferizer.builder, target)]
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        b.insert(memref.StoreOp.get(scalar.constant(b, 0, element), target, idx))
+
+    _loop_nest(bufferizer.builder, bounds, body)
+
+
+def _alloc_rows(builder: Builder, like: MemRefType, rows: SSAValue) -> SSAValue:
+    """A heap buffer of `rows` rows shaped like `like`'s (dynamic row count)."""
+    mtype = MemRefType(like.element_type, [DYNAMIC_INDEX, *like.get_shape()[1:]])
+    return builder.insert(memref.AllocOp([rows], [], mtype)).memref
+
+
+def _dim(builder: Builder, buffer: SSAValue, axis: int) -> SSAValue:
+    size = buffer.type.get_shape()[axis]  # type: ignore[attr-defined]
+    if size != DYNAMIC_INDEX:
+        return _index_constant(builder, size)
+    return builder.insert(memref.DimOp(buffer, _index_constant(builder, axis))).result
+
+
+# --- ownership and liveness --------------------------------------------------------------
+def _innermost_while(op: Operation) -> scf.WhileOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, scf.WhileOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _loop_state(op: Operation, bufferizer: FunctionBufferizer) -> tuple[set, set]:
+    """Buffers of the innermost loop's state around `op` (when `op` is in its body), and
+    the loop's own values holding them (read again only by the next iteration or after
+    the loop, both of which see the yielded value)."""
+    loop = _innermost_while(op)
+    if loop is None or not loop.after_region.is_ancestor(op):
+        return set(), set()
+    ownership = _ownership(bufferizer)
+    buffers, exempt = set(), set()
+    for before, res, after in zip(
+        loop.before_region.block.args, loop.res, loop.after_region.block.args, strict=True
+    ):
+        buffer = bufferizer.values.get(after)
+        if buffer is not None:
+            buffers.add(ownership.latest(buffer))
+            buffers.add(buffer)
+            exempt.update((before, res))
+    return buffers, exempt
+
+
+def _dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
+    """No value held in `buffer` is read after `op` (in the tensor function's order)."""
+    now = bufferizer._position(op)
+    holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
+    return all(bufferizer._position(u.operation) <= now for v in holders for u in v.uses)
+
+
+def _consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
+    """May `op` overwrite (or free) the buffer of `value` instead of copying it?"""
+    if op.results[0] in bufferizer.returned:
+        return False  # the result goes to the caller's output buffer
+    buffer = bufferizer.values[value]
+    if buffer in bufferizer.allocations or _local_stack_buffer(bufferizer, buffer):
+        return _dead_after(bufferizer, buffer, op, set())
+    buffers, exempt = _loop_state(op, bufferizer)
+    return buffer in buffers and _dead_after(bufferizer, buffer, op, exempt)
+
+
+def _local_stack_buffer(bufferizer: FunctionBufferizer, buffer: SSAValue) -> bool:
+    """A small static temporary on the stack, allocated in the region being built."""
+    owner = buffer.owner
+    block = bufferizer.builder.insertion_point.block
+    return isinstance(owner, memref.AllocaOp) and owner.parent_block() is block
+
+
+# --- handlers ------------------------------------------------------------------------------
+def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
+    source = bufferizer.values[op.array]
+    if _consumable(bufferizer, op.array, op):
+        target = source
+    else:
+        sizes = bufferizer.sizes_like(op.result, source)
+        target = bufferizer.destination(op.result, sizes)
+        bufferizer.copy_into(source, target)
+    index = _load_index(bufferizer, op.index)
+    row = bufferizer.values[op.row]
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        value = b.insert(memref.LoadOp.get(row, idx)).res
+        b.insert(memref.StoreOp.get(value, target, [index, *idx]))
+
+    builder = bufferizer.builder
+    zero = _index_constant(builder, 0)
+    shape = row.type.get_shape()  # type: ignore[attr-defined]
+    _loop_nest(builder, [(zero, _index_constant(builder, d)) for d in shape], body)
+    bufferizer.values[op.result] = target
+
+
+def lower_get_row(bufferizer: FunctionBufferizer, op: GetRowOp) -> None:
+    source = bufferizer.values[op.array]
+    target = bufferizer.destination(op.result)
+    index = _load_index(bufferizer, op.index)
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        value = b.insert(memref.LoadOp.get(source, [index, *idx])).res
+        b.insert(memref.StoreOp.get(value, target, idx))
+
+    builder = bufferizer.builder
+    zero = _index_constant(builder, 0)
+    shape = target.type.get_shape()  # type: ignore[attr-defined]
+    _loop_nest(builder, [(zero, _index_constant(builder, d)) for d in shape], body)
+    bufferizer.values[op.result] = target
+
+
+def lower_take_rows(bufferizer: FunctionBufferizer, op: TakeRowsOp) -> None:
+    source = bufferizer.values[op.array]
+    count = _load_index(bufferizer, op.count)
+    target = bufferizer.destination(op.result, [count])
+    _copy_rows(bufferizer, source, target, _index_constant(bufferizer.builder, 0), count)
+    bufferizer.values[op.result] = target
+
+
+def lower_grow(bufferizer: FunctionBufferizer, op: GrowOp) -> None:
+    """Reallocate to max(2 * rows, needed) rows when needed > rows (see module doc)."""
+    builder = bufferizer.builder
+    source = bufferizer.values[op.array]
+    needed = _load_index(bufferizer, op.needed)
+    rows = _dim(builder, source, 0)
+    doubled = builder.insert(arith.MuliOp(rows, _index_constant(builder, 2))).result
+    bigger = builder.insert(arith.MaxUIOp(doubled, needed)).result
+    short = builder.insert(arith.CmpiOp(needed, rows, "ugt")).result
+    capacity = builder.insert(arith.SelectOp(short, bigger, rows)).result
+    if not _consumes_in_grow(bufferizer, op, source):
+        target = bufferizer.destination(op.result, [capacity])
+        _fill_grown(bufferizer, op, source, target, rows, capacity)
+        bufferizer.values[op.result] = target
+        return
+    result_type = memref_type(op.result.type)
+    grown, kept = Block(), Block()
+    saved = bufferizer.builder
+    bufferizer.builder = Builder(InsertPoint.at_end(grown))
+    target = _alloc_rows(bufferizer.builder, source.type, capacity)  # type: ignore[arg-type]
+    _fill_grown(bufferizer, op, source, target, rows, capacity)
+    bufferizer.builder.insert(memref.DeallocOp.get(source))
+    bufferizer.builder.insert(scf.YieldOp(target))
+    same = (
+        kept.add_op(memref.CastOp.get(source, result_type)) if source.type != result_type else None
+    )
+    kept.add_op(scf.YieldOp(same.dest if same else source))
+    bufferizer.builder = saved
+    new = builder.insert(scf.IfOp(short, [result_type], Region(grown), Region(kept))).results[0]
+    _hand_over(bufferizer, source, new)
+    bufferizer.values[op.result] = new
+
+
+def _consumes_in_grow(bufferizer: FunctionBufferizer, op: GrowOp, source: SSAValue) -> bool:
+    """Free the old buffer on growth: a dead heap temporary of this region, or the
+    loop-carried buffer of the loop whose body holds `op` directly (so the replacement
+    dominates the loop's yield)."""
+    if not _consumable(bufferizer, op.array, op):
+        return False
+    if source in bufferizer.allocations:
+        return True
+    loop = _innermost_while(op)
+    ownership = _ownership(bufferizer)
+    carried = {ownership.latest(b) for b in ownership.carried}
+    return loop is not None and op.parent_block() is loop.after_region.block and source in carried
+
+
+def _hand_over(bufferizer: FunctionBufferizer, old: SSAValue, new: SSAValue) -> None:
+    if old in bufferizer.allocations:
+        bufferizer.allocations[bufferizer.allocations.index(old)] = new
+    else:
+        _ownership(bufferizer).successor[old] = new
+
+
+def _fill_grown(bufferizer, op: GrowOp, source, target, rows, capacity) -> None:
+    zero = _index_constant(bufferizer.builder, 0)
+    _copy_rows(bufferizer, source, target, zero, rows)
+    _zero_rows(bufferizer, target, rows, capacity, element_of(op.result))
+
+
+def lower_export(bufferizer: FunctionBufferizer, op: ExportOp) -> None:
+    source = bufferizer.values[op.tensor]
+    builder = bufferizer.builder
+    buffer = _owned_buffer(bufferizer, source, op, source.type)  # type: ignore[arg-type]
+    descriptor = bufferizer.destination(op.result)
+    address = builder.insert(
+        memref.ExtractAlignedPointerAsIndexOp(operands=[buffer], result_types=[IndexType()])
+    ).results[0]
+    fields = [address] + [_dim(builder, buffer, a) for a in range(buffer.type.get_num_dims())]  # type: ignore[attr-defined]
+    for position, value in enumerate(fields):
+        as_i64 = builder.insert(arith.IndexCastOp(value, i64)).result
+        builder.insert(memref.StoreOp.get(as_i64, descriptor, [_index_constant(builder, position)]))
+    bufferizer.values[op.result] = descriptor
+
+
+# --- loops carrying growing arrays ---------------------------------------------------------
+def lower_while_any(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
+    """`scf.while` whose loop values may have dynamic dims: those are carried in SSA
+    form (their buffers can be replaced by `grow`); static ones use `lower_while`."""
+    dynamic = [not r.type.has_static_shape() for r in op.res]  # type: ignore[attr-defined]
+    if not any(dynamic):
+        lower_while(bufferizer, op)
+        return
+    static = [k for k, d in enumerate(dynamic) if not d]
+    carried = [k for k, d in enumerate(dynamic) if d]
+    state = {k: bufferizer.destination(op.res[k]) for k in static}
+    _copy_all(
+        bufferizer, [bufferizer.values[op.arguments[k]] for k in static], list(state.values())
+    )
+    inits = [_owned(bufferizer, op.arguments[k], op) for k in carried]
+    types = [memref_type(op.res[k].type) for k in carried]
+    before, after = Block(arg_types=types), Block(arg_types=types)
+    new = scf.WhileOp(inits, types, Region(before), Region(after))
+    new.location = op.location
+    bufferizer.builder.insert(new)
+    ownership = _ownership(bufferizer)
+    for old_block, new_block in ((op.before_region.block, before), (op.after_region.block, after)):
+        for k in static:
+            bufferizer.values[old_block.args[k]] = state[k]
+        for k, arg in zip(carried, new_block.args, strict=True):
+            bufferizer.values[old_block.args[k]] = arg
+    ownership.carried.update(after.args)
+
+    def close_condition(terminator: Operation) -> Operation:
+        assert isinstance(terminator, scf.ConditionOp)
+        if list(terminator.args) != list(op.before_region.block.args):
+            raise NotImplementedError("bufferize: scf.condition must forward the loop values")
+        return scf.ConditionOp(bufferizer.values[terminator.condition], *before.args)
+
+    def close_body(terminator: Operation) -> Operation:
+        assert isinstance(terminator, scf.YieldOp)
+        values = [bufferizer.values[v] for v in terminator.arguments]
+        _copy_all(bufferizer, [values[k] for k in static], list(state.values()))
+        yielded = [
+            _next_carried(bufferizer, values[k], arg, terminator)
+            for k, arg in zip(carried, after.args, strict=True)
+        ]
+        return scf.YieldOp(*yielded)
+
+    bufferizer.bufferize_block(op.before_region.block, before, close_condition)
+    bufferizer.bufferize_block(op.after_region.block, after, close_body)
+    for k in static:
+        bufferizer.values[op.res[k]] = state[k]
+    for k, result in zip(carried, new.res, strict=True):
+        bufferizer.values[op.res[k]] = result
+        bufferizer.allocations.append(result)  # the enclosing region frees the final buffer
+
+
+def _owned(bufferizer: FunctionBufferizer, value: SSAValue, at: Operation) -> SSAValue:
+    return _owned_buffer(bufferizer, bufferizer.values[value], at, memref_type(value.type))
+
+
+def _owned_buffer(
+    bufferizer: FunctionBufferizer, buffer: SSAValue, at: Operation, target_type: MemRefType
+) -> SSAValue:
+    """A heap buffer of `target_type` holding `buffer`'s value that the loop may free:
+    `buffer` itself when it is a dead temporary (moved out of this region's list), else
+    a copy."""
+    owned = buffer in bufferizer.allocations and buffer.type == target_type
+    if owned and _dead_after(bufferizer, buffer, at, set()):
+        bufferizer.allocations.remove(buffer)
+        return buffer
+    builder = bufferizer.builder
+    shape = target_type.get_shape()
+    sizes = [_dim(builder, buffer, a) for a, d in enumerate(shape) if d == DYNAMIC_INDEX]
+    copy = builder.insert(memref.AllocOp(sizes, [], target_type)).memref
+    bufferizer.copy_into(buffer, copy)
+    return copy
+
+
+def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Operation) -> SSAValue:
+    """The buffer the body yields for a carried value: the loop's own (possibly grown)
+    buffer, or an owned copy of another value, freeing the loop's own."""
+    current = _ownership(bufferizer).latest(arg)
+    if buffer is current:
+        return buffer
+    replacement = _owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
+    bufferizer.builder.insert(memref.DeallocOp.get(current))
+    return replacement
+
+
+TENSOR_ARRAY_HANDLERS = {
+    SetRowOp: lower_set_row,
+    GetRowOp: lower_get_row,
+    GrowOp: lower_grow,
+    TakeRowsOp: lower_take_rows,
+    ExportOp: lower_export,
+    scf.WhileOp: lower_while_any,
+}
