@@ -8,14 +8,22 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
+from xdsl.pattern_rewriter import RewritePattern
 
 from tracejit.ir.elementwise_base import BITS, FLOATS, INTEGERS, NUMBERS, ElementwiseBinaryOp
 
 
 def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """np.power, but an integer to a negative power gives what the kernel computes
-    (0, or +-1 for a base of +-1) instead of raising."""
+    (0, or +-1 for a base of +-1) instead of raising.
+
+    A splat exponent is passed as a scalar, as `x ** 0.5` passes it: NumPy's loop then
+    computes exponents 2, 0.5 and -1 as x * x, sqrt(x) and 1 / x (not with pow(), which
+    differs in the last bit and at -0.0 and -inf)."""
+    if b.size and (b == b.reshape(-1)[0]).all():
+        b = b.reshape(-1)[0:1].reshape(())
     if a.dtype.kind != "i" or not (b < 0).any():
         return np.power(a, b)
     negative = b < 0
@@ -26,7 +34,7 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @irdl_op_definition
-class AddOp(ElementwiseBinaryOp):
+class AddOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     """a + b (integers wrap)
 
     %r = tj.add %a, %b : tensor<4xf32>
@@ -36,9 +44,15 @@ class AddOp(ElementwiseBinaryOp):
     NUMPY: ClassVar = staticmethod(np.add)
     DOMAIN: ClassVar = NUMBERS
 
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import AddZero
+
+        return (AddZero(),)
+
 
 @irdl_op_definition
-class SubOp(ElementwiseBinaryOp):
+class SubOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     """a - b (integers wrap)
 
     %r = tj.sub %a, %b : tensor<4xf32>
@@ -48,9 +62,15 @@ class SubOp(ElementwiseBinaryOp):
     NUMPY: ClassVar = staticmethod(np.subtract)
     DOMAIN: ClassVar = NUMBERS
 
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import SubZero
+
+        return (SubZero(),)
+
 
 @irdl_op_definition
-class MulOp(ElementwiseBinaryOp):
+class MulOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     """a * b (integers wrap)
 
     %r = tj.mul %a, %b : tensor<4xf32>
@@ -59,6 +79,12 @@ class MulOp(ElementwiseBinaryOp):
     name = "tj.mul"
     NUMPY: ClassVar = staticmethod(np.multiply)
     DOMAIN: ClassVar = NUMBERS
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import MulOne, MulZero
+
+        return (MulOne(), MulZero())
 
 
 @irdl_op_definition
@@ -113,7 +139,7 @@ class FmodOp(ElementwiseBinaryOp):
 
 
 @irdl_op_definition
-class PowOp(ElementwiseBinaryOp):
+class PowOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     """a ** b (integers wrap; an integer to a negative power is 0, or +-1 for a base of
     +-1: tracing checks the exponents and raises NumPy's ValueError first).
 
@@ -123,6 +149,12 @@ class PowOp(ElementwiseBinaryOp):
     name = "tj.pow"
     NUMPY: ClassVar = staticmethod(_power)
     DOMAIN: ClassVar = NUMBERS
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import PowHalf, PowOne, PowSquare
+
+        return (PowSquare(), PowHalf(), PowOne())
 
 
 @irdl_op_definition

@@ -8,13 +8,15 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
+from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
+from xdsl.pattern_rewriter import RewritePattern
 
 from tracejit.ir.elementwise_base import BITS, FLOATS, NUMBERS, ElementwiseUnaryOp
 
 
 @irdl_op_definition
-class NegOp(ElementwiseUnaryOp):
+class NegOp(ElementwiseUnaryOp, HasCanonicalizationPatternsInterface):
     """-x (integers wrap)
 
     %r = tj.neg %x : tensor<4xf32>
@@ -23,6 +25,12 @@ class NegOp(ElementwiseUnaryOp):
     name = "tj.neg"
     NUMPY: ClassVar = staticmethod(np.negative)
     DOMAIN: ClassVar = NUMBERS
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import NegNeg
+
+        return (NegNeg(),)
 
 
 @irdl_op_definition

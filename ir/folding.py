@@ -31,12 +31,20 @@ def constant_value(value: SSAValue) -> np.ndarray | None:
     return None
 
 
-def fold_with_numpy(op: Operation, evaluate: Callable[..., np.ndarray]) -> list[Attribute] | None:
-    """Fold `op` if every operand is constant and the results are small enough."""
+def fold_with_numpy(
+    op: Operation,
+    evaluate: Callable[..., np.ndarray],
+    max_bytes: int = MAX_FOLDED_BYTES,
+) -> list[Attribute] | None:
+    """Fold `op` if every operand is constant and no operand or result is larger than
+    `max_bytes` (sizes are checked before any array is built, so a huge splat constant
+    is never expanded in memory, let alone stored in the IR)."""
+    if not all(isinstance(v.owner, Operation) and _is_constant(v.owner) for v in op.operands):
+        return None
+    if any(_tensor_bytes(v.type) > max_bytes for v in (*op.operands, *op.results)):
+        return None
     inputs = [constant_value(v) for v in op.operands]
     if any(a is None for a in inputs):
-        return None
-    if any(_result_bytes(r.type) > MAX_FOLDED_BYTES for r in op.results):
         return None
     with np.errstate(all="ignore"):
         outputs = evaluate(*inputs)
@@ -50,8 +58,13 @@ def fold_with_numpy(op: Operation, evaluate: Callable[..., np.ndarray]) -> list[
     return folded
 
 
-def _result_bytes(ttype: Attribute) -> int:
+def _is_constant(owner: Operation) -> bool:
+    return isinstance(getattr(owner, "value", None), DenseIntOrFPElementsAttr)
+
+
+def _tensor_bytes(ttype: Attribute) -> int:
+    """Bytes of a static tensor type; unknown sizes count as too large to fold."""
     if not isinstance(ttype, TensorType) or not ttype.has_static_shape():
-        return MAX_FOLDED_BYTES + 1
+        return 1 << 62
     dtype = numpy_dtype(ttype.get_element_type())
     return int(np.prod(ttype.get_shape(), dtype=np.int64)) * dtype.itemsize

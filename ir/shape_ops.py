@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.interfaces import HasFolderInterface
+from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -33,6 +33,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -187,7 +188,7 @@ def _check_static(op: IRDLOperation, *types: TensorType) -> None:
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation, HasFolderInterface):
+class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
     """The same elements in row-major order, with another shape (`np.reshape`).
 
     %r = tj.reshape %x : tensor<2x3xf32> to tensor<3x2xf32>
@@ -201,6 +202,12 @@ class ReshapeOp(IRDLOperation, HasFolderInterface):
 
     def __init__(self, operand: SSAValue, result_type: TensorType):
         super().__init__(operands=[operand], result_types=[result_type])
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import ReshapeOfReshape
+
+        return (ReshapeOfReshape(),)
 
     def verify_(self) -> None:
         source, target = _types(self)
@@ -223,7 +230,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation, HasFolderInterface):
+class TransposeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
     """Permute the dims: result dim `j` is operand dim `permutation[j]` (`np.transpose`).
 
     %t = tj.transpose %x, permutation = [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
@@ -245,6 +252,12 @@ class TransposeOp(IRDLOperation, HasFolderInterface):
             result_types=[result_type],
             properties={"permutation": _array(permutation)},
         )
+
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from tracejit.ir.canonicalization import TransposeOfTranspose
+
+        return (TransposeOfTranspose(),)
 
     def get_permutation(self) -> tuple[int, ...]:
         return tuple(self.permutation.get_values())
