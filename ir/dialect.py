@@ -10,11 +10,13 @@ from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.effects import AssertOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
+from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
+from tracejit.ir.tensor_array import TENSOR_ARRAY_OPS
 
 TJ = Dialect(
     "tj",
@@ -30,6 +32,8 @@ TJ = Dialect(
         AssertOp,
         *CONTROL_FLOW_OPS,
         *STATE_OPS,
+        *FUSED_OPS,
+        *TENSOR_ARRAY_OPS,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],

@@ -146,10 +146,22 @@ class FunctionBufferizer:
         self.builder, self.allocations = saved
 
     # --- buffers -------------------------------------------------------------------
-    def destination(self, result: SSAValue, sizes: Sequence[SSAValue] = ()) -> SSAValue:
-        """The buffer `result` is computed into: its output argument, or a new alloc."""
+    def destination(
+        self,
+        result: SSAValue,
+        sizes: Sequence[SSAValue] = (),
+        reusable: Sequence[SSAValue] = (),
+    ) -> SSAValue:
+        """The buffer `result` is computed into: its output argument, the buffer of a dead
+        temporary among `reusable` (operands the op reads with the identity map only, so
+        writing each result element after reading the same operand element is safe), or
+        a new alloc."""
         if result in self.returned:
             return self.outputs[self.returned.index(result)]
+        dead = self.dead_temporary(result, reusable)
+        if dead is not None:
+            self.values[result] = dead  # taken: a second result cannot reuse it too
+            return dead
         buffer_type = memref_type(result.type)
         dynamic = sum(1 for d in buffer_type.get_shape() if d == DYNAMIC_INDEX)
         if len(sizes) != dynamic:
@@ -162,6 +174,28 @@ class FunctionBufferizer:
         buffer = self.builder.insert(memref.AllocOp(list(sizes), [], buffer_type)).memref
         self.allocations.append(buffer)
         return buffer
+
+    def dead_temporary(self, result: SSAValue, candidates: Sequence[SSAValue]) -> SSAValue | None:
+        """The heap temporary of a candidate tensor of `result`'s type that no value held in
+        it is read after `result`'s op. Function inputs are never temporaries, so a caller's
+        array is never written."""
+        now = self._position(result.owner)  # type: ignore[arg-type]
+        for value in candidates:
+            buffer = self.values.get(value)
+            if buffer is None or buffer not in self.allocations:
+                continue  # inputs, outputs, globals, stack buffers, outer regions' buffers
+            if buffer.type != memref_type(result.type):
+                continue
+            holders = [v for v, b in self.values.items() if b is buffer]
+            if all(self._position(u.operation) <= now for v in holders for u in v.uses):
+                return buffer
+        return None
+
+    def _position(self, op: Operation) -> int:
+        """The pre-order position of an op of the tensor function (nested ops included)."""
+        if not hasattr(self, "_positions"):
+            self._positions = {o: i for i, o in enumerate(self.old.walk())}
+        return self._positions[op]
 
     def dim(self, buffer: SSAValue, index: int) -> SSAValue:
         """Dim `index` of `buffer` as an `index` value (a constant when static)."""
@@ -204,7 +238,8 @@ class FunctionBufferizer:
         """An element-wise generic computing `op`'s result from same-shaped `inputs`."""
         result = op.results[0]
         rank = rank_of(result)
-        output = self.destination(result, self.sizes_like(result, inputs[0]) if inputs else ())
+        sizes = self.sizes_like(result, inputs[0]) if inputs else ()
+        output = self.destination(result, sizes, reusable=op.operands)
         maps = [identity_map(rank)] * (len(inputs) + 1)
         self.generic(inputs, output, maps, [PARALLEL] * rank, body, op.location)
         self.values[result] = output

@@ -31,9 +31,11 @@ from xdsl.passes import ModulePass
 from tracejit.passes.buffer_builder import FunctionBufferizer
 from tracejit.passes.bufferize_control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize_elementwise import ELEMENTWISE_HANDLERS
+from tracejit.passes.bufferize_fused import FUSED_HANDLERS
 from tracejit.passes.bufferize_shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize_state import STATE_HANDLERS
 from tracejit.passes.bufferize_structured import STRUCTURED_HANDLERS
+from tracejit.passes.bufferize_tensor_array import TENSOR_ARRAY_HANDLERS
 
 HANDLERS: dict[type[Operation], Callable[..., None]] = {
     **ELEMENTWISE_HANDLERS,
@@ -41,6 +43,8 @@ HANDLERS: dict[type[Operation], Callable[..., None]] = {
     **CONTROL_FLOW_HANDLERS,
     **STATE_HANDLERS,
     **SHAPE_HANDLERS,
+    **FUSED_HANDLERS,
+    **TENSOR_ARRAY_HANDLERS,  # also scf.while: carries growing arrays in SSA form
     func.ReturnOp: FunctionBufferizer.finish,
 }
 

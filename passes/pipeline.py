@@ -21,6 +21,12 @@ def _inline():
     return InlinePass
 
 
+def _fuse_elementwise():
+    from tracejit.passes.fuse_elementwise import FuseElementwisePass
+
+    return FuseElementwisePass
+
+
 def _lower_control_flow():
     from tracejit.passes.lower_control_flow import LowerControlFlowPass
 
@@ -33,10 +39,22 @@ def _bufferize():
     return BufferizePass
 
 
+def _tile_matmul():
+    from tracejit.passes.tile_matmul import TileMatmulPass
+
+    return TileMatmulPass
+
+
 def _lower_to_loops():
     from tracejit.passes.lower_to_loops import LowerToLoopsPass
 
     return LowerToLoopsPass
+
+
+def _expand_math():
+    from tracejit.passes.expand_math import ExpandMathPass
+
+    return ExpandMathPass
 
 
 def _scf_to_cf():
@@ -51,16 +69,16 @@ def _lower_asserts():
     return LowerAssertsPass
 
 
-def _tile_matmul():
-    from tracejit.passes.tile_matmul import TileMatmulPass
-
-    return TileMatmulPass
-
-
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
     return CanonicalizePass
+
+
+def _constant_fold():
+    from tracejit.passes.constant_fold import ConstantFoldPass
+
+    return ConstantFoldPass
 
 
 def _cse():
@@ -79,24 +97,28 @@ def _dce():
 
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "canonicalize": _canonicalize,
+    "constant-fold": _constant_fold,
     "cse": _cse,
     "dce": _dce,
     "inline": _inline,
+    "fuse-elementwise": _fuse_elementwise,
     "lower-control-flow": _lower_control_flow,
     "bufferize": _bufferize,
+    "tile-matmul": _tile_matmul,
     "lower-to-loops": _lower_to_loops,
+    "expand-math": _expand_math,
     "scf-to-cf": _scf_to_cf,
     "lower-asserts": _lower_asserts,
-    "tile-matmul": _tile_matmul,
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
-TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse")
+TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "fuse-elementwise")
 LOWERING_PIPELINE = (
     "lower-control-flow",
     "bufferize",
     "tile-matmul",
     "lower-to-loops",
+    "expand-math",
     "canonicalize",
     "scf-to-cf",
     "lower-asserts",

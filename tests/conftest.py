@@ -37,8 +37,11 @@ def assert_same(compiled, eager, rtol: float = 1e-6, atol: float = 0.0) -> None:
     if not isinstance(eager, np.ndarray | np.generic):
         assert compiled == eager
         return
+    # 0-d results come back as NumPy scalars (DESIGN §2), also where NumPy itself returns
+    # a 0-d array (e.g. np.where on 0-d operands).
+    zero_d = isinstance(eager, np.ndarray) and eager.ndim == 0
     assert isinstance(compiled, type(eager)) or (
-        isinstance(compiled, np.generic) and isinstance(eager, np.generic)
+        isinstance(compiled, np.generic) and (isinstance(eager, np.generic) or zero_d)
     ), (type(compiled), type(eager))
     assert compiled.dtype == eager.dtype, (compiled.dtype, eager.dtype)
     assert np.shape(compiled) == np.shape(eager)

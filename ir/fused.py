@@ -1,0 +1,250 @@
+"""`tj.fused`: an element-wise kernel, the unit `fuse-elementwise` builds and `bufferize`
+turns into ONE `linalg.generic` (one loop nest, no intermediate buffers).
+
+    %r, %s = tj.fused %x, %y, %m : (tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>)
+                                   -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+    ^bb0(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4xf32>):
+      %two = tj.constant dense<2.0> : tensor<8x4xf32>
+      %mb = tj.broadcast_in_dim %c, dims = [1] : tensor<4xf32> to tensor<8x4xf32>
+      %d = tj.sub %a, %mb : tensor<8x4xf32>
+      %p = tj.mul %d, %two : tensor<8x4xf32>
+      %q = tj.add %p, %b : tensor<8x4xf32>
+      tj.yield %p, %q : tensor<8x4xf32>, tensor<8x4xf32>
+    }
+
+The body holds the fused `tj` ops themselves (so the kernel reads like the code it came
+from and every op keeps its verifier); the kernel's external inputs are the block
+arguments (the body captures nothing, so the op is self-contained, easy to draw and to
+lower), and `tj.yield` returns the kernel's results. What the body may hold is what one
+loop nest can compute — the verifier checks it:
+
+* ops: element-wise (unary, binary, `cast`, `compare`, `select`), `broadcast_in_dim` of a
+  block argument or constant (it becomes the indexing map of that input), splat
+  `tj.constant`s (scalars in the loop body), and `tj.reduce` sum/prod/max/min/any/all;
+* one iteration domain, the shape every element-wise and broadcast result (and every
+  reduction's input) has;
+* reductions: all over the same axes, their results only yielded; a kernel with a
+  reduction yields only reduction results (one generic cannot also write a full-shape
+  output: the reduced loops are innermost and carry the accumulators);
+* every loop is bounded by some operand: each dimension of the domain is read from some
+  input at full extent, or written to some output. `sum(broadcast_to(a, (3, 2)))` of an
+  `a` of shape (2,) cannot be one kernel: nothing in it says the outer loop runs 3 times.
+
+    %s = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+      %d = tj.sub %a, %b : tensor<8xf32>
+      %q = tj.mul %d, %d : tensor<8xf32>
+      %r = tj.reduce "sum" %q, axes = [0] : tensor<8xf32> to tensor<f32>
+      tj.yield %r : tensor<f32>
+    }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import TensorType
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import IsolatedFromAbove, Pure
+from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.control_flow import YieldOp
+from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
+from tracejit.ir.folding import fold_with_numpy
+from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shape_ops import BroadcastInDimOp
+
+# Ops computed once per element of the iteration domain.
+ELEMENTWISE_OPS: tuple[type[Operation], ...] = (*UNARY_OPS, *BINARY_OPS, *OTHER_ELEMENTWISE_OPS)
+# Reductions a kernel can accumulate (argmax/argmin need an index pair: not fused).
+FUSABLE_REDUCTIONS = frozenset(ReduceOp.KINDS) - ReduceOp.INDEX_KINDS
+# Every op a `tj.fused` body may hold (besides its `tj.yield`).
+BODY_OPS: tuple[type[Operation], ...] = (
+    *ELEMENTWISE_OPS,
+    BroadcastInDimOp,
+    ConstantOp,
+    ReduceOp,
+)
+
+
+def splat_value(op: Operation) -> np.generic | None:
+    """The one value of a non-empty `tj.constant` whose elements are all bit-identical."""
+    if not isinstance(op, ConstantOp):
+        return None
+    array = op.to_array().reshape(-1)
+    if array.size == 0:
+        return None
+    raw = array.view(np.uint8).reshape(array.size, array.dtype.itemsize)
+    return array[0] if bool((raw == raw[0]).all()) else None
+
+
+def shape_of(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType), value.type
+    return tuple(value.type.get_shape())
+
+
+def domain_of(op: Operation) -> tuple[int, ...] | None:
+    """The iteration domain an op of a kernel body runs over (None for constants)."""
+    if isinstance(op, ReduceOp):
+        return shape_of(op.input)
+    if isinstance(op, ConstantOp):
+        return None
+    return shape_of(op.results[0])
+
+
+@irdl_op_definition
+class FusedOp(IRDLOperation, HasFolderInterface):
+    """An element-wise kernel: the region computes the results from the block arguments,
+    which are the operands (see the module docstring)."""
+
+    name = "tj.fused"
+    inputs = var_operand_def(TensorType)
+    res = var_result_def(TensorType)
+    body = region_def("single_block")
+    # Pure: the verifier admits only pure ops into the body; isolated: inputs are block args.
+    traits = traits_def(Pure(), IsolatedFromAbove())
+    assembly_format = "$inputs attr-dict `:` functional-type($inputs, $res) $body"
+
+    def __init__(
+        self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region
+    ):
+        super().__init__(operands=[inputs], result_types=[result_types], regions=[body])
+
+    @property
+    def block(self) -> Block:
+        return self.body.block
+
+    @property
+    def terminator(self) -> YieldOp:
+        terminator = self.block.last_op
+        assert isinstance(terminator, YieldOp)
+        return terminator
+
+    def body_ops(self) -> list[Operation]:
+        """The kernel's ops without the terminator."""
+        return list(self.block.ops)[:-1]
+
+    def domain(self) -> tuple[int, ...]:
+        """The shape of the kernel's iteration space (before any reduction)."""
+        for op in self.body_ops():
+            found = domain_of(op)
+            if found is not None:
+                return found
+        return shape_of(self.terminator.values[0])
+
+    def reductions(self) -> list[ReduceOp]:
+        return [op for op in self.body_ops() if isinstance(op, ReduceOp)]
+
+    # --- verification ---------------------------------------------------------------
+    def verify_(self) -> None:
+        block = self.block
+        if [a.type for a in block.args] != list(self.inputs.types):
+            raise VerifyException("tj.fused block arguments must have the operand types")
+        if not isinstance(block.last_op, YieldOp):
+            raise VerifyException("tj.fused body must end with tj.yield")
+        if list(self.terminator.values.types) != list(self.res.types):
+            raise VerifyException("tj.fused yield types must be the result types")
+        if not self.res:
+            raise VerifyException("tj.fused must have at least one result")
+        domain = self.domain()
+        for op in self.body_ops():
+            self._verify_body_op(op, domain)
+        self._verify_reductions()
+        self._verify_loops_bounded(domain)
+
+    def _verify_body_op(self, op: Operation, domain: tuple[int, ...]) -> None:
+        if not isinstance(op, BODY_OPS):
+            raise VerifyException(f"tj.fused cannot hold {op.name}")
+        if isinstance(op, ConstantOp):
+            if splat_value(op) is None:
+                raise VerifyException("tj.fused can only hold splat constants")
+            return
+        if domain_of(op) != domain:
+            raise VerifyException(
+                f"tj.fused: {op.name} runs over {list(domain_of(op) or ())}, "
+                f"not the kernel's domain {list(domain)}"
+            )
+        if isinstance(op, BroadcastInDimOp) and not _is_input_or_constant(op.operand):
+            raise VerifyException(
+                "tj.fused: tj.broadcast_in_dim must read a block argument or a constant"
+            )
+        if isinstance(op, ReduceOp) and op.kind.data not in FUSABLE_REDUCTIONS:
+            raise VerifyException(f"tj.fused cannot hold a tj.reduce '{op.kind.data}'")
+
+    def _verify_reductions(self) -> None:
+        reductions = self.reductions()
+        if not reductions:
+            return
+        if len({r.get_axes() for r in reductions}) > 1:
+            raise VerifyException("tj.fused reductions must all reduce the same axes")
+        yielded = {v for v in self.terminator.values}
+        for reduction in reductions:
+            if any(use.operation is not self.terminator for use in reduction.result.uses):
+                raise VerifyException("tj.fused: a reduction's result can only be yielded")
+        if any(not isinstance(v.owner, ReduceOp) for v in yielded):
+            raise VerifyException("tj.fused with a reduction can only yield reduction results")
+
+    def _verify_loops_bounded(self, domain: tuple[int, ...]) -> None:
+        args = set(self.block.args)
+        bounded: set[int] = set()
+        for op in self.body_ops():
+            if any(v in args for v in op.operands):
+                bounded |= loops_read(op)
+        for value in self.terminator.values:
+            bounded |= loops_written(value)
+        if unbounded := sorted(set(range(len(domain))) - bounded):
+            raise VerifyException(
+                f"tj.fused: no input or output gives the extent of loop(s) {unbounded}"
+            )
+
+    # --- meaning --------------------------------------------------------------------
+    def evaluate(self, *inputs: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Run the body op by op with each op's NumPy meaning."""
+        env: dict[SSAValue, np.ndarray] = dict(zip(self.block.args, inputs, strict=True))
+        for op in self.body_ops():
+            if isinstance(op, ConstantOp):
+                env[op.result] = op.to_array()
+                continue
+            env[op.results[0]] = np.asarray(op.evaluate(*(env[v] for v in op.operands)))  # type: ignore[attr-defined]
+        return tuple(env[v] for v in self.terminator.values)
+
+    def fold(self):
+        return fold_with_numpy(self, self.evaluate)
+
+
+def loops_read(op: Operation) -> set[int]:
+    """The loops of the domain along which body op `op` reads its operands at full extent
+    (all of them, except where a broadcast reads a smaller or missing dimension)."""
+    domain = domain_of(op)
+    if domain is None:
+        return set()
+    if isinstance(op, BroadcastInDimOp):
+        source = shape_of(op.operand)
+        return {d for size, d in zip(source, op.get_dims(), strict=True) if size == domain[d]}
+    return set(range(len(domain)))
+
+
+def loops_written(value: SSAValue) -> set[int]:
+    """The loops of the domain that index the output `value` (a reduction's kept axes)."""
+    owner = value.owner
+    if isinstance(owner, ReduceOp):
+        return set(range(len(shape_of(owner.input)))) - set(owner.get_axes())
+    return set(range(len(shape_of(value))))
+
+
+def _is_input_or_constant(value: SSAValue) -> bool:
+    return isinstance(value, BlockArgument) or isinstance(value.owner, ConstantOp)
+
+
+FUSED_OPS = (FusedOp,)

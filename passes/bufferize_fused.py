@@ -1,0 +1,233 @@
+"""Buffer form of `tj.fused` (used by `bufferize`): ONE `linalg.generic` per kernel.
+
+    %r = tj.fused %x, %m : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> {
+    ^bb0(%a, %c):  %mb = broadcast_in_dim %c, dims = [1];  %d = sub %a, %mb;  yield %d
+    }
+->
+    linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d1), (d0, d1) -> (d0, d1)],
+                    iterator_types = ["parallel", "parallel"]}
+        ins(%x, %m : memref<8x4xf32>, memref<4xf32>) outs(%r : memref<8x4xf32>) {
+    ^bb0(%a: f32, %c: f32, %out: f32):
+      %d = arith.subf %a, %c : f32
+      linalg.yield %d : f32
+    }
+
+The loops run over the kernel's domain. Each (block argument, map) pair is one input: the
+identity map where the body uses the argument directly, the broadcast's map where it is
+read through a `tj.broadcast_in_dim`. Each op of the body becomes its scalar form
+(`scalar_semantics.py`, the same as the op's own buffer form), splat constants become
+`arith.constant`s. Parallel results are written with the identity map; a kernel with
+reductions writes each reduction into its output (kept dims only, filled with the
+reduction's identity first) with the reduction's combiner, the reduced loops innermost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from xdsl.builder import Builder
+from xdsl.dialects.builtin import AffineMapAttr
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint
+from xdsl.utils.exceptions import DiagnosticException
+
+from tracejit.ir import elementwise as ew
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.fused import FusedOp, splat_value
+from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.passes import scalar_semantics as scalar
+from tracejit.passes.buffer_builder import (
+    PARALLEL,
+    REDUCTION,
+    BodyBuilder,
+    FunctionBufferizer,
+    element_of,
+    identity_map,
+    projection_map,
+)
+from tracejit.passes.bufferize_structured import fill
+
+Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
+
+
+def broadcast_map(op: BroadcastInDimOp) -> AffineMapAttr:
+    """Result element [i0, ..., in] reads operand element [i_dims[0] or 0, ...]."""
+    source = op.operand.type.get_shape()  # type: ignore[attr-defined]
+    target = op.result.type.get_shape()  # type: ignore[attr-defined]
+    reads = [
+        AffineExpr.dimension(d) if size == target[d] else AffineExpr.constant(0)
+        for size, d in zip(source, op.get_dims(), strict=True)
+    ]
+    return projection_map(len(target), reads)
+
+
+def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:
+    """The generic's inputs: (block argument, map), one per distinct way it is read, in
+    block argument order."""
+    rank = len(kernel.domain())
+    reads: dict[tuple[SSAValue, AffineMapAttr], None] = {}
+    for op in kernel.block.ops:
+        for value in op.operands:
+            if value not in kernel.block.args:
+                continue
+            read = broadcast_map(op) if isinstance(op, BroadcastInDimOp) else identity_map(rank)
+            reads.setdefault((value, read))
+    order = {arg: i for i, arg in enumerate(kernel.block.args)}
+    return sorted(reads, key=lambda read: order[read[0]])  # stable: first use next
+
+
+# --- the scalar form of each body op -------------------------------------------------------
+def _elementwise(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return scalar.emit_scalar(b, type(op), args, element_of(op.operands[0]))
+
+
+def _cast(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ew.CastOp)
+    return scalar.emit_cast(b, args[0], element_of(op.input), element_of(op.result))
+
+
+def _compare(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ew.CompareOp)
+    return scalar.emit_compare(b, op.predicate.data, args[0], args[1], element_of(op.lhs))
+
+
+def _select(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return scalar.emit_select(b, *args)
+
+
+def _constant(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    value = splat_value(op)
+    assert value is not None
+    return scalar.constant(b, value.item(), element_of(op.results[0]))
+
+
+def _broadcast(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return args[0]  # the input was read through the broadcast's map (or is a constant)
+
+
+ScalarForm = Callable[[Builder, Operation, Sequence[SSAValue]], SSAValue]
+SCALAR_FORMS: dict[type[Operation], ScalarForm] = {
+    **{op_type: _elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
+    ew.CastOp: _cast,
+    ew.CompareOp: _compare,
+    ew.SelectOp: _select,
+    ConstantOp: _constant,
+    BroadcastInDimOp: _broadcast,
+}
+
+
+def _emit_body(
+    kernel: FusedOp,
+    reads: Sequence[tuple[SSAValue, AffineMapAttr]],
+    b: Builder,
+    ins: Sequence[SSAValue],
+    outs: Sequence[SSAValue],
+) -> list[SSAValue]:
+    scalars: Scalars = {}
+    rank = len(kernel.domain())
+    for (arg, read), loaded in zip(reads, ins, strict=True):
+        if read == identity_map(rank):
+            scalars[arg] = loaded
+    for op in kernel.body_ops():
+        if isinstance(op, ReduceOp):
+            continue  # combined into its output below
+        if isinstance(op, BroadcastInDimOp) and op.operand in kernel.block.args:
+            scalars[op.result] = ins[reads.index((op.operand, broadcast_map(op)))]
+            continue
+        args = [scalars[v] for v in op.operands]
+        scalars[op.results[0]] = SCALAR_FORMS[type(op)](b, op, args)
+    results = []
+    for value, acc in zip(kernel.terminator.values, outs, strict=True):
+        owner = value.owner
+        if isinstance(owner, ReduceOp):
+            element = element_of(owner.result)
+            results.append(
+                scalar.emit_combiner(b, owner.kind.data, acc, scalars[owner.input], element)
+            )
+        else:
+            results.append(scalars[value])
+    return results
+
+
+# --- the generic -----------------------------------------------------------------------
+def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
+    domain = kernel.domain()
+    if any(not r.type.has_static_shape() for r in (*kernel.inputs, *kernel.res)):  # type: ignore[attr-defined]
+        raise DiagnosticException("bufferize: tj.fused on dynamic shapes is not supported yet")
+    rank = len(domain)
+    reductions = kernel.reductions()
+    axes = reductions[0].get_axes() if reductions else ()
+    kept = projection_map(rank, [AffineExpr.dimension(d) for d in range(rank) if d not in axes])
+    reads = input_maps(kernel)
+    arg_index = {arg: i for i, arg in enumerate(kernel.block.args)}
+    inputs = [bufferizer.values[kernel.inputs[arg_index[arg]]] for arg, _ in reads]
+    outputs = [_output(bufferizer, kernel, i) for i in range(len(kernel.res))]
+    maps = [read for _, read in reads] + [kept if reductions else identity_map(rank)] * len(
+        outputs
+    )
+    iterators = [REDUCTION if d in axes else PARALLEL for d in range(rank)]
+    _generic(
+        bufferizer,
+        inputs,
+        outputs,
+        maps,
+        iterators,
+        lambda b, ins, outs: _emit_body(kernel, reads, b, ins, outs),
+        kernel.location,
+    )
+    for result, buffer in zip(kernel.res, outputs, strict=True):
+        bufferizer.values[result] = buffer
+
+
+def _generic(
+    bufferizer: FunctionBufferizer,
+    inputs: Sequence[SSAValue],
+    outputs: Sequence[SSAValue],
+    maps: Sequence[AffineMapAttr],
+    iterators: Sequence[Attribute],
+    body: BodyBuilder,
+    location: Attribute,
+) -> None:
+    """A `linalg.generic` with several outputs, its body built by `body`."""
+    element_types = [v.type.get_element_type() for v in (*inputs, *outputs)]  # type: ignore[attr-defined]
+    block = Block(arg_types=element_types)
+    builder = Builder(InsertPoint.at_end(block))
+    yielded = body(builder, block.args[: len(inputs)], block.args[len(inputs) :])
+    builder.insert(YieldOp(*yielded))
+    op = GenericOp(inputs, outputs, Region(block), maps, iterators)
+    op.location = location
+    bufferizer.builder.insert(op)
+
+
+def _output(bufferizer: FunctionBufferizer, kernel: FusedOp, index: int) -> SSAValue:
+    """The buffer of result `index`; a reduction's is filled with its identity first."""
+    result = kernel.res[index]
+    owner = kernel.terminator.values[index].owner
+    if not isinstance(owner, ReduceOp):
+        return bufferizer.destination(result, reusable=_identity_inputs(kernel))
+    buffer = bufferizer.destination(result)
+    element = element_of(result)
+    identity = scalar.reduction_identity(owner.kind.data, element)
+    fill(bufferizer, buffer, identity, element, kernel.location)
+    return buffer
+
+
+def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
+    """Operands read only with the identity map: their buffers may be overwritten in place
+    (each element is read before the same element of the result is written)."""
+    reads = input_maps(kernel)
+    rank = len(kernel.domain())
+    maps_of: dict[SSAValue, set] = {}
+    for arg, read in reads:
+        maps_of.setdefault(arg, set()).add(read)
+    return [
+        operand
+        for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
+        if maps_of.get(arg) == {identity_map(rank)}
+    ]
+
+
+FUSED_HANDLERS = {FusedOp: lower_fused}

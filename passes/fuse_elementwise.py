@@ -1,0 +1,579 @@
+"""fuse-elementwise: chains of element-wise `tj` ops become `tj.fused` kernels.
+
+Expects tensor-level functions (after `inline`, `canonicalize`, `cse`). Produces the same
+computation where element-wise work is grouped into `tj.fused` kernels (`ir/fused.py`),
+each of which `bufferize` turns into one loop nest with no intermediate buffers:
+
+    %d = tj.sub %x, %y : tensor<8xf32>                 %m = tj.fused %x, %y : ... {
+    %p = tj.mul %d, %d : tensor<8xf32>         ->      ^bb0(%a, %b):  sub, mul, reduce
+    %s = tj.reduce "sum" %p, axes = [0] : ...            tj.yield %s
+                                                       }
+
+What fuses: element-wise ops (unary, binary, `cast`, `compare`, `select`), broadcasts (the
+kernel reads the broadcast input through an indexing map, never a materialised tensor),
+splat constants (copied into every kernel that uses them, as scalars), and `tj.reduce`
+sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). Only ops
+with static shapes fuse; a kernel runs over one iteration domain (the shape of its ops'
+results, before any reduction).
+
+How, in two steps per block (regions of `tj.if`/`tj.while` are processed on their own):
+
+1. Producer into consumer. Ops are visited from last to first; an op not yet placed starts
+   a kernel and pulls in its producers, latest first. A producer whose users are all in the
+   kernel moves in. A producer with users elsewhere is *recomputed* in the kernel when it is
+   cheap, and otherwise stays outside and is *materialised* (it starts its own kernel and
+   this one reads its result). A broadcast's input is never pulled in (it stays an input
+   read through the broadcast's map), nor is a reduction (its result is a kernel output).
+2. Multi-output merging. Kernels over the same domain merge when one feeds the others (a
+   producer kernel with all its consumer kernels, or with one of them) or when two share an
+   input, so each value is computed once and each input is read once — provided the result
+   is one loop nest (a kernel with reductions yields only reductions over the same axes)
+   and no dependency cycle appears (no path from one to the other through an op outside).
+
+The cost rule (what "cheap" means): one scalar instruction or a compare/select costs 1
+(`add sub mul neg abs maximum minimum fmax fmin copysign sign floor ceil trunc rint`,
+bitwise ops, `cast`, `compare`, `select`), `div`, `sqrt` and shifts cost 2, broadcasts 0,
+constants 0; transcendentals, `pow`, `floor_divide`, `remainder`, `fmod`, `hypot`,
+`arctan2`, `cbrt` are expensive. A multi-user op is recomputed when its cost is at most 2
+and the kernel's recomputed ops cost at most `recompute-budget` (8) in total; otherwise it
+is materialised. Recomputing a few instructions per element costs less than storing the
+value and loading it again in every consumer.
+
+Ordering: ops with side effects (`print`, Variable reads and writes, `assert`), ops with
+regions (`tj.if`, `tj.while`) and terminators are barriers: a kernel only holds ops from
+between two barriers, and nothing moves across a barrier, so effects keep their program
+order. Between barriers all ops are pure, and they are re-emitted in a dependency order
+that keeps the original order wherever the kernels allow.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.traits import IsTerminator, is_side_effect_free
+
+from tracejit.ir import elementwise as ew
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.control_flow import YieldOp
+from tracejit.ir.fused import (
+    ELEMENTWISE_OPS,
+    FUSABLE_REDUCTIONS,
+    FusedOp,
+    domain_of,
+    loops_read,
+    loops_written,
+    splat_value,
+)
+from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shape_ops import BroadcastInDimOp
+
+# --- the cost rule ---------------------------------------------------------------------
+CHEAP_COST = 1
+RECOMPUTE_MAX_COST = 2  # ops costing more are materialised when several kernels use them
+EXPENSIVE = 1000
+OP_COSTS: dict[type[Operation], int] = {
+    BroadcastInDimOp: 0,
+    ew.DivOp: 2,
+    ew.SqrtOp: 2,
+    ew.LeftShiftOp: 2,
+    ew.RightShiftOp: 2,
+    **{
+        op_type: CHEAP_COST
+        for op_type in (
+            ew.AddOp,
+            ew.SubOp,
+            ew.MulOp,
+            ew.NegOp,
+            ew.AbsOp,
+            ew.SignOp,
+            ew.MaximumOp,
+            ew.MinimumOp,
+            ew.FmaxOp,
+            ew.FminOp,
+            ew.CopysignOp,
+            ew.FloorOp,
+            ew.CeilOp,
+            ew.TruncOp,
+            ew.RintOp,
+            ew.BitwiseAndOp,
+            ew.BitwiseOrOp,
+            ew.BitwiseXorOp,
+            ew.BitwiseNotOp,
+            ew.CastOp,
+            ew.CompareOp,
+            ew.SelectOp,
+        )
+    },
+}
+
+
+def cost(op: Operation) -> int:
+    return OP_COSTS.get(type(op), EXPENSIVE)
+
+
+# --- what fuses --------------------------------------------------------------------------
+def _static_tensors(values: Iterable[SSAValue]) -> bool:
+    return all(isinstance(v.type, TensorType) and v.type.has_static_shape() for v in values)
+
+
+def is_fusable(op: Operation) -> bool:
+    """An op a kernel can hold as a member (constants are copied in separately)."""
+    if isinstance(op, ReduceOp):
+        fits = op.kind.data in FUSABLE_REDUCTIONS
+    else:
+        fits = isinstance(op, (*ELEMENTWISE_OPS, BroadcastInDimOp))
+    return fits and _static_tensors(op.operands) and _static_tensors(op.results)
+
+
+def is_pullable(op: Operation) -> bool:
+    """A producer a kernel can compute inside it (a reduction's result is only an output)."""
+    return is_fusable(op) and not isinstance(op, ReduceOp)
+
+
+def is_inlined_constant(value: SSAValue) -> bool:
+    return isinstance(value.owner, ConstantOp) and splat_value(value.owner) is not None
+
+
+def is_barrier(op: Operation) -> bool:
+    """Ops nothing is fused or moved across (see the module docstring)."""
+    if isinstance(op, FusedOp):
+        return False
+    return bool(op.regions) or op.has_trait(IsTerminator) or not is_side_effect_free(op)
+
+
+# --- kernels under construction ----------------------------------------------------------
+@dataclass(eq=False)
+class Group:
+    """A kernel being formed: `homes` are the ops it computes for everyone, `members` the
+    homes plus the cheap ops it recomputes for itself."""
+
+    segment: int
+    homes: set[Operation] = field(default_factory=set)
+    members: set[Operation] = field(default_factory=set)
+    recomputed_cost: int = 0
+
+    def domain(self) -> tuple[int, ...]:
+        return domain_of(next(iter(self.members)))  # type: ignore[return-value]
+
+    def reductions(self) -> list[ReduceOp]:
+        return [op for op in self.members if isinstance(op, ReduceOp)]
+
+
+@dataclass
+class BlockFusion:
+    """Fusion state of one block: op positions, segments between barriers, kernels."""
+
+    block: Block
+    recompute_budget: int
+    position: dict[Operation, int] = field(default_factory=dict)
+    segment_of: dict[Operation, int] = field(default_factory=dict)
+    groups: list[Group] = field(default_factory=list)
+    home_of: dict[Operation, Group] = field(default_factory=dict)
+    groups_of: dict[Operation, set[Group]] = field(default_factory=lambda: defaultdict(set))
+    dropped: set[Operation] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        segment = 0
+        for index, op in enumerate(self.block.ops):
+            self.position[op] = index
+            if is_barrier(op):
+                segment += 1
+                continue
+            self.segment_of[op] = segment
+
+    def producer(self, value: SSAValue, segment: int) -> Operation | None:
+        """The op of `segment` that defines `value`, if any."""
+        owner = value.owner
+        if isinstance(owner, Operation) and self.segment_of.get(owner) == segment:
+            return owner
+        return None
+
+    # --- step 1: producer into consumer -----------------------------------------------
+    def form_groups(self) -> None:
+        for op in reversed(list(self.block.ops)):
+            if op not in self.segment_of or not is_fusable(op) or op in self.home_of:
+                continue
+            if self.needs_no_home(op):
+                self.dropped.add(op)
+                continue
+            group = Group(self.segment_of[op])
+            self.groups.append(group)
+            self.add(group, op, home=True)
+            self.grow(group, op)
+            if not self.loops_bounded(group):
+                self.shrink_to_root(group, op)
+
+    def shrink_to_root(self, group: Group, root: Operation) -> None:
+        """Give the producers `grow` pulled in back (they start kernels of their own)."""
+        for op in group.members - {root}:
+            self.groups_of[op].discard(group)
+            if self.home_of.get(op) is group:
+                del self.home_of[op]
+        group.members, group.homes, group.recomputed_cost = {root}, {root}, 0
+
+    def needs_no_home(self, op: Operation) -> bool:
+        """Every user is dead or recomputes `op` itself (in every kernel that holds it)."""
+        for result in op.results:
+            for use in result.uses:
+                user = use.operation
+                if user in self.dropped and not self.groups_of[user]:
+                    continue  # a dead user
+                holders = self.groups_of.get(user)
+                if not holders or any(op not in g.members for g in holders):
+                    return False
+        return True
+
+    def add(self, group: Group, op: Operation, home: bool) -> None:
+        group.members.add(op)
+        self.groups_of[op].add(group)
+        if home:
+            group.homes.add(op)
+            self.home_of[op] = group
+
+    def grow(self, group: Group, root: Operation) -> None:
+        """Pull producers in, latest first, so that when a producer is decided every
+        kernel member after it is known."""
+        heap: list[tuple[int, int]] = []
+        by_position: dict[int, Operation] = {}
+
+        def push_producers(op: Operation) -> None:
+            if isinstance(op, BroadcastInDimOp):
+                return  # a broadcast reads a kernel input through its map
+            for value in op.operands:
+                producer = self.producer(value, group.segment)
+                if producer is not None and is_pullable(producer):
+                    position = self.position[producer]
+                    by_position[position] = producer
+                    heapq.heappush(heap, (-position, position))
+
+        push_producers(root)
+        while heap:
+            _, position = heapq.heappop(heap)
+            producer = by_position[position]
+            if producer in group.members or producer in self.home_of:
+                continue
+            if self.all_users_are_homes(producer, group):
+                self.add(group, producer, home=True)
+            elif self.can_recompute(producer, group):
+                group.recomputed_cost += cost(producer)
+                self.add(group, producer, home=False)
+            else:
+                continue  # materialised: it gets a kernel of its own later
+            push_producers(producer)
+
+    def all_users_are_homes(self, op: Operation, group: Group) -> bool:
+        users = [use.operation for result in op.results for use in result.uses]
+        return all(u in group.homes for u in users)
+
+    def can_recompute(self, op: Operation, group: Group) -> bool:
+        price = cost(op)
+        return price <= RECOMPUTE_MAX_COST and (
+            group.recomputed_cost + price <= self.recompute_budget
+        )
+
+    # --- what a kernel reads and writes --------------------------------------------------
+    def inputs(self, group: Group) -> list[SSAValue]:
+        """The values a kernel reads from outside (splat constants are copied in)."""
+        seen: dict[SSAValue, None] = {}
+        for op in self.ordered(group.members):
+            for value in op.operands:
+                if value.owner not in group.members and not is_inlined_constant(value):
+                    seen.setdefault(value)
+        return list(seen)
+
+    def outputs(self, group: Group) -> list[SSAValue]:
+        """Results of the kernel's home ops that someone outside the kernel needs."""
+        return [
+            result
+            for op in self.ordered(group.homes)
+            for result in op.results
+            if any(self.needs_from_outside(op, use.operation, group) for use in result.uses)
+        ]
+
+    def needs_from_outside(self, op: Operation, user: Operation, group: Group) -> bool:
+        if user in group.members:
+            return False
+        if user in self.dropped and not self.groups_of[user]:
+            return False  # dead
+        holders = self.groups_of.get(user)
+        return not holders or any(op not in g.members for g in holders)
+
+    def ordered(self, ops: Iterable[Operation]) -> list[Operation]:
+        return sorted(ops, key=self.position.__getitem__)
+
+    # --- step 2: multi-output merging ------------------------------------------------------
+    def merge_groups(self) -> None:
+        changed = True
+        while changed:
+            changed = False
+            for group in list(self.groups):
+                if group in self.groups and any(
+                    self.try_merge(c) for c in self.merge_candidates(group)
+                ):
+                    changed = True
+
+    def merge_candidates(self, group: Group) -> list[list[Group]]:
+        domain = group.domain()
+        consumers = [
+            g for g in self.consumers(group) if g.segment == group.segment and g.domain() == domain
+        ]
+        candidates = [[group, *consumers]] if consumers else []
+        if len(consumers) > 1:
+            candidates += [[group, c] for c in consumers]
+        inputs = set(self.inputs(group))
+        for other in self.groups:
+            if other is group or other.segment != group.segment or other.domain() != domain:
+                continue
+            if inputs & set(self.inputs(other)):
+                candidates.append([group, other])
+        return candidates
+
+    def consumers(self, group: Group) -> list[Group]:
+        found: dict[Group, None] = {}
+        for value in self.outputs(group):
+            for use in value.uses:
+                for holder in self.groups_of.get(use.operation, ()):
+                    if holder is not group:
+                        found.setdefault(holder)
+        return list(found)
+
+    def try_merge(self, parts: Sequence[Group]) -> bool:
+        merged = Group(parts[0].segment)
+        for part in parts:
+            merged.homes |= part.homes
+            merged.members |= part.members
+            merged.recomputed_cost += part.recomputed_cost
+        if not self.is_one_loop_nest(merged) or self.would_cycle(parts):
+            return False
+        for part in parts:
+            self.groups.remove(part)
+            for op in part.members:
+                self.groups_of[op].discard(part)
+        self.groups.append(merged)
+        for op in merged.members:
+            self.add(merged, op, home=op in merged.homes)
+        return True
+
+    def is_one_loop_nest(self, group: Group) -> bool:
+        """Whether `bufferize` can emit the kernel as one linalg.generic (see ir/fused.py)."""
+        reductions = group.reductions()
+        for op in group.members:
+            if isinstance(op, BroadcastInDimOp) and op.operand.owner in group.members:
+                return False
+            if any(isinstance(v.owner, ReduceOp) and v.owner in group.members for v in op.operands):
+                return False
+        if not reductions:
+            return True
+        if len({r.get_axes() for r in reductions}) > 1:
+            return False
+        outputs = self.outputs(group)
+        return all(isinstance(v.owner, ReduceOp) for v in outputs) and self.loops_bounded(group)
+
+    def loops_bounded(self, group: Group) -> bool:
+        """Whether every loop of the kernel is as long as some input or output says (a
+        reduction of a broadcast alone is not: nothing gives the broadcast dims' extent)."""
+        bounded: set[int] = set()
+        for op in group.members:
+            if any(self.read_from_outside(v, group) for v in op.operands):
+                bounded |= loops_read(op)
+        for value in self.outputs(group):
+            bounded |= loops_written(value)
+        return bounded >= set(range(len(group.domain())))
+
+    @staticmethod
+    def read_from_outside(value: SSAValue, group: Group) -> bool:
+        return value.owner not in group.members and not is_inlined_constant(value)
+
+    def would_cycle(self, parts: Sequence[Group]) -> bool:
+        """Whether some part reaches another part through a node outside them."""
+        successors = self.successors()
+        inside: set[object] = set(parts)
+        frontier = [s for p in parts for s in successors[p] if s not in inside]
+        seen: set[object] = set(frontier)
+        while frontier:
+            node = frontier.pop()
+            for nxt in successors[node]:
+                if nxt in inside:
+                    return True
+                if nxt not in seen:
+                    seen.add(nxt)
+                    frontier.append(nxt)
+        return False
+
+    # --- the dependency graph of one segment's nodes (kernels and unfused ops) ----------
+    def node_of(self, op: Operation) -> object:
+        return self.home_of.get(op, op)
+
+    def nodes(self, segment: int) -> list[object]:
+        kept = [
+            op
+            for op in self.segment_ops(segment)
+            if op not in self.home_of and op not in self.dropped and not self.groups_of.get(op)
+        ]
+        return kept + [g for g in self.groups if g.segment == segment]
+
+    def segment_ops(self, segment: int) -> list[Operation]:
+        return [op for op, s in self.segment_of.items() if s == segment]
+
+    def reads(self, node: object) -> list[SSAValue]:
+        if isinstance(node, Group):
+            return self.inputs(node)
+        assert isinstance(node, Operation)
+        return list(node.operands)
+
+    def successors(self) -> dict[object, list[object]]:
+        successors: dict[object, list[object]] = defaultdict(list)
+        for segment in {g.segment for g in self.groups}:
+            for node in self.nodes(segment):
+                for value in self.reads(node):
+                    producer = self.producer(value, segment)
+                    if producer is not None and self.node_of(producer) is not node:
+                        successors[self.node_of(producer)].append(node)
+        return successors
+
+    def key(self, node: object) -> int:
+        if isinstance(node, Group):
+            return max(self.position[op] for op in node.homes)
+        assert isinstance(node, Operation)
+        return self.position[node]
+
+    def topological_order(self, segment: int) -> list[object]:
+        """The segment's nodes in dependency order, ties broken by original position."""
+        nodes = self.nodes(segment)
+        successors = self.successors()
+        waiting = {id(n): 0 for n in nodes}
+        for node in nodes:
+            for nxt in set(map(id, successors[node])):
+                waiting[nxt] += 1
+        ready = [(self.key(n), i, n) for i, n in enumerate(nodes) if waiting[id(n)] == 0]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            order.append(node)
+            for nxt in {id(s): s for s in successors[node]}.values():
+                waiting[id(nxt)] -= 1
+                if waiting[id(nxt)] == 0:
+                    heapq.heappush(ready, (self.key(nxt), nodes.index(nxt), nxt))
+        assert len(order) == len(nodes), "fuse-elementwise formed a dependency cycle"
+        return order
+
+    # --- rewriting ---------------------------------------------------------------------
+    def rewrite(self) -> None:
+        provided: dict[SSAValue, SSAValue] = {}
+        replaced: set[Operation] = set(self.dropped)
+        segments = sorted({g.segment for g in self.groups if self.is_kernel(g)})
+        for segment in segments:
+            replaced |= self.rewrite_segment(segment, provided)
+        for old, new in provided.items():
+            old.replace_all_uses_with(new)
+        for op in sorted(replaced, key=self.position.__getitem__, reverse=True):
+            if op.parent is not None:
+                op.detach()
+            op.erase(safe_erase=False)
+        for op in list(self.block.ops):  # splat constants now copied into the kernels
+            if isinstance(op, ConstantOp) and not op.result.uses:
+                op.detach()
+                op.erase()
+
+    def is_kernel(self, group: Group) -> bool:
+        """One op with nothing copied in stays as it is."""
+        if len(group.members) > 1:
+            return True
+        (op,) = group.members
+        return any(is_inlined_constant(v) for v in op.operands)
+
+    def rewrite_segment(self, segment: int, provided: dict[SSAValue, SSAValue]) -> set[Operation]:
+        """Re-emit the segment in dependency order with its kernels; return the ops the
+        kernels replace (erased once every kernel is built)."""
+        order = self.topological_order(segment)
+        ops = self.segment_ops(segment)
+        anchor = self.block_successor(ops)
+        for op in ops:
+            op.detach()
+        replaced = {op for op in ops if self.groups_of.get(op) or op in self.dropped}
+        for node in order:
+            if isinstance(node, Group) and self.is_kernel(node):
+                node = self.build_kernel(node, provided)
+            elif isinstance(node, Group):
+                (node,) = node.members
+                replaced.discard(node)
+            assert isinstance(node, Operation)
+            if anchor is None:
+                self.block.add_op(node)
+            else:
+                self.block.insert_op_before(node, anchor)
+        return replaced
+
+    def block_successor(self, ops: list[Operation]) -> Operation | None:
+        """The op right after a segment (its barrier), or None at the end of the block."""
+        last = max(ops, key=self.position.__getitem__)
+        return last.next_op
+
+    def build_kernel(self, group: Group, provided: dict[SSAValue, SSAValue]) -> FusedOp:
+        block = Block()
+        mapping: dict[SSAValue, SSAValue] = {}
+        inputs: list[SSAValue] = []
+
+        def in_body(value: SSAValue) -> None:
+            if value in mapping:
+                return
+            if is_inlined_constant(value):
+                constant = value.owner.clone()  # type: ignore[union-attr]
+                block.add_op(constant)
+                mapping[value] = constant.results[0]
+                return
+            mapping[value] = block.insert_arg(value.type, len(block.args))
+            inputs.append(provided.get(value, value))
+
+        for op in self.ordered(group.members):
+            for value in op.operands:
+                if value.owner not in group.members:
+                    in_body(value)
+            block.add_op(op.clone(value_mapper=mapping))
+        outputs = self.outputs(group)
+        block.add_op(YieldOp(*(mapping[v] for v in outputs)))
+        kernel = FusedOp(inputs, [v.type for v in outputs], Region(block))
+        kernel.location = max(group.homes, key=self.position.__getitem__).location
+        for old, new in zip(outputs, kernel.res, strict=True):
+            provided[old] = new
+        return kernel
+
+
+def fuse_block(block: Block, recompute_budget: int) -> None:
+    """Fuse the ops of `block`, and of the blocks nested in its ops, into kernels."""
+    for op in block.ops:
+        if isinstance(op, FusedOp):
+            continue
+        for region in op.regions:
+            for inner in region.blocks:
+                fuse_block(inner, recompute_budget)
+    fusion = BlockFusion(block, recompute_budget)
+    fusion.form_groups()
+    if not fusion.groups:
+        return
+    fusion.merge_groups()
+    fusion.rewrite()
+
+
+def fuse_elementwise(module: ModuleOp, recompute_budget: int = 8) -> None:
+    fuse_block(module.body.block, recompute_budget)
+
+
+@dataclass(frozen=True)
+class FuseElementwisePass(ModulePass):
+    """Element-wise chains, broadcasts and reduction prologues -> one tj.fused kernel each."""
+
+    name = "fuse-elementwise"
+
+    recompute_budget: int = 8
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        fuse_elementwise(op, self.recompute_budget)

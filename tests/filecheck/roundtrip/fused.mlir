@@ -1,0 +1,59 @@
+// tj.fused prints, parses back and prints the same text (multi-output, a reduction
+// kernel, a broadcast input); the verifier rejects bodies that are not one loop nest.
+// RUN: tracejit-opt %s | tracejit-opt | filecheck %s
+// RUN: sed -e 's/%q = tj.mul %d, %d : tensor<8xf32>/%q = tj.reshape %d : tensor<8xf32> to tensor<8xf32>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=OP
+// RUN: sed -e 's/tj.yield %r : tensor<f32>/tj.yield %r, %q : tensor<f32>, tensor<8xf32>/' -e '/tj.fused %x, %y :/s/-> tensor<f32> {/-> (tensor<f32>, tensor<8xf32>) {/' -e 's/%k = tj.fused %x, %y :/%k, %k2 = tj.fused %x, %y :/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=MIXED
+// RUN: sed -e 's/%mb = tj.broadcast_in_dim %c, dims = .1. : tensor<4xf32>/%mb = tj.broadcast_in_dim %e, dims = [0, 1] : tensor<8x4xf32>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=BCAST
+// RUN: sed -e 's/%e = tj.exp %a : tensor<8x4xf32>/%e = tj.exp %x : tensor<8x4xf32>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=CAPTURE
+
+builtin.module {
+  func.func @f(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>, %m: tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+    %r, %s = tj.fused %x, %y, %m : (tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+    ^bb0(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4xf32>):
+      %two = tj.constant dense<2.0> : tensor<8x4xf32>
+      %e = tj.exp %a : tensor<8x4xf32>
+      %mb = tj.broadcast_in_dim %c, dims = [1] : tensor<4xf32> to tensor<8x4xf32>
+      %d = tj.sub %e, %mb : tensor<8x4xf32>
+      %p = tj.mul %d, %two : tensor<8x4xf32>
+      %lt = tj.compare "lt" %p, %b : tensor<8x4xf32> -> tensor<8x4xi1>
+      %q = tj.select %lt, %p, %b : tensor<8x4xi1>, tensor<8x4xf32>
+      tj.yield %p, %q : tensor<8x4xf32>, tensor<8x4xf32>
+    }
+    func.return %r, %s : tensor<8x4xf32>, tensor<8x4xf32>
+  }
+
+  func.func @g(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
+    %k = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
+    ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+      %d = tj.sub %a, %b : tensor<8xf32>
+      %q = tj.mul %d, %d : tensor<8xf32>
+      %r = tj.reduce "sum" %q, axes = [0] : tensor<8xf32> to tensor<f32>
+      tj.yield %r : tensor<f32>
+    }
+    func.return %k : tensor<f32>
+  }
+}
+
+// CHECK:      %r, %s = tj.fused %x, %y, %m : (tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+// CHECK-NEXT: ^{{.*}}(%a: tensor<8x4xf32>, %b: tensor<8x4xf32>, %c: tensor<4xf32>):
+// CHECK-NEXT:   %two = tj.constant dense<2.000000e+00> : tensor<8x4xf32>
+// CHECK-NEXT:   %e = tj.exp %a : tensor<8x4xf32>
+// CHECK-NEXT:   %mb = tj.broadcast_in_dim %c, dims = [1] : tensor<4xf32> to tensor<8x4xf32>
+// CHECK-NEXT:   %d = tj.sub %e, %mb : tensor<8x4xf32>
+// CHECK-NEXT:   %p = tj.mul %d, %two : tensor<8x4xf32>
+// CHECK-NEXT:   %lt = tj.compare "lt" %p, %b : tensor<8x4xf32> -> tensor<8x4xi1>
+// CHECK-NEXT:   %q = tj.select %lt, %p, %b : tensor<8x4xi1>, tensor<8x4xf32>
+// CHECK-NEXT:   tj.yield %p, %q : tensor<8x4xf32>, tensor<8x4xf32>
+// CHECK-NEXT: }
+// CHECK:      %k = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
+// CHECK-NEXT: ^{{.*}}(%a: tensor<8xf32>, %b: tensor<8xf32>):
+// CHECK-NEXT:   %d = tj.sub %a, %b : tensor<8xf32>
+// CHECK-NEXT:   %q = tj.mul %d, %d : tensor<8xf32>
+// CHECK-NEXT:   %r = tj.reduce "sum" %q, axes = [0] : tensor<8xf32> to tensor<f32>
+// CHECK-NEXT:   tj.yield %r : tensor<f32>
+// CHECK-NEXT: }
+
+// OP:      tj.fused cannot hold tj.reshape
+// MIXED:   tj.fused with a reduction can only yield reduction results
+// BCAST:   tj.broadcast_in_dim must read a block argument or a constant
+// CAPTURE: Operation using value defined out of its IsolatedFromAbove parent
