@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench lint clean
+.PHONY: demo test bench fuzz lint clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
+
+# make fuzz N=10000: random programs, compiled vs eager (tests/fuzz/run_fuzz.py)
+fuzz: $(STAMP)
+	$(BIN)/python tests/fuzz/run_fuzz.py $(or $(N),1000)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

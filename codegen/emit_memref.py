@@ -3,12 +3,15 @@
 A memref value is a `MemRef`: data pointer + one i64 per dim. Element addresses are one
 `getelementptr inbounds` over the row-major linear index. Heap buffers come from
 `aligned_alloc(64, size rounded up to 64, at least 64)`, so a zero-size alloc still returns a
-pointer `free` accepts.
+pointer `free` accepts; a NULL result makes a kernel return OUT_OF_MEMORY (-4).
+With `TRACEJIT_CHECK_BOUNDS=1` every load, store and copy is range-checked first
+(OUT_OF_BOUNDS, -5: `IndexError("internal out-of-bounds access ...")` in Python).
 """
 
 from __future__ import annotations
 
 import math as pymath
+import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -29,6 +32,7 @@ from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import (
     I1,
     I8,
+    I32,
     I64,
     PTR,
     VOID,
@@ -40,6 +44,11 @@ from tracejit.codegen.llvm_types import (
 )
 
 ALIGNMENT = 64
+# The kernel status of a failed `memref.alloc` (negative: positive statuses index the
+# module's `tj.messages`, see passes/lower_asserts.py); frontend/runtime_errors.py maps it
+# to MemoryError.
+OUT_OF_MEMORY = -4
+OUT_OF_BOUNDS = -5  # TRACEJIT_CHECK_BOUNDS=1 caught an out-of-range load/store/copy
 
 
 def memref_with_dims(ptr: ir.Value, mtype: MemRefType, dynamic: Sequence[ir.Value]) -> MemRef:
@@ -66,9 +75,35 @@ def element_ptr(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -
     return fx.b.gep(ref.ptr, [offset], inbounds=True, source_etype=elem)
 
 
+def bounds_checks_enabled() -> bool:
+    """`TRACEJIT_CHECK_BOUNDS=1` (read when a module is translated): guard every
+    memref.load/store/copy with a range check returning OUT_OF_BOUNDS (a compiler-bug
+    detector: correct code never trips it, and the checks cost speed)."""
+    return os.environ.get("TRACEJIT_CHECK_BOUNDS", "0") not in ("", "0")
+
+
+def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> None:
+    """Return `status` when `failed`, in a kernel with an i32 status result (one without
+    a status, e.g. hand-written codegen tests, cannot report it and is left alone)."""
+    if fx.fn.function_type.return_type != I32:
+        return
+    with fx.b.if_then(failed, likely=False):
+        fx.b.ret(ir.Constant(I32, status))
+
+
+def _check_indices(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -> None:
+    if not indices or not bounds_checks_enabled():
+        return
+    inside: ir.Value = ir.Constant(I1, 1)
+    for index, dim in zip(indices, ref.dims, strict=True):  # 0 <= i < dim, unsigned
+        inside = fx.b.and_(inside, fx.b.icmp_unsigned("<", fx.get(index), dim))
+    _return_status_if(fx, fx.b.not_(inside), OUT_OF_BOUNDS)
+
+
 def _load(fx: FunctionEmitter, op: memref.LoadOp) -> ir.Value:
     ref = fx.memref(op.memref)
     elem = ref.type.element_type
+    _check_indices(fx, ref, op.indices)
     value = fx.b.load(element_ptr(fx, ref, op.indices), typ=storage_type(elem),
                       align=byte_size(elem))
     return fx.b.trunc(value, I1) if scalar_type(elem) == I1 else value
@@ -80,6 +115,7 @@ def _store(fx: FunctionEmitter, op: memref.StoreOp) -> None:
     value = fx.get(op.value)
     if value.type == I1:
         value = fx.b.zext(value, I8)
+    _check_indices(fx, ref, op.indices)
     fx.b.store(value, element_ptr(fx, ref, op.indices), align=byte_size(elem))
 
 
@@ -111,7 +147,14 @@ def _alloc(fx: FunctionEmitter, op: memref.AllocOp) -> MemRef:
     size = fx.b.and_(fx.b.add(size, ir.Constant(I64, align - 1)), ir.Constant(I64, -align))
     aligned_alloc = fx.state.declare("aligned_alloc", PTR, [I64, I64], ("nounwind",))
     ptr = fx.b.call(aligned_alloc, [ir.Constant(I64, align), size])
+    _return_if_null(fx, ptr)
     return MemRef(ptr, shape_only.dims, mtype)
+
+
+def _return_if_null(fx: FunctionEmitter, ptr: ir.Value) -> None:
+    """A failed heap allocation returns OUT_OF_MEMORY (the caller raises MemoryError;
+    buffers allocated before it leak, as on any error path)."""
+    _return_status_if(fx, fx.b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), OUT_OF_MEMORY)
 
 
 def _alloca(fx: FunctionEmitter, op: memref.AllocaOp) -> MemRef:
@@ -148,6 +191,10 @@ def _dim(fx: FunctionEmitter, op: memref.DimOp) -> ir.Value:
 
 def _copy(fx: FunctionEmitter, op: memref.CopyOp) -> None:
     source, target = fx.memref(op.source), fx.memref(op.destination)
+    if bounds_checks_enabled():
+        sizes_differ = fx.b.icmp_unsigned("!=", _num_elements(fx, source),
+                                          _num_elements(fx, target))
+        _return_status_if(fx, sizes_differ, OUT_OF_BOUNDS)
     memcpy = fx.state.declare("llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, I1])
     fx.b.call(memcpy, [target.ptr, source.ptr, _byte_count(fx, source), ir.Constant(I1, 0)])
 

@@ -25,7 +25,8 @@ from tracejit.frontend.fast_path import (
     expected_types,
     is_small_kernel,
 )
-from tracejit.frontend.runtime_errors import raise_for_status
+from tracejit.frontend.kernel_outputs import adopt
+from tracejit.frontend.runtime_errors import KERNEL_ERRORS, raise_for_status
 from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
@@ -168,7 +169,8 @@ class ConcreteFunction:
         return build_fast_call(entry, self._program, self._fast_status)
 
     def _fast_status(self, status: int) -> Any:
-        if status < 0:  # the entry point declined (a copy or another trace is needed)
+        if status < 0 and status not in KERNEL_ERRORS:  # the entry point declined (a copy
+            # or another trace is needed)
             return SLOW_PATH
         self._raise(status)
 
@@ -245,7 +247,9 @@ class ConcreteFunction:
         if status:
             self._raise(status)
         results = list(program.output_leaves)
-        for position, out in zip(program.output_positions, outputs, strict=True):
+        for k, (position, out) in enumerate(zip(program.output_positions, outputs, strict=True)):
+            if k in program.exported:  # a descriptor of a kernel-allocated array
+                out = adopt(out, program.exported[k])
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(program.output_treedef, results)
 

@@ -2,6 +2,10 @@
 
 Compiled kernels return 0 or the 1-based index of the failed check's message (see
 `passes/lower_asserts.py`); messages look like "IndexError: index 3 is out of bounds".
+Negative statuses come from the code generator itself (`KERNEL_ERRORS`): -4 when a
+kernel's own heap allocation fails, -5 when a `TRACEJIT_CHECK_BOUNDS=1` build catches an
+out-of-bounds buffer access (a compiler bug). (-1..-3 are the array-object entry point's
+"take the slow path" answers, `codegen/pyobject_entry.py`, never seen here.)
 """
 
 from __future__ import annotations
@@ -19,7 +23,24 @@ ERROR_TYPES: dict[str, type[Exception]] = {
 }
 
 
+# Kept equal to codegen/emit_memref.py's OUT_OF_MEMORY and OUT_OF_BOUNDS (frontend does not
+# import codegen; tests/hostile/test_bounds_check.py checks they agree).
+OUT_OF_MEMORY = -4
+OUT_OF_BOUNDS = -5
+KERNEL_ERRORS: dict[int, tuple[type[Exception], str]] = {
+    OUT_OF_MEMORY: (MemoryError, "a compiled kernel could not allocate a temporary buffer"),
+    OUT_OF_BOUNDS: (
+        IndexError,
+        "internal out-of-bounds access in a compiled kernel (a tracejit bug: please report "
+        "it with the function; found by TRACEJIT_CHECK_BOUNDS=1)",
+    ),
+}
+
+
 def raise_for_status(status: int, messages: Sequence[str]) -> None:
+    if status in KERNEL_ERRORS:
+        error_type, text = KERNEL_ERRORS[status]
+        raise error_type(text)
     if not 0 < status <= len(messages):
         raise RuntimeError(f"compiled kernel returned an unknown status {status}")
     name, _, text = messages[status - 1].partition(": ")

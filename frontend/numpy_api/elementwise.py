@@ -112,7 +112,7 @@ NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
 def _power(x: Tensor, y: Tensor) -> Tensor:
     """x ** y; signed integer exponents are checked as NumPy does (at trace time when
     they are constants, else by a run-time check raising NumPy's ValueError)."""
-    if y.dtype.kind == "i":
+    if y.dtype.kind == "i" and 0 not in y.shape:  # no exponents, nothing to check
         exponents = _constant_through_broadcast(y)
         if exponents is None:
             lowest = primitives.reduce("min", y, range(y.ndim))
@@ -228,6 +228,8 @@ def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
             return folded
     dtypes = loop_dtypes(ufunc, operands)
     inputs = broadcast_all([as_tensor(x, d) for x, d in zip(operands, dtypes, strict=False)])
+    if ufunc in COMPARISONS and dtypes[0] != dtypes[1]:
+        return _compare_mixed_sign(ufunc, *inputs)
     result = UFUNC_RULES[ufunc](*inputs)
     assert result.dtype == dtypes[-1], (ufunc, result.dtype, dtypes)
     return result
@@ -273,6 +275,18 @@ def _compare_with_huge_int(ufunc: np.ufunc, operands: tuple) -> Tensor | None:
     if y < info.min:
         return full_like(_ANSWER_BELOW[ufunc], x, np.dtype(np.bool_))
     return None
+
+
+def _compare_mixed_sign(ufunc: np.ufunc, x: Tensor, y: Tensor) -> Tensor:
+    """NumPy 2's exact uint64-vs-int64 comparison loops: compare the bits as uint64,
+    except that a negative int64 is below every uint64."""
+    if x.dtype.kind == "i":  # `i < u` is `u > i`
+        x, y, ufunc = y, x, _MIRRORED[ufunc]
+    as_unsigned = primitives.cast(y, x.dtype)
+    unsigned = UFUNC_RULES[ufunc](x, as_unsigned)
+    negative = primitives.compare("lt", y, full_like(0, y))
+    # x (>= 0) vs a negative y: as `x` vs -inf, i.e. the answer for a y below x's range.
+    return primitives.select(negative, full_like(_ANSWER_BELOW[ufunc], unsigned), unsigned)
 
 
 def _is_python_int(x: Any) -> bool:

@@ -328,8 +328,8 @@ def repeat(a: Any, repeats: Any, axis: Any = None) -> Tensor:
                 "(the result shape would depend on the data)"
             )
         )
-    if axis is None:
-        x, axis = primitives.reshape(x, [x.size]), 0
+    if axis is None or x.ndim == 0:  # NumPy repeats a 0-d array as 1-d along axis 0 or -1
+        x, axis = primitives.reshape(x, [x.size]), 0 if axis is None else axis
     axis = normalize_axis(axis, x.ndim)
     counts = np.asarray(repeats)
     if counts.size == 1:

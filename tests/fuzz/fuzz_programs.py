@@ -1,0 +1,688 @@
+"""Random well-typed NumPy programs for differential fuzzing (Csmith/YARPGen style).
+
+A `Program` is Python source: module-level constants (`C0`, ...) and `tj.Variable`s
+(`V0`, ...), then `def program(a0, a1, ...)` whose body is a list of statements, each
+binding one new value `vK`, and which returns every value in a dict. The same function
+runs eagerly (the reference) and compiled with `tj.function`.
+
+Generation is *checked as it goes*: each candidate statement is executed with NumPy on
+the program's actual inputs, so the generator knows every value's dtype, shape and
+numbers. A statement NumPy rejects (a dtype a ufunc has no loop for, a bad reshape) is
+simply not emitted, so every program is well typed by construction.
+
+Floats carry a *lineage* (`Value.err`):
+
+* `err is None` — **exact**: built only from IEEE-exact operations (+ - * / sqrt,
+  comparisons, casts, selects, max/min, shape ops) on exact values, so compiled code must
+  reproduce NumPy bit for bit (NaN positions included). Integers and bools are always exact.
+* `err >= 0` — **approximate**: a transcendental (expand-math polynomials, <= 4 ulp) or a
+  reassociated sum/mean/prod/matmul (vectorised, FMA-contracted) is in its history. `err`
+  is an absolute error bound carried forward with first-order rules (see `Bound` below);
+  the oracle accepts `|compiled - eager| <= err + 4 eps |eager| + 16 tiny`.
+
+Operations that are discontinuous or ill-conditioned (comparisons, rounding, casts to int,
+division, sqrt, transcendentals, argmax, floor_divide, ...) are only applied to exact
+values, so an ulp of reassociation can never turn into a different integer or a NaN.
+Statements that overflow to inf from finite data, or come within 1/64 of the dtype's
+largest finite value, are not emitted either (the overflow boundary is not a fixed point
+of an approximation).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import linecache
+import math
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tracejit as tj
+
+FLOATS = [np.dtype(t) for t in (np.float16, np.float32, np.float64)]
+INTS = [np.dtype(t) for t in (np.int8, np.int16, np.int32, np.int64)]
+UINTS = [np.dtype(t) for t in (np.uint8, np.uint16, np.uint32, np.uint64)]
+DTYPES = [np.dtype(np.bool_), *INTS, *UINTS, *FLOATS]
+
+# Exact on exact operands (IEEE correctly rounded, or no rounding at all).
+EXACT_UNARY = [
+    "negative", "positive", "absolute", "fabs", "sign", "square", "reciprocal", "sqrt",
+    "floor", "ceil", "trunc", "rint", "invert", "logical_not", "isnan", "isinf", "isfinite",
+]  # fmt: skip
+EXACT_BINARY = [
+    "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "fmod",
+    "maximum", "minimum", "fmax", "fmin", "copysign", "bitwise_and", "bitwise_or",
+    "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+]  # fmt: skip
+# Approximated on floats (polynomials in expand-math, or libm): a few ulp.
+TRANSCENDENTAL_UNARY = [
+    "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "cbrt", "sin", "cos", "tan",
+    "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
+]  # fmt: skip
+TRANSCENDENTAL_BINARY = ["arctan2", "hypot", "power"]
+# May take approximate operands: continuous with bounded error propagation.
+SMOOTH_UNARY = {"negative", "positive", "absolute", "fabs"}
+SMOOTH_BINARY = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin"}
+OPERATORS = {"add": "+", "subtract": "-", "multiply": "*", "true_divide": "/",
+             "floor_divide": "//", "remainder": "%", "bitwise_and": "&", "bitwise_or": "|",
+             "bitwise_xor": "^", "left_shift": "<<", "right_shift": ">>", "equal": "==",
+             "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">",
+             "greater_equal": ">="}  # fmt: skip
+
+
+@dataclass
+class Value:
+    """A value of the program being generated: its NumPy result and its lineage."""
+
+    name: str
+    array: np.ndarray
+    err: float | None = None  # None: exact; else an absolute error bound (floats only)
+
+    @property
+    def exact(self) -> bool:
+        return self.err is None
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.array.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.array.shape
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+
+@dataclass
+class Program:
+    """A generated program: inputs, captured constants and Variables, statements."""
+
+    inputs: list[np.ndarray]
+    constants: dict[str, np.ndarray] = field(default_factory=dict)
+    variables: dict[str, np.ndarray] = field(default_factory=dict)
+    body: list[str] = field(default_factory=list)
+    # name -> error bound of each returned value (None: exact)
+    outputs: dict[str, float | None] = field(default_factory=dict)
+    prints: bool = False
+
+    def source(self) -> str:
+        """The program as a self-contained Python module (what a regression test embeds)."""
+        lines = ["import numpy as np", "import tracejit as tj", ""]
+        for name, array in self.constants.items():
+            lines.append(f"{name} = {array_literal(array)}")
+        for name, array in self.variables.items():
+            lines.append(f"{name} = tj.Variable({array_literal(array)})")
+        params = ", ".join(f"a{i}" for i in range(len(self.inputs)))
+        lines += ["", "", f"def program({params}):"]
+        lines += ["    " + line for stmt in self.body for line in stmt.splitlines()]
+        items = ", ".join(f"{name!r}: {name}" for name in self.outputs)
+        lines.append(f"    return {{{items}}}")
+        return "\n".join(lines) + "\n"
+
+    def build(self) -> dict[str, Any]:
+        """Execute the source; returns its namespace (`program`, `C*`, `V*`). The source is
+        registered with linecache (under a name unique to this text) so AutoGraph and
+        tracebacks can read it."""
+        text = self.source()
+        # Not "<...>": AutoGraph only converts functions whose file looks like user code.
+        filename = f"/fuzz/program_{hashlib.sha1(text.encode()).hexdigest()[:12]}.py"
+        linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+        namespace: dict[str, Any] = {"__name__": "fuzz_program"}
+        exec(compile(text, filename, "exec"), namespace)  # noqa: S102
+        return namespace
+
+
+def array_literal(array: np.ndarray) -> str:
+    """Exact, dtype-preserving source text for an array (bytes, so NaN payloads survive)."""
+    data = np.ascontiguousarray(array).tobytes().hex()
+    return (
+        f"np.frombuffer(bytes.fromhex({data!r}), np.dtype({array.dtype.str!r}))"
+        f".reshape({tuple(array.shape)!r}).copy()"
+    )
+
+
+# --- inputs --------------------------------------------------------------------------------
+DIMS = st.sampled_from([0, 1, 1, 2, 2, 3, 3, 4, 5])
+SHAPES = st.integers(0, 3).flatmap(lambda rank: st.tuples(*[DIMS] * rank))
+
+
+def elements(dtype: np.dtype) -> st.SearchStrategy:
+    if dtype.kind == "b":
+        return st.booleans()
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        small = st.integers(max(info.min, -9), min(info.max, 9))
+        return st.one_of(small, small, st.sampled_from([info.min, info.max, 0, 1]))
+    width = dtype.itemsize * 8
+    ordinary = st.floats(-4, 4, width=width)
+    special = st.sampled_from([np.nan, np.inf, -np.inf, -0.0, 0.5, 1.0, -1.0])
+    integral = st.integers(-8, 8).map(float)
+    return st.one_of(ordinary, ordinary, integral, special)
+
+
+@st.composite
+def arrays(draw, dtype: np.dtype | None = None, shape: tuple | None = None) -> np.ndarray:
+    dtype = dtype or draw(st.sampled_from(DTYPES))
+    shape = draw(SHAPES) if shape is None else shape
+    return draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
+
+
+# --- the generator ---------------------------------------------------------------------------
+class Builder:
+    """Grows one program statement by statement, executing each with NumPy."""
+
+    def __init__(self, draw, inputs: list[np.ndarray], allow_effects: bool = True):
+        self.draw = draw
+        self.program = Program(inputs)
+        self.values = [Value(f"a{i}", a) for i, a in enumerate(inputs)]
+        self.namespace: dict[str, Any] = {"np": np, "tj": tj}
+        self.namespace.update({v.name: v.array for v in self.values})
+        self.allow_effects = allow_effects
+        self.live_variables: dict[str, tj.Variable] = {}
+
+    # helpers -----------------------------------------------------------------------------
+    def pick(self, candidates: list[Value] | None = None) -> Value:
+        pool = self.values if candidates is None else candidates
+        return pool[self.draw(st.integers(0, len(pool) - 1))]
+
+    def choose(self, options: list) -> Any:
+        return self.draw(st.sampled_from(options))
+
+    def fresh(self) -> str:
+        return f"v{len(self.values)}"
+
+    def run(self, statement: str, name: str) -> tuple[np.ndarray, dict] | None:
+        """Execute `statement` (binding `name`) with NumPy in a scratch namespace; None if
+        NumPy rejects it (not well typed for these operands)."""
+        scratch = dict(self.namespace)
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                with contextlib.redirect_stdout(io.StringIO()):
+                    exec(statement, scratch)  # noqa: S102
+        except Exception:
+            return None
+        result = scratch.get(name)
+        if not isinstance(result, np.ndarray | np.generic):
+            return None
+        return np.asarray(result), scratch
+
+    def emit(
+        self, statement: str, err: Any, operands: list[Value], overflow_ok: bool = False
+    ) -> bool:
+        """Run and, if acceptable, append `statement` (which binds `self.fresh()`).
+        Statements with effects (Variable writes, prints) must always be accepted once
+        they ran: they are run once only."""
+        name = self.fresh()
+        saved = {n: v._buffer.copy() for n, v in self.live_variables.items()}
+        ran = self.run(statement, name)
+        if ran is not None and callable(err):
+            err = err(ran[0])
+        if ran is None or not self.acceptable(ran[0], operands, err, overflow_ok):
+            for n, buffer in saved.items():  # undo a rejected statement's writes
+                self.live_variables[n]._buffer[...] = buffer
+            return False
+        result, scratch = ran
+        if result.dtype.kind != "f":
+            err = None
+        elif err is not None:
+            err = float(err) + 4 * _eps(result.dtype) * _magnitude(result)
+            if not math.isfinite(err):
+                return False
+        self.namespace[name] = scratch[name]
+        self.program.body.append(statement)
+        self.values.append(Value(name, result, err))
+        return True
+
+    def acceptable(
+        self, result: np.ndarray, operands: list[Value], err: float | None, overflow_ok: bool
+    ) -> bool:
+        if result.size > 4096 or result.ndim > 4:
+            return False
+        if result.dtype.kind != "f":
+            return True
+        finite_in = all(np.isfinite(v.array).all() for v in operands if v.dtype.kind == "f")
+        big = np.finfo(result.dtype).max / 64
+        with np.errstate(all="ignore"):
+            near_overflow = (np.abs(result[np.isfinite(result)]) > big).any()
+        if near_overflow:
+            return False
+        # Overflow in an approximate value: the boundary is not a fixed point.
+        return err is None or not finite_in or overflow_ok or not np.isinf(result).any()
+
+
+def _eps(dtype: np.dtype) -> float:
+    return float(np.finfo(dtype).eps) if dtype.kind == "f" else 0.0
+
+
+def _magnitude(array: np.ndarray) -> float:
+    """max |x| over the finite elements (0 for none)."""
+    if array.dtype.kind != "f":
+        return float(np.max(np.abs(array.astype(np.float64)), initial=0.0))
+    finite = array[np.isfinite(array)].astype(np.float64)
+    return float(np.max(np.abs(finite), initial=0.0))
+
+
+def _err(value: Value) -> float:
+    return value.err or 0.0
+
+
+def _tiny(dtype: np.dtype) -> float:
+    return float(np.finfo(dtype).tiny) if dtype.kind == "f" else 0.0
+
+
+def _broadcastable(a: Value, b: Value) -> bool:
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        return False
+    return True
+
+
+SCALARS = ["1", "2", "3", "-1", "0", "7", "0.5", "-2.5", "True", "300", "-129", "2**40"]
+LOG_LIKE = {"log", "log2", "log10", "log1p", "arctanh"}  # inf at an exact input is no overflow
+
+
+def approx(factor: float = 8) -> Any:
+    """The error bound of a few-ulp approximation of the result."""
+    return lambda r: factor * _eps(r.dtype) * _magnitude(r)
+
+
+# --- statement builders: each tries to emit one statement and says whether it did ----------
+def unary(b: Builder) -> bool:
+    v = b.pick()
+    name = b.choose(EXACT_UNARY + TRANSCENDENTAL_UNARY)
+    if not v.exact and name not in SMOOTH_UNARY:
+        return False
+    err: Any = v.err
+    if name in TRANSCENDENTAL_UNARY:
+        err = approx()
+        if name not in LOG_LIKE and v.dtype.kind == "f" and not np.isfinite(v.array).all():
+            pass  # inf/NaN inputs give inf/NaN deterministically
+    expr = f"np.{name}({v.name})"
+    if name in ("negative", "invert") and b.draw(st.booleans()):
+        expr = ("-" if name == "negative" else "~") + v.name
+    return b.emit(f"{b.fresh()} = {expr}", err, [v], overflow_ok=name in LOG_LIKE)
+
+
+def binary(b: Builder) -> bool:
+    x = b.pick()
+    name = b.choose(EXACT_BINARY + TRANSCENDENTAL_BINARY)
+    if b.draw(st.integers(0, 3)) == 0:
+        y_text, y = b.choose(SCALARS), None
+    else:
+        y = b.pick([v for v in b.values if _broadcastable(x, v)])
+        y_text = y.name
+    operands = [x] if y is None else [x, y]
+    if any(not v.exact for v in operands) and name not in SMOOTH_BINARY:
+        return False
+    if b.draw(st.booleans()) and y is not None:
+        operands.reverse()
+    texts = [v.name for v in operands] + ([] if y is not None else [y_text])
+    if y is None and b.draw(st.booleans()):
+        texts.reverse()
+    err = _binary_err(name, operands)
+    if name in OPERATORS and b.draw(st.booleans()):
+        expr = f"{texts[0]} {OPERATORS[name]} {texts[1]}"
+    elif name == "power" and b.draw(st.booleans()):
+        expr = f"{texts[0]} ** {texts[1]}"
+    else:
+        expr = f"np.{name}({texts[0]}, {texts[1]})"
+    return b.emit(f"{b.fresh()} = {expr}", err, operands)
+
+
+def _binary_err(name: str, operands: list[Value]) -> Any:
+    if name in TRANSCENDENTAL_BINARY:
+        return approx()
+    if all(v.exact for v in operands):
+        return None
+    if name in ("add", "subtract"):
+        return sum(_err(v) for v in operands)
+    if name == "multiply":
+        x, y = (operands + operands)[:2]
+        return _err(x) * _magnitude(y.array) + _err(y) * _magnitude(x.array) + _err(x) * _err(y)
+    return max(_err(v) for v in operands)
+
+
+def where(b: Builder) -> bool:
+    conditions = [v for v in b.values if v.dtype == np.bool_]
+    if not conditions:
+        return False
+    c = b.pick(conditions)
+    x = b.pick([v for v in b.values if _broadcastable(c, v)])
+    other = b.choose(
+        ["0", "1.5", "-1", "True"] + [v.name for v in b.values if _broadcastable(c, v)]
+    )
+    y = next((v for v in b.values if v.name == other), None)
+    operands = [x] + ([y] if y is not None else [])
+    err = None if all(v.exact for v in operands) else max(_err(v) for v in operands)
+    return b.emit(f"{b.fresh()} = np.where({c.name}, {x.name}, {other})", err, operands)
+
+
+REDUCTIONS = ["sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin"]
+
+
+def reduction(b: Builder) -> bool:
+    v = b.pick()
+    name = b.choose(REDUCTIONS)
+    if not v.exact and name not in ("sum", "mean", "max", "min"):
+        return False
+    axes = _draw_axes(b, v.ndim, name)
+    keepdims = name not in ("argmax", "argmin") and b.draw(st.booleans())
+    args = ([f"axis={axes}"] if axes != "None" or b.draw(st.booleans()) else []) + (
+        ["keepdims=True"] if keepdims else []
+    )
+    if b.draw(st.booleans()) and name in ("sum", "prod", "max", "min", "mean", "any", "all"):
+        expr = f"{v.name}.{name}({', '.join(args)})"
+    else:
+        expr = f"np.{name}({', '.join([v.name, *args])})"
+    return b.emit(f"{b.fresh()} = {expr}", _reduction_err(name, v, axes), [v])
+
+
+def _draw_axes(b: Builder, ndim: int, name: str) -> str:
+    if ndim == 0 or b.draw(st.integers(0, 3)) == 0:
+        return "None"
+    if name in ("argmax", "argmin") or b.draw(st.booleans()):
+        return str(b.draw(st.integers(-ndim, ndim - 1)))
+    chosen = b.draw(st.lists(st.integers(0, ndim - 1), min_size=1, max_size=ndim, unique=True))
+    return str(tuple(chosen))
+
+
+def _reduction_err(name: str, v: Value, axes_text: str) -> Any:
+    if name in ("max", "min"):
+        return v.err
+    if name in ("any", "all", "argmax", "argmin"):
+        return None
+    if v.dtype.kind != "f" and name != "mean":
+        return None
+    axes = eval(axes_text)  # noqa: S307  (a literal we generated)
+    array = v.array.astype(np.float64)
+    with np.errstate(all="ignore"):
+        absolute = np.where(np.isfinite(array), np.abs(array), 0.0)
+        k = array.size if axes is None else _count(array.shape, axes)
+        sums = np.sum(absolute, axis=axes)
+
+    def bound(result: np.ndarray) -> float:
+        eps = _eps(result.dtype)
+        total = float(np.max(sums, initial=0.0))
+        if name == "prod":
+            return 4 * k * eps * _magnitude(result) + 16 * _tiny(result.dtype)
+        err = k * _err(v) + 2 * k * eps * total
+        return err / max(k, 1) + 2 * eps * _magnitude(result) if name == "mean" else err
+
+    return bound
+
+
+def _count(shape: tuple, axes: Any) -> int:
+    axes = (axes,) if isinstance(axes, int) else axes
+    return int(np.prod([shape[a] for a in axes], dtype=np.int64))
+
+
+def matmul(b: Builder) -> bool:
+    a = b.pick([v for v in b.values if v.array.ndim >= 1] or b.values)
+    if a.array.ndim == 0:
+        return False
+    k = a.shape[-1]
+    if a.array.ndim >= 2 and b.draw(st.booleans()):
+        other, c = f"np.swapaxes({a.name}, -1, -2)", Value("", np.swapaxes(a.array, -1, -2), a.err)
+    else:
+        shape = b.choose([(k,), (k, 1), (k, 2), (k, 3)])
+        c = Value(f"C{len(b.program.constants)}", b.draw(arrays(b.choose(DTYPES), shape)))
+        b.program.constants[c.name] = c.array
+        b.namespace[c.name] = c.array
+        other = c.name
+    operands = [a, c]
+    expr = b.choose([f"{a.name} @ {other}", f"np.matmul({a.name}, {other})"])
+    return b.emit(f"{b.fresh()} = {expr}", _matmul_err(a, c), operands)
+
+
+def _matmul_err(a: Value, c: Value) -> Any:
+    k = max(a.shape[-1], 1)
+
+    def bound(result: np.ndarray) -> float:
+        if result.dtype.kind != "f":
+            return 0.0
+        with np.errstate(all="ignore"):
+            x = np.nan_to_num(np.abs(a.array.astype(np.float64)), posinf=0.0)
+            y = np.nan_to_num(np.abs(c.array.astype(np.float64)), posinf=0.0)
+            scale = _magnitude(np.asarray(x @ y))
+        cross = _err(a) * _magnitude(c.array) + _err(c) * _magnitude(a.array)
+        return k * cross + 2 * k * _eps(result.dtype) * scale
+
+    return bound
+
+
+def _reshape_target(b: Builder, size: int) -> tuple[int, ...]:
+    rank = b.draw(st.integers(0 if size == 1 else 1, 3))
+    if size == 0:
+        dims = [b.draw(st.integers(0, 3)) for _ in range(rank)]
+        return tuple(dims[:-1] + [0]) if rank else (0,)
+    dims, rest = [], size
+    for _ in range(max(rank - 1, 0)):
+        divisors = [d for d in range(1, rest + 1) if rest % d == 0]
+        dims.append(b.choose(divisors))
+        rest //= dims[-1]
+    return tuple(dims + [rest]) if rank else ()
+
+
+def _slice_key(b: Builder, shape: tuple[int, ...]) -> str:
+    parts = []
+    for n in shape:
+        kind = b.draw(st.integers(0, 4))
+        if kind == 0 or (kind == 1 and n == 0):
+            parts.append(":")
+        elif kind == 1:
+            parts.append(str(b.draw(st.integers(-n, n - 1))))
+        elif kind == 2:
+            parts.append("None, :")
+        else:
+            start = b.draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            stop = b.draw(st.one_of(st.none(), st.integers(-n - 1, n + 1)))
+            step = b.draw(st.sampled_from([None, 1, 2, 3, -1, -2]))
+            parts.append(":".join("" if x is None else str(x) for x in (start, stop, step)))
+    if b.draw(st.booleans()) and parts:
+        parts = parts[: b.draw(st.integers(1, len(parts)))] + (["..."] if len(parts) > 1 else [])
+    return ", ".join(parts) if parts else "..."
+
+
+def shape_op(b: Builder) -> bool:
+    v = b.pick()
+    n, shape = v.name, v.shape
+    axis = b.draw(st.integers(-max(v.ndim, 1), max(v.ndim, 1) - 1))
+    templates = [
+        f"np.reshape({n}, {_reshape_target(b, v.array.size)})",
+        f"{n}.reshape({_reshape_target(b, v.array.size)})",
+        f"{n}.T",
+        f"np.transpose({n}, {tuple(b.draw(st.permutations(range(v.ndim))))})",
+        f"np.expand_dims({n}, {b.draw(st.integers(-v.ndim - 1, v.ndim))})",
+        f"np.squeeze({n})",
+        f"np.swapaxes({n}, 0, -1)",
+        f"np.flip({n}, {axis})",
+        f"{n}[{_slice_key(b, shape)}]",
+        f"np.broadcast_to({n}, {(b.choose([1, 2, 3]),) + shape})",
+        f"np.concatenate([{n}, {n}], axis={axis})",
+        f"np.stack([{n}, {n}], axis={b.draw(st.integers(0, v.ndim))})",
+        f"np.ravel({n})",
+        f"np.tile({n}, {b.choose([1, 2, (2, 1)])})",
+        f"np.repeat({n}, {b.choose([1, 2])}, axis={axis})",
+        f"np.atleast_2d({n})",
+        f"np.moveaxis({n}, 0, -1)",
+    ]
+    return b.emit(f"{b.fresh()} = {b.choose(templates)}", v.err, [v])
+
+
+def astype(b: Builder) -> bool:
+    v = b.pick()
+    target = b.choose(DTYPES)
+    # float -> int of NaN / out-of-range values is undefined in C
+    if v.dtype.kind == "f" and target.kind != "f" and not (v.exact and _fits(v.array, target)):
+        return False
+    err = v.err
+    if err is not None and target.kind == "f" and target.itemsize < v.dtype.itemsize:
+        err = err + _eps(target) * _magnitude(v.array)
+    form = b.choose(
+        [f"{v.name}.astype(np.{target.name})", f"np.astype({v.name}, np.{target.name})"]
+    )
+    return b.emit(f"{b.fresh()} = {form}", err, [v])
+
+
+def _fits(array: np.ndarray, target: np.dtype) -> bool:
+    if not np.isfinite(array).all():
+        return False
+    if target.kind == "b":
+        return True
+    info = np.iinfo(target)
+    wide = array.astype(np.float64)
+    return bool(((wide > info.min - 1) & (wide < info.max + 1)).all())
+
+
+def take(b: Builder) -> bool:
+    """A run-time gather: the index is data (an int value reduced into range)."""
+    v = b.pick([x for x in b.values if x.ndim >= 1] or b.values)
+    indices = [x for x in b.values if x.dtype.kind in "iu"]
+    if v.ndim == 0 or not indices:
+        return False
+    axis = b.draw(st.integers(0, v.ndim - 1))
+    n = v.shape[axis]
+    if n == 0:
+        return False
+    i = b.pick(indices)
+    if b.draw(st.booleans()) and axis == 0:
+        expr = f"{v.name}[{i.name} % {n}]"
+    else:
+        expr = f"np.take({v.name}, {i.name} % {n}, axis={axis})"
+    return b.emit(f"{b.fresh()} = {expr}", v.err, [v, i])
+
+
+BRANCH_FORMS = ["{v} + 1", "{v} * 2", "-{v}", "np.abs({v})", "{v} - 3", "np.maximum({v}, 0)",
+                "{v}", "~{v}", "{v} * {v}", "{v} & 1"]  # fmt: skip
+
+
+def _predicate(b: Builder) -> str | None:
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return None
+    p = b.pick(exact)
+    return b.choose([f"np.any({p.name})", f"np.sum({p.name} > 0) > 1", f"np.all({p.name} != 1)"])
+
+
+def cond(b: Builder) -> bool:
+    v = b.pick()
+    pred = _predicate(b)
+    if pred is None:
+        return False
+    first, second = (b.choose(BRANCH_FORMS).format(v=v.name) for _ in range(2))
+    name = b.fresh()
+    if b.draw(st.booleans()):
+        statement = f"{name} = tj.cond({pred}, lambda: {first}, lambda: {second})"
+    else:  # AutoGraph stages a Python `if` on a tensor
+        statement = f"if {pred}:\n    {name} = {first}\nelse:\n    {name} = {second}"
+    if not _same_type(b, first, second):
+        return False
+    err = None if v.exact else 2 * _err(v) * max(1.0, _magnitude(v.array))
+    return b.emit(statement, err, [v])
+
+
+def _same_type(b: Builder, *expressions: str) -> bool:
+    results = [b.run(f"__r = {e}", "__r") for e in expressions]
+    if any(r is None for r in results):
+        return False
+    kinds = {(r[0].dtype, r[0].shape) for r in results}  # type: ignore[index]
+    return len(kinds) == 1
+
+
+LOOP_BODIES = ["{acc} + {x}", "{acc} * {x}", "np.maximum({acc}, {x})", "{acc} - {x}",
+               "{acc} ^ {x}", "{acc} // 2 + {x}"]  # fmt: skip
+
+
+def while_loop(b: Builder) -> bool:
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return False
+    init = b.pick(exact)
+    x = b.pick([v for v in exact if _broadcastable(init, v)])
+    limit = b.choose(["0", "1", "3"] + [f"np.sum({v.name} != 0) % 4" for v in exact[:3]])
+    name = b.fresh()
+    body = b.choose(LOOP_BODIES)
+    check = body.format(acc=init.name, x=x.name)
+    ran = b.run(f"__r = {check}", "__r")
+    if ran is None or ran[0].dtype != init.dtype or ran[0].shape != init.shape:
+        return False
+    if b.draw(st.booleans()):
+        step = body.format(acc="acc", x=x.name)
+        statement = (
+            f"{name}, _ = tj.while_loop(lambda acc, i: i < {limit}, "
+            f"lambda acc, i: ({step}, i + 1), ({init.name}, 0))"
+        )
+    else:  # AutoGraph stages a Python `while` on a tensor condition
+        step = body.format(acc=name, x=x.name)
+        statement = (
+            f"{name} = {init.name}\n{name}_i = 0\nwhile {name}_i < {limit}:\n"
+            f"    {name} = {step}\n    {name}_i += 1"
+        )
+    return b.emit(statement, None, [init, x])
+
+
+def variable(b: Builder) -> bool:
+    """Create or update a captured tj.Variable and read it back."""
+    if not b.allow_effects:
+        return False
+    name = b.fresh()
+    if not b.live_variables or b.draw(st.integers(0, 2)) == 0:
+        handle = f"V{len(b.program.variables)}"
+        initial = b.draw(arrays())
+        b.program.variables[handle] = initial.copy()
+        b.live_variables[handle] = tj.Variable(initial)
+        b.namespace[handle] = b.live_variables[handle]
+    handle = b.choose(sorted(b.live_variables))
+    target = b.live_variables[handle]
+    values = [v for v in b.values if v.exact and v.shape == target.shape]
+    form = b.draw(st.integers(0, 2))
+    if not values or form == 2:
+        return b.emit(f"{name} = {handle}.read_value() * 2", None, [])
+    x = b.pick(values)
+    method = "assign_add" if form == 0 else "assign"
+    return b.emit(f"{handle}.{method}({x.name})\n{name} = {handle}.read_value()", None, [x])
+
+
+def print_(b: Builder) -> bool:
+    """tj.print of exact values (printed text must match eager's character for character)."""
+    if not b.allow_effects:
+        return False
+    exact = [v for v in b.values if v.exact and v.array.size <= 24]
+    if not exact:
+        return False
+    v = b.pick(exact)
+    b.program.prints = True
+    sep = b.choose(["' '", "', '"])
+    return b.emit(f"tj.print('{v.name}:', {v.name}, sep={sep})\n{b.fresh()} = {v.name}", None, [v])
+
+
+BUILDERS = {
+    unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
+    take: 1, cond: 1, while_loop: 1, variable: 1, print_: 1,
+}  # fmt: skip
+KINDS = [builder for builder, weight in BUILDERS.items() for _ in range(weight)]
+
+
+@st.composite
+def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
+    """A random program: 1-3 inputs and up to `max_statements` statements."""
+    inputs = [draw(arrays()) for _ in range(draw(st.integers(1, 3)))]
+    b = Builder(draw, inputs, allow_effects=effects)
+    target = draw(st.integers(min(4, max_statements), max_statements))
+    for _ in range(4 * target):
+        if len(b.program.body) >= target:
+            break
+        b.draw(st.sampled_from(KINDS))(b)
+    b.program.outputs = {v.name: v.err for v in b.values[len(inputs) :]}
+    return b.program

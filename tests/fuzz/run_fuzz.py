@@ -1,0 +1,134 @@
+"""The long fuzzing profile: `make fuzz N=10000` (or `python tests/fuzz/run_fuzz.py 10000`).
+
+Runs N random programs in batches, each batch in its own interpreter (so a segfault or
+an abort is counted as a crash, not the end of the run), and prints
+
+    programs tried / mismatches / crashes
+
+A batch stops at its first mismatch: hypothesis shrinks it and the worker writes it to
+`regressions/` (a test to commit). Programs that hit a known open bug
+(`fuzz_oracle.KNOWN_BUGS`, each with its regression test) are counted separately.
+A crash saves the program that was running (unshrunk) as a regression test that runs
+in a subprocess. Each batch gets a fresh random seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it is running
+
+
+def worker(count: int, seed: int) -> None:
+    """Run `count` programs; print TRIED per program and MISMATCH <path> on a failure."""
+    import pickle
+
+    from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
+    from fuzz_programs import programs
+    from fuzz_regressions import Recorder
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import seed as hypothesis_seed
+    from hypothesis import strategies as st
+
+    recorder = Recorder()
+    current = Path(os.environ[CURRENT])
+    failed = []  # once a program failed, the calls that follow are hypothesis shrinking it
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(program=programs(), optional=st.lists(st.sampled_from(OPTIONAL_PASSES), max_size=5))
+    def fuzz(program, optional):
+        current.write_bytes(pickle.dumps((program, [optional])))
+        if not failed:
+            print("TRIED", flush=True)
+        findings = check(program, [optional])
+        known = {known_bug(f) for f in findings}
+        if findings and None not in known:
+            print(f"KNOWN {sorted(known)[0]}", flush=True)  # counted, not shrunk again
+            return
+        if findings:
+            failed.append(True)
+            message = "\n".join(map(str, findings))
+            recorder.failed(program, [optional], message)
+            raise Mismatch(message)
+
+    try:
+        fuzz()
+    except Mismatch as error:
+        print(f"MISMATCH {recorder.save()}\n{str(error)[:400]}", flush=True)
+    current.unlink(missing_ok=True)
+
+
+def run_batch(count: int, seed: int, state: Path) -> tuple[int, list[str], str | None, int]:
+    """(programs tried, mismatch reports, crash report or None, programs that hit a known
+    open bug) of one worker process."""
+    env = {**os.environ, CURRENT: str(state), "PYTHONFAULTHANDLER": "1"}
+    command = [sys.executable, str(Path(__file__)), "--worker", str(count), "--seed", str(seed)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=7200)
+    tried = done.stdout.count("TRIED\n")
+    mismatches = [line for line in done.stdout.splitlines() if line.startswith("MISMATCH")]
+    known = done.stdout.count("\nKNOWN ") + done.stdout.startswith("KNOWN ")
+    if done.returncode == 0:
+        return tried, mismatches, None, known
+    return tried, mismatches, save_crash(state, done), known
+
+
+def save_crash(state: Path, done: subprocess.CompletedProcess) -> str:
+    import pickle
+
+    from fuzz_regressions import write_regression
+
+    report = f"exit status {done.returncode}\n{done.stderr[-3000:]}"
+    if state.exists():
+        program, optional = pickle.loads(state.read_bytes())
+        path = write_regression(program, optional, "CRASH " + report, crash=True)
+        report = f"{path}\n{report}"
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("count", type=int, nargs="?", default=1000)
+    parser.add_argument("--batch", type=int, default=100, help="programs per worker process")
+    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker is not None:
+        worker(args.worker, args.seed)
+        return
+    rng = random.Random(args.seed)
+    state = HERE / f".fuzz_current_{os.getpid()}.pickle"
+    tried, mismatches, crashes, known = 0, 0, 0, 0
+    while tried < args.count:
+        count = min(args.batch, args.count - tried)
+        seed = rng.randrange(2**32)
+        done, found, crash, known_here = run_batch(count, seed, state)
+        known += known_here
+        tried += max(done, 1)  # a batch that crashed before its first program still counts
+        mismatches += len(found)
+        crashes += crash is not None
+        for line in found:
+            print(line, flush=True)
+        if crash is not None:
+            print(f"CRASH (seed {seed}): {crash}", flush=True)
+        print(f"... {tried} programs tried", file=sys.stderr, flush=True)
+    state.unlink(missing_ok=True)
+    print(f"programs tried: {tried} / mismatches: {mismatches} / crashes: {crashes}")
+    if known:
+        print(f"(+ {known} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
+    sys.exit(1 if mismatches or crashes else 0)
+
+
+if __name__ == "__main__":
+    main()
