@@ -298,8 +298,8 @@ class BlockFusion:
         ]
 
     def needs_from_outside(self, op: Operation, user: Operation, group: Group) -> bool:
-        if user in group.members:
-            return False
+        """Whether `user` reads `op`'s result from memory: it is an op outside every kernel,
+        or some kernel recomputes `user` without `op` (even if `group` holds `user` too)."""
         if user in self.dropped and not self.groups_of[user]:
             return False  # dead
         holders = self.groups_of.get(user)

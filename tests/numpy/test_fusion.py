@@ -165,3 +165,13 @@ def test_the_default_pipeline_fuses():
     assert after.count("tj.fused") >= 5
     with pytest.raises(ValueError, match="not in the pipeline"):
         unfused.get_concrete_function(x, x).ir(after="fuse-elementwise")
+
+
+def test_recomputed_op_reads_a_value_of_another_kernel(check_against_eager):
+    """Regression (hypothesis, shapes (0,) and (1,)): a cheap op recomputed in a second
+    kernel read a materialised value that the first kernel computed but did not yield, so
+    fuse-elementwise left a use of an erased value."""
+    x, y = np.array([], np.int8), np.array([0], np.int8)
+    check_pair(check_against_eager, INT_FUNCTIONS, x, y, 0, 0)
+    a, b = np.array([-7, 5, 3], np.int8), np.array([2], np.int8)
+    check_pair(check_against_eager, INT_FUNCTIONS, a, b, 0, 0)
