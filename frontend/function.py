@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import sys
 import threading
 import warnings
 from typing import Any
@@ -163,6 +164,8 @@ class Function:
 
     def _forget(self, dead: IdentityKey) -> None:
         """An object in some cache keys was garbage-collected: drop those traces."""
+        if sys.is_finalizing():  # module globals may already be gone; nothing to keep tidy
+            return
         with self._lock:
             for key in [k for k in self._cache if _contains(k, dead)]:
                 del self._cache[key]
