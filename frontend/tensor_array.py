@@ -40,7 +40,8 @@ INDEX = np.dtype(np.int64)
 
 
 class TensorArray:
-    """`tj.TensorArray(dtype, size=0, dynamic_size=False, element_shape=None)`."""
+    """A list of same-shaped arrays that staged loops can carry and grow (mirrors
+    `tf.TensorArray`): `write` returns the updated array, `stack` joins the elements."""
 
     def __init__(
         self,
