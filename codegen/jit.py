@@ -237,10 +237,15 @@ def compile_llvm_ir(
     text: str,
     signatures: Mapping[str, KernelSignature],
     callbacks: Mapping[str, int] | None = None,
+    *,
+    keep_object_code: bool = False,
 ) -> JitModule:
     """Parse, verify, optimise at O3 (loop + SLP vectorisation) and JIT `text` for the host.
 
-    `callbacks` binds declared external functions to addresses (ctypes callbacks)."""
+    `callbacks` binds declared external functions to addresses (ctypes callbacks).
+    `keep_object_code`: generate relocatable object code and load that (for the on-disk
+    cache), instead of letting MCJIT generate code and then generating it a second time
+    when `object_code` is asked for (machine code generation is a quarter of a compile)."""
     start = time.perf_counter()
     tm = _target_machine()
     try:
@@ -254,9 +259,14 @@ def compile_llvm_ir(
     _optimize(module, tm)
     _check_symbols(module, text, callbacks)
     optimized = time.perf_counter()
-    engine = llvm.create_mcjit_compiler(module, tm)
-    _finalize(engine, callbacks)
-    jit = JitModule(engine, tm, module, signatures)
+    if keep_object_code:
+        object_code = tm.emit_object(module)
+        engine = _engine_for_object(object_code, tm, callbacks)
+        jit = JitModule(engine, tm, module, signatures, object_code)
+    else:
+        engine = llvm.create_mcjit_compiler(module, tm)
+        _finalize(engine, callbacks)
+        jit = JitModule(engine, tm, module, signatures)
     jit.parse_seconds = parsed - start
     jit.optimize_seconds = optimized - parsed
     jit.codegen_seconds = time.perf_counter() - optimized
@@ -270,9 +280,17 @@ def load_object(
 ) -> JitModule:
     """A JitModule from object code produced by `JitModule.object_code` in any process."""
     tm = _target_machine()
+    engine = _engine_for_object(object_code, tm, callbacks)
+    return JitModule(engine, tm, None, signatures, object_code)
+
+
+def _engine_for_object(
+    object_code: bytes, tm: llvm.TargetMachine, callbacks: Mapping[str, int] | None
+) -> llvm.ExecutionEngine:
+    """An engine (owning `tm`) holding only `object_code`, linked and ready to call."""
     empty = llvm.parse_assembly("")
     empty.triple = tm.triple
     engine = llvm.create_mcjit_compiler(empty, tm)
     engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
     _finalize(engine, callbacks)
-    return JitModule(engine, tm, None, signatures, object_code)
+    return engine

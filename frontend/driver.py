@@ -82,12 +82,19 @@ def error_messages(module: ModuleOp) -> list[str]:
     return [m.data for m in attr] if attr is not None else []  # type: ignore[union-attr]
 
 
-def compile_to_machine_code(module: ModuleOp, callbacks: dict[str, int] | None = None):
+def compile_to_machine_code(
+    module: ModuleOp, callbacks: dict[str, int] | None = None, keep_object_code: bool = False
+):
     """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule);
-    `callbacks` binds the module's callback declarations to function addresses."""
-    from tracejit.codegen import compile_module
+    `callbacks` binds the module's callback declarations to function addresses;
+    `keep_object_code` when the object code goes to the on-disk cache (one code generation)."""
+    from tracejit import codegen
 
-    return compile_module(module, callbacks=callbacks)
+    if not keep_object_code:
+        return codegen.compile_module(module, callbacks=callbacks)
+    text = codegen.translate_module(module)
+    signatures = codegen.module_signatures(module)
+    return codegen.compile_llvm_ir(text, signatures, callbacks, keep_object_code=True)
 
 
 # The array-object entry points of compiled kernels (codegen/pyobject_entry.py).
@@ -187,7 +194,7 @@ def compile_cached(
         if loaded is not None:
             cached = _CachedJitModule(loaded, module, pipeline, py_functions)
             return cached, list(entry.extra["messages"]), callbacks
-    compiled, messages, callbacks = _compile_fresh(module, pipeline, py_functions)
+    compiled, messages, callbacks = _compile_fresh(module, pipeline, py_functions, True)
     extra = {"messages": messages, "callbacks": [s.to_json() for s in callbacks.sites]}
     cache.store(key, compiled.object_code, compiled.signatures, extra)
     return compiled, messages, callbacks
@@ -203,13 +210,19 @@ def _cached_callbacks(sites: list, py_functions: dict | None):
     return CallbackSet([CallbackSite.from_json(d) for d in sites], py_functions or {})
 
 
-def _compile_fresh(module: ModuleOp, pipeline: str | Sequence[str], py_functions=None):
+def _compile_fresh(
+    module: ModuleOp,
+    pipeline: str | Sequence[str],
+    py_functions=None,
+    keep_object_code: bool = False,
+):
     from tracejit.frontend.callbacks import CallbackSet
 
     lowered = lower(module, pipeline)
     messages = error_messages(lowered.module)
     callbacks = CallbackSet(callback_sites(lowered.module), py_functions or {})
-    return compile_to_machine_code(lowered.module, callbacks.addresses), messages, callbacks
+    compiled = compile_to_machine_code(lowered.module, callbacks.addresses, keep_object_code)
+    return compiled, messages, callbacks
 
 
 class _CachedJitModule:

@@ -7,6 +7,7 @@ Each pass lives in its own module named after it; the registry imports it on fir
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -69,6 +70,12 @@ def _lower_asserts():
     return LowerAssertsPass
 
 
+def _simplify_loops():
+    from tracejit.passes.simplify_loops import SimplifyLoopsPass
+
+    return SimplifyLoopsPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -109,6 +116,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "expand-math": _expand_math,
     "scf-to-cf": _scf_to_cf,
     "lower-asserts": _lower_asserts,
+    "simplify-loops": _simplify_loops,
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
@@ -119,7 +127,7 @@ LOWERING_PIPELINE = (
     "tile-matmul",
     "lower-to-loops",
     "expand-math",
-    "canonicalize",
+    "simplify-loops",
     "scf-to-cf",
     "lower-asserts",
 )
@@ -154,15 +162,7 @@ class Pipeline:
     def parse(spec: str | Sequence[str]) -> Pipeline:
         text = spec if isinstance(spec, str) else ",".join(spec)
         text = ",".join(NAMED_PIPELINES.get(text, (text,))) if text in NAMED_PIPELINES else text
-        if not text.strip():
-            return Pipeline(())
-        unknown = _unknown_passes(text)
-        if unknown:
-            raise ValueError(
-                f"unknown pass '{unknown[0]}'; known passes: {', '.join(sorted(PASSES))}"
-            )
-        parsed = PassPipeline.parse_spec(PASSES, text)
-        return Pipeline(tuple(parsed.passes))
+        return Pipeline(_parse_passes(text))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -189,6 +189,19 @@ class Pipeline:
             if after_pass is not None:
                 after_pass(module_pass.name, module)
         return module
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_passes(text: str) -> tuple[ModulePass, ...]:
+    """The pass objects of a pass list, parsed once per distinct text (parsing the default
+    pipeline costs ~1 ms, per compile). Sharing them is safe: passes are frozen dataclasses
+    whose `apply` keeps no state in the pass."""
+    if not text.strip():
+        return ()
+    unknown = _unknown_passes(text)
+    if unknown:
+        raise ValueError(f"unknown pass '{unknown[0]}'; known passes: {', '.join(sorted(PASSES))}")
+    return tuple(PassPipeline.parse_spec(PASSES, text).passes)
 
 
 def _unknown_passes(text: str) -> list[str]:

@@ -23,9 +23,9 @@ builtin.module {
 // LOWER:     arith.subf
 // LOWER:     cf.br
 
-// A loops-level input starts the ladder at the canonicalize after lower-to-loops.
+// A loops-level input starts the ladder at the passes after lower-to-loops.
 // LADDER-NOT: IR after bufferize
-// LADDER:     // ----- IR after canonicalize -----
+// LADDER:     // ----- IR after simplify-loops -----
 // LADDER:     // ----- IR after scf-to-cf -----
 // LADDER:     // ----- IR after lower-asserts -----
 // LADDER:     func.func @f({{.*}}) -> i32 {
