@@ -68,6 +68,7 @@ def compile_breakdown(
     module.verify()
     module.triple = machine.triple
     module.data_layout = str(machine.target_data)
+    jit._skip_optimizing_entry_points(module)
     stages["LLVM parse+verify"] = clock() - start
 
     start = clock()

@@ -1,6 +1,8 @@
 """The compile-latency shortcuts change nothing observable: one code generation for cached
 object code, parsed pipelines reused, and the passes that replaced the late canonicalize."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -76,3 +78,24 @@ def test_unit_dims_match_numpy(check_against_eager, shape):
 def test_empty_dims_match_numpy(check_against_eager, shape):
     """Trip-0 loops (which simplify-loops drops): the results keep their initial values."""
     check_against_eager(tj.function(_sums), np.ones(shape, np.float64), rtol=0)
+
+
+def _axpy(x, y):
+    return x * 2.5 + y
+
+
+def test_only_the_entry_points_skip_llvm_optimisation():
+    """The kernel is vectorised as before; its array-object entry points are `optnone`."""
+    x = np.ones(1000, np.float64)
+    llvm_ir = tj.function(_axpy).get_concrete_function(x, x).llvm_ir
+    groups = dict(re.findall(r"^attributes (#\d+) = \{(.*)\}", llvm_ir, re.M))
+
+    def attributes(name: str) -> str:
+        header = re.search(rf"^define .*@{name}\(.*\) .*?(#\d+) \{{$", llvm_ir, re.M)
+        assert header is not None, name
+        return groups[header.group(1)]
+
+    assert "optnone" in attributes("_axpy__pyentry")
+    assert "optnone" in attributes("_axpy__pyfast")
+    assert "optnone" not in attributes("_axpy")
+    assert re.search(r"<\d+ x double>", llvm_ir)  # the kernel is still vectorised
