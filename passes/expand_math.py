@@ -68,7 +68,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from tracejit.passes import expand_math_coefficients as K
-from tracejit.passes.expand_math_builder import Arith, V
+from tracejit.passes.expand_math_builder import Arith, ConstantPool, V
 
 # |x| up to which sin/cos meet the 4-ulp bound (n = round(x 2/pi) must be exact in f64 and
 # the fma steps exact): beyond, the expansion returns NaN rather than a wrong number.
@@ -392,6 +392,9 @@ class _Expand(RewritePattern):
     F64 = True  # also expand the f64 form
     NATIVE_F32 = False
 
+    def __init__(self, constants: ConstantPool | None = None) -> None:
+        self.constants = constants
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, self.OP):
             return
@@ -400,10 +403,11 @@ class _Expand(RewritePattern):
         if not (is_f32 or (self.F64 and isinstance(result_type, Float64Type))):
             return
         if is_f32 and self.NATIVE_F32:
-            value = type(self).ALGORITHM(Arith(rewriter, result_type), *op.operands, False)
+            native = Arith(rewriter, result_type, self.constants)
+            value = type(self).ALGORITHM(native, *op.operands, False)
             rewriter.replace(op, [], [value])
             return
-        a = Arith(rewriter)
+        a = Arith(rewriter, constants=self.constants)
         args = [a.widen(v) if is_f32 else v for v in op.operands]
         value = type(self).ALGORITHM(a, *args, not is_f32)
         rewriter.replace(op, [], [a.narrow(value, result_type) if is_f32 else value])
@@ -504,5 +508,6 @@ class ExpandMathPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         chosen = PATTERNS + (TRIG_PATTERNS if self.trig else ())
-        patterns = GreedyRewritePatternApplier([p() for p in chosen], dce_enabled=False)
+        constants = ConstantPool()  # one set of constants per block, shared by all expansions
+        patterns = GreedyRewritePatternApplier([p(constants) for p in chosen], dce_enabled=False)
         PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)

@@ -1,7 +1,8 @@
 """A tiny arithmetic DSL for the `expand-math` patterns: float and int `arith` ops as methods.
 
 `Arith(rewriter, f64)` inserts every op before the matched op and caches constants per
-expansion, so a pattern reads like the formula it implements:
+expansion (or, given a `ConstantPool`, shares them with every expansion in the same block),
+so a pattern reads like the formula it implements:
 
     k = a.roundeven(a.mul(x, a.const(INV_LN2)))
     r = a.fma(a.neg(k), a.const(LN2_HI), x)
@@ -19,17 +20,49 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, f64, i32, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 V = SSAValue
 
 
+class ConstantPool:
+    """Constants shared by all expansions in a block.
+
+    A tanh or exp expansion needs ~18 constants, the same ones every time; a function with
+    many of them in one loop body would otherwise carry a copy per call site (28% of the ops
+    the pass creates, each paid for again by every later pass and by translation). A constant
+    is created where the first expansion needing it is (so a block with one expansion reads as
+    before) and reused by the later ones: the walker visits a block's ops in order, so the
+    first one dominates the rest."""
+
+    def __init__(self) -> None:
+        self._values: dict[tuple[Block, Attribute, object], V] = {}
+
+    def get(self, rewriter: PatternRewriter, value: FloatAttr | IntegerAttr, key: object) -> V:
+        """The constant `value` in the block of the op being rewritten; `key` tells values of
+        one type apart (repr for floats: 0.0 == -0.0 in Python)."""
+        block = rewriter.current_operation.parent_block()
+        assert block is not None
+        index = (block, value.type, key)
+        found = self._values.get(index)
+        if found is None:
+            constant = rewriter.insert(arith.ConstantOp(value))
+            found = self._values[index] = constant.result
+        return found
+
+
 class Arith:
     """Builds f64/i64 arith ops in front of the op being rewritten."""
 
-    def __init__(self, rewriter: PatternRewriter, float_type: AnyFloat = f64):
+    def __init__(
+        self,
+        rewriter: PatternRewriter,
+        float_type: AnyFloat = f64,
+        constants: ConstantPool | None = None,
+    ):
         self._rewriter = rewriter
+        self._pool = constants
         self.ftype = float_type
         self.is_f64 = float_type == f64
         self.itype = i64 if self.is_f64 else i32
@@ -49,13 +82,18 @@ class Arith:
         value = float(value) if self.is_f64 else float(np.float32(value))
         key = repr(value)  # repr keeps -0.0 apart from 0.0
         if key not in self._floats:
-            self._floats[key] = self.op(arith.ConstantOp(FloatAttr(value, self.ftype)))
+            self._floats[key] = self._constant(FloatAttr(value, self.ftype), key)
         return self._floats[key]
 
     def iconst(self, value: int) -> V:
         if value not in self._ints:
-            self._ints[value] = self.op(arith.ConstantOp(IntegerAttr(value, self.itype)))
+            self._ints[value] = self._constant(IntegerAttr(value, self.itype), value)
         return self._ints[value]
+
+    def _constant(self, value: FloatAttr | IntegerAttr, key: object) -> V:
+        if self._pool is None:
+            return self.op(arith.ConstantOp(value))
+        return self._pool.get(self._rewriter, value, key)
 
     # --- float arithmetic --------------------------------------------------------------
     def add(self, a: V, b: V) -> V:
