@@ -57,6 +57,9 @@ class _Converted:
 
 # Keyed by (filename, code): equal code objects from different files compare equal.
 _by_code: dict[tuple[str, types.CodeType], _Converted | None] = {}  # None: not convertible
+# function -> weak reference to its converted version: a strong one would keep the function
+# alive forever (the converted function's `__wrapped__` is the key), and with it whatever
+# its closure holds. Re-instantiating from `_by_code` after the converted one died is cheap.
 _by_function: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _converted_codes: set[types.CodeType] = set()  # code objects we produced (never re-convert)
 
@@ -75,7 +78,8 @@ def convert(function: Any, warn: bool = True) -> Any:
         return functools.partial(convert(function.func, warn), *function.args, **function.keywords)
     if not _is_user_function(function):
         return function
-    cached = _by_function.get(function)
+    cached_ref = _by_function.get(function)
+    cached = cached_ref() if cached_ref is not None else None
     if cached is not None:
         return cached
     try:
@@ -88,7 +92,7 @@ def convert(function: Any, warn: bool = True) -> Any:
                 stacklevel=3,
             )
         converted = function
-    _by_function[function] = converted
+    _by_function[function] = weakref.ref(converted)
     return converted
 
 
