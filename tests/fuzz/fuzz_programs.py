@@ -35,6 +35,7 @@ import hashlib
 import io
 import linecache
 import math
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -188,6 +189,10 @@ class Builder:
         self.namespace.update({v.name: v.array for v in self.values})
         self.allow_effects = allow_effects
         self.live_variables: dict[str, tj.Variable] = {}
+        # Returned but never used as an operand: values with a dim only the kernel knows
+        # (a dynamic TensorArray's stack()), which most ops do not support yet (they raise
+        # NotImplementedError, as docs/guide.md says).
+        self.hidden: list[Value] = []
 
     # helpers -----------------------------------------------------------------------------
     def pick(self, candidates: list[Value] | None = None) -> Value:
@@ -198,7 +203,7 @@ class Builder:
         return self.draw(st.sampled_from(options))
 
     def fresh(self) -> str:
-        return f"v{len(self.values)}"
+        return f"v{len(self.values) + len(self.hidden)}"
 
     def run(self, statement: str, name: str) -> tuple[np.ndarray, dict] | None:
         """Execute `statement` (binding `name`) with NumPy in a scratch namespace; None if
@@ -217,7 +222,12 @@ class Builder:
         return np.asarray(result), scratch
 
     def emit(
-        self, statement: str, err: Any, operands: list[Value], overflow_ok: bool = False
+        self,
+        statement: str,
+        err: Any,
+        operands: list[Value],
+        overflow_ok: bool = False,
+        hidden: bool = False,
     ) -> bool:
         """Run and, if acceptable, append `statement` (which binds `self.fresh()`).
         Statements with effects (Variable writes, prints) must always be accepted once
@@ -225,6 +235,8 @@ class Builder:
         name = self.fresh()
         saved = {n: v._buffer.copy() for n, v in self.live_variables.items()}
         ran = self.run(statement, name)
+        if ran is not None and MIN_MAX.search(statement) and _negative_zeros(operands):
+            ran = None  # which zero max(-0.0, 0.0) gives is up to NumPy's inner loop
         if ran is not None and callable(err):
             err = err(ran[0])
         if ran is None or not self.acceptable(ran[0], operands, err, overflow_ok):
@@ -240,7 +252,7 @@ class Builder:
                 return False
         self.namespace[name] = scratch[name]
         self.program.body.append(statement)
-        self.values.append(Value(name, result, err))
+        (self.hidden if hidden else self.values).append(Value(name, result, err))
         return True
 
     def acceptable(
@@ -258,6 +270,18 @@ class Builder:
             return False
         # Overflow in an approximate value: the boundary is not a fixed point.
         return err is None or not finite_in or overflow_ok or not np.isinf(result).any()
+
+
+# max/min of -0.0 and +0.0: NumPy's own loops disagree (float16 vs float32, array vs
+# scalar operand, SIMD width), so neither answer is a reference. Statements calling these
+# on operands holding a negative zero are not emitted.
+MIN_MAX = re.compile(r"\b(maximum|minimum|fmax|fmin|max|min|amax|amin)\(")
+
+
+def _negative_zeros(operands: list[Value]) -> bool:
+    return any(
+        v.dtype.kind == "f" and bool((np.signbit(v.array) & (v.array == 0)).any()) for v in operands
+    )
 
 
 def _eps(dtype: np.dtype) -> float:
@@ -632,6 +656,127 @@ def while_loop(b: Builder) -> bool:
     return b.emit(statement, None, [init, x])
 
 
+def _limit(b: Builder, exact: list[Value]) -> str:
+    """A trip count: a Python int, or a 0-d integer tensor computed from the data."""
+    sources = [v.name for v in exact[:4]]
+    return b.choose(
+        ["0", "1", "3"]
+        + [f"np.sum({n} != 0) % 4" for n in sources]
+        + [f"(np.sum({n} > 0) % 3).astype(np.int32)" for n in sources]
+    )
+
+
+def _range_header(b: Builder, index: str, limit: str) -> str:
+    """A `for` header AutoGraph stages when the bound is a tensor (`range(tensor)`) or
+    always (`tj.range`); counting down exercises a negative step."""
+    return b.choose(
+        [
+            f"for {index} in tj.range({limit}):",
+            f"for {index} in range({limit}):",
+            f"for {index} in tj.range(1, {limit} + 1):",
+            f"for {index} in tj.range({limit} - 1, -1, -1):",
+        ]
+    )
+
+
+def _keeps_type(b: Builder, expression: str, like: np.ndarray) -> bool:
+    """Whether `expression` (a loop update) has `like`'s dtype and shape, so the loop
+    carries one type (types do not depend on values: one NumPy run decides)."""
+    ran = b.run(f"__r = {expression}", "__r")
+    return ran is not None and ran[0].dtype == like.dtype and ran[0].shape == like.shape
+
+
+def for_loop(b: Builder) -> bool:
+    """A staged `for` over a range (tensor or int bound) or over the rows of a tensor,
+    carrying an accumulator; in range loops the index may pick between two updates."""
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return False
+    init = b.pick(exact)
+    name = b.fresh()
+    index, body = f"{name}_i", b.choose(LOOP_BODIES)
+    rows = [v for v in exact if v.ndim >= 1]
+    over_rows = bool(rows) and b.draw(st.integers(0, 3)) == 0
+    if over_rows:
+        y = b.pick(rows)  # `for row in tensor` (zero rows: the loop never runs)
+        row = f"np.zeros({y.name}.shape[1:], {y.name}.dtype)"
+        header, check, step = (
+            f"for {index} in {y.name}:",
+            body.format(acc=init.name, x=row),
+            body.format(acc=name, x=index),
+        )
+        operands = [init, y]
+    else:
+        x = b.pick([v for v in exact if _broadcastable(init, v)])
+        check, step = body.format(acc=init.name, x=x.name), body.format(acc=name, x=x.name)
+        if b.draw(st.booleans()):
+            step = f"np.where({index} % 2 == 0, {step}, {name})"
+        header = _range_header(b, index, _limit(b, exact))
+        operands = [init, x]
+    if not _keeps_type(b, check, init.array):
+        return False
+    effects = ""
+    if b.allow_effects and not over_rows and b.draw(st.integers(0, 3)) == 0:
+        effects = f"\n    tj.print('{name}', {index})"
+        b.program.prints = True
+    statement = f"{name} = {init.name}\n{header}\n    {name} = {step}{effects}"
+    return b.emit(statement, None, operands)
+
+
+TA_ELEMENTS = ["{x}", "-{x}", "{x} + {x}", "np.maximum({x}, 0)", "{x} * 3", "~{x}", "np.abs({x})",
+               "np.where({i} % 2 == 0, {x}, {x} * 2)"]  # fmt: skip
+
+
+def tensor_array(b: Builder) -> bool:
+    """A tj.TensorArray written in a loop (staged `for`, `tj.while_loop` or unrolled),
+    then stacked, sized or read: fixed size (writes bounds-checked) or dynamic (grown at
+    run time when the trip count is a tensor)."""
+    exact = [v for v in b.values if v.exact and v.array.size <= 64]
+    if not exact:
+        return False
+    x = b.pick(exact)
+    name = b.fresh()
+    ta, index = f"{name}_ta", f"{name}_i"
+    element = b.choose(TA_ELEMENTS).format(x=x.name, i=index)
+    if not _keeps_type(b, element.replace(index, "1"), x.array):
+        return False
+    dynamic = b.draw(st.booleans())
+    size = "0, dynamic_size=True" if dynamic else "4"
+    lines = [f"{ta} = tj.TensorArray({x.name}.dtype, size={size}, element_shape={x.name}.shape)"]
+    form = b.draw(st.integers(0, 3))
+    limit = _limit(b, exact)
+    if form == 0:
+        lines += [
+            f"for {index} in tj.range({limit}):",
+            f"    {ta} = {ta}.write({index}, {element})",
+        ]
+    elif form == 1:
+        lines += [f"for {index} in range({limit}):", f"    {ta} = {ta}.write({index}, {element})"]
+    elif form == 2:
+        step = element.replace(index, "i")
+        lines.append(
+            f"_, {ta} = tj.while_loop(lambda i, ta: i < {limit}, "
+            f"lambda i, ta: (i + 1, ta.write(i, {step})), (0, {ta}))"
+        )
+    else:  # unrolled: a Python loop, indices known at trace time
+        lines += [
+            f"for {index} in range({b.choose([1, 2, 3])}):",
+            f"    {ta} = {ta}.write({index}, {element})",
+        ]
+    # A dynamic array filled by a staged loop stacks to a dim only the kernel knows:
+    # return it (hidden), or reduce it over that dim.
+    runtime_rows = dynamic and form != 3
+    readers = [f"{ta}.stack()", f"{ta}.size()"]
+    if not dynamic:
+        readers.append(f"{ta}.read({b.draw(st.integers(0, 3))})")
+    elif x.dtype.kind in "biu":
+        readers.append(f"{ta}.stack().sum(axis=0)")
+    reader = b.choose(readers)
+    lines.append(f"{name} = {reader}")
+    hidden = runtime_rows and reader == f"{ta}.stack()"
+    return b.emit("\n".join(lines), None, [x], hidden=hidden)
+
+
 def variable(b: Builder) -> bool:
     """Create or update a captured tj.Variable and read it back."""
     if not b.allow_effects:
@@ -669,7 +814,7 @@ def print_(b: Builder) -> bool:
 
 BUILDERS = {
     unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
-    take: 1, cond: 1, while_loop: 1, variable: 1, print_: 1,
+    take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
 }  # fmt: skip
 KINDS = [builder for builder, weight in BUILDERS.items() for _ in range(weight)]
 
@@ -684,5 +829,6 @@ def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
         if len(b.program.body) >= target:
             break
         b.draw(st.sampled_from(KINDS))(b)
-    b.program.outputs = {v.name: v.err for v in b.values[len(inputs) :]}
+    returned = b.values[len(inputs) :] + b.hidden
+    b.program.outputs = {v.name: v.err for v in returned}
     return b.program

@@ -10,6 +10,8 @@ hypothesis and written to `regressions/` as a test to commit.
 
 from __future__ import annotations
 
+import re
+
 from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check
 from fuzz_programs import programs
 from fuzz_regressions import Recorder
@@ -37,6 +39,48 @@ def _fuzz(program, optional):
         message = "\n".join(map(str, findings))
         RECORDER.failed(program, [optional], message)
         raise Mismatch(message + "\n\n" + program.source())
+
+
+def test_optional_passes_are_the_tensor_passes():
+    """Every optional tensor pass is fuzzed in random subsets (a renamed pass must not
+    silently drop out of the fuzzer)."""
+    assert set(OPTIONAL_PASSES) == {
+        "canonicalize", "constant-fold", "cse", "dce", "fuse-elementwise", "inline",
+    }  # fmt: skip
+
+
+# Source fragments each statement kind leaves in a program: the generator must keep
+# producing every kind (a builder whose statements NumPy always rejects would vanish).
+FEATURES = {
+    "staged if": "\n    if ",
+    "tj.cond": "tj.cond(",
+    "while": "while ",
+    "staged for": " in tj.range(",
+    "for over rows": re.compile(r"for v\d+_i in [av]\d+:"),
+    "TensorArray": "tj.TensorArray(",
+    "Variable": "tj.Variable(",
+    "tj.print": "tj.print(",
+    "matmul": "@",
+    "reduction": "axis=",
+    "take": "np.take(",
+}
+SEEN: set[str] = set()
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(program=programs())
+def _generate(program):
+    source = program.source()
+    for feature, fragment in FEATURES.items():
+        found = fragment.search(source) if isinstance(fragment, re.Pattern) else fragment in source
+        if found:
+            SEEN.add(feature)
+
+
+def test_generator_produces_every_statement_kind():
+    _generate()
+    assert set(FEATURES) == SEEN, f"never generated: {sorted(set(FEATURES) - SEEN)}"
 
 
 def test_fuzz_quick():
