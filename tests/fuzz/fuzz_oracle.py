@@ -114,7 +114,16 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
 # Open bugs owned elsewhere, recognised by their message so a long run keeps finding *new*
 # bugs instead of stopping every batch at the same one. Each has a regression test in
 # regressions/ (strict xfail) and is counted and printed separately by run_fuzz.py.
-KNOWN_BUGS: dict[str, re.Pattern[str]] = {}
+KNOWN_BUGS: dict[str, re.Pattern[str]] = {
+    # A dynamic TensorArray's stack() has a row count only the kernel knows; element-wise
+    # ops, transposes and slices of it raise NotImplementedError (frontend/dims.py,
+    # UNKNOWN dims), though docs/guide.md shows np.transpose(states.stack(), ...).
+    # The generator only returns or reduces such values; regression test_fuzz_dynstack.
+    "dynamic-stack-ops": re.compile(
+        r"broadcasting a dim whose size tracejit cannot follow"
+        r"|on a tensor with unknown \(None\) dims is not supported"
+    ),
+}
 
 
 def known_bug(finding: Finding) -> str | None:
