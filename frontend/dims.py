@@ -64,6 +64,8 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
             )
         )
     sources = [d for d in column if not isinstance(d, int)]
+    if sources == [UNKNOWN] and not statics:
+        return UNKNOWN  # e.g. a TensorArray's stack() times a scalar: nothing to check
     if any(isinstance(d, Unknown) for d in sources):
         raise NotImplementedError(
             at_user_line("broadcasting a dim whose size tracejit cannot follow is not supported")

@@ -37,9 +37,10 @@ def cast(x: Tensor, dtype: np.dtype) -> Tensor:
     return Tensor(emit(CastOp(x.value, tensor_type(x.shape, dtype))).result)
 
 
-def broadcast_to(x: Tensor, shape: Sequence) -> Tensor:
+def broadcast_to(x: Tensor, shape: Sequence, witnesses: dict | None = None) -> Tensor:
     """Broadcast `x` to `shape` with NumPy's rules (trailing dims aligned); `shape` may
-    hold dims unknown at trace time (`DimSource`s, see frontend/dims.py)."""
+    hold dims unknown at trace time (`DimSource`s, see frontend/dims.py, or dims whose
+    size `witnesses` maps to a (tensor value, axis) that has it at run time)."""
     target = tuple(shape)
     if tuple(x.dims) == target:
         return x
@@ -50,16 +51,19 @@ def broadcast_to(x: Tensor, shape: Sequence) -> Tensor:
     sized = BroadcastInDimOp.sized_dims(
         result_type(x).get_shape(), op_dims, target_type.get_shape()
     )
-    op = BroadcastInDimOp(x.value, op_dims, target_type, [dim_size(target[d]) for d in sized])
+    sizes = [dim_size(target[d], (witnesses or {}).get(d)) for d in sized]
+    op = BroadcastInDimOp(x.value, op_dims, target_type, sizes)
     return Tensor(emit(op).result, dims=target)
 
 
-def dim_size(dim) -> SSAValue:
+def dim_size(dim, witness: tuple | None = None) -> SSAValue:
     """The run-time size of a dim unknown at trace time, as an `index` value."""
     from tracejit.frontend.dims import DimSource
     from tracejit.frontend.tracing import current_trace
     from tracejit.ir.shape_ops import DimOp
 
+    if not isinstance(dim, DimSource) and witness is not None:
+        return emit(DimOp(*witness)).result
     if not isinstance(dim, DimSource):
         raise NotImplementedError("a dim whose size tracejit cannot follow")
     source = current_trace().inputs[dim.input]

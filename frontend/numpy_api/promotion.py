@@ -68,12 +68,27 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
     from tracejit.frontend.dims import broadcast_dims
     from tracejit.frontend.tracing import current_trace
 
-    return broadcast_dims([t.dims for t in tensors], current_trace().dim_constraints)
+    distinct = {t.value: t for t in tensors}.values()  # x * x: one operand, one unknown dim
+    return broadcast_dims([t.dims for t in distinct], current_trace().dim_constraints)
 
 
 def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
     shape = broadcast_shape(tensors)
-    return [primitives.broadcast_to(t, shape) for t in tensors]
+    witnesses = _unknown_dim_witnesses(tensors, len(shape))
+    return [primitives.broadcast_to(t, shape, witnesses) for t in tensors]
+
+
+def _unknown_dim_witnesses(tensors: Sequence[Tensor], rank: int) -> dict[int, tuple]:
+    """{result axis: (tensor value, its axis)} for result dims unknown at trace time whose
+    size no input gives: the one operand that has the dim reads it at run time."""
+    from tracejit.frontend.dims import Unknown
+
+    found: dict[int, tuple] = {}
+    for t in tensors:
+        for axis, d in enumerate(t.dims):
+            if isinstance(d, Unknown):
+                found.setdefault(rank - t.ndim + axis, (t.value, axis))
+    return found
 
 
 def weak_result_type(*operands: Any) -> np.dtype:

@@ -235,3 +235,44 @@ def test_wrong_dtype_or_shape_is_a_trace_time_error():
         wrong_shape(np.ones(2, np.float32))
     with pytest.raises(ValueError, match="element shape is unknown"):
         tj.TensorArray(np.float32, size=2).stack()
+
+
+STACK_FOLLOW_UPS = {
+    "scale": lambda s, x: s * 2 + 1,
+    "abs": lambda s, x: np.abs(s),
+    "square": lambda s, x: s * s,
+    "sum": lambda s, x: np.sum(s),
+    "sum_axis0": lambda s, x: np.sum(s, axis=0),
+    "row_broadcast": lambda s, x: s - x,
+}
+
+
+@pytest.mark.parametrize("name", sorted(STACK_FOLLOW_UPS))
+@pytest.mark.parametrize("n", [0, 1, 5])
+def test_numpy_on_a_dynamic_stack(name, n):
+    """The stack of a growing array has a row count only the kernel knows; element-wise
+    ops, broadcasts against it and reductions of it still compile."""
+    follow_up = STACK_FOLLOW_UPS[name]
+
+    @tj.function
+    def f(count, x):
+        ta = tj.TensorArray(tj.float32, size=0, dynamic_size=True, element_shape=(2,))
+        for i in tj.range(count):
+            ta = ta.write(i, (x * i).astype(np.float32))
+        return follow_up(ta.stack(), x)
+
+    check(f, np.int32(n), np.array([1.5, -2.0], np.float32))
+
+
+def test_two_different_dynamic_stacks_do_not_broadcast_silently():
+    @tj.function
+    def f(count):
+        a = tj.TensorArray(tj.int32, size=0, dynamic_size=True)
+        b = tj.TensorArray(tj.int32, size=0, dynamic_size=True)
+        for i in tj.range(count):
+            a = a.write(i, i)
+            b = b.write(i, i * 2)
+        return a.stack() + b.stack()
+
+    with pytest.raises(NotImplementedError, match="cannot follow"):
+        f(np.int32(3))
