@@ -403,11 +403,11 @@ class _Expand(RewritePattern):
         if not (is_f32 or (self.F64 and isinstance(result_type, Float64Type))):
             return
         if is_f32 and self.NATIVE_F32:
-            native = Arith(rewriter, result_type, self.constants)
+            native = Arith(rewriter, result_type, self.constants, op.parent_block())
             value = type(self).ALGORITHM(native, *op.operands, False)
             rewriter.replace(op, [], [value])
             return
-        a = Arith(rewriter, constants=self.constants)
+        a = Arith(rewriter, constants=self.constants, block=op.parent_block())
         args = [a.widen(v) if is_f32 else v for v in op.operands]
         value = type(self).ALGORITHM(a, *args, not is_f32)
         rewriter.replace(op, [], [a.narrow(value, result_type) if is_f32 else value])

@@ -39,11 +39,11 @@ class ConstantPool:
     def __init__(self) -> None:
         self._values: dict[tuple[Block, Attribute, object], V] = {}
 
-    def get(self, rewriter: PatternRewriter, value: FloatAttr | IntegerAttr, key: object) -> V:
-        """The constant `value` in the block of the op being rewritten; `key` tells values of
-        one type apart (repr for floats: 0.0 == -0.0 in Python)."""
-        block = rewriter.current_operation.parent_block()
-        assert block is not None
+    def get(
+        self, rewriter: PatternRewriter, block: Block, value: FloatAttr | IntegerAttr, key: object
+    ) -> V:
+        """The constant `value` in `block`, the block of the op being rewritten; `key` tells
+        values of one type apart (repr for floats: 0.0 == -0.0 in Python)."""
         index = (block, value.type, key)
         found = self._values.get(index)
         if found is None:
@@ -60,9 +60,11 @@ class Arith:
         rewriter: PatternRewriter,
         float_type: AnyFloat = f64,
         constants: ConstantPool | None = None,
+        block: Block | None = None,
     ):
         self._rewriter = rewriter
-        self._pool = constants
+        self._pool = constants if block is not None else None
+        self._block = block  # of the op being expanded (where pooled constants live)
         self.ftype = float_type
         self.is_f64 = float_type == f64
         self.itype = i64 if self.is_f64 else i32
@@ -93,7 +95,8 @@ class Arith:
     def _constant(self, value: FloatAttr | IntegerAttr, key: object) -> V:
         if self._pool is None:
             return self.op(arith.ConstantOp(value))
-        return self._pool.get(self._rewriter, value, key)
+        assert self._block is not None
+        return self._pool.get(self._rewriter, self._block, value, key)
 
     # --- float arithmetic --------------------------------------------------------------
     def add(self, a: V, b: V) -> V:
