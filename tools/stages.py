@@ -50,7 +50,7 @@ def _after(pass_name: str) -> int:
 
 
 # (what the module still contains, index in DEFAULT_PIPELINE of the first pass it needs).
-# Loops are what lower-to-loops leaves, so the passes after it (a canonicalize) come next.
+# Loops are what lower-to-loops leaves, so the passes after it (expand-math, ...) come next.
 _NEEDS = (
     (_has_tensors, 0),
     (_has_dialect("linalg"), DEFAULT_PIPELINE.index("lower-to-loops")),
