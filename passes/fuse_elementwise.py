@@ -269,8 +269,12 @@ class BlockFusion:
             push_producers(producer)
 
     def all_users_are_homes(self, op: Operation, group: Group) -> bool:
+        """Every live user of `op` is computed by `group` (dead users are about to go)."""
         users = [use.operation for result in op.results for use in result.uses]
-        return all(u in group.homes for u in users)
+        return all(u in group.homes or self.is_dead(u) for u in users)
+
+    def is_dead(self, op: Operation) -> bool:
+        return op in self.dropped and not self.groups_of[op]
 
     def can_recompute(self, op: Operation, group: Group) -> bool:
         price = cost(op)
@@ -300,8 +304,8 @@ class BlockFusion:
     def needs_from_outside(self, op: Operation, user: Operation, group: Group) -> bool:
         """Whether `user` reads `op`'s result from memory: it is an op outside every kernel,
         or some kernel recomputes `user` without `op` (even if `group` holds `user` too)."""
-        if user in self.dropped and not self.groups_of[user]:
-            return False  # dead
+        if self.is_dead(user):
+            return False
         holders = self.groups_of.get(user)
         return not holders or any(op not in g.members for g in holders)
 
@@ -488,7 +492,8 @@ class BlockFusion:
         if len(group.members) > 1:
             return True
         (op,) = group.members
-        return any(is_inlined_constant(v) for v in op.operands)
+        # (a reduction of a splat constant alone has no loop bounds: it stays unfused)
+        return any(is_inlined_constant(v) for v in op.operands) and self.loops_bounded(group)
 
     def rewrite_segment(self, segment: int, provided: dict[SSAValue, SSAValue]) -> set[Operation]:
         """Re-emit the segment in dependency order with its kernels; return the ops the
