@@ -27,10 +27,8 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.dialects.linalg.ops import GenericOp, YieldOp
-from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
-from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import elementwise as ew
@@ -42,13 +40,12 @@ from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.buffer_builder import (
     PARALLEL,
     REDUCTION,
-    BodyBuilder,
     FunctionBufferizer,
     element_of,
     identity_map,
     projection_map,
 )
-from tracejit.passes.bufferize_structured import fill
+from tracejit.passes.bufferize_structured import fill, multi_output_generic
 
 Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
 
@@ -169,7 +166,7 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
         outputs
     )
     iterators = [REDUCTION if d in axes else PARALLEL for d in range(rank)]
-    _generic(
+    multi_output_generic(
         bufferizer,
         inputs,
         outputs,
@@ -180,26 +177,6 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     )
     for result, buffer in zip(kernel.res, outputs, strict=True):
         bufferizer.values[result] = buffer
-
-
-def _generic(
-    bufferizer: FunctionBufferizer,
-    inputs: Sequence[SSAValue],
-    outputs: Sequence[SSAValue],
-    maps: Sequence[AffineMapAttr],
-    iterators: Sequence[Attribute],
-    body: BodyBuilder,
-    location: Attribute,
-) -> None:
-    """A `linalg.generic` with several outputs, its body built by `body`."""
-    element_types = [v.type.get_element_type() for v in (*inputs, *outputs)]  # type: ignore[attr-defined]
-    block = Block(arg_types=element_types)
-    builder = Builder(InsertPoint.at_end(block))
-    yielded = body(builder, block.args[: len(inputs)], block.args[len(inputs) :])
-    builder.insert(YieldOp(*yielded))
-    op = GenericOp(inputs, outputs, Region(block), maps, iterators)
-    op.location = location
-    bufferizer.builder.insert(op)
 
 
 def _output(bufferizer: FunctionBufferizer, kernel: FusedOp, index: int) -> SSAValue:

@@ -153,7 +153,7 @@ def lower_arg_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
         return [select_value, select_index]
 
     kept = _kept_map(rank, axes)
-    _multi_output_generic(
+    multi_output_generic(
         bufferizer,
         [source],
         [values, indices],
@@ -254,7 +254,7 @@ def _temporary(
     return buffer
 
 
-def _multi_output_generic(
+def multi_output_generic(
     bufferizer: FunctionBufferizer,
     inputs: Sequence[SSAValue],
     outputs: Sequence[SSAValue],
