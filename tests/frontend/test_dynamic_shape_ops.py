@@ -224,17 +224,26 @@ INDEX_CASES = {
     "sliced_then_indexed": (lambda x: x[1:][0] + x[::-1][1], (None, 3)),
     "row_of_transpose": (lambda x: x.T[1], (None, 3)),
     "minus_first_row": (lambda x: x - x[0], (None, 3)),
+    # out of range where the result has no elements: NumPy still raises IndexError
+    "row_of_empty_rows": (lambda x: x[5], (None, 0)),
+    "column_of_sliced_rows": (lambda x: x[1:, 0], (None, None)),
+    "last_axis_of_3d": (lambda x: x[:, :, 1], (None, None, None)),
+    "ellipsis_then_index": (lambda x: x[..., 1], (None, None)),
+    "row_of_transpose_nn": (lambda x: x.T[0], (None, None)),
 }
 INDEX_FUNCTIONS = {name: compiled(fn, shape) for name, (fn, shape) in INDEX_CASES.items()}
 
 
 @pytest.mark.parametrize("name", sorted(INDEX_CASES))
 @FEW
-@given(sizes=st.lists(SIZES, min_size=2, max_size=2), seed=st.integers(0, 2**16))
-@example(sizes=[0, 0], seed=0)
-@example(sizes=[1, 1], seed=0)
-@example(sizes=[2, 2], seed=0)
-@example(sizes=[3, 3], seed=0)
+@given(sizes=st.lists(SIZES, min_size=3, max_size=3), seed=st.integers(0, 2**16))
+@example(sizes=[0, 0, 0], seed=0)
+@example(sizes=[1, 1, 1], seed=0)
+@example(sizes=[2, 2, 2], seed=0)
+@example(sizes=[3, 3, 3], seed=0)
+@example(sizes=[0, 1, 1], seed=0)
+@example(sizes=[2, 0, 1], seed=0)
+@example(sizes=[6, 0, 3], seed=0)
 def test_integer_index_on_an_unknown_dim(check_against_eager, name, sizes, seed):
     """Out-of-range indices (e.g. x[2] of 2 rows) must raise IndexError at call time."""
     f = INDEX_FUNCTIONS[name]
@@ -457,6 +466,33 @@ def test_slices_of_two_inputs_must_agree_at_run_time(check_against_eager, n, m, 
     assert STEPPED_OF_TWO.experimental_get_tracing_count() == 1
 
 
+EVEN_PLUS_ODD_ROWS = compiled(lambda x: x[::2] + x[1::2], (None, 3))
+GRAM_OF_SHIFTED = compiled(lambda x: x.T @ x[1:], (None, 3))
+
+
+@FEW
+@given(n=SIZES, seed=st.integers(0, 2**16))
+@example(n=4, seed=0)
+@example(n=5, seed=0)
+@example(n=0, seed=0)
+@example(n=7, seed=0)
+def test_slices_of_one_input_that_disagree_at_run_time(check_against_eager, n, seed):
+    """x[::2] and x[1::2] have equal sizes only for even n; x.T @ x[1:] contracts n with n - 1.
+    Where NumPy raises (sizes unequal and neither 1), the compiled call raises too."""
+    x = data((n, 3), seed=seed)
+    if n % 2 == 0:
+        check_against_eager(EVEN_PLUS_ODD_ROWS, x)
+    elif n >= 5:
+        with pytest.raises(tj.errors.InvalidArgumentError):
+            EVEN_PLUS_ODD_ROWS(x)
+    if n == 0:
+        check_against_eager(GRAM_OF_SHIFTED, x)
+    else:
+        with pytest.raises(ValueError):  # InvalidArgumentError, or refused while tracing
+            GRAM_OF_SHIFTED(x)
+    assert EVEN_PLUS_ODD_ROWS.experimental_get_tracing_count() == 1
+
+
 # ---------------------------------------------------------------------------------------------
 # 7. dtypes
 
@@ -531,6 +567,31 @@ def test_non_contiguous_inputs_do_take_the_strided_path():
         if layout != "reversed_rows":  # negative strides; NumPy still calls it non-contiguous
             assert not make(a).flags.c_contiguous, layout
     assert not LAYOUTS["reversed_rows"](a).flags.c_contiguous
+
+
+# ---------------------------------------------------------------------------------------------
+# results are new arrays
+
+VIEWS = compiled(
+    lambda x: (x, x.T, x[1:], x[::-1], x[:, None], x[0], np.swapaxes(x, 0, 1)), (None, 3)
+)
+
+
+def test_transposes_and_slices_return_arrays_that_own_their_memory(check_against_eager):
+    """NumPy would return views; tracejit returns new arrays (DESIGN §2), never sharing memory
+    with the input or with each other, so writing into one result changes nothing else."""
+    x = data((4, 3))
+    results = check_against_eager(VIEWS, x)
+    for i, r in enumerate(results):
+        assert r.flags.owndata and r.flags.writeable, i
+        assert not np.shares_memory(r, x), i
+        for j, other in enumerate(results[i + 1 :], i + 1):
+            assert not np.shares_memory(r, other), (i, j)
+    before = x.copy()
+    for r in results:
+        r[...] = 0
+    np.testing.assert_array_equal(x, before)
+    check_against_eager(VIEWS, x)  # the next call is not affected either
 
 
 # ---------------------------------------------------------------------------------------------
