@@ -45,7 +45,9 @@ def out_of_range(indices: np.ndarray, size: int) -> bool:
 
 @irdl_op_definition
 class GatherOp(IRDLOperation, HasFolderInterface):
-    """`np.take(input, indices, axis)` with a run-time bounds check (see the module doc)."""
+    """`np.take(input, indices, axis)` with a run-time bounds check (see the module doc).
+    The input's dims may be unknown at trace time (`x[-1]` of `tensor<?x3xf32>` gathers
+    a 0-d index, checked against the run-time size); the indices' may not."""
 
     name = "tj.gather"
     input = operand_def(TensorType)
@@ -80,8 +82,8 @@ class GatherOp(IRDLOperation, HasFolderInterface):
         source, indices, target = self.input.type, self.indices.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(indices, TensorType)
         assert isinstance(target, TensorType)
-        if not all(t.has_static_shape() for t in (source, indices, target)):
-            raise VerifyException("tj.gather on dynamic shapes is not supported yet")
+        if not indices.has_static_shape():
+            raise VerifyException("tj.gather indices of a dynamic shape are not supported yet")
         if source.get_element_type() != target.get_element_type():
             raise VerifyException("tj.gather must keep the element type")
         if not is_integer(indices.get_element_type()):

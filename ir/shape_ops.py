@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
 from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
     IRDLOperation,
     irdl_op_definition,
     operand_def,
@@ -146,7 +147,7 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
 class DimOp(IRDLOperation):
     """The run-time size of dim `index` of a tensor, as an `index` value.
 
-        %n = tj.dim %x, 0 : tensor<?x3xf32>
+    %n = tj.dim %x, 0 : tensor<?x3xf32>
     """
 
     name = "tj.dim"
@@ -187,11 +188,19 @@ def _check_static(op: IRDLOperation, *types: TensorType) -> None:
         raise VerifyException(f"{op.name} on dynamic shapes is not supported yet")
 
 
+def unit_dims_removed(shape: Sequence[int]) -> list[int]:
+    """`shape` without its static 1s (dims unknown at trace time stay, as `?`)."""
+    return [size for size in shape if size != 1]
+
+
 @irdl_op_definition
 class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
     """The same elements in row-major order, with another shape (`np.reshape`).
 
     %r = tj.reshape %x : tensor<2x3xf32> to tensor<3x2xf32>
+
+    With dims unknown at trace time only size-1 dims may be added or removed (`x[:, None]`):
+    the other dims, `?` or not, must be the same in the same order.
     """
 
     name = "tj.reshape"
@@ -211,7 +220,12 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
 
     def verify_(self) -> None:
         source, target = _types(self)
-        _check_static(self, source, target)
+        if not (source.has_static_shape() and target.has_static_shape()):
+            if unit_dims_removed(source.get_shape()) != unit_dims_removed(target.get_shape()):
+                raise VerifyException(
+                    "tj.reshape of dims unknown at trace time may only add or remove size-1 dims"
+                )
+            return
         if source.element_count() != target.element_count():
             raise VerifyException(
                 f"tj.reshape cannot reshape {source.element_count()} elements "
@@ -289,17 +303,28 @@ class SliceOp(IRDLOperation, HasFolderInterface):
     (`x[::-1]` is start = n - 1, step = -1), never zero.
 
     %s = tj.slice %x, start = [0, 4], step = [2, -1] : tensor<4x5xf32> to tensor<2x5xf32>
+
+    On a dim unknown at trace time the start and the count may be run-time `index`
+    values: a start of `?` (printed as the i64 minimum, MLIR's `kDynamic`) is taken from
+    `starts`, and every `?` result dim from `sizes`, in order. The frontend computes them
+    from the operand's `tj.dim` with NumPy's slice rules (frontend/slice_bounds.py):
+
+    %s = tj.slice %x, start = [1, 0], step = [1, 1] sizes(%count)
+           : tensor<?x3xf32> to tensor<?x3xf32>
     """
 
     name = "tj.slice"
     operand = operand_def(TensorType)
+    starts = var_operand_def(IndexType)
+    sizes = var_operand_def(IndexType)
     start = prop_def(DenseArrayBase.constr(i64))
     step = prop_def(DenseArrayBase.constr(i64))
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$operand `,` `start` `=` $start `,` `step` `=` $step attr-dict "
-        "`:` type($operand) `to` type($result)"
+        "$operand `,` `start` `=` $start `,` `step` `=` $step (`starts` `(` $starts^ `)`)? "
+        "(`sizes` `(` $sizes^ `)`)? attr-dict `:` type($operand) `to` type($result)"
     )
 
     def __init__(
@@ -308,9 +333,11 @@ class SliceOp(IRDLOperation, HasFolderInterface):
         start: Sequence[int],
         step: Sequence[int],
         result_type: TensorType,
+        starts: Sequence[SSAValue] = (),
+        sizes: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[operand],
+            operands=[operand, list(starts), list(sizes)],
             result_types=[result_type],
             properties={"start": _array(start), "step": _array(step)},
         )
@@ -321,25 +348,37 @@ class SliceOp(IRDLOperation, HasFolderInterface):
     def get_step(self) -> tuple[int, ...]:
         return tuple(self.step.get_values())
 
+    def is_dynamic(self) -> bool:
+        return bool(self.starts or self.sizes)
+
     def verify_(self) -> None:
         source, target = _types(self)
-        _check_static(self, source, target)
         rank = source.get_num_dims()
         start, step = self.get_start(), self.get_step()
         if len(start) != rank or len(step) != rank or target.get_num_dims() != rank:
             raise VerifyException("tj.slice needs one start and one step per operand dim")
+        if len(self.starts) != start.count(DYNAMIC_INDEX):
+            raise VerifyException("tj.slice needs one `starts` value per dynamic start")
+        if len(self.sizes) != target.get_shape().count(DYNAMIC_INDEX):
+            raise VerifyException("tj.slice needs one `sizes` value per dynamic result dim")
         for size, count, first, stride in zip(
             source.get_shape(), target.get_shape(), start, step, strict=True
         ):
+            if stride == 0:
+                raise VerifyException("tj.slice step must not be zero")
+            if DYNAMIC_INDEX in (size, count, first):
+                if size != DYNAMIC_INDEX:  # only dims unknown at trace time are sliced so
+                    raise VerifyException("tj.slice of a static dim must be static")
+                continue
             last = first + (count - 1) * stride
-            if stride == 0 or (count > 0 and not (0 <= first < size and 0 <= last < size)):
+            if count > 0 and not (0 <= first < size and 0 <= last < size):
                 raise VerifyException(
                     f"tj.slice of {count} elements from {first} by {stride} "
                     f"leaves a dim of size {size}"
                 )
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
-        assert isinstance(self.result.type, TensorType)
+        assert isinstance(self.result.type, TensorType) and not self.is_dynamic()
         counts = self.result.type.get_shape()
         ranges = [
             first + stride * np.arange(count, dtype=np.int64)
@@ -348,6 +387,8 @@ class SliceOp(IRDLOperation, HasFolderInterface):
         return x[np.ix_(*ranges)] if ranges else x
 
     def fold(self):
+        if self.is_dynamic():
+            return None
         # a slice taking every element in order is the operand itself
         rank = len(self.get_start())
         whole = self.get_start() == (0,) * rank and self.get_step() == (1,) * rank
@@ -391,7 +432,8 @@ class ConcatOp(IRDLOperation, HasFolderInterface):
         for value in self.inputs:
             ttype = value.type
             assert isinstance(ttype, TensorType)
-            _check_static(self, ttype)
+            if ttype.get_shape()[axis] == DYNAMIC_INDEX:
+                raise VerifyException("tj.concat along a dynamic dim is not supported")
             if ttype.get_element_type() != source.get_element_type():
                 raise VerifyException("tj.concat inputs must share an element type")
             shape = list(ttype.get_shape())

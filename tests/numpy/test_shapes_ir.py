@@ -46,7 +46,7 @@ def module(body: str, result: str = "") -> str:
         ),
         (
             "%r = tj.slice %x, start = [0, 0], step = [1, 0] : tensor<2x3xf32> to tensor<2x1xf32>",
-            "by 0",
+            "step must not be zero",
         ),
         (
             "%r = tj.slice %x, start = [1, 0], step = [-1, 1] : tensor<2x3xf32> to tensor<3x3xf32>",
