@@ -21,7 +21,7 @@ ever divide by constant, non-zero sizes.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, cf, memref
@@ -86,11 +86,18 @@ def _result_generic(
     op: Operation,
     inputs: Sequence[tuple[SSAValue, list[AffineExpr]]],
     body,
+    size_of: Callable[[int], SSAValue] | None = None,
 ) -> None:
-    """A parallel generic over `op`'s result; each input comes with its map's results."""
+    """A parallel generic over `op`'s result; each input comes with its map's results.
+    `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time."""
     result = op.results[0]
-    rank = len(_shape(result))
-    output = bufferizer.destination(result)
+    shape = result.type.get_shape()  # type: ignore[attr-defined]
+    rank = len(shape)
+    dynamic = [d for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
+    if dynamic and size_of is None:
+        _shape(result)  # raises: this op has no dynamic form
+    sizes = [size_of(d) for d in dynamic] if size_of is not None else []
+    output = bufferizer.destination(result, sizes)
     maps = [projection_map(rank, exprs) for _, exprs in inputs] + [identity_map(rank)]
     bufferizer.generic(
         [buffer for buffer, _ in inputs], output, maps, [PARALLEL] * rank, body, op.location
@@ -110,12 +117,20 @@ def _unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[Affine
 
 def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     """Result element at linear position p reads the source element at linear position p."""
-    source, target = _shape(op.operand), _shape(op.result)
+    source = op.operand.type.get_shape()  # type: ignore[attr-defined]
+    target = op.result.type.get_shape()  # type: ignore[attr-defined]
     buffer = bufferizer.values[op.operand]
     reads = _unit_dim_reads(source, target)
-    if reads is not None:
-        _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]])
+    if reads is not None:  # also the only form on dims unknown at trace time (verified)
+        kept_source = [d for d, size in enumerate(source) if size != 1]
+        kept_target = [d for d, size in enumerate(target) if size != 1]
+
+        def size_of(d: int) -> SSAValue:
+            return bufferizer.dim(buffer, kept_source[kept_target.index(d)])
+
+        _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]], size_of)
         return
+    source, target = _shape(op.operand), _shape(op.result)
     if 0 in target:  # nothing to copy (and no size to divide by)
         bufferizer.values[op.result] = bufferizer.destination(op.result)
         return
@@ -152,22 +167,42 @@ def lower_transpose(bufferizer: FunctionBufferizer, op: TransposeOp) -> None:
     perm = op.get_permutation()
     reads = [AffineExpr.dimension(perm.index(i)) for i in range(len(perm))]
     buffer = bufferizer.values[op.operand]
-    _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]])
+    _result_generic(
+        bufferizer,
+        op,
+        [(buffer, reads)],
+        lambda b, ins, outs: [ins[0]],
+        lambda d: bufferizer.dim(buffer, perm[d]),
+    )
 
 
 def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
-    """result[i...] = operand[start + i * step, ...], positions computed in the body."""
+    """result[i...] = operand[start + i * step, ...], positions computed in the body; run-
+    time starts and counts (dims unknown at trace time) come from the op's operands."""
     buffer = bufferizer.values[op.operand]
-    start, step = op.get_start(), op.get_step()
+    step = op.get_step()
+    run_time_starts = iter(bufferizer.values[v] for v in op.starts)
+    start = [next(run_time_starts) if a == DYNAMIC_INDEX else a for a in op.get_start()]
+    result_shape = op.result.type.get_shape()
+    counts = dict(
+        zip(
+            [d for d, size in enumerate(result_shape) if size == DYNAMIC_INDEX],
+            [bufferizer.values[v] for v in op.sizes],
+            strict=True,
+        )
+    )
 
     def body(b: Builder, ins, outs):
-        indices = [
-            _add(b, _mul(b, _loop_index(b, d), stride), first)
-            for d, (first, stride) in enumerate(zip(start, step, strict=True))
-        ]
+        indices = []
+        for d, (first, stride) in enumerate(zip(start, step, strict=True)):
+            position = _mul(b, _loop_index(b, d), stride)
+            if isinstance(first, int):
+                indices.append(_add(b, position, first))
+            else:
+                indices.append(b.insert(arith.AddiOp(position, first)).result)
         return [b.insert(memref.LoadOp.get(buffer, indices)).res]
 
-    _result_generic(bufferizer, op, [], body)
+    _result_generic(bufferizer, op, [], body, counts.__getitem__)
 
 
 # --- concat, pad -----------------------------------------------------------------------
@@ -177,16 +212,23 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
     axis = op.axis.value.data
     parts, offset = [], 0
     for value in op.inputs:
-        size = _shape(value)[axis]
+        size = value.type.get_shape()[axis]  # type: ignore[attr-defined]
         if size:
             parts.append((bufferizer.values[value], offset, size))
         offset += size
-    if not parts:
-        bufferizer.values[op.result] = bufferizer.destination(op.result)
+    first_input = bufferizer.values[op.inputs[0]]  # off the axis, all inputs agree
+
+    def size_of(d: int) -> SSAValue:
+        return bufferizer.dim(first_input, d)
+
+    if not parts:  # nothing to copy
+        shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+        sizes = [size_of(d) for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
+        bufferizer.values[op.result] = bufferizer.destination(op.result, sizes)
         return
 
     def body(b: Builder, ins, outs):
-        rank = len(_shape(op.result))
+        rank = op.result.type.get_num_dims()  # type: ignore[attr-defined]
         position = _loop_index(b, axis)
         chosen: SSAValue | None = None
         for buffer, first, size in reversed(parts):
@@ -202,7 +244,7 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
         assert chosen is not None
         return [chosen]
 
-    _result_generic(bufferizer, op, [], body)
+    _result_generic(bufferizer, op, [], body, size_of)
 
 
 def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
@@ -233,15 +275,19 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
 
 # --- gather ------------------------------------------------------------------------------
 def _checked_index(
-    b: Builder, raw: SSAValue, unsigned: bool, size: int, message: str, location
+    b: Builder, raw: SSAValue, unsigned: bool, size: int | SSAValue, message: str, location
 ) -> SSAValue:
-    """The NumPy position of index `raw` in a dim of `size`: negatives wrap; anything
-    outside [-size, size) fails the call through `cf.assert` before it is used."""
+    """The NumPy position of index `raw` in a dim of `size` (an int, or an `index` value
+    when known at run time only): negatives wrap; anything outside [-size, size) fails the
+    call through `cf.assert` before it is used."""
     width = raw.type.width.data  # type: ignore[attr-defined]
     if width < 64:
         extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
         raw = b.insert(extend(raw, IntegerType(64))).result
-    bound = b.insert(arith.ConstantOp(IntegerAttr(size, i64))).result
+    if isinstance(size, int):
+        bound = b.insert(arith.ConstantOp(IntegerAttr(size, i64))).result
+    else:
+        bound = b.insert(arith.IndexCastOp(size, i64)).result
     if not unsigned:
         negative = b.insert(
             arith.CmpiOp(raw, b.insert(arith.ConstantOp(IntegerAttr(0, i64))), "slt")
@@ -258,25 +304,57 @@ def _checked_index(
 
 def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     """result[before, j..., after] = input[before, wrap(indices[j...]), after]."""
-    source = _shape(op.input)
+    source = op.input.type.get_shape()  # type: ignore[attr-defined]
     index_rank = len(_shape(op.indices))
     axis = op.get_axis()
     buffer = bufferizer.values[op.input]
+    size = bufferizer.dim(buffer, axis) if source[axis] == DYNAMIC_INDEX else source[axis]
     unsigned = is_unsigned(element_of(op.indices))
     index_reads = [AffineExpr.dimension(axis + k) for k in range(index_rank)]
     message = op.message.data
 
+    indices = bufferizer.values[op.indices]
+    hoisted: SSAValue | None = None
+    if index_rank == 0:  # one index (`x[-1]`): checked once, even when no element is read
+        raw = bufferizer.builder.insert(memref.LoadOp.get(indices, [])).res
+        b = bufferizer.builder
+        hoisted = _checked_index(b, raw, unsigned, size, message, op.location)
+
     def body(b: Builder, ins, outs):
-        position = _checked_index(b, ins[0], unsigned, source[axis], message, op.location)
+        position = hoisted or _checked_index(b, ins[0], unsigned, size, message, op.location)
         before = [_loop_index(b, d) for d in range(axis)]
         after_dims = range(axis + index_rank, axis + index_rank + len(source) - axis - 1)
         after = [_loop_index(b, d) for d in after_dims]
         return [b.insert(memref.LoadOp.get(buffer, [*before, position, *after])).res]
 
-    _result_generic(bufferizer, op, [(bufferizer.values[op.indices], index_reads)], body)
+    def size_of(d: int) -> SSAValue:  # a result dim unknown at trace time is an input dim
+        return bufferizer.dim(buffer, d if d < axis else d - index_rank + 1)
 
+    inputs = [] if hoisted else [(indices, index_reads)]
+    _result_generic(bufferizer, op, inputs, body, size_of)
+
+
+# --- index arithmetic -------------------------------------------------------------------
+def copy_index_arith(bufferizer: FunctionBufferizer, op: Operation) -> None:
+    """`arith` on `index` values (a slice's run-time start and count, frontend/
+    slice_bounds.py) has no tensors in it: it is copied as it is."""
+    mapping = {old: bufferizer.values[old] for old in op.operands}
+    new = bufferizer.builder.insert(op.clone(value_mapper=mapping))
+    for old, value in zip(op.results, new.results, strict=True):
+        bufferizer.values[old] = value
+
+
+INDEX_ARITH = (
+    arith.ConstantOp,
+    arith.AddiOp,
+    arith.SubiOp,
+    arith.MinSIOp,
+    arith.MaxSIOp,
+    arith.DivUIOp,
+)
 
 SHAPE_HANDLERS = {
+    **dict.fromkeys(INDEX_ARITH, copy_index_arith),
     ReshapeOp: lower_reshape,
     TransposeOp: lower_transpose,
     SliceOp: lower_slice,

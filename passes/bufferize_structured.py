@@ -25,7 +25,6 @@ from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
-from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
@@ -88,9 +87,7 @@ def _broadcast_sizes(bufferizer: FunctionBufferizer, op: BroadcastInDimOp, sourc
     the op's `sizes` operand for a new dim."""
     target_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
     operand_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
-    from_operand = {
-        d: i for i, d in enumerate(op.get_dims()) if operand_shape[i] == DYNAMIC_INDEX
-    }
+    from_operand = {d: i for i, d in enumerate(op.get_dims()) if operand_shape[i] == DYNAMIC_INDEX}
     given = iter(op.sizes)
     sizes = []
     for d, size in enumerate(target_shape):
@@ -338,21 +335,32 @@ def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
 def _matmul_sizes(
     bufferizer: FunctionBufferizer, op: MatmulOp, lhs: SSAValue, rhs: SSAValue
 ) -> list[SSAValue]:
-    """Dynamic m comes from A, dynamic n from B; dynamic batch dims are not supported yet."""
+    """Dynamic m comes from A, dynamic n from B, a dynamic batch dim from an operand that
+    has it as a dynamic dim (dims unknown at trace time are never broadcast from 1)."""
     out_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
     lhs_rank, rhs_rank = rank_of(op.lhs), rank_of(op.rhs)
     batch = len(out_shape) - (lhs_rank > 1) - (rhs_rank > 1)
-    if DYNAMIC_INDEX in out_shape[:batch]:
-        raise DiagnosticException(
-            "bufferize: tj.matmul with dynamic batch dims is not supported yet"
-        )
+    sizes = [_batch_size(bufferizer, d - batch, (lhs, rhs)) for d in range(batch)]
     sources = [(lhs, lhs_rank - 2)] if lhs_rank > 1 else []
     sources += [(rhs, rhs_rank - 1)] if rhs_rank > 1 else []
-    return [
+    batch_sizes = [s for s, d in zip(sizes, out_shape[:batch], strict=True) if d == DYNAMIC_INDEX]
+    return batch_sizes + [
         bufferizer.dim(buffer, d)
         for (buffer, d), size in zip(sources, out_shape[batch:], strict=True)
         if size == DYNAMIC_INDEX
     ]
+
+
+def _batch_size(bufferizer: FunctionBufferizer, from_end: int, operands) -> SSAValue | None:
+    """The run-time size of the batch dim `from_end` dims before the matrix dims (None
+    when it is static): read from the first operand where that dim is dynamic."""
+    for buffer in operands:
+        shape = buffer.type.get_shape()
+        matrix = min(len(shape), 2)
+        position = len(shape) - matrix + from_end
+        if position >= 0 and len(shape) > 1 and shape[position] == DYNAMIC_INDEX:
+            return bufferizer.dim(buffer, position)
+    return None
 
 
 STRUCTURED_HANDLERS = {
