@@ -6,8 +6,13 @@ when the kernel is called. Ops propagate these sources (an op whose result has a
 operand's shape inherits its dims; broadcasts, reductions and matmul say how), so the
 caller can compute every output shape from the input shapes before the call.
 
-Broadcasting two different sources, or a source and a static size other than 1,
-records a constraint (the two sizes must be equal) that the caller checks before
+A slice of such a dim is a `Sliced` dim (`x[1:]` of `TensorSpec([None])` has
+`Sliced(<dim 0 of input 0>, 1, None, 1)`), still computable by the caller. Dims the
+caller cannot compute (a dynamic TensorArray's `stack()`) are `UNKNOWN`; outputs with
+them are returned by the kernel itself (frontend/kernel_outputs.py).
+
+Broadcasting two different dims unknown at trace time, or one and a static size other
+than 1, records a constraint (the two sizes must be equal) that the caller checks before
 running the kernel, raising InvalidArgumentError. A dim unknown at trace time is never
 broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instead).
 """
@@ -40,7 +45,34 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
-Dim = int | DimSource | Unknown
+
+
+@dataclass(frozen=True)
+class Sliced:
+    """`len(range(n)[start:stop:step])` where `n` is the run-time size of `base`."""
+
+    base: DimSource | Sliced
+    start: int | None
+    stop: int | None
+    step: int
+
+    def __repr__(self) -> str:
+        bounds = ":".join("" if v is None else str(v) for v in (self.start, self.stop, self.step))
+        return f"{self.base!r}[{bounds}]"
+
+
+Dim = int | DimSource | Sliced | Unknown
+
+
+def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:
+    """The dim a slice `start:stop:step` of `dim` leaves (`dim` itself for `::1`)."""
+    if isinstance(dim, int):
+        return len(range(dim)[start:stop:step])
+    if isinstance(dim, Unknown):
+        return UNKNOWN
+    if (start, stop, step) in ((None, None, 1), (0, None, 1)):
+        return dim
+    return Sliced(dim, start, stop, step)
 
 
 def broadcast_dims(shapes: Sequence[Sequence[Dim]], constraints: list) -> tuple[Dim, ...]:
@@ -64,6 +96,14 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
             )
         )
     sources = [d for d in column if not isinstance(d, int)]
+    if len(set(column)) > 1 and any(at_most_one(d) for d in sources):
+        raise NotImplementedError(
+            at_user_line(
+                "a slice like x[:1] keeps at most one element along a dim unknown at trace "
+                "time, and tracejit does not broadcast such dims; index with an integer and "
+                "add the axis back instead (x[0][None], or x[0] where it broadcasts anyway)"
+            )
+        )
     if sources == [UNKNOWN] and not statics:
         return UNKNOWN  # e.g. a TensorArray's stack() times a scalar: nothing to check
     if any(isinstance(d, Unknown) for d in sources):
@@ -81,6 +121,23 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
     return first
 
 
+def at_most_one(dim: Dim) -> bool:
+    """A slice that never keeps more than one element, whatever the size (`x[:1]`,
+    `x[-1:]`): NumPy would broadcast it where it has one."""
+    if not isinstance(dim, Sliced):
+        return False
+    sizes = (0, 1, 2, 3, 2**40)
+    base = DimSource(0, 0)
+    lengths = (resolve(_rebased(dim, base), [(n,)]) for n in sizes)
+    return max(lengths) <= 1
+
+
+def _rebased(dim: Dim, base: DimSource) -> Dim:
+    if isinstance(dim, Sliced):
+        return Sliced(_rebased(dim.base, base), dim.start, dim.stop, dim.step)
+    return base
+
+
 def _show(d: Dim) -> int | None:
     return d if isinstance(d, int) else None
 
@@ -89,5 +146,7 @@ def resolve(dim: Dim, shapes: Sequence[tuple[int, ...]]) -> int:
     """The size of `dim` given the shapes of the tensor inputs."""
     if isinstance(dim, int):
         return dim
+    if isinstance(dim, Sliced):
+        return len(range(resolve(dim.base, shapes))[dim.start : dim.stop : dim.step])
     assert isinstance(dim, DimSource), dim
     return shapes[dim.input][dim.axis]

@@ -13,6 +13,7 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import SSAValue
 
+from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import emit
 from tracejit.ir.constant import ConstantOp
@@ -65,7 +66,9 @@ def dim_size(dim, witness: tuple | None = None) -> SSAValue:
     if not isinstance(dim, DimSource) and witness is not None:
         return emit(DimOp(*witness)).result
     if not isinstance(dim, DimSource):
-        raise NotImplementedError("a dim whose size tracejit cannot follow")
+        raise NotImplementedError(
+            at_user_line("a tensor of a size only the kernel knows is broadcast here")
+        )
     source = current_trace().inputs[dim.input]
     return emit(DimOp(source, dim.axis)).result
 
@@ -126,14 +129,21 @@ def assert_true(condition: Tensor, message: str) -> None:
     emit(AssertOp(condition.value, message))
 
 
-# --- shape and indexing ops (static shapes; see ir/shape_ops.py, ir/indexing.py) ---------
-def reshape(x: Tensor, shape: Sequence[int]) -> Tensor:
-    """Row-major reshape to a shape of the same size; no op when the shape matches."""
+# --- shape and indexing ops (see ir/shape_ops.py, ir/indexing.py) -------------------------
+# `dims` below are frontend/dims.py's: ints, or dims unknown at trace time.
+def _static(dims: Sequence) -> list[int | None]:
+    return [d if isinstance(d, int) else None for d in dims]
+
+
+def reshape(x: Tensor, dims: Sequence) -> Tensor:
+    """Row-major reshape to a shape of the same size; no op when the shape matches. Dims
+    unknown at trace time allow only adding or removing size-1 dims."""
     from tracejit.ir.shape_ops import ReshapeOp
 
-    if x.shape == tuple(shape):
+    if tuple(x.dims) == tuple(dims):
         return x
-    return Tensor(emit(ReshapeOp(x.value, tensor_type(shape, x.dtype))).result)
+    op = ReshapeOp(x.value, tensor_type(_static(dims), x.dtype))
+    return Tensor(emit(op).result, dims=tuple(dims))
 
 
 def transpose(x: Tensor, permutation: Sequence[int]) -> Tensor:
@@ -142,33 +152,50 @@ def transpose(x: Tensor, permutation: Sequence[int]) -> Tensor:
 
     if tuple(permutation) == tuple(range(x.ndim)):
         return x
-    shape = [x.shape[p] for p in permutation]
-    return Tensor(emit(TransposeOp(x.value, permutation, tensor_type(shape, x.dtype))).result)
+    dims = tuple(x.dims[p] for p in permutation)
+    op = TransposeOp(x.value, permutation, tensor_type(_static(dims), x.dtype))
+    return Tensor(emit(op).result, dims=dims)
 
 
 def strided_slice(
-    x: Tensor, start: Sequence[int], step: Sequence[int], counts: Sequence[int]
+    x: Tensor,
+    start: Sequence[int | SSAValue],
+    step: Sequence[int],
+    counts: Sequence[int | SSAValue],
+    dims: Sequence | None = None,
 ) -> Tensor:
-    """`counts[i]` elements of dim i from `start[i]` by `step[i]` (which may be negative)."""
+    """`counts[i]` elements of dim i from `start[i]` by `step[i]` (which may be negative).
+    On dims unknown at trace time a start or a count may be a run-time `index` value;
+    `dims` then gives the result's dims."""
     from tracejit.ir.shape_ops import SliceOp
 
-    whole = all(a == 0 and s == 1 for a, s in zip(start, step, strict=True))
-    if whole and tuple(counts) == x.shape:
+    dims = tuple(counts) if dims is None else tuple(dims)
+    whole = all(isinstance(a, int) and a == 0 and s == 1 for a, s in zip(start, step, strict=True))
+    if whole and dims == tuple(x.dims):
         return x
-    op = SliceOp(x.value, start, step, tensor_type(counts, x.dtype))
-    return Tensor(emit(op).result)
+    dynamic = DYNAMIC_INDEX
+    op = SliceOp(
+        x.value,
+        [a if isinstance(a, int) else dynamic for a in start],
+        step,
+        tensor_type(_static([c if isinstance(c, int) else None for c in counts]), x.dtype),
+        starts=[a for a in start if not isinstance(a, int)],
+        sizes=[c for c in counts if not isinstance(c, int)],
+    )
+    return Tensor(emit(op).result, dims=dims)
 
 
 def concat(xs: Sequence[Tensor], axis: int) -> Tensor:
-    """Tensors of one dtype and rank joined along `axis`."""
+    """Tensors of one dtype and rank joined along `axis` (whose sizes are known at trace
+    time; other dims may be unknown, the caller checks they agree)."""
     from tracejit.ir.shape_ops import ConcatOp
 
     if len(xs) == 1:
         return xs[0]
-    shape = list(xs[0].shape)
-    shape[axis] = sum(x.shape[axis] for x in xs)  # type: ignore[misc]
-    op = ConcatOp([x.value for x in xs], axis, tensor_type(shape, xs[0].dtype))
-    return Tensor(emit(op).result)
+    dims = list(xs[0].dims)
+    dims[axis] = sum(x.shape[axis] for x in xs)  # type: ignore[misc]
+    op = ConcatOp([x.value for x in xs], axis, tensor_type(_static(dims), xs[0].dtype))
+    return Tensor(emit(op).result, dims=tuple(dims))
 
 
 def pad(x: Tensor, value: Tensor, low: Sequence[int], high: Sequence[int]) -> Tensor:
@@ -183,9 +210,9 @@ def gather(x: Tensor, indices: Tensor, axis: int, message: str) -> Tensor:
     """`np.take(x, indices, axis)`; a run-time index out of range fails with `message`."""
     from tracejit.ir.indexing import GatherOp, gather_shape
 
-    shape = gather_shape(x.shape, indices.shape, axis)  # type: ignore[arg-type]
-    op = GatherOp(x.value, indices.value, axis, message, tensor_type(shape, x.dtype))
-    return Tensor(emit(op).result)
+    dims = gather_shape(x.dims, indices.shape, axis)  # type: ignore[arg-type]
+    op = GatherOp(x.value, indices.value, axis, message, tensor_type(_static(dims), x.dtype))
+    return Tensor(emit(op).result, dims=tuple(dims))
 
 
 # --- comparisons and select (ir/compare.py, ir/select.py) --------------------------------

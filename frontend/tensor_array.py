@@ -62,6 +62,13 @@ class TensorArray:
         if size < 0:
             raise ValueError(at_user_line(f"tj.TensorArray size must be >= 0, got {size}"))
         self.dynamic_size = bool(dynamic_size)
+        if element_shape is not None and None in tuple(element_shape):
+            raise NotImplementedError(
+                at_user_line(
+                    f"tj.TensorArray element_shape {tuple(element_shape)} has unknown (None) "
+                    "dims; give every dim, or element_shape=None to take the first write's"
+                )
+            )
         self.element_shape = None if element_shape is None else tuple(int(d) for d in element_shape)
         self._count: int | Tensor = size
         self._storage: Any = None

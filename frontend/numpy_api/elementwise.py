@@ -66,7 +66,8 @@ def identity(x: Tensor) -> Tensor:
 def full_like(value: object, like: Tensor, dtype: np.dtype | None = None) -> Tensor:
     """A tensor of `like`'s shape filled with `value` (a broadcast 0-d constant)."""
     scalar = primitives.constant(value, dtype or like.dtype)
-    return primitives.broadcast_to(scalar, like.shape)  # type: ignore[arg-type]
+    witnesses = {axis: (like.value, axis) for axis in range(like.ndim)}  # run-time sizes
+    return primitives.broadcast_to(scalar, like.dims, witnesses)
 
 
 def compare(predicate: str) -> Rule:

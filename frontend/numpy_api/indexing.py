@@ -20,6 +20,7 @@ Boolean masks select a data-dependent number of elements and are not supported.
 from __future__ import annotations
 
 import enum
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,8 +28,10 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
+from tracejit.frontend.dims import sliced
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, static_tensor
+from tracejit.frontend.slice_bounds import slice_window
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 
@@ -142,32 +145,107 @@ def _window(entry: Entry, size: int, axis: int) -> tuple[int, int, int]:
 
 def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     consuming = [e for e in entries if e.consumes_dim]
-    start, step, count = [], [], []
-    for axis, (entry, size) in enumerate(zip(consuming, x.shape, strict=True)):
-        first, stride, n = _window(entry, size, axis)  # type: ignore[arg-type]
-        start.append(first if n else 0)  # an empty window may start anywhere: use 0
+    start, step, count, dims = [], [], [], []
+    for axis, (entry, dim) in enumerate(zip(consuming, x.dims, strict=True)):
+        if isinstance(dim, int) and not _picked_at_run_time(entry, dim):
+            first, stride, n = _window(entry, dim, axis)
+            start.append(first if n else 0)  # an empty window may start anywhere: use 0
+            count.append(n)
+            dims.append(n)
+        else:
+            first, stride, n, kept = _run_time_window(x, entry, axis)
+            start.append(first)
+            count.append(n)
+            dims.append(kept)
         step.append(stride)
-        count.append(n)
-    return primitives.strided_slice(x, start, step, count)
+    return primitives.strided_slice(x, start, step, count, dims)
+
+
+def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
+    """(start, step, count, result dim) of a window on a dim unknown at trace time; an
+    integer index keeps the whole dim (`_take_run_time_ints` picks the element)."""
+    dim = x.dims[axis]
+    size = dim if isinstance(dim, int) else primitives.dim_size(dim, (x.value, axis))
+    if entry.kind != Kind.SLICE:
+        return 0, 1, size, dim
+    first, stop, stride = (
+        _slice_item(v) for v in (entry.value.start, entry.value.stop, entry.value.step)
+    )
+    stride = 1 if stride is None else stride
+    if stride == 0:
+        raise ValueError(at_user_line("slice step cannot be zero"))
+    kept = sliced(dim, first, stop, stride)
+    if kept == dim:
+        return 0, 1, size, dim
+    start, count = slice_window(size, first, stop, stride)
+    return start, stride, count, kept
+
+
+def _slice_item(value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return operator.index(value)
+    except TypeError:
+        raise TypeError(
+            at_user_line("slice indices must be integers or None or have an __index__ method")
+        ) from None
+
+
+def _as_run_time_int(entry: Entry) -> Entry:
+    if entry.kind == Kind.ARRAY and isinstance(entry.value, Tensor) and entry.value.ndim == 0:
+        return Entry(Kind.INT, entry.value)
+    return entry
+
+
+def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
+    """An integer index the kernel applies: a 0-d index tensor, or any int on a dim
+    unknown at trace time."""
+    return entry.kind == Kind.INT and (isinstance(entry.value, Tensor) or not isinstance(dim, int))
+
+
+def _take_run_time_ints(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    """Integer indices into dims unknown at trace time, as gathers of a 0-d index: the
+    kernel wraps a negative index and checks the bounds where the indexing runs."""
+    consuming = [e for e in entries if e.consumes_dim]
+    for axis in reversed(range(len(consuming))):
+        entry = consuming[axis]
+        if _picked_at_run_time(entry, x.dims[axis]):
+            if isinstance(entry.value, Tensor):
+                index, shown = entry.value, "the index"
+            else:
+                index, shown = primitives.constant(np.intp(entry.value)), f"index {entry.value}"
+            message = at_user_line(f"IndexError: {shown} is out of bounds for axis {axis}")
+            x = primitives.gather(x, index, axis, message)
+    return x
 
 
 def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
-    windowed = _apply_windows(x, entries)
-    sizes = iter(windowed.shape)
+    consuming = [e for e in entries if e.consumes_dim]
+    taken = {a for a, e in enumerate(consuming) if _picked_at_run_time(e, x.dims[a])}
+    windowed = _take_run_time_ints(_apply_windows(x, entries), entries)
+    sizes = iter(windowed.dims)
     shape, empty_axes = [], []
+    consumed = 0
     for entry in entries:
         if entry.kind == Kind.INT:
-            next(sizes)
+            if consumed not in taken:
+                next(sizes)
         elif entry.kind in (Kind.NEW, Kind.BOOL):
             if entry.kind == Kind.BOOL and not entry.value:  # x[False]: a new empty dim
                 empty_axes.append(len(shape))
             shape.append(1)
         else:
             shape.append(next(sizes))
+        consumed += entry.consumes_dim
     result = primitives.reshape(windowed, shape)
     if not empty_axes:
         return result
     counts = [0 if d in empty_axes else n for d, n in enumerate(shape)]
+    if not all(isinstance(n, int) for n in counts):
+        raise NotImplementedError(
+            at_user_line("x[False] on a tensor with dims unknown at trace time is not supported")
+        )
     return primitives.strided_slice(result, [0] * len(shape), [1] * len(shape), counts)
 
 
@@ -272,10 +350,11 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
-    x = require_static(np.take, x)
     entries = read_key(key, x.ndim)
+    if None in x.shape:  # a 0-d index tensor picks one element, like an int
+        entries = [_as_run_time_int(e) for e in entries]
     if any(e.kind == Kind.ARRAY for e in entries):
-        return _advanced(x, entries)
+        return _advanced(require_static(np.take, x), entries)
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with integer indices are not supported")

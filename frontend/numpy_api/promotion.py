@@ -81,12 +81,12 @@ def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
 def _unknown_dim_witnesses(tensors: Sequence[Tensor], rank: int) -> dict[int, tuple]:
     """{result axis: (tensor value, its axis)} for result dims unknown at trace time whose
     size no input gives: the one operand that has the dim reads it at run time."""
-    from tracejit.frontend.dims import Unknown
+    from tracejit.frontend.dims import DimSource
 
     found: dict[int, tuple] = {}
     for t in tensors:
         for axis, d in enumerate(t.dims):
-            if isinstance(d, Unknown):
+            if not isinstance(d, int | DimSource):
                 found.setdefault(rank - t.ndim + axis, (t.value, axis))
     return found
 

@@ -143,14 +143,21 @@ def argmin(a, axis=None, out=None, *, keepdims=False):
 
 
 # --- mean, var, std: NumPy's _methods._mean / _var, step by step ----------------------
-def _count(x: Tensor, axis) -> np.intp:
-    """How many elements each result averages (NumPy's `_count_reduce_items`)."""
-    sizes = [x.shape[a] for a in normalize_axes(axis, x.ndim)]
-    if None in sizes:
-        raise NotImplementedError(
-            at_user_line("mean/var/std over a dim unknown until run time are not supported yet")
-        )
-    return np.intp(np.prod(sizes, dtype=np.intp))
+def _count(x: Tensor, axis) -> np.intp | Tensor:
+    """How many elements each result averages (NumPy's `_count_reduce_items`). Over dims
+    unknown at trace time it is a 0-d intp tensor: the sum of ones over those dims."""
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
+    known = np.intp(np.prod([x.shape[a] for a in axes if x.shape[a] is not None], dtype=np.intp))
+    unknown = [a for a in axes if x.shape[a] is None]
+    if not unknown:
+        return known
+    ones = primitives.broadcast_to(
+        primitives.constant(np.intp(1)),
+        [x.dims[a] for a in unknown],
+        {i: (x.value, a) for i, a in enumerate(unknown)},
+    )
+    count = primitives.reduce("sum", ones, range(len(unknown)))
+    return count if known == 1 else np.multiply(count, known)
 
 
 def _divide_keeping_dtype(total: Tensor, divisor: np.number) -> Tensor:

@@ -98,35 +98,60 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
-    x = require_static(np.reshape, x)
+    if None in x.shape:
+        return primitives.reshape(x, _unit_dim_reshape(x, as_shape(shape)))
     return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
+
+
+def _unit_dim_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
+    """The dims of a reshape of a tensor with one dim unknown at trace time that only adds
+    or removes size-1 dims, the unknown one written as -1 (`x.reshape(-1, 1)`)."""
+    unknown = [d for d in x.dims if not isinstance(d, int)]
+    kept = [d for d in x.dims if d != 1]
+    target = [unknown[0] if s == -1 else s for s in shape] if len(unknown) == 1 else None
+    if target is None or shape.count(-1) != 1 or [d for d in target if d != 1] != kept:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.reshape of shape {x.shape} to {shape}: with dims unknown at trace time "
+                "(None) a reshape may only add or remove size-1 dims, the unknown dim written "
+                "as -1"
+            )
+        )
+    return target
 
 
 @implements(np.reshape)
 def reshape(a: Any, /, shape: Any = None, order: str = "C", *, copy: Any = None) -> Tensor:
     _only_c_order(np.reshape, order)
-    return reshape_tensor(static_tensor(np.reshape, a), shape)
+    return reshape_tensor(tensor_of(a), shape)
 
 
 @implements(np.ravel)
 def ravel(a: Any, order: str = "C") -> Tensor:
     _only_c_order(np.ravel, order)
-    return reshape_tensor(static_tensor(np.ravel, a), -1)
+    return reshape_tensor(tensor_of(a), -1)
 
 
 @implements(np.expand_dims)
 def expand_dims(a: Any, axis: Any) -> Tensor:
-    x = static_tensor(np.expand_dims, a)
+    x = tensor_of(a)
     axes = normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, Sequence) else 1))
-    sizes = iter(x.shape)
+    sizes = iter(x.dims)
     shape = [1 if d in axes else next(sizes) for d in range(x.ndim + len(axes))]
     return primitives.reshape(x, shape)
 
 
 @implements(np.squeeze)
 def squeeze(a: Any, axis: Any = None) -> Tensor:
-    x = static_tensor(np.squeeze, a)
+    x = tensor_of(a)
     if axis is None:
+        if None in x.shape:  # which dims NumPy drops would depend on the run-time sizes
+            raise NotImplementedError(
+                at_user_line(
+                    "np.squeeze without axis= on a tensor with unknown (None) dims is not "
+                    "supported: name the axes to drop"
+                )
+            )
         axes = tuple(d for d, s in enumerate(x.shape) if s == 1)
     else:
         axes = normalize_axes(axis, x.ndim)
@@ -134,13 +159,13 @@ def squeeze(a: Any, axis: Any = None) -> Tensor:
         raise ValueError(
             at_user_line("cannot select an axis to squeeze out which has size not equal to one")
         )
-    return primitives.reshape(x, [s for d, s in enumerate(x.shape) if d not in axes])
+    return primitives.reshape(x, [s for d, s in enumerate(x.dims) if d not in axes])
 
 
 # --- axis permutations ------------------------------------------------------------------
 @implements(np.transpose)
 def transpose(a: Any, axes: Any = None) -> Tensor:
-    x = static_tensor(np.transpose, a)
+    x = tensor_of(a)
     if axes is None:
         return primitives.transpose(x, range(x.ndim - 1, -1, -1))
     axes = as_shape(axes)
@@ -151,7 +176,7 @@ def transpose(a: Any, axes: Any = None) -> Tensor:
 
 @implements(np.swapaxes)
 def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
-    x = static_tensor(np.swapaxes, a)
+    x = tensor_of(a)
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     permutation = list(range(x.ndim))
     permutation[i], permutation[j] = j, i
@@ -160,7 +185,7 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
 
 @implements(np.moveaxis)
 def moveaxis(a: Any, source: Any, destination: Any) -> Tensor:
-    x = static_tensor(np.moveaxis, a)
+    x = tensor_of(a)
     sources, destinations = normalize_axes(source, x.ndim), normalize_axes(destination, x.ndim)
     if len(sources) != len(destinations):
         raise ValueError(
@@ -203,6 +228,8 @@ def _check_joinable(tensors: Sequence[Tensor], axis: int) -> None:
                 )
             )
         for d in range(first.ndim):
+            if None in (t.shape[d], first.shape[d]):
+                continue  # checked at run time (`_run_time_equal`)
             if d != axis and t.shape[d] != first.shape[d]:
                 raise ValueError(
                     at_user_line(
@@ -214,17 +241,43 @@ def _check_joinable(tensors: Sequence[Tensor], axis: int) -> None:
                 )
 
 
+def _run_time_equal(tensors: Sequence[Tensor], axis: int) -> None:
+    """Dims unknown at trace time off the joined axis must match: the caller checks."""
+    from tracejit.frontend.dims import DimSource, Sliced
+    from tracejit.frontend.tracing import current_trace
+
+    for d in range(tensors[0].ndim):
+        dims = list(dict.fromkeys(t.dims[d] for t in tensors))
+        if d == axis or len(dims) == 1:
+            continue
+        known = [dim for dim in dims if isinstance(dim, DimSource | Sliced)]
+        if len(known) < sum(1 for dim in dims if not isinstance(dim, int)):
+            raise NotImplementedError(
+                at_user_line("joining arrays whose dims only the kernel knows is not supported")
+            )
+        anchor = known[0]  # some dim here is unknown, else _check_joinable saw them differ
+        current_trace().dim_constraints.extend((anchor, dim) for dim in dims if dim != anchor)
+
+
 def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "same_kind"):
     """`np.concatenate(arrays, axis, dtype=dtype, casting=casting)`."""
-    tensors = [static_tensor(fn, a) for a in arrays]
+    tensors = [tensor_of(a) for a in arrays]
     if not tensors:
         raise ValueError(at_user_line("need at least one array to concatenate"))
     if axis is None:
+        tensors = [require_static(fn, t) for t in tensors]
         tensors, axis = [primitives.reshape(t, [t.size]) for t in tensors], 0
     if tensors[0].ndim == 0:
         raise ValueError(at_user_line("zero-dimensional arrays cannot be concatenated"))
     axis = normalize_axis(axis, tensors[0].ndim)
+    if any(t.ndim > axis and t.shape[axis] is None for t in tensors):
+        raise NotImplementedError(
+            at_user_line(
+                f"{numpy_name(fn)} along a dim unknown at trace time (None) is not supported"
+            )
+        )
     _check_joinable(tensors, axis)
+    _run_time_equal(tensors, axis)
     result_dtype = _joined_dtype(fn, tensors, dtype, casting)
     return primitives.concat([primitives.cast(t, result_dtype) for t in tensors], axis)
 
@@ -243,7 +296,7 @@ def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind")
 @implements(np.stack)
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tensor:
     _no_out(np.stack, out)
-    tensors = [static_tensor(np.stack, a) for a in arrays]
+    tensors = [tensor_of(a) for a in arrays]
     if not tensors:
         raise ValueError(at_user_line("need at least one array to stack"))
     if len({t.shape for t in tensors}) != 1:
@@ -257,31 +310,31 @@ def _at_least(x: Tensor, ndim: int) -> Tensor:
     """NumPy's atleast_1d / atleast_2d shapes: () -> (1,) or (1, 1); (n,) -> (1, n)."""
     if x.ndim >= ndim:
         return x
-    return primitives.reshape(x, (1,) * (ndim - x.ndim) + x.shape)  # type: ignore[arg-type]
+    return primitives.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.dims))
 
 
 @implements(np.atleast_1d)
 def atleast_1d(*arys: Any):
-    results = [_at_least(static_tensor(np.atleast_1d, a), 1) for a in arys]
+    results = [_at_least(tensor_of(a), 1) for a in arys]
     return results[0] if len(results) == 1 else tuple(results)
 
 
 @implements(np.atleast_2d)
 def atleast_2d(*arys: Any):
-    results = [_at_least(static_tensor(np.atleast_2d, a), 2) for a in arys]
+    results = [_at_least(tensor_of(a), 2) for a in arys]
     return results[0] if len(results) == 1 else tuple(results)
 
 
 @implements(np.hstack)
 def hstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
-    tensors = [_at_least(static_tensor(np.hstack, a), 1) for a in tup]
+    tensors = [_at_least(tensor_of(a), 1) for a in tup]
     axis = 0 if tensors and tensors[0].ndim == 1 else 1
     return join(np.hstack, tensors, axis, dtype, casting)
 
 
 @implements(np.vstack)
 def vstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
-    tensors = [_at_least(static_tensor(np.vstack, a), 2) for a in tup]
+    tensors = [_at_least(tensor_of(a), 2) for a in tup]
     return join(np.vstack, tensors, 0, dtype, casting)
 
 
@@ -353,23 +406,48 @@ def _repeat_each(x: Tensor, count: int, axis: int) -> Tensor:
     return primitives.reshape(expanded, shape)  # type: ignore[arg-type]
 
 
+# --- differences ------------------------------------------------------------------------
+@implements(np.diff)
+def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append: Any = np._NoValue):
+    """`np.diff`: `n` times `x[1:] - x[:-1]` along `axis` (`!=` for bools, as NumPy)."""
+    from tracejit.frontend.numpy_api.indexing import getitem
+
+    if prepend is not np._NoValue or append is not np._NoValue:
+        raise NotImplementedError(at_user_line("np.diff(..., prepend=/append=) is not supported"))
+    x = tensor_of(a)
+    n = operator.index(n)
+    if n < 0:
+        raise ValueError(at_user_line(f"order must be non-negative but got {n}"))
+    if x.ndim == 0:
+        raise ValueError(at_user_line("diff requires input that is at least one dimensional"))
+    axis = normalize_axis(axis, x.ndim)
+    before = tuple(slice(None) for _ in range(axis))
+    for _ in range(n):
+        later, earlier = (
+            getitem(x, (*before, slice(1, None))),
+            getitem(x, (*before, slice(None, -1))),
+        )
+        x = np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)
+    return x
+
+
 # --- reversal, padding, triangles ----------------------------------------------------------
 def reverse(x: Tensor, axes: Sequence[int]) -> Tensor:
-    start = [max(n - 1, 0) if d in axes else 0 for d, n in enumerate(x.shape)]  # type: ignore[operator]
-    step = [-1 if d in axes else 1 for d in range(x.ndim)]
-    return primitives.strided_slice(x, start, step, x.shape)  # type: ignore[arg-type]
+    from tracejit.frontend.numpy_api.indexing import getitem
+
+    return getitem(x, tuple(slice(None, None, -1 if d in axes else 1) for d in range(x.ndim)))
 
 
 @implements(np.flip)
 def flip(m: Any, axis: Any = None) -> Tensor:
-    x = static_tensor(np.flip, m)
+    x = tensor_of(m)
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
     return reverse(x, axes)
 
 
 @implements(np.fliplr)
 def fliplr(m: Any) -> Tensor:
-    x = static_tensor(np.fliplr, m)
+    x = tensor_of(m)
     if x.ndim < 2:
         raise ValueError(at_user_line("Input must be >= 2-d."))
     return reverse(x, (1,))
@@ -377,7 +455,7 @@ def fliplr(m: Any) -> Tensor:
 
 @implements(np.flipud)
 def flipud(m: Any) -> Tensor:
-    x = static_tensor(np.flipud, m)
+    x = tensor_of(m)
     if x.ndim < 1:
         raise ValueError(at_user_line("Input must be >= 1-d."))
     return reverse(x, (0,))
