@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 
 from tracejit.frontend import primitives
 from tracejit.frontend.source_location import at_user_line
@@ -91,10 +91,20 @@ def cond(
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)
     leaves = [
-        Tensor(next(results)) if kind is not None else leaf
-        for leaf, kind in zip(then_leaves, kinds, strict=True)
+        Tensor(next(results), dims=_common_dims(a, b)) if kind is not None else a
+        for a, b, kind in zip(then_leaves, else_leaves, kinds, strict=True)
     ]
     return unflatten(treedef, leaves)
+
+
+def _common_dims(a: Any, b: Any) -> tuple | None:
+    """The dims of an if result: a dim unknown at trace time keeps its source where both
+    branches agree on it (`x` and `x * 2`), else only the kernel knows it."""
+    from tracejit.frontend.dims import UNKNOWN
+
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or None not in a.shape:
+        return None
+    return tuple(d if d == e else UNKNOWN for d, e in zip(a.dims, b.dims, strict=True))
 
 
 def _trace_into(block: Block, fn: Callable[[], Any]) -> Any:
@@ -192,12 +202,12 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
     types = [t.value.type for t in inits]
     before, after = Block(arg_types=types), Block(arg_types=types)
     with current_trace().building_in(before):
-        pred = cond_fn(*unflatten(treedef, [Tensor(a) for a in before.args]))
+        pred = cond_fn(*unflatten(treedef, _carried(before.args, inits)))
         if not isinstance(pred, Tensor):
             pred = primitives.constant(bool(pred))
         emit(ConditionOp(_predicate(pred, "loop condition").value))
     with current_trace().building_in(after):
-        new = body_fn(*unflatten(treedef, [Tensor(a) for a in after.args]))
+        new = body_fn(*unflatten(treedef, _carried(after.args, inits)))
         new_leaves, new_def = flatten(tuple(new))
         if new_def != treedef:
             raise TypeError(
@@ -209,9 +219,31 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
             _next_value(leaf, init, _label(names, treedef, i))
             for i, (leaf, init) in enumerate(zip(new_leaves, inits, strict=True))
         ]
+        _check_sizes_kept(values, inits, names, treedef)
         emit(YieldOp(*(v.value for v in values)))
     op = emit(WhileOp([t.value for t in inits], Region(before), Region(after)))
-    return tuple(unflatten(treedef, [Tensor(r) for r in op.res]))
+    return tuple(unflatten(treedef, _carried(op.res, inits)))
+
+
+def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
+    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`)."""
+    return [Tensor(v, dims=init.dims) for v, init in zip(values, inits, strict=True)]
+
+
+def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:
+    """A dim unknown at trace time must keep its size across iterations, as the loop was
+    traced assuming it does. (Dims only the kernel knows, like a dynamic TensorArray's,
+    may change: their sizes are read at run time wherever they are used.)"""
+    for i, (value, init) in enumerate(zip(values, inits, strict=True)):
+        if tuple(value.dims) != tuple(init.dims):
+            raise NotImplementedError(
+                at_user_line(
+                    f"loop variable '{_label(names, treedef, i)}' has shape {init.shape} before "
+                    f"a staged loop and a shape of other sizes after its body (dims "
+                    f"{list(init.dims)} -> {list(value.dims)}); a dim unknown at trace time "
+                    "must keep its size across the iterations of a staged loop"
+                )
+            )
 
 
 def _loop_tensor(leaf: Any, name: str) -> Tensor:

@@ -1,7 +1,8 @@
 """Buffer forms of `scf.if`, `scf.while` and `tensor.extract` (used by `bufferize`).
 
 * `scf.if` with tensor results: the result buffers are allocated before the `if`;
-  each branch computes its values and copies them into the result buffers.
+  each branch computes its values and copies them into the result buffers. A result
+  whose size is known only at run time is allocated by each branch and yielded.
 * `scf.while` with tensor loop values: each loop value gets one state buffer; the
   condition and the body read the state, the body computes the next values into
   temporaries and copies them into the state at its end. The loop carries nothing
@@ -16,7 +17,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref, scf, tensor
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.passes.buffer_builder import FunctionBufferizer
+from tracejit.passes.buffer_builder import FunctionBufferizer, memref_type
 
 
 def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
@@ -26,20 +27,43 @@ def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
 
 
 def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
-    results = [bufferizer.destination(r) for r in op.output]
-    new = scf.IfOp(bufferizer.values[op.cond], [], Region(Block()), Region(Block()))
+    """Static results (and returned ones) get their buffers before the `if`; a result
+    of a shape known only at run time is a buffer each branch allocates and yields."""
+    dynamic = [
+        r for r in op.output if not r.type.has_static_shape() and r not in bufferizer.returned
+    ]
+    results = {r: bufferizer.destination(r) for r in op.output if r not in dynamic}
+    new = scf.IfOp(
+        bufferizer.values[op.cond],
+        [memref_type(r.type) for r in dynamic],
+        Region(Block()),
+        Region(Block()),
+    )
     new.location = op.location
     bufferizer.builder.insert(new)
 
     def close(terminator: Operation) -> Operation:
         assert isinstance(terminator, scf.YieldOp)
-        _copy_all(bufferizer, [bufferizer.values[v] for v in terminator.arguments], results)
-        return scf.YieldOp()
+        yielded = [bufferizer.values[v] for v in terminator.arguments]
+        yielded = dict(zip(op.output, yielded, strict=True))
+        _copy_all(bufferizer, [yielded[r] for r in results], list(results.values()))
+        return scf.YieldOp(*[_owned_copy(bufferizer, r, yielded[r]) for r in dynamic])
 
     bufferizer.bufferize_block(op.true_region.block, new.true_region.block, close)
     bufferizer.bufferize_block(op.false_region.block, new.false_region.block, close)
-    for result, buffer in zip(op.output, results, strict=True):
+    bufferizer.values.update(results)
+    for result, buffer in zip(dynamic, new.results, strict=True):
         bufferizer.values[result] = buffer
+        bufferizer.allocations.append(buffer)  # freed by the enclosing block
+
+
+def _owned_copy(bufferizer: FunctionBufferizer, result: SSAValue, buffer: SSAValue) -> SSAValue:
+    """A new heap buffer holding `buffer`, for a branch to yield (the branch frees its own
+    temporaries when it ends)."""
+    sizes = bufferizer.sizes_like(result, buffer)
+    copy = bufferizer.builder.insert(memref.AllocOp(sizes, [], memref_type(result.type))).memref
+    bufferizer.copy_into(buffer, copy)
+    return copy
 
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
