@@ -49,7 +49,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "dynamic-stack-ops (frontend/numpy_api/shapes.py owner): np.transpose of a dynamic TensorArray's stack() raises NotImplementedError (stack() * 2 works)"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
