@@ -19,6 +19,7 @@ broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instea
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -51,7 +52,7 @@ UNKNOWN = Unknown()
 class Sliced:
     """`len(range(n)[start:stop:step])` where `n` is the run-time size of `base`."""
 
-    base: DimSource | Sliced
+    base: DimSource | Sliced | Product
     start: int | None
     stop: int | None
     step: int
@@ -61,7 +62,19 @@ class Sliced:
         return f"{self.base!r}[{bounds}]"
 
 
-Dim = int | DimSource | Sliced | Unknown
+@dataclass(frozen=True)
+class Product:
+    """`times` times the product of `factors` (`x.reshape(-1)` of `(None, 3)` is
+    `Product((<dim 0 of input 0>,), 3)`)."""
+
+    factors: tuple[DimSource | Sliced | Product, ...]
+    times: int
+
+    def __repr__(self) -> str:
+        return " * ".join([repr(f) for f in self.factors] + [str(self.times)])
+
+
+Dim = int | DimSource | Sliced | Product | Unknown
 
 
 def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:
@@ -148,5 +161,7 @@ def resolve(dim: Dim, shapes: Sequence[tuple[int, ...]]) -> int:
         return dim
     if isinstance(dim, Sliced):
         return len(range(resolve(dim.base, shapes))[dim.start : dim.stop : dim.step])
+    if isinstance(dim, Product):
+        return math.prod(resolve(f, shapes) for f in dim.factors) * dim.times
     assert isinstance(dim, DimSource), dim
     return shapes[dim.input][dim.axis]

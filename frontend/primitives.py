@@ -136,14 +136,30 @@ def _static(dims: Sequence) -> list[int | None]:
 
 
 def reshape(x: Tensor, dims: Sequence) -> Tensor:
-    """Row-major reshape to a shape of the same size; no op when the shape matches. Dims
-    unknown at trace time allow only adding or removing size-1 dims."""
+    """Row-major reshape to a shape of the same size; no op when the shape matches. A dim
+    unknown at trace time is one of `x`'s or a `Product` of them (frontend/dims.py)."""
     from tracejit.ir.shape_ops import ReshapeOp
 
     if tuple(x.dims) == tuple(dims):
         return x
-    op = ReshapeOp(x.value, tensor_type(_static(dims), x.dtype))
+    sizes = [_size_from(x, d) for d in dims if not isinstance(d, int)]
+    op = ReshapeOp(x.value, tensor_type(_static(dims), x.dtype), sizes)
     return Tensor(emit(op).result, dims=tuple(dims))
+
+
+def _size_from(x: Tensor, dim) -> SSAValue:
+    """The run-time size of `dim`, a dim of `x` or a product of them, as an `index`."""
+    from xdsl.dialects import arith
+
+    from tracejit.frontend.dims import Product
+    from tracejit.frontend.slice_bounds import index_constant
+
+    if isinstance(dim, Product):
+        total = index_constant(dim.times)
+        for factor in dim.factors:
+            total = emit(arith.MuliOp(total, _size_from(x, factor))).result
+        return total
+    return dim_size(dim, (x.value, list(x.dims).index(dim)) if dim in x.dims else None)
 
 
 def transpose(x: Tensor, permutation: Sequence[int]) -> Tensor:

@@ -225,7 +225,7 @@ class ReshapeOfReshape(RewritePattern):
         if not isinstance(inner, ReshapeOp):
             return
         assert isinstance(op.result.type, TensorType)
-        rewriter.replace(op, ReshapeOp(inner.operand, op.result.type))
+        rewriter.replace(op, ReshapeOp(inner.operand, op.result.type, op.sizes))
 
 
 class ReduceOverUnitAxes(RewritePattern):

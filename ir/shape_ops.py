@@ -188,29 +188,31 @@ def _check_static(op: IRDLOperation, *types: TensorType) -> None:
         raise VerifyException(f"{op.name} on dynamic shapes is not supported yet")
 
 
-def unit_dims_removed(shape: Sequence[int]) -> list[int]:
-    """`shape` without its static 1s (dims unknown at trace time stay, as `?`)."""
-    return [size for size in shape if size != 1]
-
-
 @irdl_op_definition
 class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
     """The same elements in row-major order, with another shape (`np.reshape`).
 
     %r = tj.reshape %x : tensor<2x3xf32> to tensor<3x2xf32>
 
-    With dims unknown at trace time only size-1 dims may be added or removed (`x[:, None]`):
-    the other dims, `?` or not, must be the same in the same order.
+    Each result dim unknown at trace time (`?`) takes its run-time size from `sizes`, in
+    order; the frontend makes sure the element counts agree (`x.reshape(-1)`):
+
+    %f = tj.reshape %x sizes(%n3) : tensor<?x3xf32> to tensor<?xf32>
     """
 
     name = "tj.reshape"
     operand = operand_def(TensorType)
+    sizes = var_operand_def(IndexType)
     result = result_def(TensorType)
     traits = traits_def(Pure())
-    assembly_format = "$operand attr-dict `:` type($operand) `to` type($result)"
+    assembly_format = (
+        "$operand (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($operand) `to` type($result)"
+    )
 
-    def __init__(self, operand: SSAValue, result_type: TensorType):
-        super().__init__(operands=[operand], result_types=[result_type])
+    def __init__(
+        self, operand: SSAValue, result_type: TensorType, sizes: Sequence[SSAValue] = ()
+    ):
+        super().__init__(operands=[operand, list(sizes)], result_types=[result_type])
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -220,12 +222,10 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
 
     def verify_(self) -> None:
         source, target = _types(self)
+        if len(self.sizes) != target.get_shape().count(DYNAMIC_INDEX):
+            raise VerifyException("tj.reshape needs one `sizes` value per dynamic result dim")
         if not (source.has_static_shape() and target.has_static_shape()):
-            if unit_dims_removed(source.get_shape()) != unit_dims_removed(target.get_shape()):
-                raise VerifyException(
-                    "tj.reshape of dims unknown at trace time may only add or remove size-1 dims"
-                )
-            return
+            return  # element counts known at run time only
         if source.element_count() != target.element_count():
             raise VerifyException(
                 f"tj.reshape cannot reshape {source.element_count()} elements "
@@ -237,8 +237,8 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
         return x.reshape(self.result.type.get_shape())
 
     def fold(self):
-        # reshape(x) to x's own shape = x
-        if self.operand.type == self.result.type:
+        # reshape(x) to x's own (static) shape = x
+        if self.operand.type == self.result.type and not self.sizes:
             return (self.operand,)
         return fold_with_numpy(self, self.evaluate)
 

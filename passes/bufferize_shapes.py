@@ -56,8 +56,12 @@ def _add(b: Builder, x: SSAValue, offset: int) -> SSAValue:
     return x if offset == 0 else b.insert(arith.AddiOp(x, _index(b, offset))).result
 
 
-def _mul(b: Builder, x: SSAValue, factor: int) -> SSAValue:
-    return x if factor == 1 else b.insert(arith.MuliOp(x, _index(b, factor))).result
+def _value(b: Builder, x: int | SSAValue) -> SSAValue:
+    return _index(b, x) if isinstance(x, int) else x
+
+
+def _mul(b: Builder, x: SSAValue, factor: int | SSAValue) -> SSAValue:
+    return x if factor == 1 else b.insert(arith.MuliOp(x, _value(b, factor))).result
 
 
 def _clamp_below(b: Builder, x: SSAValue, size: int) -> SSAValue:
@@ -72,12 +76,18 @@ def _shape(value: SSAValue) -> tuple[int, ...]:
     return shape
 
 
-def _strides(shape: Sequence[int]) -> list[int]:
-    """Row-major element strides."""
-    strides, running = [], 1
+def _strides(
+    bufferizer: FunctionBufferizer, shape: Sequence[int | SSAValue]
+) -> list[int | SSAValue]:
+    """Row-major element strides; products of run-time sizes are computed before the op."""
+    strides: list[int | SSAValue] = []
+    running: int | SSAValue = 1
     for size in reversed(shape):
         strides.append(running)
-        running *= size
+        if isinstance(size, int) and isinstance(running, int):
+            running *= size
+        else:
+            running = _mul(bufferizer.builder, _value(bufferizer.builder, size), running)
     return strides[::-1]
 
 
@@ -116,49 +126,58 @@ def _unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[Affine
 
 
 def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
-    """Result element at linear position p reads the source element at linear position p."""
+    """Result element at linear position p reads the source element at linear position p.
+    Sizes unknown at trace time are `memref.dim`s (source) and the op's `sizes` (result)."""
     source = op.operand.type.get_shape()  # type: ignore[attr-defined]
     target = op.result.type.get_shape()  # type: ignore[attr-defined]
     buffer = bufferizer.values[op.operand]
+    result_sizes = iter(bufferizer.values[v] for v in op.sizes)
+    sizes = {d: next(result_sizes) for d, size in enumerate(target) if size == DYNAMIC_INDEX}
     reads = _unit_dim_reads(source, target)
-    if reads is not None:  # also the only form on dims unknown at trace time (verified)
-        kept_source = [d for d, size in enumerate(source) if size != 1]
-        kept_target = [d for d, size in enumerate(target) if size != 1]
-
-        def size_of(d: int) -> SSAValue:
-            return bufferizer.dim(buffer, kept_source[kept_target.index(d)])
-
-        _result_generic(bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]], size_of)
+    if reads is not None and source.count(DYNAMIC_INDEX) <= 1:  # then the ? dims match up
+        _result_generic(
+            bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]], sizes.__getitem__
+        )
         return
-    source, target = _shape(op.operand), _shape(op.result)
     if 0 in target:  # nothing to copy (and no size to divide by)
-        bufferizer.values[op.result] = bufferizer.destination(op.result)
+        bufferizer.values[op.result] = bufferizer.destination(op.result, list(sizes.values()))
         return
+    source_sizes = [
+        bufferizer.dim(buffer, d) if n == DYNAMIC_INDEX else n for d, n in enumerate(source)
+    ]
+    target_sizes = [sizes.get(d, n) for d, n in enumerate(target)]
+    source_strides = _strides(bufferizer, source_sizes)
+    target_strides = _strides(bufferizer, target_sizes)
 
     def body(b: Builder, ins, outs):
         terms = [
             _mul(b, _loop_index(b, d), stride)
-            for d, (size, stride) in enumerate(zip(target, _strides(target), strict=True))
+            for d, (size, stride) in enumerate(zip(target_sizes, target_strides, strict=True))
             if size != 1
         ]
         linear = terms[0] if terms else _index(b, 0)
         for term in terms[1:]:
             linear = b.insert(arith.AddiOp(linear, term)).result
-        indices = [_delinearize(b, linear, d, source) for d in range(len(source))]
+        indices = [
+            _delinearize(b, linear, d, source_sizes[d], source_strides[d])
+            for d in range(len(source))
+        ]
         return [b.insert(memref.LoadOp.get(buffer, indices)).res]
 
-    _result_generic(bufferizer, op, [], body)
+    _result_generic(bufferizer, op, [], body, sizes.__getitem__)
 
 
-def _delinearize(b: Builder, linear: SSAValue, dim: int, shape: Sequence[int]) -> SSAValue:
-    """(linear / stride[dim]) % shape[dim]; sizes are static and non-zero here."""
-    if shape[dim] == 1:
+def _delinearize(
+    b: Builder, linear: SSAValue, dim: int, size: int | SSAValue, stride: int | SSAValue
+) -> SSAValue:
+    """(linear / stride) % size of source dim `dim`. Only evaluated inside the loop, so
+    never with a zero size (then the reshape has no elements)."""
+    if size == 1:
         return _index(b, 0)
-    stride = _strides(shape)[dim]
-    quotient = linear if stride == 1 else b.insert(arith.DivUIOp(linear, _index(b, stride))).result
+    quotient = linear if stride == 1 else b.insert(arith.DivUIOp(linear, _value(b, stride))).result
     if dim == 0:
         return quotient
-    return b.insert(arith.RemUIOp(quotient, _index(b, shape[dim]))).result
+    return b.insert(arith.RemUIOp(quotient, _value(b, size))).result
 
 
 # --- transpose, slice ---------------------------------------------------------------
@@ -348,6 +367,7 @@ INDEX_ARITH = (
     arith.ConstantOp,
     arith.AddiOp,
     arith.SubiOp,
+    arith.MuliOp,
     arith.MinSIOp,
     arith.MaxSIOp,
     arith.DivUIOp,

@@ -30,7 +30,7 @@ import numpy as np
 from tracejit.frontend import primitives
 from tracejit.frontend.dims import sliced
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, static_tensor
+from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.slice_bounds import slice_window
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -354,7 +354,9 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     if None in x.shape:  # a 0-d index tensor picks one element, like an int
         entries = [_as_run_time_int(e) for e in entries]
     if any(e.kind == Kind.ARRAY for e in entries):
-        return _advanced(require_static(np.take, x), entries)
+        if None in x.shape:
+            return _one_index_array(x, entries)
+        return _advanced(x, entries)
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with integer indices are not supported")
@@ -368,14 +370,55 @@ def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "r
         raise NotImplementedError(
             at_user_line("np.take with out= or mode other than 'raise' is not supported")
         )
-    x = static_tensor(np.take, a)
+    x = tensor_of(a)
     if axis is None:
-        x, axis = primitives.reshape(x, [x.size]), 0
+        x, axis = primitives.reshape(require_static(np.take, x), [x.size]), 0
     axis = normalize_axis(axis, x.ndim)
     entry = _entry(indices)
     if entry is None or entry.kind not in (Kind.INT, Kind.ARRAY):
         raise IndexError(at_user_line(_VALID))
     if entry.kind == Kind.INT:
         entry = Entry(Kind.ARRAY, np.asarray(entry.value))
-    index = _index_tensor(entry, x.shape[axis], axis)  # type: ignore[arg-type]
-    return primitives.gather(x, index, axis, _runtime_message(axis, x.shape[axis]))  # type: ignore[arg-type]
+    return _gather_entry(x, entry, axis)
+
+
+def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
+    """`np.take(x, entry's index array, axis)`: constant indices into a dim known at trace
+    time are checked now; the others when the kernel runs."""
+    size = x.shape[axis]
+    if size is None:
+        index = entry.value
+        if not isinstance(index, Tensor):
+            index = primitives.constant(np.asarray(index).astype(np.intp))
+        message = at_user_line(f"IndexError: index out of bounds for axis {axis}")
+        return primitives.gather(x, index, axis, message)
+    index = _index_tensor(entry, size, axis)
+    return primitives.gather(x, index, axis, _runtime_message(axis, size))
+
+
+def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    """`x[..., idx, ...]` of a tensor with dims unknown at trace time: one index array
+    among slices and new axes is one gather; its shape replaces the indexed dim."""
+    arrays = [e for e in entries if e.kind == Kind.ARRAY]
+    if len(arrays) > 1 or any(e.kind in (Kind.INT, Kind.BOOL) for e in entries):
+        raise NotImplementedError(
+            at_user_line(
+                "more than one index array (or ints with one) on a tensor with unknown "
+                "(None) dims is not supported"
+            )
+        )
+    consuming = [e for e in entries if e.consumes_dim]
+    axis = next(i for i, e in enumerate(consuming) if e is arrays[0])
+    windowed = _apply_windows(
+        x, [Entry(Kind.SLICE, slice(None)) if e is arrays[0] else e for e in entries]
+    )
+    gathered = _gather_entry(windowed, arrays[0], axis)
+    index_rank = gathered.ndim - windowed.ndim + 1
+    dims = iter(gathered.dims)
+    shape: list = []
+    for entry in entries:
+        if entry.kind == Kind.NEW:
+            shape.append(1)
+        else:
+            shape.extend(next(dims) for _ in range(index_rank if entry is arrays[0] else 1))
+    return primitives.reshape(gathered, shape)

@@ -9,6 +9,7 @@ views: writing through a view is not expressible in a traced function anyway.
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Sequence
 from typing import Any
@@ -99,25 +100,34 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
     if None in x.shape:
-        return primitives.reshape(x, _unit_dim_reshape(x, as_shape(shape)))
+        return primitives.reshape(x, _dynamic_reshape(x, as_shape(shape)))
     return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
 
 
-def _unit_dim_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
-    """The dims of a reshape of a tensor with one dim unknown at trace time that only adds
-    or removes size-1 dims, the unknown one written as -1 (`x.reshape(-1, 1)`)."""
-    unknown = [d for d in x.dims if not isinstance(d, int)]
-    kept = [d for d in x.dims if d != 1]
-    target = [unknown[0] if s == -1 else s for s in shape] if len(unknown) == 1 else None
-    if target is None or shape.count(-1) != 1 or [d for d in target if d != 1] != kept:
+def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
+    """The dims of a reshape of a tensor with dims unknown at trace time: the target's
+    one -1 stands for the element count over its other (static) entries (a `Product`)."""
+    from tracejit.frontend.dims import Product, Unknown
+
+    unknown = tuple(d for d in x.dims if not isinstance(d, int))
+    known_source = math.prod(d for d in x.dims if isinstance(d, int))
+    known_target = math.prod(s for s in shape if s != -1)
+    problem = None
+    if shape.count(-1) != 1 or any(s < -1 for s in shape):
+        problem = "needs exactly one -1 (for the unknown size) and no other negative entry"
+    elif any(isinstance(d, Unknown) for d in unknown):
+        problem = "reshapes a dim only the kernel knows"
+    elif known_target == 0:
+        raise ValueError(at_user_line(f"cannot reshape array of shape {x.shape} into {shape}"))
+    elif known_source % known_target:
+        problem = f"needs the static sizes {known_source} to be a multiple of {known_target}"
+    if problem is not None:
         raise NotImplementedError(
-            at_user_line(
-                f"np.reshape of shape {x.shape} to {shape}: with dims unknown at trace time "
-                "(None) a reshape may only add or remove size-1 dims, the unknown dim written "
-                "as -1"
-            )
+            at_user_line(f"np.reshape of shape {x.shape} to {shape} with unknown dims: {problem}")
         )
-    return target
+    times = known_source // known_target
+    merged = unknown[0] if len(unknown) == 1 and times == 1 else Product(unknown, times)
+    return [merged if s == -1 else s for s in shape]
 
 
 @implements(np.reshape)

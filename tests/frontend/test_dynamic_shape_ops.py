@@ -662,3 +662,116 @@ def test_shapes_seen_while_tracing():
     assert seen["[:, 1:]"] == expected_trace_shape(lambda a: a[:, 1:], (None, 3))
     assert seen["[0]"] == expected_trace_shape(lambda a: a[0], (None, 3))
     assert seen["[:, None]"] == expected_trace_shape(lambda a: a[:, None], (None, 3))
+
+
+# --- reshapes with a -1 for the unknown size, index arrays, np.take --------------------
+RESHAPE_CASES = {
+    "ravel": (lambda x: x.ravel(), (None, 3)),
+    "reshape_minus_one": (lambda x: x.reshape(-1) * 2, (None, 3)),
+    "flatten_3d": (lambda x: x.reshape(-1), (None, 2, None)),
+    "rows_of_two": (lambda x: x.reshape(-1, 2), (None, 2, None)),
+    "two_rows": (lambda x: x.reshape(2, -1), (None, 2, None)),
+    "flatten_then_slice": (lambda x: x.reshape(-1)[1:][::2], (None, 3)),
+    "flatten_transpose": (lambda x: x.T.ravel(), (None, 3)),
+    "unit_dims": (lambda x: x.reshape(-1, 1, 3), (None, 3)),
+}
+RESHAPE_FUNCTIONS = {name: compiled(fn, shape) for name, (fn, shape) in RESHAPE_CASES.items()}
+
+
+@pytest.mark.parametrize("name", sorted(RESHAPE_CASES))
+@FEW
+@given(sizes=st.lists(SIZES, min_size=2, max_size=2), seed=st.integers(0, 2**16))
+@example(sizes=[0, 3], seed=0)
+@example(sizes=[3, 0], seed=0)
+def test_reshape_with_minus_one_for_unknown_dims(check_against_eager, name, sizes, seed):
+    function = RESHAPE_FUNCTIONS[name]
+    check_against_eager(function, data(fill(RESHAPE_CASES[name][1], sizes), seed=seed))
+    assert function.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [lambda x: x.reshape(3, 2), lambda x: x.reshape(-1, 2), lambda x: x.reshape(-1, -1)],
+)
+def test_reshapes_the_kernel_cannot_size_are_refused_at_trace_time(fn):
+    """No -1, a -1 whose size would need a run-time divisibility check ((n*3)/2), or two."""
+    with pytest.raises(NotImplementedError, match="np.reshape"):
+        compiled(fn, (None, 3))(data((2, 3)))
+
+
+INDEX_ARRAY_CASES = {
+    "rows": lambda x: x[[0, -1, 0]],
+    "columns": lambda x: x[:, [2, 0]],
+    "columns_2d": lambda x: x[:, np.array([[2, 0], [1, 1]])],
+    "take_columns": lambda x: np.take(x, [1, 2], axis=1),
+    "take_rows": lambda x: np.take(x, [0, 0], axis=0),
+    "new_axis_and_rows": lambda x: x[None, [0], :],
+    "sliced_rows": lambda x: x[1:, [1]],
+}
+INDEX_ARRAY_FUNCTIONS = {name: compiled(fn, (None, 3)) for name, fn in INDEX_ARRAY_CASES.items()}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_ARRAY_CASES))
+@FEW
+@given(n=SIZES, seed=st.integers(0, 2**16))
+@example(n=0, seed=0)
+@example(n=1, seed=0)
+def test_one_index_array_on_an_unknown_dim(check_against_eager, name, n, seed):
+    """Row indices are checked when the kernel runs (IndexError where NumPy raises)."""
+    check_same_or_same_error(
+        check_against_eager, INDEX_ARRAY_FUNCTIONS[name], data((n, 3), seed=seed)
+    )
+
+
+# --- staged control flow on unknown dims ------------------------------------------------
+def _doubled_if_positive(x):
+    if np.sum(x) > 0:
+        x = x * 2
+    return x + 1
+
+
+def _either_slice(x):  # an if statement (AutoGraph stages it), not a ternary
+    if np.sum(x) > 0:  # noqa: SIM108
+        y = x[1:]
+    else:
+        y = x[::-1]
+    return y * 2, y.sum(axis=0)
+
+
+def _loop_reading_rows(x):
+    total = np.zeros(3)
+    for i in tj.range(3):
+        total = total + x[i % 2]
+    return total
+
+
+CONTROL_FLOW_FUNCTIONS = {
+    f.__name__: compiled(f, (None, 3)) for f in (_doubled_if_positive, _either_slice)
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTROL_FLOW_FUNCTIONS))
+@FEW
+@given(n=SIZES, seed=st.integers(0, 2**16))
+@example(n=0, seed=0)
+def test_staged_if_with_results_of_unknown_size(check_against_eager, name, n, seed):
+    """Branch results of different run-time sizes (x[1:] or x[::-1]) come out right."""
+    check_against_eager(CONTROL_FLOW_FUNCTIONS[name], data((n, 3), seed=seed))
+
+
+def test_a_loop_reads_rows_with_a_run_time_index(check_against_eager):
+    function = compiled(_loop_reading_rows, (None, 3))
+    for n in (2, 5):
+        check_against_eager(function, data((n, 3), seed=n))
+    with pytest.raises(IndexError):
+        function(data((1, 3)))
+
+
+def test_a_loop_may_not_change_the_size_of_an_unknown_dim():
+    def shrink(x):
+        for _ in tj.range(2):
+            x = x[1:]
+        return x
+
+    with pytest.raises(NotImplementedError, match="must keep its size"):
+        compiled(shrink, (None, 3))(data((4, 3)))

@@ -1,11 +1,11 @@
 // bufferize of shape ops on dims unknown at trace time (`?`): the result buffer's
-// run-time sizes come from the operand (memref.dim) or, for a slice, from its `sizes`;
+// run-time sizes come from the operand (memref.dim) or the op's `sizes` (slice, reshape);
 // a run-time start is added to the scaled loop index. The index arithmetic the frontend
 // staged (frontend/slice_bounds.py: here x[-3:]) is copied as it is.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
-  func.func @dynamic(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x1x3xf32>, tensor<3xf32>) {
+  func.func @dynamic(%x: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x1x3xf32>, tensor<3xf32>, tensor<?xf32>) {
     %n = tj.dim %x, 0 : tensor<?x3xf32>
     %minus3 = arith.constant -3 : index
     %zero = arith.constant 0 : index
@@ -14,14 +14,17 @@ builtin.module {
     %count = arith.subi %n, %start : index
     %s = tj.slice %x, start = [-9223372036854775808, 0], step = [1, 1] starts(%start) sizes(%count) : tensor<?x3xf32> to tensor<?x3xf32>
     %t = tj.transpose %x, permutation = [1, 0] : tensor<?x3xf32> to tensor<3x?xf32>
-    %e = tj.reshape %x : tensor<?x3xf32> to tensor<?x1x3xf32>
+    %e = tj.reshape %x sizes(%n) : tensor<?x3xf32> to tensor<?x1x3xf32>
     %last = tj.constant dense<-1> : tensor<i64>
     %g = tj.gather %x[%last], axis = 0, "IndexError: index -1 is out of bounds for axis 0" : (tensor<?x3xf32>, tensor<i64>) -> tensor<3xf32>
-    func.return %s, %t, %e, %g : tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x1x3xf32>, tensor<3xf32>
+    %three = arith.constant 3 : index
+    %n3 = arith.muli %three, %n : index
+    %f = tj.reshape %x sizes(%n3) : tensor<?x3xf32> to tensor<?xf32>
+    func.return %s, %t, %e, %g, %f : tensor<?x3xf32>, tensor<3x?xf32>, tensor<?x1x3xf32>, tensor<3xf32>, tensor<?xf32>
   }
 }
 
-// CHECK:      func.func @dynamic(%[[X:.*]]: memref<?x3xf32>, %[[S:.*]]: memref<?x3xf32>, %[[T:.*]]: memref<3x?xf32>, %[[E:.*]]: memref<?x1x3xf32>, %[[G:.*]]: memref<3xf32>) {
+// CHECK:      func.func @dynamic(%[[X:.*]]: memref<?x3xf32>, %[[S:.*]]: memref<?x3xf32>, %[[T:.*]]: memref<3x?xf32>, %[[E:.*]]: memref<?x1x3xf32>, %[[G:.*]]: memref<3xf32>, %[[F:.*]]: memref<?xf32>) {
 // CHECK:        %[[N:.*]] = memref.dim %[[X]], %{{.*}} : memref<?x3xf32>
 // CHECK:        %[[FROM:.*]] = arith.addi %[[N]], %{{.*}} : index
 // CHECK-NEXT:   %[[START:.*]] = arith.maxsi %[[FROM]], %{{.*}} : index
@@ -46,4 +49,11 @@ builtin.module {
 // CHECK-NEXT:   %[[POS:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK-NEXT:   linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], {{.*}}} outs(%[[G]] : memref<3xf32>)
 // CHECK:          memref.load %[[X]][%[[POS]], %{{.*}}] : memref<?x3xf32>
+
+// flattening: result position p is row p / 3, column p % 3 of x (x.reshape(-1)).
+// CHECK:        linalg.generic {{.*}} outs(%[[F]] : memref<?xf32>) {
+// CHECK:          %[[P:.*]] = linalg.index 0 : index
+// CHECK:          %[[ROW:.*]] = arith.divui %[[P]], %{{.*}} : index
+// CHECK:          %[[COL:.*]] = arith.remui %[[P]], %{{.*}} : index
+// CHECK:          memref.load %[[X]][%[[ROW]], %[[COL]]] : memref<?x3xf32>
 // CHECK:        func.return
