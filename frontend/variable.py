@@ -131,12 +131,29 @@ class Variable(ArrayOperators):
             value = value.value()
         if not isinstance(value, Tensor):
             value = primitives.constant(np.asarray(value).astype(self.dtype, casting="same_kind"))
+        value = self._with_static_shape(value)
         self._check_shape(value.shape)
         if not np.can_cast(value.dtype, self.dtype, "same_kind"):
             raise TypeError(
                 at_user_line(f"cannot assign a {value.dtype} value to {self._name} ({self.dtype})")
             )
         return primitives.cast(value, self.dtype)
+
+    def _with_static_shape(self, value: Tensor) -> Tensor:
+        """A value whose dims unknown at trace time stand where the Variable's are known
+        (`v.assign_add(x)` for `TensorSpec([None])`): the caller checks the sizes agree
+        before the call (InvalidArgumentError), and the value takes the static shape."""
+        from tracejit.frontend import primitives
+        from tracejit.frontend.dims import Unknown
+        from tracejit.frontend.tracing import current_trace
+
+        if None not in value.shape or value.ndim != len(self.shape):
+            return value
+        unknown = [(d, s) for d, s in zip(value.dims, self.shape, strict=True) if d != s]
+        if any(isinstance(d, int | Unknown) for d, _ in unknown):
+            return value  # a static mismatch, or a size only the kernel knows: refused below
+        current_trace().dim_constraints.extend(unknown)
+        return primitives.reshape(value, self.shape)
 
     def _check_shape(self, shape: tuple) -> None:
         if tuple(shape) != self.shape:
