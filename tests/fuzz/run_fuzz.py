@@ -1,7 +1,8 @@
 """The long fuzzing profile: `make fuzz N=10000` (or `python tests/fuzz/run_fuzz.py 10000`).
 
 Runs N random programs in batches, each batch in its own interpreter (so a segfault or
-an abort is counted as a crash, not the end of the run), and prints
+an abort is counted as a crash, not the end of the run), one per core at a time
+(`--jobs`), and prints
 
     programs tried / mismatches / crashes
 
@@ -19,6 +20,7 @@ import os
 import random
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -101,6 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("count", type=int, nargs="?", default=1000)
     parser.add_argument("--batch", type=int, default=100, help="programs per worker process")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers at once")
     parser.add_argument("--seed", type=int, default=None)
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -108,26 +111,42 @@ def main() -> None:
         worker(args.worker, args.seed)
         return
     rng = random.Random(args.seed)
-    state = HERE / f".fuzz_current_{os.getpid()}.pickle"
-    tried, mismatches, crashes, known = 0, 0, 0, 0
-    while tried < args.count:
-        count = min(args.batch, args.count - tried)
-        seed = rng.randrange(2**32)
-        done, found, crash, known_here = run_batch(count, seed, state)
-        known += known_here
-        tried += max(done, 1)  # a batch that crashed before its first program still counts
-        mismatches += len(found)
-        crashes += crash is not None
-        for line in found:
-            print(line, flush=True)
-        if crash is not None:
-            print(f"CRASH (seed {seed}): {crash}", flush=True)
-        print(f"... {tried} programs tried", file=sys.stderr, flush=True)
+    totals = {"tried": 0, "mismatches": 0, "crashes": 0, "known": 0}
+    with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
+        while totals["tried"] < args.count:  # a batch stops early at a mismatch: top up
+            left = args.count - totals["tried"]
+            counts = [min(args.batch, left - start) for start in range(0, left, args.batch)]
+            batches = [(count, rng.randrange(2**32), k) for k, count in enumerate(counts)]
+            for report in pool.map(lambda b: _run_and_report(*b), batches):
+                _add(totals, report)
+    print(
+        f"programs tried: {totals['tried']} / mismatches: {totals['mismatches']} / "
+        f"crashes: {totals['crashes']}"
+    )
+    if totals["known"]:
+        print(f"(+ {totals['known']} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
+    sys.exit(1 if totals["mismatches"] or totals["crashes"] else 0)
+
+
+def _run_and_report(count: int, seed: int, slot: int) -> tuple:
+    """One worker process's batch; prints its findings as soon as it ends."""
+    state = HERE / f".fuzz_current_{os.getpid()}_{slot}.pickle"
+    done, found, crash, known = run_batch(count, seed, state)
     state.unlink(missing_ok=True)
-    print(f"programs tried: {tried} / mismatches: {mismatches} / crashes: {crashes}")
-    if known:
-        print(f"(+ {known} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
-    sys.exit(1 if mismatches or crashes else 0)
+    for line in found:
+        print(line, flush=True)
+    if crash is not None:
+        print(f"CRASH (seed {seed}): {crash}", flush=True)
+    return done, found, crash, known
+
+
+def _add(totals: dict, report: tuple) -> None:
+    done, found, crash, known = report
+    totals["tried"] += max(done, 1)  # a batch that crashed before its first program counts
+    totals["mismatches"] += len(found)
+    totals["crashes"] += crash is not None
+    totals["known"] += known
+    print(f"... {totals['tried']} programs tried", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
