@@ -109,7 +109,7 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
             )
         )
     sources = [d for d in column if not isinstance(d, int)]
-    if len(set(column)) > 1 and any(at_most_one(d) for d in sources):
+    if len(set(column) - {1}) > 1 and any(at_most_one(d) for d in sources):
         raise NotImplementedError(
             at_user_line(
                 "a slice like x[:1] keeps at most one element along a dim unknown at trace "

@@ -775,3 +775,10 @@ def test_a_loop_may_not_change_the_size_of_an_unknown_dim():
 
     with pytest.raises(NotImplementedError, match="must keep its size"):
         compiled(shrink, (None, 3))(data((4, 3)))
+
+
+def test_a_slice_of_at_most_one_row_meets_a_static_one_like_numpy(check_against_eager):
+    """x[:1] against a static size 1 needs no broadcast of an unknown dim: it is allowed."""
+    function = compiled(lambda x: x[:1] + np.ones((1, 3)), (None, 3))
+    for n in (0, 1, 3):
+        check_against_eager(function, data((n, 3), seed=n))
