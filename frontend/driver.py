@@ -178,11 +178,14 @@ def compile_cached(
     cache = object_cache()
     if cache is None:
         return _compile_fresh(module, pipeline, py_functions)
+    from tracejit.codegen.emit_memref import bounds_checks_enabled
     from tracejit.codegen.jit import load_object
     from tracejit.codegen.object_cache import cache_key, module_fingerprint
 
     spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
-    key = cache_key(module_fingerprint(module), spec)
+    # TRACEJIT_CHECK_BOUNDS changes the machine code: checked and unchecked never share
+    checks = "bounds-checked" if bounds_checks_enabled() else "unchecked"
+    key = cache_key(module_fingerprint(module), spec, checks)
     entry = cache.load(key)
     if entry is not None and isinstance(entry.extra.get("messages"), list):
         callbacks = _cached_callbacks(entry.extra.get("callbacks", []), py_functions)

@@ -155,3 +155,18 @@ def test_cache_is_off_by_default_and_follows_the_environment(monkeypatch, tmp_pa
     assert driver.object_cache().max_bytes == 1000
     with pytest.raises(ValueError, match="max_bytes"):
         tj.config.set_cache_dir(tmp_path, max_bytes=-1)
+
+
+def test_bounds_checked_and_unchecked_code_are_separate_entries(cache_dir, monkeypatch):
+    """TRACEJIT_CHECK_BOUNDS changes the machine code, so it is part of the key: turning
+    it on must compile checked code, not load the unchecked entry."""
+    x = np.linspace(-1.0, 1.0, 9, dtype=np.float32)
+    tj.function(scaled_sum)(x)
+    cache = driver.object_cache()
+    hits = cache.stats.hits
+    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    tj.function(scaled_sum)(x)
+    assert cache.stats.hits == hits
+    assert len(list(cache_dir.iterdir())) == 2
+    tj.function(scaled_sum)(x)  # the checked entry is now there
+    assert cache.stats.hits == hits + 1
