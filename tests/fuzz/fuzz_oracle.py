@@ -53,6 +53,7 @@ class Outcome:
     error: BaseException | None = None
     stdout: str = ""
     variables: dict[str, np.ndarray] | None = None
+    traced: bool = True  # False: the error came from tracing (the Python function)
 
 
 @dataclass
@@ -92,7 +93,10 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
     """(pipeline, Outcome) for the default pipeline and each optional-pass list."""
     function = tj.function(namespace["program"])
     yield DEFAULT_PIPELINE, run(program, namespace, function)
-    yield UNKNOWN_DIMS, run(program, namespace, _with_unknown_dims(namespace["program"], program))
+    relaxed = _with_unknown_dims(namespace["program"], program)
+    outcome = run(program, namespace, relaxed)
+    outcome.traced = relaxed.experimental_get_tracing_count() > 0
+    yield UNKNOWN_DIMS, outcome
     if not optional_lists:
         return
     try:
@@ -113,11 +117,24 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
 
 
 # The same program traced for inputs whose every dim is unknown (`TensorSpec([None, ...])`).
-# What tracejit does not support there (a reshape that is not a unit-dim one, broadcasting
-# such a dim from 1, ...) raises NotImplementedError at trace time or InvalidArgumentError
-# at the call: documented limits, not findings. Any result it returns must be right.
+# What tracejit does not support there (a reshape without -1, broadcasting such a dim from
+# 1, ...) raises NotImplementedError at trace time or InvalidArgumentError at the call, and
+# a program may only be valid for its sizes (a loop whose shape is kept because a size is 1
+# gets a TypeError naming the user's line when traced without sizes, as in TensorFlow):
+# these are documented limits, not findings. Anything else (an error without the user's
+# line, a compile error, a crash) and any result it returns are checked.
 UNKNOWN_DIMS = ("unknown-dims", *DEFAULT_PIPELINE)
 UNSUPPORTED_WITH_UNKNOWN_DIMS = (NotImplementedError, tj.errors.InvalidArgumentError)
+REFUSED_WHILE_TRACING = (TypeError, ValueError)
+_USER_LINE = re.compile(r"\(\S+\.py:\d+\)$")
+
+
+def _limit_of_unknown_dims(outcome: Outcome) -> bool:
+    error = outcome.error
+    if isinstance(error, UNSUPPORTED_WITH_UNKNOWN_DIMS):
+        return True
+    refused = not outcome.traced and isinstance(error, REFUSED_WHILE_TRACING)
+    return refused and bool(_USER_LINE.search(str(error)))
 
 
 def _with_unknown_dims(python_function, program) -> tj.Function:
@@ -149,7 +166,7 @@ def check(program, optional_lists: list[list[str]] = ()) -> list[Finding]:
         return [Finding(("eager",), f"the reference raised {eager.error!r}")]
     findings = []
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
-        if pipeline == UNKNOWN_DIMS and isinstance(outcome.error, UNSUPPORTED_WITH_UNKNOWN_DIMS):
+        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
             continue
         detail = compare_outcomes(program, outcome, eager)
         if detail:
