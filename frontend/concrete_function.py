@@ -17,7 +17,7 @@ import numpy as np
 
 from tracejit.frontend import driver, primitives
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
-from tracejit.frontend.dims import Product, Sliced, resolve
+from tracejit.frontend.dims import Product, Sliced, Sum, resolve
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.fast_path import (
     SLOW_PATH,
@@ -319,6 +319,8 @@ def _describe(dim: Any) -> str:
         return f"[{bounds}] of {_describe(dim.base)}"
     if isinstance(dim, Product):
         return " times ".join([_describe(f) for f in dim.factors] + [str(dim.times)])
+    if isinstance(dim, Sum):
+        return " plus ".join(_describe(t) for t in dim.terms)
     return f"dim {dim.axis} of input {dim.input}"
 
 

@@ -74,7 +74,26 @@ class Product:
         return " * ".join([repr(f) for f in self.factors] + [str(self.times)])
 
 
-Dim = int | DimSource | Sliced | Product | Unknown
+@dataclass(frozen=True)
+class Sum:
+    """The sum of `terms` (concatenating `TensorSpec([None])` inputs `x` and `y`)."""
+
+    terms: tuple[int | DimSource | Sliced | Product | Sum, ...]
+
+    def __repr__(self) -> str:
+        return " + ".join(repr(t) for t in self.terms)
+
+
+Dim = int | DimSource | Sliced | Product | Sum | Unknown
+
+
+def summed(dims: Sequence[Dim]) -> Dim:
+    """The dim of dims joined end to end (an int when all are)."""
+    if all(isinstance(d, int) for d in dims):
+        return sum(dims)  # type: ignore[arg-type]
+    if any(isinstance(d, Unknown) for d in dims):
+        return UNKNOWN
+    return Sum(tuple(dims))  # type: ignore[arg-type]
 
 
 def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:
@@ -163,5 +182,7 @@ def resolve(dim: Dim, shapes: Sequence[tuple[int, ...]]) -> int:
         return len(range(resolve(dim.base, shapes))[dim.start : dim.stop : dim.step])
     if isinstance(dim, Product):
         return math.prod(resolve(f, shapes) for f in dim.factors) * dim.times
+    if isinstance(dim, Sum):
+        return sum(resolve(t, shapes) for t in dim.terms)
     assert isinstance(dim, DimSource), dim
     return shapes[dim.input][dim.axis]

@@ -202,14 +202,16 @@ def strided_slice(
 
 
 def concat(xs: Sequence[Tensor], axis: int) -> Tensor:
-    """Tensors of one dtype and rank joined along `axis` (whose sizes are known at trace
-    time; other dims may be unknown, the caller checks they agree)."""
+    """Tensors of one dtype and rank joined along `axis`; off the axis, dims unknown at
+    trace time must agree (checked by the caller)."""
     from tracejit.ir.shape_ops import ConcatOp
 
     if len(xs) == 1:
         return xs[0]
+    from tracejit.frontend.dims import summed
+
     dims = list(xs[0].dims)
-    dims[axis] = sum(x.shape[axis] for x in xs)  # type: ignore[misc]
+    dims[axis] = summed([x.dims[axis] for x in xs])
     op = ConcatOp([x.value for x in xs], axis, tensor_type(_static(dims), xs[0].dtype))
     return Tensor(emit(op).result, dims=tuple(dims))
 

@@ -402,6 +402,8 @@ class ConcatOp(IRDLOperation, HasFolderInterface):
     """Join tensors of one rank and element type along `axis` (`np.concatenate`).
 
     %c = tj.concat axis = 0, %a, %b : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<3x3xf32>
+
+    Sizes may be unknown at trace time (`?`), also along `axis`; then so is the result's.
     """
 
     name = "tj.concat"
@@ -432,14 +434,13 @@ class ConcatOp(IRDLOperation, HasFolderInterface):
         for value in self.inputs:
             ttype = value.type
             assert isinstance(ttype, TensorType)
-            if ttype.get_shape()[axis] == DYNAMIC_INDEX:
-                raise VerifyException("tj.concat along a dynamic dim is not supported")
             if ttype.get_element_type() != source.get_element_type():
                 raise VerifyException("tj.concat inputs must share an element type")
             shape = list(ttype.get_shape())
             if len(shape) != rank:
                 raise VerifyException("tj.concat inputs must have the result's rank")
-            expected[axis] += shape[axis]
+            unknown = DYNAMIC_INDEX in (expected[axis], shape[axis])
+            expected[axis] = DYNAMIC_INDEX if unknown else expected[axis] + shape[axis]
             shape[axis] = expected[axis]
             if shape != expected:
                 raise VerifyException(f"tj.concat input shape {ttype.get_shape()} does not fit")

@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, cf, memref
+from xdsl.dialects import arith, cf, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType, i64
 from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir.dtypes import is_unsigned
@@ -41,6 +42,7 @@ from tracejit.passes.buffer_builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.scalar_semantics import constant
 
 
 # --- index arithmetic inside a body ---------------------------------------------------
@@ -227,18 +229,23 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
 # --- concat, pad -----------------------------------------------------------------------
 def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
     """Every input is read at a clamped (in-bounds) position; `select` keeps the one
-    whose range along `axis` holds the result position."""
+    whose range along `axis` holds the result position. An input whose size along `axis`
+    is known at run time only is read under `scf.if` (it may be empty)."""
     axis = op.axis.value.data
-    parts, offset = [], 0
+    parts: list[tuple[SSAValue, int | SSAValue, int | SSAValue]] = []
+    offset: int | SSAValue = 0
     for value in op.inputs:
+        buffer = bufferizer.values[value]
         size = value.type.get_shape()[axis]  # type: ignore[attr-defined]
-        if size:
-            parts.append((bufferizer.values[value], offset, size))
-        offset += size
+        if size == DYNAMIC_INDEX:
+            size = bufferizer.dim(buffer, axis)
+        if size != 0:
+            parts.append((buffer, offset, size))
+        offset = _sum(bufferizer.builder, offset, size)
     first_input = bufferizer.values[op.inputs[0]]  # off the axis, all inputs agree
 
     def size_of(d: int) -> SSAValue:
-        return bufferizer.dim(first_input, d)
+        return _value(bufferizer.builder, offset) if d == axis else bufferizer.dim(first_input, d)
 
     if not parts:  # nothing to copy
         shape = op.result.type.get_shape()  # type: ignore[attr-defined]
@@ -252,18 +259,46 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
         chosen: SSAValue | None = None
         for buffer, first, size in reversed(parts):
             indices = [_loop_index(b, d) for d in range(rank)]
-            local = b.insert(arith.SubiOp(position, _index(b, first))).result if first else position
-            indices[axis] = _clamp_below(b, local, size)
-            loaded = b.insert(memref.LoadOp.get(buffer, indices)).res
+            local = position if first == 0 else b.insert(arith.SubiOp(position, _value(b, first)))
+            loaded = _load_part(b, buffer, indices, axis, SSAValue.get(local), size)
             if chosen is None:
                 chosen = loaded
                 continue
-            before_next = b.insert(arith.CmpiOp(position, _index(b, first + size), "ult"))
+            end = _value(b, _sum(b, first, size))
+            before_next = b.insert(arith.CmpiOp(position, end, "ult"))
             chosen = b.insert(arith.SelectOp(before_next, loaded, chosen)).result
         assert chosen is not None
         return [chosen]
 
     _result_generic(bufferizer, op, [], body, size_of)
+
+
+def _sum(b: Builder, x: int | SSAValue, y: int | SSAValue) -> int | SSAValue:
+    if isinstance(x, int) and isinstance(y, int):
+        return x + y
+    if x == 0 or y == 0:
+        return y if x == 0 else x
+    return b.insert(arith.AddiOp(_value(b, x), _value(b, y))).result
+
+
+def _load_part(
+    b: Builder, buffer: SSAValue, indices: list, axis: int, local: SSAValue, size: int | SSAValue
+) -> SSAValue:
+    """`buffer` at `indices` with `local` clamped into [0, size) along `axis`; a run-time
+    size may be 0, so that read is guarded (it yields a zero nobody selects)."""
+    if isinstance(size, int):
+        indices[axis] = _clamp_below(b, local, size)
+        return b.insert(memref.LoadOp.get(buffer, indices)).res
+    element = buffer.type.get_element_type()  # type: ignore[attr-defined]
+    nonempty = b.insert(arith.CmpiOp(size, _index(b, 0), "ne")).result
+    guarded = b.insert(scf.IfOp(nonempty, [element], Region(Block()), Region(Block())))
+    inside = Builder(InsertPoint.at_end(guarded.true_region.block))
+    last = inside.insert(arith.SubiOp(size, _index(inside, 1))).result
+    indices[axis] = inside.insert(arith.MinUIOp(local, last)).result
+    inside.insert(scf.YieldOp(inside.insert(memref.LoadOp.get(buffer, indices)).res))
+    outside = Builder(InsertPoint.at_end(guarded.false_region.block))
+    outside.insert(scf.YieldOp(constant(outside, 0, element)))
+    return guarded.results[0]
 
 
 def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:

@@ -280,12 +280,6 @@ def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "sam
     if tensors[0].ndim == 0:
         raise ValueError(at_user_line("zero-dimensional arrays cannot be concatenated"))
     axis = normalize_axis(axis, tensors[0].ndim)
-    if any(t.ndim > axis and t.shape[axis] is None for t in tensors):
-        raise NotImplementedError(
-            at_user_line(
-                f"{numpy_name(fn)} along a dim unknown at trace time (None) is not supported"
-            )
-        )
     _check_joinable(tensors, axis)
     _run_time_equal(tensors, axis)
     result_dtype = _joined_dtype(fn, tensors, dtype, casting)

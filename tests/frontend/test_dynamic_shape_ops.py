@@ -782,3 +782,29 @@ def test_a_slice_of_at_most_one_row_meets_a_static_one_like_numpy(check_against_
     function = compiled(lambda x: x[:1] + np.ones((1, 3)), (None, 3))
     for n in (0, 1, 3):
         check_against_eager(function, data((n, 3), seed=n))
+
+
+# --- joining along an unknown dim ---------------------------------------------------------
+JOIN_CASES = {
+    "concatenate": lambda x, y: np.concatenate([x, y]),
+    "three_parts": lambda x, y: np.concatenate([x, y[1:], x * 2]),
+    "with_a_static_part": lambda x, y: np.vstack([x, np.ones((2, 3)), y]),
+    "then_reduce": lambda x, y: np.concatenate([x, y]).sum(axis=0),
+    "ints": lambda x, y: np.concatenate([x.astype(np.int32), y.astype(np.int32)]),
+    "bools": lambda x, y: np.concatenate([x > 0, y > 0]),
+    "hstack_columns": lambda x, y: np.hstack([x[:, 0], y[:, 1]]),
+}
+JOIN_FUNCTIONS = {name: compiled(fn, (None, 3), (None, 3)) for name, fn in JOIN_CASES.items()}
+
+
+@pytest.mark.parametrize("name", sorted(JOIN_CASES))
+@FEW
+@given(n=SIZES, m=SIZES, seed=st.integers(0, 2**16))
+@example(n=0, m=0, seed=0)
+@example(n=0, m=2, seed=0)
+@example(n=2, m=0, seed=0)
+def test_concatenate_along_unknown_dims(check_against_eager, name, n, m, seed):
+    """Empty inputs too: an input of run-time size 0 is never read."""
+    x, y = data((n, 3), seed=seed), data((m, 3), seed=seed + 1)
+    check_against_eager(JOIN_FUNCTIONS[name], x, y)
+    assert JOIN_FUNCTIONS[name].experimental_get_tracing_count() == 1
