@@ -6,9 +6,10 @@ when the kernel is called. Ops propagate these sources (an op whose result has a
 operand's shape inherits its dims; broadcasts, reductions and matmul say how), so the
 caller can compute every output shape from the input shapes before the call.
 
-A slice of such a dim is a `Sliced` dim (`x[1:]` of `TensorSpec([None])` has
-`Sliced(<dim 0 of input 0>, 1, None, 1)`), still computable by the caller. Dims the
-caller cannot compute (a dynamic TensorArray's `stack()`) are `UNKNOWN`; outputs with
+Shape ops derive dims the caller still computes: a slice gives a `Sliced` dim (`x[1:]`
+of `TensorSpec([None])` has `Sliced(<dim 0 of input 0>, 1, None, 1)`), a flattening
+reshape a `Product`, a concatenation a `Sum`. Dims the caller cannot compute (a dynamic
+TensorArray's `stack()`, an `if` whose branches disagree) are `UNKNOWN`; outputs with
 them are returned by the kernel itself (frontend/kernel_outputs.py).
 
 Broadcasting two different dims unknown at trace time, or one and a static size other
