@@ -9,6 +9,7 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp
+from tracejit.ir.fused import splat_value
 from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.buffer_builder import (
     PARALLEL,
@@ -56,13 +57,14 @@ def lower_cast(bufferizer: FunctionBufferizer, op: ew.CastOp) -> None:
 
 
 def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
-    """A splat becomes a fill; anything else a read-only `memref.global`."""
-    array = array_from_dense(op.value)
+    """A splat (all elements bit-identical: -0.0 is not 0.0) becomes a fill; anything else
+    a read-only `memref.global`."""
     element = element_of(op.result)
-    if array.size > 0 and (array == array.reshape(-1)[0]).all():
+    splat = splat_value(op)
+    if splat is not None:
         buffer = bufferizer.destination(op.result)
         rank = rank_of(op.result)
-        value = array.reshape(-1)[0].item()
+        value = splat.item()
         bufferizer.generic(
             [],
             buffer,
@@ -75,8 +77,10 @@ def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
         buffer_type = memref_type(op.result.type)
         name = _add_global(bufferizer, op, buffer_type)
         buffer = bufferizer.builder.insert(memref.GetGlobalOp(name, buffer_type)).memref
-        if op.result in bufferizer.returned:
-            bufferizer.copy_into(buffer, bufferizer.destination(op.result))
+        if op.result in bufferizer.returned:  # copied once, into the output
+            destination = bufferizer.destination(op.result)
+            bufferizer.copy_into(buffer, destination)
+            buffer = destination
     bufferizer.values[op.result] = buffer
 
 
