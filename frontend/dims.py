@@ -154,6 +154,20 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
     return first
 
 
+def require_equal(dims: Sequence[Dim], constraints: list) -> None:
+    """Dims that must be the same size, no broadcasting (joined arrays, a Variable's
+    value): appends the run-time equality constraints for the caller to check."""
+    distinct = list(dict.fromkeys(dims))
+    if len(distinct) < 2:
+        return
+    if any(isinstance(d, Unknown) for d in distinct):
+        raise NotImplementedError(
+            at_user_line("sizes only the kernel knows must match here: not supported")
+        )
+    anchor = next(d for d in distinct if not isinstance(d, int))  # two ints differ: checked before
+    constraints.extend((anchor, d) for d in distinct if d != anchor)
+
+
 def at_most_one(dim: Dim) -> bool:
     """A slice that never keeps more than one element, whatever the size (`x[:1]`,
     `x[-1:]`): NumPy would broadcast it where it has one."""

@@ -189,12 +189,11 @@ def strided_slice(
     whole = all(isinstance(a, int) and a == 0 and s == 1 for a, s in zip(start, step, strict=True))
     if whole and dims == tuple(x.dims):
         return x
-    dynamic = DYNAMIC_INDEX
     op = SliceOp(
         x.value,
-        [a if isinstance(a, int) else dynamic for a in start],
+        [a if isinstance(a, int) else DYNAMIC_INDEX for a in start],
         step,
-        tensor_type(_static([c if isinstance(c, int) else None for c in counts]), x.dtype),
+        tensor_type(_static(counts), x.dtype),
         starts=[a for a in start if not isinstance(a, int)],
         sizes=[c for c in counts if not isinstance(c, int)],
     )

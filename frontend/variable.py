@@ -144,15 +144,16 @@ class Variable(ArrayOperators):
         (`v.assign_add(x)` for `TensorSpec([None])`): the caller checks the sizes agree
         before the call (InvalidArgumentError), and the value takes the static shape."""
         from tracejit.frontend import primitives
-        from tracejit.frontend.dims import Unknown
+        from tracejit.frontend.dims import Unknown, require_equal
         from tracejit.frontend.tracing import current_trace
 
         if None not in value.shape or value.ndim != len(self.shape):
             return value
-        unknown = [(d, s) for d, s in zip(value.dims, self.shape, strict=True) if d != s]
-        if any(isinstance(d, int | Unknown) for d, _ in unknown):
+        pairs = list(zip(value.dims, self.shape, strict=True))
+        if any(isinstance(d, int | Unknown) and d != s for d, s in pairs):
             return value  # a static mismatch, or a size only the kernel knows: refused below
-        current_trace().dim_constraints.extend(unknown)
+        for pair in pairs:
+            require_equal(pair, current_trace().dim_constraints)
         return primitives.reshape(value, self.shape)
 
     def _check_shape(self, shape: tuple) -> None:

@@ -93,6 +93,16 @@ def _strides(
     return strides[::-1]
 
 
+def _run_time_sizes(
+    bufferizer: FunctionBufferizer, result: SSAValue, sizes: Sequence[SSAValue]
+) -> dict[int, SSAValue]:
+    """{result dim: its run-time size} for the `?` dims of `result`, whose sizes an op
+    lists in order (`tj.slice` and `tj.reshape`'s `sizes`)."""
+    values = iter(bufferizer.values[v] for v in sizes)
+    shape = result.type.get_shape()  # type: ignore[attr-defined]
+    return {d: next(values) for d, size in enumerate(shape) if size == DYNAMIC_INDEX}
+
+
 def _result_generic(
     bufferizer: FunctionBufferizer,
     op: Operation,
@@ -107,7 +117,7 @@ def _result_generic(
     rank = len(shape)
     dynamic = [d for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
     if dynamic and size_of is None:
-        _shape(result)  # raises: this op has no dynamic form
+        raise DiagnosticException(f"bufferize: {op.name} on dynamic shapes is not supported yet")
     sizes = [size_of(d) for d in dynamic] if size_of is not None else []
     output = bufferizer.destination(result, sizes)
     maps = [projection_map(rank, exprs) for _, exprs in inputs] + [identity_map(rank)]
@@ -133,8 +143,7 @@ def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     source = op.operand.type.get_shape()  # type: ignore[attr-defined]
     target = op.result.type.get_shape()  # type: ignore[attr-defined]
     buffer = bufferizer.values[op.operand]
-    result_sizes = iter(bufferizer.values[v] for v in op.sizes)
-    sizes = {d: next(result_sizes) for d, size in enumerate(target) if size == DYNAMIC_INDEX}
+    sizes = _run_time_sizes(bufferizer, op.result, op.sizes)
     reads = _unit_dim_reads(source, target)
     if reads is not None and source.count(DYNAMIC_INDEX) <= 1:  # then the ? dims match up
         _result_generic(
@@ -204,23 +213,13 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     step = op.get_step()
     run_time_starts = iter(bufferizer.values[v] for v in op.starts)
     start = [next(run_time_starts) if a == DYNAMIC_INDEX else a for a in op.get_start()]
-    result_shape = op.result.type.get_shape()
-    counts = dict(
-        zip(
-            [d for d, size in enumerate(result_shape) if size == DYNAMIC_INDEX],
-            [bufferizer.values[v] for v in op.sizes],
-            strict=True,
-        )
-    )
+    counts = _run_time_sizes(bufferizer, op.result, op.sizes)
 
     def body(b: Builder, ins, outs):
-        indices = []
-        for d, (first, stride) in enumerate(zip(start, step, strict=True)):
-            position = _mul(b, _loop_index(b, d), stride)
-            if isinstance(first, int):
-                indices.append(_add(b, position, first))
-            else:
-                indices.append(b.insert(arith.AddiOp(position, first)).result)
+        indices = [
+            _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
+            for d, (first, stride) in enumerate(zip(start, step, strict=True))
+        ]
         return [b.insert(memref.LoadOp.get(buffer, indices)).res]
 
     _result_generic(bufferizer, op, [], body, counts.__getitem__)
@@ -375,7 +374,11 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
         hoisted = _checked_index(b, raw, unsigned, size, message, op.location)
 
     def body(b: Builder, ins, outs):
-        position = hoisted or _checked_index(b, ins[0], unsigned, size, message, op.location)
+        position = (
+            hoisted
+            if hoisted is not None
+            else _checked_index(b, ins[0], unsigned, size, message, op.location)
+        )
         before = [_loop_index(b, d) for d in range(axis)]
         after_dims = range(axis + index_rank, axis + index_rank + len(source) - axis - 1)
         after = [_loop_index(b, d) for d in after_dims]
@@ -384,7 +387,7 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     def size_of(d: int) -> SSAValue:  # a result dim unknown at trace time is an input dim
         return bufferizer.dim(buffer, d if d < axis else d - index_rank + 1)
 
-    inputs = [] if hoisted else [(indices, index_reads)]
+    inputs = [] if hoisted is not None else [(indices, index_reads)]
     _result_generic(bufferizer, op, inputs, body, size_of)
 
 

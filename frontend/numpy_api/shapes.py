@@ -253,20 +253,12 @@ def _check_joinable(tensors: Sequence[Tensor], axis: int) -> None:
 
 def _run_time_equal(tensors: Sequence[Tensor], axis: int) -> None:
     """Dims unknown at trace time off the joined axis must match: the caller checks."""
-    from tracejit.frontend.dims import DimSource, Sliced
+    from tracejit.frontend.dims import require_equal
     from tracejit.frontend.tracing import current_trace
 
     for d in range(tensors[0].ndim):
-        dims = list(dict.fromkeys(t.dims[d] for t in tensors))
-        if d == axis or len(dims) == 1:
-            continue
-        known = [dim for dim in dims if isinstance(dim, DimSource | Sliced)]
-        if len(known) < sum(1 for dim in dims if not isinstance(dim, int)):
-            raise NotImplementedError(
-                at_user_line("joining arrays whose dims only the kernel knows is not supported")
-            )
-        anchor = known[0]  # some dim here is unknown, else _check_joinable saw them differ
-        current_trace().dim_constraints.extend((anchor, dim) for dim in dims if dim != anchor)
+        if d != axis:
+            require_equal([t.dims[d] for t in tensors], current_trace().dim_constraints)
 
 
 def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "same_kind"):

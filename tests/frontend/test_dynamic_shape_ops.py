@@ -808,3 +808,12 @@ def test_concatenate_along_unknown_dims(check_against_eager, name, n, m, seed):
     x, y = data((n, 3), seed=seed), data((m, 3), seed=seed + 1)
     check_against_eager(JOIN_FUNCTIONS[name], x, y)
     assert JOIN_FUNCTIONS[name].experimental_get_tracing_count() == 1
+
+
+def test_stacking_flattened_inputs_checks_their_sizes_at_run_time(check_against_eager):
+    """Joined dims derived from two inputs (products here) must agree when called."""
+    function = compiled(lambda x, y: np.stack([x.ravel(), y.ravel()]), (None, 3), (None, 3))
+    for n in (0, 2):
+        check_against_eager(function, data((n, 3), seed=n), data((n, 3), seed=n + 1))
+    with pytest.raises(tj.errors.InvalidArgumentError):
+        function(data((2, 3)), data((3, 3)))
