@@ -264,3 +264,28 @@ class FunctionBufferizer:
         for buffer in self.allocations:
             self.builder.insert(memref.DeallocOp.get(buffer))
         self.builder.insert(func.ReturnOp())
+
+
+# --- ownership -------------------------------------------------------------------------
+def dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
+    """No value held in `buffer` is read after `op` (in the tensor function's order)."""
+    now = bufferizer._position(op)
+    holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
+    return all(bufferizer._position(u.operation) <= now for v in holders for u in v.uses)
+
+
+def owned_buffer(
+    bufferizer: FunctionBufferizer, buffer: SSAValue, at: Operation, target_type: MemRefType
+) -> SSAValue:
+    """A heap buffer of `target_type` holding `buffer`'s value that the loop may free:
+    `buffer` itself when it is a dead temporary (moved out of this region's list), else
+    a copy."""
+    owned = buffer in bufferizer.allocations and buffer.type == target_type
+    if owned and dead_after(bufferizer, buffer, at, set()):
+        bufferizer.allocations.remove(buffer)
+        return buffer
+    shape = target_type.get_shape()
+    sizes = [bufferizer.dim(buffer, a) for a, d in enumerate(shape) if d == DYNAMIC_INDEX]
+    copy = bufferizer.builder.insert(memref.AllocOp(sizes, [], target_type)).memref
+    bufferizer.copy_into(buffer, copy)
+    return copy

@@ -2,7 +2,8 @@
 
 * `scf.if` with tensor results: the result buffers are allocated before the `if`;
   each branch computes its values and copies them into the result buffers. A result
-  whose size is known only at run time is allocated by each branch and yielded.
+  whose size is known only at run time is a heap buffer each branch yields: its own
+  temporary when dead, else a copy.
 * `scf.while` with tensor loop values: each loop value gets one state buffer; the
   condition and the body read the state, the body computes the next values into
   temporaries and copies them into the state at its end. The loop carries nothing
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref, scf, tensor
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.passes.buffer_builder import FunctionBufferizer, memref_type
+from tracejit.passes.buffer_builder import FunctionBufferizer, memref_type, owned_buffer
 
 
 def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
@@ -47,7 +48,10 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
         yielded = [bufferizer.values[v] for v in terminator.arguments]
         yielded = dict(zip(op.output, yielded, strict=True))
         _copy_all(bufferizer, [yielded[r] for r in results], list(results.values()))
-        return scf.YieldOp(*[_owned_copy(bufferizer, r, yielded[r]) for r in dynamic])
+        owned = [
+            owned_buffer(bufferizer, yielded[r], terminator, memref_type(r.type)) for r in dynamic
+        ]
+        return scf.YieldOp(*owned)
 
     bufferizer.bufferize_block(op.true_region.block, new.true_region.block, close)
     bufferizer.bufferize_block(op.false_region.block, new.false_region.block, close)
@@ -55,15 +59,6 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
     for result, buffer in zip(dynamic, new.results, strict=True):
         bufferizer.values[result] = buffer
         bufferizer.allocations.append(buffer)  # freed by the enclosing block
-
-
-def _owned_copy(bufferizer: FunctionBufferizer, result: SSAValue, buffer: SSAValue) -> SSAValue:
-    """A new heap buffer holding `buffer`, for a branch to yield (the branch frees its own
-    temporaries when it ends)."""
-    sizes = bufferizer.sizes_like(result, buffer)
-    copy = bufferizer.builder.insert(memref.AllocOp(sizes, [], memref_type(result.type))).memref
-    bufferizer.copy_into(buffer, copy)
-    return copy
 
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:

@@ -34,7 +34,13 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.buffer_builder import FunctionBufferizer, element_of, memref_type
+from tracejit.passes.buffer_builder import (
+    FunctionBufferizer,
+    dead_after,
+    element_of,
+    memref_type,
+    owned_buffer,
+)
 from tracejit.passes.bufferize_control_flow import _copy_all, lower_while
 
 Body = Callable[[Builder, list[SSAValue]], None]
@@ -149,22 +155,15 @@ def _loop_state(op: Operation, bufferizer: FunctionBufferizer) -> tuple[set, set
     return buffers, exempt
 
 
-def _dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
-    """No value held in `buffer` is read after `op` (in the tensor function's order)."""
-    now = bufferizer._position(op)
-    holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
-    return all(bufferizer._position(u.operation) <= now for v in holders for u in v.uses)
-
-
 def _consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
     """May `op` overwrite (or free) the buffer of `value` instead of copying it?"""
     if op.results[0] in bufferizer.returned:
         return False  # the result goes to the caller's output buffer
     buffer = bufferizer.values[value]
     if buffer in bufferizer.allocations or _local_stack_buffer(bufferizer, buffer):
-        return _dead_after(bufferizer, buffer, op, set())
+        return dead_after(bufferizer, buffer, op, set())
     buffers, exempt = _loop_state(op, bufferizer)
-    return buffer in buffers and _dead_after(bufferizer, buffer, op, exempt)
+    return buffer in buffers and dead_after(bufferizer, buffer, op, exempt)
 
 
 def _local_stack_buffer(bufferizer: FunctionBufferizer, buffer: SSAValue) -> bool:
@@ -284,7 +283,7 @@ def _fill_grown(bufferizer, op: GrowOp, source, target, rows, capacity) -> None:
 def lower_export(bufferizer: FunctionBufferizer, op: ExportOp) -> None:
     source = bufferizer.values[op.tensor]
     builder = bufferizer.builder
-    buffer = _owned_buffer(bufferizer, source, op, source.type)  # type: ignore[arg-type]
+    buffer = owned_buffer(bufferizer, source, op, source.type)  # type: ignore[arg-type]
     descriptor = bufferizer.destination(op.result)
     address = builder.insert(
         memref.ExtractAlignedPointerAsIndexOp(operands=[buffer], result_types=[IndexType()])
@@ -350,25 +349,7 @@ def lower_while_any(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
 
 
 def _owned(bufferizer: FunctionBufferizer, value: SSAValue, at: Operation) -> SSAValue:
-    return _owned_buffer(bufferizer, bufferizer.values[value], at, memref_type(value.type))
-
-
-def _owned_buffer(
-    bufferizer: FunctionBufferizer, buffer: SSAValue, at: Operation, target_type: MemRefType
-) -> SSAValue:
-    """A heap buffer of `target_type` holding `buffer`'s value that the loop may free:
-    `buffer` itself when it is a dead temporary (moved out of this region's list), else
-    a copy."""
-    owned = buffer in bufferizer.allocations and buffer.type == target_type
-    if owned and _dead_after(bufferizer, buffer, at, set()):
-        bufferizer.allocations.remove(buffer)
-        return buffer
-    builder = bufferizer.builder
-    shape = target_type.get_shape()
-    sizes = [_dim(builder, buffer, a) for a, d in enumerate(shape) if d == DYNAMIC_INDEX]
-    copy = builder.insert(memref.AllocOp(sizes, [], target_type)).memref
-    bufferizer.copy_into(buffer, copy)
-    return copy
+    return owned_buffer(bufferizer, bufferizer.values[value], at, memref_type(value.type))
 
 
 def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Operation) -> SSAValue:
@@ -377,7 +358,7 @@ def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Opera
     current = _ownership(bufferizer).latest(arg)
     if buffer is current:
         return buffer
-    replacement = _owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
+    replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
     bufferizer.builder.insert(memref.DeallocOp.get(current))
     return replacement
 
