@@ -7,6 +7,15 @@ the platform integer (int64 here, uint64 for unsigned), `np.max` of bool is `any
 `mean`, `var` and `std` follow NumPy's algorithm step by step (sum, divide by the
 count as NumPy does, subtract the mean, square, sum again), so their dtypes and
 rounding follow NumPy's.
+
+float16 sums and products accumulate in float32 and round to float16 once, as NumPy's
+float16 add/multiply reduce loops do: `np.sum(np.ones(3000, np.float16))` is 3000, where
+a float16 running sum stops at 2048 (2048 + 1 rounds to 2048). NumPy rounds to float16
+between inner-loop calls, so where the reduced axis is not the innermost one in memory
+(`axis=0` of a C-ordered matrix) its result is such a running sum, and tracejit's the
+more accurate one. `np.mean` of float16 sums and divides in float32 and casts the mean
+back (NumPy's `_mean`); `np.var`/`np.std` of float16 stay float16 throughout, their sums
+accumulated as above, like NumPy's `_var`.
 """
 
 from __future__ import annotations
@@ -77,11 +86,20 @@ def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     return _keep_dims(result, x, axes) if keepdims else result
 
 
+# Result dtypes whose sums and products NumPy's reduce loops accumulate in a wider type.
+_WIDER_ACCUMULATOR = {np.dtype(np.float16): np.dtype(np.float32)}
+
+
 def _accumulating(kind: str, numpy_fn, a, axis, dtype, keepdims) -> Tensor:
-    """sum/prod: accumulate in `dtype`, or the dtype NumPy picks (int32 -> int64)."""
+    """sum/prod: accumulate in `dtype`, or the dtype NumPy picks (int32 -> int64); a
+    float16 result is accumulated in float32 and rounded once (module docstring)."""
     if dtype is None:
         dtype = numpy_fn(np.zeros(1, _source_dtype(a))).dtype
-    return _reduce(kind, as_tensor(a, np.dtype(dtype)), axis, keepdims)
+    x = as_tensor(a, np.dtype(dtype))  # NumPy casts the elements to `dtype` first
+    wider = _WIDER_ACCUMULATOR.get(x.dtype)
+    if wider is None:
+        return _reduce(kind, x, axis, keepdims)
+    return primitives.cast(_reduce(kind, primitives.cast(x, wider), axis, keepdims), x.dtype)
 
 
 @implements(np.sum)
@@ -175,8 +193,16 @@ def _float_accumulator(source: np.dtype, dtype) -> np.dtype | None:
 
 def _mean(a, axis, dtype, keepdims: bool) -> Tensor:
     x = as_tensor(a, _source_dtype(a))
-    total = _accumulating("sum", np.sum, x, axis, _float_accumulator(x.dtype, dtype), keepdims)
-    return _divide_keeping_dtype(total, _count(x, axis))
+    # NumPy's _mean sums float16 with dtype=float32 and casts the mean back to float16
+    float16_result = dtype is None and x.dtype == np.float16
+    accumulator = np.dtype(np.float32) if float16_result else _float_accumulator(x.dtype, dtype)
+    total = _accumulating("sum", np.sum, x, axis, accumulator, keepdims)
+    count = _count(x, axis)
+    if not float16_result:
+        return _divide_keeping_dtype(total, count)
+    if total.ndim == 0:  # a NumPy scalar there: float16(total / count), one rounding
+        return primitives.cast(np.true_divide(total, count), x.dtype)
+    return primitives.cast(_divide_keeping_dtype(total, count), x.dtype)  # via float32
 
 
 def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
