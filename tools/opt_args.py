@@ -12,9 +12,22 @@ from collections.abc import Sequence
 from tracejit.passes.pipeline import NAMED_PIPELINES, PASSES
 from tracejit.tools.pass_info import pass_listing, pipelines_listing
 
+DESCRIPTION = """\
+Run tracejit's passes on IR or on a traced Python function, like mlir-opt.
+
+With no -p, --pipeline or --emit:
+  input.mlir     is parsed, verified and printed back (a round trip, as in mlir-opt);
+  file.py:fn     is traced and lowered along the default pipeline to the cf stage (as
+                 with --emit cf), so --print-ir-after-all shows what every pass did.
+-p '' runs no pass (it prints a Python input's traced module as is); --run without --emit
+prints only the results.
+"""
+
 USAGE_EXAMPLES = """\
 examples:
   tracejit-opt input.mlir -p canonicalize,cse
+  tracejit-opt model.py:predict --signature "f32[64,32], f32[32,16], f32[16]" \\
+      --print-ir-after-all
   tracejit-opt input.mlir --emit llvm
   tracejit-opt model.py:predict --signature "f32[64,32], f32[32,16], f32[16]" \\
       --print-ir-after-all --emit asm
@@ -38,7 +51,7 @@ class _Parser(argparse.ArgumentParser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tracejit-opt",
-        description="Run tracejit's passes on IR or on a traced Python function, like mlir-opt.",
+        description=DESCRIPTION,
         epilog=f"{USAGE_EXAMPLES}\npasses:\n{pass_listing()}\n{pipelines_listing()}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -69,7 +82,7 @@ def _add_input_flags(parser: argparse.ArgumentParser) -> None:
 def _add_pipeline_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("pipeline")
     which = group.add_mutually_exclusive_group()
-    which.add_argument("-p", "--passes", help="pass list with options: a,b{opt=1},c")
+    which.add_argument("-p", "--passes", help="pass list with options: a,b{opt=1},c ('': none)")
     which.add_argument("--pipeline", choices=list(NAMED_PIPELINES), help="a named pipeline")
     group.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     group.add_argument(
@@ -101,7 +114,10 @@ def _add_dump_flags(parser: argparse.ArgumentParser) -> None:
 def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("output")
     group.add_argument(
-        "--emit", choices=EMIT_CHOICES, help="lower along the default pipeline to this stage"
+        "--emit",
+        choices=EMIT_CHOICES,
+        help="lower along the default pipeline, from the input's stage, to this stage "
+        "(without -p or --pipeline the default is cf for a Python input, none for .mlir)",
     )
     group.add_argument("-o", "--output", help="write the result here instead of stdout")
     group.add_argument(

@@ -6,11 +6,15 @@
     tracejit-opt input.mlir --emit llvm
     tracejit-opt kernel.mlir --run --input x=x.npy
 
-With no `-p`, `--pipeline` or `--emit` the input is parsed, verified and printed (a round
-trip). `--emit tj|loops|cf|llvm|asm|dot` lowers along the default pipeline, from the stage
-the input is at, to that stage. The pieces: `opt_args.py` (flags), `opt_session.py` (one
-run), `ir_dumps.py`, `diagnostics.py`, `timing.py`, `op_stats.py`, `dot_graph.py`,
-`run_module.py`, `stages.py` (the --emit ladder), `mlir_input.py`, `python_input.py`.
+`--emit tj|loops|cf|llvm|asm|dot` lowers along the default pipeline, from the stage the
+input is at, to that stage. With no `-p`, `--pipeline` or `--emit`, an `.mlir` input is
+parsed, verified and printed (a round trip, as in mlir-opt) and a Python input is traced and
+lowered to cf (as with `--emit cf`, so `--print-ir-after-all` shows every pass); `-p ''`
+runs no pass and prints a Python input's traced module.
+
+The pieces: `opt_args.py` (flags), `opt_session.py` (one run), `ir_dumps.py`,
+`diagnostics.py`, `timing.py`, `op_stats.py`, `dot_graph.py`, `run_module.py`, `stages.py`
+(the --emit ladder), `mlir_input.py`, `python_input.py`.
 """
 
 from __future__ import annotations

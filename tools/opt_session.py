@@ -54,7 +54,7 @@ class Session:
         module to compile when machine code is needed (else None)."""
         args, explicit = self.args, self.explicit_passes()
         if explicit is None:
-            first, rest = ladder(module, EMIT_LAST_PASS.get(args.emit or ""))
+            first, rest = ladder(module, EMIT_LAST_PASS.get(self.emit_stage() or ""))
             staged = self.lower(module, first)
         else:
             staged = self.lower(module, explicit)
@@ -78,6 +78,15 @@ class Session:
         if self.args.pipeline is not None:
             return list(NAMED_PIPELINES[self.args.pipeline])
         return None
+
+    def emit_stage(self) -> str | None:
+        """The stage the default pipeline lowers to when no -p / --pipeline is given: --emit,
+        else `cf` for a Python input (so --print-ir-after-all shows every pass), else None: an
+        .mlir input is only parsed, verified and printed back, like mlir-opt. `--run` alone
+        lowers only what it compiles (a Python input runs as its ConcreteFunction)."""
+        if self.args.emit is None and self.concrete is not None and not self.args.run:
+            return "cf"
+        return self.args.emit
 
     # --- input -------------------------------------------------------------------------------
     def load(self) -> ModuleOp:

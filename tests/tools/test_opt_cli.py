@@ -167,6 +167,27 @@ def test_dumps_and_final_ir_equal_concrete_function_ir(capsys, model_file, concr
         assert ir == concrete.ir(after=name) + "\n"
 
 
+def test_python_input_without_passes_lowers_to_cf_and_dumps_every_pass(
+    capsys, model_file, concrete
+):
+    """What the README and the guide promise: `file.py:fn --signature ... --print-ir-after-all`
+    shows every pass of the default pipeline, ending with what `--emit cf` prints."""
+    base = (f"{model_file}:model", "--signature", MODEL_SIGNATURE)
+    status, out, _ = cli(capsys, *base, "--print-ir-after-all")
+    final = concrete.ir() + "\n"
+    assert status == 0 and out.endswith(final)
+    assert [name for name, _ in dumps(out[: -len(final)])] == list(DEFAULT_PIPELINE)
+    assert cli(capsys, *base) == cli(capsys, *base, "--emit", "cf")
+    assert cli(capsys, *base, "-p", "")[1] == str(concrete.graph) + "\n"  # no passes: the trace
+
+
+def test_mlir_input_without_passes_is_a_round_trip(capsys, tmp_path):
+    path = tmp_path / "in.mlir"
+    path.write_text(VALID_IR)
+    status, out, _ = cli(capsys, path, "--print-ir-after-all")
+    assert status == 0 and out == VALID_IR.replace("dense<1.0>", "dense<1.000000e+00>")
+
+
 def test_emit_tj_llvm_and_asm_equal_concrete_function(capsys, model_file, concrete):
     base = (f"{model_file}:model", "--signature", MODEL_SIGNATURE)
     assert cli(capsys, *base, "--emit", "tj")[1] == concrete.ir(after="cse") + "\n"
@@ -279,7 +300,8 @@ def test_crashing_pass_is_one_line_without_traceback_unless_debug(capsys, tmp_pa
 
 
 def test_unknown_dims_trace_to_dynamic_types(capsys, model_file):
-    status, out, _ = cli(capsys, f"{model_file}:model", "--signature", "f32[?,4], f32[4,3], f32[3]")
+    signature = "f32[?,4], f32[4,3], f32[3]"
+    status, out, _ = cli(capsys, f"{model_file}:model", "--signature", signature, "-p", "")
     assert status == 0
     assert "tensor<?x4xf32>" in out
 

@@ -1,10 +1,10 @@
 # Python inputs: --arg gives Python-valued arguments (as literals), a function's own
 # input_signature replaces --signature, --run calls the ConcreteFunction, and unknown dims
 # (`?`) trace to dynamic tensor types.
-# RUN: tracejit-opt %s:power_sum --signature "f64[2,3]" --arg n=2 --arg axis=1 | filecheck %s
+# RUN: tracejit-opt %s:power_sum --signature "f64[2,3]" --arg n=2 --arg axis=1 -p '' | filecheck %s
 # RUN: tracejit-opt %s:power_sum --signature "f64[2,3]" --arg n=2 --run --input x="[[1, 2, 3], [4, 5, 6]]" | filecheck %s --check-prefix=OUT
 # RUN: tracejit-opt %s:pair --run --input a="[1, 2, 3]" --input b="[4, 5, 6]" | filecheck %s --check-prefix=SIG
-# RUN: tracejit-opt %s:power_sum --signature "f64[?,3]" --arg n=2 2>&1 | filecheck %s --check-prefix=DYN
+# RUN: tracejit-opt %s:power_sum --signature "f64[?,3]" --arg n=2 -p '' 2>&1 | filecheck %s --check-prefix=DYN
 # RUN: not tracejit-opt %s:power_sum --signature "f64[2,3]" --arg m=2 2>&1 | filecheck %s --check-prefix=NOPARAM
 # RUN: not tracejit-opt %s:power_sum --arg n=2 2>&1 | filecheck %s --check-prefix=NOSIG
 import numpy as np

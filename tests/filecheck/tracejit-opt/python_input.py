@@ -1,5 +1,7 @@
-# tracejit-opt traces a Python function for a --signature and prints its tj IR.
-# RUN: tracejit-opt %s:affine --signature "f32[2,3], f32[3,4], f32[4]" | filecheck %s
+# tracejit-opt traces a Python function for a --signature; `-p ''` (no passes) prints its
+# traced tj IR, and given no -p, --pipeline or --emit it lowers to cf like `--emit cf`.
+# RUN: tracejit-opt %s:affine --signature "f32[2,3], f32[3,4], f32[4]" -p '' | filecheck %s
+# RUN: tracejit-opt %s:affine --signature "f64[2,3], f64[3,4], f64[4]" | filecheck %s --check-prefix=CF
 # RUN: tracejit-opt %s:affine --signature "f64[2,3], f64[3,4], f64[4]" --emit cf | filecheck %s --check-prefix=CF
 # RUN: not tracejit-opt %s:affine --signature "f32[2,3], f32[5,4], f32[4]" 2>&1 | filecheck %s --check-prefix=BAD
 
