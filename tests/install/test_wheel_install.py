@@ -1,0 +1,178 @@
+"""A plain `pip install` gives a working tracejit: the wheel holds every subpackage, not tests/
+or docs/, and, installed into a fresh venv, imports, compiles, runs and has `tracejit-opt`.
+
+The editable install `make test` runs under would hide a subpackage missing from the wheel,
+so the check runs in a new venv that sees the running environment's dependencies (numpy,
+xdsl, llvmlite) through a .pth file, but not its editable tracejit: a .pth file only adds a
+directory to sys.path, so the editable install's own .pth (its import hook) never runs there.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import subprocess
+import sys
+import textwrap
+import venv
+import zipfile
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# Directories of the repository that are not (part of) the package `tracejit`.
+NOT_INSTALLED = {"tests", "docs", "benchmarks", "examples", "build", "dist"}
+# What a build leaves behind or a developer keeps in the tree: not copied to build from.
+NOT_COPIED = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "Output")
+
+
+def _source_modules() -> list[str]:
+    """Every .py file of every package directory in the source tree, as a wheel path."""
+    modules = []
+    for directory, subdirs, files in os.walk(REPO_ROOT):
+        relative = Path(directory).relative_to(REPO_ROOT)
+        subdirs[:] = [
+            d
+            for d in subdirs
+            if not d.startswith(".")
+            and not d.endswith(".egg-info")
+            and not (relative == Path(".") and d in NOT_INSTALLED)
+        ]
+        if "__init__.py" not in files:
+            continue
+        modules += [
+            (Path("tracejit") / relative / name).as_posix()
+            for name in files
+            if name.endswith(".py") and not (relative == Path(".") and name == "setup.py")
+        ]
+    return sorted(modules)
+
+
+def _run(command: list, cwd: Path, env: dict | None = None) -> str:
+    result = subprocess.run(
+        [str(part) for part in command],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{output}"
+    return output
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel built from a copy of the working tree (so no build/ lands in the tree)."""
+    if int(version("setuptools").split(".")[0]) < 77:
+        pytest.fail("setuptools>=77 is needed to build (pyproject.toml's test extra); run make")
+    tmp = tmp_path_factory.mktemp("wheel")
+    source = tmp / "source"
+    shutil.copytree(REPO_ROOT, source, ignore=NOT_COPIED, symlinks=True)
+    output = _run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            source,
+            "-w",
+            tmp / "dist",
+        ],
+        cwd=tmp,
+    )
+    # setuptools' deprecation warnings (the license table of old) reach pip's output.
+    assert "BuildBackendWarning" not in output and "DeprecationWarning" not in output, output
+    (built,) = (tmp / "dist").glob("tracejit-*.whl")
+    return built
+
+
+def test_wheel_holds_every_subpackage_and_nothing_else(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    missing = [module for module in _source_modules() if module not in names]
+    assert not missing, f"not in the wheel: {missing}"
+    assert "tracejit/frontend/numpy_api/__init__.py" in names
+    tops = {name.split("/")[0] for name in names}
+    assert tops == {"tracejit", wheel.name.split("-py3")[0] + ".dist-info"}, tops
+    stray = [
+        name
+        for name in names
+        if name.split("/")[1] in NOT_INSTALLED | {"setup.py", "pyproject.toml", "Makefile"}
+    ]
+    assert not stray, f"in the wheel but not part of the package: {stray[:10]}"
+
+
+def _fresh_venv(path: Path) -> Path:
+    """A venv whose sys.path has the running environment's packages after its own."""
+    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(path)
+    python = path / "bin" / "python"
+    own = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], path)
+    if sys.prefix != sys.base_prefix:  # system_site_packages reaches the base, not this venv
+        paths = "\n".join(site.getsitepackages())
+        (Path(own.strip()) / "_running_environment.pth").write_text(paths + "\n")
+    return python
+
+
+CHECK = """
+import importlib, pkgutil, sysconfig
+from importlib.metadata import metadata
+import numpy as np
+import tracejit as tj
+
+site_packages = sysconfig.get_path("purelib")
+assert tj.__file__.startswith(site_packages), (tj.__file__, site_packages)
+for module in pkgutil.walk_packages(tj.__path__, "tracejit."):
+    importlib.import_module(module.name)  # nothing imports what the wheel does not hold
+
+@tj.function
+def f(x, y):
+    return np.sum(np.tanh(x * y + 1.0), axis=0)
+
+x = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+y = np.arange(3, dtype=np.float32)
+np.testing.assert_allclose(f(x, y), np.sum(np.tanh(x * y + 1.0), axis=0), rtol=1e-5)
+assert f.experimental_get_tracing_count() == 1
+assert metadata("tracejit")["License-Expression"] == "Apache-2.0"
+print("ok", tj.__file__)
+"""
+
+
+def test_installed_wheel_imports_compiles_and_has_tracejit_opt(wheel, tmp_path):
+    python = _fresh_venv(tmp_path / "venv")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TRACEJIT_"))}
+    env["PYTHONNOUSERSITE"] = "1"
+    # --ignore-installed: the running environment's tracejit is visible on the new venv's
+    # sys.path; never touch (uninstall) it, install beside it into the new venv.
+    _run(
+        [
+            python,
+            "-m",
+            "pip",
+            "install",
+            "--no-deps",
+            "--no-build-isolation",
+            "--no-index",
+            "--ignore-installed",
+            wheel,
+        ],
+        cwd=tmp_path,
+        env=env,
+    )
+    elsewhere = tmp_path / "elsewhere"  # not the repository: its tracejit must not be found
+    elsewhere.mkdir()
+    script = elsewhere / "check.py"
+    script.write_text(textwrap.dedent(CHECK))
+    output = _run([python, script], cwd=elsewhere, env=env)
+    assert output.startswith("ok ") and str(tmp_path / "venv") in output, output
+
+    opt = tmp_path / "venv" / "bin" / "tracejit-opt"
+    assert "usage: tracejit-opt" in _run([opt, "--help"], cwd=elsewhere, env=env)
+    listing = _run([opt, "--list-passes"], cwd=elsewhere, env=env)
+    assert "bufferize" in listing and "default pipeline:" in listing, listing
