@@ -353,6 +353,51 @@ def test_dot_graph_is_well_formed(capsys, model_file):
     assert '[label="tj.matmul\\ntensor<6x3xf32>"]' in out
 
 
+def test_dot_labels_show_the_properties_that_tell_ops_apart(capsys, tmp_path):
+    path = tmp_path / "reductions.mlir"
+    path.write_text(
+        """builtin.module {
+  func.func @f(%x: tensor<2x3xf32>) -> (tensor<2xf32>, tensor<3xf32>, tensor<3xi64>) {
+    %s = tj.reduce "sum" %x, axes = [1] : tensor<2x3xf32> to tensor<2xf32>
+    %m = tj.reduce "max" %x, axes = [0] : tensor<2x3xf32> to tensor<3xf32>
+    %a = tj.reduce "argmax" %x, axes = [0] : tensor<2x3xf32> to tensor<3xi64>
+    func.return %s, %m, %a : tensor<2xf32>, tensor<3xf32>, tensor<3xi64>
+  }
+}
+"""
+    )
+    status, out, _ = cli(capsys, path, "--emit", "dot")
+    assert status == 0
+    labels = re.findall(r'\[label="(tj\.reduce[^"]*)"\]', out)
+    assert labels == [
+        "tj.reduce\\nkind=sum, axes=[1]\\ntensor<2xf32>",
+        "tj.reduce\\nkind=max, axes=[0]\\ntensor<3xf32>",
+        "tj.reduce\\nkind=argmax, axes=[0]\\ntensor<3xi64>",
+    ]
+    # A long constant is cut short; a property at its default value (fastmath=none) is left out.
+    values = ", ".join(f"{v}.5" for v in range(16))
+    big = tmp_path / "big.mlir"
+    big.write_text(
+        f"""builtin.module {{
+  func.func @g(%x: tensor<16xf32>) -> tensor<16xf32> {{
+    %c = tj.constant dense<[{values}]> : tensor<16xf32>
+    %r = tj.add %x, %c : tensor<16xf32>
+    func.return %r : tensor<16xf32>
+  }}
+}}
+"""
+    )
+    status, out, _ = cli(capsys, big, "--emit", "dot")
+    assert status == 0
+    (constant,) = re.findall(r'label="tj\.constant\\n(value=[^"]*)\\ntensor<16xf32>"', out)
+    assert constant.startswith("value=dense<[5.000000e-01, 1.5") and constant.endswith("...")
+    assert len(constant) == len("value=") + 40
+    status, out, _ = cli(capsys, big, "--emit", "loops")
+    (tmp_path / "loops.mlir").write_text(out)
+    _, out, _ = cli(capsys, tmp_path / "loops.mlir", "--emit", "dot")
+    assert 'label="arith.addf\\nf32"' in out and "fastmath" not in out
+
+
 # --- the signature syntax --------------------------------------------------------------------
 def test_signature_short_names_and_unknown_dims():
     specs = parse_signature(

@@ -1,6 +1,7 @@
-// --emit dot draws the tj-level dataflow for Graphviz: ops are boxes labelled with name and
-// result type, SSA uses are edges, function arguments are ellipses, and every op with
-// regions is a `subgraph cluster_N` (a func here; a fused kernel or a loop likewise).
+// --emit dot draws the tj-level dataflow for Graphviz: ops are boxes labelled with name,
+// properties (`kind=sum, axes=[1]`; none here) and result type, SSA uses are edges,
+// function arguments are ellipses, and every op with regions is a `subgraph cluster_N`
+// (a func here; a fused kernel or a loop likewise).
 // RUN: tracejit-opt %s --emit dot | filecheck %s
 // RUN: tracejit-opt %s --emit loops | tracejit-opt - --emit dot | filecheck %s --check-prefix=LOOPS
 
