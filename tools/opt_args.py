@@ -132,7 +132,8 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=FILE.npy|LITERAL",
-        help="an input array of --run, by argument name (or argN)",
+        help="an input array of --run, by argument name: %%x is x, an unnamed argument N is "
+        "argN (so in IR saved from a Python input: arg0, arg1, ...)",
     )
     group.add_argument("--entry", help="the function --run calls (default: the only public one)")
     group.add_argument("--debug", action="store_true", help="show Python tracebacks")

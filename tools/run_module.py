@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -123,6 +124,9 @@ class KernelCall:
         from tracejit.codegen import MemRefArg
 
         unused = set(texts)
+        labels = {self.label(position)[0] for position in range(len(signature.args))}
+        if unused - labels:
+            raise UsageError(self.no_such_argument(sorted(unused - labels)[0]))
         for position, arg in enumerate(signature.args):
             if not isinstance(arg, MemRefArg):
                 raise NotImplementedError("--run supports memref arguments only")
@@ -138,8 +142,17 @@ class KernelCall:
             array = np.zeros(arg.shape, arg.dtype)  # type: ignore[arg-type]
             self.arrays.append(array)
             self.results.append((name, array))
-        if unused:
-            raise UsageError(f"--input {sorted(unused)[0]}: the function has no such argument")
+
+    def no_such_argument(self, name: str) -> str:
+        """The error for `--input name=...`: the names the function's arguments go by."""
+        names = [label for label, _ in self.names]
+        if not names:
+            return f"--input {name}: the function has no arguments"
+        text = f"--input {name}: the function has no such argument; its arguments: "
+        text += ", ".join(names)
+        if any(re.fullmatch(r"arg\d+", label) for label in names):
+            text += " (argN: argument N, counted from 0, unnamed in the IR)"
+        return text + f"; e.g. --input {names[0]}=FILE.npy|LITERAL"
 
     def label(self, position: int) -> tuple[str, bool]:
         """Arguments past the input function's own are its tensor results' buffers."""

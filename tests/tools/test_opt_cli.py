@@ -252,6 +252,33 @@ def test_run_mlir_module_at_each_stage_matches_numpy(capsys, tmp_path):
     assert status == 0 and out == expected.replace("result", "arg1")
 
 
+def test_input_naming_no_argument_lists_the_names_it_accepts(capsys, tmp_path, model_file):
+    """An IR file saved from a Python input names its arguments argN, not after the Python
+    parameters; `--input x=` says which names to use instead of only that x is unknown."""
+    kernel = tmp_path / "k.mlir"
+    base = (f"{model_file}:wrap", "--signature", "i32[3], i32[3]")
+    assert cli(capsys, *base, "--emit", "loops", "-o", kernel)[0] == 0
+    status, out, err = cli(capsys, kernel, "--run", "--input", "x=[1, 2, 3]")
+    assert status == 1 and out == ""
+    assert err == (
+        "tracejit-opt: error: --input x: the function has no such argument; its arguments: "
+        "arg0, arg1, arg2, arg3 (argN: argument N, counted from 0, unnamed in the IR); "
+        "e.g. --input arg0=FILE.npy|LITERAL\n"
+    )
+    inputs = ("--input", "arg0=[1, 2, 3]", "--input", "arg1=[1, 1, 1]")
+    status, out, _ = cli(capsys, kernel, "--run", *inputs)
+    assert status == 0 and out == "arg2: int32[3] = [2 4 6]\narg3: int32[3] = [3 3 3]\n"
+    named = tmp_path / "named.mlir"
+    named.write_text(VALID_IR)
+    status, _, err = cli(capsys, named, "--run", "--input", "y=[1]", "--input", "x=[1, 2, 3, 4]")
+    assert status == 1 and err.endswith(
+        "--input y: the function has no such argument; its arguments: x; "
+        "e.g. --input x=FILE.npy|LITERAL\n"
+    )
+    status, _, err = cli(capsys, *base, "--run", "--input", "z=[1, 2, 3]")
+    assert status == 1 and "wrap(x, y): got an unexpected keyword argument 'z'" in err
+
+
 # --- diagnostics -----------------------------------------------------------------------------
 def test_hand_edited_invalid_ir_reports_file_line_col(capsys, tmp_path):
     path = tmp_path / "edited.mlir"
