@@ -16,13 +16,14 @@ tracejit's own) once, caching the result per function.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import inspect
 import os
 import sysconfig
 import textwrap
+import threading
 import types
-import warnings
 import weakref
 from dataclasses import dataclass
 from typing import Any
@@ -33,8 +34,10 @@ import tracejit
 from tracejit.frontend.autograph import analysis
 from tracejit.frontend.autograph.lowering import Namer
 from tracejit.frontend.autograph.transformer import ExpressionConverter, FunctionConverter
+from tracejit.frontend.trace_warnings import warn_at_user_line
 
 _FACTORY = "__tj_autograph_factory"
+_INNER = "__tj_autograph_converted"
 _NON_USER_DIRS = tuple(
     os.path.abspath(path) + os.sep
     for path in {
@@ -86,10 +89,11 @@ def convert(function: Any, warn: bool = True) -> Any:
         converted = _instantiate(function, _convert_code(function))
     except ConversionError as error:
         if warn:
-            warnings.warn(
+            warn_at_user_line(
                 f"AutoGraph could not convert {function.__qualname__} ({error}); it runs as "
-                "plain Python, so tensor-dependent control flow in it will fail",
-                stacklevel=3,
+                "plain Python, so tensor-dependent control flow in it will fail. Define it "
+                "in a file (not at the prompt or in `python -c`), one lambda per line",
+                UserWarning,
             )
         converted = function
     _by_function[function] = weakref.ref(converted)
@@ -114,7 +118,56 @@ def converted_call(function: Any, args: tuple, kwargs: dict | None) -> Any:
     special = operators.BUILTIN_OVERRIDES.get(_builtin_key(function))
     if special is not None:
         return special(*args, **kwargs)
-    return convert(function, warn=False)(*args, **kwargs)
+    operators.warn_if_random(function)
+    converted = convert(function, warn=False)
+    if converted is function:
+        return function(*args, **kwargs)
+    return _recursion_guarded(function, converted, args, kwargs)
+
+
+# How deep each user function is in the current thread's calls: a recursion that reaches
+# Python's limit while tracing is reported as what it almost always is (see below).
+_depths = threading.local()
+
+
+def _recursion_guarded(function: Any, converted: Any, args: tuple, kwargs: dict) -> Any:
+    depths = _depths.__dict__.setdefault("depths", {})
+    key = getattr(function, "__func__", getattr(function, "func", function))  # method, partial
+    depth = depths.get(key, 0)
+    depths[key] = depth + 1
+    try:
+        return converted(*args, **kwargs)
+    except RecursionError:
+        if depth > 0:
+            raise
+        raise NotImplementedError(_recursion_message(function)) from None
+    finally:
+        if depth:
+            depths[key] = depth
+        else:
+            del depths[key]
+
+
+def _recursion_message(function: Any) -> str:
+    from tracejit.frontend.source_location import at_user_line
+
+    return at_user_line(
+        f"the recursion of {function.__qualname__}() did not end while tracing. A recursion "
+        "over Python values is unrolled at trace time, but one whose end depends on a "
+        "tensor's value (e.g. `if np.sum(x) > 0: return f(...)`) would need a call staged "
+        "at run time, which tracejit does not support: write it as a loop (`while` on the "
+        "tensor condition, or tj.while_loop)"
+    )
+
+
+def conversion_state(code: types.CodeType) -> str:
+    """"converted" for code AutoGraph produced, "no source" for a user function it could not
+    convert, else "unconverted" (autograph=False, or a function it never saw)."""
+    if code in _converted_codes:
+        return "converted"
+    if _by_code.get((code.co_filename, code), False) is None:
+        return "no source"
+    return "unconverted"
 
 
 def _builtin_key(function: Any) -> Any:
@@ -131,8 +184,12 @@ def _is_user_function(function: Any) -> bool:
     code = function.__code__
     if code in _converted_codes or code.co_flags & _GENERATOR_FLAGS:
         return False
+    if code.co_filename.startswith("<frozen"):
+        return False
+    # "<stdin>", "<string>" (python -c, exec): user code whose source cannot be read; trying
+    # records that (the errors then say why AutoGraph did not convert it).
     filename = os.path.abspath(code.co_filename)
-    return not (code.co_filename.startswith("<") or filename.startswith(_NON_USER_DIRS))
+    return code.co_filename.startswith("<") or not filename.startswith(_NON_USER_DIRS)
 
 
 # --- source -> converted code -----------------------------------------------------------------
@@ -152,7 +209,7 @@ def _convert_code(function: types.FunctionType) -> _Converted:
 
 def _compile(function: types.FunctionType) -> _Converted:
     node, tree = _parse(function)
-    namer = Namer(analysis.all_identifiers(tree) | {"ag__", _FACTORY})
+    namer = Namer(analysis.all_identifiers(tree) | {"ag__", _FACTORY, _INNER})
     if isinstance(node, ast.Lambda):
         node = ExpressionConverter().visit(node)
         source = ast.unparse(node)
@@ -162,7 +219,10 @@ def _compile(function: types.FunctionType) -> _Converted:
         node = FunctionConverter(namer).function(node)
         node = ExpressionConverter().visit(node)
         source = ast.unparse(node)
-        inner = node
+        # Defined under its own name inside the factory, a recursive function's call of
+        # itself would read the factory's local instead of the global: rename the definition.
+        inner = ast.copy_location(copy.copy(node), node)
+        inner.name = _INNER
     freevars = [*function.__code__.co_freevars, "ag__"]
     factory = ast.FunctionDef(
         name=_FACTORY,
@@ -182,7 +242,8 @@ def _compile(function: types.FunctionType) -> _Converted:
         module_code = compile(module, function.__code__.co_filename, "exec")
     except SyntaxError as error:
         raise ConversionError(f"the converted code does not compile: {error}") from error
-    code = _find_code(module_code, function.__code__.co_name)
+    code = _find_code(module_code, _INNER if isinstance(inner, ast.FunctionDef) else "<lambda>")
+    code = code.replace(co_name=function.__code__.co_name)
     _converted_codes.update(_all_codes(code))
     return _Converted(code, source)
 
