@@ -24,6 +24,7 @@ from tracejit.frontend.retracing import RetracingWarning
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_array import TensorArray
 from tracejit.frontend.tensor_spec import TensorSpec
+from tracejit.frontend.trace_warnings import FrozenRandomWarning
 from tracejit.frontend.variable import Variable
 
 
@@ -41,6 +42,7 @@ float16, float32, float64 = _np.float16, _np.float32, _np.float64
 
 __all__ = [
     "ConcreteFunction",
+    "FrozenRandomWarning",
     "Function",
     "RetracingWarning",
     "Graph",

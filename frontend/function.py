@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 import threading
 import warnings
@@ -31,6 +32,7 @@ from tracejit.frontend.fast_path import SLOW_PATH
 from tracejit.frontend.input_signature import InputSignature
 from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction, has_unknown_rank
 from tracejit.frontend.retracing import RetracingMonitor
+from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import flatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
@@ -175,6 +177,7 @@ class Function:
             concrete = self._cache.get(key)
             if concrete is not None:  # another thread traced it meanwhile
                 return concrete
+            _refuse_generators(self._python_function)
             if self._input_signature is not None:
                 leaves = self._input_signature.trace_leaves(leaves)
             from tracejit.frontend.autograph import convert  # AutoGraph: rewrite control flow
@@ -249,6 +252,24 @@ class BoundFunction:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._function, name)
+
+
+def _refuse_generators(python_function: Any) -> None:
+    if not (
+        inspect.isgeneratorfunction(python_function)
+        or inspect.isasyncgenfunction(python_function)
+        or inspect.iscoroutinefunction(python_function)
+    ):
+        return
+    code = python_function.__code__
+    raise NotImplementedError(
+        at_user_line(
+            f"{python_function.__qualname__} (defined at {os.path.basename(code.co_filename)}:"
+            f"{code.co_firstlineno}) is a generator or coroutine function, which tj.function "
+            "does not support (TensorFlow raises here too): return a list, or stack the values "
+            "into an array (np.stack, or tj.TensorArray in a loop)"
+        )
+    )
 
 
 def _all_arrays(args: tuple) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
+from types import FrameType
 
 import numpy as np
 
@@ -29,16 +30,22 @@ class SourceLocation:
         return f"{os.path.basename(self.filename)}:{self.line}"
 
 
-def user_location() -> SourceLocation | None:
+def user_frame() -> FrameType | None:
     """The innermost stack frame that is not in tracejit or NumPy."""
     frame = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         internal = filename.startswith(_SKIPPED_DIRS) or filename in _SKIPPED_FILES
         if not internal and "<frozen" not in filename:
-            return SourceLocation(filename, frame.f_lineno)
+            return frame
         frame = frame.f_back
     return None
+
+
+def user_location() -> SourceLocation | None:
+    """Where the innermost stack frame that is not in tracejit or NumPy is."""
+    frame = user_frame()
+    return None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno)
 
 
 def at_user_line(message: str) -> str:

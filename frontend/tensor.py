@@ -110,13 +110,7 @@ class Tensor(ArrayOperators):
 
     # --- concrete-value misuse -----------------------------------------------------
     def __bool__(self) -> bool:
-        raise TypeError(
-            at_user_line(
-                "using a symbolic tj.Tensor as a Python bool is not allowed while tracing: "
-                "its value is only known at run time. Use tj.cond / np.where, or enable "
-                "AutoGraph (tj.function(autograph=True)) to stage `if`/`while` on tensors"
-            )
-        )
+        raise TypeError(at_user_line(_python_value_message("a Python bool")))
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         raise TypeError(
@@ -127,7 +121,58 @@ class Tensor(ArrayOperators):
         )
 
     def __index__(self) -> int:
-        raise TypeError(at_user_line("a symbolic tj.Tensor cannot be used as a Python int"))
+        raise TypeError(at_user_line(_python_value_message("a Python int (an index or size)")))
+
+    def __float__(self) -> float:
+        raise TypeError(
+            at_user_line(_python_value_message("a Python float", "t.astype(np.float64)"))
+        )
+
+    def __int__(self) -> int:
+        raise TypeError(at_user_line(_python_value_message("a Python int", "t.astype(np.int64)")))
+
+    def __complex__(self) -> complex:
+        raise TypeError(at_user_line(_python_value_message("a Python complex")))
+
+    def __contains__(self, item: Any) -> bool:
+        raise TypeError(
+            at_user_line(_python_value_message("the result of `in`", "np.any(t == item)"))
+        )
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        raise TypeError(
+            at_user_line(
+                "assigning into a traced array (`t[...] = v`) is not supported yet: inside "
+                "tj.function arrays are values. Compute the new array instead, e.g. "
+                "`t = np.where(mask, v, t)`, or build it with np.concatenate / np.stack"
+            )
+        )
+
+    def tolist(self) -> list:
+        raise TypeError(
+            at_user_line(
+                "t.tolist() needs the array's values, which are only known at run time; keep "
+                "it an array (index it, iterate over it, or return it)"
+            )
+        )
+
+    def fill(self, value: Any) -> None:
+        raise TypeError(
+            at_user_line(
+                "t.fill(v) changes the array in place, which is not supported yet inside "
+                "tj.function; write `t = np.full_like(t, v)`"
+            )
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or not hasattr(np.ndarray, name):
+            raise AttributeError(name)
+        raise AttributeError(
+            at_user_line(
+                f"ndarray.{name} is not supported on a traced tj.Tensor; use the NumPy "
+                f"function (np.{name}(t), where NumPy has one) or compute it another way"
+            )
+        )
 
     __hash__ = object.__hash__
 
@@ -240,3 +285,58 @@ class Tensor(ArrayOperators):
 
     def dot(self, other):
         return np.dot(self, other)
+
+    def copy(self, order: str = "C") -> Tensor:
+        """A new array with the same values (arrays are values while tracing)."""
+        return Tensor(self.value, self.dims)
+
+    def item(self, *index: Any) -> Tensor:
+        """The element at `index` (the only one if none) as a 0-d tensor."""
+        if len(index) == 1 and isinstance(index[0], tuple):
+            index = index[0]
+        if len(index) > 1:
+            return self[index]
+        if index:
+            return np.ravel(self)[index[0]]
+        if self.size != 1:
+            raise ValueError(
+                at_user_line(
+                    f"t.item() of a tensor of shape {self.shape}: only one-element arrays "
+                    "convert to a scalar (NumPy raises here too)"
+                )
+            )
+        return np.reshape(self, ())
+
+
+def _python_value_message(what: str, instead: str | None = None) -> str:
+    """Why a tensor cannot become a Python value here, and what to write instead, depending
+    on whether AutoGraph converted the user's code (`frontend/autograph/conversion.py`)."""
+    from tracejit.frontend.autograph.conversion import conversion_state
+    from tracejit.frontend.source_location import user_frame
+
+    frame = user_frame()
+    state = conversion_state(frame.f_code) if frame is not None else "unconverted"
+    problem = (
+        f"a symbolic tj.Tensor cannot be used as {what} while tracing: its value is only known "
+        "at run time."
+    )
+    fix = f" Write {instead} instead." if instead else ""
+    if state == "converted":
+        return (
+            f"{problem} AutoGraph is on here, but it does not convert this use (a builtin or "
+            "library function given a tensor, e.g. bool(t), sorted(t), a list index or a "
+            f"size).{fix} Otherwise use NumPy on the tensor (np.where, np.maximum, np.any, "
+            "tj.cond)"
+        )
+    if state == "no source":
+        name = frame.f_code.co_name
+        return (
+            f"{problem} AutoGraph could not read the source of {name}() (a function typed at "
+            "the prompt, in `python -c` or stdin, or a lambda sharing its line with another), "
+            "so its `if`/`while`/`for` run as plain Python. Define it in a file, or write the "
+            f"control flow with tj.cond / tj.while_loop / np.where.{fix}"
+        )
+    return (
+        f"{problem}{fix} Use tj.cond / np.where, or enable AutoGraph (tj.function's "
+        "autograph=True, the default) to stage `if`/`while` on tensors"
+    )

@@ -30,7 +30,7 @@ from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.tracing import TraceContext, tracing
-from tracejit.ir.dtypes import tensor_type
+from tracejit.ir.dtypes import SUPPORTED_DTYPES, UnsupportedDtypeError, tensor_type
 
 
 @dataclass
@@ -86,6 +86,9 @@ def trace(
             raise NotImplementedError(
                 "tracing with an unknown rank (TensorSpec(shape=None)) is not supported yet"
             )
+    for index, spec in zip(positions, specs, strict=True):
+        what = f"argument '{names[index]}'" if len(leaves) == len(names) else f"input {index + 1}"
+        _check_dtype(spec.dtype, what)
     input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
     name = symbol_name(getattr(python_function, "__name__", "function"))
     function = func.FuncOp(name, (input_types, []))
@@ -104,6 +107,7 @@ def trace(
         out_positions, results = [], []
         for i, leaf in enumerate(out_leaves):
             if isinstance(leaf, np.ndarray | np.generic):
+                _check_dtype(leaf.dtype, f"returned NumPy value {i + 1} (shape {np.shape(leaf)})")
                 leaf = primitives.constant(leaf)
             if isinstance(leaf, Tensor):
                 out_positions.append(i)
@@ -133,6 +137,12 @@ def trace(
         created_variables=list(context.created_variables),
         exported=exported,
     )
+
+
+def _check_dtype(dtype: np.dtype, what: str) -> None:
+    if np.dtype(dtype) not in SUPPORTED_DTYPES:
+        error = UnsupportedDtypeError(dtype)
+        raise UnsupportedDtypeError(dtype, at_user_line(f"{what}: {error}"))
 
 
 def _input_dims(index: int, shape: tuple) -> tuple:

@@ -8,6 +8,7 @@ Lowering passes map `uiN` to signless `iN` and pick the unsigned arith ops.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -40,12 +41,25 @@ ELEMENT_TO_DTYPE: dict[Attribute, np.dtype] = {t: d for d, t in DTYPE_TO_ELEMENT
 SUPPORTED_DTYPES = tuple(DTYPE_TO_ELEMENT)
 
 
+class UnsupportedDtypeError(TypeError):
+    """A NumPy dtype that tracejit cannot trace (the frontend names the value and line)."""
+
+    def __init__(self, dtype: Any, message: str | None = None):
+        self.dtype = dtype
+        self.named = message is not None  # the frontend said which value has it, and where
+        names = ", ".join(str(d) for d in SUPPORTED_DTYPES)
+        super().__init__(
+            message or f"dtype {dtype} is not supported by tracejit (supported: {names})"
+        )
+
+
 def element_type(dtype: np.dtype | type) -> Attribute:
-    """The xDSL element type for a NumPy dtype; TypeError if tracejit does not support it."""
+    """The xDSL element type for a NumPy dtype; UnsupportedDtypeError if tracejit does not
+    support it."""
     try:
         return DTYPE_TO_ELEMENT[np.dtype(dtype)]
     except (KeyError, TypeError):
-        raise TypeError(f"dtype {np.dtype(dtype)} is not supported by tracejit") from None
+        raise UnsupportedDtypeError(np.dtype(dtype)) from None
 
 
 def numpy_dtype(element: Attribute) -> np.dtype:

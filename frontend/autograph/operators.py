@@ -11,6 +11,7 @@ here (see `undefined.py`): they stay out of the staged op and are only an error 
 from __future__ import annotations
 
 import operator
+import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,6 +19,7 @@ import numpy as np
 from xdsl.ir import Block
 
 from tracejit.frontend import primitives
+from tracejit.frontend.autograph import builtins
 from tracejit.frontend.autograph.conversion import converted_call
 from tracejit.frontend.autograph.undefined import (
     LoopLocal,
@@ -30,7 +32,8 @@ from tracejit.frontend.control_flow import Range, cond, while_loop
 from tracejit.frontend.source_location import at_user_line, user_location
 from tracejit.frontend.structure import flatten, unflatten
 from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import current_trace
+from tracejit.frontend.trace_warnings import is_numpy_random, warn_frozen_random
+from tracejit.frontend.tracing import current_trace, is_tracing
 from tracejit.ir.dtypes import tensor_type
 
 __all__ = [
@@ -120,8 +123,8 @@ _COMPARE = {
     ">=": operator.ge,
     "is": operator.is_,
     "is not": operator.is_not,
-    "in": lambda a, b: a in b,
-    "not in": lambda a, b: a not in b,
+    "in": lambda a, b: builtins.contains(b, a),
+    "not in": lambda a, b: not_(builtins.contains(b, a)),
 }
 
 
@@ -171,7 +174,15 @@ def _range(*args: Any) -> Any:
     return range(*args)
 
 
-BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {range: _range}
+BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {range: _range, **builtins.OVERRIDES}
+setitem = builtins.setitem
+slice_ = slice
+
+
+def warn_if_random(function: Any) -> None:
+    """Warn (once per user function) that an np.random call runs only while tracing."""
+    if is_tracing() and is_numpy_random(function):
+        warn_frozen_random(function, sys._getframe(2).f_code)
 
 
 # --- if ---------------------------------------------------------------------------------------

@@ -301,6 +301,16 @@ def _place(call: ast.Call, source: ast.expr) -> ast.Call:
     return call
 
 
+def _key_expression(key: ast.expr) -> ast.expr:
+    """A subscript's key as an expression: slices `a:b:c` become `slice(a, b, c)`."""
+    if isinstance(key, ast.Tuple):
+        return ast.Tuple([_key_expression(k) for k in key.elts], ast.Load())
+    if not isinstance(key, ast.Slice):
+        return key
+    parts = [part or ast.Constant(None) for part in (key.lower, key.upper, key.step)]
+    return ast.copy_location(ast.Call(ag("slice_"), parts, []), key)
+
+
 def _assigned_prefix(body: list[ast.stmt]) -> set[str]:
     """Names bound by the simple assignments that open the body (before anything that may
     call a generated function): they need no `Undefined` binding."""
@@ -373,9 +383,20 @@ class ExpressionConverter(ast.NodeTransformer):
         call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
         return _place(call, node)
 
+    def visit_Assign(self, node: ast.Assign) -> ast.AST:
+        """`a[k] = v` -> `ag__.setitem(v, a, k)` (Python evaluates v, then a, then k)."""
+        self.generic_visit(node)
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
+            return node
+        target = node.targets[0]
+        call = ag_call("setitem", node.value, target.value, _key_expression(target.slice))
+        return ast.copy_location(ast.Expr(_place(call, node.value)), node)
+
     def visit_Compare(self, node: ast.Compare) -> ast.AST:
         self.generic_visit(node)
-        if len(node.ops) == 1 or _has_walrus(node):
+        if _has_walrus(node):
+            return node
+        if len(node.ops) == 1 and not isinstance(node.ops[0], ast.In | ast.NotIn):
             return node
         ops = ast.Tuple([ast.Constant(_COMPARE_OPS[type(op)]) for op in node.ops], ast.Load())
         operands = [thunk(e) for e in [node.left, *node.comparators]]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.source_location import at_user_line
+from tracejit.ir.dtypes import UnsupportedDtypeError
 
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
@@ -66,14 +67,47 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     for key in kwargs:
         if key != "dtype" or kwargs[key] is not None:
             raise unsupported(ufunc, f"(..., {key}=...)")
-    return impl(*inputs)
+    try:
+        return impl(*inputs)
+    except UnsupportedDtypeError as error:
+        raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
 
 
 def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     impl = FUNCTIONS.get(fn)
     if impl is None:
         raise unsupported(fn)
-    return impl(*_read_variables(args), **{k: _read_variables(v) for k, v in kwargs.items()})
+    try:
+        return impl(*_read_variables(args), **{k: _read_variables(v) for k, v in kwargs.items()})
+    except UnsupportedDtypeError as error:
+        raise naming_unsupported_dtype(error, numpy_name(fn), args) from None
+
+
+def naming_unsupported_dtype(error: UnsupportedDtypeError, what: str, values: Any) -> Exception:
+    """`error` again, saying which of `values` (the arguments of `what`) has the dtype."""
+    if error.named:
+        return error
+    culprits = [
+        f"argument {i + 1} ({_describe(v)})"
+        for i, v in enumerate(values)
+        if getattr(v, "dtype", None) == error.dtype
+        or (isinstance(v, complex) and error.dtype.kind == "c")
+    ]
+    which = " and ".join(culprits) or "a value it makes"
+    return UnsupportedDtypeError(error.dtype, at_user_line(f"{what}: {which}: {error}"))
+
+
+def _describe(value: Any) -> str:
+    from tracejit.frontend.tensor import Tensor
+
+    if isinstance(value, Tensor):
+        return f"a traced array of shape {value.shape} and dtype {value.dtype}"
+    if isinstance(value, np.ndarray):
+        return (
+            f"a NumPy array of shape {value.shape} and dtype {value.dtype}, made inside the "
+            "function or captured from outside it"
+        )
+    return f"the Python value {value!r}"
 
 
 @implements(np.shape)

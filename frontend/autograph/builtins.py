@@ -1,0 +1,215 @@
+"""Python builtins and `math` functions on traced values, in converted code.
+
+`float(t)`, `int(t)`, `round(t)`, `min(a, t)`, `max(a, t)`, `math.sqrt(t)`, ... cannot run
+on a symbolic tensor, whose value is only known when the kernel runs. AutoGraph's call
+conversion (`converted_call`) hands these calls here, as TensorFlow's AutoGraph does for
+`len`, `range`, `float` and `int`; each one is staged as the NumPy computation that gives
+the same value, and calls on Python values run the builtin itself.
+
+Where the result can differ from Python's, the rule is NumPy's: a `math` function of a
+tensor is its NumPy ufunc on float64 (NaN where Python raises "math domain error"), and
+`int()` of NaN or infinity raises `tj.errors.InvalidArgumentError` when the kernel runs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+
+def _has_tensor(values: tuple) -> bool:
+    return any(isinstance(v, Tensor) for v in values)
+
+
+def _scalar(value: Tensor, what: str) -> Tensor:
+    """The one element of `value` as a 0-d tensor (Python's conversions need one element)."""
+    if value.size != 1:
+        raise TypeError(
+            at_user_line(
+                f"{what} of a tensor of shape {value.shape}: only a tensor with one element "
+                "converts to a Python scalar (NumPy raises here too); index or reduce it first"
+            )
+        )
+    return np.reshape(value, ()) if value.ndim else value
+
+
+def float_(value: Any = 0.0) -> Any:
+    """`float(t)`: a 0-d float64 tensor."""
+    if not isinstance(value, Tensor):
+        return float(value)
+    return _scalar(value, "float()").astype(np.float64)
+
+
+def int_(value: Any = 0, *base: Any) -> Any:
+    """`int(t)`: a 0-d int64 tensor (uint64 stays uint64), truncated toward zero; NaN and
+    values out of int64's range raise when the kernel runs."""
+    if not isinstance(value, Tensor):
+        return int(value, *base)
+    value = _scalar(value, "int()")
+    if value.dtype.kind in "biu":
+        return value.astype(np.uint64 if value.dtype == np.uint64 else np.int64)
+    in_range = (value >= -(2.0**63)) & (value < 2.0**63)  # False for NaN
+    primitives.assert_true(
+        in_range,
+        at_user_line("InvalidArgumentError: int() of NaN, infinity or a value beyond int64"),
+    )
+    return value.astype(np.int64)
+
+
+def round_(value: Any, ndigits: Any = None) -> Any:
+    """`round(t)`: half to even like Python; an int64 tensor without `ndigits`."""
+    if not isinstance(value, Tensor):
+        return round(value) if ndigits is None else round(value, ndigits)
+    if ndigits is not None:
+        return np.round(value, ndigits)
+    return int_(np.round(value))
+
+
+def _extreme(name: str, pick_later: Callable[[Any, Any], Any]) -> Callable[..., Any]:
+    python = getattr(builtins, name)
+
+    def extreme(*args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], Tensor):
+            raise TypeError(
+                at_user_line(
+                    f"{name}() of a tensor would iterate over it in Python; use np.{name}(t) "
+                    "(or np.nan" + name + " to skip NaNs)"
+                )
+            )
+        if kwargs or len(args) < 2 or not _has_tensor(args):
+            return python(*args, **kwargs)
+        result = args[0]
+        for candidate in args[1:]:  # Python keeps the earlier value unless a later one wins
+            result = np.where(pick_later(candidate, result), candidate, result)
+        return result
+
+    extreme.__name__ = f"{name}_"
+    return extreme
+
+
+min_ = _extreme("min", lambda later, current: later < current)
+max_ = _extreme("max", lambda later, current: later > current)
+
+
+def _math(ufunc: np.ufunc, python: Callable[..., Any]) -> Callable[..., Any]:
+    def staged(*args: Any) -> Any:
+        if not _has_tensor(args):
+            return python(*args)
+        as_float = [a.astype(np.float64) if isinstance(a, Tensor) else float(a) for a in args]
+        return ufunc(*as_float)
+
+    staged.__name__ = f"math_{python.__name__}"
+    return staged
+
+
+_MATH_UFUNCS = {
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "log1p": np.log1p,
+    "log2": np.log2,
+    "log10": np.log10,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "asin": np.arcsin,
+    "acos": np.arccos,
+    "atan": np.arctan,
+    "atan2": np.arctan2,
+    "sinh": np.sinh,
+    "cosh": np.cosh,
+    "tanh": np.tanh,
+    "asinh": np.arcsinh,
+    "acosh": np.arccosh,
+    "atanh": np.arctanh,
+    "fabs": np.fabs,
+    "hypot": np.hypot,
+    "pow": np.power,
+    "copysign": np.copysign,
+    "fmod": np.fmod,
+    "degrees": np.degrees,
+    "radians": np.radians,
+}
+
+
+def math_log(value: Any, base: Any = None) -> Any:
+    if not _has_tensor((value, base)):
+        return math.log(value) if base is None else math.log(value, base)
+    logarithm = np.log(value.astype(np.float64) if isinstance(value, Tensor) else float(value))
+    if base is None:
+        return logarithm
+    return logarithm / np.log(base.astype(np.float64) if isinstance(base, Tensor) else base)
+
+
+def _rounding(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """math.floor/ceil/trunc: an integer result, as Python gives."""
+
+    def staged(value: Any) -> Any:
+        if not isinstance(value, Tensor):
+            return python(value)
+        return int_(ufunc(value) if value.dtype.kind == "f" else value)
+
+    staged.__name__ = f"math_{python.__name__}"
+    return staged
+
+
+def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def staged(value: Any) -> Any:
+        if not isinstance(value, Tensor):
+            return python(value)
+        return ufunc(_scalar(value, python.__name__))
+
+    return staged
+
+
+OVERRIDES: dict[Any, Callable[..., Any]] = {
+    float: float_,
+    int: int_,
+    round: round_,
+    min: min_,
+    max: max_,
+    math.log: math_log,
+    math.floor: _rounding(np.floor, math.floor),
+    math.ceil: _rounding(np.ceil, math.ceil),
+    math.trunc: _rounding(np.trunc, math.trunc),
+    math.isnan: _predicate(np.isnan, math.isnan),
+    math.isinf: _predicate(np.isinf, math.isinf),
+    math.isfinite: _predicate(np.isfinite, math.isfinite),
+    **{getattr(math, n): _math(ufunc, getattr(math, n)) for n, ufunc in _MATH_UFUNCS.items()},
+}
+
+
+def contains(container: Any, item: Any) -> Any:
+    """`item in container`: for a tensor container, NumPy's `(container == item).any()`."""
+    if isinstance(container, Tensor):
+        return np.any(np.equal(container, item))
+    return item in container
+
+
+def setitem(value: Any, target: Any, key: Any) -> None:
+    """`target[key] = value` (arguments in Python's evaluation order)."""
+    if isinstance(target, Tensor):
+        target[key] = value  # Tensor.__setitem__ says what to write instead
+        return
+    if isinstance(target, np.ndarray) and _has_tensor((value, *_leaves(key))):
+        raise TypeError(
+            at_user_line(
+                "storing a traced value into a NumPy array (one made inside the function, e.g. "
+                "with np.zeros or np.empty, is a constant while tracing) is not supported yet; "
+                "build the result from traced values instead, e.g. np.stack([...]), "
+                "np.concatenate, or np.where(mask, value, array)"
+            )
+        )
+    target[key] = value
+
+
+def _leaves(key: Any) -> tuple:
+    return key if isinstance(key, tuple) else (key,)
