@@ -115,6 +115,7 @@ def trace(
                 out_leaves[i] = None
         results, exported = exported_outputs(results)
         context.emit(func.ReturnOp(*(t.value for t in results)))
+        context.insert_read_guards()
 
     argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables
     function.function_type = FunctionType.from_lists(

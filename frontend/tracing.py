@@ -16,10 +16,10 @@ from typing import Any, TypeVar
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from tracejit.frontend.source_location import user_location
+from tracejit.frontend.source_location import at_user_line, user_location
 from tracejit.ir.state import VarType
 
 OpT = TypeVar("OpT", bound=Operation)
@@ -32,6 +32,8 @@ class TraceContext:
         self.module = module
         self.function = function
         self.builder = Builder(InsertPoint.at_end(function.body.block))
+        self.open_blocks: list[Block] = [function.body.block]  # where staged values are visible
+        self.read_guards: list[tuple[SSAValue, SSAValue, str]] = []  # see guard_reads
         self.variables: list[Any] = []  # captured tj.Variables, in handle-argument order
         self._handles: dict[int, SSAValue] = {}
         self.created_variables: list[Any] = []
@@ -49,6 +51,24 @@ class TraceContext:
             self._handles[id(variable)] = handle
             self.variables.append(variable)
         return handle
+
+    def guard_reads(self, value: SSAValue, defined: SSAValue, message: str) -> None:
+        """Every op that reads `value` first checks the 0-d bool `defined` at run time (a
+        variable a staged loop may not have assigned); see `insert_read_guards`."""
+        self.read_guards.append((value, defined, message))
+
+    def insert_read_guards(self) -> None:
+        """Put a `tj.assert` before each op that reads a guarded value, in that op's block, so
+        it fails exactly when Python's read would (not on paths that never read it)."""
+        from tracejit.ir.effects import AssertOp
+
+        for value, defined, message in self.read_guards:
+            for use in list(value.uses):
+                reader = use.operation
+                assert reader.parent is not None
+                check = AssertOp(defined, message)
+                check.location = reader.location
+                reader.parent.insert_op_before(check, reader)
 
     def register_py_function(self, spec: Any) -> str:
         name = f"py_function_{len(self.py_functions)}"
@@ -71,18 +91,40 @@ class TraceContext:
         """Stage ops at the end of `block` (a region being traced), then come back."""
         saved = self.builder
         self.builder = Builder(InsertPoint.at_end(block))
+        self.open_blocks.append(block)
         try:
             yield
         finally:
+            self.open_blocks.pop()
             self.builder = saved
 
     def emit(self, op: OpT) -> OpT:
+        self._check_visible(op)
         location = user_location()
         if location is not None:
             op.location = FileLineColLoc(
                 StringAttr(location.filename), IntAttr(location.line), IntAttr(location.column)
             )
         return self.builder.insert(op)
+
+    def _check_visible(self, op: Operation) -> None:
+        """Refuse an operand staged in a region that is not open around the insertion point
+        (a branch or loop body already closed, or another trace): the IR would be invalid.
+        It happens when Python code keeps a traced value where AutoGraph does not carry it
+        out of a staged if/loop (an attribute, a global, a closure's container)."""
+        for operand in op.operands:
+            block = operand.block if isinstance(operand, BlockArgument) else operand.owner.parent
+            if block is None or block in self.open_blocks:
+                continue
+            raise ValueError(
+                at_user_line(
+                    "a tensor computed inside a staged if or loop body is used outside it: it "
+                    "was kept where AutoGraph does not carry it out of the branch or loop (an "
+                    "object's attribute, a global, or a container the function does not own). "
+                    "Keep it in a local variable (or a local list/dict), or return it from "
+                    "tj.cond / tj.while_loop"
+                )
+            )
 
 
 _state = threading.local()

@@ -57,6 +57,32 @@ def _binds(node: ast.AST) -> Iterable[str]:
     return ()
 
 
+# Methods that change a list, dict, set or bytearray in place.
+MUTATING_METHODS = frozenset(
+    {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+     "popitem", "sort", "reverse", "add", "discard", "difference_update",
+     "intersection_update", "symmetric_difference_update", "__setitem__", "__delitem__"}
+)  # fmt: skip
+
+
+def mutated_names(nodes: Iterable[ast.AST]) -> list[str]:
+    """Names whose object `nodes` change in place: `x[k] = v`, `x[k] += v`, `del x[k]`
+    (also `x[i][j] = v`), `x.append(v)` and the other mutating methods of containers."""
+    names: dict[str, None] = {}
+    for node in walk_scope(nodes):
+        root = None
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
+            root = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            if node.func.attr in MUTATING_METHODS:
+                root = node.func.value
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if isinstance(root, ast.Name):
+            names.setdefault(root.id)
+    return list(names)
+
+
 def loaded_names(nodes: Iterable[ast.AST]) -> set[str]:
     """Names read anywhere under `nodes`, nested scopes included (closures read them too)."""
     return {

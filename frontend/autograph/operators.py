@@ -212,7 +212,7 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
 
     def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
         def run() -> tuple:
-            set_state(init)
+            set_state(fresh_containers(init))
             fn()
             values = get_state()
             assigned.update((i, values[i]) for i in one_sided if not is_undefined(values[i]))
@@ -229,7 +229,7 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
         final[i] = value
     for i in one_sided:
         final[i] = PartiallyDefined(names[i], where, _spec_of(assigned.get(i)))
-    set_state(tuple(final))
+    set_state(write_back(init, final))
 
 
 def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], where: str) -> None:
@@ -239,6 +239,12 @@ def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], wh
                 f"'{name}' is not defined on every path through the staged if at {where}; "
                 "assign it in both branches (or before the if)"
             )
+        if earlier and _is_container(value) and flatten(value)[1] != flatten(earlier[0][index])[1]:
+            raise ValueError(
+                f"'{name}' has a different structure in the two branches of the staged if at "
+                f"{where} (a list appended to, or a dict given a key, in one branch only): "
+                "give it the same items on every path"
+            )
         if earlier and is_return_value(name):
             other = earlier[0][index]
             if (value is None) != (other is None):
@@ -246,6 +252,32 @@ def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], wh
                     f"the staged if at {where} returns a value in one branch and nothing (None) "
                     "in the other; return a value of the same dtype and shape on every path"
                 )
+
+
+# --- containers changed in place (`d["k"] = t`, `xs.append(t)`) are branch/loop state ---------
+def _is_container(value: Any) -> bool:
+    return isinstance(value, list | dict)
+
+
+def fresh_containers(state: tuple) -> tuple:
+    """`state` with its lists and dicts copied (nested ones too), so that each staged branch
+    changes its own copy and the traced values of one never leak into the other."""
+    return tuple(unflatten(*reversed(flatten(v))) if _is_container(v) else v for v in state)
+
+
+def write_back(init: Sequence[Any], final: Sequence[Any]) -> tuple:
+    """The state after a staged if/loop, with the original list and dict objects updated in
+    place from the staged results (other names may alias them, as in Python)."""
+    state = list(final)
+    for i, (before, after) in enumerate(zip(init, final, strict=True)):
+        if type(before) is type(after) and _is_container(before) and before is not after:
+            if isinstance(before, list):
+                before[:] = after
+            else:
+                before.clear()
+                before.update(after)
+            state[i] = before
+    return tuple(state)
 
 
 def _display(name: str) -> str:
@@ -391,17 +423,23 @@ class _Loop:
         self.names, self.live_out, self.targets = tuple(names), set(live_out), set(targets)
 
     def stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
-        """Stage `while test(*i): body(*i)`; `index` = (first, next) adds a counter `i`."""
+        """Stage `while test(*i): body(*i)`; `index` = (first, next) adds a counter `i`.
+
+        A variable first assigned in the body and read after the loop is carried from a
+        placeholder, with a flag that says whether the body ever ran: a read of it after a
+        loop that ran zero times raises at run time, as Python raises UnboundLocalError."""
         init = list(self.get_state())
         where = str(user_location())
         counter = () if index is None else (index[0],)
         carried = [i for i, value in enumerate(init) if not is_undefined(value)]
-        carried += self._placeholders(init, carried, body, counter)
-        carried.sort()
+        placeholders = self._placeholders(init, carried, body, counter)
+        carried = sorted(carried + placeholders)
+        ran = (primitives.constant(np.asarray(False)),) if placeholders else ()
+        extra = len(counter) + len(ran)
 
         def enter(values: tuple) -> tuple:
             state = list(init)
-            for i, value in zip(carried, values[len(counter) :], strict=True):
+            for i, value in zip(carried, values[extra:], strict=True):
                 state[i] = value
             self.set_state(tuple(state))
             return values[: len(counter)]
@@ -413,23 +451,38 @@ class _Loop:
             count = enter(values)
             body(*count)
             state = self.get_state()
+            self._check_structure_kept(init, state, carried, where)
             step = (index[1](*count),) if index is not None else ()
-            return (*step, *(state[i] for i in carried))
+            ran_now = (primitives.constant(np.asarray(True)),) if ran else ()
+            return (*step, *ran_now, *(state[i] for i in carried))
 
-        loop_vars = (*counter, *(init[i] for i in carried))
-        labels = ["the loop counter"][: len(counter)] + [_display(self.names[i]) for i in carried]
+        loop_vars = (*counter, *ran, *(init[i] for i in carried))
+        labels = ["the loop counter"][: len(counter)] + ["the loop-ran flag"][: len(ran)]
+        labels += [_display(self.names[i]) for i in carried]
         results = while_loop(cond_fn, body_fn, loop_vars, names=labels)
         final: list[Any] = [LoopLocal(n, where) for n in self.names]
-        for i, value in zip(carried, results[len(counter) :], strict=True):
+        for i, value in zip(carried, results[extra:], strict=True):
             final[i] = value
-        self.set_state(tuple(final))
+            if i in placeholders:
+                current_trace().guard_reads(
+                    value.value, results[len(counter)].value, _unbound(self.names[i], where)
+                )
+        self.set_state(write_back(init, final))
+
+    def _check_structure_kept(self, init: list, state: tuple, carried: list[int], where: str):
+        for i in carried:
+            if _is_container(init[i]) and flatten(state[i])[1] != flatten(init[i])[1]:
+                raise ValueError(
+                    f"'{self.names[i]}' changes its structure inside the staged loop at {where} "
+                    "(a list appended to or a dict given new keys in each iteration): a staged "
+                    "loop's variables keep their structure. Accumulate into a tj.TensorArray "
+                    "(`ta = ta.write(i, v)`, then `ta.stack()`) or fill a preallocated array"
+                )
 
     def _placeholders(self, init: list, carried: list[int], body, counter: tuple) -> list[int]:
         """Give undefined-before variables read after the loop a zeros initial value."""
         wanted = [
-            i
-            for i, name in enumerate(self.names)
-            if i not in carried and name in self.live_out and name not in self.targets
+            i for i, name in enumerate(self.names) if i not in carried and name in self.live_out
         ]
         if not wanted:
             return []
@@ -459,6 +512,15 @@ class _Loop:
             self.set_state(tuple(init))
             for op in reversed(list(block.ops)):
                 block.erase_op(op, safe_erase=False)
+
+
+def _unbound(name: str, where: str) -> str:
+    what = "the function's return value" if is_return_value(name) else f"'{name}'"
+    return (
+        f"InvalidArgumentError: {what} is read after the staged loop at {where}, but the loop "
+        "ran zero times, so it was never assigned (Python raises UnboundLocalError here); "
+        "assign it before the loop"
+    )
 
 
 def _type_of(leaf: Any):

@@ -93,10 +93,17 @@ class _Scope:
     globals_: set[str]
     nonlocals: set[str]
     loads: Counter  # every Name read in the (lowered) body, for loop live-out
+    locals_: set[str]  # every name the function binds (parameters included)
     bind: dict[str, None] = field(default_factory=dict)
 
     def state(self, stmts: list[ast.AST]) -> list[str]:
-        names = [n for n in analysis.bound_names(stmts) if n not in self.globals_ | self.nonlocals]
+        """The names a statement assigns, and its local containers changed in place (a staged
+        branch or loop must carry those too: `d["k"] = t`, `xs.append(t)`)."""
+        mutated = [n for n in analysis.mutated_names(stmts) if n in self.locals_]
+        assigned = analysis.bound_names(stmts)
+        names = [
+            n for n in dict.fromkeys(assigned + mutated) if n not in self.globals_ | self.nonlocals
+        ]
         for name in names:
             if name not in self.params:
                 self.bind.setdefault(name)
@@ -132,7 +139,9 @@ class FunctionConverter:
             for n in ast.walk(ast.Module(node.body, []))
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         )
-        scope = _Scope(set(analysis.parameter_names(node.args)), globals_, nonlocals, loads)
+        params = set(analysis.parameter_names(node.args))
+        locals_ = params | set(analysis.bound_names(node.body))
+        scope = _Scope(params, globals_, nonlocals, loads, locals_)
         body = self.block(node.body, scope)
         assigned_first = _assigned_prefix(body)
         init = [
