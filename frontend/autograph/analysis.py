@@ -73,9 +73,12 @@ def mutated_names(nodes: Iterable[ast.AST]) -> list[str]:
         root = None
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
             root = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            if node.func.attr in MUTATING_METHODS:
-                root = node.func.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATING_METHODS
+        ):
+            root = node.func.value
         while isinstance(root, ast.Subscript):
             root = root.value
         if isinstance(root, ast.Name):

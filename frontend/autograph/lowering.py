@@ -122,16 +122,15 @@ class _Jumps:
         """Rewrite the blocks of a compound statement; may it / does it always jump?"""
         if isinstance(node, _SCOPES) or (isinstance(node, LOOPS) and not self.stop_loops):
             return False, False  # own scope; or break/continue of an inner, lowered loop
-        results = []
+        always: dict[tuple[int, str], bool] = {}
+        may = False
         for owner, field in _blocks_of(node):
-            new, may, always = self.block(getattr(owner, field))
+            new, block_may, block_always = self.block(getattr(owner, field))
             setattr(owner, field, new or ([ast.Pass()] if field == "body" else []))
-            results.append((may, always))
-        may = any(m for m, _ in results)
+            may, always[id(owner), field] = may or block_may, block_always
         if may and isinstance(node, LOOPS):
             node.extra_tests = [*getattr(node, "extra_tests", []), not_flag(self.flag)]
-        always = isinstance(node, ast.With) and results[0][1]
-        return may, always
+        return may, _always_jumps(node, always)
 
 
 # --- loops: break, continue and `else` ------------------------------------------------------
@@ -178,7 +177,9 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
 
     def replace(node: ast.Return) -> list[ast.stmt]:
         result = node.value if node.value is not None else ast.Constant(None)
-        return [assign(flag, ast.Constant(True)), assign(value, result)]
+        # The value first: if computing it raises (and an `except` catches it), the function
+        # has not returned.
+        return [assign(value, result), assign(flag, ast.Constant(True))]
 
     body = function.body
     if not isinstance(body[-1], ast.Return):  # falling off the end returns None
@@ -190,6 +191,16 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
     start = located([assign(flag, ast.Constant(False)), assign(value, undefined)], function.body[0])
     end = located([ast.Return(ast.Name(value, ast.Load()))], body[-1])
     function.body = start + new_body + end
+
+
+def _always_jumps(node: ast.stmt, always: dict[tuple[int, str], bool]) -> bool:
+    """Does every path through `node` jump, given which of its blocks always do?"""
+    if isinstance(node, ast.With | ast.AsyncWith):
+        return always[id(node), "body"]
+    if isinstance(node, ast.Try | getattr(ast, "TryStar", ast.Try)):
+        handled = all(always[id(h), "body"] for h in node.handlers)
+        return (always[id(node), "body"] and handled) or always.get((id(node), "finalbody"), False)
+    return False
 
 
 def _ag(attribute: str) -> ast.expr:

@@ -153,7 +153,7 @@ def assigned_only_in_loop(n):
 
 
 def target_used_after_loop(n):
-    for i in tj.range(n):
+    for i in tj.range(n):  # noqa: B007  (the target is read after the loop)
         pass
     return i
 
@@ -224,3 +224,54 @@ def keeps_value_in_an_attribute(x):
 def test_value_kept_outside_autographs_reach_is_refused_not_miscompiled():
     with pytest.raises(ValueError, match=re.escape("used outside it")):
         tj.function(keeps_value_in_an_attribute)(np.ones(3))
+
+
+# --- return inside try/finally/except ------------------------------------------------------------
+def raises_value_error():
+    raise ValueError("no")
+
+
+def return_in_try_finally_under_a_tensor_if(x):
+    try:
+        if x > 0:
+            return x
+        else:
+            return -x
+    finally:
+        pass
+
+
+def return_of_a_helper_that_raises_is_caught(x):
+    try:
+        return raises_value_error()
+    except ValueError:
+        pass
+    return x * 5
+
+
+def return_in_try_with_handler_and_finally(x):
+    try:
+        if x > 0:
+            return x
+        return -x
+    except ValueError:
+        return x * 0
+    finally:
+        x = x + 1
+
+
+@pytest.mark.parametrize(
+    "program",
+    [
+        return_in_try_finally_under_a_tensor_if,
+        return_of_a_helper_that_raises_is_caught,
+        return_in_try_with_handler_and_finally,
+    ],
+    ids=lambda f: f.__name__,
+)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("value", [-3, 4])
+def test_returns_inside_try(program, dtype, value):
+    f = tj.function(program)
+    assert_same(f(dtype(value)), run_eagerly(f, dtype(value)))
+    assert f(value) == program(value)  # Python input: plain Python
