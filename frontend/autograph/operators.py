@@ -463,10 +463,10 @@ class _Loop:
         final: list[Any] = [LoopLocal(n, where) for n in self.names]
         for i, value in zip(carried, results[extra:], strict=True):
             final[i] = value
-            if i in placeholders:
-                current_trace().guard_reads(
-                    value.value, results[len(counter)].value, _unbound(self.names[i], where)
-                )
+            for leaf in flatten(value)[0] if i in placeholders else ():
+                if isinstance(leaf, Tensor):
+                    message = _unbound(self.names[i], where)
+                    current_trace().guard_reads(leaf.value, results[len(counter)].value, message)
         self.set_state(write_back(init, final))
 
     def _check_structure_kept(self, init: list, state: tuple, carried: list[int], where: str):
@@ -489,9 +489,9 @@ class _Loop:
         state = self._trial_body(init, carried, body, counter)
         found = []
         for i in wanted:
-            spec = _spec_of(state[i])
-            if spec is not None:
-                init[i] = primitives.constant(np.zeros(spec[0], spec[1]))
+            placeholder = _zeros_like(state[i])
+            if placeholder is not None:
+                init[i] = placeholder
                 found.append(i)
         return found
 
@@ -512,6 +512,16 @@ class _Loop:
             self.set_state(tuple(init))
             for op in reversed(list(block.ops)):
                 block.erase_op(op, safe_erase=False)
+
+
+def _zeros_like(value: Any) -> Any:
+    """A value of `value`'s structure, dtypes and shapes, all zeros (None if it has leaves
+    that are not tensors or numbers)."""
+    leaves, treedef = flatten(value)
+    specs = [_spec_of(leaf) for leaf in leaves]
+    if any(spec is None for spec in specs):
+        return None
+    return unflatten(treedef, [primitives.constant(np.zeros(*spec)) for spec in specs])
 
 
 def _unbound(name: str, where: str) -> str:

@@ -181,9 +181,16 @@ def early_return_from_loop(x, n):
     return n - 100
 
 
+def dict_built_in_loop(n):
+    for i in tj.range(n):
+        d = {"a": i * 2, "b": [i + 1]}
+    return d["a"] + d["b"][0]
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("program", [assigned_only_in_loop, target_used_after_loop,
-                                     while_local_used_after], ids=lambda f: f.__name__)  # fmt: skip
+                                     while_local_used_after, dict_built_in_loop],
+                         ids=lambda f: f.__name__)  # fmt: skip
 def test_read_after_a_zero_trip_loop_raises_at_run_time(program, dtype):
     f = tj.function(program)
     for n in (1, 4):
