@@ -4,22 +4,28 @@ Inputs are converted to the specs' dtypes (Python scalars and lists included, as
 `tf.function` does); anything incompatible raises ValueError listing the inputs and
 the signature. Only the leading parameters covered by the signature become tensors;
 the function may have further parameters with defaults.
+
+On a method the signature describes the parameters after `self` (as in TensorFlow,
+where `tf.Module` methods are exported this way): `skip=1` leaves the bound instance
+out of the signature; it stays a leaf keyed by identity, so traces are per instance.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tracejit.frontend.cache_key import leaf_key, native
-from tracejit.frontend.structure import flatten, flatten_up_to, unflatten
+from tracejit.frontend.structure import TreeDef, flatten, flatten_up_to, unflatten
+from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 
 
 class InputSignature:
-    def __init__(self, specs: Any, signature: inspect.Signature):
+    def __init__(self, specs: Any, signature: inspect.Signature, skip: int = 0):
         if not isinstance(specs, list | tuple):
             raise TypeError("input_signature must be a list or tuple of tj.TensorSpec")
         spec_leaves, self.treedef = flatten(list(specs))
@@ -32,14 +38,24 @@ class InputSignature:
         positional = [
             p.name for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
         ]
-        if len(specs) > len(positional):
+        if len(positional) < skip:
+            raise TypeError(
+                f"a method with an input_signature needs a parameter for the instance, but "
+                f"the function takes {len(positional)} positional arguments"
+            )
+        if len(specs) > len(positional) - skip:
+            after = " after the instance" if skip else ""
             raise TypeError(
                 f"input_signature has {len(specs)} entries but the function takes "
-                f"{len(positional)} positional arguments"
+                f"{len(positional) - skip} positional arguments{after}"
             )
         self.specs = tuple(specs)
         self.spec_leaves = spec_leaves
-        self.names = positional[: len(specs)]
+        self.skip = skip
+        self.names = positional[skip : skip + len(specs)]
+        # Part of every cache key, so a method's traces and plain calls never mix.
+        self.key_tag = "method_input_signature" if skip else "input_signature"
+        self.has_unknown_rank = any(spec.shape is None for spec in spec_leaves)
 
     def convert(self, bound: inspect.BoundArguments, allow_specs: bool) -> None:
         """Replace the covered arguments by arrays of the specs' dtypes (in place)."""
@@ -54,26 +70,50 @@ class InputSignature:
         for name, value in zip(self.names, unflatten(self.treedef, converted), strict=True):
             bound.arguments[name] = value
 
-    def static_key(self, leaves: list[Any]) -> tuple:
-        """The key of the arguments the signature does not cover (Python values), and
-        the ranks of the arrays given for specs of unknown rank (one trace per rank)."""
-        ranks = tuple(
-            np.ndim(leaf)
-            for leaf, spec in zip(leaves, self.spec_leaves, strict=False)
-            if spec.shape is None and not isinstance(leaf, TensorSpec)
-        )
-        return tuple(leaf_key(leaf) for leaf in leaves[len(self.spec_leaves) :]) + ranks
+    def _span(self, treedef: TreeDef) -> tuple[int, int]:
+        """Where the covered inputs are among the leaves of all the arguments (after the
+        leaves of the skipped instance, which may itself be a container)."""
+        start = sum(child.num_leaves for child in treedef.children[: self.skip])
+        return start, start + len(self.spec_leaves)
 
-    def trace_leaves(self, leaves: list[Any]) -> list[Any]:
+    def static_key(
+        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+    ) -> tuple:
+        """The key of the arguments the signature does not cover (Python values, and the
+        instance of a method), and the ranks of the inputs given for specs of unknown rank
+        (one trace per rank)."""
+        start, stop = self._span(treedef)
+        ranks = tuple(
+            rank(leaf)
+            for leaf, spec in zip(leaves[start:stop], self.spec_leaves, strict=True)
+            if spec.shape is None
+        )
+        others = leaves[:start] + leaves[stop:]
+        return tuple(leaf_key(leaf, on_death) for leaf in others) + ranks
+
+    def template_key(
+        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+    ) -> tuple:
+        """`static_key` without the ranks: what the one ConcreteFunction of a signature
+        of unknown rank is keyed by."""
+        start, stop = self._span(treedef)
+        others = leaves[:start] + leaves[stop:]
+        return (self.key_tag,) + tuple(leaf_key(leaf, on_death) for leaf in others)
+
+    def template_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
+        """The leaves with the signature's own specs in place of the covered inputs."""
+        start, stop = self._span(treedef)
+        return leaves[:start] + list(self.spec_leaves) + leaves[stop:]
+
+    def trace_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
         """Leaves to trace with: the signature's specs in place of the covered inputs (a
         spec of unknown rank takes the rank of its argument, every dim unknown)."""
+        start, stop = self._span(treedef)
         specs = [
-            TensorSpec((None,) * np.ndim(leaf), spec.dtype, spec.name)
-            if spec.shape is None and not isinstance(leaf, TensorSpec)
-            else spec
-            for leaf, spec in zip(leaves, self.spec_leaves, strict=False)
+            TensorSpec((None,) * rank(leaf), spec.dtype, spec.name) if spec.shape is None else spec
+            for leaf, spec in zip(leaves[start:stop], self.spec_leaves, strict=True)
         ]
-        return specs + leaves[len(self.spec_leaves) :]
+        return leaves[:start] + specs + leaves[stop:]
 
     def _incompatible(self, values: list[Any]) -> str:
         inputs = ",\n    ".join(repr(v) for v in values)
@@ -84,10 +124,22 @@ class InputSignature:
         )
 
 
+def rank(leaf: Any) -> int | None:
+    """The rank of an input: None for a TensorSpec of unknown rank."""
+    if isinstance(leaf, TensorSpec):
+        return None if leaf.shape is None else len(leaf.shape)
+    return np.ndim(leaf)
+
+
 def _convert(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
     if isinstance(value, TensorSpec):
         if not allow_specs or value.dtype != spec.dtype or not _shapes_compatible(value, spec):
             raise ValueError("incompatible spec")
+        return value
+    if isinstance(value, Tensor):  # called from inside another traced function
+        described = TensorSpec(value.shape, value.dtype)
+        if value.dtype != spec.dtype or not _shapes_compatible(described, spec):
+            raise ValueError("incompatible tensor")
         return value
     if isinstance(value, np.ndarray | np.generic):
         array = np.asarray(value)
