@@ -13,6 +13,7 @@ from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.poison import PoisonOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
@@ -30,6 +31,7 @@ TJ = Dialect(
         ReduceOp,
         MatmulOp,
         AssertOp,
+        PoisonOp,
         *CONTROL_FLOW_OPS,
         *STATE_OPS,
         *FUSED_OPS,
