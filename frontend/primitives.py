@@ -121,6 +121,25 @@ def result_type(x: Tensor) -> TensorType:
     return x.value.type
 
 
+def poison(error: Exception, dims: Sequence, dtype: np.dtype) -> Tensor:
+    """The result (of `dims` and `dtype`) of an op that fails with `error`, an error NumPy
+    raises from the data (an index out of range, ...): a `tj.poison` whose error is raised
+    when the trace ends if the result is used, and dropped with it if not (non-strict
+    execution, frontend/non_strict.py). Raises `error` now when not tracing."""
+    from tracejit.frontend.non_strict import traceback_here
+    from tracejit.frontend.tracing import current_trace, is_tracing
+    from tracejit.ir.poison import PoisonOp
+
+    if not is_tracing():
+        raise error
+    error.__traceback__ = traceback_here()  # where it would have been raised
+    dims = tuple(dims)
+    message = f"{type(error).__name__}: {error}"
+    value = emit(PoisonOp(message, tensor_type(_static(dims), dtype))).result
+    current_trace().defer_error(value, error)
+    return Tensor(value, dims=dims)
+
+
 def assert_true(condition: Tensor, message: str) -> None:
     """Stage a run-time check: the call raises per `message` ("ErrorType: text") unless
     the 0-d bool `condition` is true when the kernel runs."""

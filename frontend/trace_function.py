@@ -19,6 +19,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 
 from tracejit.frontend import (
+    non_strict,
     numpy_api,  # noqa: F401  (registers the NumPy functions)
     primitives,
 )
@@ -116,6 +117,7 @@ def trace(
         results, exported = exported_outputs(results)
         context.emit(func.ReturnOp(*(t.value for t in results)))
         context.insert_read_guards()
+        non_strict.finish(context)  # errors of used results raise; unused ones are dropped
 
     argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables
     function.function_type = FunctionType.from_lists(

@@ -41,6 +41,9 @@ class TraceContext:
         self.dims: dict[SSAValue, tuple] = {}  # tensor value -> its dims (frontend/dims.py)
         self.dim_constraints: list[tuple] = []  # (DimSource, dim) pairs equal at run time
         self.inputs: list[SSAValue] = []  # the tensor inputs, for tj.dim of a DimSource
+        # tj.poison value -> the error its op raised while tracing, raised at the end of the
+        # trace only if the value is used (frontend/non_strict.py); in program order
+        self.pending_errors: dict[SSAValue, BaseException] = {}
 
     def capture_variable(self, variable: Any, value_type: Attribute) -> SSAValue:
         """The `!tj.var` handle of `variable`: a function argument added on first use."""
@@ -69,6 +72,10 @@ class TraceContext:
                 check = AssertOp(defined, message)
                 check.location = reader.location
                 reader.parent.insert_op_before(check, reader)
+
+    def defer_error(self, value: SSAValue, error: BaseException) -> None:
+        """`value` (a `tj.poison`) stands for the result of an op that failed with `error`."""
+        self.pending_errors[value] = error
 
     def register_py_function(self, spec: Any) -> str:
         name = f"py_function_{len(self.py_functions)}"
