@@ -104,6 +104,13 @@ class Tensor(ArrayOperators):
             raise TypeError(at_user_line("len() of a tensor whose first dim is unknown"))
         return self.shape[0]
 
+    def __iter__(self) -> Any:
+        """The rows, as NumPy iterates (not `__getitem__` until IndexError: an index out of
+        range raises nothing while tracing, see frontend/non_strict.py)."""
+        if not self.shape:
+            raise TypeError(at_user_line("iteration over a 0-d array"))
+        return (self[i] for i in range(len(self)))
+
     def __repr__(self) -> str:
         dims = ", ".join("None" if d is None else str(d) for d in self.shape)
         return f"<tj.Tensor shape=({dims}{',' if len(self.shape) == 1 else ''}) dtype={self.dtype}>"
