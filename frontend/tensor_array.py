@@ -117,13 +117,18 @@ class TensorArray:
         if isinstance(index, Tensor):
             return self._write_staged(_index_tensor(index), value)
         index = _python_index(index)
-        if index >= self._static_count() and not self.dynamic_size:
-            raise InvalidArgumentError(
+        error = _negative_index(index)
+        if error is None and index >= self._static_count() and not self.dynamic_size:
+            error = InvalidArgumentError(
                 at_user_line(
                     f"Tried to write to index {index} but array is not resizeable "
                     f"and size is: {self._static_count()}"
                 )
             )
+        if error is not None:  # raised if the written array is used (non-strict execution)
+            storage = self._storage
+            dims = storage.dims if isinstance(storage, Tensor) else storage.shape
+            return self._with(primitives.poison(error, dims, self.dtype), self._count)
         if self._runtime_form:
             return self._write_staged(primitives.constant(np.int64(index)), value)
         storage, count = self._grown_static(index + 1), max(self._static_count(), index + 1)
@@ -144,12 +149,15 @@ class TensorArray:
             self._check_in_range(index_t, "read from")
             return Tensor(emit(GetRowOp(storage.value, index_t.value)).result)
         index = _python_index(index)
-        if index >= self._static_count():
-            raise InvalidArgumentError(
+        error = _negative_index(index)
+        if error is None and index >= self._static_count():
+            error = InvalidArgumentError(
                 at_user_line(
                     f"Tried to read from index {index} but array size is: {self._static_count()}"
                 )
             )
+        if error is not None:  # raised if the element is used (non-strict execution)
+            return primitives.poison(error, self.element_shape, self.dtype)  # type: ignore[arg-type]
         if isinstance(storage, np.ndarray):
             return storage[index].copy()
         index_t = primitives.constant(np.int64(index))
@@ -324,9 +332,13 @@ def _python_index(index: Any) -> int:
         index = index[()]
     if not isinstance(index, int | np.integer) or isinstance(index, bool):
         raise TypeError(at_user_line(f"tj.TensorArray index must be an integer, got {index!r}"))
-    if index < 0:
-        raise InvalidArgumentError(at_user_line(f"tj.TensorArray index must be >= 0, got {index}"))
     return int(index)
+
+
+def _negative_index(index: int) -> InvalidArgumentError | None:
+    if index >= 0:
+        return None
+    return InvalidArgumentError(at_user_line(f"tj.TensorArray index must be >= 0, got {index}"))
 
 
 def _index_tensor(index: Tensor) -> Tensor:

@@ -112,7 +112,9 @@ NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
 
 def _power(x: Tensor, y: Tensor) -> Tensor:
     """x ** y; signed integer exponents are checked as NumPy does (at trace time when
-    they are constants, else by a run-time check raising NumPy's ValueError)."""
+    they are constants, else by a run-time check raising NumPy's ValueError). A negative
+    constant exponent makes the result a pending ValueError, raised only if the result
+    is used (non-strict execution, frontend/non_strict.py)."""
     if y.dtype.kind == "i" and 0 not in y.shape:  # no exponents, nothing to check
         exponents = _constant_through_broadcast(y)
         if exponents is None:
@@ -120,7 +122,7 @@ def _power(x: Tensor, y: Tensor) -> Tensor:
             ok = primitives.compare("ge", lowest, primitives.constant(0, y.dtype))
             primitives.assert_true(ok, f"ValueError: {at_user_line(NEGATIVE_POWER)}")
         elif (exponents < 0).any():
-            raise ValueError(at_user_line(NEGATIVE_POWER))
+            return primitives.poison(ValueError(at_user_line(NEGATIVE_POWER)), x.dims, x.dtype)
     return primitives.binary(ew.PowOp, x, y)
 
 

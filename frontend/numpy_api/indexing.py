@@ -5,7 +5,7 @@ A key is read entry by entry (after expanding `...`):
 * basic indices: slices (any step), ints, `None`, bool scalars. They become one
   `tj.slice` (an int `i` is the window `i:i+1`) and one `tj.reshape` that drops the
   int dims and inserts the new ones. Python ints are checked at trace time (IndexError,
-  as NumPy raises it).
+  as NumPy raises it, if the result is used: see "Errors of unused results" below).
 * advanced indices: integer arrays (constants or tensors known only at run time); with
   one present, ints count as 0-d advanced indices too. NumPy's rules give the result
   shape: the index arrays broadcast to one shape B, which replaces the indexed dims
@@ -15,6 +15,14 @@ A key is read entry by entry (after expanding `...`):
   and checked by gathering from `arange(n)`.
 
 Boolean masks select a data-dependent number of elements and are not supported.
+
+Errors of unused results: an index out of range is an error of the data, which
+TensorFlow raises only when the indexing runs, and never when its result is unused
+(non-strict execution). So where a Python int or a constant index array is out of
+range, the failing step's result (the slice, or the checked index) is a `tj.poison`
+carrying the IndexError (`primitives.poison`): frontend/non_strict.py raises it when the
+trace ends if the result is used, and drops it otherwise. Errors of the key itself (its
+types, too many indices, shapes that do not broadcast) are raised at once.
 """
 
 from __future__ import annotations
@@ -124,31 +132,36 @@ def read_key(key: Any, ndim: int) -> list[Entry]:
     return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]
 
 
-def _checked_int(index: int, size: int, axis: int) -> int:
-    if not -size <= index < size:
-        raise IndexError(
-            at_user_line(f"index {index} is out of bounds for axis {axis} with size {size}")
-        )
-    return index % size
+def _out_of_bounds(index: int, size: int, axis: int) -> IndexError:
+    return IndexError(
+        at_user_line(f"index {index} is out of bounds for axis {axis} with size {size}")
+    )
 
 
 # --- basic indexing -------------------------------------------------------------------
 def _window(entry: Entry, size: int, axis: int) -> tuple[int, int, int]:
-    """(start, step, count) of the elements a dim-consuming entry keeps."""
+    """(start, step, count) of the elements a dim-consuming entry keeps (an int in range)."""
     if entry.kind == Kind.SLICE:
         start, stop, step = entry.value.indices(size)
         return start, step, len(range(start, stop, step))
     if entry.kind == Kind.INT:
-        return _checked_int(entry.value, size, axis), 1, 1
+        return entry.value % size, 1, 1
     return 0, 1, size  # an advanced index keeps the whole dim for the gather
 
 
 def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    """One slice for the entries' windows; with an int out of range, its result is a
+    pending IndexError (non-strict execution, see the module docstring)."""
     consuming = [e for e in entries if e.consumes_dim]
     start, step, count, dims = [], [], [], []
+    error: IndexError | None = None
     for axis, (entry, dim) in enumerate(zip(consuming, x.dims, strict=True)):
         if isinstance(dim, int) and not _picked_at_run_time(entry, dim):
-            first, stride, n = _window(entry, dim, axis)
+            if entry.kind == Kind.INT and not -dim <= entry.value < dim:
+                error = error or _out_of_bounds(entry.value, dim, axis)
+                first, stride, n = 0, 1, 1
+            else:
+                first, stride, n = _window(entry, dim, axis)
             start.append(first if n else 0)  # an empty window may start anywhere: use 0
             count.append(n)
             dims.append(n)
@@ -158,6 +171,8 @@ def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
             count.append(n)
             dims.append(kept)
         step.append(stride)
+    if error is not None:
+        return primitives.poison(error, dims, x.dtype)
     return primitives.strided_slice(x, start, step, count, dims)
 
 
@@ -251,14 +266,16 @@ def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
 
 # --- advanced indexing ----------------------------------------------------------------
 def _index_tensor(entry: Entry, size: int, axis: int) -> Tensor:
-    """An advanced index as a tensor; trace-time values are checked now, like NumPy."""
+    """An advanced index as a tensor; trace-time values are checked now, like NumPy: one
+    out of range makes the checked index a pending IndexError (non-strict execution)."""
     if isinstance(entry.value, Tensor):
         return entry.value
     values = np.asarray(entry.value)
     low = -size if values.dtype.kind == "i" else 0
     bad = values[(values < low) | (values >= size)]
     if bad.size:
-        _checked_int(int(bad.reshape(-1)[0]), size, axis)
+        error = _out_of_bounds(int(bad.reshape(-1)[0]), size, axis)
+        return primitives.poison(error, values.shape, np.dtype(np.intp))
     values = values.astype(np.intp)
     return primitives.constant(np.where(values < 0, values + size, values))
 

@@ -1,0 +1,294 @@
+"""Non-strict execution (frontend/non_strict.py): an error NumPy raises from the data while
+tracing (an index out of range, ...) is raised only if the failing op's result is used by
+a result or a side effect; an unused failing op is dropped, as tf.function drops it."""
+
+from __future__ import annotations
+
+import inspect
+import traceback
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+DTYPES = [np.float64, np.float32, np.int32, np.int64]
+
+
+def line_of(function, text: str) -> int:
+    """The line number of the first line of `function`'s source that contains `text`."""
+    lines, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(lines) if text in line)
+
+
+def graph_of(function, *args) -> str:
+    concrete = function.get_concrete_function(*args)
+    concrete.graph.module.verify()
+    return str(concrete.graph)
+
+
+def eager_error(function, *args) -> BaseException:
+    with pytest.raises(Exception) as info:
+        run_eagerly(function, *args)
+    return info.value
+
+
+# --- the guide's example ------------------------------------------------------------------
+def unused_take(x):
+    # Get index 1 will fail when len(x) == 1
+    np.take(x, [1])  # unused
+    return x
+
+
+def unused_getitem(x):
+    x[1]  # unused
+    return x
+
+
+def unused_chain(x):
+    y = x[1] * 2  # unused, and so is what is computed from it
+    return np.sum(y) if False else x + 1
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("python_function", [unused_take, unused_getitem, unused_chain])
+def test_guide_example_unused_failing_op_is_not_executed(python_function, dtype):
+    f = tj.function(python_function)
+    x = np.array([0], dtype)
+    expected = x + 1 if python_function is unused_chain else x
+    assert_same(f(x), expected)
+    assert "tj.poison" not in graph_of(f, x)
+    assert "tj.slice" not in graph_of(f, x) and "tj.gather" not in graph_of(f, x)
+    # eagerly every line runs: NumPy raises
+    assert isinstance(eager_error(f, x), IndexError)
+    # where NumPy succeeds, compiled and eager agree
+    longer = np.array([3, 4], dtype)
+    assert_same(f(longer), run_eagerly(f, longer))
+
+
+def used_take(x):
+    return np.take(x, [1])
+
+
+def used_getitem(x):
+    return x[1]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize(
+    ("python_function", "text"), [(used_take, "np.take"), (used_getitem, "x[1]")]
+)
+def test_used_failing_op_raises_at_trace_time_at_the_user_line(python_function, text, dtype):
+    f = tj.function(python_function)
+    x = np.array([0], dtype)
+    line = line_of(python_function, text)
+    with pytest.raises(IndexError) as info:
+        f(x)
+    eager = eager_error(f, x)
+    assert type(info.value) is type(eager)
+    assert str(info.value) == f"{eager} (test_non_strict.py:{line})"
+    # the traceback goes through the user's line, as if raised there
+    frames = traceback.extract_tb(info.value.__traceback__)
+    assert any(fr.filename == __file__ and fr.lineno == line for fr in frames)
+    assert f.experimental_get_tracing_count() == 0  # nothing was traced successfully
+    longer = np.array([3, 4], dtype)
+    assert_same(f(longer), run_eagerly(f, longer))
+
+
+def test_first_used_error_in_program_order_is_raised():
+    @tj.function
+    def f(x):
+        a = x[5]
+        unused = x[9]  # noqa: F841
+        b = x[6]
+        return b, a
+
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        f(np.arange(3.0))
+
+
+# --- other data errors found while tracing -------------------------------------------------
+def test_constant_index_arrays():
+    @tj.function
+    def unused(x, m):
+        x[[0, 3]]
+        m[[0, 1], [0, 5]]
+        m[:, np.array([-7])]
+        return x * 2, m
+
+    @tj.function
+    def used(m):
+        return m[[0, 1], [0, 5]]
+
+    x, m = np.arange(3, dtype=np.int32), np.arange(12, dtype=np.int64).reshape(3, 4)
+    assert_same(unused(x, m), (x * 2, m))
+    assert "tj.poison" not in graph_of(unused, x, m)
+    assert isinstance(eager_error(unused, x, m), IndexError)
+    with pytest.raises(IndexError, match=r"index 5 is out of bounds for axis 1 with size 4 \("):
+        used(m)
+
+
+def test_integer_negative_power():
+    @tj.function
+    def unused(x):
+        x**-1
+        return x
+
+    @tj.function
+    def used(x):
+        return x**-1
+
+    x = np.array([1, 2], np.int32)
+    assert_same(unused(x), x)
+    assert isinstance(eager_error(unused, x), ValueError)
+    with pytest.raises(ValueError, match="Integers to negative integer powers"):
+        used(x)
+
+
+def test_tensor_array_reads_and_writes_with_python_indices():
+    @tj.function
+    def unused(x):
+        ta = tj.TensorArray(np.float32, size=2).unstack(x)
+        ta.read(2)
+        ta.read(-1)
+        ta.write(5, x[0])  # the written array is never used
+        return ta.stack()
+
+    @tj.function
+    def used_read(x):
+        return tj.TensorArray(np.float32, size=2).unstack(x).read(2)
+
+    @tj.function
+    def used_write(x):
+        return tj.TensorArray(np.float32, size=2).write(2, x[0]).stack()
+
+    x = np.ones((2, 3), np.float32)
+    assert_same(unused(x), x)
+    assert "tj.poison" not in graph_of(unused, x)
+    assert isinstance(eager_error(unused, x), tj.errors.InvalidArgumentError)
+    with pytest.raises(tj.errors.InvalidArgumentError, match="read from index 2"):
+        used_read(x)
+    with pytest.raises(tj.errors.InvalidArgumentError, match="size is: 2"):
+        used_write(x)
+
+
+# --- side effects count as uses ------------------------------------------------------------
+def test_a_failing_op_used_only_by_a_side_effect_raises():
+    variable = tj.Variable(np.zeros(2))
+
+    def printed(x):
+        tj.print("value:", x[5])
+        return x
+
+    def asserted(x):
+        tj.debugging.assert_greater(x[5], 0.0)
+        return x
+
+    def assigned(x):
+        variable.assign(x[[0, 5]])
+        return x
+
+    def called_back(x):
+        tj.py_function(lambda v: v, [x[5]], Tout=np.float64)
+        return x
+
+    x = np.arange(3.0)
+    for python_function in (printed, asserted, assigned, called_back):
+        with pytest.raises(IndexError, match=r"index 5 is out of bounds .*test_non_strict.py"):
+            tj.function(python_function)(x)
+    assert_same(variable.numpy(), np.zeros(2))
+
+
+# --- staged control flow -------------------------------------------------------------------
+def test_unused_failing_op_in_a_staged_if_branch():
+    @tj.function
+    def f(x):
+        if np.sum(x) > 0:
+            x[7]  # unused
+            y = x[[0, 9]]  # noqa: F841  (assigned in one branch only, never read)
+            z = x * 2
+            w = x[8]  # noqa: F841  (assigned in both branches, never read after the if)
+        else:
+            z = x - 1
+            w = x[0]  # noqa: F841
+        return z
+
+    for x in (np.arange(3.0), -np.arange(3.0)):
+        assert_same(f(x), x * 2 if x.sum() > 0 else x - 1)
+    assert "tj.poison" not in graph_of(f, np.arange(3.0))
+    negative = -np.arange(3.0)  # eagerly the failing branch is not taken: both succeed
+    assert_same(f(negative), run_eagerly(f, negative))
+    assert isinstance(eager_error(f, np.arange(3.0)), IndexError)
+
+
+def test_used_failing_op_in_a_staged_if_branch_raises():
+    @tj.function
+    def f(x):
+        if np.sum(x) > 0:  # noqa: SIM108  (a staged if)
+            z = x[7]
+        else:
+            z = x[0]
+        return z
+
+    with pytest.raises(IndexError, match="index 7 is out of bounds"):
+        f(np.arange(3.0))
+
+
+def test_unused_failing_op_in_a_loop_body():
+    @tj.function
+    def f(x, n):
+        s = np.zeros_like(x)
+        y = x[:1]
+        for _ in tj.range(n):
+            x[4]  # unused
+            y = x[[5]]  # noqa: F841  (carried by the loop, never read after it)
+            s = s + x
+        return s
+
+    x = np.arange(3, dtype=np.int64)
+    assert_same(f(x, np.int64(3)), x * 3)
+    assert_same(f(x, np.int64(0)), run_eagerly(f, x, np.int64(0)))  # no iteration: NumPy agrees
+    assert "tj.poison" not in graph_of(f, x, np.int64(3))
+    assert isinstance(eager_error(f, x, np.int64(3)), IndexError)
+
+    @tj.function
+    def g(x, n):
+        s = x
+        i = 0
+        while i < n:
+            x[4]  # unused
+            s = s + 1
+            i += 1
+        return s
+
+    assert_same(g(x, np.int64(2)), x + 2)
+    assert_same(g(x, np.int64(0)), run_eagerly(g, x, np.int64(0)))
+
+
+def test_used_failing_op_in_a_loop_body_raises():
+    @tj.function
+    def f(x, n):
+        s = np.zeros(1)
+        for _ in tj.range(n):
+            s = s + x[[4]]
+        return s
+
+    with pytest.raises(IndexError, match="index 4 is out of bounds"):
+        f(np.arange(3.0), np.int64(2))
+
+
+def test_iterating_a_tensor_stops_at_its_length():
+    """Python iterates with __getitem__ until IndexError unless __iter__ exists; an index
+    out of range raising nothing while tracing must not make iteration endless."""
+
+    @tj.function(autograph=False)
+    def f(x):
+        a, b = x
+        rows = [r * 2 for r in x]
+        return a + b, rows
+
+    x = np.array([1.0, 2.0])
+    assert_same(f(x), run_eagerly(f, x))
+    with pytest.raises(TypeError, match="iteration over a 0-d array"):
+        tj.function(lambda x: [r for r in x], autograph=False)(np.float64(1.0))
