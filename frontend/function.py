@@ -15,6 +15,7 @@ import os
 import sys
 import threading
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from tracejit.frontend.input_signature import InputSignature
 from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction, has_unknown_rank
 from tracejit.frontend.retracing import RetracingMonitor
 from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.structure import flatten
+from tracejit.frontend.structure import TreeDef, flatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import trace
@@ -55,6 +56,11 @@ class Function:
         experimental_follow_type_hints: bool = False,
         experimental_pipeline: str | tuple[str, ...] | None = None,
     ):
+        # tj.function over a staticmethod/classmethod: compile the function inside, and
+        # bind as the wrapper would (nothing, or the class) in __get__.
+        self._binding = _binding_of(python_function)
+        if self._binding != "instance":
+            python_function = python_function.__func__
         functools.update_wrapper(self, python_function)
         self._pipeline = experimental_pipeline  # None: the default pipeline
         self._python_function = python_function
@@ -63,6 +69,7 @@ class Function:
         self._input_signature = (
             None if input_signature is None else InputSignature(input_signature, self._signature)
         )
+        self._method_signature: InputSignature | None = None  # made on the first bound call
         self._autograph = autograph
         self._jit_compile = jit_compile
         self._reduce_retracing = reduce_retracing
@@ -71,6 +78,10 @@ class Function:
             _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
         )
         self._cache: dict[Any, ConcreteFunction] = {}
+        # The one ConcreteFunction per signature with specs of unknown rank (it traces per
+        # rank into _cache), and the views of method traces bound to their instance.
+        self._polymorphic: dict[Any, RankPolymorphicConcreteFunction] = {}
+        self._bound_views: Any = weakref.WeakValueDictionary()
         self._last_fast_call: Any = None  # the fast path of the trace used last
         self._plain_fast_call: Any = None  # the same, without the retracing bookkeeping
         self._lock = threading.RLock()
@@ -89,13 +100,25 @@ class Function:
         return None if self._input_signature is None else self._input_signature.specs
 
     def experimental_get_tracing_count(self) -> int:
-        """How many times this Function has traced its Python function."""
+        """How many times this Function has traced its Python function.
+
+        That is how often the Python function ran to build a trace: the times its plain
+        `print`s print (TF's guide: they "only execute during tracing"). A spec of unknown
+        rank (`TensorSpec(shape=None)`) has one ConcreteFunction, but machine code needs
+        ranks, so it traces once per rank it is called with, and each counts here (in
+        TensorFlow, which keeps the rank unknown in its graph, that is one trace)."""
         return self._tracing_count
 
     def pretty_printed_concrete_signatures(self) -> str:
         with self._lock:  # one entry per trace (reduce_retracing aliases keys to a trace)
             concretes = list({id(c): c for c in self._cache.values()}.values())
-        return "\n\n".join(c.pretty_printed_signature() for c in concretes)
+            owners = {
+                id(c): polymorphic
+                for polymorphic in self._polymorphic.values()
+                for c in polymorphic.concrete_functions()
+            }
+        shown = {id(owners.get(id(c), c)): owners.get(id(c), c) for c in concretes}
+        return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         fast = self._last_fast_call
@@ -105,16 +128,26 @@ class Function:
                 return result
         return self._call(args, kwargs)
 
-    def _call(self, args: tuple, kwargs: dict) -> Any:
+    def _call(self, args: tuple, kwargs: dict, method: bool = False) -> Any:
+        """Run on these arguments; `method`: args[0] is the bound instance, which the
+        input_signature does not describe."""
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
-        leaves, key, treedef = self._bind(args, kwargs)
+        signature = self._signature_for(method)
+        leaves, key, treedef = self._bind(args, kwargs, signature)
+        if signature is not None and is_tracing():
+            # Staged as a func.call in another trace, whose operand types must be the
+            # callee's: trace for the operands' own shapes (the signature has checked them).
+            signature, key = None, self._key(leaves, treedef, None)
         concrete = self._cache.get(key)
-        if concrete is None and self._reduce_retracing:
+        if concrete is None and self._reduce_retracing and signature is None:
             concrete = self._relaxed_concrete(key, leaves, treedef)
         traced = concrete is None
-        if traced:
-            concrete = self._trace(key, leaves, treedef)
+        if traced and signature is not None and signature.has_unknown_rank:
+            # a new rank: traced through the signature's one ConcreteFunction
+            concrete = self._polymorphic_for(leaves, treedef, signature).concrete_for_leaves(leaves)
+        elif traced:
+            concrete = self._trace(key, leaves, treedef, signature)
         if is_tracing():
             return concrete.call_symbolic(leaves)
         self._retracing.record_call(traced)
@@ -139,47 +172,109 @@ class Function:
 
         return first
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
-        if self._input_signature is not None and not args and not kwargs:
-            args = tuple(self._input_signature.specs)
-        leaves, key, treedef = self._bind(args, kwargs, allow_specs=True)
-        if has_unknown_rank(leaves):  # TensorSpec(shape=None): specialised per rank on call
-            return RankPolymorphicConcreteFunction(self, leaves, treedef)
+        return self._concrete_function(args, kwargs, self._input_signature)
+
+    def _concrete_function(
+        self, args: tuple, kwargs: dict, signature: InputSignature | None, bound_to: tuple = ()
+    ) -> Any:
+        """`bound_to`: the instance of a method, in front of `args`."""
+        if signature is not None and not args and not set(signature.names) & set(kwargs):
+            args = tuple(signature.specs)  # get_concrete_function(): the signature's own
+        leaves, key, treedef = self._bind((*bound_to, *args), kwargs, signature, allow_specs=True)
+        template = leaves if signature is None else signature.template_leaves(leaves, treedef)
+        if has_unknown_rank(template):  # TensorSpec(shape=None): one object for every rank
+            polymorphic = self._polymorphic_for(leaves, treedef, signature)
+            if not has_unknown_rank(leaves):  # these inputs' ranks: traced now, as TF does
+                polymorphic.concrete_for_leaves(leaves)
+            return polymorphic
         concrete = self._cache.get(key)
-        return concrete if concrete is not None else self._trace(key, leaves, treedef)
+        return concrete if concrete is not None else self._trace(key, leaves, treedef, signature)
+
+    def _polymorphic_for(
+        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+    ) -> RankPolymorphicConcreteFunction:
+        """The one ConcreteFunction of these arguments with their ranks left open."""
+        if signature is None:  # get_concrete_function(TensorSpec(None, ...), ...)
+            template = leaves
+            key = (treedef, tuple(leaf_key(leaf, self._forget) for leaf in leaves))
+        else:
+            template = signature.template_leaves(leaves, treedef)
+            key = (treedef, signature.template_key(leaves, treedef, self._forget))
+        with self._lock:
+            polymorphic = self._polymorphic.get(key)
+            if polymorphic is None:
+                polymorphic = RankPolymorphicConcreteFunction(
+                    self.__name__ if hasattr(self, "__name__") else "function",
+                    self._signature,
+                    template,
+                    treedef,
+                    functools.partial(self._specialised, treedef=treedef, signature=signature),
+                )
+                self._polymorphic[key] = polymorphic
+        return polymorphic
+
+    def _specialised(
+        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+    ) -> ConcreteFunction:
+        """The trace for leaves whose specs all have a rank (from a rank-polymorphic one)."""
+        key = self._key(leaves, treedef, signature)
+        concrete = self._cache.get(key)
+        return concrete if concrete is not None else self._trace(key, leaves, treedef, signature)
 
     # --- binding and keys --------------------------------------------------------------
-    def _bind(self, args: tuple, kwargs: dict, allow_specs: bool = False):
+    def _signature_for(self, method: bool) -> InputSignature | None:
+        """The input_signature of plain calls, or of calls as a method (after `self`)."""
+        if not method or self._input_signature is None:
+            return self._input_signature
+        if self._method_signature is None:
+            self._method_signature = InputSignature(
+                self._input_signature.specs, self._signature, skip=1
+            )
+        return self._method_signature
+
+    def _bind(
+        self,
+        args: tuple,
+        kwargs: dict,
+        signature: InputSignature | None = None,
+        allow_specs: bool = False,
+    ):
         bound = self._signature.bind(*args, **kwargs)
         bound.apply_defaults()
-        if self._input_signature is not None:
-            self._input_signature.convert(bound, allow_specs)
+        if signature is not None:
+            signature.convert(bound, allow_specs)
         for name in self._tensor_hints:
             bound.arguments[name] = _as_array(bound.arguments[name])
         leaves, treedef = flatten(tuple(bound.arguments.values()))
-        if self._input_signature is not None:
-            key = (treedef, ("input_signature",) + self._input_signature.static_key(leaves))
-        else:
-            key = (treedef, tuple(leaf_key(leaf, self._forget) for leaf in leaves))
-        return leaves, key, treedef
+        return leaves, self._key(leaves, treedef, signature), treedef
+
+    def _key(self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None) -> Any:
+        if signature is not None:
+            static = signature.static_key(leaves, treedef, self._forget)
+            return (treedef, (signature.key_tag, *static))
+        return (treedef, tuple(leaf_key(leaf, self._forget) for leaf in leaves))
 
     def _forget(self, dead: IdentityKey) -> None:
         """An object in some cache keys was garbage-collected: drop those traces."""
         if sys.is_finalizing():  # module globals may already be gone; nothing to keep tidy
             return
         with self._lock:
-            for key in [k for k in self._cache if _contains(k, dead)]:
-                del self._cache[key]
+            for cache in (self._cache, self._polymorphic):
+                for key in [k for k in cache if _contains(k, dead)]:
+                    del cache[key]
 
-    def _trace(self, key: Any, leaves: list[Any], treedef: Any) -> ConcreteFunction:
+    def _trace(
+        self, key: Any, leaves: list[Any], treedef: Any, signature: InputSignature | None = None
+    ) -> ConcreteFunction:
         with self._lock:
             concrete = self._cache.get(key)
             if concrete is not None:  # another thread traced it meanwhile
                 return concrete
             _refuse_generators(self._python_function)
-            if self._input_signature is not None:
-                leaves = self._input_signature.trace_leaves(leaves)
+            if signature is not None:
+                leaves = signature.trace_leaves(leaves, treedef)
             from tracejit.frontend.autograph import convert  # AutoGraph: rewrite control flow
 
             program = trace(
@@ -226,10 +321,27 @@ class Function:
 
     # --- methods -----------------------------------------------------------------------
     def __get__(self, instance: Any, owner: Any = None) -> Any:
-        """As a method: bind the instance, a leaf keyed by identity (one trace per object)."""
-        if instance is None:
+        """As a method: bind the instance, a leaf keyed by identity (one trace per object);
+        the input_signature then describes the arguments after it, as in TensorFlow."""
+        if self._binding == "class":  # bound to the class, from the class or an instance
+            return BoundFunction(self, owner if owner is not None else type(instance))
+        if instance is None or self._binding == "static":
             return self
         return BoundFunction(self, instance)
+
+    def _call_method(self, instance: Any, args: tuple, kwargs: dict) -> Any:
+        return self._call((instance, *args), kwargs, method=True)
+
+    def _method_concrete_function(self, instance: Any, args: tuple, kwargs: dict) -> Any:
+        concrete = self._concrete_function(
+            args, kwargs, self._signature_for(method=True), bound_to=(instance,)
+        )
+        key = (id(concrete), id(instance))  # both kept alive by the view, so never reused
+        with self._lock:
+            view = self._bound_views.get(key)
+            if view is None:
+                view = self._bound_views[key] = BoundConcreteFunction(concrete, instance)
+        return view
 
     def __repr__(self) -> str:
         return f"<tj.Function {getattr(self, '__qualname__', self._python_function)}>"
@@ -244,14 +356,49 @@ class BoundFunction:
         functools.update_wrapper(self, function.python_function)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._function(self._instance, *args, **kwargs)
+        return self._function._call_method(self._instance, args, kwargs)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
-        concrete = self._function.get_concrete_function(self._instance, *args, **kwargs)
-        return functools.partial(concrete, self._instance)
+        """The ConcreteFunction for these arguments after `self` (the input_signature's
+        specs if none are given), bound to the instance."""
+        return self._function._method_concrete_function(self._instance, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._function, name)
+
+
+class BoundConcreteFunction:
+    """A method's ConcreteFunction (traced for one instance), called without `self`."""
+
+    def __init__(self, concrete: Any, instance: Any):
+        self._concrete = concrete
+        self._instance = instance
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._concrete(self._instance, *args, **kwargs)
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        args, kwargs = self._concrete.structured_input_signature
+        return args[1:], kwargs
+
+    def pretty_printed_signature(self) -> str:
+        lines = self._concrete.pretty_printed_signature().split("\n")
+        return "\n".join(lines[:1] + lines[2:])  # without the instance's line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._concrete, name)
+
+    def __repr__(self) -> str:
+        return f"ConcreteFunction bound to {self._instance!r}\n{self.pretty_printed_signature()}"
+
+
+def _binding_of(python_function: Any) -> str:
+    if isinstance(python_function, staticmethod):
+        return "static"
+    if isinstance(python_function, classmethod):
+        return "class"
+    return "instance"
 
 
 def _refuse_generators(python_function: Any) -> None:
@@ -356,4 +503,4 @@ def _warn_deprecated(name: str) -> None:
     )
 
 
-__all__ = ["BoundFunction", "Function", "function"]
+__all__ = ["BoundConcreteFunction", "BoundFunction", "Function", "function"]
