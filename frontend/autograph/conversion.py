@@ -283,7 +283,13 @@ def _find_code(module_code: types.CodeType, name: str) -> types.CodeType:
 
 
 def _all_codes(code: types.CodeType) -> list[types.CodeType]:
-    nested = [c for c in code.co_consts if isinstance(c, types.CodeType)]
+    """`code` and the code nested in it, except class bodies: they run as written, and their
+    methods are converted when called, like any user function."""
+    nested = [
+        c
+        for c in code.co_consts
+        if isinstance(c, types.CodeType) and c.co_flags & inspect.CO_OPTIMIZED
+    ]
     return [code, *(inner for c in nested for inner in _all_codes(c))]
 
 

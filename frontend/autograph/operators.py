@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import sys
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -169,9 +170,16 @@ def check_defined(*values: Any) -> None:
 
 def _range(*args: Any) -> Any:
     """`range(...)` in converted code: a staged `tj.range` when a bound is a tensor."""
-    if any(isinstance(a, Tensor) for a in args):
-        return Range(*args)
-    return range(*args)
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    for bound in tensors:
+        if bound.dtype.kind not in "biu":
+            raise TypeError(
+                at_user_line(
+                    f"range() of a {bound.dtype} tensor: its bounds must be integers, as in "
+                    "Python; cast with .astype(np.int64) if you mean it"
+                )
+            )
+    return Range(*args) if tensors else range(*args)
 
 
 BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {range: _range, **builtins.OVERRIDES}
@@ -201,8 +209,70 @@ def if_stmt(
     _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
 
 
+def user_raise(exception: Any) -> Any:
+    """`raise E` in converted code: marks `E` as raised by the user's code at this line, so
+    a staged if can turn it into a run-time error of the branch that raises it."""
+    if isinstance(exception, type) and issubclass(exception, BaseException):
+        exception = exception()
+    if isinstance(exception, BaseException):
+        exception.__tj_raised_at__ = str(user_location())  # type: ignore[attr-defined]
+    return exception
+
+
+class _BranchRaises(Exception):
+    """A branch of a staged if raised a user exception while being traced."""
+
+    def __init__(self, branch: int, message: str):
+        self.branch, self.message = branch, message
+
+
 def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) -> None:
+    """Stage an if. A branch whose Python code raises (`raise E(...)`) becomes a run-time
+    error when it is taken, as in Python: it fails an assertion and then, so that it has
+    outputs of the right types, traces the other branch (never run: the kernel stops)."""
+    raising: dict[int, str] = {}
+    while True:
+        try:
+            return _stage_if_once(
+                pred, body, orelse, get_state, set_state, names, branch_names, raising
+            )
+        except _BranchRaises as raised:
+            raising[raised.branch] = raised.message
+            if len(raising) == 2:
+                set_state(get_state())
+                fail = [partial(primitives.assert_true, _false(), m) for m in raising.values()]
+                cond(pred, *fail)
+                return None
+
+
+def _false() -> Tensor:
+    return primitives.constant(np.asarray(False))
+
+
+def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int, str]):
+    """Branch `index` of a staged if as traced: fails at run time if it raises, else runs."""
+
+    def run() -> None:
+        if index in raising:
+            primitives.assert_true(_false(), raising[index])
+            fns[1 - index]()
+            return
+        try:
+            fns[index]()
+        except Exception as error:
+            where = getattr(error, "__tj_raised_at__", None)
+            if where is None:
+                raise
+            message = f"{type(error).__name__}: {error} ({where})"
+            raise _BranchRaises(index, message) from None
+
+    return run
+
+
+def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names, raising):
     init = get_state()
+    fns = [body, orelse]
+    body, orelse = _raising_branch(0, fns, raising), _raising_branch(1, fns, raising)
     both = set(branch_names[0]) & set(branch_names[1])
     outputs = [i for i, n in enumerate(names) if n in both or not is_undefined(init[i])]
     one_sided = [i for i in range(len(names)) if i not in outputs]

@@ -392,6 +392,13 @@ class ExpressionConverter(ast.NodeTransformer):
         call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
         return _place(call, node)
 
+    def visit_Raise(self, node: ast.Raise) -> ast.AST:
+        """`raise E` -> `raise ag__.user_raise(E)` (a staged branch makes it a run-time error)."""
+        self.generic_visit(node)
+        if node.exc is not None:
+            node.exc = _place(ag_call("user_raise", node.exc), node.exc)
+        return node
+
     def visit_Assign(self, node: ast.Assign) -> ast.AST:
         """`a[k] = v` -> `ag__.setitem(v, a, k)` (Python evaluates v, then a, then k)."""
         self.generic_visit(node)
