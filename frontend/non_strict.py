@@ -16,16 +16,19 @@ the trace ends (`finish`, from frontend/trace_function.py):
 * the others are dropped, with their `tj.poison` and every op that only computes from it,
   so no `tj.poison` leaves the frontend.
 
-A value is live when the function's result or a side effect needs it (`live_values`):
+A value is live when the function's result or a side effect needs it (`_liveness`):
 it is returned, or it feeds (directly or through other ops) an op with effects —
 `tj.print`, `tj.py_call`, a Variable write, `tj.assert`, anything not known to be pure,
-including a staged `tj.if`/`tj.while` that contains one. A `tj.if` result counts only if
-it is live, and so does a `tj.while`'s loop-carried value (its result, or its use in the
-loop). This is what `dce` keeps, made precise for region results: a failing op that
-DCE-like removal would drop cannot raise.
+including a staged `tj.if`/`tj.while` that contains one. What a `tj.if` branch yields
+counts only for the results that are live, and what a loop body yields only for the
+loop-carried values that are live (as a result or within the loop); a loop's initial
+values and its condition count whenever the loop runs. This is what `dce` keeps, except
+that `dce` keeps all that a live region yields: a failing op that dead-code elimination
+would drop never raises.
 
 Errors about shapes, dtypes and Python arguments are not data errors: they are raised at
-once, as TensorFlow's shape inference raises them while tracing.
+once, as TensorFlow's shape inference raises them while tracing. A Function called while
+tracing another is traced on its own, so its own result counts as used there.
 """
 
 from __future__ import annotations
@@ -89,12 +92,8 @@ def finish(context: TraceContext) -> None:
     _remove_dead(list(pending), live_ops)
 
 
-def live_values(function: func.FuncOp) -> set[SSAValue]:
-    """The values of `function` that its results or its side effects need."""
-    return _liveness(function)[0]
-
-
 def _liveness(function: func.FuncOp) -> tuple[set[SSAValue], set[Operation]]:
+    """The values `function`'s results and side effects need, and the ops that run."""
     live: set[SSAValue] = set()
     live_ops: set[Operation] = set()
     work: list[SSAValue | Operation] = []
@@ -213,20 +212,21 @@ def _remove_dead(poisons: list[SSAValue], live_ops: set[Operation]) -> None:
     for op in [op for op in erase if not gone(op)]:
         assert op.parent is not None
         op.parent.erase_op(op, safe_erase=False)
-    for if_op, indices in dropped.items():
-        if if_op.parent is not None and not gone(if_op) and if_op not in erase:
-            _drop_if_results(if_op, indices)
+    ifs = [(op, i) for op, i in dropped.items() if op.parent is not None and not gone(op)]
+    for if_op, indices in ifs:  # first every yield, as one if may yield another's result
+        for region in if_op.regions:
+            old = _yield(region)
+            new = YieldOp(*(v for i, v in enumerate(old.operands) if i not in indices))
+            new.location = old.location
+            region.block.insert_op_before(new, old)
+            region.block.erase_op(old)
+    for if_op, indices in ifs:
+        _drop_if_results(if_op, indices)
 
 
 def _drop_if_results(op: IfOp, indices: set[int]) -> None:
-    """Rebuild `op` without the results at `indices` (they have no uses left)."""
+    """Rebuild `op` without the results at `indices` (no longer yielded nor used)."""
     keep = [i for i in range(len(op.res)) if i not in indices]
-    for region in op.regions:
-        old = _yield(region)
-        new = YieldOp(*(old.operands[i] for i in keep))
-        new.location = old.location
-        region.block.insert_op_before(new, old)
-        region.block.erase_op(old)
     regions = [op.detach_region(0), op.detach_region(0)]
     new_if = IfOp(op.pred, [op.res[i].type for i in keep], *regions)
     new_if.location = op.location
