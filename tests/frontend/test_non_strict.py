@@ -2,6 +2,8 @@
 tracing (an index out of range, ...) is raised only if the failing op's result is used by
 a result or a side effect; an unused failing op is dropped, as tf.function drops it."""
 
+# ruff: noqa: F841, SIM108  (results computed and not used, staged ifs: that is the point)
+
 from __future__ import annotations
 
 import inspect
@@ -100,7 +102,7 @@ def test_first_used_error_in_program_order_is_raised():
     @tj.function
     def f(x):
         a = x[5]
-        unused = x[9]  # noqa: F841
+        unused = x[9]
         b = x[6]
         return b, a
 
@@ -206,12 +208,12 @@ def test_unused_failing_op_in_a_staged_if_branch():
     def f(x):
         if np.sum(x) > 0:
             x[7]  # unused
-            y = x[[0, 9]]  # noqa: F841  (assigned in one branch only, never read)
+            y = x[[0, 9]]  # assigned in one branch only, never read
             z = x * 2
-            w = x[8]  # noqa: F841  (assigned in both branches, never read after the if)
+            w = x[8]  # assigned in both branches, never read after the if
         else:
             z = x - 1
-            w = x[0]  # noqa: F841
+            w = x[0]
         return z
 
     for x in (np.arange(3.0), -np.arange(3.0)):
@@ -225,7 +227,7 @@ def test_unused_failing_op_in_a_staged_if_branch():
 def test_used_failing_op_in_a_staged_if_branch_raises():
     @tj.function
     def f(x):
-        if np.sum(x) > 0:  # noqa: SIM108  (a staged if)
+        if np.sum(x) > 0:
             z = x[7]
         else:
             z = x[0]
@@ -235,6 +237,64 @@ def test_used_failing_op_in_a_staged_if_branch_raises():
         f(np.arange(3.0))
 
 
+def test_failing_predicate_and_nested_ifs():
+    @tj.function
+    def dead_if(x):
+        if x[5] > 0:  # the if computes nothing that is used: neither does its predicate
+            y = x * 2
+        else:
+            y = x
+        return x
+
+    @tj.function
+    def live_if(x):
+        if x[5] > 0:
+            y = x * 2
+        else:
+            y = x
+        return y
+
+    @tj.function
+    def nested(x):
+        z, w = x, x[0]
+        if np.sum(x) > 0:
+            if np.sum(x) > 1:
+                w = x[7]  # yielded by both ifs, never read after them
+                z = x + 1
+            else:
+                w = x[1]
+            z = z * 2
+        return z
+
+    x = np.arange(3.0)
+    assert_same(dead_if(x), x)
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        live_if(x)
+    for v in (x, x - 0.5, x / 10, -x):
+        assert_same(nested(v), run_eagerly(nested, v) if v.sum() <= 1 else (v + 1) * 2)
+    assert "tj.poison" not in graph_of(nested, x)
+
+
+def test_unknown_dims():
+    spec = [tj.TensorSpec([None, 3], np.int64)]
+
+    @tj.function(input_signature=spec)
+    def unused(x):
+        x[:, 5]
+        x**-1
+        return x
+
+    @tj.function(input_signature=spec)
+    def used(x):
+        return x[:, 5]
+
+    x = np.ones((2, 3), np.int64)
+    assert_same(unused(x), x)
+    assert "tj.poison" not in graph_of(unused, x)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for axis 1 with size 3"):
+        used(x)
+
+
 def test_unused_failing_op_in_a_loop_body():
     @tj.function
     def f(x, n):
@@ -242,7 +302,7 @@ def test_unused_failing_op_in_a_loop_body():
         y = x[:1]
         for _ in tj.range(n):
             x[4]  # unused
-            y = x[[5]]  # noqa: F841  (carried by the loop, never read after it)
+            y = x[[5]]  # carried by the loop, never read after it
             s = s + x
         return s
 
@@ -266,16 +326,34 @@ def test_unused_failing_op_in_a_loop_body():
     assert_same(g(x, np.int64(0)), run_eagerly(g, x, np.int64(0)))
 
 
-def test_used_failing_op_in_a_loop_body_raises():
+def test_used_failing_op_in_a_loop_raises():
     @tj.function
-    def f(x, n):
+    def body(x, n):
         s = np.zeros(1)
         for _ in tj.range(n):
             s = s + x[[4]]
         return s
 
-    with pytest.raises(IndexError, match="index 4 is out of bounds"):
-        f(np.arange(3.0), np.int64(2))
+    @tj.function
+    def condition(x, n):
+        i, s = 0, x
+        while i < n and x[9] > -1:
+            s = s + 1
+            i += 1
+        return s
+
+    @tj.function
+    def initial_value(x, n):  # a running loop takes all its initial values
+        s, y = x, x[5]
+        for _ in tj.range(n):
+            y = y + 1
+            s = s + 1
+        return s
+
+    x, n = np.arange(3.0), np.int64(2)
+    for f, index in ((body, 4), (condition, 9), (initial_value, 5)):
+        with pytest.raises(IndexError, match=f"index {index} is out of bounds"):
+            f(x, n)
 
 
 def test_iterating_a_tensor_stops_at_its_length():
