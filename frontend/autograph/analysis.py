@@ -86,6 +86,16 @@ def mutated_names(nodes: Iterable[ast.AST]) -> list[str]:
     return list(names)
 
 
+def nonlocals_of_nested_functions(body: list[ast.stmt]) -> set[str]:
+    """The names that functions nested (at any depth) in `body` declare `nonlocal`."""
+    return {
+        name
+        for node in ast.walk(ast.Module(body, []))
+        if isinstance(node, ast.Nonlocal)
+        for name in node.names
+    }
+
+
 def loaded_names(nodes: Iterable[ast.AST]) -> set[str]:
     """Names read anywhere under `nodes`, nested scopes included (closures read them too)."""
     return {

@@ -122,6 +122,7 @@ class _Jumps:
         """Rewrite the blocks of a compound statement; may it / does it always jump?"""
         if isinstance(node, _SCOPES) or (isinstance(node, LOOPS) and not self.stop_loops):
             return False, False  # own scope; or break/continue of an inner, lowered loop
+        endless = _is_endless(node)  # before the return flag becomes its extra test
         always: dict[tuple[int, str], bool] = {}
         may = False
         for owner, field in _blocks_of(node):
@@ -130,7 +131,7 @@ class _Jumps:
             may, always[id(owner), field] = may or block_may, block_always
         if may and isinstance(node, LOOPS):
             node.extra_tests = [*getattr(node, "extra_tests", []), not_flag(self.flag)]
-        return may, _always_jumps(node, always)
+        return may, (endless and may) or _always_jumps(node, always)
 
 
 # --- loops: break, continue and `else` ------------------------------------------------------
@@ -191,6 +192,16 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
     start = located([assign(flag, ast.Constant(False)), assign(value, undefined)], function.body[0])
     end = located([ast.Return(ast.Name(value, ast.Load()))], body[-1])
     function.body = start + new_body + end
+
+
+def _is_endless(node: ast.stmt) -> bool:
+    """`while True:` with no break (lowered breaks are extra tests): it only ends by a jump."""
+    return (
+        isinstance(node, ast.While)
+        and isinstance(node.test, ast.Constant)
+        and node.test.value is True
+        and not getattr(node, "extra_tests", [])
+    )
 
 
 def _always_jumps(node: ast.stmt, always: dict[tuple[int, str], bool]) -> bool:

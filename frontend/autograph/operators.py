@@ -219,6 +219,15 @@ def user_raise(exception: Any) -> Any:
     return exception
 
 
+class _ReturnsInOneBranch(Exception):
+    """A branch of a staged if returns (sets the return value) and the other does not: the
+    if is staged again with the return value defined before it (zeros of its type), since
+    the lowering reads it only where the return flag says it was set."""
+
+    def __init__(self, index: int, value: Any):
+        self.index, self.value = index, value
+
+
 class _BranchRaises(Exception):
     """A branch of a staged if raised a user exception while being traced."""
 
@@ -236,6 +245,10 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
             return _stage_if_once(
                 pred, body, orelse, get_state, set_state, names, branch_names, raising
             )
+        except _ReturnsInOneBranch as returns:
+            state = list(get_state())
+            state[returns.index] = _zeros_like(returns.value)
+            set_state(tuple(state))
         except _BranchRaises as raised:
             raising[raised.branch] = raised.message
             if len(raising) == 2:
@@ -286,6 +299,9 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
             fn()
             values = get_state()
             assigned.update((i, values[i]) for i in one_sided if not is_undefined(values[i]))
+            for i in one_sided:
+                if i in assigned and is_return_value(names[i]) and _has_spec(assigned[i]):
+                    raise _ReturnsInOneBranch(i, assigned[i])
             out = tuple(values[i] for i in outputs)
             _check_branch_outputs(out, then_outputs, [names[i] for i in outputs], where)
             then_outputs.append(out)
@@ -293,7 +309,13 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
 
         return run
 
-    results = cond(pred, branch(body), branch(orelse), names=[_display(names[i]) for i in outputs])
+    try:
+        results = cond(
+            pred, branch(body), branch(orelse), names=[_display(names[i]) for i in outputs]
+        )
+    except (_ReturnsInOneBranch, _BranchRaises):
+        set_state(init)  # staged again: from the state before the if
+        raise
     final = list(init)
     for i, value in zip(outputs, results, strict=True):
         final[i] = value
@@ -582,6 +604,10 @@ class _Loop:
             self.set_state(tuple(init))
             for op in reversed(list(block.ops)):
                 block.erase_op(op, safe_erase=False)
+
+
+def _has_spec(value: Any) -> bool:
+    return all(_spec_of(leaf) is not None for leaf in flatten(value)[0])
 
 
 def _zeros_like(value: Any) -> Any:

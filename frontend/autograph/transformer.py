@@ -94,13 +94,15 @@ class _Scope:
     nonlocals: set[str]
     loads: Counter  # every Name read in the (lowered) body, for loop live-out
     locals_: set[str]  # every name the function binds (parameters included)
+    closure_assigned: set[str]  # our locals that nested functions assign (`nonlocal`)
     bind: dict[str, None] = field(default_factory=dict)
 
     def state(self, stmts: list[ast.AST]) -> list[str]:
         """The names a statement assigns, and its local containers changed in place (a staged
         branch or loop must carry those too: `d["k"] = t`, `xs.append(t)`)."""
         mutated = [n for n in analysis.mutated_names(stmts) if n in self.locals_]
-        assigned = analysis.bound_names(stmts)
+        # A nested function that assigns a `nonlocal` of ours may be called in the statement.
+        assigned = analysis.bound_names(stmts) + sorted(self.closure_assigned)
         names = [
             n for n in dict.fromkeys(assigned + mutated) if n not in self.globals_ | self.nonlocals
         ]
@@ -141,7 +143,8 @@ class FunctionConverter:
         )
         params = set(analysis.parameter_names(node.args))
         locals_ = params | set(analysis.bound_names(node.body))
-        scope = _Scope(params, globals_, nonlocals, loads, locals_)
+        closure_assigned = analysis.nonlocals_of_nested_functions(node.body) & locals_
+        scope = _Scope(params, globals_, nonlocals, loads, locals_, closure_assigned)
         body = self.block(node.body, scope)
         assigned_first = _assigned_prefix(body)
         init = [

@@ -409,6 +409,244 @@ def loop_returns_tuple(n):
     return a, b
 
 
+# --- closures, nonlocal, while True, nested loops, containers in loops ---
+
+
+def nonlocal_in_branch(x):
+    total = 0
+
+    def add(v):
+        nonlocal total
+        total = total + v
+
+    if x > 0:
+        add(x)
+    return total
+
+
+def early_return_while(n):
+    i = 0
+    while i < n:
+        if i == 4:
+            return i * 100
+        i += 1
+    return i
+
+
+def for_rows_break(x):
+    s = 0.0
+    for v in np.array([1.0, 2.0, 3.0, 4.0]) * x:
+        if v > 5:
+            break
+        s = s + v
+    return s
+
+
+def mixed_py_tensor_cond(x):
+    flag = True
+    if flag and x > 0:
+        return x
+    return -x
+
+
+def while_tuple_state(n):
+    a, b = 0, 1
+    i = 0
+    while i < n:
+        a, b = b, a + b
+        i += 1
+    return a
+
+
+def nested_while(n):
+    i = 0
+    s = 0
+    while i < n:
+        j = 0
+        while j < i:
+            s += j
+            j += 1
+        i += 1
+    return s
+
+
+def return_in_nested_loop(n):
+    for i in range(n):
+        for j in range(n):
+            if i * j > 6:
+                return i + j
+    return 0
+
+
+def continue_in_for_tensor(n):
+    s = 0
+    for i in tj.range(n):
+        if i % 2 == 1:
+            continue
+        s += i
+    return s
+
+
+def if_in_for_python(x):
+    s = x * 0
+    for k in range(4):
+        if x > k:
+            s = s + k
+        else:
+            s = s - 1
+    return s
+
+
+def dict_in_while(n):
+    d = {"i": 0, "acc": 1}
+    while d["i"] < n:
+        d["acc"] = d["acc"] * 2
+        d["i"] += 1
+    return d["acc"]
+
+
+def list_swap_in_if(x):
+    l = [x, x * 2]
+    if x > 1:
+        l[0], l[1] = l[1], l[0]
+    return l[0] - l[1]
+
+
+def ternary_in_loop(n):
+    s = 0
+    for i in range(n):
+        s += 1 if i % 2 == 0 else -1
+    return s
+
+
+def while_with_and(n):
+    i = 0
+    while i < n and i < 5:
+        i += 1
+    return i
+
+
+def while_with_or(n):
+    i = 0
+    while i < 3 or i < n:
+        i += 1
+    return i
+
+
+def for_enumerate_tensor_rows(x):
+    s = 0.0
+    for i, v in enumerate(np.array([1.0, 2.0, 3.0]) * x):
+        s = s + i * v
+    return s
+
+
+def assign_in_else_only_used_in_else(x):
+    if x > 0:
+        r = x
+    else:
+        t = x * 2
+        r = t + 1
+    return r
+
+
+def return_inside_while_true(n):
+    i = 0
+    while True:
+        i += 1
+        if i > n:
+            return i
+
+
+def abs_and_minmax(x):
+    return abs(x) + max(x, 1) - min(x, 2)
+
+
+def nested_if_return(x):
+    if x > 0:
+        if x > 5:
+            return 2
+        return 1
+    return 0
+
+
+def loop_with_if_no_else_accum(n):
+    c = 0
+    for i in range(n):
+        if i > 2:
+            c += i
+    return c
+
+
+def pow_loop(x):
+    r = 1
+    for _ in range(3):
+        r = r * x
+    return r
+
+
+def string_const_branch(x):
+    if x > 0:
+        s = x + 1
+    else:
+        s = x - 1
+    name = "pos"
+    return s
+
+
+def bool_result(x):
+    return x > 2
+
+
+def not_in_loop(n):
+    done = False
+    i = 0
+    while not done:
+        i += 1
+        done = i >= n
+    return i
+
+
+def global_counter_read(x):
+    if x > 0:
+        return x + OFFSET
+    return x - OFFSET
+
+
+OFFSET = 10
+
+
+def sum_of_list_comp(x):
+    return sum([x * k for k in range(4)])
+
+
+def divmod_loop(n):
+    q, r = 0, n
+    while r >= 4:
+        q += 1
+        r -= 4
+    return q, r
+
+
+def break_in_while_tensor_cond(x):
+    i = 0
+    while x > i:
+        i += 1
+        if i >= 6:
+            break
+    return i
+
+
+def else_on_while_with_break(n):
+    i = 0
+    while i < n:
+        if i == 3:
+            break
+        i += 1
+    else:
+        return -1
+    return i
+
+
 PROGRAMS = [
     value
     for name, value in list(globals().items())
