@@ -70,12 +70,15 @@ def trace_python_input(
         raise UsageError("a Python input needs --signature (or a function with input_signature)")
     args, kwargs = bind_in_order(inspect.signature(function.python_function), specs, values)
     concrete = function.get_concrete_function(*args, **kwargs)
-    if not hasattr(concrete, "graph"):  # a TensorSpec of unknown rank: one module per rank
+    if hasattr(concrete, "graph"):
+        return concrete
+    # A function whose input_signature has an unknown rank: one module per rank.
+    if any(getattr(spec, "shape", ()) is None for spec in [*args, *kwargs.values()]):
         raise ValueError(
             "an input of unknown rank (`*`) has no single module to show; give its rank "
             "with `?` dims instead, e.g. f32[?,?]"
         )
-    return concrete
+    return concrete.concrete_for(*args, **kwargs)
 
 
 def bind_in_order(

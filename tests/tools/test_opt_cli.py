@@ -448,3 +448,16 @@ def test_signature_short_names_and_unknown_dims():
     assert [s.shape for s in specs[:3]] == [(), (4, None), None]
     with pytest.raises(ValueError, match="bad --signature entry"):
         parse_signature("f32[2], c64[2]")
+
+
+def test_unknown_rank_signature_traces_the_rank_given(capsys, tmp_path):
+    source = tmp_path / "ranked.py"
+    source.write_text(
+        "import numpy as np\nimport tracejit as tj\n\n"
+        "@tj.function(input_signature=[tj.TensorSpec(shape=None, dtype=np.float32)])\n"
+        "def double(x):\n    return x * 2\n"
+    )
+    code, out, _ = cli(capsys, f"{source}:double", "--signature", "f32[?,3]", "-p", "")
+    assert code == 0 and "tensor<?x?xf32>" in out
+    code, _, err = cli(capsys, f"{source}:double", "-p", "")
+    assert code == 1 and "unknown rank" in err
