@@ -33,7 +33,6 @@ from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
 from tracejit.frontend.tracing import current_trace, emit
-from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 
 class Graph:
@@ -57,7 +56,7 @@ class ConcreteFunction:
         names: list[str],
         arg_treedef: TreeDef,
         arg_leaves: list[Any],
-        pipeline: tuple[str, ...] = DEFAULT_PIPELINE,
+        pipeline: tuple[str, ...] = driver.DEFAULT_PIPELINE,
     ):
         self._program = program
         self._signature = signature
