@@ -71,14 +71,19 @@ def compile_module(
     *,
     noalias_args: bool = False,
     callbacks: Mapping[str, int] | None = None,
+    check_bounds: bool | None = None,
+    keep_object_code: bool = False,
 ) -> JitModule:
     """Translate, optimise (O3, vectorised for the host) and JIT-compile `module`;
-    `callbacks` gives the addresses of the module's run-time callback declarations."""
+    `callbacks` gives the addresses of the module's run-time callback declarations;
+    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`);
+    `keep_object_code` when the object code will be asked for (one code generation)."""
     from tracejit.codegen.emit_llvm import translate_module
     from tracejit.codegen.jit import compile_llvm_ir
 
-    text = translate_module(module, noalias_args=noalias_args)
-    return compile_llvm_ir(text, module_signatures(module), callbacks)
+    text = translate_module(module, noalias_args=noalias_args, check_bounds=check_bounds)
+    signatures = module_signatures(module)
+    return compile_llvm_ir(text, signatures, callbacks, keep_object_code=keep_object_code)
 
 
 __all__ = [

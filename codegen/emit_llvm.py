@@ -21,7 +21,12 @@ from tracejit.codegen.context import Emitter, FunctionEmitter, MemRef, ModuleSta
 from tracejit.codegen.emit_arith import ARITH_EMITTERS, ARITH_NAMED_EMITTERS
 from tracejit.codegen.emit_control import CONTROL_EMITTERS
 from tracejit.codegen.emit_math import MATH_EMITTERS
-from tracejit.codegen.emit_memref import MEMREF_EMITTERS, declare_global, memref_with_dims
+from tracejit.codegen.emit_memref import (
+    MEMREF_EMITTERS,
+    bounds_checks_enabled,
+    declare_global,
+    memref_with_dims,
+)
 from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
@@ -37,15 +42,24 @@ EMITTERS: dict[type[Operation], Emitter] = {
 NAMED_EMITTERS: dict[str, Emitter] = {**ARITH_NAMED_EMITTERS}
 
 
-def translate_module(module: ModuleOp, *, noalias_args: bool = False) -> str:
+def translate_module(
+    module: ModuleOp, *, noalias_args: bool = False, check_bounds: bool | None = None
+) -> str:
     """The unoptimised LLVM IR text of `module`."""
-    return str(build_llvm_module(module, noalias_args=noalias_args))
+    return str(build_llvm_module(module, noalias_args=noalias_args, check_bounds=check_bounds))
 
 
-def build_llvm_module(module: ModuleOp, *, noalias_args: bool = False) -> ir.Module:
+def build_llvm_module(
+    module: ModuleOp, *, noalias_args: bool = False, check_bounds: bool | None = None
+) -> ir.Module:
     """Translate `module`; `noalias_args` marks every memref pointer parameter `noalias`
-    (only correct when the caller guarantees no two memref arguments overlap)."""
-    state = ModuleState(ir.Module(name="tracejit"), noalias_args=noalias_args)
+    (only correct when the caller guarantees no two memref arguments overlap);
+    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`)."""
+    if check_bounds is None:
+        check_bounds = bounds_checks_enabled()
+    state = ModuleState(
+        ir.Module(name="tracejit"), noalias_args=noalias_args, check_bounds=check_bounds
+    )
     funcs: list[func.FuncOp] = []
     for op in module.ops:
         if isinstance(op, memref.GlobalOp):

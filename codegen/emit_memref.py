@@ -76,9 +76,10 @@ def element_ptr(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -
 
 
 def bounds_checks_enabled() -> bool:
-    """`TRACEJIT_CHECK_BOUNDS=1` (read when a module is translated): guard every
-    memref.load/store/copy with a range check returning OUT_OF_BOUNDS (a compiler-bug
-    detector: correct code never trips it, and the checks cost speed)."""
+    """The default of `check_bounds` (`translate_module`, the driver's `compile`):
+    `TRACEJIT_CHECK_BOUNDS=1` guards every memref.load/store/copy with a range check
+    returning OUT_OF_BOUNDS (a compiler-bug detector: correct code never trips it, and the
+    checks cost speed)."""
     return os.environ.get("TRACEJIT_CHECK_BOUNDS", "0") not in ("", "0")
 
 
@@ -92,7 +93,7 @@ def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> Non
 
 
 def _check_indices(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -> None:
-    if not indices or not bounds_checks_enabled():
+    if not indices or not fx.state.check_bounds:
         return
     inside: ir.Value = ir.Constant(I1, 1)
     for index, dim in zip(indices, ref.dims, strict=True):  # 0 <= i < dim, unsigned
@@ -191,7 +192,7 @@ def _dim(fx: FunctionEmitter, op: memref.DimOp) -> ir.Value:
 
 def _copy(fx: FunctionEmitter, op: memref.CopyOp) -> None:
     source, target = fx.memref(op.source), fx.memref(op.destination)
-    if bounds_checks_enabled():
+    if fx.state.check_bounds:
         sizes_differ = fx.b.icmp_unsigned("!=", _num_elements(fx, source),
                                           _num_elements(fx, target))
         _return_status_if(fx, sizes_differ, OUT_OF_BOUNDS)

@@ -125,11 +125,12 @@ class JitModule:
 
     def __init__(self, engine: llvm.ExecutionEngine, tm: llvm.TargetMachine,
                  module: llvm.ModuleRef | None, signatures: Mapping[str, KernelSignature],
-                 object_code: bytes | None = None) -> None:
+                 object_code: bytes | None = None, llvm_ir: str | None = None) -> None:
         self._engine = engine
         self._tm = tm
         self._module = module
         self._object_code = object_code
+        self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
         # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
@@ -139,17 +140,19 @@ class JitModule:
 
     @functools.cached_property
     def optimized_llvm_ir(self) -> str:
-        """LLVM IR after the O3 pipeline."""
-        if self._module is None:
-            raise CodegenError("a module loaded from object code has no LLVM IR")
-        return str(self._module)
+        """LLVM IR after the O3 pipeline (for object code: the IR it was loaded with)."""
+        if self._module is not None:
+            return str(self._module)
+        if self._llvm_ir is None:
+            raise CodegenError("a module loaded from object code without its LLVM IR has none")
+        return self._llvm_ir
 
     @functools.cached_property
     def asm(self) -> str:
-        """Host assembly of the optimised module."""
-        if self._module is None:
-            raise CodegenError("a module loaded from object code has no assembly text")
-        return self._tm.emit_assembly(self._module)
+        """Host assembly of the optimised module (parsed again, not re-optimised, for a
+        module loaded from object code)."""
+        module = self._module or llvm.parse_assembly(self.optimized_llvm_ir)
+        return self._tm.emit_assembly(module)
 
     @property
     def object_code(self) -> bytes:
@@ -293,11 +296,14 @@ def load_object(
     object_code: bytes,
     signatures: Mapping[str, KernelSignature],
     callbacks: Mapping[str, int] | None = None,
+    optimized_llvm_ir: str | None = None,
 ) -> JitModule:
-    """A JitModule from object code produced by `JitModule.object_code` in any process."""
+    """A JitModule from object code produced by `JitModule.object_code` in any process;
+    given the optimised LLVM IR it was made from, its `optimized_llvm_ir` and `asm` work
+    (the IR is parsed when asked for, not optimised again)."""
     tm = _target_machine()
     engine = _engine_for_object(object_code, tm, callbacks)
-    return JitModule(engine, tm, None, signatures, object_code)
+    return JitModule(engine, tm, None, signatures, object_code, optimized_llvm_ir)
 
 
 def _engine_for_object(

@@ -74,9 +74,9 @@ class ConcreteFunction:
         self._pipeline = pipeline
         self.graph = Graph(program)
         self._lock = threading.Lock()
-        self._compiled: Any = None
+        self._compilation: driver.Compilation | None = None
         self._kernel: Any = None
-        self._stages: list[driver.Stage] | None = None
+        self._stages: list[driver.Stage] | None = None  # recorded after compiling to run
         self._messages: list[str] = []
         self._callbacks: Any = None
         self.fast_call: Any = None  # set when compiled (fast_path.py)
@@ -117,7 +117,10 @@ class ConcreteFunction:
         return f"{self.graph.function_name}({', '.join(self._names)})"
 
     def ir(self, after: str | None = None) -> str:
-        """The IR after the pass named `after` (its first run), or the final lowered IR."""
+        """The IR after the pass named `after` (its first run), or the final lowered IR.
+
+        Asked before the first call, the one compilation records every stage and then also
+        serves the calls; asked after it, the passes run again to record them."""
         stages = self._lowering_stages()
         if after is None:
             return stages[-1].ir if stages else str(self.graph)
@@ -129,33 +132,47 @@ class ConcreteFunction:
     @property
     def llvm_ir(self) -> str:
         """The LLVM IR after LLVM's O3 pipeline."""
-        return self._compile().optimized_llvm_ir
+        return self._compile().jit.optimized_llvm_ir
 
     @property
     def asm(self) -> str:
         """The host assembly of the kernel."""
-        return self._compile().asm
+        return self._compile().jit.asm
+
+    @property
+    def compilation(self) -> driver.Compilation:
+        """What compiling this trace produced (driver.py): machine code, run-time check
+        messages, callbacks, per-pass timings, and the stages when they were recorded."""
+        return self._compile()
 
     # --- compilation -----------------------------------------------------------------
     def _lowering_stages(self) -> list[driver.Stage]:
-        if self._stages is None:
-            self._stages = driver.lower(
-                self.graph.module, self._pipeline, record_stages=True
-            ).stages
-        return self._stages
+        compilation = self._compile(record_stages=True)
+        if compilation.stages is not None:
+            return compilation.stages
+        with self._lock:  # compiled (to run) before the stages were asked for
+            if self._stages is None:
+                self._stages = driver.lower(
+                    self.graph.module, self._pipeline, record_stages=True
+                ).stages
+            return self._stages
 
-    def _compile(self) -> Any:
+    def _compile(self, record_stages: bool = False) -> driver.Compilation:
         with self._lock:
-            if self._compiled is None:
-                compiled, self._messages, self._callbacks = driver.compile_cached(
-                    self.graph.module, self._pipeline, self._program.py_functions
+            if self._compilation is None:
+                compilation = driver.compile(
+                    self.graph.module,
+                    self._pipeline,
+                    py_functions=self._program.py_functions,
+                    record_stages=record_stages,
                 )
-                kernel = compiled.kernel(self._program.function_name)
+                kernel = compilation.jit.kernel(self._program.function_name)
                 self._kernel = kernel.raw
                 self._dynamic_dims = kernel.signature.dynamic_dims
-                self.fast_call = self._build_fast_call(compiled)
-                self._compiled = compiled
-        return self._compiled
+                self._messages, self._callbacks = compilation.messages, compilation.callbacks
+                self.fast_call = self._build_fast_call(compilation.jit)
+                self._compilation = compilation
+        return self._compilation
 
     def _build_fast_call(self, compiled: Any) -> Any:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -83,18 +84,14 @@ def error_messages(module: ModuleOp) -> list[str]:
 
 
 def compile_to_machine_code(
-    module: ModuleOp, callbacks: dict[str, int] | None = None, keep_object_code: bool = False
+    module: ModuleOp, callbacks: dict[str, int] | None = None, check_bounds: bool | None = None
 ):
-    """Translate a cf-level module to LLVM IR and JIT it (returns a codegen JitModule);
-    `callbacks` binds the module's callback declarations to function addresses;
-    `keep_object_code` when the object code goes to the on-disk cache (one code generation)."""
+    """Translate an already lowered (cf-level) module to LLVM IR and JIT it (returns a
+    codegen JitModule); `callbacks` binds the module's callback declarations to function
+    addresses. (`compile` is the whole way from a traced module.)"""
     from tracejit import codegen
 
-    if not keep_object_code:
-        return codegen.compile_module(module, callbacks=callbacks)
-    text = codegen.translate_module(module)
-    signatures = codegen.module_signatures(module)
-    return codegen.compile_llvm_ir(text, signatures, callbacks, keep_object_code=True)
+    return codegen.compile_module(module, callbacks=callbacks, check_bounds=check_bounds)
 
 
 # The array-object entry points of compiled kernels (codegen/pyobject_entry.py).
@@ -166,41 +163,85 @@ def object_cache():
     return _object_caches[index]
 
 
-def compile_cached(
+@dataclass
+class Compilation:
+    """Everything one compilation of a traced module produces."""
+
+    jit: Any  # the codegen JitModule: kernels, entry points, optimised LLVM IR, assembly
+    messages: list[str]  # run-time check messages, indexed by kernel status - 1
+    callbacks: Any  # the CallbackSet of tj.print / tj.py_function sites, or None
+    stages: list[Stage] | None = None  # the IR after each pass, when recorded
+    pass_seconds: list[tuple[str, float]] = field(default_factory=list)
+    from_cache: bool = False
+
+
+def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it uses)
     module: ModuleOp,
     pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
+    *,
     py_functions: dict | None = None,
-):
-    """`(JitModule, run-time check messages, CallbackSet)` for a traced module: loaded
-    from the on-disk cache when it holds this module + pipeline (no passes, no LLVM),
-    else compiled and stored.
-    The key is the traced module (exact text) and the pipeline, plus the host and versions."""
-    cache = object_cache()
-    if cache is None:
-        return _compile_fresh(module, pipeline, py_functions)
+    record_stages: bool = False,
+    verify_each: bool | None = None,
+    check_bounds: bool | None = None,
+) -> Compilation:
+    """Compile a traced module to machine code: passes, LLVM, JIT.
+
+    With a cache directory set (`tj.config.set_cache_dir`) the object code is loaded from it
+    when it holds this module (exact text), pipeline and bounds-check setting for this host
+    and these versions (no passes, no LLVM), and stored after a fresh compile. Recording the
+    stages always compiles. `verify_each` and `check_bounds` default to the environment
+    (`TRACEJIT_VERIFY_EACH`, `TRACEJIT_CHECK_BOUNDS`)."""
     from tracejit.codegen.emit_memref import bounds_checks_enabled
-    from tracejit.codegen.jit import load_object
+
+    if check_bounds is None:
+        check_bounds = bounds_checks_enabled()
+    cache = object_cache()
+    key = _cache_key(module, pipeline, check_bounds) if cache is not None else None
+    if cache is not None and not record_stages:
+        hit = _load_cached(cache, key, py_functions)
+        if hit is not None:
+            return hit
+    compilation = _compile_fresh(
+        module, pipeline, py_functions, record_stages, verify_each, check_bounds, cache is not None
+    )
+    if cache is not None:
+        extra = {
+            "messages": compilation.messages,
+            "callbacks": [s.to_json() for s in compilation.callbacks.sites],
+            "llvm_ir": compilation.jit.optimized_llvm_ir,
+        }
+        cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra)
+    return compilation
+
+
+def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
     from tracejit.codegen.object_cache import cache_key, module_fingerprint
 
     spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
-    # TRACEJIT_CHECK_BOUNDS changes the machine code: checked and unchecked never share
-    checks = "bounds-checked" if bounds_checks_enabled() else "unchecked"
-    key = cache_key(module_fingerprint(module), spec, checks)
+    # bounds checks change the machine code: checked and unchecked never share
+    checks = "bounds-checked" if check_bounds else "unchecked"
+    return cache_key(module_fingerprint(module), spec, checks)
+
+
+def _load_cached(cache: Any, key: str, py_functions: dict | None) -> Compilation | None:
+    from tracejit.codegen.jit import load_object
+
     entry = cache.load(key)
-    if entry is not None and isinstance(entry.extra.get("messages"), list):
-        callbacks = _cached_callbacks(entry.extra.get("callbacks", []), py_functions)
-        try:
-            addresses = callbacks.addresses if callbacks is not None else None
-            loaded = load_object(entry.object_code, entry.signatures, addresses)
-        except Exception:  # a valid entry LLVM will not load: compile and overwrite it
-            loaded = None
-        if loaded is not None:
-            cached = _CachedJitModule(loaded, module, pipeline, py_functions)
-            return cached, list(entry.extra["messages"]), callbacks
-    compiled, messages, callbacks = _compile_fresh(module, pipeline, py_functions, True)
-    extra = {"messages": messages, "callbacks": [s.to_json() for s in callbacks.sites]}
-    cache.store(key, compiled.object_code, compiled.signatures, extra)
-    return compiled, messages, callbacks
+    if entry is None or not isinstance(entry.extra.get("messages"), list):
+        return None
+    callbacks = _cached_callbacks(entry.extra.get("callbacks", []), py_functions)
+    llvm_ir = entry.extra.get("llvm_ir")
+    try:
+        addresses = callbacks.addresses if callbacks is not None else None
+        loaded = load_object(
+            entry.object_code,
+            entry.signatures,
+            addresses,
+            llvm_ir if isinstance(llvm_ir, str) else None,
+        )
+    except Exception:  # a valid entry LLVM will not load: compile and overwrite it
+        return None
+    return Compilation(loaded, list(entry.extra["messages"]), callbacks, from_cache=True)
 
 
 def _cached_callbacks(sites: list, py_functions: dict | None):
@@ -216,41 +257,23 @@ def _cached_callbacks(sites: list, py_functions: dict | None):
 def _compile_fresh(
     module: ModuleOp,
     pipeline: str | Sequence[str],
-    py_functions=None,
-    keep_object_code: bool = False,
-):
+    py_functions: dict | None,
+    record_stages: bool,
+    verify_each: bool | None,
+    check_bounds: bool,
+    keep_object_code: bool,
+) -> Compilation:
+    from tracejit import codegen
     from tracejit.frontend.callbacks import CallbackSet
 
-    lowered = lower(module, pipeline)
-    messages = error_messages(lowered.module)
+    lowered = lower(module, pipeline, record_stages=record_stages, verify_each=verify_each)
     callbacks = CallbackSet(callback_sites(lowered.module), py_functions or {})
-    compiled = compile_to_machine_code(lowered.module, callbacks.addresses, keep_object_code)
-    return compiled, messages, callbacks
-
-
-class _CachedJitModule:
-    """A JitModule loaded from the cache; its LLVM IR and assembly (which object code does not
-    carry) are produced by compiling the module again when someone asks for them."""
-
-    def __init__(self, loaded, module: ModuleOp, pipeline: str | Sequence[str], py_functions):
-        self._loaded = loaded
-        self._module = module
-        self._pipeline = pipeline
-        self._py_functions = py_functions
-        self._fresh = None
-
-    def __getattr__(self, name: str):
-        return getattr(self._loaded, name)
-
-    def _recompiled(self):
-        if self._fresh is None:
-            self._fresh = _compile_fresh(self._module, self._pipeline, self._py_functions)[0]
-        return self._fresh
-
-    @property
-    def optimized_llvm_ir(self) -> str:
-        return self._recompiled().optimized_llvm_ir
-
-    @property
-    def asm(self) -> str:
-        return self._recompiled().asm
+    jit = codegen.compile_module(
+        lowered.module,
+        callbacks=callbacks.addresses,
+        check_bounds=check_bounds,
+        keep_object_code=keep_object_code,
+    )
+    stages = lowered.stages if record_stages else None
+    messages = error_messages(lowered.module)
+    return Compilation(jit, messages, callbacks, stages, lowered.pass_seconds)

@@ -59,7 +59,7 @@ def functions(count: int) -> dict:
         kernel = _kernel(i)
         f = tj.function(kernel)
         f(x)
-        engines.append(weakref.ref(f.get_concrete_function(x)._compiled._engine))
+        engines.append(weakref.ref(f.get_concrete_function(x).compilation.jit._engine))
         user_functions.append(weakref.ref(kernel))
         del f, kernel
     gc.collect()
