@@ -70,10 +70,10 @@ def _record_dims(value: SSAValue, dims: tuple) -> None:
 class Tensor(ArrayOperators):
     """A symbolic NumPy array inside a traced function."""
 
-    __slots__ = ("value", "shape", "dtype", "dims")
+    __slots__ = ("value", "shape", "dtype", "dims", "weak")
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
-    def __init__(self, value: SSAValue, dims: tuple | None = None):
+    def __init__(self, value: SSAValue, dims: tuple | None = None, weak: bool = False):
         ttype = value.type
         assert isinstance(ttype, TensorType), ttype
         self.value = value
@@ -85,6 +85,10 @@ class Tensor(ArrayOperators):
         self.dims = dims if dims is not None else _dims_of(value, self.shape)
         if dims is not None and None in self.shape:
             _record_dims(value, dims)
+        # Weakly typed (NEP 50, JAX's weak types): the value stands for a Python int or float
+        # (a loop variable initialised from a literal, and arithmetic on it with literals), so
+        # promotion treats it as one: `weak + int32_tensor` is int32 (numpy_api/promotion.py).
+        self.weak = weak
 
     # --- abstract value ------------------------------------------------------------
     @property

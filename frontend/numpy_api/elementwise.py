@@ -235,7 +235,36 @@ def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
         return _compare_mixed_sign(ufunc, *inputs)
     result = UFUNC_RULES[ufunc](*inputs)
     assert result.dtype == dtypes[-1], (ufunc, result.dtype, dtypes)
+    weak = _weak_result(ufunc, operands, result.dtype)
+    if result.weak != weak:  # a rule may hand back an operand (`np.positive`, `np.floor`)
+        result = Tensor(result.value, result.dims, weak=weak)
     return result
+
+
+# The ufuncs of Python's arithmetic operators: on weak operands (Python ints and floats, and
+# weak tensors standing for them) their result is a Python number in eager code, so it stays
+# weak; NumPy functions called on them (np.sqrt(s), np.maximum(s, 1)) return NumPy scalars.
+_PYTHON_OPERATORS = {
+    np.add, np.subtract, np.multiply, np.true_divide, np.floor_divide, np.remainder,
+    np.power, np.negative, np.positive, np.absolute, np.invert, np.bitwise_and,
+    np.bitwise_or, np.bitwise_xor, np.left_shift, np.right_shift,
+}  # fmt: skip
+
+
+def _weak_result(ufunc: np.ufunc, operands: tuple, dtype: np.dtype) -> bool:
+    """Whether `ufunc(*operands)` is weak (NEP 50, like JAX's weak types): an operator on
+    weak tensors and Python ints/floats only, at least one of them a weak tensor."""
+    if ufunc not in _PYTHON_OPERATORS or dtype.kind not in "iuf":
+        return False
+    weak_tensor = False
+    for x in operands:
+        if isinstance(x, Tensor):
+            if not x.weak:
+                return False
+            weak_tensor = True
+        elif not isinstance(x, int | float) or isinstance(x, bool | np.generic):
+            return False
+    return weak_tensor
 
 
 # A Python int beyond the other operand's integer dtype: NumPy 2 answers comparisons with
@@ -398,4 +427,5 @@ def stage_astype(x: Tensor, dtype: Any) -> Tensor:
 
     if target not in SUPPORTED_DTYPES:
         raise TypeError(at_user_line(f"astype: dtype {target} is not supported by tracejit"))
-    return primitives.cast(x, target)
+    result = primitives.cast(x, target)
+    return Tensor(result.value, result.dims) if result.weak else result  # a chosen dtype

@@ -4,6 +4,9 @@ one dtype and one shape, with NumPy 2's rules.
 The dtypes come from NumPy itself (`ufunc.resolve_dtypes`), so NEP 50 holds by
 construction: Python scalars are weak (`int32_tensor + 1` stays int32), NumPy scalars
 and arrays are not, and a Python int that does not fit raises OverflowError as in NumPy.
+A weak tensor (`Tensor.weak`: a staged loop variable initialised from a Python literal, and
+Python-operator arithmetic on it with literals) stands for a Python int or float, so it is
+weak too.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ _PYTHON_SCALARS = (bool, int, float)
 def dtype_descriptor(x: Any) -> np.dtype | type:
     """What `resolve_dtypes` needs: a dtype, or the Python type for a weak scalar."""
     if isinstance(x, Tensor):
-        return x.dtype
+        return weak_type(x) or x.dtype
     if isinstance(x, bool):  # NumPy treats a Python bool as np.bool_
         return np.dtype(np.bool_)
     if isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
@@ -33,13 +36,29 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
     raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
 
 
+def weak_type(x: Tensor) -> type | None:
+    """`int` or `float` for a weak tensor (the Python scalar it stands for), else None."""
+    if not x.weak:
+        return None
+    return float if x.dtype.kind == "f" else int if x.dtype.kind in "iu" else None
+
+
 def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...]:
     """(input dtypes..., output dtype) NumPy would use for `ufunc(*operands)`."""
-    descriptors = tuple(dtype_descriptor(x) for x in operands) + (None,) * ufunc.nout
+    descriptors = tuple(dtype_descriptor(x) for x in operands)
+    if not any(isinstance(d, np.dtype) for d in descriptors):  # weak tensors and literals only:
+        descriptors = tuple(_strong(x, d) for x, d in zip(operands, descriptors, strict=True))
+    descriptors += (None,) * ufunc.nout
     try:
         return ufunc.resolve_dtypes(descriptors)
     except TypeError as error:
         raise TypeError(at_user_line(f"np.{ufunc.__name__}: {error}")) from None
+
+
+def _strong(x: Any, descriptor: np.dtype | type) -> np.dtype | type:
+    """A weak tensor's own dtype (int64/float64, what NumPy gives the Python scalar alone):
+    resolving only Python types gives object loops for comparisons of Python ints."""
+    return x.dtype if isinstance(x, Tensor) else descriptor
 
 
 def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
@@ -96,7 +115,8 @@ def weak_result_type(*operands: Any) -> np.dtype:
     descriptors = []
     for x in operands:
         if isinstance(x, Tensor):
-            descriptors.append(x.dtype)
+            python_type = weak_type(x)
+            descriptors.append(python_type() if python_type else x.dtype)  # 0 or 0.0: weak
         elif isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
             descriptors.append(x)  # the value itself: result_type treats it as weak
         else:
