@@ -12,7 +12,22 @@ Comparison (documented bound):
   any summation order, doubled since both sides round; transcendentals: 8 ulp of the
   result, twice what `passes/expand_math.py` measured);
 * captured stdout (`tj.print`) equal character for character; every `tj.Variable` equal
-  exactly after the call (Variables are reset to their initial value before each run).
+  exactly after the call (Variables are reset to their initial value before each run);
+* a result eager NumPy returns as a Python number (a loop variable initialised with a
+  literal that stayed a weak scalar: the loop ran zero times or met no tensor): equal in
+  value to the compiled 0-d result, whatever its dtype; where eager returns a NumPy value
+  the dtype must be equal too (NEP 50: the literal promotes as a weak scalar).
+
+Failures that are the contract (AutoGraph's), not findings:
+
+* eager raises UnboundLocalError reading a variable a staged loop that ran zero times never
+  assigned: the compiled function must raise `tj.errors.InvalidArgumentError` saying that
+  loop "ran zero times", naming the same variable (`zero_trip_pairing`);
+* a program whose last statement builds a container the contract refuses (named
+  `vK_grows`: a list appended to in a staged loop; `vK_uneven`: a dict given a key, or a list
+  appended to, in one branch of a staged if): every compiled run must refuse it while
+  tracing, with a ValueError naming that container and the line of the staged loop or if
+  (`expected_refusal`); a compiled run that accepts it is a finding.
 
 Each compiled run lowers with `verify_each=True` (the IR verifies after every pass).
 """
@@ -21,10 +36,12 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import os
 import re
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -92,7 +109,9 @@ def run(program, namespace: dict, call) -> Outcome:
 def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
     """(pipeline, Outcome) for the default pipeline and each optional-pass list."""
     function = tj.function(namespace["program"])
-    yield DEFAULT_PIPELINE, run(program, namespace, function)
+    outcome = run(program, namespace, function)
+    outcome.traced = function.experimental_get_tracing_count() > 0
+    yield DEFAULT_PIPELINE, outcome
     relaxed = _with_unknown_dims(namespace["program"], program)
     outcome = run(program, namespace, relaxed)
     outcome.traced = relaxed.experimental_get_tracing_count() > 0
@@ -145,15 +164,16 @@ def _with_unknown_dims(python_function, program) -> tj.Function:
 # Open bugs owned elsewhere, recognised by their message so a long run keeps finding *new*
 # bugs instead of stopping every batch at the same one. Each has a regression test in
 # regressions/ (strict xfail) and is counted and printed separately by run_fuzz.py.
+# A pattern is searched in `str(finding)`: "[pipeline] detail".
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
-    # none open; an entry is a name and a pattern of the finding's message, e.g.
+    # none open; an entry is a name and a pattern of the finding, e.g.
     # "dynamic-stack-ops": re.compile(r"on a tensor with unknown \(None\) dims"),
 }
 
 
 def known_bug(finding: Finding) -> str | None:
     for name, pattern in KNOWN_BUGS.items():
-        if pattern.search(finding.detail):
+        if pattern.search(str(finding)):
             return name
     return None
 
@@ -162,16 +182,89 @@ def check(program, optional_lists: list[list[str]] = ()) -> list[Finding]:
     """All disagreements between eager NumPy and the compiled pipelines."""
     namespace = program.build()
     eager = run(program, namespace, namespace["program"])
-    if eager.error is not None:
+    unbound = isinstance(eager.error, UnboundLocalError)
+    if eager.error is not None and not unbound:
         return [Finding(("eager",), f"the reference raised {eager.error!r}")]
+    refusals = list(dict.fromkeys(REFUSED_CONTAINER.findall(program.source())))
     findings = []
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
         if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
             continue
-        detail = compare_outcomes(program, outcome, eager)
+        if unbound:
+            detail = zero_trip_pairing(outcome, eager)
+        elif refusals:
+            detail = expected_refusal(program, outcome, refusals)
+        else:
+            detail = compare_outcomes(program, outcome, eager)
         if detail:
             findings.append(Finding(pipeline, detail))
     return findings
+
+
+# --- failures the contract prescribes ----------------------------------------------------------
+_QUOTED = re.compile(r"'(\w+)'")
+
+
+def zero_trip_pairing(compiled: Outcome, eager: Outcome) -> str | None:
+    """Eager raised UnboundLocalError (a variable a staged loop never assigned, the loop ran
+    zero times): the compiled run must raise InvalidArgumentError for the same variable."""
+    error = compiled.error
+    variable = _QUOTED.search(str(eager.error))
+    expected = f"'{variable.group(1) if variable else '?'}' is read after the staged loop at "
+    if (
+        isinstance(error, tj.errors.InvalidArgumentError)
+        and expected in str(error)
+        and "ran zero times" in str(error)
+    ):
+        return None
+    got = "returned" if error is None else f"raised {type(error).__name__}: {str(error)[:1000]}"
+    return f"eager raised UnboundLocalError ({eager.error}); compiled {got}"
+
+
+# Containers the generator builds so that the contract refuses them at trace time
+# (fuzz_programs.refused_state), and the refusals' messages.
+REFUSED_CONTAINER = re.compile(r"\b(v\d+_(?:grows|uneven))\b")
+REFUSALS = {
+    "grows": (r"changes its structure inside the staged loop at", ("for ", "while ")),
+    "uneven": (r"has a different structure in the two branches of the staged if at", ("if ",)),
+}
+
+
+def expected_refusal(program, compiled: Outcome, containers: list[str]) -> str | None:
+    """The program ends with a container the contract refuses: the compiled run must raise
+    ValueError while tracing, naming the container and the user's line that stages the
+    loop or if changing it (`file.py:N` of the generated program)."""
+    error = compiled.error
+    text = str(error)
+    for container in containers:
+        message, headers = REFUSALS[container.rsplit("_", 1)[1]]
+        found = re.search(rf"'{container}' {message} (\S+\.py):(\d+) ", text)
+        if (
+            type(error) is ValueError
+            and not compiled.traced
+            and found is not None
+            and _stages(program, found.group(1), int(found.group(2)), headers, container)
+        ):
+            return None
+    got = "returned" if error is None else f"raised {type(error).__name__}: {text[:1000]}"
+    return f"expected the refusal of {', '.join(containers)} at trace time; compiled {got}"
+
+
+def _stages(program, filename: str, line: int, headers: tuple[str, ...], container: str) -> bool:
+    """Whether `filename:line` is the generated program's line staging a loop or an if
+    (`headers`) whose body changes `container`."""
+    text = program.source()
+    lines = text.splitlines()
+    if Path(program.filename()).name != filename or not 1 <= line <= len(lines):
+        return False
+    header = lines[line - 1]
+    indent = len(header) - len(header.lstrip())
+    body = []
+    for following in lines[line:]:
+        if len(following) - len(following.lstrip()) <= indent:
+            break
+        body.append(following)
+    return header.lstrip().startswith(headers) and any(container in b for b in body)
 
 
 def assert_agrees(program, optional_lists: list[list[str]] = ()) -> None:
@@ -201,6 +294,8 @@ def compare_outcomes(program, compiled: Outcome, eager: Outcome) -> str | None:
 
 def compare_arrays(compiled: Any, eager: Any, err: float | None) -> str | None:
     """None if `compiled` matches `eager` within the documented bound, else why not."""
+    if type(eager) in (bool, int, float):
+        return _compare_number(np.asarray(compiled), eager)
     c, e = np.asarray(compiled), np.asarray(eager)
     if c.dtype != e.dtype or c.shape != e.shape:
         return f"dtype/shape {c.dtype}{c.shape} != eager {e.dtype}{e.shape}"
@@ -226,6 +321,18 @@ def compare_arrays(compiled: Any, eager: Any, err: float | None) -> str | None:
     with np.errstate(invalid="ignore"):
         bad = finite & ~(np.abs(c64 - e64) <= allowed)
     return _first(bad, c, e, f" (bound {err:.3g})") if bad.any() else None
+
+
+def _compare_number(c: np.ndarray, eager: bool | int | float) -> str | None:
+    """A Python number eagerly (a literal never converted): the compiled value equal (the
+    same number, NaN for NaN, the sign of a zero), its dtype not compared."""
+    if c.shape != () or c.dtype.kind not in "biuf":
+        return f"dtype/shape {c.dtype}{c.shape} != eager Python {type(eager).__name__} {eager!r}"
+    value = c.item()
+    if math.isnan(eager) and math.isnan(value):
+        return None
+    same = value == eager and math.copysign(1, value) == math.copysign(1, eager)
+    return None if same else f"compiled {c.dtype} {value!r} vs eager Python {eager!r}"
 
 
 def _first(bad: np.ndarray, c: np.ndarray, e: np.ndarray, note: str = "") -> str:

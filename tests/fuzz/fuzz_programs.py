@@ -26,6 +26,13 @@ values, so an ulp of reassociation can never turn into a different integer or a 
 Statements that overflow to inf from finite data, or come within 1/64 of the dtype's
 largest finite value, are not emitted either (the overflow boundary is not a fixed point
 of an approximation).
+
+AutoGraph's contract for Python state in staged control flow is fuzzed too (see the
+section "AutoGraph conformance"): local dicts/lists of tensors written inside staged
+if/while/for, loop variables initialised with Python literals, variables first assigned in
+a staged loop; and, as the last statement of 1 program in 8 (`ENDINGS`), what the contract
+refuses at trace time or a read after a loop that ran zero times, whose failures the
+oracle checks instead of results.
 """
 
 from __future__ import annotations
@@ -129,13 +136,16 @@ class Program:
         lines.append(f"    return {{{items}}}")
         return "\n".join(lines) + "\n"
 
+    def filename(self) -> str:
+        """The file name the source is compiled under (unique to its text). Not "<...>":
+        AutoGraph only converts functions whose file looks like user code."""
+        return f"/fuzz/program_{hashlib.sha1(self.source().encode()).hexdigest()[:12]}.py"
+
     def build(self) -> dict[str, Any]:
         """Execute the source; returns its namespace (`program`, `C*`, `V*`). The source is
         registered with linecache (under a name unique to this text) so AutoGraph and
         tracebacks can read it."""
-        text = self.source()
-        # Not "<...>": AutoGraph only converts functions whose file looks like user code.
-        filename = f"/fuzz/program_{hashlib.sha1(text.encode()).hexdigest()[:12]}.py"
+        text, filename = self.source(), self.filename()
         linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
         namespace: dict[str, Any] = {"__name__": "fuzz_program"}
         exec(compile(text, filename, "exec"), namespace)  # noqa: S102
@@ -205,9 +215,12 @@ class Builder:
     def fresh(self) -> str:
         return f"v{len(self.values) + len(self.hidden)}"
 
-    def run(self, statement: str, name: str) -> tuple[np.ndarray, dict] | None:
+    def run(
+        self, statement: str, name: str, scalars: bool = False
+    ) -> tuple[np.ndarray, dict] | None:
         """Execute `statement` (binding `name`) with NumPy in a scratch namespace; None if
-        NumPy rejects it (not well typed for these operands)."""
+        NumPy rejects it (not well typed for these operands). `scalars`: a Python number
+        is a result too (a loop variable initialised with a literal, never converted)."""
         scratch = dict(self.namespace)
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -217,7 +230,9 @@ class Builder:
         except Exception:
             return None
         result = scratch.get(name)
-        if not isinstance(result, np.ndarray | np.generic):
+        if not isinstance(result, np.ndarray | np.generic) and not (
+            scalars and type(result) in (bool, int, float)
+        ):
             return None
         return np.asarray(result), scratch
 
@@ -228,13 +243,22 @@ class Builder:
         operands: list[Value],
         overflow_ok: bool = False,
         hidden: bool = False,
+        extra: tuple[str, ...] = (),
+        scalars: bool = False,
     ) -> bool:
-        """Run and, if acceptable, append `statement` (which binds `self.fresh()`).
-        Statements with effects (Variable writes, prints) must always be accepted once
-        they ran: they are run once only."""
+        """Run and, if acceptable, append `statement` (which binds `self.fresh()`, and the
+        names in `extra`: more values, with the same lineage). Statements with effects
+        (Variable writes, prints) must always be accepted once they ran: they are run once
+        only. `scalars`: the result may be a Python number (see `run`)."""
         name = self.fresh()
         saved = {n: v._buffer.copy() for n, v in self.live_variables.items()}
-        ran = self.run(statement, name)
+        ran = self.run(statement, name, scalars)
+        if ran is not None and not all(
+            isinstance(ran[1].get(n), np.ndarray | np.generic)
+            and self.acceptable(np.asarray(ran[1][n]), operands, None, overflow_ok)
+            for n in extra
+        ):
+            ran = None
         if ran is not None and MIN_MAX.search(statement) and _negative_zeros(operands):
             ran = None  # which zero max(-0.0, 0.0) gives is up to NumPy's inner loop
         if ran is not None and callable(err):
@@ -253,6 +277,10 @@ class Builder:
         self.namespace[name] = scratch[name]
         self.program.body.append(statement)
         (self.hidden if hidden else self.values).append(Value(name, result, err))
+        assert err is None or not extra, "several values from one statement: exact only"
+        for n in extra:
+            self.namespace[n] = scratch[n]
+            self.values.append(Value(n, np.asarray(scratch[n])))
         return True
 
     def acceptable(
@@ -812,9 +840,397 @@ def print_(b: Builder) -> bool:
     return b.emit(f"tj.print('{v.name}:', {v.name}, sep={sep})\n{b.fresh()} = {v.name}", None, [v])
 
 
+# --- AutoGraph conformance: Python state in staged control flow ------------------------------
+# The contract (frontend/autograph): a local dict or list whose items are written inside a
+# staged if or loop is branch/loop state, each item keeping its dtype and shape; a loop
+# variable initialised with a Python literal (`s = 0`) is a weak scalar (NEP 50) until it meets
+# a tensor; a variable first assigned in a staged loop (for-loop targets too) is usable after
+# it, and a read of it after a loop that ran zero times raises InvalidArgumentError (where
+# Python raises UnboundLocalError). What the contract refuses at trace time, a list appended
+# to in a staged loop and a dict (or list) given an item in one branch only, is generated too,
+# as the last statement of a program (`ENDINGS`), its container named `vK_grows` / `vK_uneven`
+# so that the oracle knows which refusal to expect.
+
+# Writes of a container item `{v}` (any other operand `{x}`); a write is emitted only if it
+# keeps the item's dtype and shape. No bare `{v}`: two items must never be one array, since
+# eager `+=` changes an array in place.
+STATE_FORMS = ["{v} + 1", "{v} * 2", "-{v}", "np.abs({v})", "{v} - 3", "np.maximum({v}, {x})",
+               "~{v}", "{v} * {v}", "{v} & 1", "{v} + {x}", "{v} - {x}", "{v} // 2 + {x}",
+               "np.where({x} > 0, {v}, {v} + 1)"]  # fmt: skip
+AUGMENTED = ["+= 1", "*= 2", "-= {x}", "+= {x}", "|= 1", "//= 2", "*= {x}"]
+
+
+def _keeps(b: Builder, setup: str, expression: str, like: np.ndarray) -> bool:
+    """Whether `expression`, run after `setup`, has `like`'s dtype and shape."""
+    ran = b.run(f"{setup}\n__r = {expression}", "__r")
+    return ran is not None and ran[0].dtype == like.dtype and ran[0].shape == like.shape
+
+
+def _tensor_limit(b: Builder, exact: list[Value], zero: bool = False) -> str:
+    """A trip count that is a 0-d integer tensor when traced (so a `while` is staged);
+    `zero`: mostly one that is 0 at run time."""
+    sources = [v.name for v in exact[:4]]
+    if zero and b.draw(st.integers(0, 3)) > 0:
+        return f"np.sum({b.choose(sources)} != 0) * 0"
+    return b.choose(
+        [f"np.sum({n} != 0) % 4" for n in sources]
+        + [f"(np.sum({n} > 0) % 3).astype(np.int32)" for n in sources]
+    )
+
+
+def _staged_range_header(b: Builder, index: str, exact: list[Value], zero: bool = False) -> str:
+    """A `for` over a range that AutoGraph always stages (never unrolled); `zero`: mostly
+    one of zero trips."""
+    limit = _limit(b, exact)
+    if zero and b.draw(st.integers(0, 3)) > 0:
+        limit = b.choose(["0", _tensor_limit(b, exact, zero=True)])
+    forms = [
+        f"for {index} in tj.range({limit}):",
+        f"for {index} in tj.range(1, {limit} + 1):",
+        f"for {index} in tj.range({limit} - 1, -1, -1):",
+    ]
+    if not limit.isdigit():  # range(tensor) is staged too
+        forms.append(f"for {index} in range({limit}):")
+    return b.choose(forms)
+
+
+def _indent(lines: list[str], depth: int = 1) -> list[str]:
+    return ["    " * depth + line for line in lines]
+
+
+def _state_form(b: Builder, v: str, x: str, like: np.ndarray) -> str:
+    """A STATE_FORMS expression of `v` (and `x`); no max/min on floats (a write before
+    may have made a -0.0: see MIN_MAX)."""
+    forms = [f for f in STATE_FORMS if like.dtype.kind != "f" or not MIN_MAX.search(f)]
+    return b.choose(forms).format(v=v, x=x)
+
+
+def _item_write(
+    b: Builder, target: str, like: np.ndarray, operands: list[str], setup: str, in_place: bool
+) -> str | None:
+    """One statement giving the container item `target` a new value of its type:
+    `target = form` or (when the items are the container's own copies) `target op= x`."""
+    for _ in range(4):
+        x = b.choose(operands)
+        if in_place and b.draw(st.integers(0, 2)) == 0:
+            op = b.choose(AUGMENTED).format(x=x)
+            symbol, rhs = op.split("= ", 1)
+            check, line = f"{target} {symbol} {rhs}", f"{target} {op}"
+        else:
+            check = _state_form(b, target, x, like)
+            line = f"{target} = {check}"
+        if _keeps(b, setup, check, like):
+            return line
+    return None
+
+
+def container_state(b: Builder) -> bool:
+    """A local dict, list or dict holding a list, of tensors, whose items are written inside
+    a staged if (one or two branches; `pop` and re-insertion; a key added in both), a
+    staged while, a staged for over a range or over a tensor's rows (maybe with a staged if
+    on the index inside), or a staged if inside an unrolled Python loop (`l[i % 2]`, i a
+    Python int); every item is read after it, sometimes through an alias made before."""
+    exact = [v for v in b.values if v.exact and v.array.size <= 256]
+    if not exact:
+        return False
+    name = b.fresh()
+    layout = b.choose(["dict", "list", "nested"])
+    c = f"{name}_l" if layout == "list" else f"{name}_d"
+    chosen = [b.pick(exact) for _ in range(3 if layout == "nested" else 2)]
+    in_place = b.draw(st.booleans())  # items are copies, so `+=` may change them in place
+    items = [f"{v.name}.copy()" if in_place else v.name for v in chosen]
+    if layout == "dict":
+        refs = [f'{c}["a"]', f'{c}["b"]']
+        init = f'{c} = {{"a": {items[0]}, "b": {items[1]}}}'
+    elif layout == "list":
+        refs = [f"{c}[0]", f"{c}[1]"]
+        init = f"{c} = [{items[0]}, {items[1]}]"
+    else:
+        refs = [f'{c}["a"]', f'{c}["l"][0]', f'{c}["l"][1]']
+        init = f'{c} = {{"a": {items[0]}, "l": [{items[1]}, {items[2]}]}}'
+    likes = {ref: v.array for ref, v in zip(refs, chosen, strict=True)}
+    index, row, counter = f"{name}_i", f"{name}_r", f"{name}_k"
+    flows = ["if", "if", "while", "for", "rows"] + (["unrolled"] * 2 if layout != "dict" else [])
+    flow = b.choose(flows)
+    setup = f"{init}\n{index} = 1\n{counter} = 1"
+    operands = refs + [b.pick(exact).name for _ in range(2)]
+    rows = [v for v in exact if v.ndim >= 1]
+    if flow == "rows":
+        if not rows:
+            return False
+        y = b.pick(rows)
+        setup += f"\n{row} = np.zeros({y.name}.shape[1:], {y.name}.dtype)"
+        operands.append(row)
+
+    def writes(count: int) -> list[str] | None:
+        lines = []
+        for _ in range(count):
+            target = b.choose(refs)
+            line = _item_write(b, target, likes[target], operands, setup, in_place)
+            if line is None:
+                return None
+            lines.append(line)
+        return lines
+
+    def block() -> list[str] | None:
+        return writes(b.draw(st.integers(1, 2)))
+
+    body: list[str] | None
+    if flow == "unrolled":  # Python int index: each unrolled step writes a known item
+        base = refs[-1].rsplit("[", 1)[0]
+        both = [r for r in refs if r.startswith(base + "[")]
+        step, pred = b.draw(st.integers(2, 3)), _predicate(b)
+        target = f"{base}[{index} % 2]"
+        floats = [likes[r] for r in both if likes[r].dtype.kind == "f"]
+        like = (floats or [likes[both[0]]])[0]
+        forms = [_state_form(b, target, b.choose(operands), like) for _ in range(2)]
+        if pred is None or any(
+            not _keeps(b, f"{setup}\n{index} = {k}", form, likes[both[k]])
+            for form in forms
+            for k in (0, 1)
+        ):
+            return False
+        body = [f"for {index} in range({step}):", f"    if {pred}:"]
+        body.append(f"        {target} = {forms[0]}")
+        if b.draw(st.booleans()):
+            body += ["    else:", f"        {target} = {forms[1]}"]
+    elif flow == "if":
+        pred = _predicate(b)
+        then, orelse = block(), block()
+        if pred is None or then is None or orelse is None:
+            return False
+        variant = b.choose([0, 1, 2, 2, 3])
+        if variant == 0:  # written in one branch only
+            orelse = []
+        elif variant == 2:  # popped and put back, in both branches
+            temp, popped = f"{name}_t", refs[0]
+            pool = [o for o in operands if o != popped and (layout != "list" or o not in refs)]
+            for branch in (then, orelse):
+                form = _state_form(b, temp, b.choose(pool), likes[popped])
+                if not _keeps(b, f"{setup}\n{temp} = {popped}", form, likes[popped]):
+                    return False
+                if layout == "list":
+                    branch += [f"{temp} = {c}.pop(0)", f"{c}.insert(0, {form})"]
+                else:
+                    branch += [f'{temp} = {c}.pop("a")', f"{popped} = {form}"]
+        elif variant == 3 and layout == "dict":  # a key added in both branches
+            added = f'{c}["n"]'
+            for branch in (then, orelse):
+                form = _state_form(b, refs[0], b.choose(operands), likes[refs[0]])
+                if not _keeps(b, setup, form, likes[refs[0]]):
+                    return False
+                branch.append(f"{added} = {form}")
+            refs.append(added)
+        body = [f"if {pred}:", *_indent(then)]
+        if orelse:
+            body += ["else:", *_indent(orelse)]
+    else:
+        inner = block()
+        if inner is None:
+            return False
+        if flow != "rows" and b.draw(st.integers(0, 3)) == 0:  # a staged if on the index
+            other = block()
+            i = counter if flow == "while" else index
+            if other is None:
+                return False
+            inner = [f"if {i} % 2 == 0:", *_indent(inner)]
+            if b.draw(st.booleans()):
+                inner += ["else:", *_indent(other)]
+        if flow == "while":
+            body = [
+                f"{counter} = 0",
+                f"while {counter} < {_tensor_limit(b, exact)}:",
+                *_indent(inner),
+                f"    {counter} += 1",
+            ]
+        elif flow == "for":
+            body = [_staged_range_header(b, index, exact), *_indent(inner)]
+        else:
+            body = [f"for {row} in {y.name}:", *_indent(inner)]
+    lines = [init]
+    reader = c
+    if b.draw(st.integers(0, 2)) == 0:  # an alias made before sees the changes
+        reader = f"{name}_alias"
+        lines.append(f"{reader} = {c}")
+    lines += body
+    names = [name] + [f"{name}_{k}" for k in range(1, len(refs))]
+    lines += [f"{n} = {reader}{ref[len(c) :]}" for n, ref in zip(names, refs, strict=True)]
+    return b.emit("\n".join(lines), None, chosen, extra=tuple(names[1:]))
+
+
+# `s = 0` / `s = 0.0` / `c = 1` before a staged loop, then updated with tensors: per literal,
+# updates (`{s}` the variable, `{i}` the index, `{x}` an element of a 1-d int32/int64/float32/
+# float64 tensor). No `{s} * 3 + {x}` on floats: it must not depend on FMA contraction.
+LITERAL_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
+LITERAL_UPDATES = {
+    "0": ["{s} * 3 + {i}", "{s} + {x}", "{s} * 3 + {x}", "{s} - {x}"],
+    "1": ["{s} * {x}", "{s} * 2 + {i}"],
+    "0.0": ["{s} + {x}", "{s} + 0.5", "{s} + {x} + 0.5", "{s} * 2 - {x}", "{s} + {i}"],
+}
+
+
+def literal_loop(b: Builder) -> bool:
+    """A loop variable initialised with a Python literal, updated in a staged for (over a
+    range or a 1-d tensor) or while with tensors, and returned. Eagerly it may stay a Python
+    number (the loop ran zero times, or met no tensor): returned, never an operand (its type
+    differs from the compiled value's by design; the oracle compares the value)."""
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return False
+    name = b.fresh()
+    literal = b.choose(sorted(LITERAL_UPDATES))
+    update = b.choose(LITERAL_UPDATES[literal])
+    loop = b.choose(["for", "while"] + (["rows"] if "{i}" not in update else []))
+    index = f"{name}_k" if loop == "while" else f"{name}_i"
+    lines = [f"{name} = {literal}"]
+    if "{x}" in update or loop == "rows":
+        # A 1-d tensor of the program's data (a NumPy constant indexed with a traced index,
+        # or iterated, would be NumPy's own __getitem__/__iter__: not traced).
+        sources = [v for v in exact if v.array.size <= 64]
+        if not sources:
+            return False
+        source, dtype = b.pick(sources), b.choose(LITERAL_DTYPES)
+        if source.dtype.kind == "f" and dtype.kind != "f" and not _fits(source.array, dtype):
+            dtype = np.dtype(np.float64)
+        xs, array = f"{name}_x", source.array.ravel().astype(dtype)
+        cast = "" if dtype == source.dtype else f".astype(np.{dtype.name})"
+        lines.insert(0, f"{xs} = {source.name}.ravel(){cast}")
+        if "* 3 + {x}" in update and array.dtype.kind == "f":
+            return False
+        if loop != "rows" and array.size == 0:
+            return False
+        x = f"{name}_r" if loop == "rows" else f"{xs}[{index} % {array.size}]"
+    else:
+        x = ""
+    step = f"{name} = " + update.format(s=name, i=index, x=x)
+    if loop == "rows":
+        lines += [f"for {name}_r in {xs}:", f"    {step}"]
+    elif loop == "while":
+        limit = _tensor_limit(b, exact)
+        lines += [f"{index} = 0", f"while {index} < {limit}:", f"    {step}", f"    {index} += 1"]
+    else:
+        lines += [_staged_range_header(b, index, exact), f"    {step}"]
+    return b.emit("\n".join(lines), None, [], hidden=True, scalars=True)
+
+
+LOCAL_FORMS = ["{x} * 2", "{x} + 1", "-{x}", "np.abs({x})", "{x} + {x}", "~{x}",
+               "np.where({i} % 2 == 0, {x}, {x} * 2)", "{x} + {r}", "{x} * {r}"]  # fmt: skip
+
+
+def _loop_local(b: Builder, zero_trip: bool) -> bool:
+    """`t` first assigned in a staged for (over a range or a tensor's rows) or while and
+    read after it, or the for-loop's target read after it. With `zero_trip` the loop runs
+    zero times: eager raises UnboundLocalError at the read, compiled InvalidArgumentError;
+    that statement ends the program. Otherwise only loops that run are emitted."""
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return False
+    name = b.fresh()
+    x, local, index, row = b.pick(exact), f"{name}_t", f"{name}_i", f"{name}_r"
+    rows = [v for v in exact if v.ndim >= 1]
+    loop = b.choose(["for", "for", "while"] + (["rows"] if rows else []))
+    form = b.choose(
+        [f for f in LOCAL_FORMS if ("{r}" not in f or loop == "rows")]
+        if loop != "rows"
+        else [f for f in LOCAL_FORMS if "{i}" not in f]
+    )
+    setup = f"{index} = 1"
+    if loop == "rows":
+        y = b.pick(rows)
+        setup = f"{row} = np.zeros({y.name}.shape[1:], {y.name}.dtype)"
+        header = [f"for {row} in {y.name}:"]
+    elif loop == "while":
+        index = f"{name}_k"
+        setup = f"{index} = 1"
+        header = [f"{index} = 0", f"while {index} < {_tensor_limit(b, exact, zero_trip)}:"]
+    else:
+        header = [_staged_range_header(b, index, exact, zero_trip)]
+    expression = form.format(x=x.name, i=index, r=row)
+    ran = b.run(f"{setup}\n__r = {expression}", "__r")
+    if ran is None:
+        return False  # not well typed: the body is traced even if it never runs
+    body = [f"    {local} = {expression}"] + ([f"    {index} += 1"] if loop == "while" else [])
+    target = {"for": index, "rows": row}.get(loop)
+    read = target if target is not None and b.draw(st.integers(0, 2)) == 0 else local
+    reads = b.choose([f"{name} = {read}", f"{name} = {read} + {read}"])
+    if read == index:
+        reads = f"{name} = {read}"  # a Python int eagerly: returned, compared by value
+    statement = "\n".join([*header, *body, reads])
+    probe = "\n".join([*header, *body, f"__r = np.asarray({read!r} in globals())"])
+    assigned = b.run(probe, "__r")
+    if assigned is None or bool(assigned[0]) == zero_trip:
+        return False
+    if not zero_trip:
+        return b.emit(statement, None, [x], hidden=read == index, scalars=read == index)
+    # Eager raises at the read: nothing after it runs, and the read value is returned so
+    # that the compiled function reads it too (an unread value raises nothing).
+    b.program.body.append(statement)
+    b.hidden.append(Value(name, np.zeros(())))
+    return True
+
+
+def loop_local(b: Builder) -> bool:
+    return _loop_local(b, zero_trip=False)
+
+
+def zero_trip_read(b: Builder) -> bool:
+    return _loop_local(b, zero_trip=True)
+
+
+REFUSED_ITEMS = ["{x}", "{x} + 1", "{x} * 2", "-{x}"]
+
+
+def refused_state(b: Builder) -> bool:
+    """What the contract refuses at trace time with a ValueError at the user's line: a list
+    appended to in a staged loop (`vK_grows`), a dict given a key or a list appended to in
+    one branch of a staged if only (`vK_uneven`). Eager NumPy runs it; the program ends."""
+    exact = [v for v in b.values if v.exact]
+    if not exact:
+        return False
+    name = b.fresh()
+    x = b.pick(exact)
+    item = b.choose(REFUSED_ITEMS).format(x=x.name)
+    same = b.choose(STATE_FORMS[:7]).format(v=x.name, x=x.name)
+    if b.run(f"__r = {item}", "__r") is None or not _keeps(b, "", same, x.array):
+        return False
+    if b.choose(["grows", "uneven"]) == "grows":
+        c = f"{name}_grows"
+        rows = [v for v in exact if v.ndim >= 1]
+        loop = b.choose(["for", "while"] + (["rows"] if rows else []))
+        if loop == "while":
+            k = f"{name}_k"
+            lines = [f"{k} = 0", f"while {k} < {_tensor_limit(b, exact)}:",
+                     f"    {c}.append({item})", f"    {k} += 1"]  # fmt: skip
+        elif loop == "rows":
+            lines = [f"for {name}_r in {b.pick(rows).name}:", f"    {c}.append({item})"]
+        else:
+            lines = [_staged_range_header(b, f"{name}_i", exact), f"    {c}.append({item})"]
+        lines = [f"{c} = [{x.name}]", *lines, f"{name} = {c}[0]"]
+    else:
+        c, pred = f"{name}_uneven", _predicate(b)
+        if pred is None:
+            return False
+        if b.choose(["dict", "list"]) == "dict":
+            lines = [f'{c} = {{"a": {x.name}}}', f"if {pred}:", f'    {c}["b"] = {item}']
+            other, read = f'    {c}["a"] = {same}', f'{c}["a"]'
+        else:
+            lines = [f"{c} = [{x.name}]", f"if {pred}:", f"    {c}.append({item})"]
+            other, read = f"    {c}[0] = {same}", f"{c}[0]"
+        if b.draw(st.booleans()):
+            lines += ["else:", other]
+        lines.append(f"{name} = {read}")
+    return b.emit("\n".join(lines), None, [x])
+
+
+# A program may end with one statement after which nothing is compared but how it fails:
+# a refusal at trace time, or a read Python refuses at run time.
+ENDINGS = [refused_state, zero_trip_read]
+
+
 BUILDERS = {
     unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
+    container_state: 2, literal_loop: 1, loop_local: 1,
 }  # fmt: skip
 KINDS = [builder for builder, weight in BUILDERS.items() for _ in range(weight)]
 
@@ -825,10 +1241,17 @@ def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
     inputs = [draw(arrays()) for _ in range(draw(st.integers(1, 3)))]
     b = Builder(draw, inputs, allow_effects=effects)
     target = draw(st.integers(min(4, max_statements), max_statements))
+    # 1 program in 16 each ends with an ENDINGS statement (sampled_from: hypothesis's
+    # integers are far from uniform)
+    ending = draw(st.sampled_from(range(16))) - 14
     for _ in range(4 * target):
         if len(b.program.body) >= target:
             break
         b.draw(st.sampled_from(KINDS))(b)
+    if ending >= 0:
+        for _ in range(8):
+            if ENDINGS[ending](b):
+                break
     returned = b.values[len(inputs) :] + b.hidden
     b.program.outputs = {v.name: v.err for v in returned}
     return b.program

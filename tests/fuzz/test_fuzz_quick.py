@@ -10,8 +10,12 @@ hypothesis and written to `regressions/` as a test to commit.
 
 from __future__ import annotations
 
+import io
 import re
+import warnings
+from contextlib import redirect_stdout
 
+import numpy as np
 from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check
 from fuzz_programs import programs
 from fuzz_regressions import Recorder
@@ -63,17 +67,46 @@ FEATURES = {
     "matmul": "@",
     "reduction": "axis=",
     "take": "np.take(",
+    # AutoGraph conformance: Python state in staged control flow
+    "container in staged if": re.compile(r"v\d+_[dl] = .*\n(    v\d+_alias = .*\n)?    if "),
+    "container in staged loop": re.compile(r"v\d+_[dl] = .*\n(    .*\n)?    (while|for) "),
+    "container in unrolled loop": re.compile(r"for v\d+_i in range\(\d\):\n        if "),
+    "container alias": "_alias = ",
+    "container item changed in place": re.compile(r"\] [-+*|/]+= "),
+    "pop and re-insert": ".pop(",
+    "literal loop variable": re.compile(r"\n    (v\d+) = (0|1|0\.0)\n(.*\n){1,2}        \1 = \1 "),
+    "variable first assigned in a loop": re.compile(r"\n    v\d+ = v\d+_[tir]\b"),
+    "read after a zero-trip loop": lambda program: _raises(program, UnboundLocalError),
+    "refused by the contract": re.compile(r"_grows\.append\(|_uneven"),
 }
 SEEN: set[str] = set()
 
 
-@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+def _raises(program, error: type[Exception]) -> bool:
+    """Whether the program, run eagerly (plain NumPy), raises `error`."""
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"), redirect_stdout(io.StringIO()):
+            warnings.simplefilter("ignore")
+            program.build()["program"](*program.inputs)
+    except error:
+        return True
+    except Exception:
+        return False
+    return False
+
+
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=programs())
 def _generate(program):
     source = program.source()
     for feature, fragment in FEATURES.items():
-        found = fragment.search(source) if isinstance(fragment, re.Pattern) else fragment in source
+        if isinstance(fragment, re.Pattern):
+            found = fragment.search(source)
+        elif callable(fragment):
+            found = feature not in SEEN and fragment(program)
+        else:
+            found = fragment in source
         if found:
             SEEN.add(feature)
 
