@@ -35,7 +35,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from tracejit.ir.dtypes import is_unsigned
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, TransposeOp
-from tracejit.passes.buffer_builder import (
+from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
     element_of,

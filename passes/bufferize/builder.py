@@ -1,7 +1,8 @@
 """The machinery `bufferize` uses to rewrite one tensor function into buffer form.
 
 `FunctionBufferizer` walks the tensor function's ops in order and asks the handler
-registered for each op type (`bufferize_*.py`) to emit its buffer form. Handlers use:
+registered for each op type (in the family modules of this package) to emit its buffer
+form. Handlers use:
 
 * `values[v]`: the buffer holding tensor value `v`;
 * `destination(result, sizes)`: the buffer a result is computed into (its output

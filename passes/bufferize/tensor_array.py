@@ -34,14 +34,14 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.buffer_builder import (
+from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
     dead_after,
     element_of,
     memref_type,
     owned_buffer,
 )
-from tracejit.passes.bufferize_control_flow import _copy_all, lower_while
+from tracejit.passes.bufferize.control_flow import _copy_all, lower_while
 
 Body = Callable[[Builder, list[SSAValue]], None]
 

@@ -27,7 +27,7 @@ from xdsl.ir import Attribute, SSAValue
 
 from tracejit.ir.dtypes import numpy_dtype
 from tracejit.ir.state import PrintOp, PyCallOp, VarReadOp, VarWriteOp
-from tracejit.passes.buffer_builder import FunctionBufferizer, element_of
+from tracejit.passes.bufferize.builder import FunctionBufferizer, element_of
 
 CALLBACK_PREFIX = "__tj_callback_"
 

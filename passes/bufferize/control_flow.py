@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from xdsl.dialects import memref, scf, tensor
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.passes.buffer_builder import FunctionBufferizer, memref_type, owned_buffer
+from tracejit.passes.bufferize.builder import FunctionBufferizer, memref_type, owned_buffer
 
 
 def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:

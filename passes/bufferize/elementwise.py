@@ -11,7 +11,7 @@ from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp
 from tracejit.ir.fused import splat_value
 from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.buffer_builder import (
+from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
     element_of,

@@ -37,7 +37,7 @@ from tracejit.ir.fused import FusedOp, splat_value
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.buffer_builder import (
+from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
     FunctionBufferizer,
@@ -45,7 +45,7 @@ from tracejit.passes.buffer_builder import (
     identity_map,
     projection_map,
 )
-from tracejit.passes.bufferize_structured import fill, multi_output_generic
+from tracejit.passes.bufferize.structured import fill, multi_output_generic
 
 Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
 

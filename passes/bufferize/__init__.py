@@ -13,8 +13,9 @@ Produces destination-passing functions on memrefs, the calling convention of
 * splat constants become a fill, other constants a `memref.global`;
 * inputs are read only: a returned input is copied into its output buffer.
 
-The buffer form of each op family lives in `bufferize_<family>.py`; the machinery
-they share is `buffer_builder.py`.
+The buffer form of each op family lives in a module of this package named after the
+family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flow.py`,
+`state.py`, `tensor_array.py`); the machinery they share is `builder.py`.
 """
 
 from __future__ import annotations
@@ -28,14 +29,14 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from tracejit.passes.buffer_builder import FunctionBufferizer
-from tracejit.passes.bufferize_control_flow import CONTROL_FLOW_HANDLERS
-from tracejit.passes.bufferize_elementwise import ELEMENTWISE_HANDLERS
-from tracejit.passes.bufferize_fused import FUSED_HANDLERS
-from tracejit.passes.bufferize_shapes import SHAPE_HANDLERS
-from tracejit.passes.bufferize_state import STATE_HANDLERS
-from tracejit.passes.bufferize_structured import STRUCTURED_HANDLERS
-from tracejit.passes.bufferize_tensor_array import TENSOR_ARRAY_HANDLERS
+from tracejit.passes.bufferize.builder import FunctionBufferizer
+from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
+from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
+from tracejit.passes.bufferize.fused import FUSED_HANDLERS
+from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
+from tracejit.passes.bufferize.state import STATE_HANDLERS
+from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
+from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS
 
 HANDLERS: dict[type[Operation], Callable[..., None]] = {
     **ELEMENTWISE_HANDLERS,

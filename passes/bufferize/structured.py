@@ -32,7 +32,7 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp
 from tracejit.passes import scalar_semantics as scalar
-from tracejit.passes.buffer_builder import (
+from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
     STACK_BYTES,
