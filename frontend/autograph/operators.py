@@ -614,10 +614,24 @@ def _zeros_like(value: Any) -> Any:
     """A value of `value`'s structure, dtypes and shapes, all zeros (None if it has leaves
     that are not tensors or numbers)."""
     leaves, treedef = flatten(value)
-    specs = [_spec_of(leaf) for leaf in leaves]
-    if any(spec is None for spec in specs):
+    if not _has_spec(value):
         return None
-    return unflatten(treedef, [primitives.constant(np.zeros(*spec)) for spec in specs])
+    return unflatten(treedef, [_zeros_of(leaf) for leaf in leaves])
+
+
+def _zeros_of(leaf: Any) -> Tensor:
+    shape, dtype = _spec_of(leaf)  # type: ignore[misc]
+    if None not in shape:
+        return primitives.constant(np.zeros(shape, dtype))
+    try:  # dims known only at run time: broadcast a zero to them
+        return primitives.broadcast_to(primitives.constant(np.zeros((), dtype)), leaf.dims)
+    except Exception as error:
+        raise NotImplementedError(
+            at_user_line(
+                f"a variable first assigned inside a staged loop or branch has a dim unknown "
+                f"at trace time ({error}); assign it before the loop or if"
+            )
+        ) from None
 
 
 def _unbound(name: str, where: str) -> str:
