@@ -166,12 +166,8 @@ def _with_unknown_dims(python_function, program) -> tj.Function:
 # regressions/ (strict xfail) and is counted and printed separately by run_fuzz.py.
 # A pattern is searched in `str(finding)`: "[pipeline] detail".
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
-    # regressions/test_fuzz_8142184404.py: a variable first assigned in a staged loop, whose
-    # value has an unknown dim, crashes tracing (autograph/operators.py `_zeros_like`).
-    "loop-local-unknown-dims": re.compile(
-        r"^\[unknown-dims,[^]]*\] (eager raised UnboundLocalError .*; )?compiled raised "
-        r"TypeError: 'NoneType' object cannot be interpreted as an integer$"
-    ),
+    # none open; an entry is a name and a pattern of the finding ("[pipeline] detail"), e.g.
+    # "dynamic-stack-ops": re.compile(r"on a tensor with unknown \(None\) dims"),
 }
 
 

@@ -41,7 +41,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "AutoGraph (frontend/autograph/operators.py, _zeros_like): a variable first assigned in a staged loop whose value has a dim unknown at trace time crashes tracing. def g(x): for i in tj.range(2): t = x * 2; return t -- tj.function(g, input_signature=[tj.TensorSpec([None], np.float64)])(np.ones(2)) raises TypeError: 'NoneType' object cannot be interpreted as an integer"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
