@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from tracejit.passes.bufferize.builder import FunctionBufferizer
+from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
@@ -63,7 +63,8 @@ def _has_tensors(function: func.FuncOp) -> bool:
 def bufferize_module(module: ModuleOp) -> None:
     for function in list(module.ops):
         if isinstance(function, func.FuncOp) and _has_tensors(function):
-            new = FunctionBufferizer(module, function).run(HANDLERS)
+            state = BufferizeState.of(function)
+            new = FunctionBufferizer(module, function, state).run(HANDLERS)
             module.body.block.insert_op_before(new, function)
             function.detach()
             function.erase()

@@ -11,7 +11,8 @@ form. Handlers use:
 * `generic(...)`: a `linalg.generic` on buffers with a body built by a callback;
 * `dim(buffer, i)`: the size of dim `i` of a buffer as an index value;
 * `bufferize_block(old, new, finish)`: bufferize a nested region's block (`scf.if`
-  branches, `scf.while` regions); temporaries allocated in it are freed at its end.
+  branches, `scf.while` regions); temporaries allocated in it are freed at its end;
+* `state`: the function-wide facts the pass creates up front (`BufferizeState`).
 
 Small buffers of static shape live on the stack (`memref.alloca`, which the code
 generator hoists to the function's entry), so scalar loop state costs no malloc.
@@ -20,6 +21,7 @@ generator hoists to the function's entry), so scalar loop state costs no malloc.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref
@@ -89,12 +91,40 @@ def projection_map(rank: int, results: Sequence[AffineExpr]) -> AffineMapAttr:
     return AffineMapAttr(AffineMap(rank, 0, tuple(results)))
 
 
+@dataclass
+class BufferizeState:
+    """What bufferizing one function knows beyond the buffer of each value: created by the
+    pass for each function, read and updated by the handlers as `bufferizer.state`.
+
+    * `positions`: every op of the tensor function (nested ops included) -> its pre-order
+      position. Liveness compares them: no value held in a buffer is read after an op.
+    * `carried`: the block arguments of the `scf.while` loops that carry growing
+      TensorArrays in SSA form (tensor_array.py); such a loop owns their buffers.
+    * `successor`: a carried buffer `tj.grow` replaced -> the buffer that replaced it.
+    """
+
+    positions: dict[Operation, int]
+    carried: set[SSAValue] = field(default_factory=set)
+    successor: dict[SSAValue, SSAValue] = field(default_factory=dict)
+
+    @staticmethod
+    def of(function: func.FuncOp) -> BufferizeState:
+        return BufferizeState({op: i for i, op in enumerate(function.walk())})
+
+    def latest(self, buffer: SSAValue) -> SSAValue:
+        """The buffer now holding what `buffer` held (after any `tj.grow`s)."""
+        while buffer in self.successor:
+            buffer = self.successor[buffer]
+        return buffer
+
+
 class FunctionBufferizer:
     """Rewrites one tensor function into its buffer form (see the module docstring)."""
 
-    def __init__(self, module: ModuleOp, function: func.FuncOp):
+    def __init__(self, module: ModuleOp, function: func.FuncOp, state: BufferizeState):
         self.module = module
         self.old = function
+        self.state = state
         terminator = function.body.block.last_op
         assert isinstance(terminator, func.ReturnOp)
         self.returned = list(terminator.arguments)
@@ -180,7 +210,8 @@ class FunctionBufferizer:
         """The heap temporary of a candidate tensor of `result`'s type that no value held in
         it is read after `result`'s op. Function inputs are never temporaries, so a caller's
         array is never written."""
-        now = self._position(result.owner)  # type: ignore[arg-type]
+        positions = self.state.positions
+        now = positions[result.owner]  # type: ignore[index]
         for value in candidates:
             buffer = self.values.get(value)
             if buffer is None or buffer not in self.allocations:
@@ -188,15 +219,9 @@ class FunctionBufferizer:
             if buffer.type != memref_type(result.type):
                 continue
             holders = [v for v, b in self.values.items() if b is buffer]
-            if all(self._position(u.operation) <= now for v in holders for u in v.uses):
+            if all(positions[u.operation] <= now for v in holders for u in v.uses):
                 return buffer
         return None
-
-    def _position(self, op: Operation) -> int:
-        """The pre-order position of an op of the tensor function (nested ops included)."""
-        if not hasattr(self, "_positions"):
-            self._positions = {o: i for i, o in enumerate(self.old.walk())}
-        return self._positions[op]
 
     def dim(self, buffer: SSAValue, index: int) -> SSAValue:
         """Dim `index` of `buffer` as an `index` value (a constant when static)."""
@@ -270,9 +295,10 @@ class FunctionBufferizer:
 # --- ownership -------------------------------------------------------------------------
 def dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
     """No value held in `buffer` is read after `op` (in the tensor function's order)."""
-    now = bufferizer._position(op)
+    positions = bufferizer.state.positions
+    now = positions[op]
     holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
-    return all(bufferizer._position(u.operation) <= now for v in holders for u in v.uses)
+    return all(positions[u.operation] <= now for v in holders for u in v.uses)
 
 
 def owned_buffer(

@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -44,23 +43,6 @@ from tracejit.passes.bufferize.builder import (
 from tracejit.passes.bufferize.control_flow import _copy_all, lower_while
 
 Body = Callable[[Builder, list[SSAValue]], None]
-
-
-@dataclass
-class _Ownership:
-    """Loop-carried buffers a `scf.while` owns, and what `grow` replaced them with."""
-
-    carried: set[SSAValue] = field(default_factory=set)
-    successor: dict[SSAValue, SSAValue] = field(default_factory=dict)
-
-    def latest(self, buffer: SSAValue) -> SSAValue:
-        while buffer in self.successor:
-            buffer = self.successor[buffer]
-        return buffer
-
-
-def _ownership(bufferizer: FunctionBufferizer) -> _Ownership:
-    return bufferizer.__dict__.setdefault("tensor_array_ownership", _Ownership())
 
 
 # --- small builders ----------------------------------------------------------------------
@@ -142,14 +124,14 @@ def _loop_state(op: Operation, bufferizer: FunctionBufferizer) -> tuple[set, set
     loop = _innermost_while(op)
     if loop is None or not loop.after_region.is_ancestor(op):
         return set(), set()
-    ownership = _ownership(bufferizer)
+    state = bufferizer.state
     buffers, exempt = set(), set()
     for before, res, after in zip(
         loop.before_region.block.args, loop.res, loop.after_region.block.args, strict=True
     ):
         buffer = bufferizer.values.get(after)
         if buffer is not None:
-            buffers.add(ownership.latest(buffer))
+            buffers.add(state.latest(buffer))
             buffers.add(buffer)
             exempt.update((before, res))
     return buffers, exempt
@@ -262,8 +244,8 @@ def _consumes_in_grow(bufferizer: FunctionBufferizer, op: GrowOp, source: SSAVal
     if source in bufferizer.allocations:
         return True
     loop = _innermost_while(op)
-    ownership = _ownership(bufferizer)
-    carried = {ownership.latest(b) for b in ownership.carried}
+    state = bufferizer.state
+    carried = {state.latest(b) for b in state.carried}
     return loop is not None and op.parent_block() is loop.after_region.block and source in carried
 
 
@@ -271,7 +253,7 @@ def _hand_over(bufferizer: FunctionBufferizer, old: SSAValue, new: SSAValue) -> 
     if old in bufferizer.allocations:
         bufferizer.allocations[bufferizer.allocations.index(old)] = new
     else:
-        _ownership(bufferizer).successor[old] = new
+        bufferizer.state.successor[old] = new
 
 
 def _fill_grown(bufferizer, op: GrowOp, source, target, rows, capacity) -> None:
@@ -315,13 +297,12 @@ def lower_while_any(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
     new = scf.WhileOp(inits, types, Region(before), Region(after))
     new.location = op.location
     bufferizer.builder.insert(new)
-    ownership = _ownership(bufferizer)
     for old_block, new_block in ((op.before_region.block, before), (op.after_region.block, after)):
         for k in static:
             bufferizer.values[old_block.args[k]] = state[k]
         for k, arg in zip(carried, new_block.args, strict=True):
             bufferizer.values[old_block.args[k]] = arg
-    ownership.carried.update(after.args)
+    bufferizer.state.carried.update(after.args)
 
     def close_condition(terminator: Operation) -> Operation:
         assert isinstance(terminator, scf.ConditionOp)
@@ -355,7 +336,7 @@ def _owned(bufferizer: FunctionBufferizer, value: SSAValue, at: Operation) -> SS
 def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Operation) -> SSAValue:
     """The buffer the body yields for a carried value: the loop's own (possibly grown)
     buffer, or an owned copy of another value, freeing the loop's own."""
-    current = _ownership(bufferizer).latest(arg)
+    current = bufferizer.state.latest(arg)
     if buffer is current:
         return buffer
     replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
