@@ -20,11 +20,11 @@ family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flo
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func
+from xdsl.dialects import func, scf
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -36,18 +36,40 @@ from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize.state import STATE_HANDLERS
 from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
-from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS
+from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS, lower_while_any
 
-HANDLERS: dict[type[Operation], Callable[..., None]] = {
-    **ELEMENTWISE_HANDLERS,
-    **STRUCTURED_HANDLERS,
-    **CONTROL_FLOW_HANDLERS,
-    **STATE_HANDLERS,
-    **SHAPE_HANDLERS,
-    **FUSED_HANDLERS,
-    **TENSOR_ARRAY_HANDLERS,  # also scf.while: carries growing arrays in SSA form
-    func.ReturnOp: FunctionBufferizer.finish,
-}
+Handler = Callable[..., None]
+
+
+def _one_table(*families: Mapping[type[Operation], Handler]) -> dict[type[Operation], Handler]:
+    """The op families' tables as one; an op type in two of them is an error, so that no
+    handler wins by the order of a dict merge."""
+    table: dict[type[Operation], Handler] = {}
+    for family in families:
+        if shared := table.keys() & family.keys():
+            raise AssertionError(f"bufferize: two buffer forms for {sorted(map(str, shared))}")
+        table.update(family)
+    return table
+
+
+HANDLERS = _one_table(
+    ELEMENTWISE_HANDLERS,
+    STRUCTURED_HANDLERS,
+    CONTROL_FLOW_HANDLERS,
+    STATE_HANDLERS,
+    SHAPE_HANDLERS,
+    FUSED_HANDLERS,
+    TENSOR_ARRAY_HANDLERS,
+    {
+        # scf.while has two buffer forms. control_flow.lower_while keeps each loop value
+        # in one state buffer of fixed size; a value whose size can change from one
+        # iteration to the next (a growing TensorArray) cannot live there, so
+        # tensor_array.lower_while_any carries those in SSA form and hands a loop whose
+        # values all have static shapes to lower_while.
+        scf.WhileOp: lower_while_any,
+        func.ReturnOp: FunctionBufferizer.finish,
+    },
+)
 
 
 def _has_tensors(function: func.FuncOp) -> bool:

@@ -4,10 +4,12 @@
   each branch computes its values and copies them into the result buffers. A result
   whose size is known only at run time is a heap buffer each branch yields: its own
   temporary when dead, else a copy.
-* `scf.while` with tensor loop values: each loop value gets one state buffer; the
-  condition and the body read the state, the body computes the next values into
-  temporaries and copies them into the state at its end. The loop carries nothing
-  in SSA form; its results are the state buffers.
+* `scf.while` whose loop values all have static shapes (`tensor_array.lower_while_any`
+  takes every `scf.while`, carries values of changing size itself and passes the other
+  loops here): each loop value gets one state buffer; the condition and the body read
+  the state, the body computes the next values into temporaries and copies them into
+  the state at its end. The loop carries nothing in SSA form; its results are the
+  state buffers.
 * `tensor.extract` of a 0-d tensor (a predicate) is a `memref.load`.
 """
 
@@ -113,5 +115,5 @@ def _copy_all(
 CONTROL_FLOW_HANDLERS = {
     tensor.ExtractOp: lower_extract,
     scf.IfOp: lower_if,
-    scf.WhileOp: lower_while,
+    # scf.WhileOp: through tensor_array.lower_while_any (see HANDLERS in __init__.py)
 }
