@@ -71,7 +71,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from tracejit.passes import scalar_semantics as scalar
+from tracejit.passes.support import scalar_semantics as scalar
 
 # The sum that may be tiled, keyed by the product it adds up.
 SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {

@@ -1,6 +1,6 @@
 """Generate the polynomial coefficients of the `expand-math` pass.
 
-Run `python -m tracejit.tools.gen_math_coefficients > passes/expand_math_coefficients.py`.
+Run `python -m tracejit.tools.gen_math_coefficients > passes/support/expand_math_coefficients.py`.
 
 Everything is derived here, in pure Python with `decimal` at 90 digits: the target functions
 are evaluated from their Taylor series (or `Decimal.exp`/`ln`), each approximation is a

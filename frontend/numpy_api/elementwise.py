@@ -10,7 +10,7 @@ A rule is one op, or a composition of ops where NumPy's function is one (`square
 `x * x`, `logical_and` is `&` on bools, `isnan` is `x != x`), or picks an op by the
 loop's element kind where NumPy does (`+` on bools is `|`, `floor` of an int is the int).
 Adding a ufunc is one entry in `UFUNC_RULES` (plus, for a new op, its scalar lowering in
-`passes/scalar_semantics.py`).
+`passes/support/scalar_semantics.py`).
 """
 
 from __future__ import annotations

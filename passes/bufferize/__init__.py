@@ -9,7 +9,7 @@ Produces destination-passing functions on memrefs, the calling convention of
 * every tensor value gets a buffer: a returned value is computed straight into its
   output argument; other values get a `memref.alloc`, freed before the return;
 * every `tj` op becomes `linalg.generic`s whose bodies are the op's scalar form
-  (`scalar_semantics.py`); `lower-to-loops` turns those into loop nests;
+  (`support/scalar_semantics.py`); `lower-to-loops` turns those into loop nests;
 * splat constants become a fill, other constants a `memref.global`;
 * inputs are read only: a returned input is copied into its output buffer.
 

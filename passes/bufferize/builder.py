@@ -42,7 +42,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir.state import VarType
-from tracejit.passes.scalar_semantics import signless
+from tracejit.passes.support.scalar_semantics import signless
 
 PARALLEL = IteratorTypeAttr.parallel()
 REDUCTION = IteratorTypeAttr.reduction()

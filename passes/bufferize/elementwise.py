@@ -10,7 +10,6 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp
 from tracejit.ir.fused import splat_value
-from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
@@ -19,6 +18,7 @@ from tracejit.passes.bufferize.builder import (
     memref_type,
     rank_of,
 )
+from tracejit.passes.support import scalar_semantics as scalar
 
 
 def lower_elementwise(bufferizer: FunctionBufferizer, op: ew.ElementwiseUnaryOp) -> None:

@@ -15,7 +15,7 @@
 The loops run over the kernel's domain. Each (block argument, map) pair is one input: the
 identity map where the body uses the argument directly, the broadcast's map where it is
 read through a `tj.broadcast_in_dim`. Each op of the body becomes its scalar form
-(`scalar_semantics.py`, the same as the op's own buffer form), splat constants become
+(`support/scalar_semantics.py`, the same as the op's own buffer form), splat constants become
 `arith.constant`s. Parallel results are written with the identity map; a kernel with
 reductions writes each reduction into its output (kept dims only, filled with the
 reduction's identity first) with the reduction's combiner, the reduced loops innermost.
@@ -36,7 +36,6 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.fused import FusedOp, splat_value
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
-from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -46,6 +45,7 @@ from tracejit.passes.bufferize.builder import (
     projection_map,
 )
 from tracejit.passes.bufferize.structured import fill, multi_output_generic
+from tracejit.passes.support import scalar_semantics as scalar
 
 Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
 

@@ -42,7 +42,7 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
-from tracejit.passes.scalar_semantics import constant
+from tracejit.passes.support.scalar_semantics import constant
 
 
 # --- index arithmetic inside a body ---------------------------------------------------

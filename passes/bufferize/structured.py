@@ -31,7 +31,6 @@ from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp
-from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -43,7 +42,8 @@ from tracejit.passes.bufferize.builder import (
     projection_map,
     rank_of,
 )
-from tracejit.passes.scalar_semantics import signless
+from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.scalar_semantics import signless
 
 
 def fill(bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, location) -> None:

@@ -32,7 +32,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
-from tracejit.passes import scalar_semantics as scalar
 from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
     dead_after,
@@ -41,6 +40,7 @@ from tracejit.passes.bufferize.builder import (
     owned_buffer,
 )
 from tracejit.passes.bufferize.control_flow import _copy_all, lower_while
+from tracejit.passes.support import scalar_semantics as scalar
 
 Body = Callable[[Builder, list[SSAValue]], None]
 

@@ -1,0 +1,10 @@
+"""Code the passes share, or that a long pass keeps apart; none of it is a pass.
+
+The passes are the other modules of `passes/` (and the `bufferize/` package), each named
+after its command-line name and registered in `pipeline.py`.
+
+* `scalar_semantics.py`: what each element-wise `tj` op computes on one element, in
+  `arith` and `math` (used by `bufferize` and `tile-matmul`);
+* `expand_math_builder.py`: the small `arith` builder `expand-math` writes its
+  approximations with; `expand_math_coefficients.py`: their polynomial coefficients.
+"""
