@@ -26,6 +26,7 @@ from tracejit.frontend.numpy_api.promotion import (
     broadcast_all,
     loop_dtypes,
     weak_result_type,
+    weak_type,
 )
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.source_location import at_user_line
@@ -256,15 +257,8 @@ def _weak_result(ufunc: np.ufunc, operands: tuple, dtype: np.dtype) -> bool:
     weak tensors and Python ints/floats only, at least one of them a weak tensor."""
     if ufunc not in _PYTHON_OPERATORS or dtype.kind not in "iuf":
         return False
-    weak_tensor = False
-    for x in operands:
-        if isinstance(x, Tensor):
-            if not x.weak:
-                return False
-            weak_tensor = True
-        elif not isinstance(x, int | float) or isinstance(x, bool | np.generic):
-            return False
-    return weak_tensor
+    weak = all(weak_type(x) for x in operands)
+    return weak and any(isinstance(x, Tensor) for x in operands)
 
 
 # A Python int beyond the other operand's integer dtype: NumPy 2 answers comparisons with

@@ -36,11 +36,16 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
     raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
 
 
-def weak_type(x: Tensor) -> type | None:
-    """`int` or `float` for a weak tensor (the Python scalar it stands for), else None."""
-    if not x.weak:
-        return None
-    return float if x.dtype.kind == "f" else int if x.dtype.kind in "iu" else None
+def weak_type(x: Any) -> type | None:
+    """`int` or `float` for a weakly typed value (NEP 50): a Python int or float, or a weak
+    tensor standing for one; None for anything else (bools and NumPy scalars are strong)."""
+    if isinstance(x, Tensor):
+        if not x.weak:
+            return None
+        return float if x.dtype.kind == "f" else int if x.dtype.kind in "iu" else None
+    if isinstance(x, int | float) and not isinstance(x, bool | np.generic):
+        return int if isinstance(x, int) else float
+    return None
 
 
 def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...]:
