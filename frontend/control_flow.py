@@ -7,6 +7,12 @@ Branch outputs and loop values may be any nesting of tensors, arrays and Python
 numbers; Python numbers are converted to tensors (taking the other branch's dtype
 when it has a tensor there). Everything else must be identical in both branches.
 AutoGraph's `if`/`while`/`for` dispatch here.
+
+Python ints and floats stay weakly typed (NEP 50) as staged values: a loop variable a
+literal starts is a weak tensor (`Tensor.weak`) that takes the dtype NumPy's promotion
+gives the literal against what the body computes (`s = 0; s = s + x_int32[i]` is int32),
+re-tracing the loop once it is known; an if result from literals or weak values in both
+branches is weak. A loop variable that really changes dtype or shape raises ValueError.
 """
 
 from __future__ import annotations
@@ -15,9 +21,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
@@ -91,7 +98,9 @@ def cond(
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)
     leaves = [
-        Tensor(next(results), dims=_common_dims(a, b)) if kind is not None else a
+        Tensor(next(results), dims=_common_dims(a, b), weak=bool(weak_type(a) and weak_type(b)))
+        if kind is not None
+        else a
         for a, b, kind in zip(then_leaves, else_leaves, kinds, strict=True)
     ]
     return unflatten(treedef, leaves)
@@ -142,8 +151,15 @@ def _merge(a: Any, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
 
 
 def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
+    kind, other_kind = weak_type(value), weak_type(other)
+    if isinstance(value, Tensor) and kind and other_kind:  # both weak: promoted, still weak
+        return value.shape, np.result_type(kind(0), other_kind(0))
+    if isinstance(value, Tensor) and kind and isinstance(other, Tensor):
+        return value.shape, np.result_type(kind(0), other.dtype)  # NEP 50: may take other's
     if isinstance(value, Tensor):
         return value.shape, value.dtype
+    if isinstance(other, Tensor) and other_kind and kind:
+        return (), np.result_type(kind(0), other_kind(0))
     if isinstance(other, Tensor) and isinstance(value, bool | int | float):
         return (), other.dtype  # a weak Python scalar takes the tensor's dtype
     array = np.asarray(value)
@@ -161,7 +177,7 @@ def _finish_region(block: Block, leaves: list[Any], kinds: list) -> None:
 
 def _as_tensor_of(leaf: Any, kind: tuple[tuple, np.dtype]) -> Tensor:
     if isinstance(leaf, Tensor):
-        return leaf
+        return primitives.cast(leaf, kind[1])  # a weak tensor may take the other branch's
     return primitives.constant(np.asarray(leaf, dtype=kind[1]))
 
 
@@ -196,38 +212,69 @@ def _any_tensor(values: Any) -> bool:
 
 
 def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
+    """Stage `tj.while`. A loop variable initialised from a Python int or float is weakly
+    typed (NEP 50): it takes the dtype NumPy's promotion gives the literal against the values
+    it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
+    s = s * 10 + i` is int32). The body is traced with the literal weak; if a weak variable
+    comes out of it with another dtype the literal adopts, the loop is traced again with that
+    variable of that dtype (the attempt is thrown away)."""
     loop_vars = prepare_loop_vars(loop_vars, body_fn)  # TensorArrays: carried form
     leaves, treedef = flatten(loop_vars)
-    inits = [_loop_tensor(leaf, _label(names, treedef, i)) for i, leaf in enumerate(leaves)]
-    types = [t.value.type for t in inits]
-    before, after = Block(arg_types=types), Block(arg_types=types)
-    with current_trace().building_in(before):
-        pred = cond_fn(*unflatten(treedef, _carried(before.args, inits)))
-        if not isinstance(pred, Tensor):
-            pred = primitives.constant(bool(pred))
-        emit(ConditionOp(_predicate(pred, "loop condition").value))
-    with current_trace().building_in(after):
-        new = body_fn(*unflatten(treedef, _carried(after.args, inits)))
-        new_leaves, new_def = flatten(tuple(new))
-        if new_def != treedef:
-            raise TypeError(
-                at_user_line(
-                    f"a staged loop body must keep the loop variables' structure, got {new!r}"
-                )
-            )
-        values = [
-            _next_value(leaf, init, _label(names, treedef, i))
-            for i, (leaf, init) in enumerate(zip(new_leaves, inits, strict=True))
+    labels = [_label(names, treedef, i) for i in range(len(leaves))]
+    adopted: dict[int, tuple[np.dtype, bool]] = {}  # leaf -> the (dtype, weak) its init takes
+    while True:
+        mark = _TraceMark(current_trace())
+        inits = [
+            _loop_init(leaf, label, adopted.get(i))
+            for i, (leaf, label) in enumerate(zip(leaves, labels, strict=True))
         ]
-        _check_sizes_kept(values, inits, names, treedef)
-        emit(YieldOp(*(v.value for v in values)))
+        types = [t.value.type for t in inits]
+        before, after = Block(arg_types=types), Block(arg_types=types)
+        with current_trace().building_in(before):
+            pred = cond_fn(*unflatten(treedef, _carried(before.args, inits)))
+            if not isinstance(pred, Tensor):
+                pred = primitives.constant(bool(pred))
+            emit(ConditionOp(_predicate(pred, "loop condition").value))
+        with current_trace().building_in(after):
+            new = body_fn(*unflatten(treedef, _carried(after.args, inits)))
+            new_leaves, new_def = flatten(tuple(new))
+            if new_def != treedef:
+                raise ValueError(
+                    at_user_line(
+                        f"a staged loop body must keep the loop variables' structure, got {new!r}"
+                    )
+                )
+            changes = {
+                i: change
+                for i, (leaf, init) in enumerate(zip(new_leaves, inits, strict=True))
+                if (change := _adopts(leaf, init)) is not None
+            }
+            if not changes:
+                values = [
+                    _next_value(leaf, init, label)
+                    for leaf, init, label in zip(new_leaves, inits, labels, strict=True)
+                ]
+                _check_sizes_kept(values, inits, names, treedef)
+                emit(YieldOp(*(v.value for v in values)))
+        if not changes:
+            break
+        made = [
+            init
+            for init, leaf in zip(inits, leaves, strict=True)
+            if not (isinstance(leaf, Tensor) and leaf.value is init.value)
+        ]
+        mark.rewind([before, after], made)
+        adopted.update(changes)
     op = emit(WhileOp([t.value for t in inits], Region(before), Region(after)))
     return tuple(unflatten(treedef, _carried(op.res, inits)))
 
 
 def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
-    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`)."""
-    return [Tensor(v, dims=init.dims) for v, init in zip(values, inits, strict=True)]
+    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`) and
+    weak types."""
+    return [
+        Tensor(v, dims=init.dims, weak=init.weak) for v, init in zip(values, inits, strict=True)
+    ]
 
 
 def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:
@@ -250,7 +297,10 @@ def _loop_tensor(leaf: Any, name: str) -> Tensor:
     if isinstance(leaf, Tensor):
         return leaf
     if _is_number(leaf):
-        return primitives.constant(np.asarray(leaf))
+        constant = primitives.constant(np.asarray(leaf))
+        if weak_type(leaf):  # a Python int/float: weak, until the body gives it a dtype
+            return Tensor(constant.value, weak=True)
+        return constant
     raise TypeError(
         at_user_line(
             f"loop variable '{name}' must be a tensor or a number in a staged loop, got {leaf!r}"
@@ -258,12 +308,48 @@ def _loop_tensor(leaf: Any, name: str) -> Tensor:
     )
 
 
+def _loop_init(leaf: Any, name: str, adopted: tuple[np.dtype, bool] | None) -> Tensor:
+    """The initial value of a loop variable: `leaf` as a tensor, of the dtype a weak `leaf`
+    adopted in an earlier attempt to trace the loop, if any."""
+    if adopted is None:
+        return _loop_tensor(leaf, name)
+    dtype, weak = adopted
+    if isinstance(leaf, Tensor):
+        init = primitives.cast(leaf, dtype)
+    else:
+        try:
+            init = primitives.constant(np.asarray(leaf, dtype=dtype))
+        except OverflowError as error:  # NEP 50: `s = 300` meeting int8 values raises
+            raise OverflowError(at_user_line(f"loop variable '{name}': {error}")) from None
+    return Tensor(init.value, init.dims, weak=weak)
+
+
+def _adopts(leaf: Any, init: Tensor) -> tuple[np.dtype, bool] | None:
+    """The (dtype, weak) a weak initial value adopts from the body's new value `leaf`, or
+    None if it keeps its own: NumPy's promotion of the literal against a tensor of dtype D
+    gives D (NEP 50) for a strong value; a weak int meeting a float becomes a weak float."""
+    kind = weak_type(init)
+    if kind is None:
+        return None
+    if isinstance(leaf, Tensor | np.ndarray | np.generic) and not weak_type(leaf):
+        dtype, shape = leaf.dtype, leaf.shape
+        if shape == init.shape and np.result_type(kind(0), dtype) == dtype:
+            return dtype, False
+        return None  # a real change: _next_value raises
+    if kind is int and weak_type(leaf) is float:
+        return np.dtype(np.float64), True
+    return None
+
+
 def _next_value(leaf: Any, init: Tensor, name: str) -> Tensor:
     if isinstance(leaf, bool | int | float) and not isinstance(leaf, np.generic):
         return primitives.constant(np.asarray(leaf, dtype=init.dtype))
     value = _loop_tensor(leaf, name)
+    kind = weak_type(value)
+    if kind and value.shape == init.shape and np.result_type(kind(0), init.dtype) == init.dtype:
+        value = primitives.cast(value, init.dtype)  # a weak value takes the loop's dtype
     if value.dtype != init.dtype or value.shape != init.shape:
-        raise TypeError(
+        raise ValueError(
             at_user_line(
                 f"loop variable '{name}' changes from dtype {init.dtype} and shape {init.shape} "
                 f"to dtype {value.dtype} and shape {value.shape} inside a staged loop; a "
@@ -271,6 +357,42 @@ def _next_value(leaf: Any, init: Tensor, name: str) -> Tensor:
             )
         )
     return value
+
+
+class _TraceMark:
+    """What the trace context holds before an attempt to trace a loop, to forget what the
+    attempt added when it is thrown away (nothing of it may reach the final IR)."""
+
+    def __init__(self, context: Any):
+        self.context = context
+        self.sizes = {name: len(getattr(context, name)) for name in self._RECORDS}
+        self.module_ops = len(context.module.body.block.ops)
+
+    # What a traced body adds for its ops: read guards of nested loops' results, pending
+    # errors of tj.poison values, py_function callbacks, run-time dim constraints. (Python
+    # side effects stay, tj.Variables created included, as in a trial trace of a body.)
+    _RECORDS = ("read_guards", "pending_errors", "py_functions", "dim_constraints")
+
+    def rewind(self, blocks: list[Block], inits: list[Tensor]) -> None:
+        """Erase the attempt's blocks and the initial values made for it; drop its records
+        and the callees (traced Functions it called) it added to the module."""
+        for block in blocks:
+            for op in reversed(list(block.ops)):
+                block.erase_op(op, safe_erase=False)
+        for init in inits:
+            owner = init.value.owner
+            if isinstance(owner, Operation) and not init.value.uses and owner.parent:
+                owner.parent.erase_op(owner)
+        for name, size in self.sizes.items():
+            record = getattr(self.context, name)
+            if isinstance(record, dict):
+                for key in list(record)[size:]:
+                    del record[key]
+            else:
+                del record[size:]
+        module = self.context.module.body.block
+        for op in list(module.ops)[self.module_ops :]:
+            module.erase_op(op, safe_erase=False)
 
 
 # --- tj.range -------------------------------------------------------------------------------

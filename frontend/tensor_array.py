@@ -29,6 +29,7 @@ from xdsl.ir import Block
 
 from tracejit.frontend import primitives
 from tracejit.frontend.errors import InvalidArgumentError
+from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import flatten, unflatten
 from tracejit.frontend.tensor import Tensor
@@ -204,6 +205,8 @@ class TensorArray:
 
     def _element(self, value: Any) -> Any:
         """`value` as an element: the array's dtype and element shape (fixed on first use)."""
+        if isinstance(value, Tensor) and value.weak:  # stands for a Python number (a loop
+            value = primitives.cast(value, self.dtype)  # variable from a literal): as below
         if isinstance(value, Tensor):
             _check_dtype(value.dtype, self.dtype, "write")
             if None in value.shape:
@@ -395,7 +398,9 @@ def _trial(body_fn: Callable[..., Any], loop_vars: tuple) -> Any:
     block = Block(arg_types=types)
     try:
         with current_trace().building_in(block):
-            return body_fn(*unflatten(treedef, [Tensor(arg) for arg in block.args]))
+            weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop traces them
+            args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
+            return body_fn(*unflatten(treedef, args))
     finally:
         for op in reversed(list(block.ops)):
             block.erase_op(op, safe_erase=False)

@@ -45,9 +45,9 @@ def branches_differ_in_shape(x):
 
 
 def loop_changes_dtype(x):
-    s = 0
+    s = 0.5  # a float literal cannot become int32 (NEP 50 gives float64): a real change
     while np.sum(x) > s:
-        s = s + 0.5
+        s = np.sum(x).astype(np.int32)
     return s
 
 
@@ -77,7 +77,7 @@ def test_variable_assigned_in_one_staged_branch_and_used_after():
     [
         (branches_differ_in_dtype, "'y' has dtype float64 .* but dtype float32 .*{}", "if np"),
         (branches_differ_in_shape, r"'y' has .* shape \(3,\) .* shape \(\) .*{}", "if np"),
-        (loop_changes_dtype, "loop variable 's' changes from dtype int64 .*{}", "while"),
+        (loop_changes_dtype, "loop variable 's' changes from dtype float64 .*{}", "while"),
         (
             returns_in_one_branch,
             "the staged if at {} returns a value in one branch and nothing",
