@@ -121,6 +121,8 @@ class Program:
     # name -> error bound of each returned value (None: exact)
     outputs: dict[str, float | None] = field(default_factory=dict)
     prints: bool = False
+    # the builder of each statement (statistics only: run_fuzz.py counts programs per kind)
+    kinds: list[str] = field(default_factory=list)
 
     def source(self) -> str:
         """The program as a self-contained Python module (what a regression test embeds)."""
@@ -1247,10 +1249,13 @@ def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
     for _ in range(4 * target):
         if len(b.program.body) >= target:
             break
-        b.draw(st.sampled_from(KINDS))(b)
+        builder = b.draw(st.sampled_from(KINDS))
+        if builder(b):
+            b.program.kinds.append(builder.__name__)
     if ending >= 0:
         for _ in range(8):
             if ENDINGS[ending](b):
+                b.program.kinds.append(ENDINGS[ending].__name__)
                 break
     returned = b.values[len(inputs) :] + b.hidden
     b.program.outputs = {v.name: v.err for v in returned}

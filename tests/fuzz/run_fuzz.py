@@ -6,6 +6,8 @@ an abort is counted as a crash, not the end of the run), one per core at a time
 
     programs tried / mismatches / crashes
 
+and the same per statement kind (a program counts for every kind it has a statement of;
+a mismatch or crash for the kinds of the program that first failed, before shrinking).
 A batch stops at its first mismatch: hypothesis shrinks it and the worker writes it to
 `regressions/` (a test to commit). Programs that hit a known open bug
 (`fuzz_oracle.KNOWN_BUGS`, each with its regression test) are counted separately.
@@ -20,6 +22,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -28,7 +31,8 @@ CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it
 
 
 def worker(count: int, seed: int) -> None:
-    """Run `count` programs; print TRIED per program and MISMATCH <path> on a failure."""
+    """Run `count` programs; print TRIED <kinds> per program, FAILED <kinds> for the first
+    failing one and MISMATCH <path> once it is shrunk."""
     import pickle
 
     from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
@@ -53,13 +57,15 @@ def worker(count: int, seed: int) -> None:
     def fuzz(program, optional):
         current.write_bytes(pickle.dumps((program, [optional])))
         if not failed:
-            print("TRIED", flush=True)
+            print("TRIED", ",".join(sorted(set(program.kinds))), flush=True)
         findings = check(program, [optional])
         known = {known_bug(f) for f in findings}
         if findings and None not in known:
             print(f"KNOWN {sorted(known)[0]}", flush=True)  # counted, not shrunk again
             return
         if findings:
+            if not failed:
+                print("FAILED", ",".join(sorted(set(program.kinds))), flush=True)
             failed.append(True)
             message = "\n".join(map(str, findings))
             recorder.failed(program, [optional], message)
@@ -72,18 +78,29 @@ def worker(count: int, seed: int) -> None:
     current.unlink(missing_ok=True)
 
 
-def run_batch(count: int, seed: int, state: Path) -> tuple[int, list[str], str | None, int]:
+def run_batch(count: int, seed: int, state: Path) -> tuple[int, list[str], str | None, int, dict]:
     """(programs tried, mismatch reports, crash report or None, programs that hit a known
-    open bug) of one worker process."""
+    open bug, per-kind counts) of one worker process."""
     env = {**os.environ, CURRENT: str(state), "PYTHONFAULTHANDLER": "1"}
     command = [sys.executable, str(Path(__file__)), "--worker", str(count), "--seed", str(seed)]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=7200)
-    tried = done.stdout.count("TRIED\n")
-    mismatches = [line for line in done.stdout.splitlines() if line.startswith("MISMATCH")]
-    known = done.stdout.count("\nKNOWN ") + done.stdout.startswith("KNOWN ")
+    lines = done.stdout.splitlines()
+    tried = sum(line.startswith("TRIED") for line in lines)
+    mismatches = [line for line in lines if line.startswith("MISMATCH")]
+    known = sum(line.startswith("KNOWN ") for line in lines)
+    kinds: dict[str, Counter] = {"tried": Counter(), "failed": Counter()}
+    for line in lines:
+        word, _, names = line.partition(" ")
+        if word in ("TRIED", "FAILED"):
+            kinds[word.lower()].update(n for n in names.split(",") if n)
     if done.returncode == 0:
-        return tried, mismatches, None, known
-    return tried, mismatches, save_crash(state, done), known
+        return tried, mismatches, None, known, kinds
+    crash = save_crash(state, done)
+    if state.exists():
+        import pickle
+
+        kinds["crashed"] = Counter(set(pickle.loads(state.read_bytes())[0].kinds))
+    return tried, mismatches, crash, known, kinds
 
 
 def save_crash(state: Path, done: subprocess.CompletedProcess) -> str:
@@ -112,6 +129,7 @@ def main() -> None:
         return
     rng = random.Random(args.seed)
     totals = {"tried": 0, "mismatches": 0, "crashes": 0, "known": 0}
+    per_kind: dict[str, Counter] = {"tried": Counter(), "failed": Counter(), "crashed": Counter()}
     with ThreadPoolExecutor(max_workers=max(args.jobs, 1)) as pool:
         while totals["tried"] < args.count:  # a batch stops early at a mismatch: top up
             left = args.count - totals["tried"]
@@ -119,29 +137,35 @@ def main() -> None:
             batches = [(count, rng.randrange(2**32), k) for k, count in enumerate(counts)]
             for report in pool.map(lambda b: _run_and_report(*b), batches):
                 _add(totals, report)
+                for key, counts in report[4].items():
+                    per_kind[key].update(counts)
     print(
         f"programs tried: {totals['tried']} / mismatches: {totals['mismatches']} / "
         f"crashes: {totals['crashes']}"
     )
     if totals["known"]:
         print(f"(+ {totals['known']} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
+    print("per statement kind: programs tried / mismatches / crashes")
+    for kind, tried in per_kind["tried"].most_common():
+        failed, crashed = per_kind["failed"][kind], per_kind["crashed"][kind]
+        print(f"  {kind:<16} {tried:>6} / {failed} / {crashed}")
     sys.exit(1 if totals["mismatches"] or totals["crashes"] else 0)
 
 
 def _run_and_report(count: int, seed: int, slot: int) -> tuple:
     """One worker process's batch; prints its findings as soon as it ends."""
     state = HERE / f".fuzz_current_{os.getpid()}_{slot}.pickle"
-    done, found, crash, known = run_batch(count, seed, state)
+    done, found, crash, known, kinds = run_batch(count, seed, state)
     state.unlink(missing_ok=True)
     for line in found:
         print(line, flush=True)
     if crash is not None:
         print(f"CRASH (seed {seed}): {crash}", flush=True)
-    return done, found, crash, known
+    return done, found, crash, known, kinds
 
 
 def _add(totals: dict, report: tuple) -> None:
-    done, found, crash, known = report
+    done, found, crash, known, _ = report
     totals["tried"] += max(done, 1)  # a batch that crashed before its first program counts
     totals["mismatches"] += len(found)
     totals["crashes"] += crash is not None
