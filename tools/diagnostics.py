@@ -7,24 +7,47 @@ failed only inside a printed note, so `failing_op` re-verifies the ops one at a 
 ops first like the verifier, to find it. Ops a pass created have no position: the nearest
 enclosing op that has one is named instead (and the note says so); a traced Python function
 has no positions at all, so its errors name `file.py:function`.
+
+Each error is a `Diagnostic`: printed as is, or, under `--verify-diagnostics`, matched by its
+line and message against the input's `expected-error` comments (`verify_diagnostics.py`).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.ir import Operation
 from xdsl.utils.exceptions import ParseError
 
 
+@dataclass
+class Diagnostic:
+    """One error: `where: error: message`, then `details` (source lines, the op, notes)."""
+
+    message: str
+    where: str | None = None  # `file:line:col`, or the input's name when there is no position
+    line: int | None = None  # the line of `where`; None: no position
+    details: str = ""  # whole lines, each ending in a newline
+
+    def __str__(self) -> str:
+        prefix = f"{self.where}: " if self.where else ""
+        return f"{prefix}error: {self.message}\n{self.details}"
+
+
 class ToolError(Exception):
     """A diagnostic that is ready to print (no prefix added)."""
 
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(str(diagnostic))
+        self.diagnostic = diagnostic
 
-def format_parse_error(error: ParseError) -> str:
+
+def diagnose_parse_error(error: ParseError) -> Diagnostic:
     location = error.span.get_location()
     # print_with_context(None) is the location line, then the source lines with carets.
     context = error.span.print_with_context().split("\n", 1)[1]
-    return f"{location}: error: {error.msg}\n{context}"
+    return Diagnostic(error.msg, str(location), location.line, context)
 
 
 def failing_op(module: ModuleOp) -> tuple[Operation, str] | None:
@@ -37,16 +60,18 @@ def failing_op(module: ModuleOp) -> tuple[Operation, str] | None:
     return None
 
 
-def location_of(op: Operation) -> tuple[str, bool] | None:
-    """`file:line:col` of `op`, or of its nearest located ancestor (second item False)."""
+def location_of(op: Operation) -> tuple[FileLineColLoc, bool] | None:
+    """The position of `op`, or of its nearest located ancestor (second item False)."""
     current: Operation | None = op
     while current is not None:
         if isinstance(current.location, FileLineColLoc):
-            loc = current.location
-            text = f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
-            return text, current is op
+            return current.location, current is op
         current = current.parent_op()
     return None
+
+
+def position_text(loc: FileLineColLoc) -> str:
+    return f"{loc.filename.data}:{loc.line.data}:{loc.column.data}"
 
 
 def op_excerpt(op: Operation) -> str:
@@ -56,34 +81,38 @@ def op_excerpt(op: Operation) -> str:
     return "".join(f"  {line}\n" for line in shown)
 
 
-def format_invalid_ir(
+def diagnose_invalid_ir(
     module: ModuleOp, error: Exception, input_name: str, pass_name: str | None = None
-) -> str:
+) -> Diagnostic:
     """A verifier failure in `module`, pointing at the op that fails and the pass."""
     found = failing_op(module)
-    text, notes = "", []
+    notes = []
     if found is None:
-        text = f"{input_name}: error: {error}\n"
+        diagnostic = Diagnostic(str(error), input_name)
     else:
         op, message = found
+        diagnostic = Diagnostic(f"'{op.name}' op {message}", input_name, details=op_excerpt(op))
         located = location_of(op)
-        where = located[0] if located else input_name
-        text = f"{where}: error: '{op.name}' op {message}\n{op_excerpt(op)}"
-        if located and not located[1]:
-            notes.append("the op has no source position (a pass made it); shown: the enclosing op")
+        if located is not None:
+            diagnostic.where, diagnostic.line = position_text(located[0]), located[0].line.data
+            if not located[1]:
+                notes.append(
+                    "the op has no source position (a pass made it); shown: the enclosing op"
+                )
     if pass_name is not None:
         notes.append(f"the IR was invalid after pass '{pass_name}'")
-    return text + "".join(f"note: {note}\n" for note in notes)
+    diagnostic.details += "".join(f"note: {note}\n" for note in notes)
+    return diagnostic
 
 
-def format_pass_failure(
+def diagnose_pass_failure(
     module: ModuleOp | None, error: Exception, input_name: str, pass_name: str
-) -> str:
+) -> Diagnostic:
     """A pass raised: its own error, or the verifier's on the IR the pass left."""
     cause = error.__cause__ or error
     if module is not None and is_verifier_error(cause):
-        return format_invalid_ir(module, cause, input_name, pass_name)
-    return f"{input_name}: error: pass '{pass_name}' failed: {_describe(cause)}\n"
+        return diagnose_invalid_ir(module, cause, input_name, pass_name)
+    return Diagnostic(f"pass '{pass_name}' failed: {_describe(cause)}", input_name)
 
 
 def is_verifier_error(error: BaseException) -> bool:

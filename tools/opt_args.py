@@ -21,6 +21,13 @@ With no -p, --pipeline or --emit:
                  with --emit cf), so --print-ir-after-all shows what every pass did.
 -p '' runs no pass (it prints a Python input's traced module as is); --run without --emit
 prints only the results.
+
+Tests of invalid IR follow mlir-opt: --split-input-file processes each part of the file
+between lines `// -----` as a module of its own (outputs are separated by `// -----`, errors
+keep the file's line numbers), and --verify-diagnostics checks the errors, instead of
+printing them, against comments `// expected-error {{text}}` (an error on this line whose
+message contains text), `// expected-error @+N {{text}}` (N lines below; @-N: above) or
+`// expected-error @unknown {{text}}` (an error without a position).
 """
 
 USAGE_EXAMPLES = """\
@@ -33,6 +40,7 @@ examples:
       --print-ir-after-all --emit asm
   tracejit-opt kernel.mlir --run --input x=x.npy --input y="[1.0, 2.0]"
   tracejit-opt model.py:predict --emit dot | dot -Tpng -o graph.png
+  tracejit-opt invalid.mlir --split-input-file --verify-diagnostics
 """
 
 # --emit stages, in lowering order (`dot` draws the tj-level graph).
@@ -59,6 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_pipeline_flags(parser)
     _add_dump_flags(parser)
     _add_output_flags(parser)
+    _add_testing_flags(parser)
     return parser
 
 
@@ -139,6 +148,23 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
 
+def _add_testing_flags(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("testing (as in mlir-opt)")
+    group.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each part of the .mlir input between separator lines as a module of "
+        "its own (see above)",
+    )
+    group.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check the errors against the input's expected-error comments (see above): "
+        "exit status 0 if each expected error, and no other, was reported, else 1 and a list "
+        "of what was missing or unexpected",
+    )
+
+
 def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     args = build_parser().parse_args(argv)
     for flag in ("print_ir_after", "print_ir_before"):
@@ -147,6 +173,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         raise UsageError("--signature and --arg need a Python input: path/to/file.py:function")
     if args.inputs and not args.run:
         raise UsageError("--input is only used with --run")
+    if is_python_input(args.input) and (args.split_input_file or args.verify_diagnostics):
+        raise UsageError("--split-input-file and --verify-diagnostics need an .mlir input")
     return args
 
 

@@ -22,7 +22,7 @@ from tracejit.tools import diagnostics
 from tracejit.tools.diagnostics import ToolError
 from tracejit.tools.dot_graph import module_to_dot
 from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
-from tracejit.tools.mlir_input import input_name, parse_mlir, read_source
+from tracejit.tools.mlir_input import Chunk, input_name, parse_mlir, read_source
 from tracejit.tools.op_stats import dialect_counts, render_stats
 from tracejit.tools.opt_args import UsageError, is_python_input
 from tracejit.tools.stages import EMIT_LAST_PASS, ladder
@@ -30,8 +30,11 @@ from tracejit.tools.timing import TimingReport
 
 
 class Session:
-    def __init__(self, args: argparse.Namespace):
+    def __init__(self, args: argparse.Namespace, chunk: Chunk | None = None):
+        """`chunk`: the .mlir text to process (one part of a --split-input-file input); by
+        default the whole input file is read."""
         self.args = args
+        self.chunk = chunk
         self.name = input_name(args.input)
         self.timing = TimingReport()
         self.concrete: Any = None  # the ConcreteFunction of a Python input
@@ -97,19 +100,21 @@ class Session:
             with self.timing.measure("trace " + args.input.rpartition(":")[2]):
                 self.concrete = trace_python_input(args.input, args.signature, args.arg)
             return self.concrete.graph.module
-        source = read_source(args.input)  # outside the clock: stdin may wait for a producer
+        # Outside the clock: stdin may wait for a producer.
+        chunk = self.chunk if self.chunk is not None else Chunk(read_source(args.input))
         import tracejit.ir.dialect  # noqa: F401  # so is importing the dialect
 
         try:
             with self.timing.measure("parse"):
-                module = parse_mlir(source, self.name)
+                module = parse_mlir(chunk.text, self.name, chunk.line_offset)
         except ParseError as error:
-            raise ToolError(diagnostics.format_parse_error(error)) from error
+            raise ToolError(diagnostics.diagnose_parse_error(error)) from error
         with self.timing.measure("verify input"):
             try:
                 module.verify()
             except Exception as error:
-                raise ToolError(diagnostics.format_invalid_ir(module, error, self.name)) from error
+                diagnostic = diagnostics.diagnose_invalid_ir(module, error, self.name)
+                raise ToolError(diagnostic) from error
         return module
 
     # --- passes ------------------------------------------------------------------------------
@@ -125,10 +130,10 @@ class Session:
         except PipelineError as error:
             assert self.dumper is not None
             self.dumper.before_failure(error.pass_name)
-            message = diagnostics.format_pass_failure(
+            diagnostic = diagnostics.diagnose_pass_failure(
                 getattr(error, "module", None), error, self.name, error.pass_name
             )
-            raise ToolError(message) from error
+            raise ToolError(diagnostic) from error
         for pass_name, seconds in lowered.pass_seconds:
             self.timing.add(pass_name, seconds)
         return lowered.module

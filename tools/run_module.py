@@ -21,7 +21,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from tracejit.tools.diagnostics import ToolError
+from tracejit.tools.diagnostics import Diagnostic, ToolError
 from tracejit.tools.opt_args import UsageError, split_assignment
 
 
@@ -179,7 +179,6 @@ def run_lowered(
         try:
             raise_for_status(status, driver.error_messages(lowered))
         except Exception as error:
-            raise ToolError(
-                f"error: @{name} failed a run-time check: {type(error).__name__}: {error}\n"
-            ) from error
+            message = f"@{name} failed a run-time check: {type(error).__name__}: {error}"
+            raise ToolError(Diagnostic(message)) from error
     return "".join(format_results(array, label) for label, array in call.results)
