@@ -1,19 +1,40 @@
-// tj.reduce verifier: each RUN line swaps the valid op for one broken variant.
-// RUN: sed -e 's/%OP/tj.reduce "argmax" %x, axes = [0] : tensor<4x3xf32> to tensor<3xf32>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=ARGTYPE
-// RUN: sed -e 's/%OP/tj.reduce "any" %x, axes = [0] : tensor<4x3xf32> to tensor<3xi1>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=ANY
-// RUN: sed -e 's/%OP/tj.reduce "sum" %b, axes = [0] : tensor<4x3xi1> to tensor<3xi1>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=BOOL
-// RUN: sed -e 's/%OP/tj.reduce "argmin" %e, axes = [1] : tensor<2x0xf32> to tensor<2xi64>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=EMPTY
-// RUN: sed -e 's/%OP/tj.reduce "sum" %x, axes = [0] : tensor<4x3xf32> to tensor<3xf64>/' %s | not tracejit-opt - 2>&1 | filecheck %s --check-prefix=KEEP
+// tj.reduce verifier: each case below is one broken variant of the op.
+// RUN: tracejit-opt %s --split-input-file --verify-diagnostics
 
-builtin.module {
-  func.func @bad(%x: tensor<4x3xf32>, %b: tensor<4x3xi1>, %e: tensor<2x0xf32>) {
-    %r = %OP
-    func.return
-  }
+func.func @argmax_type(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{tj.reduce argmax result element type must be i64}}
+  %r = tj.reduce "argmax" %x, axes = [0] : tensor<4x3xf32> to tensor<3xf32>
+  func.return
 }
 
-// ARGTYPE: tj.reduce argmax result element type must be i64
-// ANY: tj.reduce any reduces i1 tensors to i1
-// BOOL: tj.reduce sum is not defined on bool tensors
-// EMPTY: tj.reduce argmin over a zero-size axis has no result
-// KEEP: tj.reduce sum result element type must be f32
+// -----
+
+func.func @any_of_floats(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{tj.reduce any reduces i1 tensors to i1}}
+  %r = tj.reduce "any" %x, axes = [0] : tensor<4x3xf32> to tensor<3xi1>
+  func.return
+}
+
+// -----
+
+func.func @sum_of_bools(%b: tensor<4x3xi1>) {
+  // expected-error @+1 {{tj.reduce sum is not defined on bool tensors}}
+  %r = tj.reduce "sum" %b, axes = [0] : tensor<4x3xi1> to tensor<3xi1>
+  func.return
+}
+
+// -----
+
+func.func @argmin_of_nothing(%e: tensor<2x0xf32>) {
+  // expected-error @+1 {{tj.reduce argmin over a zero-size axis has no result}}
+  %r = tj.reduce "argmin" %e, axes = [1] : tensor<2x0xf32> to tensor<2xi64>
+  func.return
+}
+
+// -----
+
+func.func @sum_keeps_the_type(%x: tensor<4x3xf32>) {
+  // expected-error @+1 {{tj.reduce sum result element type must be f32}}
+  %r = tj.reduce "sum" %x, axes = [0] : tensor<4x3xf32> to tensor<3xf64>
+  func.return
+}

@@ -1,0 +1,56 @@
+// The tj.fused verifier rejects bodies that are not one loop nest; the error points at the
+// tj.fused op.
+// RUN: tracejit-opt %s --split-input-file --verify-diagnostics
+
+func.func @reshape_inside(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
+  // expected-error @+1 {{tj.fused cannot hold tj.reshape}}
+  %k = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
+  ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+    %d = tj.sub %a, %b : tensor<8xf32>
+    %q = tj.reshape %d : tensor<8xf32> to tensor<8xf32>
+    %r = tj.reduce "sum" %q, axes = [0] : tensor<8xf32> to tensor<f32>
+    tj.yield %r : tensor<f32>
+  }
+  func.return %k : tensor<f32>
+}
+
+// -----
+
+func.func @reduction_and_elementwise_results(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
+  // expected-error @+1 {{tj.fused with a reduction can only yield reduction results}}
+  %k, %k2 = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> (tensor<f32>, tensor<8xf32>) {
+  ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
+    %d = tj.sub %a, %b : tensor<8xf32>
+    %q = tj.mul %d, %d : tensor<8xf32>
+    %r = tj.reduce "sum" %q, axes = [0] : tensor<8xf32> to tensor<f32>
+    tj.yield %r, %q : tensor<f32>, tensor<8xf32>
+  }
+  func.return %k : tensor<f32>
+}
+
+// -----
+
+func.func @broadcast_of_a_result(%x: tensor<8x4xf32>, %m: tensor<4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{tj.broadcast_in_dim must read a block argument or a constant}}
+  %r = tj.fused %x, %m : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%a: tensor<8x4xf32>, %c: tensor<4xf32>):
+    %e = tj.exp %a : tensor<8x4xf32>
+    %mb = tj.broadcast_in_dim %e, dims = [0, 1] : tensor<8x4xf32> to tensor<8x4xf32>
+    %d = tj.sub %e, %mb : tensor<8x4xf32>
+    tj.yield %d : tensor<8x4xf32>
+  }
+  func.return %r : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @captured_value(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor<8x4xf32> {
+  // expected-error @+1 {{Operation using value defined out of its IsolatedFromAbove parent}}
+  %r = tj.fused %y : (tensor<8x4xf32>) -> tensor<8x4xf32> {
+  ^bb0(%b: tensor<8x4xf32>):
+    %e = tj.exp %x : tensor<8x4xf32>
+    %d = tj.sub %e, %b : tensor<8x4xf32>
+    tj.yield %d : tensor<8x4xf32>
+  }
+  func.return %r : tensor<8x4xf32>
+}
