@@ -25,13 +25,12 @@ two rewrites below produce exactly NumPy's results for it.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorType
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tracejit.ir.constant import ConstantOp
-from tracejit.ir.dense import array_from_dense
-from tracejit.ir.dtypes import is_float, numpy_dtype
+from tracejit.ir.dtypes import is_float
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.elementwise_binary import AddOp, MulOp, PowOp, SubOp
 from tracejit.ir.elementwise_unary import NegOp, SqrtOp
@@ -42,27 +41,16 @@ from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, TransposeOp
 # --- recognising constants -------------------------------------------------------------
 
 
-def splat_of(value: SSAValue) -> np.ndarray | None:
-    """The element (a 0-d array) of a constant whose elements are all bit-identical,
-    looking through `broadcast_in_dim` (it only repeats elements); else None.
+def splat_of(value: SSAValue) -> np.generic | None:
+    """`ConstantOp.splat()` of the constant behind `value`, looking through
+    `broadcast_in_dim` (it only repeats elements); None when there is no constant.
 
-    Bits, not `==`: -0.0 and +0.0 are different splats here, and a NaN splat is one."""
+    Bits, not `==`: -0.0 and +0.0 are different splats here, and a NaN splat is one. An
+    empty constant is a splat of zero; a rewrite it enables has an empty result too."""
     while isinstance(value.owner, BroadcastInDimOp):
         value = value.owner.operand
     owner = value.owner
-    if not isinstance(owner, ConstantOp):
-        return None
-    ttype = owner.value.get_type()
-    assert isinstance(ttype, TensorType)
-    itemsize = numpy_dtype(ttype.get_element_type()).itemsize
-    raw = np.frombuffer(owner.value.data.data, np.uint8)
-    if raw.size == 0:
-        return None  # an empty tensor has no element to speak of
-    rows = raw.reshape(-1, itemsize)
-    if not (rows == rows[0]).all():
-        return None
-    scalar_type = TensorType(ttype.get_element_type(), [])
-    return array_from_dense(DenseIntOrFPElementsAttr(scalar_type, BytesAttr(rows[0].tobytes())))
+    return owner.splat() if isinstance(owner, ConstantOp) else None
 
 
 def _is_float(value: SSAValue) -> bool:
@@ -70,11 +58,11 @@ def _is_float(value: SSAValue) -> bool:
     return is_float(value.type.get_element_type())
 
 
-def _is(splat: np.ndarray | None, number: float) -> bool:
+def _is(splat: np.generic | None, number: float) -> bool:
     return splat is not None and bool(splat == number)
 
 
-def _is_negative_zero(splat: np.ndarray | None) -> bool:
+def _is_negative_zero(splat: np.generic | None) -> bool:
     return _is(splat, 0) and bool(np.signbit(splat))
 
 

@@ -23,7 +23,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import ConstantLike, Pure
 
-from tracejit.ir.dense import array_from_dense, dense_from_array, print_dense
+from tracejit.ir.dense import array_from_dense, dense_from_array, print_dense, splat_from_dense
 
 
 @irdl_op_definition
@@ -48,6 +48,16 @@ class ConstantOp(IRDLOperation, HasFolderInterface):
 
     def to_array(self) -> np.ndarray:
         return array_from_dense(self.value)
+
+    def splat(self) -> np.generic | None:
+        """The value of every element when all are bit-identical (-0.0 is not 0.0; a NaN
+        splat is one), else None.
+
+        A constant with no elements is a splat of zero: no two of its elements differ, and
+        whoever uses the value reads none of it (a `tj.fused` body op over an empty domain,
+        which canonicalize and constant-fold leave such constants in; a fill that writes
+        nothing; an algebraic rewrite whose result is empty too)."""
+        return splat_from_dense(self.value)
 
     def fold(self):
         return (self.value,)

@@ -40,21 +40,36 @@ def _is_splat(array: np.ndarray) -> bool:
     return bool((raw == raw[0]).all())
 
 
-def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """The NumPy array an attribute holds (a fresh, writable copy)."""
+def _stored_elements(attr: DenseIntOrFPElementsAttr) -> tuple[np.ndarray, tuple[int, ...]]:
+    """(the elements as stored, flat: one for a splat; the attribute's shape)."""
     ttype = attr.get_type()
     assert isinstance(ttype, TensorType)
     dtype = numpy_dtype(ttype.get_element_type())
-    shape = ttype.get_shape()
     raw = attr.data.data
     if dtype == np.bool_:
         flat = np.frombuffer(raw, np.int8) != 0
     else:
         flat = np.frombuffer(raw, dtype.newbyteorder("<")).astype(dtype)
+    return flat, tuple(ttype.get_shape())
+
+
+def array_from_dense(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
+    """The NumPy array an attribute holds (a fresh, writable copy)."""
+    flat, shape = _stored_elements(attr)
     count = int(np.prod(shape, dtype=np.int64))
     if flat.size == 1 and count != 1:  # a splat
-        return np.full(shape, flat[0], dtype)
+        return np.full(shape, flat[0], flat.dtype)
     return flat.reshape(shape).copy()
+
+
+def splat_from_dense(attr: DenseIntOrFPElementsAttr) -> np.generic | None:
+    """The value of every element if all are bit-identical (a NaN splat is one, -0.0 and
+    0.0 differ), else None; zero for an attribute with no elements (see ConstantOp.splat).
+    A splat stored as one element is not expanded."""
+    flat, shape = _stored_elements(attr)
+    if 0 in shape:
+        return np.zeros((), flat.dtype)[()]
+    return flat[0] if flat.size == 1 or _is_splat(flat) else None
 
 
 def _is_float(attr: DenseIntOrFPElementsAttr) -> bool:

@@ -78,20 +78,6 @@ BODY_OPS: tuple[type[Operation], ...] = (
 )
 
 
-def splat_value(op: Operation) -> np.generic | None:
-    """The one value of a `tj.constant` whose elements are all bit-identical. An empty
-    constant counts as a splat of zero: a body op that has one runs over an empty domain,
-    so the value is never read (canonicalize and constant-fold fold size-0 body ops to
-    such constants)."""
-    if not isinstance(op, ConstantOp):
-        return None
-    array = op.to_array().reshape(-1)
-    if array.size == 0:
-        return np.zeros((), array.dtype)[()]
-    raw = array.view(np.uint8).reshape(array.size, array.dtype.itemsize)
-    return array[0] if bool((raw == raw[0]).all()) else None
-
-
 def shape_of(value: SSAValue) -> tuple[int, ...]:
     assert isinstance(value.type, TensorType), value.type
     return tuple(value.type.get_shape())
@@ -170,7 +156,7 @@ class FusedOp(IRDLOperation, HasFolderInterface):
         if not isinstance(op, BODY_OPS):
             raise VerifyException(f"tj.fused cannot hold {op.name}")
         if isinstance(op, ConstantOp):
-            if splat_value(op) is None:
+            if op.splat() is None:
                 raise VerifyException("tj.fused can only hold splat constants")
             return
         if domain_of(op) != domain:

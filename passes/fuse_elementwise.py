@@ -69,7 +69,6 @@ from tracejit.ir.fused import (
     domain_of,
     loops_read,
     loops_written,
-    splat_value,
 )
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -138,7 +137,7 @@ def is_pullable(op: Operation) -> bool:
 
 
 def is_inlined_constant(value: SSAValue) -> bool:
-    return isinstance(value.owner, ConstantOp) and splat_value(value.owner) is not None
+    return isinstance(value.owner, ConstantOp) and value.owner.splat() is not None
 
 
 def is_barrier(op: Operation) -> bool:

@@ -9,7 +9,6 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp
-from tracejit.ir.fused import splat_value
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
@@ -60,7 +59,7 @@ def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
     """A splat (all elements bit-identical: -0.0 is not 0.0) becomes a fill; anything else
     a read-only `memref.global`."""
     element = element_of(op.result)
-    splat = splat_value(op)
+    splat = op.splat()
     if splat is not None:
         buffer = bufferizer.destination(op.result)
         rank = rank_of(op.result)

@@ -33,7 +33,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
-from tracejit.ir.fused import FusedOp, splat_value
+from tracejit.ir.fused import FusedOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.passes.bufferize.builder import (
@@ -96,7 +96,8 @@ def _select(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
 
 
 def _constant(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    value = splat_value(op)
+    assert isinstance(op, ConstantOp)
+    value = op.splat()
     assert value is not None
     return scalar.constant(b, value.item(), element_of(op.results[0]))
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.parser import Parser
 from xdsl.transforms.canonicalize import CanonicalizePass
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -16,6 +16,7 @@ import tracejit as tj
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.dialect import make_context
+from tracejit.ir.dtypes import tensor_type
 
 DTYPES = [
     np.bool_,
@@ -66,6 +67,33 @@ def test_non_finite_constants_round_trip_exactly():
     assert 'dense<"0x' in text
     assert text == str(parse(text))
     assert only_constant(parse(text)).tobytes() == array.tobytes()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_constant_splat_is_the_value_all_elements_hold(dtype):
+    one = np.ones((), dtype)[()]
+    stored_once = ConstantOp.from_array(np.full((2, 3), one))
+    assert stored_once.value.data.data == dense_from_array(np.array(one)).data.data
+    stored_each = ConstantOp(
+        DenseIntOrFPElementsAttr(
+            tensor_type((2, 3), dtype), BytesAttr(stored_once.to_array().tobytes())
+        )
+        if dtype != np.bool_
+        else stored_once.value
+    )
+    for op in (stored_once, stored_each, ConstantOp.from_array(np.array(one))):
+        assert (splat := op.splat()) is not None
+        assert splat.dtype == dtype and splat == one
+    assert ConstantOp.from_array(np.array([0, 1], dtype)).splat() is None
+    # the one rule for empty constants: a splat of zero (see ConstantOp.splat)
+    empty = ConstantOp.from_array(np.zeros((0, 3), dtype)).splat()
+    assert empty is not None and empty.dtype == dtype and empty == 0
+
+
+def test_constant_splat_compares_bits():
+    assert ConstantOp.from_array(np.array([-0.0, 0.0])).splat() is None
+    assert np.signbit(ConstantOp.from_array(np.array([-0.0, -0.0])).splat())
+    assert np.isnan(ConstantOp.from_array(np.full(3, np.nan, np.float32)).splat())
 
 
 @pytest.mark.parametrize(
