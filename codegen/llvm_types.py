@@ -89,10 +89,6 @@ def numpy_dtype(attr: Attribute) -> np.dtype:
     raise CodegenError(f"type {attr} has no NumPy dtype")
 
 
-def is_float(attr: Attribute) -> bool:
-    return type(attr) in _FLOATS
-
-
 def checked_memref(attr: Attribute) -> MemRefType:
     """`attr` as a MemRefType with the identity layout, else CodegenError."""
     if not isinstance(attr, MemRefType):

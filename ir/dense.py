@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import BytesAttr, DenseIntOrFPElementsAttr, TensorTyp
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 
-from tracejit.ir.dtypes import numpy_dtype, tensor_type
+from tracejit.ir.dtypes import is_float, numpy_dtype, tensor_type
 
 
 def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
@@ -74,7 +74,7 @@ def splat_from_dense(attr: DenseIntOrFPElementsAttr) -> np.generic | None:
 
 def _is_float(attr: DenseIntOrFPElementsAttr) -> bool:
     ttype = attr.get_type()
-    return isinstance(ttype, TensorType) and numpy_dtype(ttype.get_element_type()).kind == "f"
+    return isinstance(ttype, TensorType) and is_float(ttype.get_element_type())
 
 
 def _reads_back(text: str, attr: DenseIntOrFPElementsAttr) -> bool:

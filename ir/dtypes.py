@@ -87,6 +87,20 @@ def is_bool(element: Attribute) -> bool:
     return element == i1
 
 
+# Element kinds: what decides which scalar instructions an element-wise op lowers to
+# (`arith` integers are signless, so signed and unsigned are told apart here).
+FLOAT, SIGNED, UNSIGNED, BOOL = "float", "signed", "unsigned", "bool"
+
+
+def element_kind(element: Attribute) -> str:
+    """float, signed, unsigned or bool."""
+    if is_float(element):
+        return FLOAT
+    if is_bool(element):
+        return BOOL
+    return UNSIGNED if is_unsigned(element) else SIGNED
+
+
 def tensor_type(shape: Sequence[int | None], dtype: np.dtype | type | Attribute) -> TensorType:
     """`tensor<...>` for a NumPy-style shape; `None` entries become dynamic (`?`) dims."""
     element = dtype if isinstance(dtype, Attribute) else element_type(dtype)

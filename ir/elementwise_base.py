@@ -22,25 +22,15 @@ from xdsl.irdl import IRDLOperation, VarConstraint, operand_def, result_def, tra
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
+from tracejit.ir.dtypes import BOOL, FLOAT, SIGNED, UNSIGNED, element_kind
 from tracejit.ir.folding import fold_with_numpy
 
-# Element kinds: what decides which scalar instructions an op lowers to.
-FLOAT, SIGNED, UNSIGNED, BOOL = "float", "signed", "unsigned", "bool"
+# The element kinds (ir/dtypes.py) an op is defined on.
 FLOATS = frozenset({FLOAT})
 INTEGERS = frozenset({SIGNED, UNSIGNED})
 NUMBERS = FLOATS | INTEGERS
 BITS = INTEGERS | {BOOL}
 ANY = NUMBERS | {BOOL}
-
-
-def element_kind(element: Attribute) -> str:
-    """float, signed, unsigned or bool."""
-    if is_float(element):
-        return FLOAT
-    if is_bool(element):
-        return BOOL
-    return UNSIGNED if is_unsigned(element) else SIGNED
 
 
 def element_of(value: SSAValue) -> Attribute:

@@ -14,7 +14,6 @@ from typing import ClassVar
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
-    AnyFloat,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -39,7 +38,7 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
+from tracejit.ir.dtypes import element_kind, is_float, is_unsigned
 
 Emitter = Callable[[Builder, Sequence[SSAValue], Attribute], SSAValue]
 
@@ -54,14 +53,6 @@ def signless(element: Attribute) -> Attribute:
     return element
 
 
-def _kind(element: Attribute) -> str:
-    if is_float(element):
-        return "float"
-    if is_bool(element):
-        return "bool"
-    return "unsigned" if is_unsigned(element) else "signed"
-
-
 def _op(builder: Builder, op: Operation) -> SSAValue:
     return builder.insert(op).results[0]
 
@@ -70,7 +61,7 @@ def _by_kind(**ops: type[Operation]) -> Emitter:
     """An emitter that picks the op class by element kind (float/signed/unsigned)."""
 
     def emit(builder: Builder, args: Sequence[SSAValue], element: Attribute) -> SSAValue:
-        kind = _kind(element)
+        kind = element_kind(element)
         op_type = ops.get(kind) or ops["int"]
         return _op(builder, op_type(*args))
 
@@ -80,7 +71,7 @@ def _by_kind(**ops: type[Operation]) -> Emitter:
 def constant(builder: Builder, value: float | int | bool, element: Attribute) -> SSAValue:
     """An `arith.constant` of `value` in the arith form of `element`."""
     element = signless(element)
-    if isinstance(element, AnyFloat):
+    if is_float(element):
         return _op(builder, arith.ConstantOp(FloatAttr(float(value), element)))
     assert isinstance(element, IntegerType)
     width = element.width.data
@@ -111,7 +102,7 @@ def _select(builder: Builder, condition: SSAValue, a: SSAValue, b: SSAValue) -> 
 
 def _cmp(builder: Builder, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
     """cmpf with an LLVM float predicate (oeq, une, ...) or cmpi (eq, slt, ult, ...)."""
-    if isinstance(a.type, AnyFloat):
+    if is_float(a.type):
         return _op(builder, arith.CmpfOp(a, b, predicate))
     return _op(builder, arith.CmpiOp(a, b, predicate))
 
@@ -400,7 +391,7 @@ def emit_compare(
     builder: Builder, predicate: str, a: SSAValue, b: SSAValue, element: Attribute
 ) -> SSAValue:
     """`a <predicate> b` (tj.compare's eq/ne/lt/le/gt/ge) as an i1."""
-    return _cmp(builder, _COMPARE_PREDICATES[_kind(element)][predicate], a, b)
+    return _cmp(builder, _COMPARE_PREDICATES[element_kind(element)][predicate], a, b)
 
 
 def emit_select(builder: Builder, condition: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
@@ -409,7 +400,7 @@ def emit_select(builder: Builder, condition: SSAValue, a: SSAValue, b: SSAValue)
 
 def emit_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     """NumPy `astype` of one element from tensor element type `source` to `target`."""
-    src, dst = _kind(source), _kind(target)
+    src, dst = element_kind(source), element_kind(target)
     arith_target = signless(target)
     if source == target:
         return x
