@@ -65,6 +65,8 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from tracejit.passes.support.indices import index_constant
+
 SUM_BLOCK = 4096
 """A float sum along an innermost reduction loop longer than this adds up blocks this long."""
 
@@ -155,9 +157,9 @@ def needed_constants(sources: Sequence[BoundSource]) -> list[int]:
 def emit_index_constants(builder: Builder, values: Sequence[int]) -> dict[int, SSAValue]:
     constants: dict[int, SSAValue] = {}
     for value in values:
-        constant = builder.insert(arith.ConstantOp.from_int_and_width(value, IndexType()))
-        constant.result.name_hint = f"c{value}"
-        constants[value] = constant.result
+        constant = index_constant(builder, value)
+        constant.name_hint = f"c{value}"
+        constants[value] = constant
     return constants
 
 
@@ -286,7 +288,7 @@ class StructuredLoopNest:
 
         The rounding error then grows with N / SUM_BLOCK + SUM_BLOCK instead of with N (a
         10M-element float32 sum is off by ~1e-4 relative without it), at no speed cost."""
-        size = builder.insert(arith.ConstantOp.from_int_and_width(SUM_BLOCK, IndexType())).result
+        size = index_constant(builder, SUM_BLOCK)
         outer = Block(arg_types=[IndexType(), *(acc.type for acc in accumulators)])
         outer.args[0].name_hint = "blk"
         b = Builder(InsertPoint.at_end(outer))

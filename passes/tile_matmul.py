@@ -72,6 +72,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.indices import index_constant
 
 # The sum that may be tiled, keyed by the product it adds up.
 SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
@@ -207,10 +208,10 @@ class TiledMatmul:
     # --- index arithmetic (folded when both sides are constants) ---------------------------
     def const(self, value: int) -> SSAValue:
         if value not in self.constants:
-            op = self.prologue.insert(arith.ConstantOp(IntegerAttr(value, IndexType())))
-            op.result.name_hint = f"c{value}"
-            self.constants[value] = op.result
-            self.static[op.result] = value
+            constant = index_constant(self.prologue, value)
+            constant.name_hint = f"c{value}"
+            self.constants[value] = constant
+            self.static[constant] = value
         return self.constants[value]
 
     def _fold(self, op_type: type[Operation], py, lhs: SSAValue, rhs: SSAValue) -> SSAValue:

@@ -24,12 +24,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    IndexType,
-    IntegerAttr,
     MemRefType,
     ModuleOp,
     TensorType,
@@ -42,6 +40,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir.state import VarType
+from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
 
 PARALLEL = IteratorTypeAttr.parallel()
@@ -225,13 +224,7 @@ class FunctionBufferizer:
 
     def dim(self, buffer: SSAValue, index: int) -> SSAValue:
         """Dim `index` of `buffer` as an `index` value (a constant when static)."""
-        size = buffer.type.get_shape()[index]  # type: ignore[attr-defined]
-        if size != DYNAMIC_INDEX:
-            return self.index_constant(size)
-        return self.builder.insert(memref.DimOp(buffer, self.index_constant(index))).result
-
-    def index_constant(self, value: int) -> SSAValue:
-        return self.builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
+        return dim_size(self.builder, buffer, index)
 
     def sizes_like(self, result: SSAValue, buffer: SSAValue) -> list[SSAValue]:
         """The dynamic sizes of `result`, read from a buffer of the same shape."""

@@ -42,24 +42,21 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.scalar_semantics import constant
 
 
 # --- index arithmetic inside a body ---------------------------------------------------
-def _index(b: Builder, value: int) -> SSAValue:
-    return b.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
 def _loop_index(b: Builder, dim: int) -> SSAValue:
     return b.insert(IndexOp(dim)).result
 
 
 def _add(b: Builder, x: SSAValue, offset: int) -> SSAValue:
-    return x if offset == 0 else b.insert(arith.AddiOp(x, _index(b, offset))).result
+    return x if offset == 0 else b.insert(arith.AddiOp(x, index_constant(b, offset))).result
 
 
 def _value(b: Builder, x: int | SSAValue) -> SSAValue:
-    return _index(b, x) if isinstance(x, int) else x
+    return index_constant(b, x) if isinstance(x, int) else x
 
 
 def _mul(b: Builder, x: SSAValue, factor: int | SSAValue) -> SSAValue:
@@ -68,7 +65,7 @@ def _mul(b: Builder, x: SSAValue, factor: int | SSAValue) -> SSAValue:
 
 def _clamp_below(b: Builder, x: SSAValue, size: int) -> SSAValue:
     """min(x, size - 1) as unsigned, so a 'negative' x also lands in [0, size)."""
-    return b.insert(arith.MinUIOp(x, _index(b, size - 1))).result
+    return b.insert(arith.MinUIOp(x, index_constant(b, size - 1))).result
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
@@ -166,7 +163,7 @@ def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
             for d, (size, stride) in enumerate(zip(target_sizes, target_strides, strict=True))
             if size != 1
         ]
-        linear = terms[0] if terms else _index(b, 0)
+        linear = terms[0] if terms else index_constant(b, 0)
         for term in terms[1:]:
             linear = b.insert(arith.AddiOp(linear, term)).result
         indices = [
@@ -184,7 +181,7 @@ def _delinearize(
     """(linear / stride) % size of source dim `dim`. Only evaluated inside the loop, so
     never with a zero size (then the reshape has no elements)."""
     if size == 1:
-        return _index(b, 0)
+        return index_constant(b, 0)
     quotient = linear if stride == 1 else b.insert(arith.DivUIOp(linear, _value(b, stride))).result
     if dim == 0:
         return quotient
@@ -289,10 +286,10 @@ def _load_part(
         indices[axis] = _clamp_below(b, local, size)
         return b.insert(memref.LoadOp.get(buffer, indices)).res
     element = buffer.type.get_element_type()  # type: ignore[attr-defined]
-    nonempty = b.insert(arith.CmpiOp(size, _index(b, 0), "ne")).result
+    nonempty = b.insert(arith.CmpiOp(size, index_constant(b, 0), "ne")).result
     guarded = b.insert(scf.IfOp(nonempty, [element], Region(Block()), Region(Block())))
     inside = Builder(InsertPoint.at_end(guarded.true_region.block))
-    last = inside.insert(arith.SubiOp(size, _index(inside, 1))).result
+    last = inside.insert(arith.SubiOp(size, index_constant(inside, 1))).result
     indices[axis] = inside.insert(arith.MinUIOp(local, last)).result
     inside.insert(scf.YieldOp(inside.insert(memref.LoadOp.get(buffer, indices)).res))
     outside = Builder(InsertPoint.at_end(guarded.false_region.block))
@@ -317,7 +314,7 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
             if before == after == 0:
                 indices.append(position)
                 continue
-            in_range = b.insert(arith.CmpiOp(position, _index(b, size), "ult")).result
+            in_range = b.insert(arith.CmpiOp(position, index_constant(b, size), "ult")).result
             inside = in_range if inside is None else b.insert(arith.AndIOp(inside, in_range)).result
             indices.append(_clamp_below(b, position, size))
         loaded = b.insert(memref.LoadOp.get(buffer, indices)).res

@@ -16,8 +16,6 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    IndexType,
-    IntegerAttr,
     MemRefType,
     i64,
 )
@@ -43,6 +41,7 @@ from tracejit.passes.bufferize.builder import (
     rank_of,
 )
 from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
 
 
@@ -200,20 +199,12 @@ def _flat_index(b: Builder, source: SSAValue, axes: tuple[int, ...]) -> SSAValue
         if flat is None:
             flat = position
             continue
-        size = _dim_in_body(b, source, axis)
+        size = dim_size(b, source, axis)
         scaled = b.insert(arith.MuliOp(flat, size)).result
         flat = b.insert(arith.AddiOp(scaled, position)).result
     if flat is None:  # no reduced axes: every element is its own first
         return scalar.constant(b, 0, i64)
     return b.insert(arith.IndexCastOp(flat, i64)).result
-
-
-def _dim_in_body(b: Builder, buffer: SSAValue, axis: int) -> SSAValue:
-    size = buffer.type.get_shape()[axis]  # type: ignore[attr-defined]
-    if size == DYNAMIC_INDEX:
-        axis_value = b.insert(arith.ConstantOp(IntegerAttr(axis, IndexType()))).result
-        return b.insert(memref.DimOp(buffer, axis_value)).result
-    return b.insert(arith.ConstantOp(IntegerAttr(size, IndexType()))).result
 
 
 def _kept_sizes(

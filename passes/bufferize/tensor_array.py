@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
@@ -41,15 +41,12 @@ from tracejit.passes.bufferize.builder import (
 )
 from tracejit.passes.bufferize.control_flow import _copy_all, lower_while
 from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.indices import dim_size, index_constant
 
 Body = Callable[[Builder, list[SSAValue]], None]
 
 
 # --- small builders ----------------------------------------------------------------------
-def _index_constant(builder: Builder, value: int) -> SSAValue:
-    return builder.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
-
-
 def _load_index(bufferizer: FunctionBufferizer, value: SSAValue) -> SSAValue:
     """The 0-d integer tensor `value` as an `index`."""
     loaded = bufferizer.builder.insert(memref.LoadOp.get(bufferizer.values[value], [])).res
@@ -65,15 +62,15 @@ def _loop_nest(builder: Builder, bounds: Sequence[tuple[SSAValue, SSAValue]], bo
     inner = Builder(InsertPoint.at_end(block))
     _loop_nest(inner, bounds[1:], lambda b, rest: body(b, [block.args[0], *rest]))
     inner.insert(scf.YieldOp())
-    one = _index_constant(builder, 1)
+    one = index_constant(builder, 1)
     builder.insert(scf.ForOp(bounds[0][0], bounds[0][1], one, [], block))
 
 
 def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
     """Bounds of the element dims of one row of `buffer` (all static)."""
     shape = buffer.type.get_shape()[1:]  # type: ignore[attr-defined]
-    zero = _index_constant(builder, 0)
-    return [(zero, _index_constant(builder, d)) for d in shape]
+    zero = index_constant(builder, 0)
+    return [(zero, index_constant(builder, d)) for d in shape]
 
 
 def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> None:
@@ -100,13 +97,6 @@ def _alloc_rows(builder: Builder, like: MemRefType, rows: SSAValue) -> SSAValue:
     """A heap buffer of `rows` rows shaped like `like`'s (dynamic row count)."""
     mtype = MemRefType(like.element_type, [DYNAMIC_INDEX, *like.get_shape()[1:]])
     return builder.insert(memref.AllocOp([rows], [], mtype)).memref
-
-
-def _dim(builder: Builder, buffer: SSAValue, axis: int) -> SSAValue:
-    size = buffer.type.get_shape()[axis]  # type: ignore[attr-defined]
-    if size != DYNAMIC_INDEX:
-        return _index_constant(builder, size)
-    return builder.insert(memref.DimOp(buffer, _index_constant(builder, axis))).result
 
 
 # --- ownership and liveness --------------------------------------------------------------
@@ -172,9 +162,9 @@ def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, [index, *idx]))
 
     builder = bufferizer.builder
-    zero = _index_constant(builder, 0)
+    zero = index_constant(builder, 0)
     shape = row.type.get_shape()  # type: ignore[attr-defined]
-    _loop_nest(builder, [(zero, _index_constant(builder, d)) for d in shape], body)
+    _loop_nest(builder, [(zero, index_constant(builder, d)) for d in shape], body)
     bufferizer.values[op.result] = target
 
 
@@ -188,9 +178,9 @@ def lower_get_row(bufferizer: FunctionBufferizer, op: GetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, idx))
 
     builder = bufferizer.builder
-    zero = _index_constant(builder, 0)
+    zero = index_constant(builder, 0)
     shape = target.type.get_shape()  # type: ignore[attr-defined]
-    _loop_nest(builder, [(zero, _index_constant(builder, d)) for d in shape], body)
+    _loop_nest(builder, [(zero, index_constant(builder, d)) for d in shape], body)
     bufferizer.values[op.result] = target
 
 
@@ -198,7 +188,7 @@ def lower_take_rows(bufferizer: FunctionBufferizer, op: TakeRowsOp) -> None:
     source = bufferizer.values[op.array]
     count = _load_index(bufferizer, op.count)
     target = bufferizer.destination(op.result, [count])
-    _copy_rows(bufferizer, source, target, _index_constant(bufferizer.builder, 0), count)
+    _copy_rows(bufferizer, source, target, index_constant(bufferizer.builder, 0), count)
     bufferizer.values[op.result] = target
 
 
@@ -207,8 +197,8 @@ def lower_grow(bufferizer: FunctionBufferizer, op: GrowOp) -> None:
     builder = bufferizer.builder
     source = bufferizer.values[op.array]
     needed = _load_index(bufferizer, op.needed)
-    rows = _dim(builder, source, 0)
-    doubled = builder.insert(arith.MuliOp(rows, _index_constant(builder, 2))).result
+    rows = dim_size(builder, source, 0)
+    doubled = builder.insert(arith.MuliOp(rows, index_constant(builder, 2))).result
     bigger = builder.insert(arith.MaxUIOp(doubled, needed)).result
     short = builder.insert(arith.CmpiOp(needed, rows, "ugt")).result
     capacity = builder.insert(arith.SelectOp(short, bigger, rows)).result
@@ -257,7 +247,7 @@ def _hand_over(bufferizer: FunctionBufferizer, old: SSAValue, new: SSAValue) -> 
 
 
 def _fill_grown(bufferizer, op: GrowOp, source, target, rows, capacity) -> None:
-    zero = _index_constant(bufferizer.builder, 0)
+    zero = index_constant(bufferizer.builder, 0)
     _copy_rows(bufferizer, source, target, zero, rows)
     _zero_rows(bufferizer, target, rows, capacity, element_of(op.result))
 
@@ -270,10 +260,10 @@ def lower_export(bufferizer: FunctionBufferizer, op: ExportOp) -> None:
     address = builder.insert(
         memref.ExtractAlignedPointerAsIndexOp(operands=[buffer], result_types=[IndexType()])
     ).results[0]
-    fields = [address] + [_dim(builder, buffer, a) for a in range(buffer.type.get_num_dims())]  # type: ignore[attr-defined]
+    fields = [address] + [dim_size(builder, buffer, a) for a in range(buffer.type.get_num_dims())]  # type: ignore[attr-defined]
     for position, value in enumerate(fields):
         as_i64 = builder.insert(arith.IndexCastOp(value, i64)).result
-        builder.insert(memref.StoreOp.get(as_i64, descriptor, [_index_constant(builder, position)]))
+        builder.insert(memref.StoreOp.get(as_i64, descriptor, [index_constant(builder, position)]))
     bufferizer.values[op.result] = descriptor
 
 

@@ -5,6 +5,7 @@ after its command-line name and registered in `pipeline.py`.
 
 * `scalar_semantics.py`: what each element-wise `tj` op computes on one element, in
   `arith` and `math` (used by `bufferize` and `tile-matmul`);
+* `indices.py`: `index` constants and buffer dims (the bounds and subscripts of loops);
 * `expand_math_builder.py`: the small `arith` builder `expand-math` writes its
   approximations with; `expand_math_coefficients.py`: their polynomial coefficients.
 """
