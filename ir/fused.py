@@ -219,8 +219,7 @@ def loops_read(op: Operation) -> set[int]:
     if domain is None:
         return set()
     if isinstance(op, BroadcastInDimOp):
-        source = shape_of(op.operand)
-        return {d for size, d in zip(source, op.get_dims(), strict=True) if size == domain[d]}
+        return {d for d in op.read_dims() if d is not None}
     return set(range(len(domain)))
 
 

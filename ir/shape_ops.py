@@ -103,6 +103,18 @@ class BroadcastInDimOp(IRDLOperation, HasFolderInterface):
     def get_dims(self) -> tuple[int, ...]:
         return tuple(self.dims.get_values())
 
+    def read_dims(self) -> list[int | None]:
+        """Per operand dim, the result dim it is read along, or None where it is repeated
+        (a size-1 dim against another size: index 0 is read). Any other operand dim has
+        its result dim's size; one unknown at trace time is checked equal before the call."""
+        source, target = self.operand.type, self.result.type
+        assert isinstance(source, TensorType) and isinstance(target, TensorType)
+        target_shape = target.get_shape()
+        return [
+            None if size == 1 and target_shape[d] != 1 else d
+            for size, d in zip(source.get_shape(), self.get_dims(), strict=True)
+        ]
+
     def verify_(self) -> None:
         source, target = self.operand.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(target, TensorType)

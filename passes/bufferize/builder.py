@@ -39,6 +39,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
+from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.state import VarType
 from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
@@ -88,6 +89,15 @@ def identity_map(rank: int) -> AffineMapAttr:
 
 def projection_map(rank: int, results: Sequence[AffineExpr]) -> AffineMapAttr:
     return AffineMapAttr(AffineMap(rank, 0, tuple(results)))
+
+
+def broadcast_map(op: BroadcastInDimOp) -> AffineMapAttr:
+    """Where result element [i0, ..., in] of `op` reads its operand: [i_dims[0] or 0, ...],
+    0 along a repeated dim (`BroadcastInDimOp.read_dims`)."""
+    reads = [
+        AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in op.read_dims()
+    ]
+    return projection_map(rank_of(op.result), reads)
 
 
 @dataclass

@@ -40,6 +40,7 @@ from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
     FunctionBufferizer,
+    broadcast_map,
     element_of,
     identity_map,
     projection_map,
@@ -48,17 +49,6 @@ from tracejit.passes.bufferize.structured import fill, multi_output_generic
 from tracejit.passes.support import scalar_semantics as scalar
 
 Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
-
-
-def broadcast_map(op: BroadcastInDimOp) -> AffineMapAttr:
-    """Result element [i0, ..., in] reads operand element [i_dims[0] or 0, ...]."""
-    source = op.operand.type.get_shape()  # type: ignore[attr-defined]
-    target = op.result.type.get_shape()  # type: ignore[attr-defined]
-    reads = [
-        AffineExpr.dimension(d) if size == target[d] else AffineExpr.constant(0)
-        for size, d in zip(source, op.get_dims(), strict=True)
-    ]
-    return projection_map(len(target), reads)
 
 
 def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:

@@ -35,6 +35,7 @@ from tracejit.passes.bufferize.builder import (
     STACK_BYTES,
     BodyBuilder,
     FunctionBufferizer,
+    broadcast_map,
     element_of,
     identity_map,
     projection_map,
@@ -58,22 +59,14 @@ def fill(bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, locat
 
 
 def lower_broadcast(bufferizer: FunctionBufferizer, op: BroadcastInDimOp) -> None:
-    """Result element [i0, ..., in] reads operand element [i_dims[0] or 0, ...]: a size-1
-    operand dim is repeated (index 0); any other operand dim has the result's size (a
-    dim unknown at trace time is checked equal before the call by the frontend)."""
-    source_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
-    target_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
-    rank = len(target_shape)
-    reads = [
-        AffineExpr.constant(0) if size == 1 and target_shape[d] != 1 else AffineExpr.dimension(d)
-        for size, d in zip(source_shape, op.get_dims(), strict=True)
-    ]
+    """A copy through the broadcast's map (`broadcast_map`)."""
+    rank = rank_of(op.result)
     source = bufferizer.values[op.operand]
     output = bufferizer.destination(op.result, _broadcast_sizes(bufferizer, op, source))
     bufferizer.generic(
         [source],
         output,
-        [projection_map(rank, reads), identity_map(rank)],
+        [broadcast_map(op), identity_map(rank)],
         [PARALLEL] * rank,
         lambda b, ins, outs: [ins[0]],
         op.location,
