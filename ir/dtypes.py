@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
     f64,
     i1,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
 _SIGNED = {np.dtype(f"int{n}"): IntegerType(n) for n in (8, 16, 32, 64)}
 _UNSIGNED = {np.dtype(f"uint{n}"): IntegerType(n, Signedness.UNSIGNED) for n in (8, 16, 32, 64)}
@@ -68,6 +68,12 @@ def numpy_dtype(element: Attribute) -> np.dtype:
         return ELEMENT_TO_DTYPE[element]
     except KeyError:
         raise TypeError(f"element type {element} has no NumPy dtype") from None
+
+
+def element_of(value: SSAValue) -> Attribute:
+    """The element type of a tensor value (`ui8` stays unsigned: NumPy's dtype)."""
+    assert isinstance(value.type, TensorType), value.type
+    return value.type.get_element_type()
 
 
 def is_float(element: Attribute) -> bool:

@@ -17,12 +17,12 @@ from typing import ClassVar
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.interfaces import HasFolderInterface
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation, VarConstraint, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tracejit.ir.dtypes import BOOL, FLOAT, SIGNED, UNSIGNED, element_kind
+from tracejit.ir.dtypes import BOOL, FLOAT, SIGNED, UNSIGNED, element_kind, element_of
 from tracejit.ir.folding import fold_with_numpy
 
 # The element kinds (ir/dtypes.py) an op is defined on.
@@ -31,11 +31,6 @@ INTEGERS = frozenset({SIGNED, UNSIGNED})
 NUMBERS = FLOATS | INTEGERS
 BITS = INTEGERS | {BOOL}
 ANY = NUMBERS | {BOOL}
-
-
-def element_of(value: SSAValue) -> Attribute:
-    assert isinstance(value.type, TensorType), value.type
-    return value.type.get_element_type()
 
 
 def verify_domain(op: IRDLOperation, domain: frozenset[str], value: SSAValue) -> None:

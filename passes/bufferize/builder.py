@@ -72,12 +72,6 @@ def memref_type(ttype: Attribute) -> MemRefType:
     return MemRefType(signless(ttype.get_element_type()), ttype.get_shape())
 
 
-def element_of(value: SSAValue) -> Attribute:
-    """The tensor element type of a tensor value (keeps NumPy's signedness)."""
-    assert isinstance(value.type, TensorType), value.type
-    return value.type.get_element_type()
-
-
 def rank_of(value: SSAValue) -> int:
     assert isinstance(value.type, TensorType | MemRefType), value.type
     return value.type.get_num_dims()

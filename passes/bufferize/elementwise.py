@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from xdsl.dialects import cf, memref
 from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr
+from xdsl.ir import Operation
 
-from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp
+from tracejit.ir.fused import ELEMENTWISE_OPS
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
-    element_of,
     identity_map,
     memref_type,
     rank_of,
@@ -20,56 +20,25 @@ from tracejit.passes.bufferize.builder import (
 from tracejit.passes.support import scalar_semantics as scalar
 
 
-def lower_elementwise(bufferizer: FunctionBufferizer, op: ew.ElementwiseUnaryOp) -> None:
-    """One parallel generic whose body is the op's scalar form."""
-    element = element_of(op.operands[0])
+def lower_elementwise(bufferizer: FunctionBufferizer, op: Operation) -> None:
+    """One parallel generic whose body is the op's scalar form (`scalar.emit_op`, as in a
+    `tj.fused` kernel)."""
     inputs = [bufferizer.values[v] for v in op.operands]
-    bufferizer.parallel_generic(
-        op, inputs, lambda b, ins, outs: [scalar.emit_scalar(b, type(op), ins, element)]
-    )
-
-
-def lower_compare(bufferizer: FunctionBufferizer, op: ew.CompareOp) -> None:
-    element, predicate = element_of(op.lhs), op.predicate.data
-    bufferizer.parallel_generic(
-        op,
-        [bufferizer.values[op.lhs], bufferizer.values[op.rhs]],
-        lambda b, ins, outs: [scalar.emit_compare(b, predicate, ins[0], ins[1], element)],
-    )
-
-
-def lower_select(bufferizer: FunctionBufferizer, op: ew.SelectOp) -> None:
-    bufferizer.parallel_generic(
-        op,
-        [bufferizer.values[v] for v in op.operands],
-        lambda b, ins, outs: [scalar.emit_select(b, *ins)],
-    )
-
-
-def lower_cast(bufferizer: FunctionBufferizer, op: ew.CastOp) -> None:
-    source, target = element_of(op.input), element_of(op.result)
-    bufferizer.parallel_generic(
-        op,
-        [bufferizer.values[op.input]],
-        lambda b, ins, outs: [scalar.emit_cast(b, ins[0], source, target)],
-    )
+    bufferizer.parallel_generic(op, inputs, lambda b, ins, outs: [scalar.emit_op(b, op, ins)])
 
 
 def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
     """A splat (all elements bit-identical: -0.0 is not 0.0) becomes a fill; anything else
     a read-only `memref.global`."""
-    element = element_of(op.result)
-    splat = op.splat()
-    if splat is not None:
+    if op.splat() is not None:
         buffer = bufferizer.destination(op.result)
         rank = rank_of(op.result)
-        value = splat.item()
         bufferizer.generic(
             [],
             buffer,
             [identity_map(rank)],
             [PARALLEL] * rank,
-            lambda b, ins, outs: [scalar.constant(b, value, element)],
+            lambda b, ins, outs: [scalar.emit_op(b, op, [])],
             op.location,
         )
     else:
@@ -110,10 +79,7 @@ def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
 
 
 ELEMENTWISE_HANDLERS = {
-    **{op_type: lower_elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
-    ew.CastOp: lower_cast,
-    ew.CompareOp: lower_compare,
-    ew.SelectOp: lower_select,
+    **dict.fromkeys(ELEMENTWISE_OPS, lower_elementwise),
     ConstantOp: lower_constant,
     AssertOp: lower_assert,
 }

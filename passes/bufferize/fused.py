@@ -15,24 +15,23 @@
 The loops run over the kernel's domain. Each (block argument, map) pair is one input: the
 identity map where the body uses the argument directly, the broadcast's map where it is
 read through a `tj.broadcast_in_dim`. Each op of the body becomes its scalar form
-(`support/scalar_semantics.py`, the same as the op's own buffer form), splat constants become
-`arith.constant`s. Parallel results are written with the identity map; a kernel with
+(`scalar_semantics.emit_op`, the table the op's own buffer form uses too), splat constants
+become `arith.constant`s. Parallel results are written with the identity map; a kernel with
 reductions writes each reduction into its output (kept dims only, filled with the
 reduction's identity first) with the reduction's combiner, the reduced loops innermost.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 
-from tracejit.ir import elementwise as ew
-from tracejit.ir.constant import ConstantOp
+from tracejit.ir.dtypes import element_of
 from tracejit.ir.fused import FusedOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -41,7 +40,6 @@ from tracejit.passes.bufferize.builder import (
     REDUCTION,
     FunctionBufferizer,
     broadcast_map,
-    element_of,
     identity_map,
     projection_map,
 )
@@ -66,47 +64,6 @@ def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:
     return sorted(reads, key=lambda read: order[read[0]])  # stable: first use next
 
 
-# --- the scalar form of each body op -------------------------------------------------------
-def _elementwise(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    return scalar.emit_scalar(b, type(op), args, element_of(op.operands[0]))
-
-
-def _cast(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    assert isinstance(op, ew.CastOp)
-    return scalar.emit_cast(b, args[0], element_of(op.input), element_of(op.result))
-
-
-def _compare(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    assert isinstance(op, ew.CompareOp)
-    return scalar.emit_compare(b, op.predicate.data, args[0], args[1], element_of(op.lhs))
-
-
-def _select(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    return scalar.emit_select(b, *args)
-
-
-def _constant(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    assert isinstance(op, ConstantOp)
-    value = op.splat()
-    assert value is not None
-    return scalar.constant(b, value.item(), element_of(op.results[0]))
-
-
-def _broadcast(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    return args[0]  # the input was read through the broadcast's map (or is a constant)
-
-
-ScalarForm = Callable[[Builder, Operation, Sequence[SSAValue]], SSAValue]
-SCALAR_FORMS: dict[type[Operation], ScalarForm] = {
-    **{op_type: _elementwise for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
-    ew.CastOp: _cast,
-    ew.CompareOp: _compare,
-    ew.SelectOp: _select,
-    ConstantOp: _constant,
-    BroadcastInDimOp: _broadcast,
-}
-
-
 def _emit_body(
     kernel: FusedOp,
     reads: Sequence[tuple[SSAValue, AffineMapAttr]],
@@ -124,9 +81,11 @@ def _emit_body(
             continue  # combined into its output below
         if isinstance(op, BroadcastInDimOp) and op.operand in kernel.block.args:
             scalars[op.result] = ins[reads.index((op.operand, broadcast_map(op)))]
-            continue
-        args = [scalars[v] for v in op.operands]
-        scalars[op.results[0]] = SCALAR_FORMS[type(op)](b, op, args)
+        elif isinstance(op, BroadcastInDimOp):  # of a splat constant: the same scalar
+            scalars[op.result] = scalars[op.operand]
+        else:
+            args = [scalars[v] for v in op.operands]
+            scalars[op.results[0]] = scalar.emit_op(b, op, args)
     results = []
     for value, acc in zip(kernel.terminator.values, outs, strict=True):
         owner = value.owner

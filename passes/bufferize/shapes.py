@@ -32,13 +32,12 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
-from tracejit.ir.dtypes import is_unsigned
+from tracejit.ir.dtypes import element_of, is_unsigned
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, TransposeOp
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
-    element_of,
     identity_map,
     projection_map,
 )

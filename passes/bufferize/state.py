@@ -25,9 +25,9 @@ from xdsl.dialects import arith, cf, func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, SSAValue
 
-from tracejit.ir.dtypes import numpy_dtype
+from tracejit.ir.dtypes import element_of, numpy_dtype
 from tracejit.ir.state import PrintOp, PyCallOp, VarReadOp, VarWriteOp
-from tracejit.passes.bufferize.builder import FunctionBufferizer, element_of
+from tracejit.passes.bufferize.builder import FunctionBufferizer
 
 CALLBACK_PREFIX = "__tj_callback_"
 

@@ -25,7 +25,7 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
+from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp
@@ -36,7 +36,6 @@ from tracejit.passes.bufferize.builder import (
     BodyBuilder,
     FunctionBufferizer,
     broadcast_map,
-    element_of,
     identity_map,
     projection_map,
     rank_of,

@@ -31,11 +31,11 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from tracejit.ir.dtypes import element_of
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
     dead_after,
-    element_of,
     memref_type,
     owned_buffer,
 )

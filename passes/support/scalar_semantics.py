@@ -1,9 +1,11 @@
 """What each element-wise `tj` op computes on one element, in `arith` and `math`.
 
-The lowering passes build loop bodies from this table: `bufferize` puts the scalar
-form of an op into a `linalg.generic` body. Ops are chosen by the NumPy dtype of the
-tensor (float / signed / unsigned), because `arith` integers are signless: an
-unsigned `ui8` tensor becomes `i8` buffers with the unsigned arith ops.
+The lowering passes build loop bodies from these tables: `bufferize` puts the scalar
+form of an op (`emit_op`, one table for all element-wise ops and splat constants) into
+a `linalg.generic` body, the op's own or that of the `tj.fused` kernel holding it. Ops
+are chosen by the NumPy dtype of the tensor (float / signed / unsigned), because `arith`
+integers are signless: an unsigned `ui8` tensor becomes `i8` buffers with the unsigned
+arith ops.
 """
 
 from __future__ import annotations
@@ -38,7 +40,8 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import element_kind, is_float, is_unsigned
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.dtypes import element_kind, element_of, is_float, is_unsigned
 
 Emitter = Callable[[Builder, Sequence[SSAValue], Attribute], SSAValue]
 
@@ -467,6 +470,53 @@ def _int_resize(
     return _op(builder, extend(x, target))
 
 
+# --- the scalar form of a tj op ----------------------------------------------------------
+# (builder, op, the scalars of its operands) -> the scalar of its result
+OpForm = Callable[[Builder, Operation, Sequence[SSAValue]], SSAValue]
+
+
+def _elementwise_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return emit_scalar(b, type(op), args, element_of(op.operands[0]))
+
+
+def _cast_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ew.CastOp)
+    return emit_cast(b, args[0], element_of(op.input), element_of(op.result))
+
+
+def _compare_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ew.CompareOp)
+    return emit_compare(b, op.predicate.data, args[0], args[1], element_of(op.lhs))
+
+
+def _select_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return emit_select(b, *args)
+
+
+def _splat_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    assert isinstance(op, ConstantOp)
+    value = op.splat()
+    assert value is not None, "only a splat constant has a scalar form"
+    return constant(b, value.item(), element_of(op.result))
+
+
+OP_FORMS: dict[type[Operation], OpForm] = {
+    **{op_type: _elementwise_form for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
+    ew.CastOp: _cast_form,
+    ew.CompareOp: _compare_form,
+    ew.SelectOp: _select_form,
+    ConstantOp: _splat_form,
+}
+
+
+def emit_op(builder: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    """The scalar form of `op`, an element-wise `tj` op or a splat `tj.constant`, on the
+    scalars `args` of its operands. The op's own buffer form and a `tj.fused` body both
+    emit it, so a fused and an unfused op compute the same."""
+    return OP_FORMS[type(op)](builder, op, args)
+
+
+# --- reductions ---------------------------------------------------------------------------
 REDUCTION_COMBINERS: dict[str, Emitter] = {
     "sum": _by_kind(float=arith.AddfOp, int=arith.AddiOp),
     "prod": _by_kind(float=arith.MulfOp, int=arith.MuliOp),
