@@ -66,11 +66,15 @@ def _loop_nest(builder: Builder, bounds: Sequence[tuple[SSAValue, SSAValue]], bo
     builder.insert(scf.ForOp(bounds[0][0], bounds[0][1], one, [], block))
 
 
-def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
-    """Bounds of the element dims of one row of `buffer` (all static)."""
-    shape = buffer.type.get_shape()[1:]  # type: ignore[attr-defined]
+def _bounds(builder: Builder, shape: Sequence[int]) -> list[tuple[SSAValue, SSAValue]]:
+    """Loop bounds [0, size) for each size of a static `shape`."""
     zero = index_constant(builder, 0)
     return [(zero, index_constant(builder, d)) for d in shape]
+
+
+def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
+    """Bounds of the element dims of one row of `buffer` (all static)."""
+    return _bounds(builder, buffer.type.get_shape()[1:])  # type: ignore[attr-defined]
 
 
 def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> None:
@@ -162,9 +166,7 @@ def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, [index, *idx]))
 
     builder = bufferizer.builder
-    zero = index_constant(builder, 0)
-    shape = row.type.get_shape()  # type: ignore[attr-defined]
-    _loop_nest(builder, [(zero, index_constant(builder, d)) for d in shape], body)
+    _loop_nest(builder, _bounds(builder, row.type.get_shape()), body)  # type: ignore[attr-defined]
     bufferizer.values[op.result] = target
 
 
@@ -178,9 +180,7 @@ def lower_get_row(bufferizer: FunctionBufferizer, op: GetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, idx))
 
     builder = bufferizer.builder
-    zero = index_constant(builder, 0)
-    shape = target.type.get_shape()  # type: ignore[attr-defined]
-    _loop_nest(builder, [(zero, index_constant(builder, d)) for d in shape], body)
+    _loop_nest(builder, _bounds(builder, target.type.get_shape()), body)  # type: ignore[attr-defined]
     bufferizer.values[op.result] = target
 
 
