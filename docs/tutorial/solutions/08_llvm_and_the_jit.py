@@ -14,10 +14,12 @@ def axpy(a, x, y):
 
 
 def vector_widths(llvm_ir: str, element: str) -> set[int]:
-    return {int(n) for n in re.findall(rf"<(\d+) x {element}>", llvm_ir)}
+    """Lanes of the vector types in `llvm_ir` (SVE's scalable `<vscale x 4 x float>`: 4)."""
+    return {int(n) for n in re.findall(rf"<(?:vscale x )?(\d+) x {element}>", llvm_ir)}
 
 
-# 1. float64 lanes: a 256-bit AVX2 register holds 4 doubles (8 floats); AVX-512 twice that.
+# 1. float64 lanes: a register holds half as many doubles as floats: 4 and 8 with AVX2
+#    (256 bits), 8 and 16 with AVX-512 on znver4 (512), 2 and 4 with NEON (128).
 f32 = tj.function(axpy).get_concrete_function(np.float32(2), *[np.ones(64, np.float32)] * 2)
 f64 = tj.function(axpy).get_concrete_function(np.float64(2), *[np.ones(64, np.float64)] * 2)
 widths32 = vector_widths(f32.llvm_ir, "float")

@@ -41,7 +41,7 @@ for n in (10, 1000, 100_000):
 # 2. A float64 sum vectorises with half as many lanes as a float32 one (same register width).
 def lanes(dtype: type, element: str) -> set[int]:
     ir = tj.function(lambda x: np.sum(x)).get_concrete_function(np.ones(4096, dtype)).llvm_ir
-    return {int(n) for n in re.findall(rf"fadd reassoc <(\d+) x {element}>", ir)}
+    return {int(n) for n in re.findall(rf"fadd reassoc <(?:vscale x )?(\d+) x {element}>", ir)}
 
 
 f32_lanes, f64_lanes = lanes(np.float32, "float"), lanes(np.float64, "double")
