@@ -34,8 +34,9 @@ def _float_binop(method: str) -> Emitter:
     return emit
 
 
-def _binary_intrinsic(base: str) -> Emitter:
-    """`llvm.<base>.<T>(a, b)`: smax/smin/umax/umin, maximum/minimum/maxnum/minnum."""
+def binary_intrinsic(base: str) -> Emitter:
+    """`llvm.<base>.<T>(a, b)` with the op's fast-math flags: smax/smin/umax/umin,
+    maximum/minimum/maxnum/minnum here, pow/copysign/atan2 in emit_math.py."""
 
     def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
         lhs, rhs = (fx.get(v) for v in op.operands)
@@ -171,19 +172,19 @@ ARITH_EMITTERS: dict[type[Operation], Emitter] = {
     arith.ShLIOp: _int_binop("shl"),
     arith.ShRSIOp: _int_binop("ashr"),
     arith.ShRUIOp: _int_binop("lshr"),
-    arith.MaxSIOp: _binary_intrinsic("smax"),
-    arith.MinSIOp: _binary_intrinsic("smin"),
-    arith.MaxUIOp: _binary_intrinsic("umax"),
-    arith.MinUIOp: _binary_intrinsic("umin"),
+    arith.MaxSIOp: binary_intrinsic("smax"),
+    arith.MinSIOp: binary_intrinsic("smin"),
+    arith.MaxUIOp: binary_intrinsic("umax"),
+    arith.MinUIOp: binary_intrinsic("umin"),
     arith.AddfOp: _float_binop("fadd"),
     arith.SubfOp: _float_binop("fsub"),
     arith.MulfOp: _float_binop("fmul"),
     arith.DivfOp: _float_binop("fdiv"),
     arith.NegfOp: _negf,
-    arith.MaximumfOp: _binary_intrinsic("maximum"),
-    arith.MinimumfOp: _binary_intrinsic("minimum"),
-    arith.MaxnumfOp: _binary_intrinsic("maxnum"),
-    arith.MinnumfOp: _binary_intrinsic("minnum"),
+    arith.MaximumfOp: binary_intrinsic("maximum"),
+    arith.MinimumfOp: binary_intrinsic("minimum"),
+    arith.MaxnumfOp: binary_intrinsic("maxnum"),
+    arith.MinnumfOp: binary_intrinsic("minnum"),
     arith.CmpiOp: _cmpi,
     arith.CmpfOp: _cmpf,
     arith.SelectOp: _select,

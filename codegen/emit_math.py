@@ -15,6 +15,7 @@ from xdsl.dialects import math
 from xdsl.ir import Operation
 
 from tracejit.codegen.context import Emitter, FunctionEmitter
+from tracejit.codegen.emit_arith import binary_intrinsic
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.fastmath import flags_of
 from tracejit.codegen.llvm_types import I1
@@ -28,15 +29,6 @@ def _unary_intrinsic(base: str) -> Emitter:
         x = fx.get(op.operands[0])
         fn = fx.state.intrinsic(base, x.type, [x.type], [x.type])
         return fx.b.call(fn, [x], fastmath=flags_of(op))
-
-    return emit
-
-
-def _binary_intrinsic(base: str) -> Emitter:
-    def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
-        x, y = (fx.get(v) for v in op.operands)
-        fn = fx.state.intrinsic(base, x.type, [x.type, x.type], [x.type])
-        return fx.b.call(fn, [x, y], fastmath=flags_of(op))
 
     return emit
 
@@ -179,7 +171,7 @@ _INTRINSIC_BINARY = {
 MATH_EMITTERS: dict[type[Operation], Emitter] = {
     **{op: _unary_intrinsic(base) for op, base in _INTRINSIC_UNARY.items()},
     **{op: _libm(name) for op, name in _LIBM_UNARY.items()},
-    **{op: _binary_intrinsic(base) for op, base in _INTRINSIC_BINARY.items()},
+    **{op: binary_intrinsic(base) for op, base in _INTRINSIC_BINARY.items()},
     math.RsqrtOp: _rsqrt,
     math.FmaOp: _fma,
     math.FPowIOp: _fpowi,
