@@ -1,7 +1,7 @@
 """Emitters for handing kernel-allocated buffers to the caller.
 
 `memref.extract_aligned_pointer_as_index` is the address of a buffer's first element as
-an `index` (i64): `tj.export` (passes/bufferize_tensor_array.py) stores it in the
+an `index` (i64): `tj.export` (passes/bufferize/tensor_array.py) stores it in the
 caller's descriptor, and the caller wraps the memory in a NumPy array that frees it.
 """
 

@@ -1,7 +1,7 @@
 """Run-time callbacks: the Python side of `tj.print` and `tj.py_function` in a kernel.
 
 A lowered module declares one function per callback site (`__tj_callback_<n>`,
-see `passes/bufferize_state.py`), taking buffer addresses and the dynamic dims
+see `passes/bufferize/state.py`), taking buffer addresses and the dynamic dims
 (the kernel ABI) and returning an i32 status. `CallbackSet` builds a ctypes function
 for each from its description (`CallbackSite`, which the compiled-code cache can
 store as JSON) and hands their addresses to the JIT. An exception raised inside a

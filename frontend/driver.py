@@ -108,7 +108,7 @@ def pyobject_entry_supported() -> bool:
 
 
 def callback_sites(module: ModuleOp) -> list:
-    """The run-time callback declarations of a lowered module (`bufferize_state.py`)."""
+    """The run-time callback declarations of a lowered module (`passes/bufferize/state.py`)."""
     from xdsl.dialects import func
 
     from tracejit.codegen.abi import memref_arg

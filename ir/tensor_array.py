@@ -3,7 +3,7 @@
 `tj.TensorArray` (frontend/tensor_array.py) keeps its elements as the rows of one
 tensor `storage[capacity, *element_shape]`. These ops give that tensor value semantics:
 each returns a new tensor, and `bufferize` updates the buffer in place when the old
-value is dead (passes/bufferize_tensor_array.py).
+value is dead (passes/bufferize/tensor_array.py).
 
     %a2 = tj.set_row %a[%i], %v : tensor<5x3xf32>, tensor<i64>, tensor<3xf32>
     %v  = tj.get_row %a[%i] : tensor<?x3xf32>, tensor<i64> -> tensor<3xf32>
