@@ -30,6 +30,7 @@ from tracejit.frontend.autograph.undefined import (
     is_undefined,
 )
 from tracejit.frontend.control_flow import Range, cond, while_loop
+from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line, user_location
 from tracejit.frontend.structure import flatten, unflatten
 from tracejit.frontend.tensor import Tensor
@@ -593,7 +594,9 @@ class _Loop:
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
         try:
             with current_trace().building_in(block):
-                values = unflatten(treedef, [Tensor(arg) for arg in block.args])
+                weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop traces
+                args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
+                values = unflatten(treedef, args)
                 state = list(init)
                 for i, value in zip(carried, values[len(counter) :], strict=True):
                     state[i] = value
@@ -619,7 +622,10 @@ def _zeros_like(value: Any) -> Any:
     return unflatten(treedef, [_zeros_of(leaf) for leaf in leaves])
 
 
-def _zeros_of(leaf: Any) -> Tensor:
+def _zeros_of(leaf: Any) -> Any:
+    kind = weak_type(leaf)  # a Python int/float or a weak tensor: the literal 0 (or 0.0),
+    if kind:  # weak too, takes the dtype the loop body gives it (frontend/control_flow.py)
+        return kind(0)
     shape, dtype = _spec_of(leaf)  # type: ignore[misc]
     if None not in shape:
         return primitives.constant(np.zeros(shape, dtype))

@@ -268,13 +268,6 @@ def last_partial_sum(x):
     return last
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs frontend/autograph/operators.py: _Loop._trial_body must trace literal "
-    "loop variables weak (Tensor(arg, weak=...), as tensor_array._trial does) and _zeros_like "
-    "must give a weak trial value a literal placeholder (promotion.weak_type); today the "
-    "trial guesses int64",
-)
 @pytest.mark.parametrize("dtype", [np.int32, np.float32])
 def test_placeholder_of_a_value_computed_from_a_literal(check_against_eager, dtype):
     check(check_against_eager, last_partial_sum, np.arange(1, 4, dtype=dtype), dtype=dtype)
