@@ -42,13 +42,9 @@ from tracejit.codegen.llvm_types import (
     scalar_type,
     storage_type,
 )
+from tracejit.ir.runtime_contract import OUT_OF_BOUNDS, OUT_OF_MEMORY
 
 ALIGNMENT = 64
-# The kernel status of a failed `memref.alloc` (negative: positive statuses index the
-# module's `tj.messages`, see passes/lower_asserts.py); frontend/runtime_errors.py maps it
-# to MemoryError.
-OUT_OF_MEMORY = -4
-OUT_OF_BOUNDS = -5  # TRACEJIT_CHECK_BOUNDS=1 caught an out-of-range load/store/copy
 
 
 def memref_with_dims(ptr: ir.Value, mtype: MemRefType, dynamic: Sequence[ir.Value]) -> MemRef:

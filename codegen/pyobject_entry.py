@@ -35,6 +35,7 @@ from llvmlite import ir
 
 from tracejit.codegen.abi import KernelSignature, MemRefArg
 from tracejit.codegen.llvm_types import I32, I64, PTR
+from tracejit.ir.runtime_contract import NOT_CONTIGUOUS, WRONG_SHAPE, WRONG_TYPE
 
 TYPE_OFFSET = 8
 DATA_OFFSET = 16
@@ -43,9 +44,6 @@ DESCR_OFFSET = 56
 FLAGS_OFFSET = 64
 C_CONTIGUOUS_AND_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
 NDIM_OFFSET = 24
-NOT_CONTIGUOUS = -1
-WRONG_SHAPE = -2
-WRONG_TYPE = -3
 SUFFIX = "__pyentry"
 EXPECT_SUFFIX = "__pyexpect"
 FASTCALL_SUFFIX = "__pyfast"

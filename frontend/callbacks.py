@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.printing import format_value
+from tracejit.ir.runtime_contract import PRINT_ATTR
 
 
 @dataclass(frozen=True)
 class CallbackSite:
     name: str
-    kind: str  # "tj.print" or "tj.py_function"
+    kind: str  # PRINT_ATTR or PY_FUNCTION_ATTR (ir/runtime_contract.py)
     payload: Any  # the print's text pieces, or the py_function's registered name
     dtypes: tuple[str, ...]
     shapes: tuple[tuple[int | None, ...], ...]
@@ -79,7 +80,7 @@ class CallbackSet:
         prototype = ctypes.CFUNCTYPE(
             ctypes.c_int32, *([ctypes.c_void_p] * len(dtypes)), *([ctypes.c_int64] * dynamic)
         )
-        action = self._printer(site) if site.kind == "tj.print" else self._caller(site)
+        action = self._printer(site) if site.kind == PRINT_ATTR else self._caller(site)
 
         def callback(*raw: Any) -> int:
             try:

@@ -26,13 +26,14 @@ from tracejit.frontend.fast_path import (
     is_small_kernel,
 )
 from tracejit.frontend.kernel_outputs import adopt
-from tracejit.frontend.runtime_errors import KERNEL_ERRORS, raise_for_status
+from tracejit.frontend.runtime_errors import raise_for_status
 from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
 from tracejit.frontend.tracing import current_trace, emit
+from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
 
 
 class Graph:
@@ -185,9 +186,8 @@ class ConcreteFunction:
         return build_fast_call(entry, self._program, self._fast_status)
 
     def _fast_status(self, status: int) -> Any:
-        if status < 0 and status not in KERNEL_ERRORS:  # the entry point declined (a copy
-            # or another trace is needed)
-            return SLOW_PATH
+        if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
+            return SLOW_PATH  # trace is needed)
         self._raise(status)
 
     # --- calling ---------------------------------------------------------------------
@@ -298,7 +298,7 @@ class ConcreteFunction:
         """Raise what a non-zero kernel status means: a failed check, or the exception a
         run-time callback (py_function) raised."""
         message = self._messages[status - 1] if 0 < status <= len(self._messages) else ""
-        if message.startswith("CallbackError") and self._callbacks is not None:
+        if message.startswith(CALLBACK_ERROR) and self._callbacks is not None:
             error = self._callbacks.take_error()
             if error is not None:
                 raise error

@@ -16,6 +16,12 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tracejit.ir.runtime_contract import (
+    ARG_DTYPES_ATTR,
+    MESSAGES_ATTR,
+    PRINT_ATTR,
+    PY_FUNCTION_ATTR,
+)
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline, PipelineError
 
 
@@ -77,8 +83,6 @@ def lower(
 
 def error_messages(module: ModuleOp) -> list[str]:
     """The run-time check messages of a lowered module, indexed by kernel status - 1."""
-    from tracejit.passes.lower_asserts import MESSAGES_ATTR
-
     attr = module.attributes.get(MESSAGES_ATTR)
     return [m.data for m in attr] if attr is not None else []  # type: ignore[union-attr]
 
@@ -94,17 +98,12 @@ def compile_to_machine_code(
     return codegen.compile_module(module, callbacks=callbacks, check_bounds=check_bounds)
 
 
-# The array-object entry points of compiled kernels (codegen/pyobject_entry.py).
-NOT_CONTIGUOUS = -1
-
-
 @functools.cache
 def pyobject_entry_supported() -> bool:
     """Whether this NumPy's array struct lets kernels be called with the arrays themselves."""
-    from tracejit.codegen.pyobject_entry import NOT_CONTIGUOUS as entry_code
     from tracejit.codegen.pyobject_entry import layout_is_supported
 
-    return entry_code == NOT_CONTIGUOUS and layout_is_supported()
+    return layout_is_supported()
 
 
 def callback_sites(module: ModuleOp) -> list:
@@ -118,12 +117,12 @@ def callback_sites(module: ModuleOp) -> list:
     for op in module.ops:
         if not isinstance(op, func.FuncOp) or op.body.blocks:
             continue
-        kind = "tj.print" if "tj.print" in op.attributes else "tj.py_function"
+        kind = PRINT_ATTR if PRINT_ATTR in op.attributes else PY_FUNCTION_ATTR
         if kind not in op.attributes:
             continue
         payload = op.attributes[kind]
-        payload = [p.data for p in payload] if kind == "tj.print" else payload.data  # type: ignore[attr-defined]
-        dtypes = tuple(d.data for d in op.attributes["tj.arg_dtypes"])  # type: ignore[attr-defined]
+        payload = [p.data for p in payload] if kind == PRINT_ATTR else payload.data  # type: ignore[attr-defined]
+        dtypes = tuple(d.data for d in op.attributes[ARG_DTYPES_ATTR])  # type: ignore[attr-defined]
         shapes = tuple(memref_arg(t).shape for t in op.function_type.inputs)  # type: ignore[arg-type]
         sites.append(CallbackSite(op.sym_name.data, kind, payload, dtypes, shapes))
     return sites

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
+from tracejit.ir.runtime_contract import OUT_OF_BOUNDS, OUT_OF_MEMORY, split_message
 
 ERROR_TYPES: dict[str, type[Exception]] = {
     "IndexError": IndexError,
@@ -23,10 +24,6 @@ ERROR_TYPES: dict[str, type[Exception]] = {
 }
 
 
-# Kept equal to codegen/emit_memref.py's OUT_OF_MEMORY and OUT_OF_BOUNDS (frontend does not
-# import codegen; tests/hostile/test_bounds_check.py checks they agree).
-OUT_OF_MEMORY = -4
-OUT_OF_BOUNDS = -5
 KERNEL_ERRORS: dict[int, tuple[type[Exception], str]] = {
     OUT_OF_MEMORY: (MemoryError, "a compiled kernel could not allocate a temporary buffer"),
     OUT_OF_BOUNDS: (
@@ -43,5 +40,5 @@ def raise_for_status(status: int, messages: Sequence[str]) -> None:
         raise error_type(text)
     if not 0 < status <= len(messages):
         raise RuntimeError(f"compiled kernel returned an unknown status {status}")
-    name, _, text = messages[status - 1].partition(": ")
+    name, text = split_message(messages[status - 1])
     raise ERROR_TYPES.get(name, InvalidArgumentError)(text)

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, ModuleOp
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 
-MESSAGES_ATTR = "tj.messages"
+from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 
 def _status_block(code: int) -> Block:

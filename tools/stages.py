@@ -40,7 +40,7 @@ def _has_dialect(name: str) -> Callable[[ModuleOp], bool]:
 
 
 def _lacks_status(module: ModuleOp) -> bool:
-    from tracejit.passes.lower_asserts import MESSAGES_ATTR
+    from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
     return MESSAGES_ATTR not in module.attributes
 

@@ -26,10 +26,16 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, SSAValue
 
 from tracejit.ir.dtypes import element_of, numpy_dtype
+from tracejit.ir.runtime_contract import (
+    ARG_DTYPES_ATTR,
+    CALLBACK_ERROR,
+    CALLBACK_PREFIX,
+    PRINT_ATTR,
+    PY_FUNCTION_ATTR,
+    check_message,
+)
 from tracejit.ir.state import PrintOp, PyCallOp, VarReadOp, VarWriteOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer
-
-CALLBACK_PREFIX = "__tj_callback_"
 
 
 def lower_var_read(bufferizer: FunctionBufferizer, op: VarReadOp) -> None:
@@ -44,14 +50,14 @@ def lower_var_write(bufferizer: FunctionBufferizer, op: VarWriteOp) -> None:
 
 def lower_print(bufferizer: FunctionBufferizer, op: PrintOp) -> None:
     buffers = [bufferizer.values[v] for v in op.values]
-    _call_callback(bufferizer, buffers, op.values, "tj.print", op.pieces)
+    _call_callback(bufferizer, buffers, op.values, PRINT_ATTR, op.pieces)
 
 
 def lower_py_call(bufferizer: FunctionBufferizer, op: PyCallOp) -> None:
     outputs = [bufferizer.destination(r) for r in op.outputs]
     inputs = [bufferizer.values[v] for v in op.inputs]
     tensors = [*op.inputs, *op.outputs]
-    _call_callback(bufferizer, inputs + outputs, tensors, "tj.py_function", op.callback)
+    _call_callback(bufferizer, inputs + outputs, tensors, PY_FUNCTION_ATTR, op.callback)
     for result, buffer in zip(op.outputs, outputs, strict=True):
         bufferizer.values[result] = buffer
 
@@ -70,14 +76,14 @@ def _call_callback(
     name = _declare_callback(bufferizer, [b.type for b in buffers], kind, payload)
     declaration = bufferizer.module.body.block.first_op
     assert isinstance(declaration, func.FuncOp)
-    declaration.attributes["tj.arg_dtypes"] = ArrayAttr(
+    declaration.attributes[ARG_DTYPES_ATTR] = ArrayAttr(
         [StringAttr(numpy_dtype(element_of(t)).name) for t in tensors]
     )
     builder = bufferizer.builder
     status = builder.insert(func.CallOp(name, list(buffers), [i32])).res[0]
     zero = builder.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
     ok = builder.insert(arith.CmpiOp(status, zero, "eq")).result
-    builder.insert(cf.AssertOp(ok, f"CallbackError: {name}"))
+    builder.insert(cf.AssertOp(ok, check_message(CALLBACK_ERROR, name)))
 
 
 def _declare_callback(

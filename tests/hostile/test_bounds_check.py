@@ -17,8 +17,9 @@ from xdsl.context import Context
 from xdsl.dialects import arith, builtin, func, memref
 from xdsl.parser import Parser
 
-from tracejit.codegen import compile_module, emit_memref
+from tracejit.codegen import compile_module
 from tracejit.frontend import runtime_errors
+from tracejit.ir import runtime_contract
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -45,16 +46,14 @@ def test_out_of_range_load_returns_out_of_bounds(monkeypatch):
     buf, out = np.arange(4, dtype=np.float32), np.zeros((), np.float32)
     assert peek(buf, 3, out) == 0 and out == 3
     for index in (4, 1 << 40, -1):
-        assert peek(buf, index, out) == emit_memref.OUT_OF_BOUNDS
+        assert peek(buf, index, out) == runtime_contract.OUT_OF_BOUNDS
 
 
-def test_statuses_agree_and_map_to_python_errors():
-    assert emit_memref.OUT_OF_BOUNDS == runtime_errors.OUT_OF_BOUNDS
-    assert emit_memref.OUT_OF_MEMORY == runtime_errors.OUT_OF_MEMORY
+def test_statuses_map_to_python_errors():
     with pytest.raises(IndexError, match="internal out-of-bounds access"):
-        runtime_errors.raise_for_status(runtime_errors.OUT_OF_BOUNDS, [])
+        runtime_errors.raise_for_status(runtime_contract.OUT_OF_BOUNDS, [])
     with pytest.raises(MemoryError):
-        runtime_errors.raise_for_status(runtime_errors.OUT_OF_MEMORY, [])
+        runtime_errors.raise_for_status(runtime_contract.OUT_OF_MEMORY, [])
 
 
 def test_kernel_suite_subset_passes_with_bounds_checks():
