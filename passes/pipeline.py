@@ -139,6 +139,17 @@ NAMED_PIPELINES: dict[str, tuple[str, ...]] = {
     "lower": LOWERING_PIPELINE,
 }
 
+# The stages `tracejit-opt --emit` (and the README's ladder) name: each is the IR after the
+# default-pipeline pass given here; llvm and asm go on from the cf stage through LLVM.
+EMIT_LAST_PASS: dict[str, str] = {
+    "tj": "cse",
+    "dot": "cse",
+    "loops": "lower-to-loops",
+    "cf": "lower-asserts",
+    "llvm": "lower-asserts",
+    "asm": "lower-asserts",
+}
+
 # after_pass(pass_name, module): called after every pass (the IR-dump hook).
 AfterPassHook = Callable[[str, ModuleOp], None]
 

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError
 
 from tracejit.frontend import driver
-from tracejit.passes.pipeline import NAMED_PIPELINES, Pipeline, PipelineError
+from tracejit.passes.pipeline import EMIT_LAST_PASS, NAMED_PIPELINES, Pipeline, PipelineError
 from tracejit.tools import diagnostics
 from tracejit.tools.diagnostics import ToolError
 from tracejit.tools.dot_graph import module_to_dot
@@ -25,7 +25,7 @@ from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
 from tracejit.tools.mlir_input import Chunk, input_name, parse_mlir, read_source
 from tracejit.tools.op_stats import dialect_counts, render_stats
 from tracejit.tools.opt_args import UsageError, is_python_input
-from tracejit.tools.stages import EMIT_LAST_PASS, ladder
+from tracejit.tools.stages import ladder
 from tracejit.tools.timing import TimingReport
 
 

@@ -13,16 +13,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
-# --emit stage -> the last default-pipeline pass it runs (None: do not lower).
-EMIT_LAST_PASS: dict[str, str] = {
-    "tj": "cse",
-    "dot": "cse",
-    "loops": "lower-to-loops",
-    "cf": "lower-asserts",
-    "llvm": "lower-asserts",
-    "asm": "lower-asserts",
-}
-
 
 def _has_tensors(module: ModuleOp) -> bool:
     for op in module.walk():
