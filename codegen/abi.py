@@ -103,7 +103,7 @@ def _compatible(got: np.dtype, want: np.dtype) -> bool:
     return got.itemsize == want.itemsize and got.kind in "iu" and want.kind in "iu"
 
 
-def _check_array(name: str, position: int, arg: MemRefArg, value: Any) -> None:
+def _check_array(name: str, position: int, arg: MemRefArg, value: object) -> None:
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{name}: argument {position} must be a NumPy array")
     if not _compatible(value.dtype, arg.dtype):

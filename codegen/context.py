@@ -13,13 +13,15 @@ from dataclasses import dataclass, field
 
 from llvmlite import ir
 from xdsl.dialects.builtin import MemRefType
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, SSAValue
 
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import opaque
 
-# An emitter translates one op; a returned value is bound to the op's single result.
-Emitter = Callable[["FunctionEmitter", Operation], "ir.Value | MemRef | None"]
+# An emitter translates one op; a returned value is bound to the op's single result. Its
+# second parameter is the op class it is registered under (emit_load takes a LoadOp), which
+# a Callable type cannot tie to the table's key, hence `...`.
+Emitter = Callable[..., "ir.Value | MemRef | None"]
 
 
 @dataclass

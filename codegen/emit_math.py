@@ -8,7 +8,7 @@ exponentiation-by-squaring helper, one per integer type.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from llvmlite import ir
 from xdsl.dialects import math
@@ -24,7 +24,7 @@ _F32 = ir.FloatType()
 _F16 = ir.HalfType()
 
 
-def _unary_intrinsic(base: str) -> Emitter:
+def _unary_intrinsic(base: str) -> Callable[[FunctionEmitter, Operation], ir.Value]:
     def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
         x = fx.get(op.operands[0])
         fn = fx.state.intrinsic(base, x.type, [x.type], [x.type])

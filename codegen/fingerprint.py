@@ -18,32 +18,31 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Any
 
 from xdsl.dialects.builtin import ArrayAttr, DenseIntOrFPElementsAttr, DictionaryAttr, FloatAttr
-from xdsl.ir import Attribute, Block, Operation, Region, TypeAttribute
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue, TypeAttribute
 
 
 class _Writer:
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.values: dict[int, int] = {}  # id(SSAValue or Block) -> its number
-        self.texts: dict[Any, str] = {}
+        self.texts: dict[tuple[Attribute, bytes], str] = {}
 
-    def value(self, value: Any) -> str:
+    def value(self, value: SSAValue | Block) -> str:
         number = self.values.get(id(value))
         if number is None:  # used before defined (graph regions): numbered on first sight
             number = self.values[id(value)] = len(self.values)
         return str(number)
 
-    def define(self, value: Any) -> None:
+    def define(self, value: SSAValue | Block) -> None:
         self.values.setdefault(id(value), len(self.values))
 
     def attr(self, attr: Attribute) -> str:
         bits = b"" if isinstance(attr, TypeAttribute) else _exact_bits(attr)
-        key = (attr, bits)
+        key: tuple[Attribute, bytes] | None = (attr, bits)
         try:
-            text = self.texts.get(key)
+            text = self.texts.get((attr, bits))
         except TypeError:  # an unhashable attribute: not memoised
             key, text = None, None
         if text is None:
@@ -89,7 +88,7 @@ class _Writer:
             self.op(op)
         self.parts.append("/block")
 
-    def block_number(self, block: Block) -> int:
+    def block_number(self, block: Block) -> str:
         return self.value(block)  # blocks share the numbering; ids never collide with values
 
 

@@ -196,7 +196,9 @@ class JitModule:
         factory = ctypes.CFUNCTYPE if release_gil else ctypes.PYFUNCTYPE
         prototype = factory(ctypes.c_int32, *([ctypes.py_object] * len(signature.args)))
         function = prototype(address)
-        function.engine = self._engine  # the machine code lives as long as the function
+        # the machine code lives as long as the function (typeshed does not model attributes
+        # set on ctypes function objects)
+        function.engine = self._engine  # type: ignore[attr-defined]
         return function
 
     def kernel(self, name: str) -> Kernel:

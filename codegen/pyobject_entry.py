@@ -150,9 +150,10 @@ def _emit_fastcall(module: ir.Module, entry: ir.Function, signature: KernelSigna
 def _is_small(signature: KernelSignature) -> bool:
     total = 0
     for arg in signature.args:
-        if None in arg.shape:  # type: ignore[union-attr]
+        assert isinstance(arg, MemRefArg)  # entries are only built for memref-only signatures
+        if None in arg.shape:
             return False
-        total += int(np.prod(arg.shape, dtype=np.int64))  # type: ignore[union-attr]
+        total += int(np.prod([d for d in arg.shape if d is not None], dtype=np.int64))
     return total <= SMALL_KERNEL_ELEMENTS
 
 
