@@ -24,6 +24,8 @@ two rewrites below produce exactly NumPy's results for it.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
@@ -58,7 +60,7 @@ def _is_float(value: SSAValue) -> bool:
     return is_float(value.type.get_element_type())
 
 
-def _is(splat: np.generic | None, number: float) -> bool:
+def _is(splat: np.generic | None, number: float) -> TypeGuard[np.generic]:
     return splat is not None and bool(splat == number)
 
 

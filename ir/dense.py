@@ -27,7 +27,8 @@ def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
         array = array.reshape(-1)[:1]
     if array.dtype == np.bool_:
         array = array.astype(np.int8) * np.int8(-1)
-    return DenseIntOrFPElementsAttr(ttype, BytesAttr(_little_endian_bytes(array)))
+    # xDSL wants a TensorType parameterised by an int/float element type; tensor_type's is one
+    return DenseIntOrFPElementsAttr(ttype, BytesAttr(_little_endian_bytes(array)))  # type: ignore[arg-type]
 
 
 def _little_endian_bytes(array: np.ndarray) -> bytes:
@@ -67,8 +68,9 @@ def splat_from_dense(attr: DenseIntOrFPElementsAttr) -> np.generic | None:
     0.0 differ), else None; zero for an attribute with no elements (see ConstantOp.splat).
     A splat stored as one element is not expanded."""
     flat, shape = _stored_elements(attr)
+    # NumPy's stubs type `[()]` as giving an array; on a 0-d array it gives a scalar
     if 0 in shape:
-        return np.zeros((), flat.dtype)[()]
+        return np.zeros((), flat.dtype)[()]  # type: ignore[return-value]
     return flat[0] if flat.size == 1 or _is_splat(flat) else None
 
 

@@ -28,7 +28,11 @@ from xdsl.ir import Attribute, SSAValue
 
 _SIGNED = {np.dtype(f"int{n}"): IntegerType(n) for n in (8, 16, 32, 64)}
 _UNSIGNED = {np.dtype(f"uint{n}"): IntegerType(n, Signedness.UNSIGNED) for n in (8, 16, 32, 64)}
-_FLOATS = {np.dtype(np.float16): f16, np.dtype(np.float32): f32, np.dtype(np.float64): f64}
+_FLOATS: dict[np.dtype, Attribute] = {
+    np.dtype(np.float16): f16,
+    np.dtype(np.float32): f32,
+    np.dtype(np.float64): f64,
+}
 
 DTYPE_TO_ELEMENT: dict[np.dtype, Attribute] = {
     np.dtype(np.bool_): i1,

@@ -33,7 +33,7 @@ def constant_value(value: SSAValue) -> np.ndarray | None:
 
 def fold_with_numpy(
     op: Operation,
-    evaluate: Callable[..., np.ndarray],
+    evaluate: Callable[..., np.ndarray | tuple[np.ndarray, ...]],
     max_bytes: int = MAX_FOLDED_BYTES,
 ) -> list[Attribute] | None:
     """Fold `op` if every operand is constant and no operand or result is larger than

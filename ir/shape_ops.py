@@ -537,4 +537,6 @@ class PadOp(IRDLOperation, HasFolderInterface):
 
 
 # Every shape op, for the dialect's op list.
-SHAPE_OPS = [BroadcastInDimOp, DimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp]
+SHAPE_OPS: list[type[IRDLOperation]] = [
+    BroadcastInDimOp, DimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
+]
