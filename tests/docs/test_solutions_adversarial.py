@@ -2,15 +2,19 @@
 
 `test_docs.py` runs each solution, which checks itself on its chapter's example. Here what a
 solution computes meets the inputs that break rewrites and lowerings: every dtype, 0-d and
-empty arrays, NaN, inf and -0.0, integer extremes and overflow, negative operands of // and
-%. A solution must never teach a rewrite that changes a result NumPy defines: the first
-edition's cast-of-cast rule (`np.can_cast(S, T1, "safe")`) turned
-`x.astype(np.float64).astype(np.int64)` of 2**53 + 1 into 2**53 + 1, where NumPy gives 2**53.
+empty arrays, NaN, inf and -0.0, subnormals, integer extremes and overflow, exp's overflow
+and underflow thresholds, reductions over nothing. A solution must never teach a rewrite that
+changes a result NumPy defines: the first edition's cast-of-cast rule (`np.can_cast(S, T1,
+"safe")`) compiled `x.astype(np.float64).astype(np.int64)` of 2**53 + 1 to 2**53 + 1, where
+NumPy gives 2**53; the cast tests below run the solution's pass on every dtype triple.
 
-Results are compared as in the other suites: integers and bools exactly, floats bit for bit
-where the solution's code is exact (casts) and else within a few ulp, NaN where NumPy has NaN.
+Integers and bools must match exactly, floats bit for bit where the code is exact in IEEE
+arithmetic (casts, a * x + y, x * 1, x + 1) and else within a few ulp (exp) or a relative
+tolerance (sums, softmax, matmul), with NaN where NumPy has NaN and the same infinities.
 A float -> int cast of NaN, inf or a value out of the conversion's range is undefined (in C,
 in NumPy, in tracejit: tests/numpy/test_elementwise.py); such elements are not compared.
+`//` and `%` occur only in chapter 06's Collatz loops, which never end for a negative start
+(in NumPy either), so they meet positive values only (up to 2**62).
 """
 
 from __future__ import annotations
@@ -41,6 +45,9 @@ from xdsl.pattern_rewriter import (
 import tracejit as tj
 from tracejit.ir.elementwise import CastOp
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, PASSES, Pipeline
+
+# Calling one solution function on every dtype retraces it on purpose.
+pytestmark = pytest.mark.filterwarnings("ignore:.*triggered tj.function retracing")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SOLUTIONS = REPO_ROOT / "docs" / "tutorial" / "solutions"
@@ -302,3 +309,322 @@ def test_the_first_edition_rule_would_fail_here():
     finally:
         del PASSES[FirstEditionPass.name]
     assert got[0] == 2**53 + 1 != int64_through_f64(np.array([2**53 + 1]))[0]
+
+
+# --- helpers for the other solutions -------------------------------------------------------
+def eager(function, *args):
+    """`function` (a tj.Function) run as plain NumPy: the reference."""
+    tj.config.run_functions_eagerly(True)
+    try:
+        return quietly(function, *args)
+    finally:
+        tj.config.run_functions_eagerly(False)
+
+
+def assert_matches(got, want, ulps: float = 0, rtol: float = 0) -> None:
+    """Same dtype and shape; equal (ints, bools); floats: NaN where NumPy has NaN, the same
+    infinities, and finite values equal (zeros by value) or within `ulps` / `rtol`."""
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want)
+    if want.dtype.kind != "f":
+        np.testing.assert_array_equal(got, want)
+        return
+    nan = np.isnan(want)
+    assert (np.isnan(got) == nan).all(), (got, want)
+    inf = np.isinf(want)
+    assert (got[inf] == want[inf]).all(), (got, want)
+    finite = ~nan & ~inf
+    g, w = got[finite].astype(np.float64), want[finite].astype(np.float64)
+    below = np.nextafter(np.abs(want[finite]), want.dtype.type(0))  # the ulp at the largest
+    ulp = np.spacing(below).astype(np.float64)  # finite value is finite too
+    allowed = np.maximum(ulps * ulp, rtol * np.abs(w))
+    assert (np.abs(g - w) <= allowed).all(), (got, want)
+
+
+ULPS = {np.dtype("float16"): 1, np.dtype("float32"): 4, np.dtype("float64"): 4}
+RTOL = {np.dtype("float16"): 2e-3, np.dtype("float32"): 1e-5, np.dtype("float64"): 1e-12}
+
+
+@contextlib.contextmanager
+def pattern_in_pipeline(name: str, pattern: RewritePattern):
+    """`experimental_pipeline` with `pattern` applied first (registered while active)."""
+
+    @dataclass(frozen=True)
+    class PatternPass(ModulePass):
+        def apply(self, ctx, op: ModuleOp) -> None:
+            PatternRewriteWalker(pattern).rewrite_module(op)
+
+    PatternPass.name = name
+    PASSES[name] = lambda: PatternPass
+    try:
+        yield (name, *DEFAULT_PIPELINE)
+    finally:
+        del PASSES[name]
+
+
+def rows(dtype: np.dtype, width: int) -> np.ndarray:
+    """A 2-d array of `dtype` whose rows hold the edge values, padded by repetition."""
+    values = edge_values(dtype)
+    values = np.resize(values, -(-len(values) // width) * width)
+    return values.reshape(-1, width)
+
+
+# --- chapter 01: the traced functions, on every dtype, 0-d and empty --------------------------
+def test_01_add_one_wraps_and_promotes_as_numpy():
+    f = solution("01_tracing")["f"]
+    for dtype in DTYPES:
+        x = edge_values(dtype)
+        assert_matches(f(x), quietly(np.add, x, 1))
+    for x in (np.int8(127), np.float32(np.nan), np.zeros(0, np.uint8), np.float16(-0.0)):
+        assert_matches(f(x), quietly(np.add, x, 1))
+
+
+def test_01_casts_and_weak_floats():
+    names = solution("01_tracing")
+    x = edge_values(np.dtype("float32"))
+    assert_matches(names["to_f64"](x), eager(names["to_f64"], x), ulps=5)
+    i = edge_values(np.dtype("int32"))
+    assert_matches(names["plus"](i), i + 1.5)  # float64 holds every int32 + 1.5 exactly
+
+
+def test_01_unrolled_loop():
+    unrolled = solution("01_tracing")["unrolled"]
+    for dtype in ("float32", "int8", "uint64"):
+        x = edge_values(np.dtype(dtype))
+        assert_matches(unrolled(x), eager(unrolled, x))  # NaN for inf: inf * 0
+
+
+# --- chapter 02: np.maximum(x, 0) by hand, and the new op's evaluate ---------------------------
+@pytest.mark.parametrize(
+    "x",
+    [[np.nan, -np.inf, np.inf, -0.0], [0.0, -1.5, 2.0, 1e-45], [-1e-45, 3.4e38, -3.4e38, -2.0]],
+    ids=str,
+)
+def test_02_relu_by_hand_runs_as_numpy(tmp_path, x):
+    relu_ir = solution("02_the_dialect")["RELU"]
+    from tracejit.tools.opt_main import main as tracejit_opt
+
+    (tmp_path / "relu.mlir").write_text(relu_ir)
+    x = np.array(x, np.float32)
+    np.save(tmp_path / "x.npy", x)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = tracejit_opt([str(tmp_path / "relu.mlir"), "--run", "--input",
+                               f"x={tmp_path / 'x.npy'}"])  # fmt: skip
+    assert status == 0, out.getvalue()
+    printed = out.getvalue().split(" = ", 1)[1].strip().strip("[]").split()
+    assert_matches(np.array(printed, np.float64).astype(np.float32), np.maximum(x, 0))
+
+
+def test_02_square_evaluates_as_numpy():
+    square = solution("02_the_dialect")["square"]
+    for dtype in DTYPES[1:]:  # np.square has no bool loop
+        x = edge_values(dtype)
+        assert_matches(quietly(square.evaluate, x), quietly(np.square, x))  # ints wrap
+
+
+# --- chapter 03, exercise 1: x * 1 -> x, compiled ------------------------------------------
+def test_03_mul_by_one_keeps_nan_inf_minus_zero_and_extremes():
+    names = solution("03_writing_a_pass")
+    with pattern_in_pipeline("mul-by-one", names["MulByOne"]()) as pipeline:
+        for function, dtypes in (
+            (names["times_one_float"], DTYPES),
+            (names["times_one_int"], [d for d in DTYPES if d.kind in "iuf"]),
+        ):
+            compiled = tj.function(function, experimental_pipeline=pipeline)
+            for dtype in dtypes:
+                x = edge_values(dtype)
+                assert_matches(compiled(x), quietly(function, x))
+                ir = compiled.get_concrete_function(x).ir(after="mul-by-one")
+                assert "tj.mul" not in ir, ir  # the rewrite did happen
+
+
+# --- chapter 04: Variable reads and writes, prints, assertions ----------------------------------
+SPECIAL_PAIRS = [[np.nan, -0.0], [np.inf, -np.inf], [3.4e38, -3.4e38], [1e-45, 0.0]]
+
+
+def test_04_reads_and_writes_around_special_values():
+    names = solution("04_cse_dce_and_effects")
+    v, merged, kept = names["v"], names["merged"], names["kept"]
+    for old in SPECIAL_PAIRS:
+        for new in SPECIAL_PAIRS:
+            old32, new32 = np.array(old, np.float32), np.array(new, np.float32)
+            results = []
+            for run in (lambda f, x: f(x), eager):
+                v.assign(old32)
+                results.append((run(merged, new32), run(kept, new32), v.numpy().copy()))
+            for got, want in zip(*results, strict=True):
+                assert_matches(got, want)
+
+
+def test_04_prints_and_assertions_on_special_values():
+    names = solution("04_cse_dce_and_effects")
+    twice, checked = names["twice"], names["checked"]
+    for pair in [*SPECIAL_PAIRS, [-1.0, 1.0], [-1e-45, 2.0]]:
+        x = np.array(pair, np.float32)
+        outputs = []
+        for run in (lambda f, x: f(x), eager):
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                assert_matches(run(twice, x), x)
+            try:
+                result = run(checked, x)
+            except tj.errors.InvalidArgumentError as error:
+                result = f"raised {error}"
+            outputs.append((out.getvalue(), result))
+        (printed, got), (printed_eagerly, want) = outputs
+        assert printed == printed_eagerly
+        if isinstance(want, str):
+            assert isinstance(got, str) and "x must be >= 0" in got, (pair, got)
+        else:
+            assert_matches(got, want)
+
+
+# --- chapter 05: fused kernels ------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_05_fused_kernels_on_special_values(dtype):
+    names = solution("05_fusion")
+    x = edge_values(dtype)
+    for function in (names["two_uses_of_exp"], names["two_uses_of_add"]):
+        got, want = tj.function(function)(x), quietly(function, x)
+        for g, w in zip(got, want, strict=True):
+            assert_matches(g, w, ulps=ULPS[dtype])
+    with contextlib.redirect_stdout(io.StringIO()) as out:
+        got = tj.function(names["with_print"])(x)
+    assert out.getvalue() == "here\n"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert_matches(got, quietly(names["with_print"], x))
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_05_softmax_on_special_rows(dtype):
+    softmax = solution("05_fusion")["softmax"]
+    special = np.array(
+        [[np.inf, 1, 2, 3], [-np.inf] * 4, [np.nan, 0, 1, 2], [-np.inf, 0, 1, 1],
+         [1e4, 1e4, -1e4, 0], [-0.0, 0.0, 0.0, -0.0], [np.inf, np.inf, 0, 0]],
+    )  # fmt: skip
+    for m in (rows(dtype, 8), quietly(special.astype, dtype), np.zeros((0, 8), dtype)):
+        assert_matches(tj.function(softmax)(m), quietly(softmax, m), rtol=RTOL[dtype])
+    empty_rows = np.zeros((3, 0), dtype)  # a max over nothing: NumPy's ValueError, both ways
+    with pytest.raises(ValueError, match="zero-size array"):
+        softmax(empty_rows)
+    with pytest.raises(ValueError, match="zero-size array"):
+        tj.function(softmax)(empty_rows)
+
+
+# --- chapter 06: staged loops -----------------------------------------------------------------
+def test_06_staged_range_on_negative_zero_and_large_bounds():
+    f = solution("06_autograph")["f"]
+    for n in (np.int64(-5), np.int64(-1), np.int64(0), np.int64(1), np.int64(100_000)):
+        assert f(n) == eager(f, n) == sum(range(int(n)))
+    assert f(np.int32(1000)) == 499500
+    # The loop variable has n's dtype (tracejit's rule, as TF's): in int8 the sum wraps, where
+    # eager Python sums Python ints. NumPy's int8 arithmetic gives the same 86.
+    wrapped = f(np.int8(100))
+    assert wrapped.dtype == np.int8 and wrapped == np.array(4950).astype(np.int8) == 86
+
+
+def test_06_collatz_on_edge_starts():
+    names = solution("06_autograph")
+    capped, explicit, python_collatz = (
+        names[k] for k in ("capped", "collatz_explicit", "python_collatz")
+    )
+    # Starts above the cap stop at once, whatever their size; 703 climbs past 1000 on the way.
+    for start in (1, 2, 3, 703, 1000, 1001, 2**31, 2**62, 2**63 - 1):
+        assert capped(np.int64(start)) == eager(capped, np.int64(start)), start
+    for start in (1, 2, 3, 703, 77031, 837799, 2**62, 2**61 + 1):  # no overflow on the way
+        assert explicit(np.int64(start)) == python_collatz(start), start
+
+
+@settings(max_examples=15, deadline=None)
+@given(start=st.integers(1, 10**6))
+def test_06_collatz_on_any_start(start):
+    names = solution("06_autograph")
+    assert names["capped"](np.int64(start)) == eager(names["capped"], np.int64(start))
+    assert names["collatz_explicit"](np.int64(start)) == names["python_collatz"](start)
+
+
+# --- chapter 07: transposes, reductions, matmul -------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_07_exp_transposed_on_special_values(dtype):
+    exp_transposed = solution("07_bufferization_and_loops")["exp_transposed"]
+    for x in (rows(np.dtype(dtype), 3), np.zeros((0, 3), dtype)):
+        assert_matches(tj.function(exp_transposed)(x), quietly(exp_transposed, x), ulps=4)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "bool", "float32", "float64"])
+def test_07_sums_wrap_promote_and_propagate_nan(dtype):
+    names = solution("07_bufferization_and_loops")
+    dtype = np.dtype(dtype)
+    for x in (rows(dtype, 4), np.zeros((0, 3), dtype), np.zeros((3, 0), dtype)):
+        for function in (names["sum0"], names["sum1"]):
+            got, want = tj.function(function)(x), quietly(function, x)
+            assert_matches(got, want, rtol=RTOL.get(dtype, 0))  # ints: int64, wrapping
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "bool", "float32"])
+def test_07_matmul_wraps_and_handles_empty_and_special_values(dtype):
+    matmul = solution("07_bufferization_and_loops")["matmul"]
+    dtype = np.dtype(dtype)
+    a = rows(dtype, 4)
+    if dtype.kind == "f":  # no huge finite values: their sums overflow in any order
+        a = np.where(np.abs(a) > 1e4, np.array(np.inf, dtype), a)
+    b = a[:4].T.copy()
+    pairs = [(a, b), (a[:3], np.zeros((4, 0), dtype)),
+             (np.zeros((2, 0), dtype), np.zeros((0, 5), dtype)), (np.zeros((0, 4), dtype), b)]
+    for x, y in pairs:
+        got, want = tj.function(matmul)(x, y), quietly(matmul, x, y)
+        assert_matches(got, want, rtol=RTOL.get(dtype, 0))
+
+
+# --- chapter 08: axpy, exp, and the aliased call ---------------------------------------------
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint64"])
+def test_08_axpy_is_exact_on_special_values(dtype):
+    axpy = solution("08_llvm_and_the_jit")["axpy"]
+    dtype = np.dtype(dtype)
+    x = edge_values(dtype)
+    y = x[::-1].copy()
+    for a in edge_values(dtype)[:: max(1, len(x) // 8)]:
+        assert_matches(tj.function(axpy)(a, x, y), quietly(axpy, a, x, y))  # no FMA, wraps
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_08_expanded_exp_on_special_values(dtype):
+    exponential = solution("08_llvm_and_the_jit")["exponential"]
+    dtype = np.dtype(dtype)
+    extra = [88.72, 88.73, -87.3, -103.9, -104.0, 709.78, 709.79, -745.1, -746.0, 1e-30]
+    x = np.concatenate([edge_values(dtype), quietly(np.array(extra).astype, dtype)])
+    assert_matches(tj.function(exponential)(x), quietly(np.exp, x), ulps=4)
+
+
+def test_08_aliased_out_on_special_values():
+    names = solution("08_llvm_and_the_jit")
+    from tracejit.frontend.driver import compile_to_machine_code, lower
+
+    axpy = names["axpy"]
+    x = edge_values(np.dtype("float32"))
+    y = x[::-1].copy()
+    a = np.float32(-2.5)
+    traced = tj.function(axpy).get_concrete_function(a, x, y).graph.module
+    kernel = compile_to_machine_code(lower(traced).module).kernel("axpy")
+    expected = quietly(axpy, a, x, y)
+    out = x.copy()
+    status = kernel.raw(np.asarray(a).ctypes.data, out.ctypes.data, y.ctypes.data, out.ctypes.data)
+    assert status == 0
+    assert_matches(out, expected)
+
+
+# --- chapter 09: the twenty-op workload ---------------------------------------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_09_twenty_ops_on_special_values(dtype):
+    w8 = solution("09_performance")["w8_twenty_ops"]
+    dtype = np.dtype(dtype)
+    finite = edge_values(dtype)
+    finite = finite[np.isfinite(finite) & (np.abs(finite) < 1e4)]
+    for x in (edge_values(dtype), finite, finite[:1], np.linspace(-3, 3, 1000, dtype=dtype)):
+        y = np.roll(x, 1)
+        assert_matches(tj.function(w8)(x, y), quietly(w8, x, y), rtol=1e-3)
+    empty = np.zeros(0, dtype)  # np.max of nothing: NumPy's ValueError, both ways
+    with pytest.raises(ValueError, match="zero-size array"):
+        w8(empty, empty)
+    with pytest.raises(ValueError, match="zero-size array"):
+        tj.function(w8)(empty, empty)

@@ -19,6 +19,9 @@ staged = str(f.get_concrete_function(np.int64(5)).graph)
 assert "tj.while" in staged and "tj.while" not in unrolled
 assert f(5) == 10  # all Python: the result is the Python int 10, returned as is
 assert f(np.int64(5)) == 10 and f(np.int64(100)) == 4950
+# The staged loop variable has n's dtype (as in TF), and s = 0 is a weak Python int, so the
+# sum has n's dtype too: f(np.int8(100)) wraps to 86, where plain Python gives 4950.
+assert f(np.int8(100)) == np.int8(86)
 
 
 # 2. `break` becomes a flag: the loop test gains `not break_`, the rest of the body is guarded.
