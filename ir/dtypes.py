@@ -8,7 +8,7 @@ Lowering passes map `uiN` to signless `iN` and pick the unsigned arith ops.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 from xdsl.dialects.builtin import (
@@ -80,7 +80,7 @@ def element_of(value: SSAValue) -> Attribute:
     return value.type.get_element_type()
 
 
-def is_float(element: Attribute) -> bool:
+def is_float(element: Attribute) -> TypeGuard[Float16Type | Float32Type | Float64Type]:
     return isinstance(element, Float16Type | Float32Type | Float64Type)
 
 

@@ -402,7 +402,7 @@ class _Expand(RewritePattern):
         is_f32 = isinstance(result_type, Float32Type)
         if not (is_f32 or (self.F64 and isinstance(result_type, Float64Type))):
             return
-        if is_f32 and self.NATIVE_F32:
+        if isinstance(result_type, Float32Type) and self.NATIVE_F32:
             native = Arith(rewriter, result_type, self.constants, op.parent_block())
             value = type(self).ALGORITHM(native, *op.operands, False)
             rewriter.replace(op, [], [value])

@@ -461,10 +461,10 @@ class BlockFusion:
         while ready:
             _, _, node = heapq.heappop(ready)
             order.append(node)
-            for nxt in {id(s): s for s in successors[node]}.values():
-                waiting[id(nxt)] -= 1
-                if waiting[id(nxt)] == 0:
-                    heapq.heappush(ready, (self.key(nxt), nodes.index(nxt), nxt))
+            for succ in {id(s): s for s in successors[node]}.values():
+                waiting[id(succ)] -= 1
+                if waiting[id(succ)] == 0:
+                    heapq.heappush(ready, (self.key(succ), nodes.index(succ), succ))
         assert len(order) == len(nodes), "fuse-elementwise formed a dependency cycle"
         return order
 

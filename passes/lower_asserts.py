@@ -26,6 +26,7 @@ from xdsl.dialects import arith, cf, func
 from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
+from xdsl.utils.hints import isa
 
 from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
@@ -72,10 +73,11 @@ def _is_kernel(op) -> bool:
 
 def lower_asserts(module: ModuleOp) -> None:
     existing = module.attributes.get(MESSAGES_ATTR, ArrayAttr([]))
-    messages: list[str] = [m.data for m in existing]  # type: ignore[union-attr]
+    assert isa(existing, ArrayAttr[StringAttr])
+    messages: list[str] = [m.data for m in existing]
     for function in module.ops:
         if _is_kernel(function):
-            lower_function_asserts(function, messages)  # type: ignore[arg-type]
+            lower_function_asserts(function, messages)
     module.attributes[MESSAGES_ATTR] = ArrayAttr([StringAttr(m) for m in messages])
 
 

@@ -65,6 +65,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
+from tracejit.ir.dtypes import is_float
 from tracejit.passes.support.indices import index_constant
 
 SUM_BLOCK = 4096
@@ -295,7 +296,10 @@ class StructuredLoopNest:
         start = outer.args[0]
         stop = b.insert(arith.MinUIOp(b.insert(arith.AddiOp(start, size)).result,
                                       self.upper_bounds[dim])).result  # fmt: skip
-        zeros = [b.insert(arith.ConstantOp(FloatAttr(-0.0, a.type))).result for a in accumulators]
+        zeros: list[SSAValue] = []
+        for a in accumulators:
+            assert is_float(a.type)  # a sum's accumulators are floats
+            zeros.append(b.insert(arith.ConstantOp(FloatAttr(-0.0, a.type))).result)
         part = Block(arg_types=[IndexType(), *(acc.type for acc in accumulators)])
         part.args[0].name_hint = f"d{dim}"
         for arg, block_arg in zip(outer.args[1:], part.args[1:], strict=True):

@@ -47,7 +47,7 @@ itself is never indexed by a loop LLVM cannot unroll.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from math import prod
@@ -214,7 +214,13 @@ class TiledMatmul:
             self.static[constant] = value
         return self.constants[value]
 
-    def _fold(self, op_type: type[Operation], py, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+    def _fold(
+        self,
+        op_type: Callable[[SSAValue, SSAValue], Operation],
+        py,
+        lhs: SSAValue,
+        rhs: SSAValue,
+    ) -> SSAValue:
         if lhs in self.static and rhs in self.static:
             return self.const(py(self.static[lhs], self.static[rhs]))
         return self.builder.insert(op_type(lhs, rhs)).results[0]

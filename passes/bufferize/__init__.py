@@ -20,7 +20,7 @@ family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -29,7 +29,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer
+from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer, Handler
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
@@ -37,8 +37,6 @@ from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize.state import STATE_HANDLERS
 from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
 from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS, lower_while_any
-
-Handler = Callable[..., None]
 
 
 def _one_table(*families: Mapping[type[Operation], Handler]) -> dict[type[Operation], Handler]:

@@ -28,6 +28,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    LocationAttr,
     MemRefType,
     ModuleOp,
     TensorType,
@@ -45,6 +46,10 @@ from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
 
 PARALLEL = IteratorTypeAttr.parallel()
+
+# A buffer form: handler(bufferizer, op) for the op class it is registered under, which a
+# Callable type cannot tie to the table's key, hence `...`.
+Handler = Callable[..., None]
 REDUCTION = IteratorTypeAttr.reduction()
 
 # body(builder, input scalars, output scalars) -> values to yield
@@ -243,7 +248,7 @@ class FunctionBufferizer:
         maps: Sequence[AffineMapAttr],
         iterators: Sequence[Attribute],
         body: BodyBuilder,
-        location: Attribute | None = None,
+        location: LocationAttr | None = None,
     ) -> None:
         element_types = [v.type.get_element_type() for v in (*inputs, output)]  # type: ignore[attr-defined]
         block = Block(arg_types=element_types)

@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import memref, scf, tensor
+from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.passes.bufferize.builder import FunctionBufferizer, memref_type, owned_buffer
+from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
 
 
 def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
@@ -29,13 +30,18 @@ def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
     bufferizer.values[op.result] = bufferizer.builder.insert(load).res
 
 
+def _static(value: SSAValue) -> bool:
+    assert isinstance(value.type, ShapedType)
+    return value.type.has_static_shape()
+
+
 def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
     """Static results (and returned ones) get their buffers before the `if`; a result
     of a shape known only at run time is a buffer each branch allocates and yields."""
-    dynamic = [
-        r for r in op.output if not r.type.has_static_shape() and r not in bufferizer.returned
-    ]
-    results = {r: bufferizer.destination(r) for r in op.output if r not in dynamic}
+    dynamic = [r for r in op.output if not _static(r) and r not in bufferizer.returned]
+    results: dict[SSAValue, SSAValue] = {
+        r: bufferizer.destination(r) for r in op.output if r not in dynamic
+    }
     new = scf.IfOp(
         bufferizer.values[op.cond],
         [memref_type(r.type) for r in dynamic],
@@ -47,8 +53,9 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
 
     def close(terminator: Operation) -> Operation:
         assert isinstance(terminator, scf.YieldOp)
-        yielded = [bufferizer.values[v] for v in terminator.arguments]
-        yielded = dict(zip(op.output, yielded, strict=True))
+        yielded: dict[SSAValue, SSAValue] = dict(
+            zip(op.output, [bufferizer.values[v] for v in terminator.arguments], strict=True)
+        )
         _copy_all(bufferizer, [yielded[r] for r in results], list(results.values()))
         owned = [
             owned_buffer(bufferizer, yielded[r], terminator, memref_type(r.type)) for r in dynamic
@@ -101,7 +108,7 @@ def _copy_all(
     for source, target in zip(sources, targets, strict=True):
         if source is not target and source in targets:
             temporary = bufferizer.builder.insert(
-                memref.AllocOp([], [], source.type)  # type: ignore[arg-type]
+                memref.AllocOp([], [], source.type)
             ).memref
             bufferizer.allocations.append(temporary)
             bufferizer.copy_into(source, temporary)
@@ -112,7 +119,7 @@ def _copy_all(
             bufferizer.copy_into(source, target)
 
 
-CONTROL_FLOW_HANDLERS = {
+CONTROL_FLOW_HANDLERS: dict[type[Operation], Handler] = {
     tensor.ExtractOp: lower_extract,
     scf.IfOp: lower_if,
     # scf.WhileOp: through tensor_array.lower_while_any (see HANDLERS in __init__.py)

@@ -13,6 +13,7 @@ from tracejit.ir.fused import ELEMENTWISE_OPS
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
+    Handler,
     identity_map,
     memref_type,
     rank_of,
@@ -78,7 +79,7 @@ def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
     bufferizer.builder.insert(assert_op)
 
 
-ELEMENTWISE_HANDLERS = {
+ELEMENTWISE_HANDLERS: dict[type[Operation], Handler] = {
     **dict.fromkeys(ELEMENTWISE_OPS, lower_elementwise),
     ConstantOp: lower_constant,
     AssertOp: lower_assert,

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import AffineMapAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 
@@ -39,6 +39,7 @@ from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
     FunctionBufferizer,
+    Handler,
     broadcast_map,
     identity_map,
     projection_map,
@@ -60,7 +61,7 @@ def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:
                 continue
             read = broadcast_map(op) if isinstance(op, BroadcastInDimOp) else identity_map(rank)
             reads.setdefault((value, read))
-    order = {arg: i for i, arg in enumerate(kernel.block.args)}
+    order: dict[SSAValue, int] = {arg: i for i, arg in enumerate(kernel.block.args)}
     return sorted(reads, key=lambda read: order[read[0]])  # stable: first use next
 
 
@@ -109,7 +110,7 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     axes = reductions[0].get_axes() if reductions else ()
     kept = projection_map(rank, [AffineExpr.dimension(d) for d in range(rank) if d not in axes])
     reads = input_maps(kernel)
-    arg_index = {arg: i for i, arg in enumerate(kernel.block.args)}
+    arg_index: dict[SSAValue, int] = {arg: i for i, arg in enumerate(kernel.block.args)}
     inputs = [bufferizer.values[kernel.inputs[arg_index[arg]]] for arg, _ in reads]
     outputs = [_output(bufferizer, kernel, i) for i in range(len(kernel.res))]
     maps = [read for _, read in reads] + [kept if reductions else identity_map(rank)] * len(
@@ -157,4 +158,4 @@ def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
     ]
 
 
-FUSED_HANDLERS = {FusedOp: lower_fused}
+FUSED_HANDLERS: dict[type[Operation], Handler] = {FusedOp: lower_fused}

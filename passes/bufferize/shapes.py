@@ -25,7 +25,14 @@ from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, cf, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, IntegerType, i64
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    LocationAttr,
+    i64,
+)
 from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
@@ -38,6 +45,7 @@ from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, Transpose
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
+    Handler,
     identity_map,
     projection_map,
 )
@@ -137,7 +145,7 @@ def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     """Result element at linear position p reads the source element at linear position p.
     Sizes unknown at trace time are `memref.dim`s (source) and the op's `sizes` (result)."""
     source = op.operand.type.get_shape()  # type: ignore[attr-defined]
-    target = op.result.type.get_shape()  # type: ignore[attr-defined]
+    target = op.result.type.get_shape()
     buffer = bufferizer.values[op.operand]
     sizes = _run_time_sizes(bufferizer, op.result, op.sizes)
     reads = _unit_dim_reads(source, target)
@@ -243,13 +251,13 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
         return _value(bufferizer.builder, offset) if d == axis else bufferizer.dim(first_input, d)
 
     if not parts:  # nothing to copy
-        shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+        shape = op.result.type.get_shape()
         sizes = [size_of(d) for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
         bufferizer.values[op.result] = bufferizer.destination(op.result, sizes)
         return
 
     def body(b: Builder, ins, outs):
-        rank = op.result.type.get_num_dims()  # type: ignore[attr-defined]
+        rank = op.result.type.get_num_dims()
         position = _loop_index(b, axis)
         chosen: SSAValue | None = None
         for buffer, first, size in reversed(parts):
@@ -300,14 +308,15 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
     """Inside the window read the (clamped) operand element, outside it the pad value."""
     source = _shape(op.operand)
     buffer = bufferizer.values[op.operand]
-    value = (bufferizer.values[op.value], [])
+    value: tuple[SSAValue, list[AffineExpr]] = (bufferizer.values[op.value], [])
     if 0 in source:
         _result_generic(bufferizer, op, [value], lambda b, ins, outs: [ins[0]])
         return
     low, high = op.get_low(), op.get_high()
 
     def body(b: Builder, ins, outs):
-        indices, inside = [], None
+        indices: list[SSAValue] = []
+        inside: SSAValue | None = None
         for d, (size, before, after) in enumerate(zip(source, low, high, strict=True)):
             position = _add(b, _loop_index(b, d), -before)
             if before == after == 0:
@@ -317,6 +326,7 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
             inside = in_range if inside is None else b.insert(arith.AndIOp(inside, in_range)).result
             indices.append(_clamp_below(b, position, size))
         loaded = b.insert(memref.LoadOp.get(buffer, indices)).res
+        assert inside is not None  # a tj.pad pads some dim (np.pad of nothing is not traced)
         return [b.insert(arith.SelectOp(inside, loaded, ins[0])).result]
 
     _result_generic(bufferizer, op, [value], body)
@@ -324,7 +334,12 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
 
 # --- gather ------------------------------------------------------------------------------
 def _checked_index(
-    b: Builder, raw: SSAValue, unsigned: bool, size: int | SSAValue, message: str, location
+    b: Builder,
+    raw: SSAValue,
+    unsigned: bool,
+    size: int | SSAValue,
+    message: str,
+    location: LocationAttr,
 ) -> SSAValue:
     """The NumPy position of index `raw` in a dim of `size` (an int, or an `index` value
     when known at run time only): negatives wrap; anything outside [-size, size) fails the
@@ -407,7 +422,7 @@ INDEX_ARITH = (
     arith.DivUIOp,
 )
 
-SHAPE_HANDLERS = {
+SHAPE_HANDLERS: dict[type[Operation], Handler] = {
     **dict.fromkeys(INDEX_ARITH, copy_index_arith),
     ReshapeOp: lower_reshape,
     TransposeOp: lower_transpose,

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, cf, func
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir.dtypes import element_of, numpy_dtype
 from tracejit.ir.runtime_contract import (
@@ -35,7 +35,7 @@ from tracejit.ir.runtime_contract import (
     check_message,
 )
 from tracejit.ir.state import PrintOp, PyCallOp, VarReadOp, VarWriteOp
-from tracejit.passes.bufferize.builder import FunctionBufferizer
+from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 
 
 def lower_var_read(bufferizer: FunctionBufferizer, op: VarReadOp) -> None:
@@ -101,7 +101,7 @@ def _declare_callback(
     return name
 
 
-STATE_HANDLERS = {
+STATE_HANDLERS: dict[type[Operation], Handler] = {
     VarReadOp: lower_var_read,
     VarWriteOp: lower_var_write,
     PrintOp: lower_print,

@@ -16,11 +16,12 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    LocationAttr,
     MemRefType,
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
-from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
@@ -35,6 +36,7 @@ from tracejit.passes.bufferize.builder import (
     STACK_BYTES,
     BodyBuilder,
     FunctionBufferizer,
+    Handler,
     broadcast_map,
     identity_map,
     projection_map,
@@ -45,7 +47,9 @@ from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
 
 
-def fill(bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, location) -> None:
+def fill(
+    bufferizer: FunctionBufferizer, buffer: SSAValue, value, element, location: LocationAttr
+) -> None:
     rank = rank_of(buffer)
     bufferizer.generic(
         [],
@@ -76,7 +80,7 @@ def lower_broadcast(bufferizer: FunctionBufferizer, op: BroadcastInDimOp) -> Non
 def _broadcast_sizes(bufferizer: FunctionBufferizer, op: BroadcastInDimOp, source) -> list:
     """The run-time sizes of the result's dynamic dims: an operand dim's own size, or
     the op's `sizes` operand for a new dim."""
-    target_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    target_shape = op.result.type.get_shape()
     operand_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
     from_operand = {d: i for i, d in enumerate(op.get_dims()) if operand_shape[i] == DYNAMIC_INDEX}
     given = iter(op.sizes)
@@ -185,7 +189,7 @@ def _all_of(b: Builder, first: SSAValue, second: SSAValue) -> SSAValue:
 
 def _flat_index(b: Builder, source: SSAValue, axes: tuple[int, ...]) -> SSAValue:
     """The row-major position among the reduced axes, as i64 (NumPy's flattened index)."""
-    flat = None
+    flat: SSAValue | None = None
     for axis in axes:
         position = b.insert(IndexOp(axis)).result
         if flat is None:
@@ -241,7 +245,7 @@ def multi_output_generic(
     maps: Sequence[AffineMapAttr],
     iterators: Sequence[Attribute],
     body: BodyBuilder,
-    location: Attribute,
+    location: LocationAttr,
 ) -> None:
     """`FunctionBufferizer.generic` with several outputs."""
     element_types = [v.type.get_element_type() for v in (*inputs, *outputs)]  # type: ignore[attr-defined]
@@ -264,7 +268,7 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     element = element_of(op.result)
     lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
     lhs_shape, rhs_shape = op.lhs.type.get_shape(), op.rhs.type.get_shape()  # type: ignore[attr-defined]
-    out_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    out_shape = op.result.type.get_shape()
     output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
     fill(bufferizer, output, 0, element, op.location)
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
@@ -320,13 +324,17 @@ def _matmul_sizes(
 ) -> list[SSAValue]:
     """Dynamic m comes from A, dynamic n from B, a dynamic batch dim from an operand that
     has it as a dynamic dim (dims unknown at trace time are never broadcast from 1)."""
-    out_shape = op.result.type.get_shape()  # type: ignore[attr-defined]
+    out_shape = op.result.type.get_shape()
     lhs_rank, rhs_rank = rank_of(op.lhs), rank_of(op.rhs)
     batch = len(out_shape) - (lhs_rank > 1) - (rhs_rank > 1)
     sizes = [_batch_size(bufferizer, d - batch, (lhs, rhs)) for d in range(batch)]
     sources = [(lhs, lhs_rank - 2)] if lhs_rank > 1 else []
     sources += [(rhs, rhs_rank - 1)] if rhs_rank > 1 else []
-    batch_sizes = [s for s, d in zip(sizes, out_shape[:batch], strict=True) if d == DYNAMIC_INDEX]
+    batch_sizes: list[SSAValue] = []
+    for s, d in zip(sizes, out_shape[:batch], strict=True):
+        if d == DYNAMIC_INDEX:
+            assert s is not None  # a batch dim unknown at trace time is dynamic in an operand
+            batch_sizes.append(s)
     return batch_sizes + [
         bufferizer.dim(buffer, d)
         for (buffer, d), size in zip(sources, out_shape[batch:], strict=True)
@@ -346,7 +354,7 @@ def _batch_size(bufferizer: FunctionBufferizer, from_end: int, operands) -> SSAV
     return None
 
 
-STRUCTURED_HANDLERS = {
+STRUCTURED_HANDLERS: dict[type[Operation], Handler] = {
     BroadcastInDimOp: lower_broadcast,
     DimOp: lower_dim,
     ReduceOp: lower_reduce,

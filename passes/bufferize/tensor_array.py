@@ -35,6 +35,7 @@ from tracejit.ir.dtypes import element_of
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
+    Handler,
     dead_after,
     memref_type,
     owned_buffer,
@@ -111,7 +112,9 @@ def _innermost_while(op: Operation) -> scf.WhileOp | None:
     return parent
 
 
-def _loop_state(op: Operation, bufferizer: FunctionBufferizer) -> tuple[set, set]:
+def _loop_state(
+    op: Operation, bufferizer: FunctionBufferizer
+) -> tuple[set[SSAValue], set[SSAValue]]:
     """Buffers of the innermost loop's state around `op` (when `op` is in its body), and
     the loop's own values holding them (read again only by the next iteration or after
     the loop, both of which see the yielded value)."""
@@ -119,7 +122,8 @@ def _loop_state(op: Operation, bufferizer: FunctionBufferizer) -> tuple[set, set
     if loop is None or not loop.after_region.is_ancestor(op):
         return set(), set()
     state = bufferizer.state
-    buffers, exempt = set(), set()
+    buffers: set[SSAValue] = set()
+    exempt: set[SSAValue] = set()
     for before, res, after in zip(
         loop.before_region.block.args, loop.res, loop.after_region.block.args, strict=True
     ):
@@ -211,7 +215,8 @@ def lower_grow(bufferizer: FunctionBufferizer, op: GrowOp) -> None:
     grown, kept = Block(), Block()
     saved = bufferizer.builder
     bufferizer.builder = Builder(InsertPoint.at_end(grown))
-    target = _alloc_rows(bufferizer.builder, source.type, capacity)  # type: ignore[arg-type]
+    assert isinstance(source.type, MemRefType)
+    target = _alloc_rows(bufferizer.builder, source.type, capacity)
     _fill_grown(bufferizer, op, source, target, rows, capacity)
     bufferizer.builder.insert(memref.DeallocOp.get(source))
     bufferizer.builder.insert(scf.YieldOp(target))
@@ -255,12 +260,14 @@ def _fill_grown(bufferizer, op: GrowOp, source, target, rows, capacity) -> None:
 def lower_export(bufferizer: FunctionBufferizer, op: ExportOp) -> None:
     source = bufferizer.values[op.tensor]
     builder = bufferizer.builder
-    buffer = owned_buffer(bufferizer, source, op, source.type)  # type: ignore[arg-type]
+    assert isinstance(source.type, MemRefType)
+    buffer = owned_buffer(bufferizer, source, op, source.type)
     descriptor = bufferizer.destination(op.result)
     address = builder.insert(
         memref.ExtractAlignedPointerAsIndexOp(operands=[buffer], result_types=[IndexType()])
     ).results[0]
-    fields = [address] + [dim_size(builder, buffer, a) for a in range(buffer.type.get_num_dims())]  # type: ignore[attr-defined]
+    fields: list[SSAValue] = [address]
+    fields += [dim_size(builder, buffer, a) for a in range(source.type.get_num_dims())]
     for position, value in enumerate(fields):
         as_i64 = builder.insert(arith.IndexCastOp(value, i64)).result
         builder.insert(memref.StoreOp.get(as_i64, descriptor, [index_constant(builder, position)]))
@@ -334,7 +341,7 @@ def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Opera
     return replacement
 
 
-TENSOR_ARRAY_HANDLERS = {
+TENSOR_ARRAY_HANDLERS: dict[type[Operation], Handler] = {
     SetRowOp: lower_set_row,
     GetRowOp: lower_get_row,
     GrowOp: lower_grow,

@@ -247,7 +247,7 @@ def _fmod(builder: Builder, args: Sequence[SSAValue], element: Attribute) -> SSA
 
 def _pow(builder: Builder, args: Sequence[SSAValue], element: Attribute) -> SSAValue:
     if is_float(element):
-        return _op(builder, math.PowFOp(*args))
+        return _op(builder, math.PowFOp(args[0], args[1]))
     if not is_unsigned(element):
         return _op(builder, math.IPowIOp(*args))
     # ipowi reads the exponent as signed. For an exponent e with the top bit set,
@@ -421,6 +421,7 @@ def emit_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribut
         return _float_to_int(builder, x, arith_target, dst)
     if dst == "float":
         cast = arith.SIToFPOp if src == "signed" else arith.UIToFPOp
+        assert is_float(arith_target)
         return _op(builder, cast(x, arith_target))
     return _int_resize(builder, x, src, signless(source), arith_target)
 
@@ -445,6 +446,7 @@ def _float_to_int(builder: Builder, x: SSAValue, target: Attribute, dst: str) ->
     # As NumPy on x86-64: narrow types convert through a signed i32 (uint32 through i64)
     # and wrap, e.g. -1.0 -> uint8 is 255 and 300.0 -> int8 is 44; negatives wrap into
     # uint64. NaN, inf and values beyond those ranges are unspecified (LLVM poison).
+    assert isinstance(target, IntegerType)
     width = _width(target)
     if width == 64 and dst == "unsigned":  # negatives wrap, as NumPy's
         negative = _cmp(builder, "olt", x, constant(builder, 0.0, x.type))
