@@ -220,10 +220,12 @@ def lower_grow(bufferizer: FunctionBufferizer, op: GrowOp) -> None:
     _fill_grown(bufferizer, op, source, target, rows, capacity)
     bufferizer.builder.insert(memref.DeallocOp.get(source))
     bufferizer.builder.insert(scf.YieldOp(target))
-    same = (
-        kept.add_op(memref.CastOp.get(source, result_type)) if source.type != result_type else None
-    )
-    kept.add_op(scf.YieldOp(same.dest if same else source))
+    same = source
+    if source.type != result_type:
+        cast = memref.CastOp.get(source, result_type)
+        kept.add_op(cast)
+        same = cast.dest
+    kept.add_op(scf.YieldOp(same))
     bufferizer.builder = saved
     new = builder.insert(scf.IfOp(short, [result_type], Region(grown), Region(kept))).results[0]
     _hand_over(bufferizer, source, new)
