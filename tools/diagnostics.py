@@ -82,7 +82,7 @@ def op_excerpt(op: Operation) -> str:
 
 
 def diagnose_invalid_ir(
-    module: ModuleOp, error: Exception, input_name: str, pass_name: str | None = None
+    module: ModuleOp, error: BaseException, input_name: str, pass_name: str | None = None
 ) -> Diagnostic:
     """A verifier failure in `module`, pointing at the op that fails and the pass."""
     found = failing_op(module)

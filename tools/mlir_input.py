@@ -78,7 +78,9 @@ class Chunk:
 def split_input(source: str) -> list[Chunk]:
     """`source` cut at each line that is exactly `// -----` (spaces around it allowed), as
     mlir-opt's --split-input-file does; the marker lines belong to no chunk."""
-    chunks, lines, start = [], [], 0
+    chunks: list[Chunk] = []
+    lines: list[str] = []
+    start = 0
     for number, line in enumerate(source.split("\n")):  # lines as xDSL's lexer counts them
         if line.strip() == SPLIT_MARKER:
             chunks.append(Chunk("\n".join(lines), start))

@@ -65,7 +65,7 @@ def input_chunks(args: argparse.Namespace) -> list[Chunk | None]:
     if is_python_input(args.input):
         return [None]
     source = read_source(args.input)
-    return split_input(source) if args.split_input_file else [Chunk(source)]
+    return [*split_input(source)] if args.split_input_file else [Chunk(source)]
 
 
 def run_chunks(args: argparse.Namespace, chunks: list[Chunk | None]) -> int:
