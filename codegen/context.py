@@ -40,6 +40,7 @@ class ModuleState:
     module: ir.Module
     noalias_args: bool = False
     check_bounds: bool = False  # range-check every load, store and copy (emit_memref.py)
+    messages: list[str] = field(default_factory=list)  # the module's check messages
     functions: dict[str, ir.Function] = field(default_factory=dict)
     globals: dict[str, tuple[ir.GlobalVariable, MemRefType]] = field(default_factory=dict)
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from llvmlite import ir
 from xdsl.dialects import func, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, UnregisteredOp
+from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, StringAttr, UnregisteredOp
 from xdsl.ir import Block, Operation
 
 from tracejit.codegen.abi import KernelSignature, MemRefArg, kernel_signature
@@ -31,6 +31,7 @@ from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
+from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 EMITTERS: dict[type[Operation], Emitter] = {
     **ARITH_EMITTERS,
@@ -54,11 +55,17 @@ def build_llvm_module(
 ) -> ir.Module:
     """Translate `module`; `noalias_args` marks every memref pointer parameter `noalias`
     (only correct when the caller guarantees no two memref arguments overlap);
-    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`)."""
+    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`):
+    each check's message is appended to the module's check messages (MESSAGES_ATTR), which
+    a failed check's status indexes like any other."""
     if check_bounds is None:
         check_bounds = bounds_checks_enabled()
+    messages = module.attributes.get(MESSAGES_ATTR)
     state = ModuleState(
-        ir.Module(name="tracejit"), noalias_args=noalias_args, check_bounds=check_bounds
+        ir.Module(name="tracejit"),
+        noalias_args=noalias_args,
+        check_bounds=check_bounds,
+        messages=[m.data for m in messages] if isinstance(messages, ArrayAttr) else [],
     )
     funcs: list[func.FuncOp] = []
     for op in module.ops:
@@ -74,6 +81,8 @@ def build_llvm_module(
             _FunctionTranslator(state, op).run()
             if op.sym_visibility is None or op.sym_visibility.data != "private":
                 emit_entry(state.module, state.functions[op.sym_name.data], kernel_signature(op))
+    if check_bounds:
+        module.attributes[MESSAGES_ATTR] = ArrayAttr([StringAttr(m) for m in state.messages])
     return state.module
 
 

@@ -4,8 +4,9 @@ A memref value is a `MemRef`: data pointer + one i64 per dim. Element addresses 
 `getelementptr inbounds` over the row-major linear index. Heap buffers come from
 `aligned_alloc(64, size rounded up to 64, at least 64)`, so a zero-size alloc still returns a
 pointer `free` accepts; a NULL result makes a kernel return OUT_OF_MEMORY (-4).
-With `TRACEJIT_CHECK_BOUNDS=1` every load, store and copy is range-checked first
-(OUT_OF_BOUNDS, -5: `IndexError("internal out-of-bounds access ...")` in Python).
+With `check_bounds` (default `TRACEJIT_CHECK_BOUNDS=1`) every load, store and copy is
+range-checked first; each check is a check message naming the op and its location
+("OutOfBoundsError: memref.load at k.mlir:7:7", ir/runtime_contract.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from xdsl.dialects import memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
+    FileLineColLoc,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -42,7 +44,7 @@ from tracejit.codegen.llvm_types import (
     scalar_type,
     storage_type,
 )
-from tracejit.ir.runtime_contract import OUT_OF_BOUNDS, OUT_OF_MEMORY
+from tracejit.ir.runtime_contract import BOUNDS_ERROR, OUT_OF_MEMORY, check_message
 
 ALIGNMENT = 64
 
@@ -74,7 +76,7 @@ def element_ptr(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -
 def bounds_checks_enabled() -> bool:
     """The default of `check_bounds` (`translate_module`, the driver's `compile`):
     `TRACEJIT_CHECK_BOUNDS=1` guards every memref.load/store/copy with a range check
-    returning OUT_OF_BOUNDS (a compiler-bug detector: correct code never trips it, and the
+    failing its own check (a compiler-bug detector: correct code never trips it, and the
     checks cost speed)."""
     return os.environ.get("TRACEJIT_CHECK_BOUNDS", "0") not in ("", "0")
 
@@ -88,19 +90,34 @@ def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> Non
         fx.b.ret(ir.Constant(I32, status))
 
 
-def _check_indices(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -> None:
+def _check_indices(
+    fx: FunctionEmitter, op: Operation, ref: MemRef, indices: Sequence[SSAValue]
+) -> None:
     if not indices or not fx.state.check_bounds:
         return
     inside: ir.Value = ir.Constant(I1, 1)
     for index, dim in zip(indices, ref.dims, strict=True):  # 0 <= i < dim, unsigned
         inside = fx.b.and_(inside, fx.b.icmp_unsigned("<", fx.get(index), dim))
-    _return_status_if(fx, fx.b.not_(inside), OUT_OF_BOUNDS)
+    _return_status_if(fx, fx.b.not_(inside), _bounds_status(fx, op))
+
+
+def _bounds_status(fx: FunctionEmitter, op: Operation) -> int:
+    """The status of `op`'s bounds check: the index of a new check message naming the op and
+    where it is (ir/runtime_contract.py)."""
+    location = op.location
+    where = (
+        f"{location.filename.data}:{location.line.data}:{location.column.data}"
+        if isinstance(location, FileLineColLoc)
+        else "an unknown location"
+    )
+    fx.state.messages.append(check_message(BOUNDS_ERROR, f"{op.name} at {where}"))
+    return len(fx.state.messages)
 
 
 def _load(fx: FunctionEmitter, op: memref.LoadOp) -> ir.Value:
     ref = fx.memref(op.memref)
     elem = ref.type.element_type
-    _check_indices(fx, ref, op.indices)
+    _check_indices(fx, op, ref, op.indices)
     value = fx.b.load(element_ptr(fx, ref, op.indices), typ=storage_type(elem),
                       align=byte_size(elem))
     return fx.b.trunc(value, I1) if scalar_type(elem) == I1 else value
@@ -112,7 +129,7 @@ def _store(fx: FunctionEmitter, op: memref.StoreOp) -> None:
     value = fx.get(op.value)
     if value.type == I1:
         value = fx.b.zext(value, I8)
-    _check_indices(fx, ref, op.indices)
+    _check_indices(fx, op, ref, op.indices)
     fx.b.store(value, element_ptr(fx, ref, op.indices), align=byte_size(elem))
 
 
@@ -191,7 +208,7 @@ def _copy(fx: FunctionEmitter, op: memref.CopyOp) -> None:
     if fx.state.check_bounds:
         sizes_differ = fx.b.icmp_unsigned("!=", _num_elements(fx, source),
                                           _num_elements(fx, target))
-        _return_status_if(fx, sizes_differ, OUT_OF_BOUNDS)
+        _return_status_if(fx, sizes_differ, _bounds_status(fx, op))
     memcpy = fx.state.declare("llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, I1])
     fx.b.call(memcpy, [target.ptr, source.ptr, _byte_count(fx, source), ir.Constant(I1, 0)])
 

@@ -2,10 +2,11 @@
 
 Compiled kernels return 0 or the 1-based index of the failed check's message (see
 `passes/lower_asserts.py`); messages look like "IndexError: index 3 is out of bounds".
-Negative statuses come from the code generator itself (`KERNEL_ERRORS`): -4 when a
-kernel's own heap allocation fails, -5 when a `TRACEJIT_CHECK_BOUNDS=1` build catches an
-out-of-bounds buffer access (a compiler bug). (-1..-3 are the array-object entry point's
-"take the slow path" answers, `codegen/pyobject_entry.py`, never seen here.)
+A failed bounds check of a `TRACEJIT_CHECK_BOUNDS=1` build is such a check too
+("OutOfBoundsError: <op> at <location>"): in a traced function it is a compiler bug.
+Negative statuses come from the code generator itself (`KERNEL_ERRORS`): OUT_OF_MEMORY when
+a kernel's own heap allocation fails. (-1..-3 are the array-object entry point's "take the
+slow path" answers, `codegen/pyobject_entry.py`, never seen here.)
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
-from tracejit.ir.runtime_contract import OUT_OF_BOUNDS, OUT_OF_MEMORY, split_message
+from tracejit.ir.runtime_contract import (
+    BOUNDS_ERROR,
+    OUT_OF_MEMORY,
+    split_message,
+)
 
 ERROR_TYPES: dict[str, type[Exception]] = {
     "IndexError": IndexError,
@@ -26,11 +31,6 @@ ERROR_TYPES: dict[str, type[Exception]] = {
 
 KERNEL_ERRORS: dict[int, tuple[type[Exception], str]] = {
     OUT_OF_MEMORY: (MemoryError, "a compiled kernel could not allocate a temporary buffer"),
-    OUT_OF_BOUNDS: (
-        IndexError,
-        "internal out-of-bounds access in a compiled kernel (a tracejit bug: please report "
-        "it with the function; found by TRACEJIT_CHECK_BOUNDS=1)",
-    ),
 }
 
 
@@ -41,4 +41,9 @@ def raise_for_status(status: int, messages: Sequence[str]) -> None:
     if not 0 < status <= len(messages):
         raise RuntimeError(f"compiled kernel returned an unknown status {status}")
     name, text = split_message(messages[status - 1])
+    if name == BOUNDS_ERROR:
+        raise IndexError(
+            f"internal out-of-bounds access by {text} in a compiled kernel (a tracejit bug: "
+            "please report it with the function; found by TRACEJIT_CHECK_BOUNDS=1)"
+        )
     raise ERROR_TYPES.get(name, InvalidArgumentError)(text)

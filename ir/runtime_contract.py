@@ -13,7 +13,6 @@ Kernel status (the `i32` every kernel returns, see `codegen/abi.py`):
                        answers of a kernel's array-object entry point (never an error: the
                        caller takes its slow path, `codegen/pyobject_entry.py`)
     OUT_OF_MEMORY      a heap allocation inside the kernel failed (MemoryError)
-    OUT_OF_BOUNDS      a bounds-checked build caught an out-of-range access (a compiler bug)
 
 A check's message is "ErrorType: text"; the caller raises `ErrorType(text)` (an unknown
 type name raises `tj.errors.InvalidArgumentError`).
@@ -27,7 +26,6 @@ NOT_CONTIGUOUS = -1  # an input is not C-contiguous and aligned: copy it first
 WRONG_SHAPE = -2  # an input's rank or static dims differ from the trace's: another trace
 WRONG_TYPE = -3  # an input is not an ndarray of the trace's dtype: convert or retrace
 OUT_OF_MEMORY = -4
-OUT_OF_BOUNDS = -5
 ENTRY_POINT_ANSWERS = (NOT_CONTIGUOUS, WRONG_SHAPE, WRONG_TYPE)
 
 # --- check messages ----------------------------------------------------------------------------
@@ -51,3 +49,9 @@ PRINT_ATTR = "tj.print"  # on a callback declaration: the print's pieces
 PY_FUNCTION_ATTR = "tj.py_function"  # on a callback declaration: the py_function's name
 ARG_DTYPES_ATTR = "tj.arg_dtypes"  # its arguments' NumPy dtypes (buffer types are signless)
 CALLBACK_ERROR = "CallbackError"  # the check type of a callback's failure; text: its name
+
+# --- bounds checks (check_bounds builds) -------------------------------------------------------
+# A bounds-checked kernel's memory accesses are checks too: the code generator appends one
+# message per access to MESSAGES_ATTR, "OutOfBoundsError: <op> at <file:line:col>", and the
+# caller says whose fault it is (tracejit's, or the author's of hand-edited IR).
+BOUNDS_ERROR = "OutOfBoundsError"

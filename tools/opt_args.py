@@ -145,6 +145,12 @@ def _add_output_flags(parser: argparse.ArgumentParser) -> None:
         "argN (so in IR saved from a Python input: arg0, arg1, ...)",
     )
     group.add_argument("--entry", help="the function --run calls (default: the only public one)")
+    group.add_argument(
+        "--no-check-bounds",
+        action="store_true",
+        help="--run of a .mlir input range-checks every load, store and copy, so IR edited by "
+        "hand that indexes out of bounds is reported at its op; this turns the checks off",
+    )
     group.add_argument("--debug", action="store_true", help="show Python tracebacks")
 
 

@@ -167,7 +167,10 @@ class Session:
         import tracejit.codegen  # noqa: F401  # imported before the clock starts
 
         start = time.perf_counter()
-        compiled = driver.compile_to_machine_code(module)
+        # IR from a file may be hand-edited: --run range-checks its memory accesses (a
+        # wrong index is reported at its op, not a crash); elsewhere TRACEJIT_CHECK_BOUNDS.
+        check_bounds = True if self.args.run and not self.args.no_check_bounds else None
+        compiled = driver.compile_to_machine_code(module, check_bounds=check_bounds)
         self.timing.add_compile(time.perf_counter() - start, compiled)
         return compiled
 

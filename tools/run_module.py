@@ -21,6 +21,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
+from tracejit.ir.runtime_contract import BOUNDS_ERROR, split_message
 from tracejit.tools.diagnostics import Diagnostic, ToolError
 from tracejit.tools.opt_args import UsageError, split_assignment
 
@@ -162,6 +163,24 @@ class KernelCall:
         return ("result" if self.tensor_results == 1 else f"result[{index}]"), False
 
 
+def raise_if_out_of_bounds(check: tuple[str, str]) -> None:
+    """A failed bounds check of IR run from a file: the IR's fault, reported at its op."""
+    kind, text = check
+    if kind != BOUNDS_ERROR:
+        return
+    op, _, where = text.partition(" at ")
+    line = where.split(":")[-2] if where.count(":") >= 2 else ""
+    raise ToolError(
+        Diagnostic(
+            f"the IR indexes out of bounds: this {op} reads or writes outside its buffer "
+            "(the kernel stopped before the access; --run checks every load, store and copy "
+            "of IR read from a file, --no-check-bounds turns the checks off)",
+            where=where,
+            line=int(line) if line.isdigit() else None,
+        )
+    )
+
+
 def run_lowered(
     input_function: func.FuncOp, lowered: ModuleOp, compiled: Any, texts: list[str]
 ) -> str:
@@ -175,9 +194,12 @@ def run_lowered(
     call = KernelCall(argument_names(input_function), tensor_results)
     call.bind(kernel.signature, input_texts(texts))
     status = kernel(*call.arrays)
+    messages = driver.error_messages(lowered)
+    if 0 < status <= len(messages):
+        raise_if_out_of_bounds(split_message(messages[status - 1]))
     if status:
         try:
-            raise_for_status(status, driver.error_messages(lowered))
+            raise_for_status(status, messages)
         except Exception as error:
             message = f"@{name} failed a run-time check: {type(error).__name__}: {error}"
             raise ToolError(Diagnostic(message)) from error

@@ -233,10 +233,64 @@ def bad_pass_name():
     assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr
 
 
+# --- loops-stage IR edited by hand, then run (the course invites it) ---------------------------
+DOUBLE_LOOPS = """builtin.module {
+  func.func @f(%0: memref<8xf32>, %1: memref<8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    scf.for %d0 = %c0 to %c8 step %c1 {
+      %2 = memref.load %0[%d0] : memref<8xf32>
+      %3 = arith.constant 2.000000e+00 : f32
+      %4 = arith.mulf %2, %3 : f32
+      memref.store %4, %1[%d0] : memref<8xf32>
+    }
+    func.return
+  }
+}
+"""
+EDITED_IR = {  # label -> (edit of DOUBLE_LOOPS, the op and line the error must name)
+    "loop bound past the end": (("%c8 = arith.constant 8", "%c8 = arith.constant 100000000"),
+                                "memref.load", 7),
+    "load past the end": (("memref.load %0[%d0]", "memref.load %0[%c8]"), "memref.load", 7),
+    "negative index": (("%c0 = arith.constant 0 : index", "%c0 = arith.constant -3 : index"),
+                       "memref.load", 7),
+    "store past the end": (("memref.store %4, %1[%d0]", "memref.store %4, %1[%c8]"),
+                           "memref.store", 10),
+}  # fmt: skip
+
+
+def hand_edited_ir_out_of_bounds():
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as directory:
+        for label, ((old, new), op, line) in EDITED_IR.items():
+            path = Path(directory) / "k.mlir"
+            path.write_text(DOUBLE_LOOPS.replace(old, new))
+            done = subprocess.run(
+                [OPT, str(path), "--run", "--input", "arg0=[1,2,3,4,5,6,7,8]"],
+                capture_output=True, text=True, timeout=120,
+            )  # fmt: skip
+            assert done.returncode == 1, (label, done.returncode, done.stderr)
+            assert f"k.mlir:{line}:" in done.stderr and op in done.stderr, (label, done.stderr)
+            assert "indexes out of bounds" in done.stderr, (label, done.stderr)
+            assert "tracejit bug" not in done.stderr and "Traceback" not in done.stderr
+        # an input whose shape differs from the argument's buffer: refused before the call
+        path = Path(directory) / "k.mlir"
+        path.write_text(DOUBLE_LOOPS)
+        done = subprocess.run(
+            [OPT, str(path), "--run", "--input", "arg0=[1,2,3]"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert "argument 0 has shape (3,), expected (8,)" in done.stderr, done.stderr
+
+
 CASES = {fn.__name__: fn for fn in (
     wrong_dtype, wrong_rank_and_shape, wrong_argument_count, layouts, unaligned,
     concrete_function_layouts, not_tensors, strings_as_python_values, huge_output,
     huge_intermediate, out_of_range_indices, nan_inf_flood, malformed_mlir, bad_pass_name,
+    hand_edited_ir_out_of_bounds,
 )}  # fmt: skip
 
 if __name__ == "__main__":

@@ -37,21 +37,25 @@ def compile_peek():
     ctx = Context()
     for dialect in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef):
         ctx.load_dialect(dialect)
-    return compile_module(Parser(ctx, PEEK).parse_module()).kernel("peek")
+    module = Parser(ctx, PEEK).parse_module()
+    return compile_module(module).kernel("peek"), module
 
 
-def test_out_of_range_load_returns_out_of_bounds(monkeypatch):
+def test_out_of_range_load_fails_its_own_check(monkeypatch):
     monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
-    peek = compile_peek()
+    peek, module = compile_peek()
     buf, out = np.arange(4, dtype=np.float32), np.zeros((), np.float32)
     assert peek(buf, 3, out) == 0 and out == 3
+    messages = [m.data for m in module.attributes[runtime_contract.MESSAGES_ATTR]]
+    assert messages[0].startswith("OutOfBoundsError: memref.load at "), messages
     for index in (4, 1 << 40, -1):
-        assert peek(buf, index, out) == runtime_contract.OUT_OF_BOUNDS
+        status = peek(buf, index, out)
+        assert messages[status - 1] == messages[0]
+        with pytest.raises(IndexError, match="out-of-bounds access by memref.load .*tracejit bug"):
+            runtime_errors.raise_for_status(status, messages)
 
 
 def test_statuses_map_to_python_errors():
-    with pytest.raises(IndexError, match="internal out-of-bounds access"):
-        runtime_errors.raise_for_status(runtime_contract.OUT_OF_BOUNDS, [])
     with pytest.raises(MemoryError):
         runtime_errors.raise_for_status(runtime_contract.OUT_OF_MEMORY, [])
 
