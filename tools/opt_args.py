@@ -52,7 +52,7 @@ class UsageError(Exception):
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # type: ignore[override]  # argparse would exit with 2
+    def error(self, message: str):  # argparse would exit with 2
         raise UsageError(message)
 
 

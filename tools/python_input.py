@@ -70,7 +70,7 @@ def trace_python_input(
         raise UsageError("a Python input needs --signature (or a function with input_signature)")
     args, kwargs = bind_in_order(inspect.signature(function.python_function), specs, values)
     concrete = function.get_concrete_function(*args, **kwargs)
-    if hasattr(concrete, "graph"):
+    if isinstance(concrete, ConcreteFunction):  # not rank-polymorphic
         return concrete
     # A function whose input_signature has an unknown rank: one module per rank.
     if any(getattr(spec, "shape", ()) is None for spec in [*args, *kwargs.values()]):

@@ -140,7 +140,7 @@ class KernelCall:
                 raise UsageError(f"--run: missing --input {name}=FILE.npy")
             if None in arg.shape:
                 raise NotImplementedError(f"--run: output {name} has a dynamic shape")
-            array = np.zeros(arg.shape, arg.dtype)  # type: ignore[arg-type]
+            array = np.zeros(arg.shape, arg.dtype)
             self.arrays.append(array)
             self.results.append((name, array))
 
