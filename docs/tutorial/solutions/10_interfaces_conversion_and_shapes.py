@@ -1,0 +1,212 @@
+"""Solutions to chapter 10's exercises (docs/tutorial/10-interfaces-conversion-and-shapes.md).
+
+Run from the repository root:
+.venv/bin/python docs/tutorial/solutions/10_interfaces_conversion_and_shapes.py
+"""
+
+from __future__ import annotations
+
+import contextlib
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import pdl
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.interpreters.pdl import PDLRewritePattern
+from xdsl.ir import Operation, SSAValue
+from xdsl.parser import Parser
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.traits import RecursiveMemoryEffect, get_effects
+
+import tracejit as tj
+from tracejit.ir.canonicalization import splat_of
+from tracejit.passes.pipeline import DEFAULT_PIPELINE, PASSES, Pipeline
+
+
+# --- Exercise 1: classify ops by their effect interface, never by their type ---------------
+def effect_class(op: Operation) -> str:
+    """'recursive', 'unknown' (no effect trait), 'pure', or the effect kinds ('read', 'write')."""
+    if op.has_trait(RecursiveMemoryEffect):
+        return "recursive"
+    effects = get_effects(op)
+    if effects is None:
+        return "unknown"
+    kinds = sorted({effect.kind.name.lower() for effect in effects})
+    return "+".join(kinds) or "pure"
+
+
+def effect_table(module: ModuleOp) -> dict[str, str]:
+    return {op.name: effect_class(op) for op in module.walk() if op is not module}
+
+
+def traced(function, *signature: tj.TensorSpec) -> ModuleOp:
+    concrete = tj.function(function, input_signature=list(signature)).get_concrete_function()
+    return concrete.graph.module.clone()
+
+
+# --- Exercise 2: x * 1 -> x as PDL, with a native constraint for "a splat of 1" ------------
+MUL_ONE_PDL = """
+builtin.module {
+  pdl.pattern @mul_one_right : benefit(1) {
+    %t = pdl.type
+    %x = pdl.operand : %t
+    %one = pdl.operand
+    %mul = pdl.operation "tj.mul" (%x, %one : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+    pdl.apply_native_constraint "is_splat_one"(%one : !pdl.value)
+    pdl.rewrite %mul {
+      pdl.replace %mul with (%x : !pdl.value)
+    }
+  }
+  pdl.pattern @mul_one_left : benefit(1) {
+    %t = pdl.type
+    %x = pdl.operand : %t
+    %one = pdl.operand
+    %mul = pdl.operation "tj.mul" (%one, %x : !pdl.value, !pdl.value) -> (%t : !pdl.type)
+    pdl.apply_native_constraint "is_splat_one"(%one : !pdl.value)
+    pdl.rewrite %mul {
+      pdl.replace %mul with (%x : !pdl.value)
+    }
+  }
+}
+"""
+
+
+def is_splat_one(value: SSAValue) -> bool:
+    """The constraint PDL cannot say: a constant 1, maybe behind a broadcast_in_dim (whose
+    operand count depends on the dynamic dims), compared by value in the tensor's dtype."""
+    splat = splat_of(value)
+    return splat is not None and bool(splat == 1)
+
+
+def mul_one_patterns(ctx: Context) -> list[PDLRewritePattern]:
+    ctx.load_dialect(pdl.PDL)
+    patterns = Parser(ctx, MUL_ONE_PDL).parse_module()
+    constraints = {"is_splat_one": is_splat_one}
+    return [
+        PDLRewritePattern(op, ctx, None, native_constraints=constraints)
+        for op in patterns.walk()
+        if isinstance(op, pdl.RewriteOp)
+    ]
+
+
+@dataclass(frozen=True)
+class PDLMulOnePass(ModulePass):
+    name = "pdl-mul-one"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        applier = GreedyRewritePatternApplier(list(mul_one_patterns(ctx)))
+        PatternRewriteWalker(applier).rewrite_module(op)
+
+
+WITH_PDL_MUL_ONE = ("pdl-mul-one", *DEFAULT_PIPELINE)
+
+
+@contextlib.contextmanager
+def pdl_mul_one_registered():
+    PASSES["pdl-mul-one"] = lambda: PDLMulOnePass
+    try:
+        yield
+    finally:
+        del PASSES["pdl-mul-one"]
+
+
+def times_one(x):
+    return x * 1
+
+
+def one_times(x):
+    return 1 * x
+
+
+# --- Exercise 3: shapes unknown at trace time ----------------------------------------------
+def centered(x, y):
+    return x - np.mean(x, axis=0) + y
+
+
+def centered_any_rows(dtype) -> tj.Function:
+    spec = tj.TensorSpec([None, 3], dtype)
+    return tj.function(centered, input_signature=[spec, spec])
+
+
+# --- Exercise 4: a conversion target, checked after every pass -----------------------------
+def dialects_of(module: ModuleOp) -> set[str]:
+    return {op.name.split(".")[0] for op in module.walk() if op is not module}
+
+
+def first_legal_after(module: ModuleOp, legal: set[str]) -> str | None:
+    """The first pass of the default pipeline after which every op is in a legal dialect."""
+    found: list[str] = []
+
+    def check(name: str, stage: ModuleOp) -> None:
+        if not found and dialects_of(stage) <= legal:
+            found.append(name)
+
+    Pipeline.parse(list(DEFAULT_PIPELINE)).run(module, after_pass=check)
+    return found[0] if found else None
+
+
+def check() -> None:
+    """Each exercise on its example; run when the file runs (tests/docs too)."""
+    import runpy
+
+    examples = runpy.run_path("docs/tutorial/examples/effects.py")
+    shapes = runpy.run_path("docs/tutorial/examples/shapes.py")
+    f32 = tj.TensorSpec([3], np.float32)
+
+    # 1: the table of docs/tutorial/examples/effects.py:step and of a branch
+    table = effect_table(traced(examples["step"], f32))
+    assert table["tj.exp"] == "pure" and table["tj.print"] == "write", table
+    assert table["tj.var_read"] == "read" and table["tj.var_write"] == "write", table
+    assert table["func.func"] == "unknown", table  # no effect trait: never removed
+    branchy = effect_table(traced(shapes["branchy"], tj.TensorSpec([4], np.float32)))
+    assert branchy["tj.if"] == "recursive" and branchy["tj.yield"] == "pure", branchy
+
+    # 2: the PDL pattern removes every tj.mul of x * 1 and 1 * x, and the results are NumPy's
+    with pdl_mul_one_registered():
+        for function in (times_one, one_times):
+            for dtype in ("int8", "uint64", "float16", "float32", "bool"):
+                spec = tj.TensorSpec([None], dtype)
+                compiled = tj.function(
+                    function, input_signature=[spec], experimental_pipeline=WITH_PDL_MUL_ONE
+                )
+                ir = compiled.get_concrete_function().ir(after="pdl-mul-one")
+                assert "tj.mul" not in ir, ir
+                x = np.array([0, 1, 3, 127], dtype)
+                got, want = compiled(x), function(x)
+                assert got.dtype == want.dtype and np.array_equal(got, want), (dtype, got)
+        x = np.array([-0.0, np.nan, np.inf], np.float32)  # x * 1.0 is x bit for bit
+        got = tj.function(times_one, experimental_pipeline=WITH_PDL_MUL_ONE)(x)
+        assert np.array_equal(np.signbit(got), np.signbit(x)) and np.isnan(got[1])
+
+    # 3: one trace for every number of rows; rows that differ are refused before the call
+    compiled = centered_any_rows(np.float32)
+    for rows in (1, 5, 0):
+        x = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")  # the mean of no rows is NaN, in both
+            want = centered(x, x)
+        np.testing.assert_allclose(compiled(x, x), want, rtol=1e-6)
+    assert compiled.experimental_get_tracing_count() == 1
+    try:
+        compiled(np.zeros((5, 3), np.float32), np.zeros((4, 3), np.float32))
+    except tj.errors.InvalidArgumentError as error:
+        assert "dim 0 of input 0 is 5 but dim 0 of input 1 is 4" in str(error), error
+    else:
+        raise AssertionError("rows 5 and 4 were accepted")
+
+    # 4: partial lowering, stage by stage
+    def module():
+        return traced(shapes["branchy"], tj.TensorSpec([4], np.float32))
+
+    buffers = {"builtin", "func", "arith", "math", "memref", "linalg", "scf"}
+    assert first_legal_after(module(), buffers) == "bufferize"
+    assert first_legal_after(module(), buffers - {"linalg"}) == "lower-to-loops"
+    assert first_legal_after(module(), buffers - {"linalg", "scf"} | {"cf"}) == "scf-to-cf"
+    assert first_legal_after(module(), {"tj"}) is None  # func is never legalised away
+    print("ok")
+
+
+check()
