@@ -73,8 +73,8 @@ def test_exercise_solution_runs(solution, capsys):
 
 
 # --- the shape of the tutorial ------------------------------------------------------------
-def test_chapters_01_to_09_exist_in_order():
-    assert [p.name[:2] for p in CHAPTERS] == [f"{n:02d}" for n in range(1, 10)]
+def test_chapters_01_to_10_exist_in_order():
+    assert [p.name[:2] for p in CHAPTERS] == [f"{n:02d}" for n in range(1, 11)]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)
@@ -86,7 +86,7 @@ def test_chapter_has_the_parts_of_a_chapter(chapter):
     number = int(chapter.name[:2])
     solutions = list((DOCS / "tutorial" / "solutions").glob(f"{number:02d}_*.py"))
     assert solutions, f"no solutions/{number:02d}_*.py for the exercises"
-    if number < 9:
+    if number < len(CHAPTERS):
         following = CHAPTERS[number].name
         assert f"({following})" in text, f"link to the next chapter, {following}"
 

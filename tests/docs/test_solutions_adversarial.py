@@ -569,8 +569,12 @@ def test_07_matmul_wraps_and_handles_empty_and_special_values(dtype):
     if dtype.kind == "f":  # no huge finite values: their sums overflow in any order
         a = np.where(np.abs(a) > 1e4, np.array(np.inf, dtype), a)
     b = a[:4].T.copy()
-    pairs = [(a, b), (a[:3], np.zeros((4, 0), dtype)),
-             (np.zeros((2, 0), dtype), np.zeros((0, 5), dtype)), (np.zeros((0, 4), dtype), b)]
+    pairs = [
+        (a, b),
+        (a[:3], np.zeros((4, 0), dtype)),
+        (np.zeros((2, 0), dtype), np.zeros((0, 5), dtype)),
+        (np.zeros((0, 4), dtype), b),
+    ]
     for x, y in pairs:
         got, want = tj.function(matmul)(x, y), quietly(matmul, x, y)
         assert_matches(got, want, rtol=RTOL.get(dtype, 0))
@@ -628,3 +632,37 @@ def test_09_twenty_ops_on_special_values(dtype):
         w8(empty, empty)
     with pytest.raises(ValueError, match="zero-size array"):
         tj.function(w8)(empty, empty)
+
+
+# --- chapter 10: x * 1 as a PDL pattern; centered rows with unknown dims ---------------------
+@pytest.fixture(scope="module")
+def pdl_mul_one():
+    names = solution("10_interfaces_conversion_and_shapes")
+    with names["pdl_mul_one_registered"]():
+        yield names
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_10_pdl_mul_one_is_exact_on_edge_values(pdl_mul_one, dtype):
+    """The PDL pattern removes the multiply and the result is NumPy's bit for bit (-0.0,
+    NaN, inf, integer extremes; bools promote to int64 first)."""
+    x = edge_values(dtype)
+    for name in ("times_one", "one_times"):
+        function = pdl_mul_one[name]
+        compiled = tj.function(
+            function,
+            input_signature=[tj.TensorSpec([None], dtype)],
+            experimental_pipeline=pdl_mul_one["WITH_PDL_MUL_ONE"],
+        )
+        assert "tj.mul" not in compiled.get_concrete_function().ir(after="pdl-mul-one")
+        got, want = compiled(x), quietly(function, x)
+        assert got.dtype == want.dtype and same(got, want).all(), (name, x, got)
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_10_centered_with_unknown_rows_on_edge_values(dtype):
+    compiled = solution("10_interfaces_conversion_and_shapes")["centered_any_rows"](dtype)
+    x = rows(dtype, 3)
+    y = x[::-1].copy()
+    for n in (0, 1, len(x)):
+        assert_matches(compiled(x[:n], y[:n]), eager(compiled, x[:n], y[:n]), rtol=RTOL[dtype])
