@@ -38,7 +38,8 @@ def _scalar(value: Tensor, what: str) -> Tensor:
                 "converts to a Python scalar (NumPy raises here too); index or reduce it first"
             )
         )
-    return np.reshape(value, ()) if value.ndim else value
+    # __array_function__: np.reshape of a Tensor is a Tensor (NumPy's stubs say ndarray)
+    return np.reshape(value, ()) if value.ndim else value  # type: ignore[return-value]
 
 
 def float_(value: Any = 0.0) -> Any:

@@ -221,8 +221,10 @@ def _compile(function: types.FunctionType) -> _Converted:
         source = ast.unparse(node)
         # Defined under its own name inside the factory, a recursive function's call of
         # itself would read the factory's local instead of the global: rename the definition.
-        inner = ast.copy_location(copy.copy(node), node)
-        inner.name = _INNER
+        renamed = ast.copy_location(copy.copy(node), node)
+        assert isinstance(renamed, ast.FunctionDef)
+        renamed.name = _INNER
+        inner = renamed
     freevars = [*function.__code__.co_freevars, "ag__"]
     factory = ast.FunctionDef(
         name=_FACTORY,
@@ -235,7 +237,7 @@ def _compile(function: types.FunctionType) -> _Converted:
         returns=None,
     )
     if hasattr(ast, "TypeAlias"):  # Python 3.12+
-        factory.type_params = []
+        factory.type_params = []  # type: ignore[attr-defined]  # a 3.12 field; mypy checks 3.11
     module = ast.Module([ast.copy_location(factory, inner)], type_ignores=[])
     ast.fix_missing_locations(module)
     try:
@@ -263,7 +265,7 @@ def _parse(function: types.FunctionType) -> tuple[ast.FunctionDef | ast.Lambda, 
     if name == "<lambda>":  # several lambdas may share the lines: match line and parameters
         code = function.__code__
         params = list(code.co_varnames[: code.co_argcount + code.co_kwonlyargcount])
-        candidates = [
+        candidates: list[ast.Lambda | ast.FunctionDef] = [
             n
             for n in ast.walk(tree)
             if isinstance(n, ast.Lambda)

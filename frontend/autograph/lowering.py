@@ -47,16 +47,22 @@ class Namer:
         return name
 
 
-def located(nodes: list[ast.stmt], source: ast.AST) -> list[ast.stmt]:
+def located(nodes: list[ast.stmt], source: ast.stmt | ast.expr) -> list[ast.stmt]:
     """Give generated nodes the line of the user statement they come from."""
     # One-line spans: a multi-line span would make Python report a call at its last line.
     line, column = source.lineno, source.col_offset
     for root in nodes:
         for node in ast.walk(root):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
-                node.lineno, node.col_offset = line, column
-                node.end_lineno, node.end_col_offset = line, column
+                # typeshed declares the location fields per node class, not on ast.AST
+                node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]
+                node.end_lineno, node.end_col_offset = line, column  # type: ignore[attr-defined]
     return nodes
+
+
+def add_extra_test(loop: ast.For | ast.While, test: ast.expr) -> None:
+    """One more stop condition for `loop` (AutoGraph's own field, read by the converter)."""
+    loop.extra_tests = [*getattr(loop, "extra_tests", []), test]  # type: ignore[union-attr]
 
 
 def assign(name: str, value: ast.expr) -> ast.Assign:
@@ -130,7 +136,7 @@ class _Jumps:
             setattr(owner, field, new or ([ast.Pass()] if field == "body" else []))
             may, always[id(owner), field] = may or block_may, block_always
         if may and isinstance(node, LOOPS):
-            node.extra_tests = [*getattr(node, "extra_tests", []), not_flag(self.flag)]
+            add_extra_test(node, not_flag(self.flag))
         return may, (endless and may) or _always_jumps(node, always)
 
 
@@ -162,7 +168,7 @@ def _lower_loop(loop: ast.For | ast.While, namer: Namer) -> list[ast.stmt]:
         jumps = _Jumps(ast.Break, flag, lambda _: [assign(flag, ast.Constant(True))])
         body, _, _ = jumps.block(loop.body)
         loop.body = body or [ast.Pass()]
-        loop.extra_tests = [*getattr(loop, "extra_tests", []), not_flag(flag)]
+        add_extra_test(loop, not_flag(flag))
         before = [assign(flag, ast.Constant(False))]
         after = [ast.If(test=not_flag(flag), body=orelse, orelse=[])] if orelse else []
     return located(before, loop) + [loop] + located(after, loop)
@@ -176,7 +182,8 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
         return
     flag, value = namer.new("do_return"), namer.new("retval_")
 
-    def replace(node: ast.Return) -> list[ast.stmt]:
+    def replace(node: ast.stmt) -> list[ast.stmt]:
+        assert isinstance(node, ast.Return)
         result = node.value if node.value is not None else ast.Constant(None)
         # The value first: if computing it raises (and an `except` catches it), the function
         # has not returned.
@@ -188,7 +195,7 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
     jumps = _Jumps(ast.Return, flag, replace, stop_loops=True)
     new_body, _, _ = jumps.block(body)
     undefined = ast.Call(_ag("Undefined"), [ast.Constant(value)], [])
-    undefined.ag_generated = True  # type: ignore[attr-defined]  (not a user call)
+    undefined.ag_generated = True  # type: ignore[attr-defined]  # not a user call
     start = located([assign(flag, ast.Constant(False)), assign(value, undefined)], function.body[0])
     end = located([ast.Return(ast.Name(value, ast.Load()))], body[-1])
     function.body = start + new_body + end

@@ -67,9 +67,10 @@ def truth(value: Tensor) -> Tensor:
                 "raises here too); reduce it with np.any / np.all first"
             )
         )
+    # NumPy's stubs do not model __array_function__: on a Tensor these return a Tensor
     if value.ndim:
-        value = np.reshape(value, ())
-    return value if value.dtype == np.bool_ else np.not_equal(value, 0)
+        value = np.reshape(value, ())  # type: ignore[assignment]  # a Tensor
+    return value if value.dtype == np.bool_ else np.not_equal(value, 0)  # type: ignore[return-value]
 
 
 def _as_bool(value: Any) -> Any:
@@ -82,6 +83,13 @@ def not_(value: Any) -> Any:
     return not value
 
 
+def _lazy_bool(
+    combine: Callable[..., Any], rest: Sequence[Callable[[], Any]]
+) -> Callable[[], Any]:
+    """`bool(combine(*rest))`, evaluated when called (a branch of a staged `and`/`or`)."""
+    return lambda: _as_bool(combine(*rest))
+
+
 def and_(*operands: Callable[[], Any]) -> Any:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
     (so a later operand is only evaluated at run time when it matters)."""
@@ -89,7 +97,7 @@ def and_(*operands: Callable[[], Any]) -> Any:
     for index, operand in enumerate(operands[1:], start=1):
         if isinstance(value, Tensor):
             rest = operands[index:]
-            return cond(truth(value), lambda rest=rest: _as_bool(and_(*rest)), lambda: False)
+            return cond(truth(value), _lazy_bool(and_, rest), lambda: False)
         if not value:
             return value
         value = operand()
@@ -102,7 +110,7 @@ def or_(*operands: Callable[[], Any]) -> Any:
     for index, operand in enumerate(operands[1:], start=1):
         if isinstance(value, Tensor):
             rest = operands[index:]
-            return cond(truth(value), lambda: True, lambda rest=rest: _as_bool(or_(*rest)))
+            return cond(truth(value), lambda: True, _lazy_bool(or_, rest))
         if value:
             return value
         value = operand()
@@ -493,7 +501,7 @@ def _with_extra(test: Tensor, extra_test) -> Tensor:
         return test
     extra = extra_test()
     if isinstance(extra, Tensor):
-        return np.logical_and(test, truth(extra))
+        return np.logical_and(test, truth(extra))  # type: ignore[return-value]  # a Tensor
     return test if extra else primitives.constant(np.asarray(False))
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import sys
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tracejit.frontend.autograph import analysis
@@ -97,7 +98,7 @@ class _Scope:
     closure_assigned: set[str]  # our locals that nested functions assign (`nonlocal`)
     bind: dict[str, None] = field(default_factory=dict)
 
-    def state(self, stmts: list[ast.AST]) -> list[str]:
+    def state(self, stmts: Sequence[ast.AST]) -> list[str]:
         """The names a statement assigns, and its local containers changed in place (a staged
         branch or loop must carry those too: `d["k"] = t`, `xs.append(t)`)."""
         mutated = [n for n in analysis.mutated_names(stmts) if n in self.locals_]
@@ -111,7 +112,7 @@ class _Scope:
                 self.bind.setdefault(name)
         return names
 
-    def declarations(self, stmts: list[ast.AST], state: list[str]) -> list[ast.stmt]:
+    def declarations(self, stmts: Sequence[ast.AST], state: list[str]) -> list[ast.stmt]:
         """`global`/`nonlocal` lines a generated function needs to assign like the user's."""
         bound = set(analysis.bound_names(stmts))
         decls: list[ast.stmt] = []
@@ -147,7 +148,7 @@ class FunctionConverter:
         scope = _Scope(params, globals_, nonlocals, loads, locals_, closure_assigned)
         body = self.block(node.body, scope)
         assigned_first = _assigned_prefix(body)
-        init = [
+        init: list[ast.stmt] = [
             assign(n, ag_call("Undefined", ast.Constant(n)))
             for n in scope.bind
             if n not in assigned_first
@@ -164,13 +165,15 @@ class FunctionConverter:
         return out
 
     def statement(self, node: ast.stmt, scope: _Scope) -> list[ast.stmt]:
-        handler = {
+        # each handler takes the node class it is registered under, hence `...`
+        handlers: dict[type[ast.stmt], Callable[..., list[ast.stmt]]] = {
             ast.If: self._if,
             ast.While: self._while,
             ast.For: self._for,
             ast.Assert: self._assert,
             ast.FunctionDef: lambda n, s: [self.function(n)],
-        }.get(type(node))
+        }
+        handler = handlers.get(type(node))
         if handler is not None:
             return handler(node, scope)
         if not isinstance(node, ast.ClassDef | ast.AsyncFunctionDef):

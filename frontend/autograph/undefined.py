@@ -118,4 +118,4 @@ def _install_failing_dunders() -> None:
 _install_failing_dunders()
 Undefined.__eq__ = Undefined.fail  # type: ignore[assignment, method-assign]
 Undefined.__ne__ = Undefined.fail  # type: ignore[assignment, method-assign]
-Undefined.__hash__ = object.__hash__  # type: ignore[assignment, method-assign]
+Undefined.__hash__ = object.__hash__  # type: ignore[method-assign]
