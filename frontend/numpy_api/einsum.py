@@ -78,6 +78,12 @@ def _ellipsis_part(labels: str) -> str:
     return "".join(c for c in labels if c in _ELLIPSIS_LABELS)
 
 
+def _static(shape: Sequence[int | None]) -> list[int]:
+    """The dims of a static tensor (einsum's operands are static)."""
+    assert all(d is not None for d in shape)
+    return [d for d in shape if d is not None]
+
+
 # --- step 1: diagonals of repeated labels --------------------------------------------
 def _take_diagonals(x: Tensor, labels: str) -> tuple[Tensor, str]:
     """Reduce every label repeated in `labels` to one dim holding the diagonal."""
@@ -85,17 +91,18 @@ def _take_diagonals(x: Tensor, labels: str) -> tuple[Tensor, str]:
         label = next(c for c in labels if labels.count(c) > 1)
         first, second = [i for i, c in enumerate(labels) if c == label][:2]
         n = x.shape[first]
+        assert n is not None  # einsum's operands are static tensors
         if x.shape[second] != n:
             raise ValueError(
                 at_user_line(f"einsum: dimensions in operand for collapsing index '{label}' differ")
             )
         rest = [d for d in range(x.ndim) if d not in (first, second)]
         moved = primitives.transpose(x, [*rest, first, second])
-        flat = primitives.reshape(moved, [*moved.shape[:-2], n * n])  # type: ignore[operator]
+        flat = primitives.reshape(moved, [*moved.shape[:-2], n * n])
         rank = flat.ndim
         x = primitives.strided_slice(
-            flat, [0] * rank, [1] * (rank - 1) + [n + 1], [*flat.shape[:-1], n]
-        )  # type: ignore[arg-type]
+            flat, [0] * rank, [1] * (rank - 1) + [n + 1], [*_static(flat.shape[:-1]), n]
+        )
         labels = "".join(labels[d] for d in rest) + label
     return x, labels
 
@@ -123,7 +130,7 @@ def _align(x: Tensor, labels: str, order: str, sizes: dict[str, int]) -> Tensor:
     moved = primitives.transpose(x, [labels.index(c) for c in present])
     with_units = [moved.shape[present.index(c)] if c in present else 1 for c in order]
     return primitives.broadcast_to(
-        primitives.reshape(moved, with_units),  # type: ignore[arg-type]
+        primitives.reshape(moved, with_units),
         [sizes[c] for c in order],
     )
 
@@ -134,7 +141,8 @@ def _contract(tensors: Sequence[Tensor], labels: Sequence[str], output: str) -> 
     order = output + summed
     product = _align(tensors[0], labels[0], order, sizes)
     for x, names in zip(tensors[1:], labels[1:], strict=True):
-        product = np.multiply(product, _align(x, names, order, sizes))
+        # __array_function__: np.multiply of Tensors is a Tensor (NumPy's stubs say ndarray)
+        product = np.multiply(product, _align(x, names, order, sizes))  # type: ignore[assignment]
     if not summed:
         return product
     return primitives.reduce("sum", product, range(len(output), len(order)))
@@ -146,10 +154,10 @@ def _as_matmul(tensors: Sequence[Tensor], labels: Sequence[str], output: str) ->
     if len(tensors) != 2:
         return None
     (a, b), (la, lb) = tensors, labels
-    sizes = dict(zip(la, a.shape, strict=True))
-    if any(sizes.get(c, s) != s for c, s in zip(lb, b.shape, strict=True)):
+    sizes = dict(zip(la, _static(a.shape), strict=True))
+    if any(sizes.get(c, s) != s for c, s in zip(lb, _static(b.shape), strict=True)):
         return None  # broadcasting labels: leave it to the general contraction
-    sizes.update(zip(lb, b.shape, strict=True))
+    sizes.update(zip(lb, _static(b.shape), strict=True))
     batch = [c for c in output if c in la and c in lb]
     left = [c for c in output if c in la and c not in lb]
     right = [c for c in output if c in lb and c not in la]
@@ -204,16 +212,16 @@ def outer(a: Any, b: Any, out: Any = None) -> Tensor:
     if out is not None:
         raise NotImplementedError(at_user_line("np.outer(..., out=...) is not supported"))
     x, y = static_tensor(np.outer, a), static_tensor(np.outer, b)
-    column = primitives.reshape(x, [x.size, 1])  # type: ignore[list-item]
-    row = primitives.reshape(y, [1, y.size])  # type: ignore[list-item]
-    return np.multiply(column, row)
+    column = primitives.reshape(x, [x.size, 1])
+    row = primitives.reshape(y, [1, y.size])
+    return np.multiply(column, row)  # type: ignore[return-value]  # a Tensor (__array_function__)
 
 
 @implements(np.inner)
 def inner(a: Any, b: Any, /) -> Tensor:
     x, y = static_tensor(np.inner, a), static_tensor(np.inner, b)
     if x.ndim == 0 or y.ndim == 0:
-        return np.multiply(x, y)
+        return np.multiply(x, y)  # type: ignore[return-value]  # a Tensor (__array_function__)
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(
             at_user_line(

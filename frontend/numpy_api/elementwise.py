@@ -263,7 +263,7 @@ def _weak_result(ufunc: np.ufunc, operands: tuple, dtype: np.dtype) -> bool:
 
 # A Python int beyond the other operand's integer dtype: NumPy 2 answers comparisons with
 # it from its sign alone (`int8_array < 300` is all True) instead of raising OverflowError.
-_ANSWER_ABOVE = {
+_ANSWER_ABOVE: dict[np.ufunc, bool] = {
     np.equal: False,
     np.not_equal: True,
     np.less: True,
@@ -271,7 +271,7 @@ _ANSWER_ABOVE = {
     np.greater: False,
     np.greater_equal: False,
 }
-_ANSWER_BELOW = {
+_ANSWER_BELOW: dict[np.ufunc, bool] = {
     np.equal: False,
     np.not_equal: True,
     np.less: False,
@@ -279,7 +279,7 @@ _ANSWER_BELOW = {
     np.greater: True,
     np.greater_equal: True,
 }
-_MIRRORED = {
+_MIRRORED: dict[np.ufunc, np.ufunc] = {
     np.less: np.greater,
     np.greater: np.less,
     np.less_equal: np.greater_equal,
@@ -370,7 +370,9 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs
         return stage_ufunc(np.minimum, a, hi)
     if hi is None:
         return stage_ufunc(np.maximum, a, lo)
-    x_dtype, lo_dtype, hi_dtype, _ = loop_dtypes(np._core.umath.clip, [a, lo, hi])
+    # np.clip's ufunc is not public; NumPy's stubs do not declare np._core
+    clip = np._core.umath.clip  # type: ignore[attr-defined]
+    x_dtype, lo_dtype, hi_dtype, _ = loop_dtypes(clip, [a, lo, hi])
     x, lo, hi = (as_tensor(v, d) for v, d in ((a, x_dtype), (lo, lo_dtype), (hi, hi_dtype)))
     return stage_ufunc(np.minimum, stage_ufunc(np.maximum, x, lo), hi)
 

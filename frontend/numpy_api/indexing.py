@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
-from tracejit.frontend.dims import sliced
+from tracejit.frontend.dims import FULL_SLICES, Dim, sliced
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.slice_bounds import slice_window
@@ -189,9 +189,10 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     stride = 1 if stride is None else stride
     if stride == 0:
         raise ValueError(at_user_line("slice step cannot be zero"))
-    kept = sliced(dim, first, stop, stride)
-    if kept == dim:
+    if (first, stop, stride) in FULL_SLICES:
         return 0, 1, size, dim
+    kept = sliced(dim, first, stop, stride)
+    assert not isinstance(size, int)  # an int dim gets here only for an INT entry (above)
     start, count = slice_window(size, first, stop, stride)
     return start, stride, count, kept
 
@@ -240,7 +241,8 @@ def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     taken = {a for a, e in enumerate(consuming) if _picked_at_run_time(e, x.dims[a])}
     windowed = _take_run_time_ints(_apply_windows(x, entries), entries)
     sizes = iter(windowed.dims)
-    shape, empty_axes = [], []
+    shape: list[Dim] = []
+    empty_axes: list[int] = []
     consumed = 0
     for entry in entries:
         if entry.kind == Kind.INT:
@@ -256,8 +258,9 @@ def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     result = primitives.reshape(windowed, shape)
     if not empty_axes:
         return result
-    counts = [0 if d in empty_axes else n for d, n in enumerate(shape)]
-    if not all(isinstance(n, int) for n in counts):
+    dims = [0 if d in empty_axes else n for d, n in enumerate(shape)]
+    counts = [n for n in dims if isinstance(n, int)]
+    if len(counts) != len(dims):
         raise NotImplementedError(
             at_user_line("x[False] on a tensor with dims unknown at trace time is not supported")
         )
@@ -307,7 +310,8 @@ def _linear_index(
         positions = primitives.constant(np.arange(size, dtype=np.intp))
         wrapped = primitives.gather(positions, index, 0, _runtime_message(axis, size))
         wrapped = primitives.broadcast_to(wrapped, shape)
-        linear = wrapped if linear is None else np.add(np.multiply(linear, size), wrapped)
+        # __array_function__: on Tensors np.add is a Tensor (NumPy's stubs say ndarray)
+        linear = wrapped if linear is None else np.add(np.multiply(linear, size), wrapped)  # type: ignore[assignment]
     assert linear is not None
     return linear
 
@@ -342,9 +346,11 @@ def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
         index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]
         message = "IndexError: index out of bounds (checked per axis)"
     merged = (
-        list(moved.shape[:first]) + [int(np.prod(sizes))] + list(moved.shape[first + len(axes) :])
+        list(moved.shape[:first])
+        + [int(np.prod(sizes))]  # type: ignore[arg-type]
+        + list(moved.shape[first + len(axes) :])
     )
-    gathered = primitives.gather(primitives.reshape(moved, merged), index, first, message)  # type: ignore[arg-type]
+    gathered = primitives.gather(primitives.reshape(moved, merged), index, first, message)
     return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
 
 

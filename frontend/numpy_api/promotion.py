@@ -53,9 +53,8 @@ def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...
     descriptors = tuple(dtype_descriptor(x) for x in operands)
     if not any(isinstance(d, np.dtype) for d in descriptors):  # weak tensors and literals only:
         descriptors = tuple(_strong(x, d) for x, d in zip(operands, descriptors, strict=True))
-    descriptors += (None,) * ufunc.nout
     try:
-        return ufunc.resolve_dtypes(descriptors)
+        return ufunc.resolve_dtypes((*descriptors, *(None,) * ufunc.nout))
     except TypeError as error:
         raise TypeError(at_user_line(f"np.{ufunc.__name__}: {error}")) from None
 

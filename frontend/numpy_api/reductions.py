@@ -165,7 +165,8 @@ def _count(x: Tensor, axis) -> np.intp | Tensor:
     """How many elements each result averages (NumPy's `_count_reduce_items`). Over dims
     unknown at trace time it is a 0-d intp tensor: the sum of ones over those dims."""
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
-    known = np.intp(np.prod([x.shape[a] for a in axes if x.shape[a] is not None], dtype=np.intp))
+    known_dims = [d for d in (x.shape[a] for a in axes) if d is not None]
+    known = np.intp(np.prod(known_dims, dtype=np.intp))
     unknown = [a for a in axes if x.shape[a] is None]
     if not unknown:
         return known
@@ -175,13 +176,15 @@ def _count(x: Tensor, axis) -> np.intp | Tensor:
         {i: (x.value, a) for i, a in enumerate(unknown)},
     )
     count = primitives.reduce("sum", ones, range(len(unknown)))
-    return count if known == 1 else np.multiply(count, known)
+    # __array_function__: np.multiply of a Tensor is a Tensor (NumPy's stubs say ndarray)
+    return count if known == 1 else np.multiply(count, known)  # type: ignore[return-value]
 
 
-def _divide_keeping_dtype(total: Tensor, divisor: np.number) -> Tensor:
+def _divide_keeping_dtype(total: Tensor, divisor: np.intp | Tensor) -> Tensor:
     """NumPy's `true_divide(total, divisor, out=total, casting='unsafe')`: divide with the
     promoted dtype (float32 / intp is computed in float64) and cast back."""
-    return primitives.cast(np.true_divide(total, divisor), total.dtype)
+    # __array_function__: np.true_divide of a Tensor is a Tensor (NumPy's stubs say ndarray)
+    return primitives.cast(np.true_divide(total, divisor), total.dtype)  # type: ignore[arg-type]
 
 
 def _float_accumulator(source: np.dtype, dtype) -> np.dtype | None:
@@ -201,7 +204,7 @@ def _mean(a, axis, dtype, keepdims: bool) -> Tensor:
     if not float16_result:
         return _divide_keeping_dtype(total, count)
     if total.ndim == 0:  # a NumPy scalar there: float16(total / count), one rounding
-        return primitives.cast(np.true_divide(total, count), x.dtype)
+        return primitives.cast(np.true_divide(total, count), x.dtype)  # type: ignore[arg-type]
     return primitives.cast(_divide_keeping_dtype(total, count), x.dtype)  # via float32
 
 

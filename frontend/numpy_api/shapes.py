@@ -364,7 +364,7 @@ def tile(A: Any, reps: Any) -> Tensor:
     interleaved = [v for s in shape for v in (1, s)]
     repeated = [v for r, s in zip(reps, shape, strict=True) for v in (r, s)]
     spread = primitives.broadcast_to(primitives.reshape(x, interleaved), repeated)
-    return primitives.reshape(spread, [r * s for r, s in zip(reps, shape, strict=True)])  # type: ignore[operator]
+    return primitives.reshape(spread, [r * s for r, s in zip(reps, shape, strict=True)])
 
 
 @implements(np.repeat)
@@ -397,9 +397,9 @@ def _repeat_each(x: Tensor, count: int, axis: int) -> Tensor:
     shape = list(x.shape)
     with_unit = shape[: axis + 1] + [1] + shape[axis + 1 :]
     spread = shape[: axis + 1] + [count] + shape[axis + 1 :]
-    expanded = primitives.broadcast_to(primitives.reshape(x, with_unit), spread)  # type: ignore[arg-type]
+    expanded = primitives.broadcast_to(primitives.reshape(x, with_unit), spread)
     shape[axis] = shape[axis] * count  # type: ignore[operator]
-    return primitives.reshape(expanded, shape)  # type: ignore[arg-type]
+    return primitives.reshape(expanded, shape)
 
 
 # --- differences ------------------------------------------------------------------------
@@ -423,7 +423,8 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append:
             getitem(x, (*before, slice(1, None))),
             getitem(x, (*before, slice(None, -1))),
         )
-        x = np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)
+        # __array_function__: on Tensors these return a Tensor (NumPy's stubs say ndarray)
+        x = np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)  # type: ignore[assignment]
     return x
 
 
@@ -513,9 +514,11 @@ def _triangle(fn: Any, m: Any, k: Any, lower: bool) -> Tensor:
     if x.ndim == 0:
         raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
     # as NumPy: the mask has the last two dims' shape (a 1-D input of n gives n x n)
-    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)
+    # NumPy's stubs do not take *args for N, M (a static tensor's dims are ints)
+    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]
     keep = below if lower else ~below
-    return np.where(primitives.constant(keep), x, primitives.constant(np.zeros(1, x.dtype)))
+    # __array_function__: np.where of Tensors is a Tensor (NumPy's stubs say ndarray)
+    return np.where(primitives.constant(keep), x, primitives.constant(np.zeros(1, x.dtype)))  # type: ignore[return-value]
 
 
 @implements(np.tril)
