@@ -65,7 +65,7 @@ def is_tensor_leaf(leaf: Any) -> bool:
     return isinstance(leaf, np.ndarray | np.generic | TensorSpec | Tensor)
 
 
-def tensor_key(shape: tuple, dtype: np.dtype) -> tuple:
+def tensor_key(shape: tuple | None, dtype: np.dtype) -> tuple:
     return ("tensor", tuple(shape) if shape is not None else None, dtype)
 
 

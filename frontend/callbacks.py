@@ -56,7 +56,8 @@ def _view(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     if nbytes == 0:
         return np.empty(shape, dtype)
     raw = (ctypes.c_char * nbytes).from_address(address)
-    return np.frombuffer(raw, dtype=dtype).reshape(shape)
+    # ctypes arrays export the buffer protocol, which typeshed's ctypes.Array does not declare
+    return np.frombuffer(raw, dtype=dtype).reshape(shape)  # type: ignore[call-overload]
 
 
 class CallbackSet:

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import inspect
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from tracejit.frontend import driver, primitives
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
-from tracejit.frontend.dims import Product, Sliced, Sum, resolve
+from tracejit.frontend.dims import DimSource, Product, Sliced, Sum, resolve
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.fast_path import (
     SLOW_PATH,
+    FastCall,
     build_fast_call,
     expected_types,
     is_small_kernel,
@@ -32,8 +33,12 @@ from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
-from tracejit.frontend.tracing import current_trace, emit
+from tracejit.frontend.tracing import TraceContext, current_trace, emit
 from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
+
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.ir import Attribute
 
 
 class Graph:
@@ -80,7 +85,7 @@ class ConcreteFunction:
         self._stages: list[driver.Stage] | None = None  # recorded after compiling to run
         self._messages: list[str] = []
         self._callbacks: Any = None
-        self.fast_call: Any = None  # set when compiled (fast_path.py)
+        self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
 
     # --- introspection -------------------------------------------------------------
@@ -175,7 +180,7 @@ class ConcreteFunction:
                 self._compilation = compilation
         return self._compilation
 
-    def _build_fast_call(self, compiled: Any) -> Any:
+    def _build_fast_call(self, compiled: Any) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
         if self._program.has_unknown_dims:  # shapes are computed on the slow path
@@ -327,7 +332,7 @@ class ConcreteFunction:
         return unflatten(self._program.output_treedef, results)
 
 
-def _describe(dim: Any) -> str:
+def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
     if isinstance(dim, int):
         return "the traced size"
     if isinstance(dim, Sliced):
@@ -345,13 +350,15 @@ def _has_callbacks(concrete: ConcreteFunction) -> bool:
     return bool(concrete._callbacks and concrete._callbacks.sites)
 
 
-def _variable_types(callee: Any) -> list[Any]:
+def _variable_types(callee: func.FuncOp) -> list[Attribute]:
     from tracejit.ir.state import VarType
 
     return [t.value_type for t in callee.function_type.inputs if isinstance(t, VarType)]
 
 
-def _rename_py_functions(callee: Any, py_functions: dict[str, Any], context: Any) -> None:
+def _rename_py_functions(
+    callee: func.FuncOp, py_functions: dict[str, Any], context: TraceContext
+) -> None:
     """Re-register the callee's py_functions in the caller's trace under fresh names."""
     from xdsl.dialects.builtin import StringAttr
 

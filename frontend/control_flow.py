@@ -29,7 +29,7 @@ from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_array import prepare_loop_vars
-from tracejit.frontend.tracing import current_trace, emit
+from tracejit.frontend.tracing import TraceContext, current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
 
@@ -363,7 +363,7 @@ class _TraceMark:
     """What the trace context holds before an attempt to trace a loop, to forget what the
     attempt added when it is thrown away (nothing of it may reach the final IR)."""
 
-    def __init__(self, context: Any):
+    def __init__(self, context: TraceContext):
         self.context = context
         self.sizes = {name: len(getattr(context, name)) for name in self._RECORDS}
         self.module_ops = len(context.module.body.block.ops)

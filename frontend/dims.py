@@ -53,7 +53,7 @@ UNKNOWN = Unknown()
 class Sliced:
     """`len(range(n)[start:stop:step])` where `n` is the run-time size of `base`."""
 
-    base: DimSource | Sliced | Product
+    base: DimSource | Sliced | Product | Sum
     start: int | None
     stop: int | None
     step: int
@@ -103,9 +103,13 @@ def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:
         return len(range(dim)[start:stop:step])
     if isinstance(dim, Unknown):
         return UNKNOWN
-    if (start, stop, step) in ((None, None, 1), (0, None, 1)):
+    if (start, stop, step) in FULL_SLICES:
         return dim
     return Sliced(dim, start, stop, step)
+
+
+# (start, stop, step) of the slices that keep a whole dim (of any size).
+FULL_SLICES = ((None, None, 1), (0, None, 1))
 
 
 def broadcast_dims(shapes: Sequence[Sequence[Dim]], constraints: list) -> tuple[Dim, ...]:
@@ -179,7 +183,7 @@ def at_most_one(dim: Dim) -> bool:
     return max(lengths) <= 1
 
 
-def _rebased(dim: Dim, base: DimSource) -> Dim:
+def _rebased(dim: Dim, base: DimSource) -> DimSource | Sliced:
     if isinstance(dim, Sliced):
         return Sliced(_rebased(dim.base, base), dim.start, dim.stop, dim.step)
     return base

@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
+from xdsl.utils.hints import isa
 
 from tracejit.ir.runtime_contract import (
     ARG_DTYPES_ATTR,
@@ -84,7 +85,10 @@ def lower(
 def error_messages(module: ModuleOp) -> list[str]:
     """The run-time check messages of a lowered module, indexed by kernel status - 1."""
     attr = module.attributes.get(MESSAGES_ATTR)
-    return [m.data for m in attr] if attr is not None else []  # type: ignore[union-attr]
+    if attr is None:
+        return []
+    assert isa(attr, ArrayAttr[StringAttr])
+    return [m.data for m in attr]
 
 
 def compile_to_machine_code(
@@ -120,8 +124,8 @@ def callback_sites(module: ModuleOp) -> list:
         kind = PRINT_ATTR if PRINT_ATTR in op.attributes else PY_FUNCTION_ATTR
         if kind not in op.attributes:
             continue
-        payload = op.attributes[kind]
-        payload = [p.data for p in payload] if kind == PRINT_ATTR else payload.data  # type: ignore[attr-defined]
+        attr = op.attributes[kind]
+        payload = [p.data for p in attr] if kind == PRINT_ATTR else attr.data  # type: ignore[attr-defined]
         dtypes = tuple(d.data for d in op.attributes[ARG_DTYPES_ATTR])  # type: ignore[attr-defined]
         shapes = tuple(memref_arg(t).shape for t in op.function_type.inputs)  # type: ignore[arg-type]
         sites.append(CallbackSite(op.sym_name.data, kind, payload, dtypes, shapes))
@@ -197,6 +201,7 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     cache = object_cache()
     key = _cache_key(module, pipeline, check_bounds) if cache is not None else None
     if cache is not None and not record_stages:
+        assert key is not None
         hit = _load_cached(cache, key, py_functions)
         if hit is not None:
             return hit

@@ -29,7 +29,7 @@ from tracejit.frontend.cache_key import (
     leaf_key,
 )
 from tracejit.frontend.concrete_function import ConcreteFunction
-from tracejit.frontend.fast_path import SLOW_PATH
+from tracejit.frontend.fast_path import SLOW_PATH, FastCall
 from tracejit.frontend.input_signature import InputSignature
 from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction, has_unknown_rank
 from tracejit.frontend.retracing import RetracingMonitor
@@ -43,6 +43,8 @@ from tracejit.frontend.tracing import is_tracing
 
 class Function:
     """A Python function that runs as compiled machine code, traced per input signature."""
+
+    __name__: str  # set by functools.update_wrapper when the wrapped callable has one
 
     def __init__(
         self,
@@ -81,9 +83,11 @@ class Function:
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
         self._polymorphic: dict[Any, RankPolymorphicConcreteFunction] = {}
-        self._bound_views: Any = weakref.WeakValueDictionary()
-        self._last_fast_call: Any = None  # the fast path of the trace used last
-        self._plain_fast_call: Any = None  # the same, without the retracing bookkeeping
+        self._bound_views: weakref.WeakValueDictionary[
+            tuple[int, int], BoundConcreteFunction
+        ] = weakref.WeakValueDictionary()
+        self._last_fast_call: FastCall | None = None  # the fast path of the trace used last
+        self._plain_fast_call: FastCall | None = None  # the same, without the retracing bookkeeping
         self._lock = threading.RLock()
         self._tracing_count = 0
         self._retracing = RetracingMonitor(
@@ -148,6 +152,7 @@ class Function:
             concrete = self._polymorphic_for(leaves, treedef, signature).concrete_for_leaves(leaves)
         elif traced:
             concrete = self._trace(key, leaves, treedef, signature)
+        assert concrete is not None
         if is_tracing():
             return concrete.call_symbolic(leaves)
         self._retracing.record_call(traced)
@@ -159,7 +164,7 @@ class Function:
             self._last_fast_call = self._clearing(self._last_fast_call)
         return result
 
-    def _clearing(self, fast: Any) -> Any:
+    def _clearing(self, fast: FastCall) -> FastCall:
         """`fast`, which on its first success also tells the retracing monitor that a call
         did not trace (so later fast calls need not check it, ~0.1 us each)."""
 
@@ -172,13 +177,15 @@ class Function:
 
         return first
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+    def get_concrete_function(
+        self, *args: Any, **kwargs: Any
+    ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
         return self._concrete_function(args, kwargs, self._input_signature)
 
     def _concrete_function(
         self, args: tuple, kwargs: dict, signature: InputSignature | None, bound_to: tuple = ()
-    ) -> Any:
+    ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
         """`bound_to`: the instance of a method, in front of `args`."""
         if signature is not None and not args and not set(signature.names) & set(kwargs):
             args = tuple(signature.specs)  # get_concrete_function(): the signature's own
@@ -266,7 +273,11 @@ class Function:
                     del cache[key]
 
     def _trace(
-        self, key: Any, leaves: list[Any], treedef: Any, signature: InputSignature | None = None
+        self,
+        key: Any,
+        leaves: list[Any],
+        treedef: TreeDef,
+        signature: InputSignature | None = None,
     ) -> ConcreteFunction:
         with self._lock:
             concrete = self._cache.get(key)
@@ -299,7 +310,9 @@ class Function:
             return concrete
 
     # --- reduce_retracing -----------------------------------------------------------------
-    def _relaxed_concrete(self, key: Any, leaves: list[Any], treedef: Any) -> Any:
+    def _relaxed_concrete(
+        self, key: Any, leaves: list[Any], treedef: TreeDef
+    ) -> ConcreteFunction | None:
         """A trace whose unknown (`None`) dims accept these inputs, or a new one with the
         dims that differ from the closest earlier trace generalised to `None`."""
         with self._lock:
@@ -320,7 +333,7 @@ class Function:
         return None
 
     # --- methods -----------------------------------------------------------------------
-    def __get__(self, instance: Any, owner: Any = None) -> Any:
+    def __get__(self, instance: Any, owner: type | None = None) -> Function | BoundFunction:
         """As a method: bind the instance, a leaf keyed by identity (one trace per object);
         the input_signature then describes the arguments after it, as in TensorFlow."""
         if self._binding == "class":  # bound to the class, from the class or an instance
@@ -332,7 +345,9 @@ class Function:
     def _call_method(self, instance: Any, args: tuple, kwargs: dict) -> Any:
         return self._call((instance, *args), kwargs, method=True)
 
-    def _method_concrete_function(self, instance: Any, args: tuple, kwargs: dict) -> Any:
+    def _method_concrete_function(
+        self, instance: Any, args: tuple, kwargs: dict
+    ) -> BoundConcreteFunction:
         concrete = self._concrete_function(
             args, kwargs, self._signature_for(method=True), bound_to=(instance,)
         )
@@ -358,7 +373,7 @@ class BoundFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self._function._call_method(self._instance, args, kwargs)
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> Any:
+    def get_concrete_function(self, *args: Any, **kwargs: Any) -> BoundConcreteFunction:
         """The ConcreteFunction for these arguments after `self` (the input_signature's
         specs if none are given), bound to the instance."""
         return self._function._method_concrete_function(self._instance, args, kwargs)
@@ -370,7 +385,9 @@ class BoundFunction:
 class BoundConcreteFunction:
     """A method's ConcreteFunction (traced for one instance), called without `self`."""
 
-    def __init__(self, concrete: Any, instance: Any):
+    def __init__(
+        self, concrete: ConcreteFunction | RankPolymorphicConcreteFunction, instance: Any
+    ):
         self._concrete = concrete
         self._instance = instance
 

@@ -110,7 +110,7 @@ class InputSignature:
         spec of unknown rank takes the rank of its argument, every dim unknown)."""
         start, stop = self._span(treedef)
         specs = [
-            TensorSpec((None,) * rank(leaf), spec.dtype, spec.name) if spec.shape is None else spec
+            TensorSpec(_unknown_dims(leaf), spec.dtype, spec.name) if spec.shape is None else spec
             for leaf, spec in zip(leaves[start:stop], self.spec_leaves, strict=True)
         ]
         return leaves[:start] + specs + leaves[stop:]
@@ -122,6 +122,13 @@ class InputSignature:
             "Python inputs incompatible with input_signature:\n"
             f"  inputs: (\n    {inputs})\n  input_signature: (\n    {specs})."
         )
+
+
+def _unknown_dims(leaf: Any) -> tuple[None, ...]:
+    """Every dim of `leaf` unknown (a spec of unknown rank is not traced)."""
+    n = rank(leaf)
+    assert n is not None
+    return (None,) * n
 
 
 def rank(leaf: Any) -> int | None:

@@ -34,7 +34,7 @@ tracing another is traced on its own, so its own result counts as used there.
 from __future__ import annotations
 
 import sys
-from types import TracebackType
+from types import FrameType, TracebackType
 
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
@@ -57,8 +57,8 @@ def traceback_here() -> TracebackType | None:
     there (None when not called under `trace`)."""
     from tracejit.frontend.trace_function import _call_bound
 
-    frames = []
-    frame = sys._getframe(2)
+    frames: list[FrameType] = []
+    frame: FrameType | None = sys._getframe(2)
     while frame is not None and frame.f_code is not _call_bound.__code__:
         frames.append(frame)
         frame = frame.f_back
@@ -150,7 +150,7 @@ def _sources(value: SSAValue) -> list[SSAValue | Operation]:
     if isinstance(value, BlockArgument):
         parent = value.block.parent_op()
         if isinstance(parent, WhileOp):
-            return _loop_value(parent, value.index)
+            return [*_loop_value(parent, value.index)]
     return []
 
 

@@ -35,7 +35,7 @@ def cast(x: Tensor, dtype: np.dtype) -> Tensor:
     dtype = np.dtype(dtype)
     if x.dtype == dtype:
         return x
-    return Tensor(emit(CastOp(x.value, tensor_type(x.shape, dtype))).result)
+    return Tensor(emit(CastOp(x.value, tensor_type(x.shape, dtype))).result, dims=x.dims)
 
 
 def broadcast_to(x: Tensor, shape: Sequence, witnesses: dict | None = None) -> Tensor:

@@ -87,7 +87,9 @@ class RankPolymorphicConcreteFunction:
         dtype = native(np.asarray(leaf).dtype)
         if dtype != spec.dtype:
             raise InvalidArgumentError(f"expected a {spec.dtype} array, got {dtype}")
-        return rank(leaf)
+        n = rank(leaf)
+        assert n is not None  # `leaf` is not a TensorSpec
+        return n
 
     def _leaves_of(self, args: tuple, kwargs: dict) -> list[Any]:
         """The argument leaves of a call; omitted arguments traced as Python values take

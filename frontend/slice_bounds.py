@@ -60,7 +60,7 @@ def slice_window(
     if step > 0:
         first = _bound(n, start, lambda: index_constant(0), step)
         last = _bound(n, stop, lambda: n, step)
-        extent = emit(arith.SubiOp(last, first)).result
+        extent: SSAValue = emit(arith.SubiOp(last, first)).result
     else:
         first = _bound(n, start, lambda: _plus(n, -1), step)
         last = _bound(n, stop, lambda: index_constant(-1), step)

@@ -32,7 +32,7 @@ class SourceLocation:
 
 def user_frame() -> FrameType | None:
     """The innermost stack frame that is not in tracejit or NumPy."""
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         filename = os.path.abspath(frame.f_code.co_filename)
         internal = filename.startswith(_SKIPPED_DIRS) or filename in _SKIPPED_FILES

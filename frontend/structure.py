@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, cast
+
+
+class _Custom(Protocol):
+    """A "custom" node (e.g. tj.TensorArray): its type defines the two hooks."""
+
+    def __tj_flatten__(self) -> tuple[Any, list[Any]]: ...
 
 
 @dataclass(frozen=True)
@@ -100,7 +106,7 @@ def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
     elif treedef.kind == "custom":
         if type(value) is not treedef.node_type:
             raise ValueError("structure mismatch")
-        children = value.__tj_flatten__()[1]
+        children = cast(_Custom, value).__tj_flatten__()[1]
     else:
         if not isinstance(value, list | tuple) or len(value) != len(treedef.children):
             raise ValueError("structure mismatch")

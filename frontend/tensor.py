@@ -9,9 +9,11 @@ needed (`bool(t)`, `np.asarray(t)`) raises an error that says what to do instead
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
@@ -99,7 +101,7 @@ class Tensor(ArrayOperators):
     def size(self) -> int | None:
         if any(d is None for d in self.shape):
             return None
-        return int(np.prod(self.shape, dtype=np.int64))
+        return int(np.prod([d for d in self.shape if d is not None], dtype=np.int64))
 
     def __len__(self) -> int:
         if not self.shape:
@@ -108,7 +110,7 @@ class Tensor(ArrayOperators):
             raise TypeError(at_user_line("len() of a tensor whose first dim is unknown"))
         return self.shape[0]
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Tensor]:
         """The rows, as NumPy iterates (not `__getitem__` until IndexError: an index out of
         range raises nothing while tracing, see frontend/non_strict.py)."""
         if not self.shape:
@@ -123,7 +125,7 @@ class Tensor(ArrayOperators):
     def __bool__(self) -> bool:
         raise TypeError(at_user_line(_python_value_message("a Python bool")))
 
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(
             at_user_line(
                 "a symbolic tj.Tensor cannot be converted to a NumPy array while tracing "
@@ -199,6 +201,8 @@ class Tensor(ArrayOperators):
         return call_function(func, args, kwargs)
 
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
+    # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
+    # `order` and friends are passed through as given (the ignores below say so).
     def __getitem__(self, key: Any) -> Tensor:
         from tracejit.frontend.numpy_api.indexing import getitem
 
@@ -206,49 +210,48 @@ class Tensor(ArrayOperators):
 
     @property
     def T(self) -> Tensor:
-        return np.transpose(self)
+        return np.transpose(self)  # type: ignore[return-value]  # dispatched to Tensor
 
     def reshape(self, *shape: Any, order: str = "C") -> Tensor:
-        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
 
     def transpose(self, *axes: Any) -> Tensor:
-        if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list)):
-            axes = axes[0]
-        return np.transpose(self, axes or None)
+        single = len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list))
+        return np.transpose(self, (axes[0] if single else axes) or None)  # type: ignore[return-value]  # dispatched to Tensor
 
     def ravel(self, order: str = "C") -> Tensor:
-        return np.ravel(self, order=order)
+        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
 
     def flatten(self, order: str = "C") -> Tensor:
-        return np.ravel(self, order=order)
+        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
 
     def squeeze(self, axis: Any = None) -> Tensor:
-        return np.squeeze(self, axis=axis)
+        return np.squeeze(self, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
 
     def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
-        return np.swapaxes(self, axis1, axis2)
+        return np.swapaxes(self, axis1, axis2)  # type: ignore[return-value]  # dispatched to Tensor
 
     def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
-        return np.take(self, indices, axis=axis, out=out, mode=mode)
+        return np.take(self, indices, axis=axis, out=out, mode=mode)  # type: ignore[call-overload]  # dispatched to Tensor
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
-        return np.repeat(self, repeats, axis=axis)
+        return np.repeat(self, repeats, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
 
     # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
-    def __eq__(self, other):  # type: ignore[override]
+    def __eq__(self, other):
         return np.equal(self, other)
 
-    def __ne__(self, other):  # type: ignore[override]
+    def __ne__(self, other):
         return np.not_equal(self, other)
 
     # --- ndarray methods -----------------------------------------------------------
     def astype(
         self,
-        dtype: Any,
-        order: Any = "K",
-        casting: Any = "unsafe",
-        subok: Any = True,
-        copy: Any = True,
+        dtype: DTypeLike,
+        order: str = "K",
+        casting: str = "unsafe",
+        subok: bool = True,
+        copy: bool = True,
     ) -> Tensor:
         from tracejit.frontend.numpy_api.elementwise import stage_astype
 
@@ -316,7 +319,7 @@ class Tensor(ArrayOperators):
                     "convert to a scalar (NumPy raises here too)"
                 )
             )
-        return np.reshape(self, ())
+        return np.reshape(self, ())  # type: ignore[return-value]  # dispatched to Tensor
 
 
 def _python_value_message(what: str, instead: str | None = None) -> str:
@@ -340,6 +343,7 @@ def _python_value_message(what: str, instead: str | None = None) -> str:
             "tj.cond)"
         )
     if state == "no source":
+        assert frame is not None  # conversion_state found the frame's code
         name = frame.f_code.co_name
         return (
             f"{problem} AutoGraph could not read the source of {name}() (a function typed at "

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 from xdsl.ir import Block
 
 from tracejit.frontend import primitives
@@ -46,7 +47,7 @@ class TensorArray:
 
     def __init__(
         self,
-        dtype: Any,
+        dtype: DTypeLike,
         size: Any = 0,
         dynamic_size: bool = False,
         element_shape: Any = None,

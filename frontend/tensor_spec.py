@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 
 class TensorSpec:
@@ -15,11 +16,11 @@ class TensorSpec:
     def __init__(
         self,
         shape: Sequence[int | None] | None = None,
-        dtype: object = np.float32,
+        dtype: DTypeLike = np.float32,
         name: str | None = None,
     ):
         self.shape = None if shape is None else tuple(None if d is None else int(d) for d in shape)
-        self.dtype = np.dtype(dtype)  # type: ignore[arg-type]
+        self.dtype = np.dtype(dtype)
         self.name = name
 
     @staticmethod

@@ -102,7 +102,9 @@ def trace(
     context.inputs = list(function.body.block.args)
     with tracing(context):
         for index, (position, arg) in enumerate(zip(positions, context.inputs, strict=True)):
-            symbolic[position] = Tensor(arg, dims=_input_dims(index, specs[index].shape))
+            shape = specs[index].shape
+            assert shape is not None  # a traced input's rank is known
+            symbolic[position] = Tensor(arg, dims=_input_dims(index, shape))
         outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []
@@ -164,5 +166,5 @@ def _output_dims(tensor: Tensor) -> tuple:
 
 
 def _call_bound(python_function: Any, signature: inspect.Signature, names, values) -> Any:
-    bound = inspect.BoundArguments(signature, dict(zip(names, values, strict=True)))  # type: ignore[arg-type]
+    bound = inspect.BoundArguments(signature, dict(zip(names, values, strict=True)))
     return python_function(*bound.args, **bound.kwargs)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
@@ -21,6 +21,10 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.frontend.source_location import at_user_line, user_location
 from tracejit.ir.state import VarType
+
+if TYPE_CHECKING:
+    from tracejit.frontend.py_function import PyFunctionSpec
+    from tracejit.frontend.variable import Variable
 
 OpT = TypeVar("OpT", bound=Operation)
 
@@ -34,10 +38,10 @@ class TraceContext:
         self.builder = Builder(InsertPoint.at_end(function.body.block))
         self.open_blocks: list[Block] = [function.body.block]  # where staged values are visible
         self.read_guards: list[tuple[SSAValue, SSAValue, str]] = []  # see guard_reads
-        self.variables: list[Any] = []  # captured tj.Variables, in handle-argument order
+        self.variables: list[Variable] = []  # captured tj.Variables, in handle-argument order
         self._handles: dict[int, SSAValue] = {}
-        self.created_variables: list[Any] = []
-        self.py_functions: dict[str, Any] = {}  # callback name -> PyFunctionSpec
+        self.created_variables: list[Variable] = []
+        self.py_functions: dict[str, PyFunctionSpec] = {}  # callback name -> its spec
         self.dims: dict[SSAValue, tuple] = {}  # tensor value -> its dims (frontend/dims.py)
         self.dim_constraints: list[tuple] = []  # (DimSource, dim) pairs equal at run time
         self.inputs: list[SSAValue] = []  # the tensor inputs, for tj.dim of a DimSource
@@ -45,7 +49,7 @@ class TraceContext:
         # trace only if the value is used (frontend/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
 
-    def capture_variable(self, variable: Any, value_type: Attribute) -> SSAValue:
+    def capture_variable(self, variable: Variable, value_type: Attribute) -> SSAValue:
         """The `!tj.var` handle of `variable`: a function argument added on first use."""
         handle = self._handles.get(id(variable))
         if handle is None:
@@ -77,7 +81,7 @@ class TraceContext:
         """`value` (a `tj.poison`) stands for the result of an op that failed with `error`."""
         self.pending_errors[value] = error
 
-    def register_py_function(self, spec: Any) -> str:
+    def register_py_function(self, spec: PyFunctionSpec) -> str:
         name = f"py_function_{len(self.py_functions)}"
         self.py_functions[name] = spec
         return name

@@ -13,6 +13,7 @@ import itertools
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
@@ -32,7 +33,7 @@ class Variable(ArrayOperators):
     def __init__(
         self,
         initial_value: Any,
-        dtype: Any = None,
+        dtype: DTypeLike | None = None,
         name: str | None = None,
         trainable: bool = True,
     ):
