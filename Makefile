@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench fuzz lint clean
+.PHONY: demo test bench fuzz lint typecheck clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 	$(BIN)/ruff check .
+	$(MAKE) --no-print-directory typecheck
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
@@ -28,6 +29,14 @@ fuzz: $(STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
+
+# mypy on the library ([tool.mypy] in pyproject.toml). The repository directory is not named
+# after the package, so mypy reads it through the symlink build/typecheck/tracejit.
+typecheck: $(STAMP)
+	mkdir -p build/typecheck
+	ln -sfn "$(CURDIR)" build/typecheck/tracejit
+	cd build/typecheck && $(abspath $(BIN))/mypy -p tracejit \
+		--config-file "$(CURDIR)/pyproject.toml" --cache-dir .mypy_cache
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
