@@ -43,7 +43,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "frontend (tracing of float16 reductions / indexing with unknown dims): a reversed slice of a float16 sum with keepdims is dropped from the trace when the dim is unknown. g = lambda x: np.sum(x, axis=1, keepdims=True)[::-1]; tj.function(g, input_signature=[tj.TensorSpec([None, 3], np.float16)])(np.arange(12, dtype=np.float16).reshape(4, 3)) returns [3, 12, 21, 30] (not reversed; NumPy: [30, 21, 12, 3]); the traced graph has no tj.slice (float32 is fine)"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
