@@ -202,11 +202,13 @@ def strided_slice(
     """`counts[i]` elements of dim i from `start[i]` by `step[i]` (which may be negative).
     On dims unknown at trace time a start or a count may be a run-time `index` value;
     `dims` then gives the result's dims."""
+    from tracejit.frontend.dims import Unknown
     from tracejit.ir.shape_ops import SliceOp
 
     dims = tuple(counts) if dims is None else tuple(dims)
     whole = all(isinstance(a, int) and a == 0 and s == 1 for a, s in zip(start, step, strict=True))
-    if whole and dims == tuple(x.dims):
+    # Two unknown dims compare equal whatever their sizes: only known dims prove a whole slice.
+    if whole and dims == tuple(x.dims) and not any(isinstance(d, Unknown) for d in dims):
         return x
     op = SliceOp(
         x.value,
