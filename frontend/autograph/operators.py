@@ -291,7 +291,7 @@ def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int
     return run
 
 
-def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names, raising):
+def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names, raising) -> None:
     init = get_state()
     fns = [body, orelse]
     body, orelse = _raising_branch(0, fns, raising), _raising_branch(1, fns, raising)
