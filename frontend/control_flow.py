@@ -27,7 +27,7 @@ from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tensor import Tensor, python_value_message
 from tracejit.frontend.tensor_array import prepare_loop_vars
 from tracejit.frontend.tracing import TraceContext, current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
@@ -408,11 +408,8 @@ class Range:
     def __iter__(self):
         bounds = (self.start, self.limit, self.delta)
         if any(isinstance(b, Tensor) for b in bounds):
-            raise TypeError(
-                at_user_line(
-                    "iterating a tj.range with tensor bounds needs AutoGraph (autograph=True)"
-                )
-            )
+            message = python_value_message("the bound of a Python loop over tj.range")
+            raise TypeError(at_user_line(message))
         return iter(range(*(int(b) for b in bounds)))
 
     def __repr__(self) -> str:

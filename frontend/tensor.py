@@ -123,7 +123,7 @@ class Tensor(ArrayOperators):
 
     # --- concrete-value misuse -----------------------------------------------------
     def __bool__(self) -> bool:
-        raise TypeError(at_user_line(_python_value_message("a Python bool")))
+        raise TypeError(at_user_line(python_value_message("a Python bool")))
 
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         raise TypeError(
@@ -134,22 +134,22 @@ class Tensor(ArrayOperators):
         )
 
     def __index__(self) -> int:
-        raise TypeError(at_user_line(_python_value_message("a Python int (an index or size)")))
+        raise TypeError(at_user_line(python_value_message("a Python int (an index or size)")))
 
     def __float__(self) -> float:
         raise TypeError(
-            at_user_line(_python_value_message("a Python float", "t.astype(np.float64)"))
+            at_user_line(python_value_message("a Python float", "t.astype(np.float64)"))
         )
 
     def __int__(self) -> int:
-        raise TypeError(at_user_line(_python_value_message("a Python int", "t.astype(np.int64)")))
+        raise TypeError(at_user_line(python_value_message("a Python int", "t.astype(np.int64)")))
 
     def __complex__(self) -> complex:
-        raise TypeError(at_user_line(_python_value_message("a Python complex")))
+        raise TypeError(at_user_line(python_value_message("a Python complex")))
 
     def __contains__(self, item: Any) -> bool:
         raise TypeError(
-            at_user_line(_python_value_message("the result of `in`", "np.any(t == item)"))
+            at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -322,7 +322,7 @@ class Tensor(ArrayOperators):
         return np.reshape(self, ())  # type: ignore[return-value]  # dispatched to Tensor
 
 
-def _python_value_message(what: str, instead: str | None = None) -> str:
+def python_value_message(what: str, instead: str | None = None) -> str:
     """Why a tensor cannot become a Python value here, and what to write instead, depending
     on whether AutoGraph converted the user's code (`frontend/autograph/conversion.py`)."""
     from tracejit.frontend.autograph.conversion import conversion_state

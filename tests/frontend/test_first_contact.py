@@ -277,3 +277,17 @@ def test_unsupported_dtype_names_the_value_and_line():
 def test_unsupported_input_dtype_names_the_argument():
     with pytest.raises(TypeError, match="argument 'x': dtype complex128"):
         tj.function(lambda x: x * 2)(np.ones(2, np.complex128))
+
+
+def test_staged_range_without_source_says_the_source_could_not_be_read():
+    namespace: dict = {"tj": tj}
+    source = (
+        "def f(x, n):\n    s = x * 0\n    for i in tj.range(n):\n        s = s + i\n"
+        "    return s\n"
+    )
+    exec(compile(source, "<string>", "exec"), namespace)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(TypeError, match="could not read the source of f") as info:
+            tj.function(namespace["f"])(np.arange(3), np.int64(2))
+    assert "enable AutoGraph" not in str(info.value)
