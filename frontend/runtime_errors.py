@@ -11,6 +11,7 @@ slow path" answers, `codegen/pyobject_entry.py`, never seen here.)
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
@@ -46,4 +47,13 @@ def raise_for_status(status: int, messages: Sequence[str]) -> None:
             f"internal out-of-bounds access by {text} in a compiled kernel (a tracejit bug: "
             "please report it with the function; found by TRACEJIT_CHECK_BOUNDS=1)"
         )
-    raise ERROR_TYPES.get(name, InvalidArgumentError)(text)
+    raise _error_type(name)(text)
+
+
+def _error_type(name: str) -> type[Exception]:
+    """The exception a check names: ours, or a builtin one (a `raise KeyError(...)` in a
+    staged branch), else InvalidArgumentError."""
+    known = ERROR_TYPES.get(name) or getattr(builtins, name, None)
+    if isinstance(known, type) and issubclass(known, Exception):
+        return known
+    return InvalidArgumentError

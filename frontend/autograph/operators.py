@@ -260,9 +260,8 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
             set_state(tuple(state))
         except _BranchRaises as raised:
             raising[raised.branch] = raised.message
-            if len(raising) == 2:
-                set_state(get_state())
-                fail = [partial(primitives.assert_true, _false(), m) for m in raising.values()]
+            if len(raising) == 2:  # the if fails whichever branch runs
+                fail = [partial(primitives.assert_true, _false(), raising[i]) for i in (0, 1)]
                 cond(pred, *fail)
                 return None
 
@@ -274,19 +273,22 @@ def _false() -> Tensor:
 def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int, str]):
     """Branch `index` of a staged if as traced: fails at run time if it raises, else runs."""
 
-    def run() -> None:
-        if index in raising:
-            primitives.assert_true(_false(), raising[index])
-            fns[1 - index]()
-            return
+    def traced(branch: int) -> None:
         try:
-            fns[index]()
+            fns[branch]()
         except Exception as error:
             where = getattr(error, "__tj_raised_at__", None)
             if where is None:
                 raise
             message = f"{type(error).__name__}: {error} ({where})"
-            raise _BranchRaises(index, message) from None
+            raise _BranchRaises(branch, message) from None
+
+    def run() -> None:
+        if index in raising:
+            primitives.assert_true(_false(), raising[index])
+            traced(1 - index)  # for outputs of the right types
+            return
+        traced(index)
 
     return run
 

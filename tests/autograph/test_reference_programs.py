@@ -214,6 +214,20 @@ def raise_in_branch(x):
     return x
 
 
+def raise_in_both_branches(x):
+    if x > 2:
+        raise ValueError("too big")
+    else:
+        raise KeyError("too small")
+    return x
+
+
+def raise_builtin_in_one_branch(x):
+    if x < 0:
+        raise ZeroDivisionError("negative")
+    return x * 2
+
+
 def assert_stmt(x):
     assert x > -100, "neg"
     return x + 1
