@@ -6,6 +6,7 @@ import os
 
 import numpy as np
 import pytest
+from hypothesis import strategies as st
 
 import tracejit as tj
 
@@ -62,3 +63,15 @@ def check_against_eager():
         return compiled
 
     return check
+
+
+@st.composite
+def axis_for(draw, ndim: int):
+    """None, an int (maybe negative) or a tuple of distinct axes (maybe negative)."""
+    if ndim == 0:
+        return draw(st.sampled_from([None, ()]))
+    single = st.integers(-ndim, ndim - 1)
+    several = st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(
+        lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
+    )
+    return draw(st.one_of(st.none(), single, several))

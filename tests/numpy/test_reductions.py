@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
+from tests.conftest import axis_for
 
 DTYPES = [
     np.bool_,
@@ -75,18 +76,6 @@ def elements(dtype):
     if np.dtype(dtype).kind == "f":
         return st.floats(-3, 3, width=np.dtype(dtype).itemsize * 8)
     return None  # the dtype's full range: sums and products wrap
-
-
-@st.composite
-def axis_for(draw, ndim: int):
-    """None, an int (maybe negative) or a tuple of distinct axes (maybe negative)."""
-    if ndim == 0:
-        return draw(st.sampled_from([None, ()]))
-    single = st.integers(-ndim, ndim - 1)
-    several = st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(
-        lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
-    )
-    return draw(st.one_of(st.none(), single, several))
 
 
 @st.composite

@@ -43,6 +43,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
+from tests.conftest import axis_for
 
 SMALL_DTYPES = [np.float16, np.int8, np.uint8, np.int16, np.uint16, np.bool_]
 
@@ -202,18 +203,6 @@ def random_array(seed: int, dtype, shape) -> np.ndarray:
         return rng.random(shape) < 0.7
     info = np.iinfo(dtype)
     return rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
-
-
-@st.composite
-def axis_for(draw, ndim: int):
-    """None, an int (maybe negative) or a tuple of distinct axes (maybe negative)."""
-    if ndim == 0:
-        return draw(st.sampled_from([None, ()]))
-    single = st.integers(-ndim, ndim - 1)
-    several = st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).map(
-        lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
-    )
-    return draw(st.one_of(st.none(), single, several))
 
 
 @st.composite
