@@ -13,6 +13,7 @@ f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 import numpy as _np
 
 from tracejit.frontend import autograph, config, debugging
+from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
 from tracejit.frontend.control_flow import Range as range  # noqa: A001
 from tracejit.frontend.control_flow import cond, while_loop
@@ -45,6 +46,7 @@ __all__ = [
     "FrozenRandomWarning",
     "Function",
     "RetracingWarning",
+    "LoopUnrolledWarning",
     "Graph",
     "Tensor",
     "TensorArray",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tracejit.frontend import driver, primitives
+from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.dims import DimSource, Product, Sliced, Sum, resolve
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
@@ -27,6 +28,7 @@ from tracejit.frontend.fast_path import (
     is_small_kernel,
 )
 from tracejit.frontend.kernel_outputs import adopt
+from tracejit.frontend.mutation import assign
 from tracejit.frontend.runtime_errors import raise_for_status
 from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
@@ -105,8 +107,9 @@ class ConcreteFunction:
     @property
     def structured_outputs(self) -> Any:
         leaves = list(self._program.output_leaves)
+        program = self._program
         for position, spec in zip(
-            self._program.output_positions, self._program.output_specs, strict=True
+            program.output_positions, program.output_specs[: program.result_count], strict=True
         ):
             leaves[position] = spec
         return unflatten(self._program.output_treedef, leaves)
@@ -254,6 +257,8 @@ class ConcreteFunction:
             _checked_input(leaves[i], spec, i)
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
         ]
+        if program.written_inputs:
+            check_writable(program, leaves, self._call_name())
         variables = [self._variable_buffer(ref) for ref in program.variables]
         shapes = self._output_shapes(inputs)
         outputs = [
@@ -267,8 +272,12 @@ class ConcreteFunction:
         )
         if status:
             self._raise(status)
+        count = program.result_count
+        copy_back(program, leaves, outputs[count:])
         results = list(program.output_leaves)
-        for k, (position, out) in enumerate(zip(program.output_positions, outputs, strict=True)):
+        for k, (position, out) in enumerate(
+            zip(program.output_positions, outputs[:count], strict=True)
+        ):
             if k in program.exported:  # a descriptor of a kernel-allocated array
                 out = adopt(out, program.exported[k])
             results[position] = out[()] if out.ndim == 0 else out
@@ -326,8 +335,14 @@ class ConcreteFunction:
             operands.append(context.capture_variable(ref(), value_type))
         result_types = [r for r in callee.function_type.outputs]
         call = emit(func.CallOp(name, operands, result_types))
-        results = list(self._program.output_leaves)
-        for position, value in zip(self._program.output_positions, call.results, strict=True):
+        program = self._program
+        count = program.result_count
+        for k, value in zip(program.written_inputs, call.results[count:], strict=True):
+            written = leaves[program.input_positions[k]]
+            if isinstance(written, Tensor):  # the callee wrote the caller's traced array
+                assign(written, Tensor(value, written.dims))
+        results = list(program.output_leaves)
+        for position, value in zip(program.output_positions, call.results[:count], strict=True):
             results[position] = Tensor(value)
         return unflatten(self._program.output_treedef, results)
 

@@ -63,3 +63,24 @@ def cache_max_bytes() -> int:
         return _cache_max_bytes
     env = os.environ.get(CACHE_MAX_BYTES_ENV)
     return int(env) if env else DEFAULT_CACHE_MAX_BYTES
+
+
+# --- staging Python index loops (frontend/autograph/operators.py: for_stmt) ------------------
+DEFAULT_LOOP_UNROLL_LIMIT = 32
+_loop_unroll_limit: int | None = DEFAULT_LOOP_UNROLL_LIMIT
+
+
+def set_loop_unroll_limit(limit: int | None) -> None:
+    """Python `for` loops over `range(...)` (or a 1-d NumPy array, or `enumerate` of a
+    tensor) with more iterations than `limit`, whose body uses traced values, are compiled
+    as loops instead of being unrolled while tracing (default 32). None never stages them:
+    every Python loop is unrolled, as in TensorFlow. `tj.range` always stages; iterating a
+    list (`for i in list(range(n))`) always unrolls."""
+    global _loop_unroll_limit
+    if limit is not None and int(limit) < 0:
+        raise ValueError(f"set_loop_unroll_limit: the limit must be >= 0 or None, got {limit}")
+    _loop_unroll_limit = None if limit is None else int(limit)
+
+
+def loop_unroll_limit() -> int | None:
+    return _loop_unroll_limit

@@ -18,16 +18,18 @@ branches is weak. A loop variable that really changes dtype or shape raises Valu
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.frontend import primitives
+from tracejit.frontend import mutation, primitives
 from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, unflatten
-from tracejit.frontend.tensor import Tensor, python_value_message
+from tracejit.frontend.tensor import Tensor, next_serial, python_value_message
 from tracejit.frontend.tensor_array import prepare_loop_vars
 from tracejit.frontend.tracing import TraceContext, current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
@@ -77,33 +79,42 @@ def cond(
         return true_fn() if pred else false_fn()
     predicate = _predicate(pred, "condition")
     then_block, else_block = Block(), Block()
-    then_out = _trace_into(then_block, true_fn)
-    else_out = _trace_into(else_block, false_fn)
-    then_leaves, treedef = flatten(then_out)
-    else_leaves, else_def = flatten(else_out)
-    if treedef != else_def:
+    then = _trace_branch(then_block, true_fn)
+    other = _trace_branch(else_block, false_fn)
+    if then.treedef != other.treedef:
         raise TypeError(
             at_user_line(
                 "the branches of a staged if must return the same structure, got "
-                f"{then_out!r} and {else_out!r}"
+                f"{then.out!r} and {other.out!r}"
             )
         )
-    kinds = [
-        _merge(a, b, _label(names, treedef, i))
-        for i, (a, b) in enumerate(zip(then_leaves, else_leaves, strict=True))
+    # the same array object out of both branches stays that object (its value, if a
+    # branch wrote it, is carried with the written arrays below)
+    kept = [
+        a is b and isinstance(a, Tensor) for a, b in zip(then.leaves, other.leaves, strict=True)
     ]
-    _finish_region(then_block, then_leaves, kinds)
-    _finish_region(else_block, else_leaves, kinds)
+    kinds = [
+        None if same else _merge(a, b, _label(names, then.treedef, i))
+        for i, (a, b, same) in enumerate(zip(then.snapshot, other.snapshot, kept, strict=True))
+    ]
+    roots = sorted(then.written.keys() | other.written.keys(), key=lambda r: r._serial)
+    _finish_region(then_block, then.snapshot, kinds, [then.value_of(r) for r in roots])
+    _finish_region(else_block, other.snapshot, kinds, [other.value_of(r) for r in roots])
     types = [tensor_type(*kind) for kind in kinds if kind is not None]
+    types += [r._value.type for r in roots]
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)
     leaves = [
         Tensor(next(results), dims=_common_dims(a, b), weak=bool(weak_type(a) and weak_type(b)))
         if kind is not None
-        else a
-        for a, b, kind in zip(then_leaves, else_leaves, kinds, strict=True)
+        else original
+        for a, b, kind, original in zip(
+            then.snapshot, other.snapshot, kinds, then.leaves, strict=True
+        )
     ]
-    return unflatten(treedef, leaves)
+    for root in roots:
+        mutation.set_root_value(root, next(results))
+    return unflatten(then.treedef, leaves)
 
 
 def _common_dims(a: Any, b: Any) -> tuple | None:
@@ -116,9 +127,41 @@ def _common_dims(a: Any, b: Any) -> tuple | None:
     return tuple(d if d == e else UNKNOWN for d, e in zip(a.dims, b.dims, strict=True))
 
 
-def _trace_into(block: Block, fn: Callable[[], Any]) -> Any:
-    with current_trace().building_in(block):
-        return fn()
+@dataclass
+class _Branch:
+    """One traced branch: its outputs (as returned, and as values taken inside the branch,
+    since a view read later would see the other branch's writes) and the arrays made
+    before the if that it wrote, with their values at its end."""
+
+    out: Any
+    leaves: list[Any]
+    treedef: TreeDef
+    snapshot: list[Any]
+    written: dict[Tensor, SSAValue]
+
+    def value_of(self, root: Tensor) -> SSAValue:
+        return self.written.get(root, root._value)
+
+
+def _trace_branch(block: Block, fn: Callable[[], Any]) -> _Branch:
+    """Trace `fn` into `block`; the arrays it writes get their values from before it back."""
+    mark = next_serial()
+    with current_trace().building_in(block), mutation.write_log() as log:
+        try:
+            out = fn()
+            leaves, treedef = flatten(out)
+            snapshot = [_snapshot(leaf) for leaf in leaves]
+            written = {r: r._value for r in log.before if r._serial < mark}
+        finally:
+            for root, before in log.before.items():
+                mutation.restore(root, before)
+    return _Branch(out, leaves, treedef, snapshot, written)
+
+
+def _snapshot(leaf: Any) -> Any:
+    if not isinstance(leaf, Tensor):
+        return leaf
+    return Tensor(leaf.value, leaf.dims, weak=leaf.weak)
 
 
 def _merge(a: Any, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
@@ -166,13 +209,16 @@ def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
     return array.shape, array.dtype
 
 
-def _finish_region(block: Block, leaves: list[Any], kinds: list) -> None:
-    """Convert the region's outputs to tensors of the agreed types and yield them."""
+def _finish_region(
+    block: Block, leaves: list[Any], kinds: list, arrays: Sequence[SSAValue] = ()
+) -> None:
+    """Convert the region's outputs to tensors of the agreed types and yield them, then
+    the values of the written arrays."""
     with current_trace().building_in(block):
         values = [
             _as_tensor_of(leaf, kind) for leaf, kind in zip(leaves, kinds, strict=True) if kind
         ]
-        emit(YieldOp(*(v.value for v in values)))
+        emit(YieldOp(*(v.value for v in values), *arrays))
 
 
 def _as_tensor_of(leaf: Any, kind: tuple[tuple, np.dtype]) -> Tensor:
@@ -217,26 +263,34 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
     it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
     s = s * 10 + i` is int32). The body is traced with the literal weak; if a weak variable
     comes out of it with another dtype the literal adopts, the loop is traced again with that
-    variable of that dtype (the attempt is thrown away)."""
+    variable of that dtype (the attempt is thrown away).
+
+    Arrays written in place (frontend/mutation.py) are carried too: the body sees the same
+    array objects, whose values are the loop's block arguments while it is traced. Which
+    arrays the body writes is known once it has been traced: a loop variable written but
+    not rebound, or an array made before the loop and written through any name or view,
+    makes the loop be traced again with it carried that way."""
     loop_vars = prepare_loop_vars(loop_vars, body_fn)  # TensorArrays: carried form
     leaves, treedef = flatten(loop_vars)
     labels = [_label(names, treedef, i) for i in range(len(leaves))]
     adopted: dict[int, tuple[np.dtype, bool]] = {}  # leaf -> the (dtype, weak) its init takes
+    arrays = _WrittenArrays(leaves, labels)
     while True:
         mark = _TraceMark(current_trace())
-        inits = [
-            _loop_init(leaf, label, adopted.get(i))
-            for i, (leaf, label) in enumerate(zip(leaves, labels, strict=True))
-        ]
-        types = [t.value.type for t in inits]
+        by_name = [i for i in range(len(leaves)) if i not in arrays.kept]
+        inits = [_loop_init(leaves[i], labels[i], adopted.get(i)) for i in by_name]
+        types = [t.value.type for t in inits] + arrays.types()
         before, after = Block(arg_types=types), Block(arg_types=types)
-        with current_trace().building_in(before):
-            pred = cond_fn(*unflatten(treedef, _carried(before.args, inits)))
+        with arrays.tracing(before, len(inits)):
+            loop_leaves = arrays.leaves_in(_carried(before.args[: len(inits)], inits), by_name)
+            pred = cond_fn(*unflatten(treedef, loop_leaves))
             if not isinstance(pred, Tensor):
                 pred = primitives.constant(bool(pred))
             emit(ConditionOp(_predicate(pred, "loop condition").value))
-        with current_trace().building_in(after):
-            new = body_fn(*unflatten(treedef, _carried(after.args, inits)))
+            arrays.check_condition()
+        with arrays.tracing(after, len(inits)):
+            given = arrays.leaves_in(_carried(after.args[: len(inits)], inits), by_name)
+            new = body_fn(*unflatten(treedef, given))
             new_leaves, new_def = flatten(tuple(new))
             if new_def != treedef:
                 raise ValueError(
@@ -246,27 +300,126 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
                 )
             changes = {
                 i: change
-                for i, (leaf, init) in enumerate(zip(new_leaves, inits, strict=True))
-                if (change := _adopts(leaf, init)) is not None
+                for i, init in zip(by_name, inits, strict=True)
+                if (change := _adopts(new_leaves[i], init)) is not None
             }
-            if not changes:
+            retrace = arrays.learn(given, new_leaves)
+            if not changes and not retrace:
                 values = [
-                    _next_value(leaf, init, label)
-                    for leaf, init, label in zip(new_leaves, inits, labels, strict=True)
+                    _next_value(new_leaves[i], init, labels[i])
+                    for i, init in zip(by_name, inits, strict=True)
                 ]
                 _check_sizes_kept(values, inits, names, treedef)
-                emit(YieldOp(*(v.value for v in values)))
-        if not changes:
+                emit(YieldOp(*(v.value for v in values), *arrays.values()))
+        if not changes and not retrace:
             break
         made = [
             init
-            for init, leaf in zip(inits, leaves, strict=True)
-            if not (isinstance(leaf, Tensor) and leaf.value is init.value)
+            for init, i in zip(inits, by_name, strict=True)
+            if not (isinstance(leaves[i], Tensor) and leaves[i].value is init.value)
         ]
         mark.rewind([before, after], made)
         adopted.update(changes)
-    op = emit(WhileOp([t.value for t in inits], Region(before), Region(after)))
-    return tuple(unflatten(treedef, _carried(op.res, inits)))
+    operands = [t.value for t in inits] + arrays.initial_values()
+    op = emit(WhileOp(operands, Region(before), Region(after)))
+    results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
+    arrays.finish(op.res[len(inits) :])
+    return tuple(unflatten(treedef, results))
+
+
+class _WrittenArrays:
+    """The arrays a staged loop writes in place (see `_staged_while`): loop variables kept
+    as the same objects (`kept`), and the roots of the arrays written (`roots`), whose
+    values are loop values after the ones carried by name."""
+
+    def __init__(self, leaves: list[Any], labels: list[str]):
+        self.leaves, self.labels = leaves, labels
+        self.kept: set[int] = set()
+        self.roots: list[Tensor] = []
+        self.mark = next_serial()  # arrays made from here on belong to the loop
+        self.log: Any = None
+
+    def types(self) -> list:
+        return [root._value.type for root in self.roots]
+
+    def initial_values(self) -> list[SSAValue]:
+        return [root._value for root in self.roots]
+
+    def values(self) -> list[SSAValue]:
+        return [root._value for root in self.roots]
+
+    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[Any]:
+        """All loop variables: the kept ones as themselves, the others as `carried`."""
+        values = list(self.leaves)
+        for i, value in zip(by_name, carried, strict=True):
+            values[i] = value
+        return values
+
+    @contextmanager
+    def tracing(self, block: Block, first: int):
+        """Trace into `block` with the roots holding its arguments from `first` on; their
+        values from before the loop come back afterwards."""
+        swapped = list(self.roots)  # `learn` may add roots while the block is traced
+        outside = [root._value for root in swapped]
+        with current_trace().building_in(block), mutation.write_log() as log:
+            self.log = log
+            try:
+                for root, arg in zip(swapped, block.args[first:], strict=True):
+                    mutation.restore(root, arg)
+                yield
+            finally:
+                for root, value in zip(swapped, outside, strict=True):
+                    mutation.restore(root, value)
+                for root, value in log.before.items():
+                    if root not in swapped:
+                        mutation.restore(root, value)
+
+    def _outer_writes(self) -> list[Tensor]:
+        return [r for r in self.log.before if r._serial < self.mark and r not in self.roots]
+
+    def check_condition(self) -> None:
+        if self._outer_writes() or any(r in self.log.before for r in self.roots):
+            raise NotImplementedError(
+                at_user_line("the condition of a staged loop writes into an array")
+            )
+
+    def learn(self, given: list[Any], new_leaves: list[Any]) -> bool:
+        """After tracing the body: True if it must be traced again, carrying more arrays."""
+        retrace = False
+        for i, (was, now) in enumerate(zip(given, new_leaves, strict=True)):
+            if not isinstance(was, Tensor):
+                continue
+            kept = i in self.kept
+            written = mutation.root_of(was) in self.roots if kept else was._version > 0
+            if i in self.kept or written:
+                if now is not was and written:
+                    raise NotImplementedError(
+                        at_user_line(
+                            f"'{self.labels[i]}' is changed in place and then assigned a new "
+                            "array inside a staged loop; NumPy would change the array from "
+                            "before the loop in the first iteration only. Copy it first "
+                            f"(`{self.labels[i]} = {self.labels[i]}.copy()` before the loop) "
+                            "or do not reassign it"
+                        )
+                    )
+                # an ndarray or number leaf (a constant while tracing) is written in its
+                # carried copy: no other name can see that copy, so by name is right
+                if i not in self.kept and isinstance(self.leaves[i], Tensor):
+                    self.kept.add(i)
+                    self._carry(mutation.root_of(self.leaves[i]))
+                    retrace = True
+        for root in self._outer_writes():
+            self._carry(root)
+            retrace = True
+        return retrace
+
+    def _carry(self, root: Tensor) -> None:
+        if root not in self.roots:
+            self.roots.append(root)
+
+    def finish(self, results: Sequence[SSAValue]) -> None:
+        for root, value in zip(self.roots, results, strict=True):
+            mutation.set_root_value(root, value)
 
 
 def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:

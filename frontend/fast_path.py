@@ -54,6 +54,8 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
     """The fast closure for `program`'s kernel entry point, or None if not applicable."""
     if entry is None or program.input_positions != list(range(len(program.input_positions))):
         return None
+    if program.written_inputs:  # the full path copies them back (argument_writes.py)
+        return None
     count = len(program.input_positions)  # the ctypes entry does not check the count
     specs = [(tuple(s.shape), np.dtype(s.dtype)) for s in program.output_specs]
     variables = list(program.variables)

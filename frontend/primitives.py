@@ -8,6 +8,7 @@ double-check the frontend.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
@@ -266,3 +267,35 @@ def select(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
     from tracejit.ir.select import SelectOp
 
     return Tensor(emit(SelectOp(condition.value, x.value, y.value)).result)
+
+
+# --- updates (ir/update.py, frontend/mutation.py) ----------------------------------------
+def to_index(index: Tensor, size: int | SSAValue, message: str) -> SSAValue:
+    """The 0-d integer tensor `index` as an `index` into a dim of `size` elements, wrapped
+    and checked by the kernel (`message` when outside `[-size, size)`)."""
+    from tracejit.ir.update import ToIndexOp
+
+    return emit(ToIndexOp(index.value, size, message)).result
+
+
+def insert_slice(dest: Tensor, source: Tensor, window: Any) -> Tensor:
+    """`dest` with `window` (indexing.Window: start, step, count per dim) replaced by
+    `source`, whose shape is the window's."""
+    from tracejit.ir.update import InsertSliceOp
+
+    op = InsertSliceOp(
+        cast(source, dest.dtype).value,
+        dest.value,
+        [a if isinstance(a, int) else DYNAMIC_INDEX for a in window.start],
+        window.step,
+        [a for a in window.start if not isinstance(a, int)],
+    )
+    return Tensor(emit(op).result, dims=dest.dims)
+
+
+def scatter(dest: Tensor, indices: Tensor, updates: Tensor, message: str) -> Tensor:
+    """The 1-d `dest` with `dest[indices[k]] = updates[k]` in order (last write wins)."""
+    from tracejit.ir.update import ScatterOp
+
+    op = ScatterOp(cast(updates, dest.dtype).value, dest.value, indices.value, message)
+    return Tensor(emit(op).result, dims=dest.dims)

@@ -9,6 +9,7 @@ needed (`bool(t)`, `np.asarray(t)`) raises an error that says what to do instead
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -69,16 +70,29 @@ def _record_dims(value: SSAValue, dims: tuple) -> None:
         current_trace().dims[value] = tuple(dims)
 
 
+# Tensors are numbered as they are made: a staged loop tells the arrays made before it
+# (whose writes it must carry) from its own by this number.
+_SERIALS = itertools.count()
+
+
+def next_serial() -> int:
+    """A number larger than every tensor's made so far (a mark to compare with)."""
+    return next(_SERIALS)
+
+
 class Tensor(ArrayOperators):
     """A symbolic NumPy array inside a traced function."""
 
-    __slots__ = ("value", "shape", "dtype", "dims", "weak")
+    __slots__ = (
+        "_value", "shape", "dtype", "dims", "weak",
+        "_view", "_version", "_serial", "_is_array", "_write_refused",
+    )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
     def __init__(self, value: SSAValue, dims: tuple | None = None, weak: bool = False):
         ttype = value.type
         assert isinstance(ttype, TensorType), ttype
-        self.value = value
+        self._value = value
         self.shape: tuple[int | None, ...] = static_shape(ttype)
         self.dtype: np.dtype = numpy_dtype(ttype.get_element_type())
         # Where each dim's size comes from (frontend/dims.py): ints when known at trace
@@ -91,6 +105,24 @@ class Tensor(ArrayOperators):
         # (a loop variable initialised from a literal, and arithmetic on it with literals), so
         # promotion treats it as one: `weak + int32_tensor` is int32 (numpy_api/promotion.py).
         self.weak = weak
+        # Mutation (frontend/mutation.py): a view's link to its parent; a root's count of
+        # writes; when it was made; whether a 0-d value is an array (not a NumPy scalar);
+        # why a write to it is refused (a view NumPy would make that is not tracked).
+        self._view: Any = None
+        self._version = 0
+        self._serial = next(_SERIALS)
+        self._is_array = False
+        self._write_refused = ""
+
+    @property
+    def value(self) -> SSAValue:
+        """The SSA value the tensor holds now (a view is taken again after its base was
+        written)."""
+        if self._view is None:
+            return self._value
+        from tracejit.frontend.mutation import sync
+
+        return sync(self)
 
     # --- abstract value ------------------------------------------------------------
     @property
@@ -153,13 +185,55 @@ class Tensor(ArrayOperators):
         )
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        raise TypeError(
-            at_user_line(
-                "assigning into a traced array (`t[...] = v`) is not supported yet: inside "
-                "tj.function arrays are values. Compute the new array instead, e.g. "
-                "`t = np.where(mask, v, t)`, or build it with np.concatenate / np.stack"
-            )
-        )
+        from tracejit.frontend.mutation import setitem
+
+        setitem(self, key, value)
+
+    # In-place operators change an array (and the arrays it is a view of), as in NumPy;
+    # on a 0-d scalar they rebind the name (frontend/mutation.py).
+    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+        from tracejit.frontend.mutation import augmented
+
+        return augmented(self, ufunc, other)
+
+    def __iadd__(self, other):
+        return self._augmented(np.add, other)
+
+    def __isub__(self, other):
+        return self._augmented(np.subtract, other)
+
+    def __imul__(self, other):
+        return self._augmented(np.multiply, other)
+
+    def __itruediv__(self, other):
+        return self._augmented(np.true_divide, other)
+
+    def __ifloordiv__(self, other):
+        return self._augmented(np.floor_divide, other)
+
+    def __imod__(self, other):
+        return self._augmented(np.remainder, other)
+
+    def __ipow__(self, other):
+        return self._augmented(np.power, other)
+
+    def __imatmul__(self, other):
+        return self._augmented(np.matmul, other)
+
+    def __iand__(self, other):
+        return self._augmented(np.bitwise_and, other)
+
+    def __ior__(self, other):
+        return self._augmented(np.bitwise_or, other)
+
+    def __ixor__(self, other):
+        return self._augmented(np.bitwise_xor, other)
+
+    def __ilshift__(self, other):
+        return self._augmented(np.left_shift, other)
+
+    def __irshift__(self, other):
+        return self._augmented(np.right_shift, other)
 
     def tolist(self) -> list:
         raise TypeError(
@@ -170,12 +244,8 @@ class Tensor(ArrayOperators):
         )
 
     def fill(self, value: Any) -> None:
-        raise TypeError(
-            at_user_line(
-                "t.fill(v) changes the array in place, which is not supported yet inside "
-                "tj.function; write `t = np.full_like(t, v)`"
-            )
-        )
+        """Set every element to `value`, in place."""
+        self[...] = value
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or not hasattr(np.ndarray, name):
@@ -301,8 +371,10 @@ class Tensor(ArrayOperators):
         return np.dot(self, other)
 
     def copy(self, order: str = "C") -> Tensor:
-        """A new array with the same values (arrays are values while tracing)."""
-        return Tensor(self.value, self.dims)
+        """A new array with the same values (not a view: writes to it stay in it)."""
+        copy = Tensor(self.value, self.dims)
+        copy._is_array = True
+        return copy
 
     def item(self, *index: Any) -> Tensor:
         """The element at `index` (the only one if none) as a 0-d tensor."""

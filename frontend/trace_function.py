@@ -56,6 +56,14 @@ class TracedProgram:
     # Outputs the kernel allocates (shape known only at run time): output index -> dtype;
     # the kernel returns their descriptors (frontend/kernel_outputs.py).
     exported: dict[int, np.dtype] = field(default_factory=dict)
+    # Inputs (indices into input_specs) the function writes: their final values are the
+    # last outputs, copied back into the caller's arrays (frontend/argument_writes.py).
+    written_inputs: list[int] = field(default_factory=list)
+
+    @property
+    def result_count(self) -> int:
+        """The kernel outputs that are the function's results (the rest are written inputs)."""
+        return len(self.output_positions)
 
     @property
     def has_unknown_dims(self) -> bool:
@@ -105,6 +113,9 @@ def trace(
             shape = specs[index].shape
             assert shape is not None  # a traced input's rank is known
             symbolic[position] = Tensor(arg, dims=_input_dims(index, shape))
+        arguments = [symbolic[position] for position in positions]
+        for argument in arguments:
+            argument._is_array = True  # a 0-d argument is an array: `x += 1` writes it
         outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []
@@ -116,6 +127,8 @@ def trace(
                 out_positions.append(i)
                 results.append(leaf)
                 out_leaves[i] = None
+        written = [k for k, t in enumerate(arguments) if t._value is not context.inputs[k]]
+        results += [Tensor(arguments[k].value, arguments[k].dims) for k in written]
         results, exported = exported_outputs(results)
         context.emit(func.ReturnOp(*(t.value for t in results)))
         context.insert_read_guards()
@@ -141,6 +154,7 @@ def trace(
         py_functions=dict(context.py_functions),
         created_variables=list(context.created_variables),
         exported=exported,
+        written_inputs=written,
     )
 
 

@@ -18,6 +18,7 @@ from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
 from tracejit.ir.tensor_array import TENSOR_ARRAY_OPS
+from tracejit.ir.update import UPDATE_OPS
 
 TJ = Dialect(
     "tj",
@@ -36,6 +37,7 @@ TJ = Dialect(
         *STATE_OPS,
         *FUSED_OPS,
         *TENSOR_ARRAY_OPS,
+        *UPDATE_OPS,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],

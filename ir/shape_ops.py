@@ -221,9 +221,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
         "$operand (`sizes` `(` $sizes^ `)`)? attr-dict `:` type($operand) `to` type($result)"
     )
 
-    def __init__(
-        self, operand: SSAValue, result_type: TensorType, sizes: Sequence[SSAValue] = ()
-    ):
+    def __init__(self, operand: SSAValue, result_type: TensorType, sizes: Sequence[SSAValue] = ()):
         super().__init__(operands=[operand, list(sizes)], result_types=[result_type])
 
     @classmethod
@@ -317,7 +315,8 @@ class SliceOp(IRDLOperation, HasFolderInterface):
     %s = tj.slice %x, start = [0, 4], step = [2, -1] : tensor<4x5xf32> to tensor<2x5xf32>
 
     On a dim unknown at trace time the start and the count may be run-time `index`
-    values: a start of `?` (printed as the i64 minimum, MLIR's `kDynamic`) is taken from
+    values (on a static dim, only the start, checked by `tj.to_index`: `x[i]`): a start
+    of `?` (printed as the i64 minimum, MLIR's `kDynamic`) is taken from
     `starts`, and every `?` result dim from `sizes`, in order. The frontend computes them
     from the operand's `tj.dim` with NumPy's slice rules (frontend/slice_bounds.py):
 
@@ -379,8 +378,10 @@ class SliceOp(IRDLOperation, HasFolderInterface):
             if stride == 0:
                 raise VerifyException("tj.slice step must not be zero")
             if DYNAMIC_INDEX in (size, count, first):
-                if size != DYNAMIC_INDEX:  # only dims unknown at trace time are sliced so
-                    raise VerifyException("tj.slice of a static dim must be static")
+                # a count is dynamic only on a dim unknown at trace time; a run-time start
+                # (checked by tj.to_index) may pick the window of a static dim too
+                if size != DYNAMIC_INDEX and count == DYNAMIC_INDEX:
+                    raise VerifyException("tj.slice of a static dim must have a static count")
                 continue
             last = first + (count - 1) * stride
             if count > 0 and not (0 <= first < size and 0 <= last < size):
@@ -538,5 +539,11 @@ class PadOp(IRDLOperation, HasFolderInterface):
 
 # Every shape op, for the dialect's op list.
 SHAPE_OPS: list[type[IRDLOperation]] = [
-    BroadcastInDimOp, DimOp, ReshapeOp, TransposeOp, SliceOp, ConcatOp, PadOp,
+    BroadcastInDimOp,
+    DimOp,
+    ReshapeOp,
+    TransposeOp,
+    SliceOp,
+    ConcatOp,
+    PadOp,
 ]

@@ -23,6 +23,8 @@ import numpy as np
 from tracejit.frontend import primitives
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tracing import is_tracing
+from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
 def _has_tensor(values: tuple) -> bool:
@@ -171,7 +173,33 @@ def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any],
     return staged
 
 
+def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = None):
+    """`np.zeros(...)` and friends while tracing: a traced array (a constant to start with)
+    rather than a NumPy one, so the function can write into it (`d[i] = t`, `d += t`)
+    like any other array. `np.empty` gives zeros: its contents are unspecified anyway, and
+    a constant must not bake in whatever memory held."""
+
+    def staged(*args: Any, **kwargs: Any) -> Any:
+        result = (fill or function)(*args, **kwargs)
+        if isinstance(result, np.ndarray) and is_tracing() and result.dtype in SUPPORTED_DTYPES:
+            result = primitives.constant(result)
+        if isinstance(result, Tensor):
+            result._is_array = True
+        return result
+
+    staged.__name__ = function.__name__
+    return staged
+
+
 OVERRIDES: dict[Any, Callable[..., Any]] = {
+    np.zeros: _new_array(np.zeros),
+    np.ones: _new_array(np.ones),
+    np.full: _new_array(np.full),
+    np.empty: _new_array(np.empty, np.zeros),
+    np.zeros_like: _new_array(np.zeros_like),
+    np.ones_like: _new_array(np.ones_like),
+    np.full_like: _new_array(np.full_like),
+    np.empty_like: _new_array(np.empty_like, np.zeros_like),
     float: float_,
     int: int_,
     round: round_,
@@ -203,10 +231,10 @@ def setitem(value: Any, target: Any, key: Any) -> None:
     if isinstance(target, np.ndarray) and _has_tensor((value, *_leaves(key))):
         raise TypeError(
             at_user_line(
-                "storing a traced value into a NumPy array (one made inside the function, e.g. "
-                "with np.zeros or np.empty, is a constant while tracing) is not supported yet; "
-                "build the result from traced values instead, e.g. np.stack([...]), "
-                "np.concatenate, or np.where(mask, value, array)"
+                "storing a traced value into a NumPy array is not supported: this array is a "
+                "constant of the trace (it was made outside the function, or by a call "
+                "tracejit does not turn into a traced array). Make a traced array to write "
+                "into, e.g. `d = np.zeros(shape)` inside the function (or np.stack([...]))"
             )
         )
     target[key] = value

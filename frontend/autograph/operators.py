@@ -20,8 +20,9 @@ import numpy as np
 from xdsl.ir import Block
 
 from tracejit.frontend import primitives
-from tracejit.frontend.autograph import builtins
+from tracejit.frontend.autograph import builtins, index_loops
 from tracejit.frontend.autograph.conversion import converted_call
+from tracejit.frontend.autograph.index_loops import Enumerated
 from tracejit.frontend.autograph.undefined import (
     LoopLocal,
     PartiallyDefined,
@@ -83,9 +84,7 @@ def not_(value: Any) -> Any:
     return not value
 
 
-def _lazy_bool(
-    combine: Callable[..., Any], rest: Sequence[Callable[[], Any]]
-) -> Callable[[], Any]:
+def _lazy_bool(combine: Callable[..., Any], rest: Sequence[Callable[[], Any]]) -> Callable[[], Any]:
     """`bool(combine(*rest))`, evaluated when called (a branch of a staged `and`/`or`)."""
     return lambda: _as_bool(combine(*rest))
 
@@ -191,7 +190,11 @@ def _range(*args: Any) -> Any:
     return Range(*args) if tensors else range(*args)
 
 
-BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {range: _range, **builtins.OVERRIDES}
+BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
+    range: _range,
+    enumerate: index_loops.enumerate_,
+    **builtins.OVERRIDES,
+}
 setitem = builtins.setitem
 slice_ = slice
 
@@ -430,6 +433,7 @@ def for_stmt(
     names: tuple[str, ...],
     live_out: tuple[str, ...],
     targets: tuple[str, ...],
+    reads: tuple[str, ...] = (),
 ) -> None:
     """`for x in iterable: body(x)` while `extra_test()` (break/return flags) holds."""
     loop = _Loop(get_state, set_state, names, live_out, targets)
@@ -437,8 +441,25 @@ def for_stmt(
         _staged_range(loop, iterable, extra_test, body)
     elif isinstance(iterable, Tensor):
         _staged_rows(loop, iterable, extra_test, body)
+    elif isinstance(iterable, Enumerated):
+        _staged_rows(loop, iterable.tensor, extra_test, body, iterable.start)
+    elif index_loops.should_stage(iterable, loop, reads, sys._getframe(1)):
+        index_loops.stage_or_unroll(
+            iterable,
+            lambda: _staged_index_loop(loop, iterable, extra_test, body),
+            lambda: _python_for(loop, iterable, extra_test, body),
+            loop,
+        )
     else:
         _python_for(loop, iterable, extra_test, body)
+
+
+def _staged_index_loop(loop: _Loop, iterable: Any, extra_test, body) -> None:
+    """A Python `range` or 1-d NumPy array iterated by a staged loop (index_loops.py)."""
+    if isinstance(iterable, range):
+        _staged_range(loop, Range(iterable.start, iterable.stop, iterable.step), extra_test, body)
+    else:
+        _staged_rows(loop, primitives.constant(iterable), extra_test, body)
 
 
 def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:
@@ -474,7 +495,13 @@ def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
             return index < limit if delta > 0 else index > limit
         return ((delta > 0) & (index < limit)) | ((delta < 0) & (index > limit))
 
-    first = start if isinstance(start, Tensor) else primitives.constant(np.asarray(start, dtype))
+    # a counter from Python int bounds stands for a Python int: weakly typed (NEP 50)
+    python = not any(isinstance(b, Tensor) for b in bounds)
+    first = (
+        start
+        if isinstance(start, Tensor)
+        else Tensor(primitives.constant(np.asarray(start, dtype)).value, weak=python)
+    )
     loop.stage(
         lambda index: _with_extra(in_range(index), extra_test),
         lambda index: body(index),
@@ -482,17 +509,20 @@ def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
     )
 
 
-def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body) -> None:
-    """`for row in tensor`: a staged loop over the first dimension."""
+def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body, enumerate_from=None) -> None:
+    """`for row in tensor`: a staged loop over the first dimension (with `enumerate_from`,
+    `for i, row in enumerate(tensor, start)`)."""
     if tensor.ndim == 0:
         raise TypeError(at_user_line("iteration over a 0-d tensor"))
     rows = tensor.shape[0]
     if rows is None:
         raise NotImplementedError(at_user_line("iterating a tensor whose first dim is unknown"))
-    first = primitives.constant(np.asarray(0, np.int64))
+    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
     loop.stage(
         lambda index: _with_extra(index < rows, extra_test),
-        lambda index: body(tensor[index]),
+        lambda index: body(
+            tensor[index] if enumerate_from is None else (index + enumerate_from, tensor[index])
+        ),
         index=(first, lambda index: index + 1),
     )
 

@@ -241,6 +241,7 @@ class FunctionConverter:
             *state_args,
             names_tuple(self._live_out(node, names, scope)),
             names_tuple(targets),
+            names_tuple(sorted(analysis.loaded_names(node.body) - set(targets))),
         )
         return located([*defs, *state_defs, ast.Expr(call)], node)
 

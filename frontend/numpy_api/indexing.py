@@ -37,6 +37,7 @@ import numpy as np
 
 from tracejit.frontend import primitives
 from tracejit.frontend.dims import FULL_SLICES, Dim, sliced
+from tracejit.frontend.mutation import make_view
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.slice_bounds import slice_window
@@ -149,11 +150,22 @@ def _window(entry: Entry, size: int, axis: int) -> tuple[int, int, int]:
     return 0, 1, size  # an advanced index keeps the whole dim for the gather
 
 
-def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
-    """One slice for the entries' windows; with an int out of range, its result is a
-    pending IndexError (non-strict execution, see the module docstring)."""
+@dataclass
+class Window:
+    """The strided window a basic key selects: per dim of the indexed tensor, the start (an
+    int, or a run-time `index`), the step and the count (its dim)."""
+
+    start: list
+    step: list[int]
+    count: list
+    dims: list
+
+
+def _window_of(x: Tensor, entries: Sequence[Entry]) -> tuple[Window, IndexError | None]:
+    """The entries' window; an int out of range gives the error it raises (non-strict
+    execution, see the module docstring) and a window of one element instead."""
     consuming = [e for e in entries if e.consumes_dim]
-    start, step, count, dims = [], [], [], []
+    window = Window([], [], [], [])
     error: IndexError | None = None
     for axis, (entry, dim) in enumerate(zip(consuming, x.dims, strict=True)):
         if isinstance(dim, int) and not _picked_at_run_time(entry, dim):
@@ -162,27 +174,48 @@ def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
                 first, stride, n = 0, 1, 1
             else:
                 first, stride, n = _window(entry, dim, axis)
-            start.append(first if n else 0)  # an empty window may start anywhere: use 0
-            count.append(n)
-            dims.append(n)
+            window.start.append(first if n else 0)  # an empty window may start anywhere
+            window.count.append(n)
+            window.dims.append(n)
         else:
             first, stride, n, kept = _run_time_window(x, entry, axis)
-            start.append(first)
-            count.append(n)
-            dims.append(kept)
-        step.append(stride)
+            window.start.append(first)
+            window.count.append(n)
+            window.dims.append(kept)
+        window.step.append(stride)
+    return window, error
+
+
+def _take_window(x: Tensor, window: Window) -> Tensor:
+    return primitives.strided_slice(x, window.start, window.step, window.count, window.dims)
+
+
+def _apply_windows(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+    """One slice for the entries' windows; with an int out of range, its result is a
+    pending IndexError (non-strict execution, see the module docstring)."""
+    window, error = _window_of(x, entries)
     if error is not None:
-        return primitives.poison(error, dims, x.dtype)
-    return primitives.strided_slice(x, start, step, count, dims)
+        return primitives.poison(error, window.dims, x.dtype)
+    return _take_window(x, window)
 
 
 def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
-    """(start, step, count, result dim) of a window on a dim unknown at trace time; an
-    integer index keeps the whole dim (`_take_run_time_ints` picks the element)."""
+    """(start, step, count, result dim) of a window on a dim unknown at trace time, or of
+    an integer the kernel applies (`x[i]` with `i` a 0-d tensor): the kernel wraps a
+    negative one and checks the bounds where the indexing runs (`tj.to_index`)."""
     dim = x.dims[axis]
     size = dim if isinstance(dim, int) else primitives.dim_size(dim, (x.value, axis))
-    if entry.kind != Kind.SLICE:
-        return 0, 1, size, dim
+    if entry.kind == Kind.INT:
+        index = entry.value
+        if isinstance(index, Tensor):
+            shown = "the index"
+        else:
+            index, shown = primitives.constant(np.intp(index)), f"index {index}"
+        if isinstance(size, int):
+            message = _runtime_message(axis, size)
+        else:
+            message = at_user_line(f"IndexError: {shown} is out of bounds for axis {axis}")
+        return primitives.to_index(index, size, message), 1, 1, 1
     first, stop, stride = (
         _slice_item(v) for v in (entry.value.start, entry.value.stop, entry.value.step)
     )
@@ -209,6 +242,7 @@ def _slice_item(value: Any) -> int | None:
 
 
 def _as_run_time_int(entry: Entry) -> Entry:
+    """A 0-d index tensor picks one element, like an int (NumPy's rule too)."""
     if entry.kind == Kind.ARRAY and isinstance(entry.value, Tensor) and entry.value.ndim == 0:
         return Entry(Kind.INT, entry.value)
     return entry
@@ -220,41 +254,40 @@ def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
     return entry.kind == Kind.INT and (isinstance(entry.value, Tensor) or not isinstance(dim, int))
 
 
-def _take_run_time_ints(x: Tensor, entries: Sequence[Entry]) -> Tensor:
-    """Integer indices into dims unknown at trace time, as gathers of a 0-d index: the
-    kernel wraps a negative index and checks the bounds where the indexing runs."""
-    consuming = [e for e in entries if e.consumes_dim]
-    for axis in reversed(range(len(consuming))):
-        entry = consuming[axis]
-        if _picked_at_run_time(entry, x.dims[axis]):
-            if isinstance(entry.value, Tensor):
-                index, shown = entry.value, "the index"
-            else:
-                index, shown = primitives.constant(np.intp(entry.value)), f"index {entry.value}"
-            message = at_user_line(f"IndexError: {shown} is out of bounds for axis {axis}")
-            x = primitives.gather(x, index, axis, message)
-    return x
-
-
 def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
-    consuming = [e for e in entries if e.consumes_dim]
-    taken = {a for a, e in enumerate(consuming) if _picked_at_run_time(e, x.dims[a])}
-    windowed = _take_run_time_ints(_apply_windows(x, entries), entries)
+    """A basic key: a window, then a reshape dropping the int dims and adding new axes.
+    The result is a view of `x` (frontend/mutation.py) unless it is one element picked by
+    ints only, which NumPy returns as a scalar (a copy)."""
+    window, error = _window_of(x, entries)
+    if error is not None:
+        return _select(primitives.poison(error, window.dims, x.dtype), entries)
+    result = _select(_take_window(x, window), entries)
+    if all(e.kind == Kind.INT for e in entries):
+        return result
+
+    def forward(parent: Tensor) -> Tensor:
+        return _select(_take_window(parent, window), entries)
+
+    def backward(parent: Tensor, new: Tensor) -> Tensor:
+        return primitives.insert_slice(parent, _unselect(new, window, entries), window)
+
+    return make_view(x, result, forward, backward)
+
+
+def _select(windowed: Tensor, entries: Sequence[Entry]) -> Tensor:
+    """The window with its int dims dropped and the new axes (`None`, bool scalars) added."""
     sizes = iter(windowed.dims)
     shape: list[Dim] = []
     empty_axes: list[int] = []
-    consumed = 0
     for entry in entries:
         if entry.kind == Kind.INT:
-            if consumed not in taken:
-                next(sizes)
+            next(sizes)
         elif entry.kind in (Kind.NEW, Kind.BOOL):
             if entry.kind == Kind.BOOL and not entry.value:  # x[False]: a new empty dim
                 empty_axes.append(len(shape))
             shape.append(1)
         else:
             shape.append(next(sizes))
-        consumed += entry.consumes_dim
     result = primitives.reshape(windowed, shape)
     if not empty_axes:
         return result
@@ -265,6 +298,13 @@ def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
             at_user_line("x[False] on a tensor with dims unknown at trace time is not supported")
         )
     return primitives.strided_slice(result, [0] * len(shape), [1] * len(shape), counts)
+
+
+def _unselect(new: Tensor, window: Window, entries: Sequence[Entry]) -> Tensor:
+    """A new value of `_select`'s result as a value of the window (the inverse reshape)."""
+    if any(e.kind == Kind.BOOL and not e.value for e in entries):
+        return primitives.constant(np.zeros(0, new.dtype)).reshape(window.dims)  # nothing
+    return primitives.reshape(new, window.dims)
 
 
 # --- advanced indexing ----------------------------------------------------------------
@@ -322,7 +362,9 @@ def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
             at_user_line("bool scalar indices combined with index arrays are not supported")
         )
     # with an index array present, ints are 0-d index arrays (NumPy's rule)
-    entries = [Entry(Kind.ARRAY, np.asarray(e.value)) if e.kind == Kind.INT else e for e in entries]
+    entries = [
+        Entry(Kind.ARRAY, _index_array(e.value)) if e.kind == Kind.INT else e for e in entries
+    ]
     windowed = _apply_windows(x, entries)
     consuming = [e for e in entries if e.consumes_dim]
     axes = [d for d, e in enumerate(consuming) if e.kind in (Kind.INT, Kind.ARRAY)]
@@ -354,6 +396,10 @@ def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
 
 
+def _index_array(value: int | Tensor) -> np.ndarray | Tensor:
+    return value if isinstance(value, Tensor) else np.asarray(value)
+
+
 def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> list[int]:
     """NumPy's result shape: the broadcast index shape at the first indexed entry's place
     (adjacent indices) or in front, between the sizes of the other entries."""
@@ -373,9 +419,7 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
-    entries = read_key(key, x.ndim)
-    if None in x.shape:  # a 0-d index tensor picks one element, like an int
-        entries = [_as_run_time_int(e) for e in entries]
+    entries = [_as_run_time_int(e) for e in read_key(key, x.ndim)]
     if any(e.kind == Kind.ARRAY for e in entries):
         if None in x.shape:
             return _one_index_array(x, entries)

@@ -64,13 +64,19 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     impl = UFUNCS.get(ufunc)
     if impl is None:
         raise unsupported(ufunc)
+    out = kwargs.get("out")
     for key in kwargs:
-        if key != "dtype" or kwargs[key] is not None:
+        if key not in ("dtype", "out") or (key == "dtype" and kwargs[key] is not None):
             raise unsupported(ufunc, f"(..., {key}=...)")
     try:
-        return impl(*inputs)
+        result = impl(*inputs)
     except UnsupportedDtypeError as error:
         raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
+    if out is None:
+        return result
+    from tracejit.frontend.mutation import write_out
+
+    return write_out(out, result, ufunc)
 
 
 def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
+from tracejit.frontend.mutation import permuted, reshaped
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -133,13 +134,15 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
 @implements(np.reshape)
 def reshape(a: Any, /, shape: Any = None, order: str = "C", *, copy: Any = None) -> Tensor:
     _only_c_order(np.reshape, order)
-    return reshape_tensor(tensor_of(a), shape)
+    x = tensor_of(a)
+    return reshaped(x, reshape_tensor(x, shape))
 
 
 @implements(np.ravel)
 def ravel(a: Any, order: str = "C") -> Tensor:
     _only_c_order(np.ravel, order)
-    return reshape_tensor(tensor_of(a), -1)
+    x = tensor_of(a)
+    return reshaped(x, reshape_tensor(x, -1))
 
 
 @implements(np.expand_dims)
@@ -148,7 +151,7 @@ def expand_dims(a: Any, axis: Any) -> Tensor:
     axes = normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, Sequence) else 1))
     sizes = iter(x.dims)
     shape = [1 if d in axes else next(sizes) for d in range(x.ndim + len(axes))]
-    return primitives.reshape(x, shape)
+    return reshaped(x, primitives.reshape(x, shape))
 
 
 @implements(np.squeeze)
@@ -169,7 +172,7 @@ def squeeze(a: Any, axis: Any = None) -> Tensor:
         raise ValueError(
             at_user_line("cannot select an axis to squeeze out which has size not equal to one")
         )
-    return primitives.reshape(x, [s for d, s in enumerate(x.dims) if d not in axes])
+    return reshaped(x, primitives.reshape(x, [s for d, s in enumerate(x.dims) if d not in axes]))
 
 
 # --- axis permutations ------------------------------------------------------------------
@@ -177,11 +180,16 @@ def squeeze(a: Any, axis: Any = None) -> Tensor:
 def transpose(a: Any, axes: Any = None) -> Tensor:
     x = tensor_of(a)
     if axes is None:
-        return primitives.transpose(x, range(x.ndim - 1, -1, -1))
+        return _permuted(x, list(range(x.ndim - 1, -1, -1)))
     axes = as_shape(axes)
     if len(axes) != x.ndim:
         raise ValueError(at_user_line("axes don't match array"))
-    return primitives.transpose(x, normalize_axes(axes, x.ndim))
+    return _permuted(x, list(normalize_axes(axes, x.ndim)))
+
+
+def _permuted(x: Tensor, permutation: list[int]) -> Tensor:
+    """`x` with its axes permuted: a view, as in NumPy."""
+    return permuted(x, primitives.transpose(x, permutation), permutation)
 
 
 @implements(np.swapaxes)
@@ -190,7 +198,7 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     permutation = list(range(x.ndim))
     permutation[i], permutation[j] = j, i
-    return primitives.transpose(x, permutation)
+    return _permuted(x, permutation)
 
 
 @implements(np.moveaxis)
@@ -206,7 +214,7 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Tensor:
     order = [d for d in range(x.ndim) if d not in sources]
     for dest, src in sorted(zip(destinations, sources, strict=True)):
         order.insert(dest, src)
-    return primitives.transpose(x, order)
+    return _permuted(x, order)
 
 
 # --- joining ----------------------------------------------------------------------------

@@ -15,7 +15,7 @@ Produces destination-passing functions on memrefs, the calling convention of
 
 The buffer form of each op family lives in a module of this package named after the
 family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flow.py`,
-`state.py`, `tensor_array.py`); the machinery they share is `builder.py`.
+`state.py`, `tensor_array.py`, `updates.py`); the machinery they share is `builder.py`.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize.state import STATE_HANDLERS
 from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
 from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS, lower_while_any
+from tracejit.passes.bufferize.updates import UPDATE_HANDLERS
 
 
 def _one_table(*families: Mapping[type[Operation], Handler]) -> dict[type[Operation], Handler]:
@@ -58,6 +59,7 @@ HANDLERS = _one_table(
     SHAPE_HANDLERS,
     FUSED_HANDLERS,
     TENSOR_ARRAY_HANDLERS,
+    UPDATE_HANDLERS,
     {
         # scf.while has two buffer forms. control_flow.lower_while keeps each loop value
         # in one state buffer of fixed size; a value whose size can change from one

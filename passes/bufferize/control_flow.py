@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
+from tracejit.passes.bufferize.in_place import owned_and_dead
 
 
 def lower_extract(bufferizer: FunctionBufferizer, op: tensor.ExtractOp) -> None:
@@ -71,7 +72,7 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
 
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
-    state = [bufferizer.destination(r) for r in op.res]
+    state = _state_buffers(bufferizer, op)
     _copy_all(bufferizer, [bufferizer.values[v] for v in op.arguments], state)
     new = scf.WhileOp([], [], Region(Block()), Region(Block()))
     new.location = op.location
@@ -99,6 +100,23 @@ def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
         bufferizer.values[result] = buffer
 
 
+def _state_buffers(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> list[SSAValue]:
+    """One buffer per loop value. An initial value whose buffer nothing reads after the
+    loop (a dead temporary, or the state of an enclosing loop: a loop nest updating one
+    array) becomes the state itself, so entering the loop copies nothing."""
+    state: list[SSAValue] = []
+    for init, result in zip(op.arguments, op.res, strict=True):
+        buffer = bufferizer.values[init]
+        reuse = (
+            result not in bufferizer.returned
+            and buffer not in state
+            and buffer.type == memref_type(result.type)
+            and owned_and_dead(bufferizer, init, op)
+        )
+        state.append(buffer if reuse else bufferizer.destination(result))
+    return state
+
+
 def _copy_all(
     bufferizer: FunctionBufferizer, sources: Sequence[SSAValue], targets: Sequence[SSAValue]
 ) -> None:
@@ -107,9 +125,7 @@ def _copy_all(
     saved = []
     for source, target in zip(sources, targets, strict=True):
         if source is not target and source in targets:
-            temporary = bufferizer.builder.insert(
-                memref.AllocOp([], [], source.type)
-            ).memref
+            temporary = bufferizer.builder.insert(memref.AllocOp([], [], source.type)).memref
             bufferizer.allocations.append(temporary)
             bufferizer.copy_into(source, temporary)
             source = temporary

@@ -333,7 +333,7 @@ def lower_pad(bufferizer: FunctionBufferizer, op: PadOp) -> None:
 
 
 # --- gather ------------------------------------------------------------------------------
-def _checked_index(
+def checked_index(
     b: Builder,
     raw: SSAValue,
     unsigned: bool,
@@ -382,13 +382,13 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     if index_rank == 0:  # one index (`x[-1]`): checked once, even when no element is read
         raw = bufferizer.builder.insert(memref.LoadOp.get(indices, [])).res
         b = bufferizer.builder
-        hoisted = _checked_index(b, raw, unsigned, size, message, op.location)
+        hoisted = checked_index(b, raw, unsigned, size, message, op.location)
 
     def body(b: Builder, ins, outs):
         position = (
             hoisted
             if hoisted is not None
-            else _checked_index(b, ins[0], unsigned, size, message, op.location)
+            else checked_index(b, ins[0], unsigned, size, message, op.location)
         )
         before = [_loop_index(b, d) for d in range(axis)]
         after_dims = range(axis + index_rank, axis + index_rank + len(source) - axis - 1)

@@ -23,7 +23,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -36,11 +36,17 @@ from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeR
 from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
     Handler,
-    dead_after,
     memref_type,
     owned_buffer,
 )
 from tracejit.passes.bufferize.control_flow import _copy_all, lower_while
+from tracejit.passes.bufferize.in_place import (
+    consumable,
+    innermost_while,
+    load_index,
+    loop_nest,
+    static_bounds,
+)
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import dim_size, index_constant
 
@@ -48,34 +54,9 @@ Body = Callable[[Builder, list[SSAValue]], None]
 
 
 # --- small builders ----------------------------------------------------------------------
-def _load_index(bufferizer: FunctionBufferizer, value: SSAValue) -> SSAValue:
-    """The 0-d integer tensor `value` as an `index`."""
-    loaded = bufferizer.builder.insert(memref.LoadOp.get(bufferizer.values[value], [])).res
-    return bufferizer.builder.insert(arith.IndexCastOp(loaded, IndexType())).result
-
-
-def _loop_nest(builder: Builder, bounds: Sequence[tuple[SSAValue, SSAValue]], body: Body) -> None:
-    """`for i0 in [lo0, hi0): for i1 ...: body(indices)` as a `scf.for` nest."""
-    if not bounds:
-        body(builder, [])
-        return
-    block = Block(arg_types=[IndexType()])
-    inner = Builder(InsertPoint.at_end(block))
-    _loop_nest(inner, bounds[1:], lambda b, rest: body(b, [block.args[0], *rest]))
-    inner.insert(scf.YieldOp())
-    one = index_constant(builder, 1)
-    builder.insert(scf.ForOp(bounds[0][0], bounds[0][1], one, [], block))
-
-
-def _bounds(builder: Builder, shape: Sequence[int]) -> list[tuple[SSAValue, SSAValue]]:
-    """Loop bounds [0, size) for each size of a static `shape`."""
-    zero = index_constant(builder, 0)
-    return [(zero, index_constant(builder, d)) for d in shape]
-
-
 def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
     """Bounds of the element dims of one row of `buffer` (all static)."""
-    return _bounds(builder, buffer.type.get_shape()[1:])  # type: ignore[attr-defined]
+    return static_bounds(builder, buffer.type.get_shape()[1:])  # type: ignore[attr-defined]
 
 
 def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> None:
@@ -86,7 +67,7 @@ def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> Non
         value = b.insert(memref.LoadOp.get(source, idx)).res
         b.insert(memref.StoreOp.get(value, target, idx))
 
-    _loop_nest(bufferizer.builder, bounds, body)
+    loop_nest(bufferizer.builder, bounds, body)
 
 
 def _zero_rows(bufferizer, target, low, high, element) -> None:
@@ -95,7 +76,7 @@ def _zero_rows(bufferizer, target, low, high, element) -> None:
     def body(b: Builder, idx: list[SSAValue]) -> None:
         b.insert(memref.StoreOp.get(scalar.constant(b, 0, element), target, idx))
 
-    _loop_nest(bufferizer.builder, bounds, body)
+    loop_nest(bufferizer.builder, bounds, body)
 
 
 def _alloc_rows(builder: Builder, like: MemRefType, rows: SSAValue) -> SSAValue:
@@ -104,65 +85,16 @@ def _alloc_rows(builder: Builder, like: MemRefType, rows: SSAValue) -> SSAValue:
     return builder.insert(memref.AllocOp([rows], [], mtype)).memref
 
 
-# --- ownership and liveness --------------------------------------------------------------
-def _innermost_while(op: Operation) -> scf.WhileOp | None:
-    parent = op.parent_op()
-    while parent is not None and not isinstance(parent, scf.WhileOp):
-        parent = parent.parent_op()
-    return parent
-
-
-def _loop_state(
-    op: Operation, bufferizer: FunctionBufferizer
-) -> tuple[set[SSAValue], set[SSAValue]]:
-    """Buffers of the innermost loop's state around `op` (when `op` is in its body), and
-    the loop's own values holding them (read again only by the next iteration or after
-    the loop, both of which see the yielded value)."""
-    loop = _innermost_while(op)
-    if loop is None or not loop.after_region.is_ancestor(op):
-        return set(), set()
-    state = bufferizer.state
-    buffers: set[SSAValue] = set()
-    exempt: set[SSAValue] = set()
-    for before, res, after in zip(
-        loop.before_region.block.args, loop.res, loop.after_region.block.args, strict=True
-    ):
-        buffer = bufferizer.values.get(after)
-        if buffer is not None:
-            buffers.add(state.latest(buffer))
-            buffers.add(buffer)
-            exempt.update((before, res))
-    return buffers, exempt
-
-
-def _consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
-    """May `op` overwrite (or free) the buffer of `value` instead of copying it?"""
-    if op.results[0] in bufferizer.returned:
-        return False  # the result goes to the caller's output buffer
-    buffer = bufferizer.values[value]
-    if buffer in bufferizer.allocations or _local_stack_buffer(bufferizer, buffer):
-        return dead_after(bufferizer, buffer, op, set())
-    buffers, exempt = _loop_state(op, bufferizer)
-    return buffer in buffers and dead_after(bufferizer, buffer, op, exempt)
-
-
-def _local_stack_buffer(bufferizer: FunctionBufferizer, buffer: SSAValue) -> bool:
-    """A small static temporary on the stack, allocated in the region being built."""
-    owner = buffer.owner
-    block = bufferizer.builder.insertion_point.block
-    return isinstance(owner, memref.AllocaOp) and owner.parent_block() is block
-
-
 # --- handlers ------------------------------------------------------------------------------
 def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
     source = bufferizer.values[op.array]
-    if _consumable(bufferizer, op.array, op):
+    if consumable(bufferizer, op.array, op):
         target = source
     else:
         sizes = bufferizer.sizes_like(op.result, source)
         target = bufferizer.destination(op.result, sizes)
         bufferizer.copy_into(source, target)
-    index = _load_index(bufferizer, op.index)
+    index = load_index(bufferizer, op.index)
     row = bufferizer.values[op.row]
 
     def body(b: Builder, idx: list[SSAValue]) -> None:
@@ -170,27 +102,27 @@ def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, [index, *idx]))
 
     builder = bufferizer.builder
-    _loop_nest(builder, _bounds(builder, row.type.get_shape()), body)  # type: ignore[attr-defined]
+    loop_nest(builder, static_bounds(builder, row.type.get_shape()), body)  # type: ignore[attr-defined]
     bufferizer.values[op.result] = target
 
 
 def lower_get_row(bufferizer: FunctionBufferizer, op: GetRowOp) -> None:
     source = bufferizer.values[op.array]
     target = bufferizer.destination(op.result)
-    index = _load_index(bufferizer, op.index)
+    index = load_index(bufferizer, op.index)
 
     def body(b: Builder, idx: list[SSAValue]) -> None:
         value = b.insert(memref.LoadOp.get(source, [index, *idx])).res
         b.insert(memref.StoreOp.get(value, target, idx))
 
     builder = bufferizer.builder
-    _loop_nest(builder, _bounds(builder, target.type.get_shape()), body)  # type: ignore[attr-defined]
+    loop_nest(builder, static_bounds(builder, target.type.get_shape()), body)  # type: ignore[attr-defined]
     bufferizer.values[op.result] = target
 
 
 def lower_take_rows(bufferizer: FunctionBufferizer, op: TakeRowsOp) -> None:
     source = bufferizer.values[op.array]
-    count = _load_index(bufferizer, op.count)
+    count = load_index(bufferizer, op.count)
     target = bufferizer.destination(op.result, [count])
     _copy_rows(bufferizer, source, target, index_constant(bufferizer.builder, 0), count)
     bufferizer.values[op.result] = target
@@ -200,7 +132,7 @@ def lower_grow(bufferizer: FunctionBufferizer, op: GrowOp) -> None:
     """Reallocate to max(2 * rows, needed) rows when needed > rows (see module doc)."""
     builder = bufferizer.builder
     source = bufferizer.values[op.array]
-    needed = _load_index(bufferizer, op.needed)
+    needed = load_index(bufferizer, op.needed)
     rows = dim_size(builder, source, 0)
     doubled = builder.insert(arith.MuliOp(rows, index_constant(builder, 2))).result
     bigger = builder.insert(arith.MaxUIOp(doubled, needed)).result
@@ -236,11 +168,11 @@ def _consumes_in_grow(bufferizer: FunctionBufferizer, op: GrowOp, source: SSAVal
     """Free the old buffer on growth: a dead heap temporary of this region, or the
     loop-carried buffer of the loop whose body holds `op` directly (so the replacement
     dominates the loop's yield)."""
-    if not _consumable(bufferizer, op.array, op):
+    if not consumable(bufferizer, op.array, op):
         return False
     if source in bufferizer.allocations:
         return True
-    loop = _innermost_while(op)
+    loop = innermost_while(op)
     state = bufferizer.state
     carried = {state.latest(b) for b in state.carried}
     return loop is not None and op.parent_block() is loop.after_region.block and source in carried

@@ -93,24 +93,16 @@ def test_recursion_that_needs_a_staged_call_is_refused_at_the_users_line():
 
 
 # --- refusals naming the line and the way out --------------------------------------------------
-def item_assignment(x):
-    x[0] = 1.0
-    return x
-
-
-def fill(x):
-    x.fill(0.0)
-    return x
-
-
 def tolist(x):
     return x.tolist()
 
 
-def store_into_zeros(x):
-    d = np.zeros(3)
-    d[1] = x[0]
-    return d
+TABLE = np.zeros(3)
+
+
+def store_into_global(x):
+    TABLE[1] = x[0]
+    return x
 
 
 def unknown_ndarray_method(x):
@@ -132,10 +124,8 @@ def bool_in_builtin(x):
 @pytest.mark.parametrize(
     "function, text, line, advice",
     [
-        (item_assignment, "not supported yet", "x[0] = 1.0", "np.where"),
-        (fill, "in place", "x.fill", "np.full_like"),
         (tolist, "run time", "x.tolist", "keep it an array"),
-        (store_into_zeros, "NumPy array", "d[1] = x[0]", "np.stack"),
+        (store_into_global, "constant of the trace", "TABLE[1] = x[0]", "np.zeros(shape)"),
         (unknown_ndarray_method, "ndarray.searchsorted", "x.searchsorted", "np.searchsorted"),
         (bool_in_builtin, "does not convert this use", "sorted(", "np.where"),
     ],

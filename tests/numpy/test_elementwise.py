@@ -443,7 +443,7 @@ ERRORS = [
     (lambda b: +b, np.bool_, TypeError, "positive"),
     (lambda f: f & f, np.float32, TypeError, "bitwise_and"),
     (lambda f: f << 1, np.float64, TypeError, "left_shift"),
-    (lambda f: np.sin(f, out=f), np.float32, TypeError, "out="),
+    (lambda f: np.sin(f, where=f > 0), np.float32, TypeError, "where="),
     (lambda f: np.add.reduce(f), np.float32, TypeError, "np.add.reduce"),
     (lambda f: np.where(f), np.float32, TypeError, "np.where with one argument"),
     (lambda f: f.astype(np.complex64), np.float32, TypeError, "complex64 is not supported"),

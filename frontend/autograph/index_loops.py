@@ -1,0 +1,113 @@
+"""Index loops: when a Python `for` over `range(n)` becomes a compiled loop.
+
+TensorFlow's AutoGraph unrolls every loop over a Python iterable: the program gets one copy
+of the body per iteration. That is right for a few iterations over Python values, and
+hopeless for the index loops NumPy and numba users write:
+
+    for i in range(x.shape[0]):
+        for j in range(x.shape[0]):
+            d[i, j] = np.sqrt(np.sum((x[i] - x[j]) ** 2))
+
+The rule here: a `for` over a `range`, a 1-d NumPy array, or `enumerate(tensor)` is staged
+(compiled as `tj.while`, like `tj.range`) when it has more iterations than
+`tj.config.loop_unroll_limit()` (32 by default) and its body uses a traced value (reads a
+name holding a tensor, or changes one). Otherwise it is unrolled. `tj.range` always
+stages; `for i in list(range(n))` always unrolls; `tj.config.set_loop_unroll_limit(None)`
+turns the rule off.
+
+What staging means for the body: it is traced once, with the loop counter a tensor (weakly
+typed, as the Python int it stands for), so Python side effects in it (`print`, appending
+to a list) happen once, while tracing. A body that cannot be traced that way (it indexes a
+Python list with the counter, or slices with it, say) is unrolled instead, with a
+`LoopUnrolledWarning` saying why, since unrolling is slow for long loops.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import config
+from tracejit.frontend.source_location import user_location
+from tracejit.frontend.structure import flatten
+from tracejit.frontend.tensor import Tensor
+
+
+class LoopUnrolledWarning(UserWarning):
+    """A long Python loop over traced values was unrolled, not compiled as a loop."""
+
+
+class Enumerated:
+    """`enumerate(tensor, start)` in converted code: a staged loop over the rows, with the
+    index (a plain `enumerate` would unroll it)."""
+
+    def __init__(self, tensor: Tensor, start: int = 0):
+        self.tensor, self.start = tensor, start
+
+    def __iter__(self):
+        return enumerate(self.tensor, self.start)
+
+
+def enumerate_(iterable: Any, start: int = 0) -> Any:
+    if isinstance(iterable, Tensor) and iterable.ndim > 0 and iterable.shape[0] is not None:
+        return Enumerated(iterable, start)
+    return enumerate(iterable, start)
+
+
+def _trip_count(iterable: Any) -> int | None:
+    if isinstance(iterable, range):
+        return len(iterable)
+    if isinstance(iterable, np.ndarray) and iterable.ndim == 1 and iterable.dtype.kind in "biuf":
+        return len(iterable)
+    return None
+
+
+def _traced(value: Any) -> bool:
+    try:
+        leaves = flatten(value)[0]
+    except Exception:  # not a structure flatten knows: a plain Python object
+        return False
+    return any(isinstance(leaf, Tensor) for leaf in leaves)
+
+
+def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameType) -> bool:
+    """Stage this loop (see the module docstring)?"""
+    limit = config.loop_unroll_limit()
+    count = _trip_count(iterable)
+    if limit is None or count is None or count <= limit:
+        return False
+    names = frame.f_locals
+    used = [names.get(n, frame.f_globals.get(n)) for n in reads]
+    return any(_traced(v) for v in used) or any(_traced(v) for v in loop.get_state())
+
+
+def stage_or_unroll(
+    iterable: Any, stage: Callable[[], None], unroll: Callable[[], None], loop: Any
+) -> None:
+    """Stage the loop; if its body cannot be staged, unroll it (with a warning)."""
+    from tracejit.frontend.control_flow import _TraceMark
+    from tracejit.frontend.tracing import current_trace
+
+    state = loop.get_state()
+    mark = _TraceMark(current_trace())
+    where = str(user_location())
+    try:
+        stage()
+    except (TypeError, ValueError, IndexError, NotImplementedError) as error:
+        loop.set_state(state)
+        mark.rewind([], [])
+        reason = str(error).split("\n")[0]
+        warnings.warn(
+            f"the loop at {where} ({_trip_count(iterable)} iterations) was unrolled, not "
+            f"compiled as a loop, because its body cannot be traced once for every "
+            f"iteration: {reason}. Unrolling traces one copy of the body per iteration; "
+            "rewrite the body so that it works with a tensor index (or use tj.range to get "
+            "this error), or iterate a list to unroll on purpose",
+            LoopUnrolledWarning,
+            stacklevel=4,
+        )
+        unroll()
