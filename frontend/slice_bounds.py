@@ -13,18 +13,27 @@ is known only at run time, the same rules are staged as `index` arithmetic on th
           = ceil(max(start - stop, 0) / -c)   (c < 0)
 
 A start only matters when the count is positive, so `x[1:]` keeps the static start 1
-(when n < 1 nothing is read).
+(when n < 1 nothing is read). A bound may also be a run-time `index` (a slice bound that is
+a tensor, `x[i - 1 : i + 2]` in an index loop): then both rules are staged, and `select`
+picks the one its sign calls for.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, tensor
 from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
 from tracejit.frontend.tracing import emit
+
+
+def index_of(value: Any) -> SSAValue:
+    """A 0-d integer tensor (a slice bound) as an `index` value, as it is (not wrapped)."""
+    extracted = emit(tensor.ExtractOp(value.value, [], value.value.type.get_element_type()))
+    return emit(arith.IndexCastOp(extracted.result, IndexType())).result
 
 
 def index_constant(value: int) -> SSAValue:
@@ -43,9 +52,16 @@ def _plus(x: SSAValue, offset: int) -> SSAValue:
     return x if offset == 0 else emit(arith.AddiOp(x, index_constant(offset))).result
 
 
-def _bound(n: SSAValue, value: int | None, default: Callable[[], SSAValue], step: int) -> SSAValue:
+def _bound(
+    n: SSAValue, value: int | SSAValue | None, default: Callable[[], SSAValue], step: int
+) -> SSAValue:
     if value is None:
         return default()
+    if isinstance(value, SSAValue):  # a run-time bound (`x[i - 1 : i + 2]`): both rules
+        negative = emit(arith.CmpiOp(value, index_constant(0), "slt")).result
+        below = _max(emit(arith.AddiOp(n, value)).result, index_constant(0 if step > 0 else -1))
+        above = _min(value, n if step > 0 else _plus(n, -1))
+        return emit(arith.SelectOp(negative, below, above)).result
     if value < 0:
         return _max(_plus(n, value), index_constant(0 if step > 0 else -1))
     high = n if step > 0 else _plus(n, -1)
@@ -53,7 +69,7 @@ def _bound(n: SSAValue, value: int | None, default: Callable[[], SSAValue], step
 
 
 def slice_window(
-    n: SSAValue, start: int | None, stop: int | None, step: int
+    n: SSAValue, start: int | SSAValue | None, stop: int | SSAValue | None, step: int
 ) -> tuple[int | SSAValue, SSAValue]:
     """(start, count) of `range(n)[start:stop:step]`; the start is an int when it does not
     depend on n wherever the count is positive."""
@@ -71,6 +87,6 @@ def slice_window(
     if stride != 1:
         rounded_up = _plus(extent, stride - 1)
         count = emit(arith.DivUIOp(rounded_up, index_constant(stride))).result
-    if step > 0 and (start is None or start >= 0):
+    if step > 0 and (start is None or isinstance(start, int) and start >= 0):
         return (start or 0), count
     return first, count

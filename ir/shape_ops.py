@@ -315,7 +315,7 @@ class SliceOp(IRDLOperation, HasFolderInterface):
     %s = tj.slice %x, start = [0, 4], step = [2, -1] : tensor<4x5xf32> to tensor<2x5xf32>
 
     On a dim unknown at trace time the start and the count may be run-time `index`
-    values (on a static dim, only the start, checked by `tj.to_index`: `x[i]`): a start
+    values (also on a static dim: `x[i]`, `x[i - 1 : i + 2]` in an index loop): a start
     of `?` (printed as the i64 minimum, MLIR's `kDynamic`) is taken from
     `starts`, and every `?` result dim from `sizes`, in order. The frontend computes them
     from the operand's `tj.dim` with NumPy's slice rules (frontend/slice_bounds.py):
@@ -378,10 +378,8 @@ class SliceOp(IRDLOperation, HasFolderInterface):
             if stride == 0:
                 raise VerifyException("tj.slice step must not be zero")
             if DYNAMIC_INDEX in (size, count, first):
-                # a count is dynamic only on a dim unknown at trace time; a run-time start
-                # (checked by tj.to_index) may pick the window of a static dim too
-                if size != DYNAMIC_INDEX and count == DYNAMIC_INDEX:
-                    raise VerifyException("tj.slice of a static dim must have a static count")
+                # run-time starts and counts come from the frontend's checked windows
+                # (tj.to_index, frontend/slice_bounds.py), also on static dims
                 continue
             last = first + (count - 1) * stride
             if count > 0 and not (0 <= first < size and 0 <= last < size):

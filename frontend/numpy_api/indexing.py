@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
-from tracejit.frontend.dims import FULL_SLICES, Dim, sliced
+from tracejit.frontend.dims import FULL_SLICES, UNKNOWN, Dim, sliced
 from tracejit.frontend.mutation import make_view
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
-from tracejit.frontend.slice_bounds import slice_window
+from tracejit.frontend.slice_bounds import index_constant, index_of, slice_window
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 
@@ -219,9 +219,19 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     first, stop, stride = (
         _slice_item(v) for v in (entry.value.start, entry.value.stop, entry.value.step)
     )
+    if isinstance(stride, Tensor):
+        raise NotImplementedError(
+            at_user_line("a slice step that is a tensor is not supported; use a Python int")
+        )
     stride = 1 if stride is None else stride
     if stride == 0:
         raise ValueError(at_user_line("slice step cannot be zero"))
+    if isinstance(first, Tensor) or isinstance(stop, Tensor):  # bounds known at run time
+        if isinstance(size, int):
+            size = index_constant(size)
+        bounds = [index_of(v) if isinstance(v, Tensor) else v for v in (first, stop)]
+        start, count = slice_window(size, bounds[0], bounds[1], stride)
+        return start, stride, count, UNKNOWN
     if (first, stop, stride) in FULL_SLICES:
         return 0, 1, size, dim
     kept = sliced(dim, first, stop, stride)
@@ -230,9 +240,11 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     return start, stride, count, kept
 
 
-def _slice_item(value: Any) -> int | None:
+def _slice_item(value: Any) -> int | Tensor | None:
     if value is None:
         return None
+    if isinstance(value, Tensor) and value.ndim == 0 and value.dtype.kind in "iu":
+        return value  # a bound known at run time
     try:
         return operator.index(value)
     except TypeError:
@@ -251,6 +263,9 @@ def _as_run_time_int(entry: Entry) -> Entry:
 def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
     """An integer index the kernel applies: a 0-d index tensor, or any int on a dim
     unknown at trace time."""
+    if entry.kind == Kind.SLICE:  # a slice bound that is a tensor
+        bounds = (entry.value.start, entry.value.stop, entry.value.step)
+        return any(isinstance(b, Tensor) for b in bounds)
     return entry.kind == Kind.INT and (isinstance(entry.value, Tensor) or not isinstance(dim, int))
 
 

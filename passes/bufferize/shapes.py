@@ -414,6 +414,9 @@ def copy_index_arith(bufferizer: FunctionBufferizer, op: Operation) -> None:
 
 INDEX_ARITH = (
     arith.ConstantOp,
+    arith.IndexCastOp,
+    arith.CmpiOp,
+    arith.SelectOp,
     arith.AddiOp,
     arith.SubiOp,
     arith.MuliOp,

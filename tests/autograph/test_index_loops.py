@@ -1,0 +1,152 @@
+"""Index loops: Python `for` loops over long ranges whose body uses tensors are compiled as
+loops (frontend/autograph/index_loops.py); short ones, and ones whose body cannot be traced
+once, are unrolled. Results always match eager NumPy."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+
+def loops_in(function, *args) -> int:
+    return str(function.get_concrete_function(*args).graph).count("tj.while")
+
+
+def check(function, *args):
+    eager = run_eagerly(function, *[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    assert_same(function(*args), eager)
+
+
+@tj.function
+def running_total(x):
+    total = 0.0
+    for i in range(x.shape[0]):
+        total += x[i] * i
+    return total
+
+
+@pytest.mark.parametrize("n", [0, 1, 32, 33, 500])
+def test_long_ranges_are_staged_short_ones_unrolled(n):
+    x = np.linspace(-1, 1, n).astype(np.float32)
+    check(running_total, x)
+    assert loops_in(running_total, x) == (1 if n > 32 else 0)
+
+
+def test_the_counter_is_a_weak_python_int():
+    x = np.ones(40, np.float32)
+    assert running_total.get_concrete_function(x).structured_outputs.dtype == np.float32
+
+
+def test_the_limit_is_configurable():
+    x = np.ones(40, np.float32)
+    try:
+        tj.config.set_loop_unroll_limit(None)
+
+        @tj.function
+        def total(x):
+            s = 0.0
+            for i in range(x.shape[0]):
+                s += x[i]
+            return s
+
+        assert loops_in(total, x) == 0
+        tj.config.set_loop_unroll_limit(100)
+        assert loops_in(tj.function(total.python_function), x) == 0
+        tj.config.set_loop_unroll_limit(10)
+        assert loops_in(tj.function(total.python_function), x) == 1
+    finally:
+        tj.config.set_loop_unroll_limit(tj.config.DEFAULT_LOOP_UNROLL_LIMIT)
+    with pytest.raises(ValueError, match=">= 0"):
+        tj.config.set_loop_unroll_limit(-1)
+
+
+def test_a_list_of_indices_always_unrolls():
+    @tj.function
+    def total(x):
+        s = 0.0
+        for i in list(range(x.shape[0])):
+            s += x[i]
+        return s
+
+    x = np.arange(50.0)
+    check(total, x)
+    assert loops_in(total, x) == 0
+
+
+def test_a_body_without_tensors_stays_python():
+    @tj.function
+    def shape_work(x):
+        sizes = []
+        for i in range(100):
+            sizes.append(i % 7)
+        return x * sum(sizes)
+
+    check(shape_work, np.ones(3))
+    assert loops_in(shape_work, np.ones(3)) == 0
+
+
+def test_a_body_that_cannot_be_staged_is_unrolled_with_a_warning():
+    @tj.function
+    def collect(x):
+        out = []
+        for i in range(40):
+            out.append(x[i % 3] * i)
+        return np.stack(out)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check(collect, np.arange(3.0))
+    messages = [str(w.message) for w in caught if w.category is tj.LoopUnrolledWarning]
+    assert messages and "40 iterations" in messages[0] and "'out'" in messages[0]
+
+
+def test_numpy_arange_and_enumerate_are_staged():
+    @tj.function
+    def weighted(x):
+        acc = np.zeros(x.shape[1])
+        for i, row in enumerate(x):
+            acc += row * i
+        for j in np.arange(x.shape[0]):
+            acc -= x[j]
+        return acc
+
+    x = np.arange(200.0).reshape(50, 4)
+    check(weighted, x)
+    assert loops_in(weighted, x) == 2
+
+
+def test_nested_index_loops_match_numpy():
+    @tj.function
+    def game_of_life_step(board):
+        n, m = board.shape
+        new = np.zeros_like(board)
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                alive = board[i - 1 : i + 2, j - 1 : j + 2].sum() - board[i, j]
+                if board[i, j] == 1 and (alive == 2 or alive == 3):
+                    new[i, j] = 1
+                elif board[i, j] == 0 and alive == 3:
+                    new[i, j] = 2 - board[i, j] - 1
+        return new
+
+    board = (np.random.default_rng(1).random((40, 40)) < 0.4).astype(np.int64)
+    check(game_of_life_step, board)
+
+
+def test_python_side_effects_in_a_staged_body_run_once():
+    calls = []
+
+    @tj.function
+    def noisy(x):
+        for i in range(40):
+            calls.append(i)
+            x = x + 1.0
+        return x
+
+    np.testing.assert_array_equal(noisy(np.zeros(2)), np.full(2, 40.0))
+    assert len(calls) == 1
