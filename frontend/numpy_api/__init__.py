@@ -4,6 +4,7 @@ Importing this package registers every implementation.
 """
 
 from tracejit.frontend.numpy_api import (  # noqa: F401
+    construction,
     creation,
     einsum,
     elementwise,
@@ -12,3 +13,5 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     reductions,
     shapes,
 )
+
+construction.register_with_autograph()
