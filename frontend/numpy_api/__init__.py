@@ -6,6 +6,7 @@ Importing this package registers every implementation.
 from tracejit.frontend.numpy_api import (  # noqa: F401
     construction,
     creation,
+    cumulative,
     einsum,
     elementwise,
     indexing,
