@@ -13,6 +13,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     linalg,
     reductions,
     shapes,
+    sorting,
 )
 
 construction.register_with_autograph()
