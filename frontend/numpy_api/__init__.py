@@ -12,6 +12,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     indexing,
     linalg,
     reductions,
+    roll,
     shapes,
     sorting,
 )
