@@ -130,7 +130,8 @@ def staged_array(
         raise unsupported(np.array, "(..., ndmax=...)")
     if copy is False and _no_copy_possible(object, dtype):
         raise ValueError(at_user_line("Unable to avoid copy while creating an array as requested."))
-    return _with_ndmin(array_of(object, dtype), ndmin)
+    result = _with_ndmin(array_of(object, dtype), ndmin)
+    return _new_array(result) if result is object and copy is not False else result
 
 
 def staged_asarray(
@@ -153,7 +154,14 @@ def staged_asarray(
 @implements(np.copy)
 def copy(a: Any, order: Any = "K", subok: bool = False) -> Tensor:
     """`np.copy(t)`: the same values (arrays are values in a trace)."""
-    return array_of(a)
+    result = array_of(a)
+    return _new_array(result) if result is a else result
+
+
+def _new_array(x: Tensor) -> Tensor:
+    """Another array object holding `x`'s values: a copy is never the array it copies
+    (`np.asarray(t)` is `t` itself, as in NumPy)."""
+    return Tensor(x.value, x.dims)
 
 
 def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., Any]:

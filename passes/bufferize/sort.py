@@ -186,15 +186,13 @@ def _merge(
 
 
 def _before(b: Builder, x: SSAValue, y: SSAValue, element: Attribute) -> SSAValue:
-    """`x` sorts strictly before `y` in NumPy's order: `x < y`, or for floats `y` is NaN
-    and `x` is not."""
-    less = scalar.emit_compare(b, "lt", x, y, element)
+    """`x` sorts strictly before `y` in NumPy's order: `x < y`; for floats, `x` is a
+    number and `y` is not `<=` it, i.e. `y > x` or `y` is NaN (`ugt`)."""
     if not is_float(element):
-        return less
-    y_nan = b.insert(arith.CmpfOp(y, y, "uno")).result
+        return scalar.emit_compare(b, "lt", x, y, element)
     x_number = b.insert(arith.CmpfOp(x, x, "ord")).result
-    nan_after = b.insert(arith.AndIOp(y_nan, x_number)).result
-    return b.insert(arith.OrIOp(less, nan_after)).result
+    y_above = b.insert(arith.CmpfOp(y, x, "ugt")).result
+    return b.insert(arith.AndIOp(x_number, y_above)).result
 
 
 SORT_HANDLERS: dict[type[Operation], Handler] = {SortOp: lower_sort}

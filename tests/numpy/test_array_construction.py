@@ -174,3 +174,11 @@ def test_unsupported_element_types_are_refused():
     g = tj.function(lambda x: np.array([x, 1], like=x))
     with pytest.raises(TypeError, match=r"np.array\(..., like=...\) is not supported"):
         g(np.float32(1))
+
+
+def test_copies_are_new_arrays_asarray_is_the_same():
+    @tj.function
+    def f(x):
+        return np.array(x) is x, np.copy(x) is x, np.asarray(x) is x, np.array(x, copy=False) is x
+
+    assert f(np.ones(2)) == run_eagerly(f, np.ones(2)) == (False, False, True, True)

@@ -147,3 +147,20 @@ def test_in_place_ndarray_sort_is_refused():
     f = tj.function(lambda x: x.sort())
     with pytest.raises(AttributeError, match=r"ndarray.sort is not supported.*np.sort\(t"):
         f(np.ones(3))
+
+
+def test_inside_staged_loops_and_branches():
+    """The scans, sorts and rolls bufferize inside scf regions (temporaries freed there)."""
+
+    @tj.function
+    def f(x, n):
+        acc = np.zeros_like(x)
+        for i in range(n):
+            acc = np.sort(acc + np.roll(x, i)) + np.cumsum(x)
+            if np.sum(acc) > 10:
+                acc = np.array([acc[0], acc[1], 1.0, acc[2]]).astype(x.dtype)
+        return acc, np.argsort(acc)
+
+    x = np.array([3.0, -1.0, 2.0, 0.5])
+    for n in (0, 1, 3):
+        assert_same(f(x, np.int64(n)), run_eagerly(f, x, np.int64(n)), rtol=0)

@@ -3,8 +3,9 @@
 // the last line); a line is copied in (with its positions 0..n-1 for "indices"), merged
 // in passes of doubling width (scf.while) that alternate between the two halves, and
 // copied out from the half the last pass wrote. The merge is branch-free: the right run's
-// element goes first only when it sorts strictly before the left one (stable), NaN after
-// every number; loads clamp an exhausted run's position into the run.
+// element goes first only when it sorts strictly before the left one (stable): for floats
+// when it is a number and the left one is greater or NaN (`ugt`), so NaN goes after every
+// number. Loads clamp an exhausted run's position into the run.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
@@ -45,11 +46,9 @@ builtin.module {
 // CHECK-NEXT:           %[[B:.*]] = memref.load %[[KEYS]]
 // CHECK-NEXT:           %[[LEFT_DONE:.*]] = arith.cmpi uge, %[[L]], %[[MID]] : index
 // CHECK-NEXT:           %[[RIGHT_OPEN:.*]] = arith.cmpi ult, %[[R]], %[[HI]] : index
-// CHECK-NEXT:           %[[LESS:.*]] = arith.cmpf olt, %[[B]], %[[A]] : f32
-// CHECK-NEXT:           %[[A_NAN:.*]] = arith.cmpf uno, %[[A]], %[[A]] : f32
 // CHECK-NEXT:           %[[B_NUM:.*]] = arith.cmpf ord, %[[B]], %[[B]] : f32
-// CHECK-NEXT:           %[[NAN_AFTER:.*]] = arith.andi %[[A_NAN]], %[[B_NUM]] : i1
-// CHECK-NEXT:           %[[BEFORE:.*]] = arith.ori %[[LESS]], %[[NAN_AFTER]] : i1
+// CHECK-NEXT:           %[[A_ABOVE:.*]] = arith.cmpf ugt, %[[A]], %[[B]] : f32
+// CHECK-NEXT:           %[[BEFORE:.*]] = arith.andi %[[B_NUM]], %[[A_ABOVE]] : i1
 // CHECK-NEXT:           %[[RIGHT:.*]] = arith.andi %[[RIGHT_OPEN]], %[[BEFORE]] : i1
 // CHECK-NEXT:           %[[TAKE:.*]] = arith.ori %[[LEFT_DONE]], %[[RIGHT]] : i1
 // CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[TO]], %[[OUT]] : index
