@@ -44,7 +44,7 @@ def contains_tensor(x: Any) -> bool:
 def array_dtype(x: Any) -> np.dtype:
     """The dtype `np.array(x)` gives `x`: a tensor's own, a constant part's as NumPy
     discovers it, promoted over every element."""
-    if isinstance(x, Tensor):
+    if isinstance(x, Tensor | np.ndarray):
         return x.dtype
     if isinstance(x, list | tuple) and contains_tensor(x):
         if not x:

@@ -83,11 +83,12 @@ def test_default_kind_gives_the_stable_order():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.uint16])
 def test_large_inputs(dtype):
-    """1e5 elements (17 merge passes) and a 2-D sort along a strided axis."""
+    """1e5 elements (17 merge passes), a 2-D sort along a strided axis, a strided input."""
     rng = np.random.default_rng(0)
     x = (rng.standard_normal(100_000) * 1000).astype(dtype)
     check(sorts, x, 0)
     check(sorts, x.reshape(200, 500), 0)
+    check(sorts, x.reshape(500, 200)[::2, ::-3], 1)  # a strided view as the input
 
 
 def test_lengths_around_powers_of_two():
