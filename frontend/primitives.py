@@ -299,3 +299,19 @@ def scatter(dest: Tensor, indices: Tensor, updates: Tensor, message: str) -> Ten
 
     op = ScatterOp(cast(updates, dest.dtype).value, dest.value, indices.value, message)
     return Tensor(emit(op).result, dims=dest.dims)
+
+
+# --- scans and sorts (ir/cumulative.py, ir/sort.py) ----------------------------------------
+def cumulative(kind: str, x: Tensor, axis: int) -> Tensor:
+    """Running `kind` (sum, prod) of `x` along the non-negative `axis`, in `x`'s dtype."""
+    from tracejit.ir.cumulative import CumulativeOp
+
+    return Tensor(emit(CumulativeOp(kind, x.value, axis)).result, dims=x.dims)
+
+
+def sort(x: Tensor, axis: int, kind: str) -> Tensor:
+    """`x` sorted along the non-negative `axis`: the values, or (kind "indices") their
+    int64 positions in stable order."""
+    from tracejit.ir.sort import SortOp
+
+    return Tensor(emit(SortOp(kind, x.value, axis)).result, dims=x.dims)

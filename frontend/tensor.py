@@ -367,6 +367,12 @@ class Tensor(ArrayOperators):
     def argmin(self, axis=None, out=None, *, keepdims=False):
         return np.argmin(self, axis, out, keepdims=keepdims)
 
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return np.cumprod(self, axis, dtype, out)
+
     def dot(self, other):
         return np.dot(self, other)
 

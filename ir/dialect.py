@@ -8,6 +8,7 @@ from xdsl.ir import Dialect
 
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.control_flow import CONTROL_FLOW_OPS
+from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.effects import AssertOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
@@ -16,6 +17,7 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.poison import PoisonOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
+from tracejit.ir.sort import SortOp
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
 from tracejit.ir.tensor_array import TENSOR_ARRAY_OPS
 from tracejit.ir.update import UPDATE_OPS
@@ -38,6 +40,8 @@ TJ = Dialect(
         *FUSED_OPS,
         *TENSOR_ARRAY_OPS,
         *UPDATE_OPS,
+        CumulativeOp,
+        SortOp,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],

@@ -105,9 +105,7 @@ class FusedOp(IRDLOperation, HasFolderInterface):
     traits = traits_def(Pure(), IsolatedFromAbove())
     assembly_format = "$inputs attr-dict `:` functional-type($inputs, $res) $body"
 
-    def __init__(
-        self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region
-    ):
+    def __init__(self, inputs: Sequence[SSAValue], result_types: Sequence[Attribute], body: Region):
         super().__init__(operands=[inputs], result_types=[result_types], regions=[body])
 
     @property

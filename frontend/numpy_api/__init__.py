@@ -4,11 +4,17 @@ Importing this package registers every implementation.
 """
 
 from tracejit.frontend.numpy_api import (  # noqa: F401
+    construction,
     creation,
+    cumulative,
     einsum,
     elementwise,
     indexing,
     linalg,
     reductions,
+    roll,
     shapes,
+    sorting,
 )
+
+construction.register_with_autograph()

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.promotion import (
     as_tensor,
     broadcast_all,
@@ -345,6 +346,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
 def _where_branch(value: Any, dtype: np.dtype) -> Tensor:
     if isinstance(value, Tensor):
         return primitives.cast(value, dtype)
+    if contains_tensor(value):  # a list holding tensors: np.asarray of it, then cast
+        return primitives.cast(array_of(value), dtype)
     # NumPy converts a Python scalar branch with a C cast (so 300 in an int8 where is 44).
     return primitives.constant(np.asarray(value).astype(dtype))
 

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.construction import array_dtype, array_of
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 
@@ -33,6 +34,8 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
         return type(x)
     if isinstance(x, np.ndarray | np.generic):
         return x.dtype
+    if isinstance(x, list | tuple):  # `np.asarray` of it: strong, as NumPy converts it
+        return array_dtype(x)
     raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
 
 
@@ -71,6 +74,8 @@ def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
         return primitives.cast(x, dtype)
     if isinstance(x, np.ndarray | np.generic):
         return primitives.constant(np.asarray(x).astype(dtype))
+    if isinstance(x, list | tuple):  # `np.asarray(x)`, then cast to the loop's dtype
+        return primitives.cast(array_of(x), dtype)
     try:
         return primitives.constant(np.asarray(x, dtype=dtype))
     except OverflowError as error:  # NEP 50: `int8_tensor + 300` raises, as in NumPy
@@ -124,7 +129,7 @@ def weak_result_type(*operands: Any) -> np.dtype:
         elif isinstance(x, _PYTHON_SCALARS) and not isinstance(x, np.generic):
             descriptors.append(x)  # the value itself: result_type treats it as weak
         else:
-            descriptors.append(np.asarray(x).dtype)
+            descriptors.append(array_dtype(x))
     try:
         return np.result_type(*descriptors)
     except TypeError as error:

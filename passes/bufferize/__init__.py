@@ -15,7 +15,8 @@ Produces destination-passing functions on memrefs, the calling convention of
 
 The buffer form of each op family lives in a module of this package named after the
 family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flow.py`,
-`state.py`, `tensor_array.py`, `updates.py`); the machinery they share is `builder.py`.
+`state.py`, `tensor_array.py`, `updates.py`, `cumulative.py`, `sort.py`); the machinery
+they share is `builder.py`.
 """
 
 from __future__ import annotations
@@ -31,9 +32,11 @@ from xdsl.passes import ModulePass
 
 from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer, Handler
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
+from tracejit.passes.bufferize.cumulative import CUMULATIVE_HANDLERS
 from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
+from tracejit.passes.bufferize.sort import SORT_HANDLERS
 from tracejit.passes.bufferize.state import STATE_HANDLERS
 from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
 from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS, lower_while_any
@@ -60,6 +63,8 @@ HANDLERS = _one_table(
     FUSED_HANDLERS,
     TENSOR_ARRAY_HANDLERS,
     UPDATE_HANDLERS,
+    CUMULATIVE_HANDLERS,
+    SORT_HANDLERS,
     {
         # scf.while has two buffer forms. control_flow.lower_while keeps each loop value
         # in one state buffer of fixed size; a value whose size can change from one

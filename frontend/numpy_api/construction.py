@@ -1,0 +1,195 @@
+"""Arrays built from traced values: `np.array`, `np.asarray`, `np.asanyarray`, `np.copy`,
+and (nested) lists and tuples mixing tensors and numbers wherever an array is expected.
+
+    np.array([t0, 1.0, t1])        # 0-d tensors and numbers -> a 1-D tensor
+    np.asarray([[t, t], [1, 2]])   # rows of equal shapes -> a 2-D tensor
+    np.add((1, 2), t), t + [1, 2]  # a sequence operand is `np.asarray` of it
+
+The dtype is the one NumPy's `np.array` discovers, which differs from a ufunc's: every
+element is strong, a Python int counts as int64 (uint64 beyond int64's range), a float as
+float64, a bool as bool, and the elements' dtypes are promoted. So
+`np.array([float32_tensor, 1.0])` is float64, as `np.array([np.float32(1), 1.0])` is. With
+`dtype=`, tensors are cast to it unsafely (like arrays), numbers are converted as NumPy
+converts them in a list (`300` into int8 raises OverflowError).
+
+`np.array` and `np.asarray` are not NumPy-dispatched functions: NumPy calls
+`Tensor.__array__`, which must fail. AutoGraph's call conversion (on by default) hands
+calls of them in converted code to `OVERRIDES` here (registered by
+`register_with_autograph`), which stage calls that involve tensors and leave every other
+call to NumPy. With `autograph=False`, `np.array(tensor)` fails with the tensor's
+"cannot be converted to a NumPy array" error: use `np.copy(t)` or `np.stack([...])`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.registry import _read_variables, implements, unsupported
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tracing import is_tracing
+from tracejit.ir.dtypes import SUPPORTED_DTYPES
+
+
+def contains_tensor(x: Any) -> bool:
+    if isinstance(x, Tensor):
+        return True
+    return isinstance(x, list | tuple) and any(contains_tensor(e) for e in x)
+
+
+def array_dtype(x: Any) -> np.dtype:
+    """The dtype `np.array(x)` gives `x`: a tensor's own, a constant part's as NumPy
+    discovers it, promoted over every element."""
+    if isinstance(x, Tensor | np.ndarray):
+        return x.dtype
+    if isinstance(x, list | tuple) and contains_tensor(x):
+        if not x:
+            return np.dtype(np.float64)
+        return np.result_type(*(array_dtype(e) for e in x))
+    try:
+        return np.array(x).dtype
+    except (TypeError, ValueError, OverflowError) as error:
+        raise type(error)(at_user_line(f"np.array: {error}")) from None
+
+
+def array_of(x: Any, dtype: Any = None) -> Tensor:
+    """`np.array(x, dtype)` as a tensor, for a tensor or a nested list/tuple of tensors,
+    arrays and numbers (see the module docstring)."""
+    dtype = array_dtype(x) if dtype is None else np.dtype(dtype)
+    if dtype not in SUPPORTED_DTYPES:
+        raise TypeError(
+            at_user_line(f"np.array: an array of dtype {dtype} mixing traced values is not "
+                         "supported by tracejit")
+        )  # fmt: skip
+    return _build(x, dtype, ())
+
+
+def _build(x: Any, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
+    """`x` as a tensor of `dtype`; `outer` holds the lengths of the enclosing lists."""
+    if isinstance(x, Tensor):
+        return primitives.cast(x, dtype)
+    if not (isinstance(x, list | tuple) and contains_tensor(x)):
+        try:  # as NumPy converts an element of a list (so 300 into int8 raises)
+            return primitives.constant(np.array([x], dtype=dtype)[0])
+        except (TypeError, ValueError, OverflowError) as error:
+            raise type(error)(at_user_line(str(error))) from None
+    parts = [_build(e, dtype, (*outer, len(x))) for e in x]
+    if len({p.shape for p in parts}) != 1:
+        raise ValueError(
+            at_user_line(
+                "setting an array element with a sequence. The requested array has an "
+                f"inhomogeneous shape after {len(outer) + 1} dimensions. The detected shape "
+                f"was {(*outer, len(x))} + inhomogeneous part."
+            )
+        )
+    from tracejit.frontend.numpy_api.shapes import stack
+
+    return stack(parts)
+
+
+def _with_ndmin(x: Tensor, ndmin: int) -> Tensor:
+    if x.ndim >= ndmin:
+        return x
+    return primitives.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.dims))
+
+
+def _no_copy_possible(x: Any, dtype: Any) -> bool:
+    """NumPy 2's `copy=False` refuses what needs a copy: a list, or a change of dtype."""
+    return not isinstance(x, Tensor) or (dtype is not None and np.dtype(dtype) != x.dtype)
+
+
+def _check_like(fn: Callable, like: Any) -> None:
+    if like is not None:
+        raise unsupported(fn, "(..., like=...)")
+
+
+def _check_device(fn: Callable, device: Any) -> None:
+    if device not in (None, "cpu"):
+        raise unsupported(fn, f"(..., device={device!r})")
+
+
+def staged_array(
+    object: Any,
+    dtype: Any = None,
+    *,
+    copy: Any = True,
+    order: Any = "K",
+    subok: bool = False,
+    ndmin: int = 0,
+    ndmax: int = 0,
+    like: Any = None,
+) -> Tensor:
+    """`np.array` of values involving tensors (a new array: arrays are values in a trace,
+    so `order` and `subok` change nothing)."""
+    _check_like(np.array, like)
+    if ndmax:
+        raise unsupported(np.array, "(..., ndmax=...)")
+    if copy is False and _no_copy_possible(object, dtype):
+        raise ValueError(at_user_line("Unable to avoid copy while creating an array as requested."))
+    result = _with_ndmin(array_of(object, dtype), ndmin)
+    return _new_array(result) if result is object and copy is not False else result
+
+
+def staged_asarray(
+    a: Any,
+    dtype: Any = None,
+    order: Any = None,
+    *,
+    device: Any = None,
+    copy: Any = None,
+    like: Any = None,
+) -> Tensor:
+    """`np.asarray` / `np.asanyarray` of values involving tensors."""
+    _check_like(np.asarray, like)
+    _check_device(np.asarray, device)
+    if copy is False and _no_copy_possible(a, dtype):
+        raise ValueError(at_user_line("Unable to avoid copy while creating an array as requested."))
+    return array_of(a, dtype)
+
+
+@implements(np.copy)
+def copy(a: Any, order: Any = "K", subok: bool = False) -> Tensor:
+    """`np.copy(t)`: the same values (arrays are values in a trace)."""
+    result = array_of(a)
+    return _new_array(result) if result is a else result
+
+
+def _new_array(x: Tensor) -> Tensor:
+    """Another array object holding `x`'s values: a copy is never the array it copies
+    (`np.asarray(t)` is `t` itself, as in NumPy)."""
+    return Tensor(x.value, x.dims)
+
+
+def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., Any]:
+    """`numpy_fn` itself, unless called while tracing on values involving tensors (or
+    tj.Variables, which are read)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if is_tracing():
+            args = _read_variables(args)
+            kwargs = {k: _read_variables(v) for k, v in kwargs.items()}
+            value = args[0] if args else kwargs.get(first)
+            if contains_tensor(value):
+                return staged(*args, **kwargs)
+        return numpy_fn(*args, **kwargs)
+
+    return call
+
+
+# NumPy's constructors -> what calls of them do in code AutoGraph converted.
+OVERRIDES: dict[Any, Callable[..., Any]] = {
+    np.array: _dispatching(np.array, staged_array, "object"),
+    np.asarray: _dispatching(np.asarray, staged_asarray, "a"),
+    np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),
+}
+
+
+def register_with_autograph() -> None:
+    """Add `OVERRIDES` to the calls AutoGraph's `converted_call` hands to tracejit."""
+    from tracejit.frontend.autograph import operators
+
+    operators.BUILTIN_OVERRIDES.update(OVERRIDES)

@@ -1,0 +1,47 @@
+"""`np.sort` and `np.argsort` as `tj.sort` (a merge sort along the axis, O(n log n)).
+
+NumPy's order: ascending, NaN after every number; `axis=None` sorts the flattened array.
+`kind=` and `stable=` are accepted and change nothing: tracejit always sorts stably, so
+`np.argsort` gives `np.argsort(..., kind="stable")`'s positions. NumPy's default kind
+("quicksort") does not promise an order for equal elements; the stable order is one it
+may give, and the one to compare with. `ndarray.sort` sorts in place and is refused on a
+traced array (write `t = np.sort(t)`); the sorted values never depend on the kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend import primitives
+from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.shapes import normalize_axis, reshape_tensor
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+_KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
+
+
+def _sorted(what: str, numpy_fn: Any, a: Any, axis: Any, kind: Any, order: Any) -> Tensor:
+    if order is not None:
+        raise unsupported(numpy_fn, "(..., order=...) (structured arrays)")
+    if kind not in _KINDS:
+        raise ValueError(
+            at_user_line(f"sort kind must be one of 'quick', 'heap', or 'stable' (got {kind!r})")
+        )
+    x = array_of(a)
+    if axis is None:
+        x, axis = reshape_tensor(x, -1), 0
+    return primitives.sort(x, normalize_axis(axis, x.ndim), what)
+
+
+@implements(np.sort)
+def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None):
+    return _sorted("values", np.sort, a, axis, kind, order)
+
+
+@implements(np.argsort)
+def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None):
+    return _sorted("indices", np.argsort, a, axis, kind, order)

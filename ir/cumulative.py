@@ -1,0 +1,82 @@
+"""`tj.cumulative`: running sums and products along one axis (a scan).
+
+    %s = tj.cumulative "sum" %x, axis = 1 : tensor<4x3xf32>
+    %p = tj.cumulative "prod" %n, axis = 0 : tensor<5xi64>
+
+Element `k` along `axis` is `x[0] <kind> x[1] <kind> ... <kind> x[k]`, combined in that
+order (no reassociation), as NumPy's `np.add.accumulate` / `np.multiply.accumulate` do:
+so float results are bit-identical to NumPy's. The result has the input's type; tracing
+casts first where NumPy widens (`np.cumsum` of int8 is int64, of bool too). float16 is
+rounded to float16 after every step, as NumPy's half loops do. Bool tensors are not
+accepted (NumPy's `cumsum(dtype=bool)` is composed from an integer scan by tracing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+import numpy as np
+from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType, i64
+from xdsl.interfaces import HasFolderInterface
+from xdsl.ir import SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from tracejit.ir.dtypes import is_bool
+from tracejit.ir.folding import fold_with_numpy
+
+
+@irdl_op_definition
+class CumulativeOp(IRDLOperation, HasFolderInterface):
+    """Scan `input` along `axis` with the combiner `kind` (see the module docstring)."""
+
+    name = "tj.cumulative"
+    # kind -> its NumPy meaning, evaluate(x, axis) (the constant folder and the reference)
+    KINDS: ClassVar[dict[str, Callable[..., np.ndarray]]] = {
+        "sum": lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
+        "prod": lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype),
+    }
+    T: ClassVar = VarConstraint("T", TensorType.constr())  # the result has the input's type
+    kind = prop_def(StringAttr)
+    input = operand_def(T)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$kind $input `,` `axis` `=` $axis attr-dict `:` type($result)"
+
+    def __init__(self, kind: str, input: SSAValue, axis: int):
+        super().__init__(
+            operands=[input],
+            result_types=[input.type],
+            properties={"kind": StringAttr(kind), "axis": IntegerAttr(axis, i64)},
+        )
+
+    def get_axis(self) -> int:
+        return self.axis.value.data
+
+    def verify_(self) -> None:
+        source, target = self.input.type, self.result.type
+        assert isinstance(source, TensorType) and isinstance(target, TensorType)
+        kind = self.kind.data
+        if kind not in self.KINDS:
+            raise VerifyException(f"unknown tj.cumulative kind '{kind}'")
+        if not 0 <= self.get_axis() < source.get_num_dims():
+            raise VerifyException(f"tj.cumulative axis {self.get_axis()} out of range")
+        if is_bool(source.get_element_type()):
+            raise VerifyException(f"tj.cumulative {kind} is not defined on bool tensors")
+
+    def evaluate(self, x: np.ndarray) -> np.ndarray:
+        return self.KINDS[self.kind.data](x, self.get_axis())
+
+    def fold(self):
+        return fold_with_numpy(self, self.evaluate)

@@ -1,0 +1,80 @@
+// bufferize of tj.sort: a bottom-up merge sort of each line along the axis, as scf loops.
+// The scratch buffer has room for two copies of a line (2 * n, on the heap, freed after
+// the last line); a line is copied in (with its positions 0..n-1 for "indices"), merged
+// in passes of doubling width (scf.while) that alternate between the two halves, and
+// copied out from the half the last pass wrote. The merge is branch-free: the right run's
+// element goes first only when it sorts strictly before the left one (stable): for floats
+// when it is a number and the left one is greater or NaN (`ugt`), so NaN goes after every
+// number. Loads clamp an exhausted run's position into the run.
+// RUN: tracejit-opt %s -p bufferize | filecheck %s
+
+builtin.module {
+  func.func @sorts(%x: tensor<4x3xf32>, %u: tensor<?xui8>) -> (tensor<4x3xf32>, tensor<?xi64>) {
+    %v = tj.sort "values" %x, axis = 0 : tensor<4x3xf32> to tensor<4x3xf32>
+    %i = tj.sort "indices" %u, axis = 0 : tensor<?xui8> to tensor<?xi64>
+    func.return %v, %i : tensor<4x3xf32>, tensor<?xi64>
+  }
+}
+
+// CHECK:      func.func @sorts(%[[X:.*]]: memref<4x3xf32>, %[[U:.*]]: memref<?xi8>, %[[V:.*]]: memref<4x3xf32>, %[[I:.*]]: memref<?xi64>) {
+// CHECK-NEXT:   %[[C4:.*]] = arith.constant 4 : index
+// CHECK-NEXT:   %[[C3:.*]] = arith.constant 3 : index
+// CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[C4]], %[[C4]] : index
+// CHECK-NEXT:   %[[KEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xf32>
+// CHECK:        scf.for %[[COL:.*]] = %{{.*}} to %[[C3]] step %{{.*}} {
+
+// copy the column in
+// CHECK:          scf.for %[[K:.*]] = %{{.*}} to %[[C4]] step %{{.*}} {
+// CHECK-NEXT:       %[[E:.*]] = memref.load %[[X]][%[[K]], %[[COL]]] : memref<4x3xf32>
+// CHECK-NEXT:       memref.store %[[E]], %[[KEYS]][%[[K]]] : memref<?xf32>
+
+// passes while width < n; each merges pairs of runs from `from` into n - from
+// CHECK:          %{{.*}}, %[[START:.*]] = scf.while (%[[W0:.*]] = %{{.*}}, %[[F0:.*]] = %{{.*}}) : (index, index) -> (index, index) {
+// CHECK-NEXT:       %[[MORE:.*]] = arith.cmpi ult, %[[W0]], %[[C4]] : index
+// CHECK-NEXT:       scf.condition(%[[MORE]]) %[[W0]], %[[F0]] : index, index
+// CHECK-NEXT:     } do {
+// CHECK-NEXT:     ^{{.*}}(%[[W:.*]]: index, %[[FROM:.*]]: index):
+// CHECK-NEXT:       %[[TO:.*]] = arith.subi %[[C4]], %[[FROM]] : index
+// CHECK-NEXT:       %[[DOUBLE:.*]] = arith.addi %[[W]], %[[W]] : index
+// CHECK:            scf.for %[[LO:.*]] = %{{.*}} to %[[C4]] step %[[DOUBLE]] {
+// CHECK-NEXT:         %[[MID0:.*]] = arith.addi %[[LO]], %[[W]] : index
+// CHECK-NEXT:         %[[MID:.*]] = arith.minui %[[MID0]], %[[C4]] : index
+// CHECK-NEXT:         %[[HI0:.*]] = arith.addi %[[LO]], %[[DOUBLE]] : index
+// CHECK-NEXT:         %[[HI:.*]] = arith.minui %[[HI0]], %[[C4]] : index
+// CHECK:              scf.for %[[OUT:.*]] = %[[LO]] to %[[HI]] step %{{.*}} iter_args(%[[L:.*]] = %[[LO]], %[[R:.*]] = %[[MID]]) -> (index, index) {
+// CHECK:                %[[A:.*]] = memref.load %[[KEYS]]
+// CHECK-NEXT:           %[[B:.*]] = memref.load %[[KEYS]]
+// CHECK-NEXT:           %[[LEFT_DONE:.*]] = arith.cmpi uge, %[[L]], %[[MID]] : index
+// CHECK-NEXT:           %[[RIGHT_OPEN:.*]] = arith.cmpi ult, %[[R]], %[[HI]] : index
+// CHECK-NEXT:           %[[B_NUM:.*]] = arith.cmpf ord, %[[B]], %[[B]] : f32
+// CHECK-NEXT:           %[[A_ABOVE:.*]] = arith.cmpf ugt, %[[A]], %[[B]] : f32
+// CHECK-NEXT:           %[[BEFORE:.*]] = arith.andi %[[B_NUM]], %[[A_ABOVE]] : i1
+// CHECK-NEXT:           %[[RIGHT:.*]] = arith.andi %[[RIGHT_OPEN]], %[[BEFORE]] : i1
+// CHECK-NEXT:           %[[TAKE:.*]] = arith.ori %[[LEFT_DONE]], %[[RIGHT]] : i1
+// CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[TO]], %[[OUT]] : index
+// CHECK-NEXT:           %[[PICK:.*]] = arith.select %[[TAKE]], %[[B]], %[[A]] : f32
+// CHECK-NEXT:           memref.store %[[PICK]], %[[KEYS]][%[[AT]]] : memref<?xf32>
+// CHECK:              scf.yield %[[DOUBLE]], %[[TO]] : index, index
+
+// copy the sorted column out of the half the last pass wrote
+// CHECK:          scf.for %[[K:.*]] = %{{.*}} to %[[C4]] step %{{.*}} {
+// CHECK-NEXT:       %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
+// CHECK-NEXT:       %[[E:.*]] = memref.load %[[KEYS]][%[[AT]]] : memref<?xf32>
+// CHECK-NEXT:       memref.store %[[E]], %[[V]][%[[K]], %[[COL]]] : memref<4x3xf32>
+// CHECK:        memref.dealloc %[[KEYS]] : memref<?xf32>
+
+// argsort of a dynamic unsigned line: unsigned compare, positions merged alongside the
+// keys, and the positions are what is copied out.
+// CHECK:        %[[N:.*]] = memref.dim %[[U]], %{{.*}} : memref<?xi8>
+// CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[N]], %[[N]] : index
+// CHECK-NEXT:   %[[UKEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi8>
+// CHECK-NEXT:   %[[POS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi64>
+// CHECK:          %[[K64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK-NEXT:     memref.store %[[K64]], %[[POS]]
+// CHECK:          arith.cmpi ult, %{{.*}}, %{{.*}} : i8
+// CHECK:          arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT:     memref.store %{{.*}}, %[[POS]]
+// CHECK:        memref.load %[[POS]]
+// CHECK-NEXT:   memref.store %{{.*}}, %[[I]]
+// CHECK:        memref.dealloc %[[UKEYS]] : memref<?xi8>
+// CHECK-NEXT:   memref.dealloc %[[POS]] : memref<?xi64>
