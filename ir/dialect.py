@@ -13,6 +13,7 @@ from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.poison import PoisonOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
@@ -36,6 +37,7 @@ TJ = Dialect(
         *STATE_OPS,
         *FUSED_OPS,
         *TENSOR_ARRAY_OPS,
+        NonzeroOp,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],
