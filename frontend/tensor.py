@@ -300,6 +300,9 @@ class Tensor(ArrayOperators):
     def dot(self, other):
         return np.dot(self, other)
 
+    def nonzero(self) -> tuple[Tensor, ...]:
+        return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
+
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (arrays are values while tracing)."""
         return Tensor(self.value, self.dims)

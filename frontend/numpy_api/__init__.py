@@ -9,6 +9,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     elementwise,
     indexing,
     linalg,
+    nonzero,
     reductions,
     shapes,
 )

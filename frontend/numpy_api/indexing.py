@@ -14,7 +14,7 @@ A key is read entry by entry (after expanding `...`):
   are merged into one gather over the flattened indexed dims, each index first wrapped
   and checked by gathering from `arange(n)`.
 
-Boolean masks select a data-dependent number of elements and are not supported.
+Boolean masks select a number of elements that depends on the data: numpy_api/masks.py.
 
 Errors of unused results: an index out of range is an error of the data, which
 TensorFlow raises only when the indexing runs, and never when its result is unused
@@ -37,6 +37,7 @@ import numpy as np
 
 from tracejit.frontend import primitives
 from tracejit.frontend.dims import FULL_SLICES, Dim, sliced
+from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.slice_bounds import slice_window
@@ -71,8 +72,8 @@ class Entry:
 def _mask_error() -> TypeError:
     return TypeError(
         at_user_line(
-            "boolean mask indexing is not supported by tracejit: the result shape would "
-            "depend on the data; use np.where(mask, x, fill) instead"
+            "boolean index arrays are only supported as a subscript's mask (x[mask]), not "
+            "here: np.take reads them as 0 and 1 (write mask.astype(np.intp))"
         )
     )
 
@@ -373,6 +374,8 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
+    if has_mask(key):
+        return getitem_with_mask(x, key)
     entries = read_key(key, x.ndim)
     if None in x.shape:  # a 0-d index tensor picks one element, like an int
         entries = [_as_run_time_int(e) for e in entries]
