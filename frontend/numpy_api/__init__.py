@@ -12,4 +12,5 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     nonzero,
     reductions,
     shapes,
+    unique,
 )

@@ -107,7 +107,7 @@ def _entry(item: Any) -> Entry | None:
             raise _mask_error()
         if item.dtype.kind not in "iu":
             raise IndexError(at_user_line(_VALID))
-        return Entry(Kind.ARRAY, require_static(np.take, item))
+        return Entry(Kind.ARRAY, item)  # of a size only the kernel knows: _one_index_array
     if isinstance(item, np.ndarray | list | tuple):
         return _array_entry(np.asarray(item))
     raise IndexError(at_user_line(_VALID))
@@ -380,7 +380,7 @@ def getitem(x: Tensor, key: Any) -> Tensor:
     if None in x.shape:  # a 0-d index tensor picks one element, like an int
         entries = [_as_run_time_int(e) for e in entries]
     if any(e.kind == Kind.ARRAY for e in entries):
-        if None in x.shape:
+        if None in x.shape or any(_unknown_size(e.value) for e in entries):
             return _one_index_array(x, entries)
         return _advanced(x, entries)
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
@@ -422,6 +422,11 @@ def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
     return primitives.gather(x, index, axis, _runtime_message(axis, size))
 
 
+def _unknown_size(index: Any) -> bool:
+    """An index array whose size only the kernel knows (`x[np.flatnonzero(m)]`)."""
+    return isinstance(index, Tensor) and None in index.shape
+
+
 def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     """`x[..., idx, ...]` of a tensor with dims unknown at trace time: one index array
     among slices and new axes is one gather; its shape replaces the indexed dim."""
@@ -430,7 +435,7 @@ def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
         raise NotImplementedError(
             at_user_line(
                 "more than one index array (or ints with one) on a tensor with unknown "
-                "(None) dims is not supported"
+                "(None) dims, or with an index array of unknown size, is not supported"
             )
         )
     consuming = [e for e in entries if e.consumes_dim]
