@@ -178,9 +178,9 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
 
 
 _COUNTS_DIFFER = (
-    "a size that depends on the data (x[mask], np.nonzero, ...) meets a size known before "
-    "the call here, and tracejit only matches it with other data-dependent sizes (x[m] + "
-    "y[m]); use np.where(mask, x, fill) to keep shapes"
+    "a size that depends on the data (x[mask], np.nonzero, ...) meets a size tracejit cannot "
+    "match to it here (one known before the call, or one a staged `if` chose); only such "
+    "selections meet each other (x[m] + y[m]); use np.where(mask, x, fill) to keep shapes"
 )
 
 

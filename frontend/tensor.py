@@ -301,6 +301,7 @@ class Tensor(ArrayOperators):
         return np.dot(self, other)
 
     def nonzero(self) -> tuple[Tensor, ...]:
+        """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
         return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
 
     def copy(self, order: str = "C") -> Tensor:
