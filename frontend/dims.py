@@ -24,9 +24,11 @@ broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instea
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import SSAValue
 
 from tracejit.frontend.source_location import at_user_line
@@ -63,7 +65,11 @@ class Counted(Unknown):
     of: SSAValue  # the counted tensor's value (compared by identity)
 
     def __repr__(self) -> str:
-        return "<count of non-zero elements>"
+        location = getattr(self.of.owner, "location", None)
+        if not isinstance(location, FileLineColLoc):
+            return "<count of non-zero elements>"
+        where = f"{os.path.basename(location.filename.data)}:{location.line.data}"
+        return f"<count of non-zero elements of the array made at {where}>"
 
 
 @dataclass(frozen=True)

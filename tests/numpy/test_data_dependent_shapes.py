@@ -304,6 +304,50 @@ def test_selections_of_different_masks_meet_when_their_sizes_do(x):
     assert f.experimental_get_tracing_count() == 1
 
 
+def sums_of_selections_in_a_loop(x):
+    total = np.float64(0)
+    for i in tj.range(3):
+        total = total + np.sum(x[x > i] * 2)
+    return total
+
+
+def selections_chosen_by_an_if(x):
+    m = x > 0
+    if np.sum(x) > 0:  # noqa: SIM108  (a staged if is what is tested)
+        y = x[m]
+    else:
+        y = x[m] * 2
+    return y + x[m]  # both branches select with m: no check needed
+
+
+@pytest.mark.parametrize("fn", [sums_of_selections_in_a_loop, selections_chosen_by_an_if])
+def test_selections_in_staged_control_flow(fn):
+    f = tj.function(fn)
+    for x in (np.array([1.0, -2.0, 3.0]), np.array([-1.0, -2.0, 0.5]), np.zeros(3)):
+        check(f, x)
+
+
+def shrinks_in_a_loop(x):
+    y = x[x > 0]
+    for _ in tj.range(2):
+        y = y[y > 1]
+    return y
+
+
+def two_masks_chosen_by_an_if(x):
+    y = x[x > 0]
+    if np.sum(x) > 3:
+        y = x[x > 1]
+    return y + x[x > 0]
+
+
+def test_sizes_tracejit_cannot_follow_are_refused_at_trace_time():
+    with pytest.raises(NotImplementedError, match="must keep its size across the iterations"):
+        tj.function(shrinks_in_a_loop)(np.ones(3))
+    with pytest.raises(NotImplementedError, match="one a staged `if` chose"):
+        tj.function(two_masks_chosen_by_an_if)(np.ones(3))
+
+
 def test_a_selection_never_meets_a_size_known_before_the_call():
     with pytest.raises(NotImplementedError, match="depends on the data"):
         tj.function(lambda x: x[x > 0] + np.ones(3))(np.ones(3))
