@@ -10,7 +10,10 @@ Shape ops derive dims the caller still computes: a slice gives a `Sliced` dim (`
 of `TensorSpec([None])` has `Sliced(<dim 0 of input 0>, 1, None, 1)`), a flattening
 reshape a `Product`, a concatenation a `Sum`. Dims the caller cannot compute (a dynamic
 TensorArray's `stack()`, an `if` whose branches disagree) are `UNKNOWN`; outputs with
-them are returned by the kernel itself (frontend/kernel_outputs.py).
+them are returned by the kernel itself (frontend/kernel_outputs.py). A size that depends
+on the data (`x[mask]`, `np.nonzero`) is a `Counted` dim: unknown too, but two counts of
+one mask are equal, so results selected with the same mask combine; where two different
+counts meet, the kernel checks that they are equal (never broadcasting a count of 1).
 
 Broadcasting two different dims unknown at trace time, or one and a static size other
 than 1, records a constraint (the two sizes must be equal) that the caller checks before
@@ -21,8 +24,12 @@ broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instea
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from xdsl.dialects.builtin import FileLineColLoc
+from xdsl.ir import SSAValue
 
 from tracejit.frontend.source_location import at_user_line
 
@@ -47,6 +54,22 @@ class Unknown:
 
 
 UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Counted(Unknown):
+    """The number of non-zero elements of the traced value `of` (the length of `x[mask]`,
+    the rows of `np.argwhere(mask)`): only the kernel knows it, but two dims counting the
+    same value are the same size, so `x[m] + y[m]` needs no check (numpy_api/masks.py)."""
+
+    of: SSAValue  # the counted tensor's value (compared by identity)
+
+    def __repr__(self) -> str:
+        location = getattr(self.of.owner, "location", None)
+        if not isinstance(location, FileLineColLoc):
+            return "<count of non-zero elements>"
+        where = f"{os.path.basename(location.filename.data)}:{location.line.data}"
+        return f"<count of non-zero elements of the array made at {where}>"
 
 
 @dataclass(frozen=True)
@@ -143,6 +166,8 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
         )
     if sources == [UNKNOWN] and not statics:
         return UNKNOWN  # e.g. a TensorArray's stack() times a scalar: nothing to check
+    if any(isinstance(d, Counted) for d in sources):
+        return _same_count(sources, bool(statics))
     if any(isinstance(d, Unknown) for d in sources):
         raise NotImplementedError(
             at_user_line("broadcasting a dim whose size tracejit cannot follow is not supported")
@@ -158,11 +183,35 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
     return first
 
 
+_COUNTS_DIFFER = (
+    "a size that depends on the data (x[mask], np.nonzero, ...) meets a size tracejit cannot "
+    "match to it here (one known before the call, or one a staged `if` chose); only such "
+    "selections meet each other (x[m] + y[m]); use np.where(mask, x, fill) to keep shapes"
+)
+
+
+def _same_count(dims: Sequence[Dim], with_static: bool) -> Counted:
+    """The one size of dims that meet, some of them `Counted`: all must be counts (with no
+    static size other than 1 among them); counts of different values are checked equal
+    by the kernel (`x[x > 0] + y[y > 0]`), a count of the same value needs no check."""
+    counts = list(dict.fromkeys(d for d in dims if isinstance(d, Counted)))
+    if with_static or len(counts) != len(set(dims)):
+        raise NotImplementedError(at_user_line(_COUNTS_DIFFER))
+    if len(counts) > 1:
+        from tracejit.frontend.numpy_api.nonzero import assert_same_counts
+
+        assert_same_counts([c.of for c in counts])
+    return counts[0]
+
+
 def require_equal(dims: Sequence[Dim], constraints: list) -> None:
     """Dims that must be the same size, no broadcasting (joined arrays, a Variable's
     value): appends the run-time equality constraints for the caller to check."""
     distinct = list(dict.fromkeys(dims))
     if len(distinct) < 2:
+        return
+    if any(isinstance(d, Counted) for d in distinct):
+        _same_count(distinct, any(isinstance(d, int) for d in distinct))
         return
     if any(isinstance(d, Unknown) for d in distinct):
         raise NotImplementedError(

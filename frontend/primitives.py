@@ -249,9 +249,20 @@ def gather(x: Tensor, indices: Tensor, axis: int, message: str) -> Tensor:
     """`np.take(x, indices, axis)`; a run-time index out of range fails with `message`."""
     from tracejit.ir.indexing import GatherOp, gather_shape
 
-    dims = gather_shape(x.dims, indices.shape, axis)  # type: ignore[arg-type]
+    dims = gather_shape(x.dims, indices.dims, axis)
     op = GatherOp(x.value, indices.value, axis, message, tensor_type(_static(dims), x.dtype))
     return Tensor(emit(op).result, dims=tuple(dims))
+
+
+def nonzero(x: Tensor, of: Tensor | None = None) -> Tensor:
+    """`np.argwhere(x)`: the int64 coordinates of `x`'s non-zero elements, one row each.
+    The row count is a `Counted` dim of `of` (default `x`): a tensor with the same number
+    of non-zero elements, whose selections the result's rows then match."""
+    from tracejit.frontend.dims import Counted
+    from tracejit.ir.nonzero import NonzeroOp
+
+    counted = Counted((x if of is None else of).value)
+    return Tensor(emit(NonzeroOp(x.value)).result, dims=(counted, x.ndim))
 
 
 # --- comparisons and select (ir/compare.py, ir/select.py) --------------------------------

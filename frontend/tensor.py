@@ -376,6 +376,10 @@ class Tensor(ArrayOperators):
     def dot(self, other):
         return np.dot(self, other)
 
+    def nonzero(self) -> tuple[Tensor, ...]:
+        """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
+        return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
+
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (not a view: writes to it stay in it)."""
         copy = Tensor(self.value, self.dims)

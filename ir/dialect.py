@@ -14,6 +14,7 @@ from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.poison import PoisonOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import SHAPE_OPS
@@ -42,6 +43,7 @@ TJ = Dialect(
         *UPDATE_OPS,
         CumulativeOp,
         SortOp,
+        NonzeroOp,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],

@@ -46,8 +46,9 @@ def out_of_range(indices: np.ndarray, size: int) -> bool:
 @irdl_op_definition
 class GatherOp(IRDLOperation, HasFolderInterface):
     """`np.take(input, indices, axis)` with a run-time bounds check (see the module doc).
-    The input's dims may be unknown at trace time (`x[-1]` of `tensor<?x3xf32>` gathers
-    a 0-d index, checked against the run-time size); the indices' may not."""
+    Dims may be unknown at trace time: the input's (`x[-1]` of `tensor<?x3xf32>` gathers
+    a 0-d index, checked against the run-time size) and the indices' (`x[mask]` gathers
+    the `tensor<?xi64>` of the mask's `tj.nonzero`)."""
 
     name = "tj.gather"
     input = operand_def(TensorType)
@@ -82,8 +83,6 @@ class GatherOp(IRDLOperation, HasFolderInterface):
         source, indices, target = self.input.type, self.indices.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(indices, TensorType)
         assert isinstance(target, TensorType)
-        if not indices.has_static_shape():
-            raise VerifyException("tj.gather indices of a dynamic shape are not supported yet")
         if source.get_element_type() != target.get_element_type():
             raise VerifyException("tj.gather must keep the element type")
         if not is_integer(indices.get_element_type()):

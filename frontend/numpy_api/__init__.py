@@ -11,10 +11,12 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     elementwise,
     indexing,
     linalg,
+    nonzero,
     reductions,
     roll,
     shapes,
     sorting,
+    unique,
 )
 
 construction.register_with_autograph()

@@ -22,6 +22,7 @@ import numpy as np
 
 from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
+from tracejit.frontend.numpy_api.nonzero import where_one_argument
 from tracejit.frontend.numpy_api.promotion import (
     as_tensor,
     broadcast_all,
@@ -334,8 +335,10 @@ for _ufunc in UFUNC_RULES:
 @implements(np.where)
 def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
     """`np.where(c, x, y)`: x and y promoted as `np.result_type` (Python scalars weak)."""
+    if x is None and y is None:  # the indices of the true elements (numpy_api/nonzero.py)
+        return where_one_argument(condition)  # type: ignore[return-value]
     if x is None or y is None:
-        raise unsupported(np.where, " with one argument (its result size depends on the data)")
+        raise ValueError(at_user_line("either both or neither of x and y should be given"))
     dtype = weak_result_type(x, y)
     branches = [_where_branch(v, dtype) for v in (x, y)]
     condition = as_tensor(condition, np.dtype(np.bool_))

@@ -14,7 +14,7 @@ A key is read entry by entry (after expanding `...`):
   are merged into one gather over the flattened indexed dims, each index first wrapped
   and checked by gathering from `arange(n)`.
 
-Boolean masks select a data-dependent number of elements and are not supported.
+Boolean masks select a number of elements that depends on the data: numpy_api/masks.py.
 
 Errors of unused results: an index out of range is an error of the data, which
 TensorFlow raises only when the indexing runs, and never when its result is unused
@@ -38,6 +38,7 @@ import numpy as np
 from tracejit.frontend import primitives
 from tracejit.frontend.dims import FULL_SLICES, UNKNOWN, Dim, sliced
 from tracejit.frontend.mutation import make_view
+from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.slice_bounds import index_constant, index_of, slice_window
@@ -72,8 +73,8 @@ class Entry:
 def _mask_error() -> TypeError:
     return TypeError(
         at_user_line(
-            "boolean mask indexing is not supported by tracejit: the result shape would "
-            "depend on the data; use np.where(mask, x, fill) instead"
+            "boolean index arrays are only supported as a subscript's mask (x[mask]), not "
+            "here: np.take reads them as 0 and 1 (write mask.astype(np.intp))"
         )
     )
 
@@ -107,7 +108,7 @@ def _entry(item: Any) -> Entry | None:
             raise _mask_error()
         if item.dtype.kind not in "iu":
             raise IndexError(at_user_line(_VALID))
-        return Entry(Kind.ARRAY, require_static(np.take, item))
+        return Entry(Kind.ARRAY, item)  # of a size only the kernel knows: _one_index_array
     if isinstance(item, np.ndarray | list | tuple):
         return _array_entry(np.asarray(item))
     raise IndexError(at_user_line(_VALID))
@@ -371,7 +372,21 @@ def _linear_index(
     return linear
 
 
-def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+def _separated_in_key(key: Any) -> bool:
+    """NumPy's adjacency rule reads the key as written: a `...` between two index arrays
+    separates them even where it stands for no dim (`x[:, 0, ..., idx]` of a 3-d x)."""
+    items = key if isinstance(key, tuple) else (key,)
+    advanced = [
+        i
+        for i, item in enumerate(items)
+        if not (item is None or item is Ellipsis or isinstance(item, slice | bool | np.bool_))
+    ]
+    return bool(advanced) and any(
+        items[i] is Ellipsis for i in range(advanced[0], advanced[-1] + 1)
+    )
+
+
+def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> Tensor:
     if any(e.kind == Kind.BOOL for e in entries):
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with index arrays are not supported")
@@ -390,7 +405,7 @@ def _advanced(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     ]
     shape = _broadcast_indices(indices)
     positions = [i for i, e in enumerate(entries) if e.kind in (Kind.INT, Kind.ARRAY)]
-    adjacent = positions == list(range(positions[0], positions[-1] + 1))
+    adjacent = positions == list(range(positions[0], positions[-1] + 1)) and not separated
     # move the indexed dims together (they already are when adjacent in the key)
     first = axes[0] if adjacent else 0
     rest = [d for d in range(windowed.ndim) if d not in axes]
@@ -434,11 +449,13 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
+    if has_mask(key):
+        return getitem_with_mask(x, key)
     entries = [_as_run_time_int(e) for e in read_key(key, x.ndim)]
     if any(e.kind == Kind.ARRAY for e in entries):
-        if None in x.shape:
+        if None in x.shape or any(_unknown_size(e.value) for e in entries):
             return _one_index_array(x, entries)
-        return _advanced(x, entries)
+        return _advanced(x, entries, _separated_in_key(key))
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with integer indices are not supported")
@@ -478,6 +495,11 @@ def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
     return primitives.gather(x, index, axis, _runtime_message(axis, size))
 
 
+def _unknown_size(index: Any) -> bool:
+    """An index array whose size only the kernel knows (`x[np.flatnonzero(m)]`)."""
+    return isinstance(index, Tensor) and None in index.shape
+
+
 def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     """`x[..., idx, ...]` of a tensor with dims unknown at trace time: one index array
     among slices and new axes is one gather; its shape replaces the indexed dim."""
@@ -486,7 +508,7 @@ def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
         raise NotImplementedError(
             at_user_line(
                 "more than one index array (or ints with one) on a tensor with unknown "
-                "(None) dims is not supported"
+                "(None) dims, or with an index array of unknown size, is not supported"
             )
         )
     consuming = [e for e in entries if e.consumes_dim]

@@ -74,16 +74,22 @@ def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     """`tj.reduce kind` of an already-cast tensor, with NumPy's empty-axis error."""
     axes = normalize_axes(axis, x.ndim)
     if kind in _NO_IDENTITY and any(x.shape[a] == 0 for a in axes):
-        name = _NO_IDENTITY[kind]
-        if kind.startswith("arg"):
-            raise ValueError(at_user_line(f"attempt to get {name} of an empty sequence"))
-        raise ValueError(
-            at_user_line(f"zero-size array to reduction operation {name} which has no identity")
-        )
+        raise ValueError(at_user_line(_empty_message(kind)))
+    unknown = tuple(a for a in axes if x.shape[a] is None)
+    if kind in _NO_IDENTITY and unknown:  # empty only at run time (x[mask], None dims)
+        nonempty = np.greater(_count(x, unknown), 0)
+        primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]
     if x.dtype == np.bool_:
         kind = _BOOL_KINDS.get(kind, kind)
     result = primitives.reduce(kind, x, axes)
     return _keep_dims(result, x, axes) if keepdims else result
+
+
+def _empty_message(kind: str) -> str:
+    name = _NO_IDENTITY[kind]
+    if kind.startswith("arg"):
+        return f"attempt to get {name} of an empty sequence"
+    return f"zero-size array to reduction operation {name} which has no identity"
 
 
 # Result dtypes whose sums and products NumPy's reduce loops accumulate in a wider type.

@@ -369,7 +369,7 @@ def checked_index(
 def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     """result[before, j..., after] = input[before, wrap(indices[j...]), after]."""
     source = op.input.type.get_shape()  # type: ignore[attr-defined]
-    index_rank = len(_shape(op.indices))
+    index_rank = len(op.indices.type.get_shape())  # type: ignore[attr-defined]
     axis = op.get_axis()
     buffer = bufferizer.values[op.input]
     size = bufferizer.dim(buffer, axis) if source[axis] == DYNAMIC_INDEX else source[axis]
@@ -395,7 +395,9 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
         after = [_loop_index(b, d) for d in after_dims]
         return [b.insert(memref.LoadOp.get(buffer, [*before, position, *after])).res]
 
-    def size_of(d: int) -> SSAValue:  # a result dim unknown at trace time is an input dim
+    def size_of(d: int) -> SSAValue:  # a result dim unknown at trace time: an input's dim
+        if axis <= d < axis + index_rank:
+            return bufferizer.dim(indices, d - axis)
         return bufferizer.dim(buffer, d if d < axis else d - index_rank + 1)
 
     inputs = [] if hoisted is not None else [(indices, index_reads)]
