@@ -12,7 +12,8 @@ tracing (`np.abs(z)` is `hypot(real(z), imag(z))`, `np.angle(z)` is
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
@@ -35,7 +36,7 @@ class ComplexPartOp(IRDLOperation, HasFolderInterface):
     traits = traits_def(Pure())
     assembly_format = "$input attr-dict `:` type($input) `to` type($result)"
 
-    NUMPY: ClassVar = staticmethod(np.real)
+    NUMPY: ClassVar[Callable[..., Any]]
 
     def __init__(self, input: SSAValue):
         source = SSAValue.get(input).type

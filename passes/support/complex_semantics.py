@@ -27,13 +27,19 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, complex, math
-from xdsl.dialects.builtin import ComplexType, FloatAttr, IntegerAttr, f32, f64, i64
+from xdsl.dialects.builtin import AnyFloat, ComplexType, FloatAttr, IntegerAttr, f32, f64, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir import elementwise as ew
 
 Pair = tuple[SSAValue, SSAValue]  # (real part, imaginary part)
 Emitter = Callable[[Builder, Sequence[SSAValue], Attribute], SSAValue]
+
+
+def _part_type(element: ComplexType) -> AnyFloat:
+    part = element.element_type
+    assert isinstance(part, AnyFloat), element  # complex<iN> is no NumPy dtype
+    return part
 
 
 def split(builder: Builder, z: SSAValue) -> Pair:
@@ -51,14 +57,14 @@ class Floats:
     """Float arithmetic on one float type, inserted by `b` (the formulas' vocabulary)."""
 
     b: Builder
-    type: Attribute
+    part: AnyFloat  # the type of the floats (f32 or f64)
 
     def insert(self, op: Operation) -> SSAValue:
         """Insert `op` and return its (one) result."""
         return self.b.insert(op).results[0]
 
     def const(self, value: float) -> SSAValue:
-        return self.insert(arith.ConstantOp(FloatAttr(value, self.type)))  # type: ignore[arg-type]
+        return self.insert(arith.ConstantOp(FloatAttr(value, self.part)))
 
     def add(self, x: SSAValue, y: SSAValue) -> SSAValue:
         return self.insert(arith.AddfOp(x, y))
@@ -299,7 +305,7 @@ def _exact(formula: Formula) -> Emitter:
 
     def emit(builder: Builder, args: Sequence[SSAValue], element: Attribute) -> SSAValue:
         assert isinstance(element, ComplexType)
-        f = Floats(builder, element.element_type)
+        f = Floats(builder, _part_type(element))
         return pack(builder, formula(f, *(split(builder, a) for a in args)), element)
 
     return emit
@@ -353,7 +359,7 @@ def compare(builder: Builder, predicate: str, a: SSAValue, b: SSAValue) -> SSAVa
     NumPy's CLT: (ar < br && !isnan(ai) && !isnan(bi)) || (ar == br && ai < bi)."""
     element = a.type
     assert isinstance(element, ComplexType)
-    f = Floats(builder, element.element_type)
+    f = Floats(builder, _part_type(element))
     (ar, ai), (br, bi) = split(builder, a), split(builder, b)
     if predicate == "eq":
         return f.and_(f.cmp("oeq", ar, br), f.cmp("oeq", ai, bi))
@@ -369,7 +375,7 @@ def sum_combiner(builder: Builder, acc: SSAValue, x: SSAValue, fastmath: Attribu
     """acc + x with both part additions carrying `fastmath` (so complex sums vectorise)."""
     element = acc.type
     assert isinstance(element, ComplexType)
-    f = Floats(builder, element.element_type)
+    f = Floats(builder, _part_type(element))
     re, im = add(f, split(builder, acc), split(builder, x))
     for part in (re, im):
         owner = part.owner

@@ -446,7 +446,7 @@ ERRORS = [
     (lambda f: np.sin(f, out=f), np.float32, TypeError, "out="),
     (lambda f: np.add.reduce(f), np.float32, TypeError, "np.add.reduce"),
     (lambda f: np.where(f), np.float32, TypeError, "np.where with one argument"),
-    (lambda f: f.astype(np.clongdouble), np.float32, TypeError, f"{np.dtype(np.clongdouble)} is not"),
+    (lambda f: f.astype(np.clongdouble), np.float32, TypeError, "is not supported by tracejit"),
 ]
 
 
