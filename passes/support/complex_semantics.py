@@ -42,9 +42,17 @@ def _part_type(element: ComplexType) -> AnyFloat:
     return part
 
 
+def real_part(builder: Builder, z: SSAValue) -> SSAValue:
+    return builder.insert(complex.ReOp(z)).result
+
+
+def imag_part(builder: Builder, z: SSAValue) -> SSAValue:
+    return builder.insert(complex.ImOp(z)).result
+
+
 def split(builder: Builder, z: SSAValue) -> Pair:
     """(re z, im z) of a complex scalar."""
-    return builder.insert(complex.ReOp(z)).result, builder.insert(complex.ImOp(z)).result
+    return real_part(builder, z), imag_part(builder, z)
 
 
 def pack(builder: Builder, pair: Pair, element: ComplexType) -> SSAValue:

@@ -458,15 +458,15 @@ def _complex_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attr
         re = emit_cast(builder, x, source, target.element_type)
         zero = constant(builder, 0.0, target.element_type)
         return complex_semantics.pack(builder, (re, zero), target)
-    re, im = complex_semantics.split(builder, x)
     part_type = component_type(source)
+    if not isinstance(target, ComplexType) and element_kind(target) != "bool":
+        return emit_cast(builder, complex_semantics.real_part(builder, x), part_type, target)
+    re, im = complex_semantics.split(builder, x)
     if isinstance(target, ComplexType):
         parts = [emit_cast(builder, p, part_type, target.element_type) for p in (re, im)]
         return complex_semantics.pack(builder, (parts[0], parts[1]), target)
-    if element_kind(target) == "bool":
-        nonzero = [emit_cast(builder, p, part_type, target) for p in (re, im)]
-        return _op(builder, arith.OrIOp(nonzero[0], nonzero[1]))
-    return emit_cast(builder, re, part_type, target)
+    nonzero = [emit_cast(builder, p, part_type, target) for p in (re, im)]
+    return _op(builder, arith.OrIOp(nonzero[0], nonzero[1]))
 
 
 def _f64_to_f16(builder: Builder, x: SSAValue) -> SSAValue:
@@ -535,11 +535,11 @@ def _compare_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAVal
 
 
 def _real_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    return complex_semantics.split(b, args[0])[0]
+    return complex_semantics.real_part(b, args[0])
 
 
 def _imag_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
-    return complex_semantics.split(b, args[0])[1]
+    return complex_semantics.imag_part(b, args[0])
 
 
 def _select_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
