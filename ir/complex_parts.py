@@ -1,8 +1,10 @@
-"""The parts of complex tensors: `tj.real`, `tj.imag` and `tj.conj`.
+"""Ops only complex tensors have: their parts (`tj.real`, `tj.imag`), `tj.conj` and
+`tj.reciprocal`.
 
     %re = tj.real %z : tensor<4xcomplex<f32>> to tensor<4xf32>
     %im = tj.imag %z : tensor<4xcomplex<f32>> to tensor<4xf32>
     %c = tj.conj %z : tensor<4xcomplex<f32>>
+    %r = tj.reciprocal %z : tensor<4xcomplex<f32>>
 
 Everything else NumPy computes from the parts is composed of these and real ops while
 tracing (`np.abs(z)` is `hypot(real(z), imag(z))`, `np.angle(z)` is
@@ -95,4 +97,14 @@ class ConjOp(ElementwiseUnaryOp):
     DOMAIN: ClassVar = COMPLEXES
 
 
-COMPLEX_PART_OPS = (RealOp, ImagOp)
+@irdl_op_definition
+class ReciprocalOp(ElementwiseUnaryOp):
+    """1 / z as NumPy's complex reciprocal loop computes it (scaled by the larger part, like
+    Smith's division, but with its own rounding and NaN at 0, where 1 / 0j is inf + NaN j).
+
+    %r = tj.reciprocal %z : tensor<4xcomplex<f64>>
+    """
+
+    name = "tj.reciprocal"
+    NUMPY: ClassVar = staticmethod(np.reciprocal)
+    DOMAIN: ClassVar = COMPLEXES

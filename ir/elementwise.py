@@ -24,7 +24,7 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from tracejit.ir.compare import CompareOp
-from tracejit.ir.complex_parts import ConjOp, ImagOp, RealOp
+from tracejit.ir.complex_parts import ConjOp, ImagOp, RealOp, ReciprocalOp
 from tracejit.ir.dtypes import numpy_dtype
 from tracejit.ir.elementwise_base import ElementwiseBinaryOp, ElementwiseUnaryOp  # noqa: F401
 from tracejit.ir.elementwise_binary import *  # noqa: F403  (re-export: ew.AddOp, ...)
@@ -77,4 +77,4 @@ class CastOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInter
 
 
 # Element-wise ops that are neither unary nor binary in the sense of the two bases.
-OTHER_ELEMENTWISE_OPS = (CompareOp, SelectOp, CastOp, RealOp, ImagOp, ConjOp)
+OTHER_ELEMENTWISE_OPS = (CompareOp, SelectOp, CastOp, RealOp, ImagOp, ConjOp, ReciprocalOp)

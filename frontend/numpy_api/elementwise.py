@@ -195,7 +195,9 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.conjugate: by_kind(identity, complex=op(ew.ConjOp)),
     np.square: lambda x: primitives.binary(ew.MulOp, x, x),
     np.reciprocal: by_kind(
-        lambda x: primitives.binary(ew.DivOp, full_like(1, x), x), int=_int_reciprocal
+        lambda x: primitives.binary(ew.DivOp, full_like(1, x), x),
+        int=_int_reciprocal,
+        complex=op(ew.ReciprocalOp),
     ),
     # exponents, logarithms and roots (float loops only)
     np.exp: op(ew.ExpOp),

@@ -164,6 +164,20 @@ def div(f: Floats, a: Pair, b: Pair) -> Pair:
     return f.pick(f.cmp("oge", abs_br, abs_bi), first, imag_major)
 
 
+def reciprocal(f: Floats, a: Pair) -> Pair:
+    """NumPy's reciprocal loop: with r the smaller part over the larger and d the larger
+    part plus the smaller times r, (1 / d, -r / d) or (r / d, -1 / d)."""
+    x, y = a
+    one = f.const(1.0)
+    r = f.div(y, x)  # |y| <= |x|
+    d = f.add(x, f.mul(y, r))
+    real_major = (f.div(one, d), f.neg(f.div(r, d)))
+    r = f.div(x, y)
+    d = f.add(f.mul(x, r), y)
+    imag_major = (f.div(r, d), f.neg(f.div(one, d)))
+    return f.pick(f.cmp("ole", f.abs(y), f.abs(x)), real_major, imag_major)
+
+
 def neg(f: Floats, a: Pair) -> Pair:
     return f.neg(a[0]), f.neg(a[1])
 
@@ -344,6 +358,7 @@ COMPLEX_OPS: dict[type[Operation], Emitter] = {
     ew.DivOp: _exact(div),
     ew.NegOp: _exact(neg),
     ew.ConjOp: _exact(conj),
+    ew.ReciprocalOp: _exact(reciprocal),
     ew.PowOp: _in_double(power),
     ew.ExpOp: _in_double(exp),
     ew.LogOp: _in_double(log),

@@ -561,6 +561,7 @@ OP_FORMS: dict[type[Operation], OpForm] = {
     ew.RealOp: _real_form,
     ew.ImagOp: _imag_form,
     ew.ConjOp: _elementwise_form,
+    ew.ReciprocalOp: _elementwise_form,
     ConstantOp: _splat_form,
 }
 
