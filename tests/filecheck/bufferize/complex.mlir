@@ -1,39 +1,56 @@
 // bufferize: complex elements stay `complex<fN>` in buffers (NumPy's interleaved layout); a
 // loop body takes a complex scalar apart with complex.re/im, computes on the float parts and
-// builds the result with complex.create. Multiplication fuses its products (math.fma, as
-// NumPy's SIMD loop); comparisons are NumPy's lexicographic order (a NaN imaginary part
+// builds the result with complex.create. complex64 multiplication rounds every product,
+// complex128 multiplication fuses one per part (math.fma), as NumPy's loops; comparisons are NumPy's lexicographic order (a NaN imaginary part
 // voids the real-part comparison); a complex splat is a complex.create of two constants; a
 // sum reassociates its two part additions, a cast to float keeps the real part.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
-  func.func @f(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>) -> (tensor<4xcomplex<f32>>, tensor<4xi1>, tensor<4xf32>, tensor<4xcomplex<f64>>, tensor<complex<f32>>, tensor<4xf64>) {
+  func.func @f(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>, %c: tensor<4xcomplex<f64>>) -> (tensor<4xcomplex<f32>>, tensor<4xi1>, tensor<4xf32>, tensor<4xcomplex<f64>>, tensor<complex<f32>>, tensor<4xf64>, tensor<4xcomplex<f64>>) {
     %m = tj.mul %a, %b : tensor<4xcomplex<f32>>
+    %mm = tj.mul %c, %c : tensor<4xcomplex<f64>>
     %lt = tj.compare "lt" %a, %b : tensor<4xcomplex<f32>> -> tensor<4xi1>
     %re = tj.real %m : tensor<4xcomplex<f32>> to tensor<4xf32>
     %i = tj.constant dense<(0.0, 1.0)> : tensor<4xcomplex<f64>>
     %s = tj.reduce "sum" %a, axes = [0] : tensor<4xcomplex<f32>> to tensor<complex<f32>>
     %w = tj.cast %i : tensor<4xcomplex<f64>> to tensor<4xf64>
-    func.return %m, %lt, %re, %i, %s, %w : tensor<4xcomplex<f32>>, tensor<4xi1>, tensor<4xf32>, tensor<4xcomplex<f64>>, tensor<complex<f32>>, tensor<4xf64>
+    func.return %m, %lt, %re, %i, %s, %w, %mm : tensor<4xcomplex<f32>>, tensor<4xi1>, tensor<4xf32>, tensor<4xcomplex<f64>>, tensor<complex<f32>>, tensor<4xf64>, tensor<4xcomplex<f64>>
   }
 }
 
-// CHECK:      func.func @f(%[[A:.*]]: memref<4xcomplex<f32>>, %[[B:.*]]: memref<4xcomplex<f32>>, %[[M:.*]]: memref<4xcomplex<f32>>, %[[LT:.*]]: memref<4xi1>, %[[RE:.*]]: memref<4xf32>, %[[I:.*]]: memref<4xcomplex<f64>>, %[[S:.*]]: memref<complex<f32>>, %[[W:.*]]: memref<4xf64>) {
+// CHECK:      func.func @f(%[[A:.*]]: memref<4xcomplex<f32>>, %[[B:.*]]: memref<4xcomplex<f32>>, %[[C:.*]]: memref<4xcomplex<f64>>, %[[M:.*]]: memref<4xcomplex<f32>>, %[[LT:.*]]: memref<4xi1>, %[[RE:.*]]: memref<4xf32>, %[[I:.*]]: memref<4xcomplex<f64>>, %[[S:.*]]: memref<complex<f32>>, %[[W:.*]]: memref<4xf64>, %[[MM:.*]]: memref<4xcomplex<f64>>) {
 
-// a * b = (fma(ar, br, -(ai * bi)), fma(ar, bi, ai * br))
+// complex64 a * b = (ar * br - ai * bi, ar * bi + ai * br)
 // CHECK:        linalg.generic {{.*}} ins(%[[A]], %[[B]] : memref<4xcomplex<f32>>, memref<4xcomplex<f32>>) outs(%[[M]] : memref<4xcomplex<f32>>)
 // CHECK-NEXT:   ^bb0(%[[X:.*]]: complex<f32>, %[[Y:.*]]: complex<f32>, %{{.*}}: complex<f32>):
 // CHECK-NEXT:     %[[XR:.*]] = complex.re %[[X]] : complex<f32>
 // CHECK-NEXT:     %[[XI:.*]] = complex.im %[[X]] : complex<f32>
 // CHECK-NEXT:     %[[YR:.*]] = complex.re %[[Y]] : complex<f32>
 // CHECK-NEXT:     %[[YI:.*]] = complex.im %[[Y]] : complex<f32>
+// CHECK-NEXT:     %[[RR:.*]] = arith.mulf %[[XR]], %[[YR]] : f32
 // CHECK-NEXT:     %[[II:.*]] = arith.mulf %[[XI]], %[[YI]] : f32
-// CHECK-NEXT:     %[[NII:.*]] = arith.negf %[[II]] : f32
-// CHECK-NEXT:     %[[MR:.*]] = math.fma %[[XR]], %[[YR]], %[[NII]] : f32
+// CHECK-NEXT:     %[[MR:.*]] = arith.subf %[[RR]], %[[II]] : f32
+// CHECK-NEXT:     %[[RI:.*]] = arith.mulf %[[XR]], %[[YI]] : f32
 // CHECK-NEXT:     %[[IR:.*]] = arith.mulf %[[XI]], %[[YR]] : f32
-// CHECK-NEXT:     %[[MI:.*]] = math.fma %[[XR]], %[[YI]], %[[IR]] : f32
+// CHECK-NEXT:     %[[MI:.*]] = arith.addf %[[RI]], %[[IR]] : f32
 // CHECK-NEXT:     %[[P:.*]] = complex.create %[[MR]], %[[MI]] : complex<f32>
 // CHECK-NEXT:     linalg.yield %[[P]] : complex<f32>
+
+// complex128 c * c = (fma(cr, cr, -(ci * ci)), fma(cr, ci, ci * cr))
+// CHECK:        linalg.generic {{.*}} ins(%[[C]], %[[C]] : memref<4xcomplex<f64>>, memref<4xcomplex<f64>>) outs(%[[MM]] : memref<4xcomplex<f64>>)
+// CHECK-NEXT:   ^bb0(%[[U:.*]]: complex<f64>, %[[V:.*]]: complex<f64>, %{{.*}}: complex<f64>):
+// CHECK-NEXT:     %[[UR:.*]] = complex.re %[[U]] : complex<f64>
+// CHECK-NEXT:     %[[UI:.*]] = complex.im %[[U]] : complex<f64>
+// CHECK-NEXT:     %[[VR:.*]] = complex.re %[[V]] : complex<f64>
+// CHECK-NEXT:     %[[VI:.*]] = complex.im %[[V]] : complex<f64>
+// CHECK-NEXT:     %[[UIVI:.*]] = arith.mulf %[[UI]], %[[VI]] : f64
+// CHECK-NEXT:     %[[NEG:.*]] = arith.negf %[[UIVI]] : f64
+// CHECK-NEXT:     %[[PR:.*]] = math.fma %[[UR]], %[[VR]], %[[NEG]] : f64
+// CHECK-NEXT:     %[[UIVR:.*]] = arith.mulf %[[UI]], %[[VR]] : f64
+// CHECK-NEXT:     %[[PI:.*]] = math.fma %[[UR]], %[[VI]], %[[UIVR]] : f64
+// CHECK-NEXT:     %[[Q:.*]] = complex.create %[[PR]], %[[PI]] : complex<f64>
+// CHECK-NEXT:     linalg.yield %[[Q]] : complex<f64>
 
 // a < b = (ar < br and ai, bi not NaN) or (ar == br and ai < bi)
 // CHECK:        linalg.generic {{.*}} outs(%[[LT]] : memref<4xi1>)
@@ -73,3 +90,4 @@ builtin.module {
 // CHECK-NEXT:   ^bb0(%[[C:.*]]: complex<f64>, %{{.*}}: f64):
 // CHECK-NEXT:     %[[CR:.*]] = complex.re %[[C]] : complex<f64>
 // CHECK-NEXT:     linalg.yield %[[CR]] : f64
+
