@@ -5,9 +5,9 @@ it apart and `complex.create` builds one (codegen keeps it as the LLVM struct {f
 the two floats NumPy stores). Everything in between is float arithmetic, written here as
 formulas on (real, imaginary) pairs that follow NumPy 2's loops:
 
-* `a * b`: (ar*br - ai*bi, ar*bi + ai*br); for complex128 with each sum's first product
-  fused (`math.fma`), as NumPy 2.4's SIMD loop on an FMA host (x86-64-v3 and later); its
-  complex64 loop rounds every product, and so does tracejit's;
+* `a * b`: (ar*br - ai*bi, ar*bi + ai*br) with each sum's first product fused
+  (`math.fma`), as NumPy 2.4's SIMD loop on contiguous arrays on an FMA host (x86-64-v3
+  and later; NumPy's loop for reversed complex64 operands rounds every product instead);
 * `a / b`: Smith's algorithm, as NumPy's divide loop (bit for bit);
 * `a ** b`: NumPy's `npy_cpow`: b == 0 gives 1; a zero base gives 0 for Re(b) > 0 and NaN
   otherwise; an integral real exponent below 100 in magnitude is repeated squaring (with
@@ -135,10 +135,7 @@ def sub(f: Floats, a: Pair, b: Pair) -> Pair:
 
 
 def mul(f: Floats, a: Pair, b: Pair) -> Pair:
-    """NumPy's multiply loop: on complex128 (an FMA host) fma(ar, br, -(ai*bi)),
-    fma(ar, bi, ai*br); on complex64 every product rounded."""
-    if f.part != f64:
-        return plain_mul(f, a, b)
+    """NumPy's SIMD multiply loop on an FMA host: fma(ar, br, -(ai*bi)), fma(ar, bi, ai*br)."""
     (ar, ai), (br, bi) = a, b
     return f.fma(ar, br, f.neg(f.mul(ai, bi))), f.fma(ar, bi, f.mul(ai, br))
 

@@ -1,7 +1,7 @@
 // bufferize: complex elements stay `complex<fN>` in buffers (NumPy's interleaved layout); a
 // loop body takes a complex scalar apart with complex.re/im, computes on the float parts and
-// builds the result with complex.create. complex64 multiplication rounds every product,
-// complex128 multiplication fuses one per part (math.fma), as NumPy's loops; comparisons are NumPy's lexicographic order (a NaN imaginary part
+// builds the result with complex.create. Multiplication fuses one product per part
+// (math.fma), as NumPy's SIMD loops for complex64 and complex128; comparisons are NumPy's lexicographic order (a NaN imaginary part
 // voids the real-part comparison); a complex splat is a complex.create of two constants; a
 // sum reassociates its two part additions, a cast to float keeps the real part.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
@@ -21,19 +21,18 @@ builtin.module {
 
 // CHECK:      func.func @f(%[[A:.*]]: memref<4xcomplex<f32>>, %[[B:.*]]: memref<4xcomplex<f32>>, %[[C:.*]]: memref<4xcomplex<f64>>, %[[M:.*]]: memref<4xcomplex<f32>>, %[[LT:.*]]: memref<4xi1>, %[[RE:.*]]: memref<4xf32>, %[[I:.*]]: memref<4xcomplex<f64>>, %[[S:.*]]: memref<complex<f32>>, %[[W:.*]]: memref<4xf64>, %[[MM:.*]]: memref<4xcomplex<f64>>) {
 
-// complex64 a * b = (ar * br - ai * bi, ar * bi + ai * br)
+// complex64 a * b = (fma(ar, br, -(ai * bi)), fma(ar, bi, ai * br))
 // CHECK:        linalg.generic {{.*}} ins(%[[A]], %[[B]] : memref<4xcomplex<f32>>, memref<4xcomplex<f32>>) outs(%[[M]] : memref<4xcomplex<f32>>)
 // CHECK-NEXT:   ^bb0(%[[X:.*]]: complex<f32>, %[[Y:.*]]: complex<f32>, %{{.*}}: complex<f32>):
 // CHECK-NEXT:     %[[XR:.*]] = complex.re %[[X]] : complex<f32>
 // CHECK-NEXT:     %[[XI:.*]] = complex.im %[[X]] : complex<f32>
 // CHECK-NEXT:     %[[YR:.*]] = complex.re %[[Y]] : complex<f32>
 // CHECK-NEXT:     %[[YI:.*]] = complex.im %[[Y]] : complex<f32>
-// CHECK-NEXT:     %[[RR:.*]] = arith.mulf %[[XR]], %[[YR]] : f32
 // CHECK-NEXT:     %[[II:.*]] = arith.mulf %[[XI]], %[[YI]] : f32
-// CHECK-NEXT:     %[[MR:.*]] = arith.subf %[[RR]], %[[II]] : f32
-// CHECK-NEXT:     %[[RI:.*]] = arith.mulf %[[XR]], %[[YI]] : f32
+// CHECK-NEXT:     %[[NII:.*]] = arith.negf %[[II]] : f32
+// CHECK-NEXT:     %[[MR:.*]] = math.fma %[[XR]], %[[YR]], %[[NII]] : f32
 // CHECK-NEXT:     %[[IR:.*]] = arith.mulf %[[XI]], %[[YR]] : f32
-// CHECK-NEXT:     %[[MI:.*]] = arith.addf %[[RI]], %[[IR]] : f32
+// CHECK-NEXT:     %[[MI:.*]] = math.fma %[[XR]], %[[YI]], %[[IR]] : f32
 // CHECK-NEXT:     %[[P:.*]] = complex.create %[[MR]], %[[MI]] : complex<f32>
 // CHECK-NEXT:     linalg.yield %[[P]] : complex<f32>
 
