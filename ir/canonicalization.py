@@ -188,11 +188,12 @@ class PowHalf(RewritePattern):
 
 
 class PowOne(RewritePattern):
-    """x ** 1 -> x (pow(x, 1) is x for every x, and NumPy's scalar loop copies x)."""
+    """x ** 1 -> x (pow(x, 1) is x for every x, and NumPy's scalar loop copies x). Not for
+    complex numbers: npy_cpow turns a zero base (-0.0 parts included) into +0.0 + 0.0j."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
-        if _is(splat_of(op.rhs), 1):
+        if _is(splat_of(op.rhs), 1) and not _is_complex(op.lhs):
             _forward(rewriter, op, op.lhs)
 
 

@@ -16,9 +16,10 @@ formulas on (real, imaginary) pairs that follow NumPy 2's loops:
 * `exp`, `log`, `sqrt`: the principal branches with C99 Annex G's special values (what
   NumPy's libm gives for NaN, Inf and signed zeros); see each formula for the deviations.
 
-complex64 transcendentals (`exp`, `log`, `sqrt`, `**`) are computed in float64 and rounded
-once, as the float32 `hypot` is: that sidesteps float32 overflow in the intermediate steps
-and keeps the result within an ulp or two of NumPy's `cexpf`/`clogf`/`csqrtf`.
+complex64 transcendentals (`exp`, `log`, `sqrt`, the exp(b * log(a)) of `**`) are computed
+in float64 and rounded once, as the float32 `hypot` is: that sidesteps float32 overflow in
+the intermediate steps and keeps the result within an ulp or two of NumPy's
+`cexpf`/`clogf`/`csqrtf`.
 """
 
 from __future__ import annotations
@@ -272,11 +273,17 @@ def sqrt(f: Floats, a: Pair) -> Pair:
 POW_UNROLLED_BITS = 7  # npy_cpow squares for integral exponents below 100 = 0b1100100
 
 
+def _exp_of_product_with_log(f: Floats, a: Pair, b: Pair) -> Pair:
+    return exp(f, plain_mul(f, b, log(f, a)))
+
+
 def power(f: Floats, a: Pair, b: Pair) -> Pair:
-    """NumPy's `npy_cpow` (see the module docstring), the cases as selects."""
+    """NumPy's `npy_cpow` (see the module docstring), the cases as selects. The integral
+    cases are computed in the element's own type, as NumPy does (so complex64 powers
+    overflow and underflow where NumPy's do); exp(b * log(a)) in float64."""
     (ar, ai), (br, bi) = a, b
     zero, one = f.const(0.0), f.const(1.0)
-    general = exp(f, plain_mul(f, b, log(f, a)))
+    general = in_double(f, _exp_of_product_with_log, a, b)
     integral = f.and_(
         f.and_(f.cmp("oeq", bi, zero), f.cmp("oeq", f.call(math.FloorOp, br), br)),
         f.cmp("olt", f.abs(br), f.const(100.0)),
@@ -334,22 +341,19 @@ def _exact(formula: Formula) -> Emitter:
     return emit
 
 
+def in_double(f: Floats, formula: Formula, *args: Pair) -> Pair:
+    """`formula` on `args` computed in float64: float32 parts are widened first and the
+    result rounded once."""
+    if f.part == f64:
+        return formula(f, *args)
+    wide = Floats(f.b, f64)
+    re, im = formula(wide, *(tuple(wide.insert(arith.ExtFOp(p, f64)) for p in a) for a in args))
+    return wide.insert(arith.TruncFOp(re, f32)), wide.insert(arith.TruncFOp(im, f32))
+
+
 def _in_double(formula: Formula) -> Emitter:
     """An emitter computing `formula` in float64 (complex64 widened, then rounded once)."""
-
-    def emit(builder: Builder, args: Sequence[SSAValue], element: Attribute) -> SSAValue:
-        assert isinstance(element, ComplexType)
-        if element.element_type == f64:
-            return _exact(formula)(builder, args, element)
-        wide = Floats(builder, f64)
-        parts = [
-            tuple(wide.insert(arith.ExtFOp(part, f64)) for part in split(builder, a)) for a in args
-        ]
-        re, im = formula(wide, *parts)
-        narrow = (wide.insert(arith.TruncFOp(re, f32)), wide.insert(arith.TruncFOp(im, f32)))
-        return pack(builder, narrow, element)
-
-    return emit
+    return _exact(lambda f, *args: in_double(f, formula, *args))
 
 
 COMPLEX_OPS: dict[type[Operation], Emitter] = {
@@ -360,7 +364,7 @@ COMPLEX_OPS: dict[type[Operation], Emitter] = {
     ew.NegOp: _exact(neg),
     ew.ConjOp: _exact(conj),
     ew.ReciprocalOp: _exact(reciprocal),
-    ew.PowOp: _in_double(power),
+    ew.PowOp: _exact(power),
     ew.ExpOp: _in_double(exp),
     ew.LogOp: _in_double(log),
     ew.SqrtOp: _in_double(sqrt),
@@ -378,9 +382,9 @@ def emit_complex(
 
 
 def compare(builder: Builder, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
-    """eq/ne part by part; lt/le/gt/ge compare the real parts first and the imaginary
-    parts on a tie (a NaN imaginary part makes the real-part comparison false), as
-    NumPy's CLT: (ar < br && !isnan(ai) && !isnan(bi)) || (ar == br && ai < bi)."""
+    """eq/ne part by part; lt/le/gt/ge compare the real parts strictly first and the
+    imaginary parts on a tie (a NaN imaginary part makes the real-part comparison false),
+    as NumPy's CLE: (ar < br && !isnan(ai) && !isnan(bi)) || (ar == br && ai <= bi)."""
     element = a.type
     assert isinstance(element, ComplexType)
     f = Floats(builder, _part_type(element))
@@ -389,8 +393,9 @@ def compare(builder: Builder, predicate: str, a: SSAValue, b: SSAValue) -> SSAVa
         return f.and_(f.cmp("oeq", ar, br), f.cmp("oeq", ai, bi))
     if predicate == "ne":
         return f.or_(f.cmp("une", ar, br), f.cmp("une", ai, bi))
+    strict = {"lt": "olt", "le": "olt", "gt": "ogt", "ge": "ogt"}[predicate]
     ordered = {"lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}[predicate]
-    by_real = f.and_(f.cmp(ordered, ar, br), f.cmp("ord", ai, bi))
+    by_real = f.and_(f.cmp(strict, ar, br), f.cmp("ord", ai, bi))
     by_imag = f.and_(f.cmp("oeq", ar, br), f.cmp(ordered, ai, bi))
     return f.or_(by_real, by_imag)
 

@@ -1,7 +1,8 @@
 // canonicalize on complex tensors: the float rules hold part by part, so z + (-0.0 - 0.0j)
 // and z - (0.0 + 0.0j) are z, but z + 0j is not (it turns -0.0 parts into +0.0); z * 0 and
 // a sum over a size-1 axis stay (NaN parts, signed zeros); z * 1 stays too: its real part
-// is zr * 1 - zi * 0, NaN for an infinite zi. z ** 2 is z * z (npy_cpow's own unrolling).
+// is zr * 1 - zi * 0, NaN for an infinite zi. z ** 2 is z * z (npy_cpow's own unrolling);
+// z ** 1 stays (npy_cpow gives +0.0 + 0.0j for every zero z).
 // RUN: tracejit-opt %s -p canonicalize | filecheck %s
 
 builtin.module {
@@ -31,12 +32,16 @@ builtin.module {
     func.return %a, %m0, %m1, %s : tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>, tensor<3xcomplex<f32>>
   }
 
-  // CHECK-LABEL: func.func @square(%z: tensor<3xcomplex<f64>>)
+  // CHECK-LABEL: func.func @powers(%z: tensor<3xcomplex<f64>>)
   // CHECK-NEXT:    %[[S:.*]] = tj.mul %z, %z : tensor<3xcomplex<f64>>
-  // CHECK-NEXT:    func.return %[[S]]
-  func.func @square(%z: tensor<3xcomplex<f64>>) -> tensor<3xcomplex<f64>> {
+  // CHECK-NEXT:    %[[ONE:.*]] = tj.constant
+  // CHECK-NEXT:    %[[P:.*]] = tj.pow %z, %[[ONE]] : tensor<3xcomplex<f64>>
+  // CHECK-NEXT:    func.return %[[S]], %[[P]]
+  func.func @powers(%z: tensor<3xcomplex<f64>>) -> (tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>) {
     %two = tj.constant dense<(2.0, 0.0)> : tensor<3xcomplex<f64>>
     %p = tj.pow %z, %two : tensor<3xcomplex<f64>>
-    func.return %p : tensor<3xcomplex<f64>>
+    %one = tj.constant dense<(1.0, 0.0)> : tensor<3xcomplex<f64>>
+    %q = tj.pow %z, %one : tensor<3xcomplex<f64>>
+    func.return %p, %q : tensor<3xcomplex<f64>>, tensor<3xcomplex<f64>>
   }
 }
