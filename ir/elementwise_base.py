@@ -45,6 +45,8 @@ def verify_domain(op: IRDLOperation, domain: frozenset[str], value: SSAValue) ->
         raise VerifyException(f"{op.name} is not defined on bool tensors")
     if domain == FLOATS:
         raise VerifyException(f"{op.name} expects a float tensor, got {element}")
+    if domain == INEXACT:
+        raise VerifyException(f"{op.name} expects a float or complex tensor, got {element}")
     allowed = " or ".join(sorted(domain))
     raise VerifyException(f"{op.name} expects a tensor of {allowed} elements, got {element}")
 
