@@ -1,8 +1,9 @@
-"""cf-level xDSL module (func, cf, arith, math, memref) -> `llvmlite.ir.Module`.
+"""cf-level xDSL module (func, cf, arith, complex, math, memref) -> `llvmlite.ir.Module`.
 
 Translation is table-driven: `EMITTERS` maps an op class to a small emitter function (see
-`emit_arith`, `emit_math`, `emit_memref`, `emit_control`); ops xDSL does not define are
-looked up by name in `NAMED_EMITTERS`. Functions follow the calling convention in `abi.py`.
+`emit_arith`, `emit_complex`, `emit_math`, `emit_memref`, `emit_control`); ops xDSL does not
+define are looked up by name in `NAMED_EMITTERS`. Functions follow the calling convention in
+`abi.py`.
 Blocks are emitted in reverse post-order (definitions before uses); unreachable blocks are
 dropped; phi nodes are filled at the end, so the source block order does not matter.
 """
@@ -19,6 +20,7 @@ from xdsl.ir import Block, Operation
 from tracejit.codegen.abi import KernelSignature, MemRefArg, kernel_signature
 from tracejit.codegen.context import Emitter, FunctionEmitter, MemRef, ModuleState
 from tracejit.codegen.emit_arith import ARITH_EMITTERS, ARITH_NAMED_EMITTERS
+from tracejit.codegen.emit_complex import COMPLEX_EMITTERS
 from tracejit.codegen.emit_control import CONTROL_EMITTERS
 from tracejit.codegen.emit_math import MATH_EMITTERS
 from tracejit.codegen.emit_memref import (
@@ -35,6 +37,7 @@ from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 EMITTERS: dict[type[Operation], Emitter] = {
     **ARITH_EMITTERS,
+    **COMPLEX_EMITTERS,
     **MATH_EMITTERS,
     **MEMREF_EMITTERS,
     **CONTROL_EMITTERS,

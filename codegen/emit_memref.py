@@ -38,6 +38,7 @@ from tracejit.codegen.llvm_types import (
     I64,
     PTR,
     VOID,
+    alignment,
     byte_size,
     checked_memref,
     opaque,
@@ -119,7 +120,7 @@ def _load(fx: FunctionEmitter, op: memref.LoadOp) -> ir.Value:
     elem = ref.type.element_type
     _check_indices(fx, op, ref, op.indices)
     value = fx.b.load(element_ptr(fx, ref, op.indices), typ=storage_type(elem),
-                      align=byte_size(elem))
+                      align=alignment(elem))
     return fx.b.trunc(value, I1) if scalar_type(elem) == I1 else value
 
 
@@ -130,7 +131,7 @@ def _store(fx: FunctionEmitter, op: memref.StoreOp) -> None:
     if value.type == I1:
         value = fx.b.zext(value, I8)
     _check_indices(fx, op, ref, op.indices)
-    fx.b.store(value, element_ptr(fx, ref, op.indices), align=byte_size(elem))
+    fx.b.store(value, element_ptr(fx, ref, op.indices), align=alignment(elem))
 
 
 def _num_elements(fx: FunctionEmitter, ref: MemRef) -> ir.Value:

@@ -1,7 +1,8 @@
 """Mapping of xDSL builtin types to llvmlite IR types and NumPy dtypes.
 
 `index` is lowered to i64. In memory, an i1 element occupies one byte (like NumPy's bool), so
-memref element storage uses i8 for i1 while SSA values stay i1.
+memref element storage uses i8 for i1 while SSA values stay i1. `complex<fN>` is the literal
+struct `{fN, fN}` (real part first), both as a value and in memory: NumPy's layout.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from llvmlite import ir
 from xdsl.dialects.builtin import (
+    ComplexType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -40,6 +42,11 @@ _FLOAT_DTYPES: dict[type[Attribute], np.dtype] = {
     Float64Type: np.dtype(np.float64),
 }
 
+_COMPLEX_DTYPES: dict[type[Attribute], np.dtype] = {  # by the type of the parts
+    Float32Type: np.dtype(np.complex64),
+    Float64Type: np.dtype(np.complex128),
+}
+
 _INT_DTYPES: dict[int, np.dtype] = {
     1: np.dtype(np.bool_),
     8: np.dtype(np.int8),
@@ -64,6 +71,9 @@ def scalar_type(attr: Attribute) -> ir.Type:
         return ir.IntType(attr.width.data)
     if type(attr) in _FLOATS:
         return _FLOATS[type(attr)]
+    if isinstance(attr, ComplexType) and type(attr.element_type) in _FLOATS:
+        part = _FLOATS[type(attr.element_type)]
+        return ir.LiteralStructType([part, part])
     raise CodegenError(f"unsupported scalar type {attr}")
 
 
@@ -78,6 +88,12 @@ def byte_size(attr: Attribute) -> int:
     return numpy_dtype(attr).itemsize
 
 
+def alignment(attr: Attribute) -> int:
+    """The alignment NumPy guarantees for an element of type `attr` (a complex element is
+    aligned like its parts, not like its size)."""
+    return numpy_dtype(attr).alignment
+
+
 def numpy_dtype(attr: Attribute) -> np.dtype:
     """The NumPy dtype of a memref element or scalar argument of type `attr`."""
     if isinstance(attr, IndexType):
@@ -86,6 +102,8 @@ def numpy_dtype(attr: Attribute) -> np.dtype:
         return _INT_DTYPES[attr.width.data]
     if type(attr) in _FLOAT_DTYPES:
         return _FLOAT_DTYPES[type(attr)]
+    if isinstance(attr, ComplexType) and type(attr.element_type) in _COMPLEX_DTYPES:
+        return _COMPLEX_DTYPES[type(attr.element_type)]
     raise CodegenError(f"type {attr} has no NumPy dtype")
 
 

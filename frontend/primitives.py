@@ -82,6 +82,20 @@ def binary(op_type: type[ElementwiseBinaryOp], x: Tensor, y: Tensor) -> Tensor:
     return Tensor(emit(op_type(x.value, y.value)).result)
 
 
+def real(z: Tensor) -> Tensor:
+    """The real parts of a complex tensor (its parts' float dtype)."""
+    from tracejit.ir.complex_parts import RealOp
+
+    return Tensor(emit(RealOp(z.value)).result, dims=z.dims)
+
+
+def imag(z: Tensor) -> Tensor:
+    """The imaginary parts of a complex tensor (its parts' float dtype)."""
+    from tracejit.ir.complex_parts import ImagOp
+
+    return Tensor(emit(ImagOp(z.value)).result, dims=z.dims)
+
+
 def reduce(kind: str, x: Tensor, axes: Sequence[int]) -> Tensor:
     """Reduce `x` over the (normalised, non-negative) `axes`, dropping them; argmax and
     argmin give int64 indices into the reduced axes flattened in row-major order."""

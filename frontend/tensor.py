@@ -327,6 +327,19 @@ class Tensor(ArrayOperators):
 
         return stage_astype(self, dtype)
 
+    @property
+    def real(self) -> Tensor:
+        return np.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        return np.imag(self)
+
+    def conj(self) -> Tensor:
+        return np.conjugate(self)  # type: ignore[return-value]  # dispatched to Tensor
+
+    conjugate = conj
+
     def clip(self, min=None, max=None, out=None, **kwargs):
         return np.clip(self, min, max, out, **kwargs)
 

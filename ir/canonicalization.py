@@ -32,7 +32,7 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tracejit.ir.constant import ConstantOp
-from tracejit.ir.dtypes import is_float
+from tracejit.ir.dtypes import is_complex, is_float, is_inexact
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.elementwise_binary import AddOp, MulOp, PowOp, SubOp
 from tracejit.ir.elementwise_unary import NegOp, SqrtOp
@@ -55,23 +55,45 @@ def splat_of(value: SSAValue) -> np.generic | None:
     return owner.splat() if isinstance(owner, ConstantOp) else None
 
 
-def _is_float(value: SSAValue) -> bool:
+def _is_inexact(value: SSAValue) -> bool:
+    """Float or complex: signed zeros, NaN and Inf make most identities inexact."""
+    assert isinstance(value.type, TensorType)
+    return is_inexact(value.type.get_element_type())
+
+
+def _is_real_float(value: SSAValue) -> bool:
     assert isinstance(value.type, TensorType)
     return is_float(value.type.get_element_type())
+
+
+def _is_complex(value: SSAValue) -> bool:
+    assert isinstance(value.type, TensorType)
+    return is_complex(value.type.get_element_type())
 
 
 def _is(splat: np.generic | None, number: float) -> TypeGuard[np.generic]:
     return splat is not None and bool(splat == number)
 
 
+def _sign_bits(splat: np.generic) -> list[bool]:
+    """The sign bit of a float, of each part of a complex number (real first)."""
+    parts = (splat.real, splat.imag) if np.iscomplexobj(splat) else (splat,)
+    return [bool(np.signbit(part)) for part in parts]
+
+
 def _is_negative_zero(splat: np.generic | None) -> bool:
-    return _is(splat, 0) and bool(np.signbit(splat))
+    return _is(splat, 0) and all(_sign_bits(splat))
+
+
+def _is_positive_zero(splat: np.generic | None) -> bool:
+    return _is(splat, 0) and not any(_sign_bits(splat))
 
 
 def _is_additive_identity(value: SSAValue) -> bool:
-    """0 for integers; only -0.0 for floats (x + (-0.0) == x for every x, -0.0 included)."""
+    """0 for integers; only -0.0 for floats (x + (-0.0) == x for every x, -0.0 included)
+    and -0.0 - 0.0j for complex numbers (added part by part)."""
     splat = splat_of(value)
-    return _is_negative_zero(splat) if _is_float(value) else _is(splat, 0)
+    return _is_negative_zero(splat) if _is_inexact(value) else _is(splat, 0)
 
 
 def _forward(rewriter: PatternRewriter, op, value: SSAValue) -> bool:
@@ -96,21 +118,26 @@ class AddZero(RewritePattern):
 
 
 class SubZero(RewritePattern):
-    """x - 0 -> x (ints); for floats only with +0.0: x - (+0.0) = x + (-0.0) = x."""
+    """x - 0 -> x (ints); for floats only with +0.0: x - (+0.0) = x + (-0.0) = x (complex:
+    +0.0 + 0.0j, part by part)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SubOp, rewriter: PatternRewriter) -> None:
         splat = splat_of(op.rhs)
-        exact = (_is(splat, 0) and not np.signbit(splat)) if _is_float(op.rhs) else _is(splat, 0)
+        exact = _is_positive_zero(splat) if _is_inexact(op.rhs) else _is(splat, 0)
         if exact:
             _forward(rewriter, op, op.lhs)
 
 
 class MulOne(RewritePattern):
-    """x * 1 -> x and 1 * x -> x (ints and floats: x * 1.0 is exactly x, -0.0 and NaN too)."""
+    """x * 1 -> x and 1 * x -> x (ints and floats: x * 1.0 is exactly x, -0.0 and NaN too).
+    Not for complex numbers: (a + bj) * (1 + 0j) has the real part a - b * 0.0, which is
+    NaN for an infinite b and +0.0 for a = -0.0, b < 0."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter) -> None:
+        if _is_complex(op.result):
+            return
         for x, other in ((op.lhs, op.rhs), (op.rhs, op.lhs)):
             if _is(splat_of(other), 1) and _forward(rewriter, op, x):
                 return
@@ -118,11 +145,11 @@ class MulOne(RewritePattern):
 
 class MulZero(RewritePattern):
     """x * 0 -> 0 and 0 * x -> 0, integers only (the zero operand is the result).
-    Not for floats: Inf * 0 and NaN * 0 are NaN, and -1.0 * 0.0 is -0.0."""
+    Not for floats or complex numbers: Inf * 0 and NaN * 0 are NaN, and -1.0 * 0.0 is -0.0."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter) -> None:
-        if _is_float(op.result):
+        if _is_inexact(op.result):
             return
         for zero in (op.rhs, op.lhs):
             if _is(splat_of(zero), 0) and _forward(rewriter, op, zero):
@@ -141,7 +168,8 @@ class NegNeg(RewritePattern):
 
 class PowSquare(RewritePattern):
     """x ** 2 -> x * x (ints wrap the same way; floats: NumPy's loop for a scalar
-    exponent 2 is x * x, see the module docstring)."""
+    exponent 2 is x * x, see the module docstring; complex: `npy_cpow` computes an
+    exponent of exactly 2 as z * z)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
@@ -155,16 +183,17 @@ class PowHalf(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
-        if _is_float(op.lhs) and _is(splat_of(op.rhs), 0.5):
+        if _is_real_float(op.lhs) and _is(splat_of(op.rhs), 0.5):
             rewriter.replace(op, SqrtOp(op.lhs))
 
 
 class PowOne(RewritePattern):
-    """x ** 1 -> x (pow(x, 1) is x for every x, and NumPy's scalar loop copies x)."""
+    """x ** 1 -> x (pow(x, 1) is x for every x, and NumPy's scalar loop copies x). Not for
+    complex numbers: npy_cpow turns a zero base (-0.0 parts included) into +0.0 + 0.0j."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
-        if _is(splat_of(op.rhs), 1):
+        if _is(splat_of(op.rhs), 1) and not _is_complex(op.lhs):
             _forward(rewriter, op, op.lhs)
 
 
@@ -221,7 +250,7 @@ class ReshapeOfReshape(RewritePattern):
 class ReduceOverUnitAxes(RewritePattern):
     """reduce(x) over axes of size 1 -> reshape(x): each result element is the one
     element reduced. Exact for prod/max/min/any/all and integer sum (all keep the element
-    type, checked below); not for a float sum, which NumPy starts from +0.0 (so
+    type, checked below); not for a float or complex sum, which NumPy starts from +0.0 (so
     np.sum([[-0.0]], axis=1) is +0.0); not for argmax/argmin (i64 zeros, another type)."""
 
     KINDS = frozenset({"sum", "prod", "max", "min", "any", "all"})
@@ -234,7 +263,7 @@ class ReduceOverUnitAxes(RewritePattern):
             return
         if source.get_element_type() != target.get_element_type():
             return
-        if op.kind.data == "sum" and is_float(source.get_element_type()):
+        if op.kind.data == "sum" and is_inexact(source.get_element_type()):
             return
         if any(source.get_shape()[axis] != 1 for axis in op.get_axes()):
             return

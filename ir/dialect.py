@@ -3,7 +3,19 @@
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import affine, arith, builtin, cf, func, linalg, math, memref, scf, tensor
+from xdsl.dialects import (
+    affine,
+    arith,
+    builtin,
+    cf,
+    complex,
+    func,
+    linalg,
+    math,
+    memref,
+    scf,
+    tensor,
+)
 from xdsl.ir import Dialect
 
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
@@ -54,6 +66,7 @@ ALL_DIALECTS = (
     builtin.Builtin,
     func.Func,
     arith.Arith,
+    complex.Complex,  # complex.re/im/create: complex scalars in loop bodies
     math.Math,
     memref.MemRef,
     linalg.Linalg,

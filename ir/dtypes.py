@@ -1,8 +1,10 @@
 """NumPy dtypes <-> xDSL element types, and tensor types built from NumPy shapes.
 
 The `tj` dialect keeps NumPy's dtype in its tensor types: signed integers are the
-builtin signless `iN` (as in MLIR's arith), unsigned integers are `uiN`, bool is `i1`.
-Lowering passes map `uiN` to signless `iN` and pick the unsigned arith ops.
+builtin signless `iN` (as in MLIR's arith), unsigned integers are `uiN`, bool is `i1`,
+complex64/complex128 are `complex<f32>`/`complex<f64>` (two floats, real part first, as
+NumPy stores them). Lowering passes map `uiN` to signless `iN` and pick the unsigned
+arith ops.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any, TypeGuard
 import numpy as np
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    ComplexType,
     Float16Type,
     Float32Type,
     Float64Type,
@@ -34,11 +37,17 @@ _FLOATS: dict[np.dtype, Attribute] = {
     np.dtype(np.float64): f64,
 }
 
+_COMPLEX: dict[np.dtype, Attribute] = {
+    np.dtype(np.complex64): ComplexType(f32),
+    np.dtype(np.complex128): ComplexType(f64),
+}
+
 DTYPE_TO_ELEMENT: dict[np.dtype, Attribute] = {
     np.dtype(np.bool_): i1,
     **_SIGNED,
     **_UNSIGNED,
     **_FLOATS,
+    **_COMPLEX,
 }
 ELEMENT_TO_DTYPE: dict[Attribute, np.dtype] = {t: d for d, t in DTYPE_TO_ELEMENT.items()}
 
@@ -84,6 +93,21 @@ def is_float(element: Attribute) -> TypeGuard[Float16Type | Float32Type | Float6
     return isinstance(element, Float16Type | Float32Type | Float64Type)
 
 
+def is_complex(element: Attribute) -> TypeGuard[ComplexType]:
+    return isinstance(element, ComplexType)
+
+
+def is_inexact(element: Attribute) -> bool:
+    """Float or complex: the element types with NaN, Inf and signed zeros."""
+    return is_float(element) or is_complex(element)
+
+
+def component_type(element: Attribute) -> Attribute:
+    """The float type of a complex element's two parts (`complex<f32>` -> `f32`); a real
+    element type is its own."""
+    return element.get_element_type() if isinstance(element, ComplexType) else element
+
+
 def is_integer(element: Attribute) -> bool:
     """True for iN and uiN with N > 1 (bool is i1 and is not an integer here)."""
     return isinstance(element, IntegerType) and element.width.data > 1
@@ -100,12 +124,15 @@ def is_bool(element: Attribute) -> bool:
 # Element kinds: what decides which scalar instructions an element-wise op lowers to
 # (`arith` integers are signless, so signed and unsigned are told apart here).
 FLOAT, SIGNED, UNSIGNED, BOOL = "float", "signed", "unsigned", "bool"
+COMPLEX = "complex"
 
 
 def element_kind(element: Attribute) -> str:
-    """float, signed, unsigned or bool."""
+    """float, complex, signed, unsigned or bool."""
     if is_float(element):
         return FLOAT
+    if is_complex(element):
+        return COMPLEX
     if is_bool(element):
         return BOOL
     return UNSIGNED if is_unsigned(element) else SIGNED

@@ -22,15 +22,18 @@ from xdsl.irdl import IRDLOperation, VarConstraint, operand_def, result_def, tra
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tracejit.ir.dtypes import BOOL, FLOAT, SIGNED, UNSIGNED, element_kind, element_of
+from tracejit.ir.dtypes import BOOL, COMPLEX, FLOAT, SIGNED, UNSIGNED, element_kind, element_of
 from tracejit.ir.folding import fold_with_numpy
 
 # The element kinds (ir/dtypes.py) an op is defined on.
 FLOATS = frozenset({FLOAT})
 INTEGERS = frozenset({SIGNED, UNSIGNED})
-NUMBERS = FLOATS | INTEGERS
+NUMBERS = FLOATS | INTEGERS  # the real numbers
 BITS = INTEGERS | {BOOL}
 ANY = NUMBERS | {BOOL}
+COMPLEXES = frozenset({COMPLEX})
+INEXACT = FLOATS | COMPLEXES
+ARITHMETIC = NUMBERS | COMPLEXES  # + - * ** and negation
 
 
 def verify_domain(op: IRDLOperation, domain: frozenset[str], value: SSAValue) -> None:
@@ -42,6 +45,8 @@ def verify_domain(op: IRDLOperation, domain: frozenset[str], value: SSAValue) ->
         raise VerifyException(f"{op.name} is not defined on bool tensors")
     if domain == FLOATS:
         raise VerifyException(f"{op.name} expects a float tensor, got {element}")
+    if domain == INEXACT:
+        raise VerifyException(f"{op.name} expects a float or complex tensor, got {element}")
     allowed = " or ".join(sorted(domain))
     raise VerifyException(f"{op.name} expects a tensor of {allowed} elements, got {element}")
 

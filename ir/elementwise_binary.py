@@ -12,7 +12,15 @@ from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
 from xdsl.pattern_rewriter import RewritePattern
 
-from tracejit.ir.elementwise_base import BITS, FLOATS, INTEGERS, NUMBERS, ElementwiseBinaryOp
+from tracejit.ir.elementwise_base import (
+    ARITHMETIC,
+    BITS,
+    FLOATS,
+    INEXACT,
+    INTEGERS,
+    NUMBERS,
+    ElementwiseBinaryOp,
+)
 
 
 def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -42,7 +50,7 @@ class AddOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
 
     name = "tj.add"
     NUMPY: ClassVar = staticmethod(np.add)
-    DOMAIN: ClassVar = NUMBERS
+    DOMAIN: ClassVar = ARITHMETIC
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -60,7 +68,7 @@ class SubOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
 
     name = "tj.sub"
     NUMPY: ClassVar = staticmethod(np.subtract)
-    DOMAIN: ClassVar = NUMBERS
+    DOMAIN: ClassVar = ARITHMETIC
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -78,7 +86,7 @@ class MulOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
 
     name = "tj.mul"
     NUMPY: ClassVar = staticmethod(np.multiply)
-    DOMAIN: ClassVar = NUMBERS
+    DOMAIN: ClassVar = ARITHMETIC
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -89,14 +97,15 @@ class MulOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
 
 @irdl_op_definition
 class DivOp(ElementwiseBinaryOp):
-    """a / b on floats (x / 0 is +-inf, 0 / 0 is NaN).
+    """a / b on floats (x / 0 is +-inf, 0 / 0 is NaN) and complex numbers (Smith's
+    algorithm, as NumPy).
 
     %r = tj.div %a, %b : tensor<4xf32>
     """
 
     name = "tj.div"
     NUMPY: ClassVar = staticmethod(np.true_divide)
-    DOMAIN: ClassVar = FLOATS
+    DOMAIN: ClassVar = INEXACT
 
 
 @irdl_op_definition
@@ -141,14 +150,16 @@ class FmodOp(ElementwiseBinaryOp):
 @irdl_op_definition
 class PowOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     """a ** b (integers wrap; an integer to a negative power is 0, or +-1 for a base of
-    +-1: tracing checks the exponents and raises NumPy's ValueError first).
+    +-1: tracing checks the exponents and raises NumPy's ValueError first; complex powers
+    as NumPy's `npy_cpow`: small integral exponents by repeated multiplication, others
+    as exp(b * log(a))).
 
     %r = tj.pow %a, %b : tensor<4xf32>
     """
 
     name = "tj.pow"
     NUMPY: ClassVar = staticmethod(_power)
-    DOMAIN: ClassVar = NUMBERS
+    DOMAIN: ClassVar = ARITHMETIC
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:

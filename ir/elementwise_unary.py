@@ -12,7 +12,14 @@ from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
 from xdsl.pattern_rewriter import RewritePattern
 
-from tracejit.ir.elementwise_base import BITS, FLOATS, NUMBERS, ElementwiseUnaryOp
+from tracejit.ir.elementwise_base import (
+    ARITHMETIC,
+    BITS,
+    FLOATS,
+    INEXACT,
+    NUMBERS,
+    ElementwiseUnaryOp,
+)
 
 
 @irdl_op_definition
@@ -24,7 +31,7 @@ class NegOp(ElementwiseUnaryOp, HasCanonicalizationPatternsInterface):
 
     name = "tj.neg"
     NUMPY: ClassVar = staticmethod(np.negative)
-    DOMAIN: ClassVar = NUMBERS
+    DOMAIN: ClassVar = ARITHMETIC
 
     @classmethod
     def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
@@ -78,7 +85,7 @@ class ExpOp(ElementwiseUnaryOp):
 
     name = "tj.exp"
     NUMPY: ClassVar = staticmethod(np.exp)
-    DOMAIN: ClassVar = FLOATS
+    DOMAIN: ClassVar = INEXACT
 
 
 @irdl_op_definition
@@ -107,14 +114,15 @@ class Exp2Op(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class LogOp(ElementwiseUnaryOp):
-    """Natural logarithm: NaN below 0, -inf at 0.
+    """Natural logarithm: NaN below 0, -inf at 0 (complex: the principal branch, the
+    imaginary part in [-pi, pi]).
 
     %r = tj.log %x : tensor<4xf32>
     """
 
     name = "tj.log"
     NUMPY: ClassVar = staticmethod(np.log)
-    DOMAIN: ClassVar = FLOATS
+    DOMAIN: ClassVar = INEXACT
 
 
 @irdl_op_definition
@@ -155,14 +163,14 @@ class Log10Op(ElementwiseUnaryOp):
 
 @irdl_op_definition
 class SqrtOp(ElementwiseUnaryOp):
-    """Square root: NaN below 0.
+    """Square root: NaN below 0 (complex: the principal branch, real part >= 0).
 
     %r = tj.sqrt %x : tensor<4xf32>
     """
 
     name = "tj.sqrt"
     NUMPY: ClassVar = staticmethod(np.sqrt)
-    DOMAIN: ClassVar = FLOATS
+    DOMAIN: ClassVar = INEXACT
 
 
 @irdl_op_definition

@@ -6,7 +6,8 @@
 
 The reduced axes are removed from the result (NumPy's `keepdims=True` is a reshape
 after it). `sum`, `prod`, `max` and `min` keep the element type (tracing casts first
-where NumPy widens: `np.sum` of int32 is int64) and are not defined on bool; `any` and
+where NumPy widens: `np.sum` of int32 is int64) and are not defined on bool (nor `max`
+and `min` on complex, whose ordering NumPy defines but tracejit does not); `any` and
 `all` reduce bool tensors; `argmax` and `argmin` give the i64 position of the first
 extreme element (the first NaN, if any) among the reduced axes flattened in row-major
 order, so `axes = [0, 1]` of a 2-D tensor is NumPy's `axis=None`.
@@ -33,7 +34,7 @@ from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tracejit.ir.dtypes import is_bool
+from tracejit.ir.dtypes import is_bool, is_complex
 from tracejit.ir.folding import fold_with_numpy
 
 
@@ -73,6 +74,7 @@ class ReduceOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInt
     }
     BOOL_KINDS: ClassVar[frozenset[str]] = frozenset({"any", "all"})
     INDEX_KINDS: ClassVar[frozenset[str]] = frozenset({"argmax", "argmin"})
+    COMPLEX_KINDS: ClassVar[frozenset[str]] = frozenset({"sum", "prod"})
     # NumPy raises on these over a zero-size axis: there is no identity to start from
     NO_IDENTITY: ClassVar[frozenset[str]] = frozenset({"max", "min", "argmax", "argmin"})
     kind = prop_def(StringAttr)
@@ -127,6 +129,8 @@ class ReduceOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInt
             return
         if is_bool(source):
             raise VerifyException(f"tj.reduce {kind} is not defined on bool tensors")
+        if is_complex(source) and kind not in self.COMPLEX_KINDS:
+            raise VerifyException(f"tj.reduce {kind} is not defined on complex tensors")
         expected = i64 if kind in self.INDEX_KINDS else source
         if target != expected:
             raise VerifyException(f"tj.reduce {kind} result element type must be {expected}")

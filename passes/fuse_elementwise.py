@@ -32,12 +32,12 @@ How, in two steps per block (regions of `tj.if`/`tj.while` are processed on thei
 
 The cost rule (what "cheap" means): one scalar instruction or a compare/select costs 1
 (`add sub mul neg abs maximum minimum fmax fmin copysign sign floor ceil trunc rint`,
-bitwise ops, `cast`, `compare`, `select`), `div`, `sqrt` and shifts cost 2, broadcasts 0,
-constants 0; transcendentals, `pow`, `floor_divide`, `remainder`, `fmod`, `hypot`,
-`arctan2`, `cbrt` are expensive. A multi-user op is recomputed when its cost is at most 2
-and the kernel's recomputed ops cost at most `recompute-budget` (8) in total; otherwise it
-is materialised. Recomputing a few instructions per element costs less than storing the
-value and loading it again in every consumer.
+bitwise ops, `cast`, `compare`, `select`, `real`, `imag`, `conj`), `div`, `sqrt` and shifts
+cost 2, broadcasts 0, constants 0; transcendentals, `pow`, `floor_divide`, `remainder`,
+`fmod`, `hypot`, `arctan2`, `cbrt` are expensive. A multi-user op is recomputed when its
+cost is at most 2 and the kernel's recomputed ops cost at most `recompute-budget` (8) in
+total; otherwise it is materialised. Recomputing a few instructions per element costs
+less than storing the value and loading it again in every consumer.
 
 Ordering: ops with side effects (`print`, Variable reads and writes, `assert`), ops with
 regions (`tj.if`, `tj.while`) and terminators are barriers: a kernel only holds ops from
@@ -108,6 +108,9 @@ OP_COSTS: dict[type[Operation], int] = {
             ew.CastOp,
             ew.CompareOp,
             ew.SelectOp,
+            ew.RealOp,
+            ew.ImagOp,
+            ew.ConjOp,
         )
     },
 }

@@ -21,6 +21,8 @@ SHORT_DTYPES = {
     "f16": np.float16,
     "f32": np.float32,
     "f64": np.float64,
+    "c64": np.complex64,
+    "c128": np.complex128,
 }
 
 _SPEC = re.compile(r"\s*(\w+)\s*\[([^\]]*)\]\s*")

@@ -33,6 +33,7 @@ from tracejit.frontend.numpy_api.promotion import (
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.trace_warnings import warn_at_user_line
 from tracejit.ir import elementwise as ew
 from tracejit.ir.folding import constant_value
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -48,8 +49,15 @@ def op(op_type: type[ew.ElementwiseUnaryOp] | type[ew.ElementwiseBinaryOp]) -> R
     return lambda x, y: primitives.binary(op_type, x, y)
 
 
-def by_kind(default: Rule, *, bool: Rule | None = None, int: Rule | None = None) -> Rule:
-    """A rule choosing by the loop's element kind: bool, int (signed or unsigned), or default."""
+def by_kind(
+    default: Rule,
+    *,
+    bool: Rule | None = None,
+    int: Rule | None = None,
+    complex: Rule | None = None,
+) -> Rule:
+    """A rule choosing by the loop's element kind: bool, int (signed or unsigned), complex,
+    or default."""
 
     def rule(*operands: Tensor) -> Tensor:
         kind = operands[0].dtype.kind
@@ -57,6 +65,8 @@ def by_kind(default: Rule, *, bool: Rule | None = None, int: Rule | None = None)
             return bool(*operands)
         if kind in "iu" and int is not None:
             return int(*operands)
+        if kind == "c" and complex is not None:
+            return complex(*operands)
         return default(*operands)
 
     return rule
@@ -138,6 +148,36 @@ def _constant_through_broadcast(x: Tensor) -> np.ndarray | None:
 
 _OR, _AND = op(ew.BitwiseOrOp), op(ew.BitwiseAndOp)
 
+
+# --- complex loops: composed from the parts (ir/complex_parts.py) -----------------------
+def _complex_abs(z: Tensor) -> Tensor:
+    """|z| = hypot(re, im), as NumPy's npy_cabs: no overflow for huge parts."""
+    return primitives.binary(ew.HypotOp, primitives.real(z), primitives.imag(z))
+
+
+def _on_parts(rule: Rule, combine: type[ew.ElementwiseBinaryOp]) -> Rule:
+    """A classification of complex numbers from that of the parts (`isnan(z)` is
+    `isnan(re) | isnan(im)`)."""
+    return lambda z: primitives.binary(combine, rule(primitives.real(z)), rule(primitives.imag(z)))
+
+
+def _is_nan(x: Tensor) -> Tensor:
+    return primitives.compare("ne", x, x)
+
+
+def _complex_extremum(predicate: str, nan_wins: int) -> Rule:
+    """NumPy's complex maximum/minimum (predicate ge/le) and fmax/fmin: the first operand
+    where it compares `predicate` (lexicographically, tj.compare) to the second or where
+    operand `nan_wins` (0: the first, propagating NaN; 1: the second, ignoring it) has a
+    NaN part, else the second."""
+
+    def rule(x: Tensor, y: Tensor) -> Tensor:
+        nan = _on_parts(_is_nan, ew.BitwiseOrOp)((x, y)[nan_wins])
+        keep = primitives.binary(ew.BitwiseOrOp, nan, primitives.compare(predicate, x, y))
+        return primitives.select(keep, x, y)
+
+    return rule
+
 UFUNC_RULES: dict[np.ufunc, Rule] = {
     # arithmetic
     np.add: by_kind(op(ew.AddOp), bool=_OR),
@@ -151,12 +191,15 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.float_power: op(ew.PowOp),  # its loops are float64 only
     np.negative: op(ew.NegOp),
     np.positive: identity,
-    np.absolute: by_kind(op(ew.AbsOp), bool=identity),
+    np.absolute: by_kind(op(ew.AbsOp), bool=identity, complex=_complex_abs),
     np.fabs: op(ew.AbsOp),
     np.sign: op(ew.SignOp),
+    np.conjugate: by_kind(identity, complex=op(ew.ConjOp)),
     np.square: lambda x: primitives.binary(ew.MulOp, x, x),
     np.reciprocal: by_kind(
-        lambda x: primitives.binary(ew.DivOp, full_like(1, x), x), int=_int_reciprocal
+        lambda x: primitives.binary(ew.DivOp, full_like(1, x), x),
+        int=_int_reciprocal,
+        complex=op(ew.ReciprocalOp),
     ),
     # exponents, logarithms and roots (float loops only)
     np.exp: op(ew.ExpOp),
@@ -190,10 +233,14 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.rint: op(ew.RintOp),
     np.copysign: op(ew.CopysignOp),
     # extrema: on bools max is `or`, min is `and`; fmax/fmin only differ on NaN
-    np.maximum: by_kind(op(ew.MaximumOp), bool=_OR),
-    np.minimum: by_kind(op(ew.MinimumOp), bool=_AND),
-    np.fmax: by_kind(op(ew.FmaxOp), bool=_OR, int=op(ew.MaximumOp)),
-    np.fmin: by_kind(op(ew.FminOp), bool=_AND, int=op(ew.MinimumOp)),
+    np.maximum: by_kind(op(ew.MaximumOp), bool=_OR, complex=_complex_extremum("ge", 0)),
+    np.minimum: by_kind(op(ew.MinimumOp), bool=_AND, complex=_complex_extremum("le", 0)),
+    np.fmax: by_kind(
+        op(ew.FmaxOp), bool=_OR, int=op(ew.MaximumOp), complex=_complex_extremum("ge", 1)
+    ),
+    np.fmin: by_kind(
+        op(ew.FminOp), bool=_AND, int=op(ew.MinimumOp), complex=_complex_extremum("le", 1)
+    ),
     # bits
     np.bitwise_and: _AND,
     np.bitwise_or: _OR,
@@ -208,12 +255,23 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.logical_not: lambda x: primitives.unary(ew.BitwiseNotOp, truth(x)),
     # classification (integers are always finite)
     np.isnan: by_kind(
-        lambda x: primitives.compare("ne", x, x),
+        _is_nan,
         bool=constant_fill(False),
         int=constant_fill(False),
+        complex=_on_parts(_is_nan, ew.BitwiseOrOp),
     ),
-    np.isinf: by_kind(_abs_compare("eq"), bool=constant_fill(False), int=constant_fill(False)),
-    np.isfinite: by_kind(_abs_compare("lt"), bool=constant_fill(True), int=constant_fill(True)),
+    np.isinf: by_kind(
+        _abs_compare("eq"),
+        bool=constant_fill(False),
+        int=constant_fill(False),
+        complex=_on_parts(_abs_compare("eq"), ew.BitwiseOrOp),
+    ),
+    np.isfinite: by_kind(
+        _abs_compare("lt"),
+        bool=constant_fill(True),
+        int=constant_fill(True),
+        complex=_on_parts(_abs_compare("lt"), ew.BitwiseAndOp),
+    ),
     # comparisons
     np.equal: compare("eq"),
     np.not_equal: compare("ne"),
@@ -225,6 +283,17 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
 
 COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
 
+# The ufuncs staged on complex loops; NumPy has complex loops for more (np.sin, np.log10,
+# np.sign, ...), which raise a TypeError naming them instead.
+COMPLEX_UFUNCS = {
+    np.add, np.subtract, np.multiply, np.true_divide, np.power, np.float_power,
+    np.negative, np.positive, np.absolute, np.square, np.reciprocal, np.conjugate,
+    np.exp, np.log, np.sqrt, np.maximum, np.minimum, np.fmax, np.fmin,
+    np.isnan, np.isinf, np.isfinite, np.logical_and, np.logical_or, np.logical_xor,
+    np.logical_not, *COMPARISONS,
+}  # fmt: skip
+_COMPLEX_NAMES = {f"np.{ufunc.__name__}" for ufunc in COMPLEX_UFUNCS}
+
 
 def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
     """`ufunc(*operands)` as NumPy computes it, staged (see the module docstring)."""
@@ -233,6 +302,13 @@ def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
         if folded is not None:
             return folded
     dtypes = loop_dtypes(ufunc, operands)
+    if ufunc not in COMPLEX_UFUNCS and any(d.kind == "c" for d in dtypes):
+        raise TypeError(
+            at_user_line(
+                f"np.{ufunc.__name__} of complex numbers is not supported by tracejit (NumPy "
+                "has it); supported on complex: " + ", ".join(sorted(_COMPLEX_NAMES))
+            )
+        )
     inputs = broadcast_all([as_tensor(x, d) for x, d in zip(operands, dtypes, strict=False)])
     if ufunc in COMPARISONS and dtypes[0] != dtypes[1]:
         return _compare_mixed_sign(ufunc, *inputs)
@@ -257,7 +333,7 @@ _PYTHON_OPERATORS = {
 def _weak_result(ufunc: np.ufunc, operands: tuple, dtype: np.dtype) -> bool:
     """Whether `ufunc(*operands)` is weak (NEP 50, like JAX's weak types): an operator on
     weak tensors and Python ints/floats only, at least one of them a weak tensor."""
-    if ufunc not in _PYTHON_OPERATORS or dtype.kind not in "iuf":
+    if ufunc not in _PYTHON_OPERATORS or dtype.kind not in "iufc":
         return False
     weak = all(weak_type(x) for x in operands)
     return weak and any(isinstance(x, Tensor) for x in operands)
@@ -355,6 +431,34 @@ def _where_branch(value: Any, dtype: np.dtype) -> Tensor:
     return primitives.constant(np.asarray(value).astype(dtype))
 
 
+@implements(np.real)
+def real(val: Any) -> Tensor:
+    """The real parts; a real array is its own real part (NumPy returns it as is)."""
+    x = _as_traced(val)
+    return primitives.real(x) if x.dtype.kind == "c" else x
+
+
+@implements(np.imag)
+def imag(val: Any) -> Tensor:
+    """The imaginary parts; zeros of the same dtype for a real array."""
+    x = _as_traced(val)
+    return primitives.imag(x) if x.dtype.kind == "c" else full_like(0, x)
+
+
+@implements(np.angle)
+def angle(z: Any, deg: bool = False) -> Tensor:
+    """NumPy's `angle`: arctan2(imag, real) (arctan2(0, x) for a real x), in degrees with
+    `deg=True` (multiplied by 180 / pi in place, keeping the dtype)."""
+    x = _as_traced(z)
+    parts = (imag(x), real(x)) if x.dtype.kind == "c" else (0, x)
+    result = stage_ufunc(np.arctan2, *parts)
+    return stage_ufunc(np.multiply, result, 180 / np.pi) if deg else result
+
+
+def _as_traced(x: Any) -> Tensor:
+    return x if isinstance(x, Tensor) else as_tensor(x, np.asarray(x).dtype)
+
+
 @implements(np.clip)
 def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tensor:
     """NumPy's `_clip`: Python int bounds beyond an integer dtype are dropped, a missing
@@ -429,5 +533,10 @@ def stage_astype(x: Tensor, dtype: Any) -> Tensor:
 
     if target not in SUPPORTED_DTYPES:
         raise TypeError(at_user_line(f"astype: dtype {target} is not supported by tracejit"))
+    if x.dtype.kind == "c" and target.kind not in "cb":  # as NumPy (once per trace here)
+        warn_at_user_line(
+            "Casting complex values to real discards the imaginary part",
+            np.exceptions.ComplexWarning,
+        )
     result = primitives.cast(x, target)
     return Tensor(result.value, result.dims) if result.weak else result  # a chosen dtype

@@ -2,11 +2,12 @@
 one dtype and one shape, with NumPy 2's rules.
 
 The dtypes come from NumPy itself (`ufunc.resolve_dtypes`), so NEP 50 holds by
-construction: Python scalars are weak (`int32_tensor + 1` stays int32), NumPy scalars
+construction: Python scalars are weak (`int32_tensor + 1` stays int32, `float32_tensor + 1j`
+is complex64), NumPy scalars
 and arrays are not, and a Python int that does not fit raises OverflowError as in NumPy.
 A weak tensor (`Tensor.weak`: a staged loop variable initialised from a Python literal, and
-Python-operator arithmetic on it with literals) stands for a Python int or float, so it is
-weak too.
+Python-operator arithmetic on it with literals) stands for a Python int, float or complex,
+so it is weak too.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from tracejit.frontend.numpy_api.construction import array_dtype, array_of
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 
-_PYTHON_SCALARS = (bool, int, float)
+_PYTHON_SCALARS = (bool, int, float, complex)
 
 
 def dtype_descriptor(x: Any) -> np.dtype | type:
@@ -39,15 +40,17 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
     raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
 
 
+_WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
+
+
 def weak_type(x: Any) -> type | None:
-    """`int` or `float` for a weakly typed value (NEP 50): a Python int or float, or a weak
-    tensor standing for one; None for anything else (bools and NumPy scalars are strong)."""
+    """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
+    complex, or a weak tensor standing for one; None for anything else (bools and NumPy
+    scalars are strong)."""
     if isinstance(x, Tensor):
-        if not x.weak:
-            return None
-        return float if x.dtype.kind == "f" else int if x.dtype.kind in "iu" else None
-    if isinstance(x, int | float) and not isinstance(x, bool | np.generic):
-        return int if isinstance(x, int) else float
+        return _WEAK_KINDS.get(x.dtype.kind) if x.weak else None
+    if isinstance(x, int | float | complex) and not isinstance(x, bool | np.generic):
+        return int if isinstance(x, int) else float if isinstance(x, float) else complex
     return None
 
 

@@ -81,6 +81,13 @@ def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
         primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]
     if x.dtype == np.bool_:
         kind = _BOOL_KINDS.get(kind, kind)
+    if x.dtype.kind == "c" and kind not in ("sum", "prod"):
+        raise TypeError(
+            at_user_line(
+                f"np.{kind} of complex numbers is not supported by tracejit (NumPy orders "
+                "them lexicographically); reduce np.real(z) and np.imag(z), or np.abs(z)"
+            )
+        )
     result = primitives.reduce(kind, x, axes)
     return _keep_dims(result, x, axes) if keepdims else result
 
@@ -220,9 +227,17 @@ def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
     count = _count(x, axis)
     mean = _divide_keeping_dtype(_accumulating("sum", np.sum, x, axis, dtype, True), count)
     deviation = np.subtract(x, mean)
-    squares = np.multiply(deviation, deviation)
+    squares = _squared_magnitude(deviation)  # type: ignore[arg-type]  # a Tensor
     total = _accumulating("sum", np.sum, squares, axis, dtype, keepdims)
     return _divide_keeping_dtype(total, np.maximum(count - ddof, 0))
+
+
+def _squared_magnitude(x: Tensor) -> Tensor:
+    """x * x, and for complex x re**2 + im**2 (a float: NumPy's _var on complex)."""
+    if x.dtype.kind != "c":
+        return np.multiply(x, x)  # type: ignore[return-value]  # dispatched to Tensor
+    re, im = primitives.real(x), primitives.imag(x)
+    return np.add(np.multiply(re, re), np.multiply(im, im))  # type: ignore[return-value]
 
 
 @implements(np.mean)

@@ -28,6 +28,7 @@ from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
+    ComplexType,
     LocationAttr,
     MemRefType,
     ModuleOp,
@@ -40,6 +41,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
+from tracejit.ir.dtypes import component_type
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.state import VarType
 from tracejit.passes.support.indices import dim_size
@@ -64,8 +66,10 @@ def _byte_size(buffer_type: MemRefType) -> int:
     count = 1
     for d in buffer_type.get_shape():
         count *= d
-    width = getattr(buffer_type.element_type, "bitwidth", 64)
-    return count * max(1, width // 8)
+    element = buffer_type.element_type
+    parts = 2 if isinstance(element, ComplexType) else 1  # complex<fN>: two fN
+    width = getattr(component_type(element), "bitwidth", 64)
+    return count * parts * max(1, width // 8)
 
 
 def memref_type(ttype: Attribute) -> MemRefType:

@@ -5,7 +5,8 @@ form of an op (`emit_op`, one table for all element-wise ops and splat constants
 a `linalg.generic` body, the op's own or that of the `tj.fused` kernel holding it. Ops
 are chosen by the NumPy dtype of the tensor (float / signed / unsigned), because `arith`
 integers are signless: an unsigned `ui8` tensor becomes `i8` buffers with the unsigned
-arith ops.
+arith ops. Complex elements (`complex<fN>` scalars) take their forms from
+`complex_semantics.py`.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import ClassVar
 from xdsl.builder import Builder
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
+    ComplexType,
     FloatAttr,
     IntegerAttr,
     IntegerType,
@@ -41,7 +43,15 @@ from xdsl.traits import Pure
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
-from tracejit.ir.dtypes import element_kind, element_of, is_float, is_unsigned
+from tracejit.ir.dtypes import (
+    component_type,
+    element_kind,
+    element_of,
+    is_complex,
+    is_float,
+    is_unsigned,
+)
+from tracejit.passes.support import complex_semantics
 
 Emitter = Callable[[Builder, Sequence[SSAValue], Attribute], SSAValue]
 
@@ -71,8 +81,16 @@ def _by_kind(**ops: type[Operation]) -> Emitter:
     return emit
 
 
-def constant(builder: Builder, value: float | int | bool, element: Attribute) -> SSAValue:
-    """An `arith.constant` of `value` in the arith form of `element`."""
+def constant(
+    builder: Builder, value: complex | float | int | bool, element: Attribute
+) -> SSAValue:
+    """An `arith.constant` of `value` in the arith form of `element` (for a complex element
+    a `complex.create` of two)."""
+    if isinstance(element, ComplexType):
+        parts = (complex(value).real, complex(value).imag)
+        floats = (constant(builder, part, element.element_type) for part in parts)
+        return complex_semantics.pack(builder, tuple(floats), element)  # type: ignore[arg-type]
+    assert not isinstance(value, complex)
     element = signless(element)
     if is_float(element):
         return _op(builder, arith.ConstantOp(FloatAttr(float(value), element)))
@@ -375,6 +393,8 @@ def emit_scalar(
 
     float16 is computed in float32 and rounded once at the end, as NumPy's half loops do.
     """
+    if is_complex(element):
+        return complex_semantics.emit_complex(builder, op_type, args, element)
     if element != f16:
         return SCALAR_OPS[op_type](builder, args, element)
     wide = [_op(builder, arith.ExtFOp(a, f32)) for a in args]
@@ -394,6 +414,8 @@ def emit_compare(
     builder: Builder, predicate: str, a: SSAValue, b: SSAValue, element: Attribute
 ) -> SSAValue:
     """`a <predicate> b` (tj.compare's eq/ne/lt/le/gt/ge) as an i1."""
+    if is_complex(element):
+        return complex_semantics.compare(builder, predicate, a, b)
     return _cmp(builder, _COMPARE_PREDICATES[element_kind(element)][predicate], a, b)
 
 
@@ -403,10 +425,12 @@ def emit_select(builder: Builder, condition: SSAValue, a: SSAValue, b: SSAValue)
 
 def emit_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribute) -> SSAValue:
     """NumPy `astype` of one element from tensor element type `source` to `target`."""
-    src, dst = element_kind(source), element_kind(target)
-    arith_target = signless(target)
     if source == target:
         return x
+    if is_complex(source) or is_complex(target):
+        return _complex_cast(builder, x, source, target)
+    src, dst = element_kind(source), element_kind(target)
+    arith_target = signless(target)
     if dst == "bool":  # x != 0
         zero = constant(builder, 0, source)
         if src == "float":
@@ -424,6 +448,25 @@ def emit_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribut
         assert is_float(arith_target)
         return _op(builder, cast(x, arith_target))
     return _int_resize(builder, x, src, signless(source), arith_target)
+
+
+def _complex_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribute):
+    """Casts from or to complex, part by part: a real value is the real part (imaginary
+    part 0); complex -> bool is `re != 0 or im != 0`; complex -> any other real type
+    keeps the real part (NumPy also warns, `ComplexWarning`, when tracing does)."""
+    if isinstance(target, ComplexType) and not is_complex(source):
+        re = emit_cast(builder, x, source, target.element_type)
+        zero = constant(builder, 0.0, target.element_type)
+        return complex_semantics.pack(builder, (re, zero), target)
+    part_type = component_type(source)
+    if not isinstance(target, ComplexType) and element_kind(target) != "bool":
+        return emit_cast(builder, complex_semantics.real_part(builder, x), part_type, target)
+    re, im = complex_semantics.split(builder, x)
+    if isinstance(target, ComplexType):
+        parts = [emit_cast(builder, p, part_type, target.element_type) for p in (re, im)]
+        return complex_semantics.pack(builder, (parts[0], parts[1]), target)
+    nonzero = [emit_cast(builder, p, part_type, target) for p in (re, im)]
+    return _op(builder, arith.OrIOp(nonzero[0], nonzero[1]))
 
 
 def _f64_to_f16(builder: Builder, x: SSAValue) -> SSAValue:
@@ -491,6 +534,14 @@ def _compare_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAVal
     return emit_compare(b, op.predicate.data, args[0], args[1], element_of(op.lhs))
 
 
+def _real_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return complex_semantics.real_part(b, args[0])
+
+
+def _imag_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    return complex_semantics.imag_part(b, args[0])
+
+
 def _select_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
     return emit_select(b, *args)
 
@@ -507,6 +558,10 @@ OP_FORMS: dict[type[Operation], OpForm] = {
     ew.CastOp: _cast_form,
     ew.CompareOp: _compare_form,
     ew.SelectOp: _select_form,
+    ew.RealOp: _real_form,
+    ew.ImagOp: _imag_form,
+    ew.ConjOp: _elementwise_form,
+    ew.ReciprocalOp: _elementwise_form,
     ConstantOp: _splat_form,
 }
 
@@ -549,7 +604,12 @@ def reduction_identity(kind: str, element: Attribute) -> float | int:
 def emit_combiner(
     builder: Builder, kind: str, acc: SSAValue, x: SSAValue, element: Attribute
 ) -> SSAValue:
-    """`acc <kind> x`; float sums and products may be reassociated (so they vectorise)."""
+    """`acc <kind> x`; float sums and products may be reassociated (so they vectorise),
+    and so may the part sums of a complex sum (a complex product is left in order)."""
+    if is_complex(element):
+        if kind == "sum":
+            return complex_semantics.sum_combiner(builder, acc, x, REASSOC)
+        return emit_scalar(builder, ew.MulOp, [acc, x], element)
     result = REDUCTION_COMBINERS[kind](builder, [acc, x], element)
     owner = result.owner
     if is_float(element) and kind in ("sum", "prod") and isinstance(owner, Operation):

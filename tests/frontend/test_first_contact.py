@@ -251,22 +251,23 @@ def test_trace_time_random_warns_once_at_the_users_line(function):
 
 
 # --- dtypes ------------------------------------------------------------------------------------
-def adds_a_complex_array(x):
-    c = np.array([1 + 2j, 3j])
+def adds_a_long_double_array(x):
+    c = np.array([1.5, 3.0], np.longdouble)
     return x + c
 
 
 def test_unsupported_dtype_names_the_value_and_line():
     with pytest.raises(TypeError) as info:
-        tj.function(adds_a_complex_array)(np.ones(2))
+        tj.function(adds_a_long_double_array)(np.ones(2))
     message = str(info.value)
-    assert "complex128" in message and "argument 2" in message and "NumPy array" in message
-    assert re.search(at(adds_a_complex_array, "x + c"), message), message
+    long_double = np.dtype(np.longdouble).name
+    assert long_double in message and "argument 2" in message and "NumPy array" in message
+    assert re.search(at(adds_a_long_double_array, "x + c"), message), message
 
 
 def test_unsupported_input_dtype_names_the_argument():
-    with pytest.raises(TypeError, match="argument 'x': dtype complex128"):
-        tj.function(lambda x: x * 2)(np.ones(2, np.complex128))
+    with pytest.raises(TypeError, match=f"argument 'x': dtype {np.dtype(np.clongdouble)}"):
+        tj.function(lambda x: x * 2)(np.ones(2, np.clongdouble))
 
 
 def test_staged_range_without_source_says_the_source_could_not_be_read():

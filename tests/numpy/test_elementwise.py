@@ -446,7 +446,7 @@ ERRORS = [
     (lambda f: np.sin(f, where=f > 0), np.float32, TypeError, "where="),
     (lambda f: np.add.reduce(f), np.float32, TypeError, "np.add.reduce"),
     (lambda f: np.where(f, f), np.float32, ValueError, "either both or neither"),
-    (lambda f: f.astype(np.complex64), np.float32, TypeError, "complex64 is not supported"),
+    (lambda f: f.astype(np.clongdouble), np.float32, TypeError, "is not supported by tracejit"),
 ]
 
 

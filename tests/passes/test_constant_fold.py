@@ -17,7 +17,7 @@ import tracejit as tj
 from tracejit.ir import elementwise as ew
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dialect import make_context
-from tracejit.ir.elementwise_base import BOOL, FLOAT, SIGNED, UNSIGNED
+from tracejit.ir.elementwise_base import BOOL, COMPLEX, FLOAT, SIGNED, UNSIGNED
 from tracejit.passes.constant_fold import ConstantFoldPass
 from tracejit.passes.pipeline import LOWERING_PIPELINE, Pipeline
 
@@ -26,6 +26,7 @@ DTYPES_BY_KIND = {
     SIGNED: (np.int8, np.int64),
     UNSIGNED: (np.uint8, np.uint32),
     BOOL: (np.bool_,),
+    COMPLEX: (np.complex64, np.complex128),
 }
 OPS = [(op, 1) for op in ew.UNARY_OPS] + [(op, 2) for op in ew.BINARY_OPS]
 

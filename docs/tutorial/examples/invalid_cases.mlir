@@ -1,7 +1,7 @@
 // Chapter 02: two cases of invalid IR, each with the error it must produce
 // (tracejit-opt docs/tutorial/examples/invalid_cases.mlir --split-input-file --verify-diagnostics)
 func.func @true_division(%x: tensor<4xi32>) -> tensor<4xi32> {
-  // expected-error @+1 {{tj.div expects a float tensor, got i32}}
+  // expected-error @+1 {{tj.div expects a float or complex tensor, got i32}}
   %r = tj.div %x, %x : tensor<4xi32>
   func.return %r : tensor<4xi32>
 }

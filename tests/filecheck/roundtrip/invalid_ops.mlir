@@ -2,7 +2,7 @@
 // RUN: tracejit-opt %s --split-input-file --verify-diagnostics
 
 func.func @exp_of_ints(%x: tensor<4xi32>) {
-  // expected-error @+1 {{tj.exp expects a float tensor, got i32}}
+  // expected-error @+1 {{tj.exp expects a float or complex tensor, got i32}}
   %e = tj.exp %x : tensor<4xi32>
   func.return
 }
