@@ -1,9 +1,18 @@
-"""`np.unique`: the sorted distinct values of an array, by comparing every pair.
+"""`np.unique`: the sorted distinct values of an array.
 
-tracejit has no sort op yet, so `np.unique(x)` is built from comparisons of every pair
-of the n elements of the flattened x, `v` (NaNs equal to each other and after every
-number, as NumPy's `equal_nan=True` and sort order say), each an n x n comparison summed
-over one axis:
+Of a size known at trace time, from a stable sort (O(n log n)). With `v` the flattened
+array, `order = argsort(v)` (stable, NaN last) and `s = v[order]`:
+
+    first[k]   k = 0, or s[k] differs from s[k - 1] (NaNs equal, as `equal_nan=True`)
+    last[k]    k = n - 1, or s[k] differs from s[k + 1]
+    result     s[first]                       (a size only the kernel knows)
+    index      order[first]                   (where each value occurs first)
+    inverse    (cumsum(first) - 1)[argsort(order)]   (each element's value's place,
+               in x's shape as NumPy 2; argsort of a permutation is its inverse)
+    counts     flatnonzero(last) - flatnonzero(first) + 1
+
+Of a size only the kernel knows (`np.unique(x[x > 0])`), from comparisons of every pair
+of the n elements, each an n x n comparison summed over one axis:
 
     first[i]  no earlier element has v[i]'s value        (the first occurrences)
     slot[i]   elements sorting before v[i], earlier      (its place in a stable sort:
@@ -11,13 +20,8 @@ over one axis:
     order[p]  the i whose slot is p                      (the stable argsort of v)
     result    v[order][first[order]]                     (the first of each value, sorted)
 
-`return_index` is `order` at those places, `return_inverse` the number of distinct
-values before each element's (in x's shape, as NumPy 2), `return_counts` how many
-elements share each value. With a static n the comparisons fuse into the reductions
-(no n x n array); only the last selection has a size that depends on the data. It costs
-O(n^2) time, so large inputs are refused (at trace time, or by the kernel for sizes only
-it knows, whose comparisons are arrays) rather than run for minutes; a sort-based
-version will lift that.
+That costs O(n^2), so it is refused beyond UNIQUE_LIMIT_RUN_TIME elements (by the kernel)
+rather than run for minutes.
 """
 
 from __future__ import annotations
@@ -33,17 +37,17 @@ from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 
-# The most elements np.unique takes: of a static size / of a size only the kernel knows
-# (its n x n comparisons are arrays then: fusion needs static shapes).
-UNIQUE_LIMIT = 1 << 14
+# The most elements np.unique takes of a size only the kernel knows (its n x n
+# comparisons are arrays then).
 UNIQUE_LIMIT_RUN_TIME = 1 << 11
 
 
 def _too_large(limit: int) -> str:
     return (
-        f"np.unique of more than {limit} elements is not supported yet (tracejit compares "
-        "every pair of elements until it can sort)"
+        f"np.unique of more than {limit} elements of a size known only at run time is not "
+        "supported yet (tracejit compares every pair of them); give the array a static size"
     )
+
 
 # NumPy's stubs do not model __array_function__: np.<f> of Tensors below is a Tensor.
 
@@ -65,6 +69,41 @@ def unique(
         )
     x = tensor_of(ar)
     v = _flat(x)
+    if v.shape[0] is not None:
+        outputs = _by_sorting(x, v, return_index, return_inverse, return_counts)
+    else:
+        outputs = _by_pairs(x, v, return_index, return_inverse, return_counts)
+    return tuple(outputs) if len(outputs) > 1 else outputs[0]
+
+
+def _by_sorting(x: Tensor, v: Tensor, return_index, return_inverse, return_counts) -> list:
+    if v.shape[0] == 0:
+        empty = primitives.constant(np.zeros(0, np.intp))
+        wanted = [return_index, return_inverse, return_counts]
+        return [v] + [
+            primitives.reshape(empty, x.dims) if i == 1 else empty
+            for i, w in enumerate(wanted)
+            if w
+        ]
+    order = np.argsort(v, kind="stable")
+    s = v[order]
+    one = primitives.constant(np.ones(1, np.bool_))
+    changes = np.logical_not(_same(s[1:], s[:-1]))  # s[k + 1] differs from s[k]
+    first = np.concatenate([one, changes])
+    result = s[first]
+    outputs = [result]
+    if return_index:
+        outputs.append(order[first])
+    if return_inverse:
+        group = np.cumsum(first.astype(np.intp)) - 1
+        outputs.append(primitives.reshape(group[np.argsort(order)], x.dims))
+    if return_counts:
+        last = np.concatenate([changes, one])  # the last of each run of equal values
+        outputs.append(np.flatnonzero(last) - np.flatnonzero(first) + 1)
+    return outputs
+
+
+def _by_pairs(x: Tensor, v: Tensor, return_index, return_inverse, return_counts) -> list:
     _check_size(v)
     position = _positions(v)
     same = _same(v[:, None], v[None, :])  # [i, j]: v_j is v_i's value
@@ -84,7 +123,7 @@ def unique(
         outputs.append(primitives.reshape(inverse, x.dims))
     if return_counts:
         outputs.append(np.sum(same, axis=1)[order][kept])
-    return tuple(outputs) if len(outputs) > 1 else result
+    return outputs
 
 
 def _flat(x: Tensor) -> Tensor:
@@ -115,10 +154,6 @@ def _positions(v: Tensor) -> Tensor:
 
 
 def _check_size(v: Tensor) -> None:
-    if v.shape[0] is not None:
-        if v.shape[0] > UNIQUE_LIMIT:
-            raise NotImplementedError(at_user_line(_too_large(UNIQUE_LIMIT)))
-        return
     ones = primitives.broadcast_to(primitives.constant(np.intp(1)), v.dims, {0: (v.value, 0)})
     small = np.less_equal(np.sum(ones), UNIQUE_LIMIT_RUN_TIME)
     message = f"NotImplementedError: {_too_large(UNIQUE_LIMIT_RUN_TIME)}"
