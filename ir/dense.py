@@ -21,9 +21,12 @@ from tracejit.ir.dtypes import is_inexact, numpy_dtype, tensor_type
 
 
 def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
-    """A dense attribute holding `array`; an array of equal elements is stored as a splat."""
+    """A dense attribute holding `array`; an array of equal elements is stored as a splat
+    (found without reading the elements for a broadcast of one value, whose strides are 0)."""
+    ttype = tensor_type(np.shape(array), np.asarray(array).dtype)
+    if array.size > 1 and all(stride == 0 for stride in array.strides):
+        array = np.asarray(array[(0,) * array.ndim]).reshape(1)  # np.broadcast_to of one value
     array = np.asarray(array, order="C")  # (ascontiguousarray would make 0-d arrays 1-d)
-    ttype = tensor_type(array.shape, array.dtype)
     if array.size > 1 and _is_splat(array):
         array = array.reshape(-1)[:1]
     if array.dtype == np.bool_:

@@ -182,6 +182,8 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     def staged(*args: Any, **kwargs: Any) -> Any:
         result = (fill or function)(*args, **kwargs)
         if isinstance(result, np.ndarray) and is_tracing() and result.dtype in SUPPORTED_DTYPES:
+            if result.size:  # one value everywhere: a splat, without reading the array
+                result = np.broadcast_to(result.reshape(-1)[:1].reshape(()), result.shape)
             result = primitives.constant(result)
         if isinstance(result, Tensor):
             result._is_array = True

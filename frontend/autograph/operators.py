@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block
 
-from tracejit.frontend import primitives
+from tracejit.frontend import mutation, primitives
 from tracejit.frontend.autograph import builtins, index_loops
 from tracejit.frontend.autograph.conversion import converted_call
 from tracejit.frontend.autograph.index_loops import Enumerated
@@ -629,24 +629,28 @@ class _Loop:
         return found
 
     def _trial_body(self, init: list, carried: list[int], body, counter: tuple) -> tuple:
-        """Trace the body once into a throwaway block and return the state it leaves."""
+        """Trace the body once into a throwaway block and return the state it leaves (the
+        arrays it writes get their values back)."""
         leaves, treedef = flatten((*counter, *(init[i] for i in carried)))
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
-        try:
-            with current_trace().building_in(block):
-                weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop traces
-                args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
-                values = unflatten(treedef, args)
-                state = list(init)
-                for i, value in zip(carried, values[len(counter) :], strict=True):
-                    state[i] = value
-                self.set_state(tuple(state))
-                body(*values[: len(counter)])
-                return self.get_state()
-        finally:
-            self.set_state(tuple(init))
-            for op in reversed(list(block.ops)):
-                block.erase_op(op, safe_erase=False)
+        with mutation.write_log() as written:
+            try:
+                with current_trace().building_in(block):
+                    weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
+                    args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
+                    values = unflatten(treedef, args)
+                    state = list(init)
+                    for i, value in zip(carried, values[len(counter) :], strict=True):
+                        state[i] = value
+                    self.set_state(tuple(state))
+                    body(*values[: len(counter)])
+                    return self.get_state()
+            finally:
+                for root, value in written.before.items():
+                    mutation.restore(root, value)
+                self.set_state(tuple(init))
+                for op in reversed(list(block.ops)):
+                    block.erase_op(op, safe_erase=False)
 
 
 def _has_spec(value: Any) -> bool:

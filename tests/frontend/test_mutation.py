@@ -419,3 +419,15 @@ def test_changed_in_place_then_reassigned_in_a_loop_is_refused():
 
     with pytest.raises(NotImplementedError, match="changed in place and then assigned"):
         confusing(np.zeros(3))
+
+
+def test_a_loop_that_writes_and_defines_a_value_read_after_it():
+    @tj.function
+    def last_row(x):
+        y = x.copy()
+        for i in tj.range(x.shape[0]):
+            y[i] *= 2.0
+            last = y[i].sum()
+        return y, last
+
+    check_writes(last_row, np.arange(6.0).reshape(3, 2))
