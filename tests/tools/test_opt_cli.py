@@ -447,7 +447,7 @@ def test_signature_short_names_and_unknown_dims():
     ]
     assert [s.shape for s in specs[:3]] == [(), (4, None), None]
     with pytest.raises(ValueError, match="bad --signature entry"):
-        parse_signature("f32[2], c64[2]")
+        parse_signature("f32[2], c256[2]")
 
 
 def test_unknown_rank_signature_traces_the_rank_given(capsys, tmp_path):
