@@ -17,9 +17,10 @@ turns the rule off.
 
 What staging means for the body: it is traced once, with the loop counter a tensor (weakly
 typed, as the Python int it stands for), so Python side effects in it (`print`, appending
-to a list) happen once, while tracing. A body that cannot be traced that way (it indexes a
-Python list with the counter, or slices with it, say) is unrolled instead, with a
-`LoopUnrolledWarning` saying why, since unrolling is slow for long loops.
+to a list) happen once, while tracing: a `print` in the body warns (`StagedPrintWarning`).
+A body that cannot be traced that way (it indexes a Python list with the counter, say) is
+unrolled instead, with a `LoopUnrolledWarning` saying why, since unrolling is slow for
+long loops.
 """
 
 from __future__ import annotations
@@ -85,10 +86,26 @@ def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameT
     return any(_traced(v) for v in used) or any(_traced(v) for v in loop.get_state())
 
 
+class StagedPrintWarning(UserWarning):
+    """`print` in the body of a Python loop that is compiled as a loop runs once."""
+
+
 def stage_or_unroll(
-    iterable: Any, stage: Callable[[], None], unroll: Callable[[], None], loop: Any
+    iterable: Any,
+    stage: Callable[[], None],
+    unroll: Callable[[], None],
+    loop: Any,
+    reads: tuple[str, ...] = (),
 ) -> None:
     """Stage the loop; if its body cannot be staged, unroll it (with a warning)."""
+    if "print" in reads:
+        warnings.warn(
+            f"the loop at {user_location()} is compiled as a loop (an index loop of "
+            f"{_trip_count(iterable)} iterations), so the `print` in its body runs once, "
+            "while tracing; use tj.print to print every iteration when the function runs",
+            StagedPrintWarning,
+            stacklevel=3,
+        )
     from tracejit.frontend.control_flow import _TraceMark
     from tracejit.frontend.tracing import current_trace
 

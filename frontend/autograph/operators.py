@@ -449,6 +449,7 @@ def for_stmt(
             lambda: _staged_index_loop(loop, iterable, extra_test, body),
             lambda: _python_for(loop, iterable, extra_test, body),
             loop,
+            reads,
         )
     else:
         _python_for(loop, iterable, extra_test, body)

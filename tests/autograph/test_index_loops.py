@@ -150,3 +150,15 @@ def test_python_side_effects_in_a_staged_body_run_once():
 
     np.testing.assert_array_equal(noisy(np.zeros(2)), np.full(2, 40.0))
     assert len(calls) == 1
+
+
+def test_print_in_a_staged_index_loop_warns():
+    @tj.function
+    def chatty(x):
+        for _ in range(40):
+            print("step")
+            x = x + 1.0
+        return x
+
+    with pytest.warns(UserWarning, match="runs once, while tracing; use tj.print"):
+        np.testing.assert_array_equal(chatty(np.zeros(2)), np.full(2, 40.0))
