@@ -327,6 +327,11 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
     return tuple(unflatten(treedef, results))
 
 
+def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:
+    """`tensor in tensors` by identity (`==` on tensors is staged, as in NumPy)."""
+    return any(t is tensor for t in tensors)
+
+
 class _WrittenArrays:
     """The arrays a staged loop writes in place (see `_staged_while`): loop variables kept
     as the same objects (`kept`), and the roots of the arrays written (`roots`), whose
@@ -371,11 +376,13 @@ class _WrittenArrays:
                 for root, value in zip(swapped, outside, strict=True):
                     mutation.restore(root, value)
                 for root, value in log.before.items():
-                    if root not in swapped:
+                    if not _holds(swapped, root):
                         mutation.restore(root, value)
 
     def _outer_writes(self) -> list[Tensor]:
-        return [r for r in self.log.before if r._serial < self.mark and r not in self.roots]
+        return [
+            r for r in self.log.before if r._serial < self.mark and not _holds(self.roots, r)
+        ]
 
     def check_condition(self) -> None:
         if self._outer_writes() or any(r in self.log.before for r in self.roots):
@@ -390,7 +397,7 @@ class _WrittenArrays:
             if not isinstance(was, Tensor):
                 continue
             kept = i in self.kept
-            written = mutation.root_of(was) in self.roots if kept else was._version > 0
+            written = _holds(self.roots, mutation.root_of(was)) if kept else was._version > 0
             if i in self.kept or written:
                 if now is not was and written:
                     raise NotImplementedError(
@@ -414,7 +421,7 @@ class _WrittenArrays:
         return retrace
 
     def _carry(self, root: Tensor) -> None:
-        if root not in self.roots:
+        if not _holds(self.roots, root):
             self.roots.append(root)
 
     def finish(self, results: Sequence[SSAValue]) -> None:

@@ -287,21 +287,51 @@ def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
 
 
 def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
-    """`a[mask] = v` for a v of one element (or one per trailing row): np.where."""
+    """`a[mask] = v`: for a v of one element (or one per trailing row), np.where; for one
+    value per selected element (`a[m] = a[m] - L`, a full-shape mask), a scatter to the
+    mask's flat positions."""
     update = _as_value(value, tensor.dtype)
     trailing = tensor.shape[mask.ndim :]
+    if update.ndim == 1 and not trailing and update.size != 1:
+        return _scattered_by_mask(tensor, mask, update)
     if update.size != 1 and update.shape != trailing:
         raise NotImplementedError(
             at_user_line(
-                f"`a[mask] = v` with v of shape {update.shape}: the number of True elements "
-                "is only known at run time; assign one value (or one row of shape "
-                f"{trailing}), or write `a = np.where(mask, v_full, a)` with v_full of a's shape"
+                f"`a[mask] = v` with v of shape {update.shape} and a mask of shape "
+                f"{mask.shape}: assign one value, one row of shape {trailing}, or (with a "
+                "mask of a's whole shape) one value per selected element; or write "
+                "`a = np.where(mask, v_full, a)` with v_full of a's shape"
             )
         )
     if update.size == 1:
         update = primitives.reshape(update, ())
     wide = primitives.reshape(mask, [*mask.dims, *([1] * len(trailing))])
     return np.where(wide, primitives.cast(update, tensor.dtype), tensor)  # type: ignore[return-value]
+
+
+def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
+    """`a[mask] = v` with v holding one value per True element, in order (NumPy checks
+    their number; here the kernel does, when it is only known at run time)."""
+    from tracejit.frontend.numpy_api.nonzero import assert_same_counts, flat_indices
+
+    positions = flat_indices(mask)
+    if isinstance(update.shape[0], int) != isinstance(positions.shape[0], int) or (
+        update.dims[0] != positions.dims[0]
+    ):
+        if update.shape[0] is None and hasattr(update.dims[0], "of"):
+            assert_same_counts([positions.dims[0].of, update.dims[0].of])  # type: ignore[union-attr]
+        else:
+            raise NotImplementedError(
+                at_user_line(
+                    f"`a[mask] = v` with v of shape {update.shape}: v must hold one value per "
+                    "selected element, e.g. `a[mask] = f(a[mask])`, or be one value"
+                )
+            )
+        update = Tensor(update.value, positions.dims)
+    flat = np.ravel(tensor.copy())  # a new root: the scatter's result is assigned below
+    message = at_user_line("IndexError: index out of bounds in an assignment")
+    new = primitives.scatter(flat, positions, primitives.cast(update, tensor.dtype), message)
+    return primitives.reshape(new, tensor.dims)
 
 
 def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:

@@ -51,6 +51,17 @@ def float_(value: Any = 0.0) -> Any:
     return _scalar(value, "float()").astype(np.float64)
 
 
+def complex_(real: Any = 0, imag: Any = 0) -> Any:
+    """`complex(x, y)`: a 0-d complex128 tensor (Python's complex is double precision)."""
+    if not isinstance(real, Tensor) and not isinstance(imag, Tensor):
+        return complex(real, imag)
+    parts = [
+        _scalar(v, "complex()").astype(np.complex128) if isinstance(v, Tensor) else complex(v)
+        for v in (real, imag)
+    ]
+    return parts[0] + parts[1] * 1j
+
+
 def int_(value: Any = 0, *base: Any) -> Any:
     """`int(t)`: a 0-d int64 tensor (uint64 stays uint64), truncated toward zero; NaN and
     values out of int64's range raise when the kernel runs."""
@@ -204,6 +215,7 @@ OVERRIDES: dict[Any, Callable[..., Any]] = {
     np.empty_like: _new_array(np.empty_like, np.zeros_like),
     float: float_,
     int: int_,
+    complex: complex_,
     round: round_,
     min: min_,
     max: max_,

@@ -9,6 +9,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     cumulative,
     einsum,
     elementwise,
+    in_place,
     indexing,
     linalg,
     nonzero,

@@ -162,3 +162,25 @@ def test_print_in_a_staged_index_loop_warns():
 
     with pytest.warns(UserWarning, match="runs once, while tracing; use tj.print"):
         np.testing.assert_array_equal(chatty(np.zeros(2)), np.full(2, 40.0))
+
+
+def test_a_numba_style_mandelbrot_with_complex_and_early_return():
+    def mandel(x, y, max_iters):
+        c = complex(x, y)
+        z = 0.0j
+        for i in range(max_iters):
+            z = z * z + c
+            if (z.real * z.real + z.imag * z.imag) >= 4:
+                return i
+        return 255
+
+    @tj.function
+    def fractal(image, iters):
+        height, width = image.shape
+        for x in range(width):
+            real = -2.0 + x * (3.0 / width)
+            for y in range(height):
+                image[y, x] = mandel(real, -1.0 + y * (2.0 / height), iters)
+        return image
+
+    check(fractal, np.zeros((36, 40), np.uint8), 20)

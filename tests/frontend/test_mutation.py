@@ -169,7 +169,7 @@ def test_mask_with_many_values_is_refused():
     def assign(x):
         x[x > 0] = np.arange(3.0)
 
-    with pytest.raises(NotImplementedError, match="only known at run time"):
+    with pytest.raises(NotImplementedError, match="one value per selected element"):
         assign(np.ones(3))
 
 
@@ -431,3 +431,56 @@ def test_a_loop_that_writes_and_defines_a_value_read_after_it():
         return y, last
 
     check_writes(last_row, np.arange(6.0).reshape(3, 2))
+
+
+def test_a_loop_writing_two_arrays_through_views():
+    @tj.function
+    def gray_scott(u0, v0):
+        big_u = np.zeros((6, 6))
+        big_v = np.zeros((6, 6))
+        u, v = big_u[1:-1, 1:-1], big_v[1:-1, 1:-1]
+        u[:] = u0
+        v += v0
+        for _ in range(40):
+            lu = big_u[:-2, 1:-1] + big_u[2:, 1:-1] - 2 * u
+            uvv = u * v * v
+            u += 0.1 * lu - uvv
+            v += uvv - 0.05 * v
+        return big_v
+
+    rng = np.random.default_rng(4)
+    check_writes(gray_scott, rng.random((4, 4)), rng.random((4, 4)))
+
+
+def test_mask_assignment_with_one_value_per_selected_element():
+    @tj.function
+    def periodic(d, half):
+        d[d > half] = d[d > half] - 2 * half
+        d[d < -half] += 2 * half  # (a[m] += v reads and writes the same selection)
+        return d
+
+    check_writes(periodic, np.linspace(-3, 3, 13), 1.0)
+
+
+def test_mask_assignment_with_values_of_another_length_fails_the_call():
+    @tj.function
+    def mismatched(x, y):
+        x[x > 0] = y[y > 0]
+
+    with pytest.raises(ValueError, match="different lengths"):
+        mismatched(np.array([1.0, 2.0, -1.0]), np.array([1.0, -2.0, -1.0]))
+
+
+def test_copyto_put_and_fill_diagonal():
+    @tj.function
+    def in_place(a, b):
+        np.copyto(a[0], b)
+        np.copyto(a[1], 7.0, where=b > 1)
+        np.put(a, [0, -1], [10.0, 20.0])
+        m = np.zeros((3, 3))
+        np.fill_diagonal(m, 5.0)
+        return m
+
+    check_writes(in_place, np.zeros((3, 3)), np.array([0.5, 1.5, 2.5]))
+    with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
+        tj.function(lambda a: np.copyto(a, np.ones(3)))(np.zeros(3, np.int64))

@@ -1,0 +1,71 @@
+"""NumPy functions that change an array in place: `np.copyto`, `np.put`, `np.fill_diagonal`.
+
+Each is an assignment into a traced array (frontend/mutation.py), so it follows the same
+rules as `a[key] = v`: the array and every view of it see the change, and a written
+argument changes the caller's array.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend.numpy_api.registry import implements
+from tracejit.frontend.numpy_api.shapes import tensor_of
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.tensor import Tensor
+
+
+def _target(fn: Any, array: Any) -> Tensor:
+    if not isinstance(array, Tensor):
+        raise TypeError(
+            at_user_line(
+                f"np.{fn.__name__} writes into its first argument, which must be a traced array "
+                f"(an argument, or an array made inside the function), got {type(array).__name__}"
+            )
+        )
+    return array
+
+
+@implements(np.copyto)
+def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+    target = _target(np.copyto, dst)
+    source = tensor_of(src)
+    if not np.can_cast(source.dtype, target.dtype, casting):
+        raise TypeError(
+            at_user_line(
+                f"Cannot cast array data from {source.dtype!r} to {target.dtype!r} according "
+                f"to the rule {casting!r} (NumPy raises here too)"
+            )
+        )
+    if where is not True:
+        source = np.where(where, source, target)  # type: ignore[assignment]  # a Tensor
+    target[...] = source
+
+
+@implements(np.put)
+def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+    if mode != "raise":
+        raise NotImplementedError(at_user_line("np.put with mode other than 'raise'"))
+    target = _target(np.put, a)
+    flat = np.ravel(target)  # a view of a traced array (not of a view: see reshaped)
+    indices = tensor_of(ind).reshape(-1)
+    values = tensor_of(v).reshape(-1)
+    if values.size not in (1, indices.size):
+        raise NotImplementedError(
+            at_user_line("np.put with fewer values than indices (NumPy repeats them) ")
+        )
+    flat[indices] = values if values.size == indices.size else values.reshape(())
+
+
+@implements(np.fill_diagonal)
+def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+    target = _target(np.fill_diagonal, a)
+    if target.ndim < 2 or (target.ndim > 2 and len(set(target.shape)) != 1):
+        raise ValueError(at_user_line("All dimensions of input must be of equal length"))
+    if wrap or target.ndim > 2:
+        raise NotImplementedError(at_user_line("np.fill_diagonal with wrap=True or ndim > 2"))
+    count = min(target.shape)  # type: ignore[type-var]
+    rows = np.arange(count)
+    target[rows, rows] = val
