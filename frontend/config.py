@@ -66,14 +66,14 @@ def cache_max_bytes() -> int:
 
 
 # --- staging Python index loops (frontend/autograph/operators.py: for_stmt) ------------------
-DEFAULT_LOOP_UNROLL_LIMIT = 32
+DEFAULT_LOOP_UNROLL_LIMIT = 8
 _loop_unroll_limit: int | None = DEFAULT_LOOP_UNROLL_LIMIT
 
 
 def set_loop_unroll_limit(limit: int | None) -> None:
     """Python `for` loops over `range(...)` (or a 1-d NumPy array, or `enumerate` of a
     tensor) with more iterations than `limit`, whose body uses traced values, are compiled
-    as loops instead of being unrolled while tracing (default 32). None never stages them:
+    as loops instead of being unrolled while tracing (default 8). None never stages them:
     every Python loop is unrolled, as in TensorFlow. `tj.range` always stages; iterating a
     list (`for i in list(range(n))`) always unrolls."""
     global _loop_unroll_limit

@@ -10,7 +10,7 @@ hopeless for the index loops NumPy and numba users write:
 
 The rule here: a `for` over a `range`, a 1-d NumPy array, or `enumerate(tensor)` is staged
 (compiled as `tj.while`, like `tj.range`) when it has more iterations than
-`tj.config.loop_unroll_limit()` (32 by default) and its body uses a traced value (reads a
+`tj.config.loop_unroll_limit()` (8 by default) and its body uses a traced value (reads a
 name holding a tensor, or changes one). Otherwise it is unrolled. `tj.range` always
 stages; `for i in list(range(n))` always unrolls; `tj.config.set_loop_unroll_limit(None)`
 turns the rule off.

@@ -12,6 +12,8 @@ import pytest
 import tracejit as tj
 from tests.conftest import assert_same, run_eagerly
 
+LIMIT = tj.config.DEFAULT_LOOP_UNROLL_LIMIT
+
 
 def loops_in(function, *args) -> int:
     return str(function.get_concrete_function(*args).graph).count("tj.while")
@@ -30,11 +32,11 @@ def running_total(x):
     return total
 
 
-@pytest.mark.parametrize("n", [0, 1, 32, 33, 500])
+@pytest.mark.parametrize("n", [0, 1, LIMIT, LIMIT + 1, 500])
 def test_long_ranges_are_staged_short_ones_unrolled(n):
     x = np.linspace(-1, 1, n).astype(np.float32)
     check(running_total, x)
-    assert loops_in(running_total, x) == (1 if n > 32 else 0)
+    assert loops_in(running_total, x) == (1 if n > LIMIT else 0)
 
 
 def test_the_counter_is_a_weak_python_int():
