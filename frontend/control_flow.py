@@ -35,7 +35,7 @@ from tracejit.frontend.tracing import TraceContext, current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
 
-_NUMBERS = (bool, int, float, np.generic, np.ndarray)
+_NUMBERS = (bool, int, float, complex, np.generic, np.ndarray)
 
 
 def _is_number(leaf: Any) -> bool:

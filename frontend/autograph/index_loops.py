@@ -43,23 +43,27 @@ class LoopUnrolledWarning(UserWarning):
 
 
 class Enumerated:
-    """`enumerate(tensor, start)` in converted code: a staged loop over the rows, with the
-    index (a plain `enumerate` would unroll it)."""
+    """`enumerate(values, start)` in converted code, for a tensor or a 1-d NumPy array of
+    `values`: a loop over it may be staged with the index (a plain `enumerate` object
+    would be unrolled). Iterated by Python, it is `enumerate` itself."""
 
-    def __init__(self, tensor: Tensor, start: int = 0):
-        self.tensor, self.start = tensor, start
+    def __init__(self, values: Tensor | np.ndarray, start: int = 0):
+        self.values, self.start = values, start
 
     def __iter__(self):
-        return enumerate(self.tensor, self.start)
+        return enumerate(self.values, self.start)
 
 
 def enumerate_(iterable: Any, start: int = 0) -> Any:
-    if isinstance(iterable, Tensor) and iterable.ndim > 0 and iterable.shape[0] is not None:
+    rows = isinstance(iterable, Tensor) and iterable.ndim > 0 and iterable.shape[0] is not None
+    if rows or _trip_count(iterable) is not None and isinstance(iterable, np.ndarray):
         return Enumerated(iterable, start)
     return enumerate(iterable, start)
 
 
 def _trip_count(iterable: Any) -> int | None:
+    if isinstance(iterable, Enumerated):
+        return _trip_count(iterable.values)
     if isinstance(iterable, range):
         return len(iterable)
     if isinstance(iterable, np.ndarray) and iterable.ndim == 1 and iterable.dtype.kind in "biuf":

@@ -441,8 +441,8 @@ def for_stmt(
         _staged_range(loop, iterable, extra_test, body)
     elif isinstance(iterable, Tensor):
         _staged_rows(loop, iterable, extra_test, body)
-    elif isinstance(iterable, Enumerated):
-        _staged_rows(loop, iterable.tensor, extra_test, body, iterable.start)
+    elif isinstance(iterable, Enumerated) and isinstance(iterable.values, Tensor):
+        _staged_rows(loop, iterable.values, extra_test, body, iterable.start)
     elif index_loops.should_stage(iterable, loop, reads, sys._getframe(1)):
         index_loops.stage_or_unroll(
             iterable,
@@ -456,9 +456,13 @@ def for_stmt(
 
 
 def _staged_index_loop(loop: _Loop, iterable: Any, extra_test, body) -> None:
-    """A Python `range` or 1-d NumPy array iterated by a staged loop (index_loops.py)."""
+    """A Python `range`, 1-d NumPy array or `enumerate` of one iterated by a staged loop
+    (index_loops.py)."""
     if isinstance(iterable, range):
         _staged_range(loop, Range(iterable.start, iterable.stop, iterable.step), extra_test, body)
+    elif isinstance(iterable, Enumerated):
+        rows = primitives.constant(iterable.values)
+        _staged_rows(loop, rows, extra_test, body, iterable.start)
     else:
         _staged_rows(loop, primitives.constant(iterable), extra_test, body)
 

@@ -186,3 +186,24 @@ def test_a_numba_style_mandelbrot_with_complex_and_early_return():
         return image
 
     check(fractal, np.zeros((36, 40), np.uint8), 20)
+
+
+def test_enumerate_of_a_numpy_array_is_staged_when_the_body_uses_tensors():
+    def escape_time(zr, zi, cr, ci, cutoff):
+        count = 0
+        while (zr * zr + zi * zi) < 4.0 and count < cutoff:
+            zr, zi = zr * zr - zi * zi + cr, 2 * zr * zi + ci
+            count += 1
+        return count
+
+    @tj.function
+    def julia(c, n):
+        out = np.empty((n, n), np.uint32)
+        grid = np.linspace(-1.5, 1.5, n)
+        for i, x in enumerate(grid):
+            for j, y in enumerate(grid):
+                out[i, j] = escape_time(x, y, c[0], c[1], 30)
+        return out
+
+    check(julia, np.array([-0.4, 0.6]), 24)
+    assert loops_in(julia, np.array([-0.4, 0.6]), 24) >= 2
