@@ -180,6 +180,9 @@ class BlockFusion:
     home_of: dict[Operation, Group] = field(default_factory=dict)
     groups_of: dict[Operation, set[Group]] = field(default_factory=lambda: defaultdict(set))
     dropped: set[Operation] = field(default_factory=set)
+    # The dependency graph of nodes (`successors`), kept until the groups change: merging
+    # asks for it once per candidate, and rebuilding it each time made fusion quadratic.
+    graph: dict[object, list[object]] | None = None
 
     def __post_init__(self) -> None:
         segment = 0
@@ -203,6 +206,7 @@ class BlockFusion:
             if op not in self.segment_of or not is_fusable(op) or op in self.home_of:
                 continue
             if self.needs_no_home(op):
+                self.graph = None
                 self.dropped.add(op)
                 continue
             group = Group(self.segment_of[op])
@@ -214,6 +218,7 @@ class BlockFusion:
 
     def shrink_to_root(self, group: Group, root: Operation) -> None:
         """Give the producers `grow` pulled in back (they start kernels of their own)."""
+        self.graph = None
         for op in group.members - {root}:
             self.groups_of[op].discard(group)
             if self.home_of.get(op) is group:
@@ -233,6 +238,7 @@ class BlockFusion:
         return True
 
     def add(self, group: Group, op: Operation, home: bool) -> None:
+        self.graph = None
         group.members.add(op)
         self.groups_of[op].add(group)
         if home:
@@ -358,6 +364,7 @@ class BlockFusion:
             merged.recomputed_cost += part.recomputed_cost
         if not self.is_one_loop_nest(merged) or self.would_cycle(parts):
             return False
+        self.graph = None
         for part in parts:
             self.groups.remove(part)
             for op in part.members:
@@ -435,6 +442,11 @@ class BlockFusion:
         return list(node.operands)
 
     def successors(self) -> dict[object, list[object]]:
+        if self.graph is None:
+            self.graph = self.build_successors()
+        return self.graph
+
+    def build_successors(self) -> dict[object, list[object]]:
         successors: dict[object, list[object]] = defaultdict(list)
         for segment in {g.segment for g in self.groups}:
             for node in self.nodes(segment):
