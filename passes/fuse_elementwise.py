@@ -168,6 +168,10 @@ class Group:
         return [op for op in self.members if isinstance(op, ReduceOp)]
 
 
+# How many kernels reading an input of a kernel are tried for merging with it.
+MAX_SIBLINGS = 8
+
+
 @dataclass
 class BlockFusion:
     """Fusion state of one block: op positions, segments between barriers, kernels."""
@@ -339,13 +343,22 @@ class BlockFusion:
         candidates = [[group, *consumers]] if consumers else []
         if len(consumers) > 1:
             candidates += [[group, c] for c in consumers]
+        if not domain:  # scalars: reading a shared input once saves nothing
+            return candidates
         inputs = set(self.inputs(group))
-        for other in self.groups:
-            if other is group or other.segment != group.segment or other.domain() != domain:
-                continue
-            if inputs & set(self.inputs(other)):
-                candidates.append([group, other])
-        return candidates
+        siblings = [
+            other
+            for other in self.groups
+            if other is not group
+            and other.segment == group.segment
+            and other.domain() == domain
+            and inputs & set(self.inputs(other))
+        ]
+        # the nearest ones in program order: each candidate costs a walk of the graph, and
+        # every pair of many kernels reading one array would make fusion quadratic
+        here = self.key(group)
+        siblings.sort(key=lambda other: abs(self.key(other) - here))
+        return candidates + [[group, other] for other in siblings[:MAX_SIBLINGS]]
 
     def consumers(self, group: Group) -> list[Group]:
         found: dict[Group, None] = {}

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from tracejit.frontend import primitives
 from tracejit.frontend.dims import FULL_SLICES, UNKNOWN, Dim, sliced
@@ -228,6 +229,9 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     if stride == 0:
         raise ValueError(at_user_line("slice step cannot be zero"))
     if isinstance(first, Tensor) or isinstance(stop, Tensor):  # bounds known at run time
+        width = _fixed_width(first, stop, stride)
+        if width is not None and isinstance(dim, int):
+            return _fixed_window(first, width, dim, axis)
         if isinstance(size, int):
             size = index_constant(size)
         bounds = [index_of(v) if isinstance(v, Tensor) else v for v in (first, stop)]
@@ -239,6 +243,49 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     assert not isinstance(size, int)  # an int dim gets here only for an INT entry (above)
     start, count = slice_window(size, first, stop, stride)
     return start, stride, count, kept
+
+
+def _offset(tensor: Tensor) -> tuple[SSAValue, int]:
+    """(base, c) with `tensor` = base + c, read off the ops that made it (`i + 2`, `i - 1`)."""
+    from tracejit.ir.elementwise_binary import AddOp, SubOp
+    from tracejit.ir.folding import constant_value
+
+    value, offset = tensor.value, 0
+    while isinstance(value.owner, AddOp | SubOp):
+        op = value.owner
+        right = constant_value(op.rhs)
+        left = constant_value(op.lhs) if isinstance(op, AddOp) else None
+        if right is not None and right.ndim == 0:
+            value, offset = op.lhs, offset + int(right) * (1 if isinstance(op, AddOp) else -1)
+        elif left is not None and left.ndim == 0:
+            value, offset = op.rhs, offset + int(left)
+        else:
+            break
+    return value, offset
+
+
+def _fixed_width(first: Any, stop: Any, stride: int) -> int | None:
+    """The element count of `x[i + a : i + b]` (b - a, whatever `i` is), or None."""
+    if stride != 1 or not (isinstance(first, Tensor) and isinstance(stop, Tensor)):
+        return None
+    (start_base, a), (stop_base, b) = _offset(first), _offset(stop)
+    return max(b - a, 0) if start_base is stop_base else None
+
+
+def _fixed_window(first: Tensor, width: int, size: int, axis: int) -> tuple:
+    """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`: `b - a`
+    elements from `i + a`, which the kernel checks lie inside the dim. (NumPy would give
+    fewer elements, or wrap a negative start: a different shape, refused at run time.)"""
+    fits = np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))
+    primitives.assert_true(
+        fits,
+        at_user_line(
+            f"IndexError: a slice of {width} elements starting at a run-time index reaches "
+            f"outside axis {axis} of size {size} (NumPy would make it shorter, or wrap a "
+            "negative start; tracejit keeps its static length and checks it fits)"
+        ),
+    )
+    return index_of(first), 1, width, width
 
 
 def _slice_item(value: Any) -> int | Tensor | None:

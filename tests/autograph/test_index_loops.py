@@ -207,3 +207,29 @@ def test_enumerate_of_a_numpy_array_is_staged_when_the_body_uses_tensors():
 
     check(julia, np.array([-0.4, 0.6]), 24)
     assert loops_in(julia, np.array([-0.4, 0.6]), 24) >= 2
+
+
+def test_windows_of_a_fixed_width_at_a_run_time_index():
+    @tj.function
+    def conv2d(image, kernel):
+        kh, kw = kernel.shape
+        h, w = image.shape
+        out = np.zeros((h - kh + 1, w - kw + 1))
+        for i in range(h - kh + 1):
+            for j in range(w - kw + 1):
+                out[i, j] = np.sum(image[i : i + kh, j : j + kw] * kernel)
+        return out
+
+    rng = np.random.default_rng(5)
+    check(conv2d, rng.random((20, 16)), rng.random((3, 3)))
+    assert "tj.while" in str(conv2d.get_concrete_function(np.ones((20, 16)), np.ones((3, 3))).graph)
+
+
+def test_a_fixed_width_window_that_would_be_cut_short_fails_the_call():
+    @tj.function
+    def window(x, i):
+        return x[i : i + 3].sum()
+
+    assert window(np.arange(5.0), np.int64(2)) == 9.0
+    with pytest.raises(IndexError, match="reaches outside axis 0 of size 5"):
+        window(np.arange(5.0), np.int64(3))
