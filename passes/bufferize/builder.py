@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
-from xdsl.dialects import func, memref
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -299,12 +299,39 @@ class FunctionBufferizer:
 
 
 # --- ownership -------------------------------------------------------------------------
-def dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
-    """No value held in `buffer` is read after `op` (in the tensor function's order)."""
+def dead_after(
+    bufferizer: FunctionBufferizer,
+    buffer: SSAValue,
+    op: Operation,
+    exempt,
+    until: Operation | None = None,
+) -> bool:
+    """No value held in `buffer` is read after `op` (in the tensor function's order), or
+    after `until` (an op holding `op`, whose own reads then count as before). A read in
+    another branch of an `scf.if` holding `op` is not after it: one run of the `if` runs
+    one branch (the next run of a loop around it reads the loop's state, which `exempt`
+    covers)."""
     positions = bufferizer.state.positions
-    now = positions[op]
+    now = max(positions[o] for o in until.walk()) if until is not None else positions[op]
     holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
-    return all(positions[u.operation] <= now for v in holders for u in v.uses)
+    return all(
+        positions[u.operation] <= now or in_other_branch(op, u.operation)
+        for v in holders
+        for u in v.uses
+    )
+
+
+def in_other_branch(op: Operation, user: Operation) -> bool:
+    """Are `op` and `user` in different branches of one `scf.if`?"""
+    region = op.parent_region()
+    while region is not None:
+        parent = region.parent_op()
+        if parent is None:
+            return False
+        if isinstance(parent, scf.IfOp) and parent is not user and parent.is_ancestor(user):
+            return not region.is_ancestor(user)
+        region = parent.parent_region()
+    return False
 
 
 def owned_buffer(
