@@ -17,13 +17,15 @@ DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Workloads W1-W9 on tracejit, NumPy and the installed peers.",
+        description="Workloads W1-W9 and kernels K1-K13 on tracejit, NumPy and the installed "
+        "peers.",
     )
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated workloads (W1..W9) and/or sections: latency, cache, scale "
-        "(default: all workloads, latency and cache; scale only when named)",
+        help="comma-separated workloads (W1..W9), kernels (K1..K13) and/or sections: latency, "
+        "cache, scale, kernels (default: all workloads, latency, cache and kernels; scale only "
+        "when named)",
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sweeps")
     parser.add_argument("--threads", type=int, default=1, help="threads for NumPy/BLAS/peers")

@@ -12,13 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import latency, scale
+from benchmarks import kernel_bench, latency, scale
+from benchmarks.kernels import KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
 from benchmarks.timing import FULL, QUICK, Budget, format_seconds, format_table, median_seconds
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale")
-DEFAULT_SECTIONS = ("latency", "cache")
+SECTIONS = ("latency", "cache", "scale", "kernels")
+DEFAULT_SECTIONS = ("latency", "cache", "kernels")
 
 
 @dataclass
@@ -119,16 +120,22 @@ def results_table(results: list[Result]) -> str:
     return format_table(header, rows)
 
 
-def selection(only: str) -> tuple[list[str], list[str]]:
-    """(workload keys, sections) named by --only; everything but scale when empty."""
+def selection(only: str) -> tuple[list[str], list[str], list[str]]:
+    """(workload keys, sections, kernel keys) named by --only; everything but scale when
+    empty. Naming kernels (K1, K3) runs the kernels section with just those."""
     if not only.strip():
-        return list(WORKLOADS), list(DEFAULT_SECTIONS)
+        return list(WORKLOADS), list(DEFAULT_SECTIONS), []
     names = [n.strip() for n in only.split(",") if n.strip()]
-    unknown = [n for n in names if n.upper() not in WORKLOADS and n.lower() not in SECTIONS]
+    known = [*WORKLOADS, *KERNELS]
+    unknown = [n for n in names if n.upper() not in known and n.lower() not in SECTIONS]
     if unknown:
-        raise SystemExit(f"--only: unknown {unknown}; choose from {list(WORKLOADS)} {SECTIONS}")
+        raise SystemExit(f"--only: unknown {unknown}; choose from {known} {SECTIONS}")
     keys = [n.upper() for n in names if n.upper() in WORKLOADS]
-    return keys, [n.lower() for n in names if n.lower() in SECTIONS]
+    kernels = [n.upper() for n in names if n.upper() in KERNELS]
+    sections = [n.lower() for n in names if n.lower() in SECTIONS]
+    if kernels and "kernels" not in sections:
+        sections.append("kernels")
+    return keys, sections, kernels
 
 
 def environment(args: argparse.Namespace) -> dict[str, Any]:
@@ -151,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
 
     tj.config.set_cache_dir(None)  # measure compiles, not cache hits (except in "cache")
     budget = QUICK if args.quick else FULL
-    keys, sections = selection(args.only)
+    keys, sections, kernel_keys = selection(args.only)
     report: dict[str, Any] = {"environment": environment(args)}
     print(f"tracejit benchmarks, {report['environment']}")
     if keys:
@@ -171,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
         report["cache"] = latency.report_cache_hit(args.quick)
     if "scale" in sections:
         report["scale"] = scale.report(args.quick)
+    if "kernels" in sections:
+        report["kernels"] = kernel_bench.report(args.quick, kernel_keys)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, default=str))
     print(f"\nwrote {args.json}")

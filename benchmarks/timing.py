@@ -16,10 +16,11 @@ class Budget:
     repeats: int
     min_sample: float
     max_seconds: float  # stop repeating after this much wall time (slow implementations)
+    first_calls: int = 1  # first calls (each a fresh compile) to take the median of
 
 
 QUICK = Budget(repeats=5, min_sample=0.01, max_seconds=1.0)
-FULL = Budget(repeats=15, min_sample=0.05, max_seconds=6.0)
+FULL = Budget(repeats=15, min_sample=0.05, max_seconds=6.0, first_calls=3)
 
 
 def median_seconds(run: Callable[[], Any], budget: Budget) -> float:

@@ -11,7 +11,9 @@ form. Handlers use:
 * `generic(...)`: a `linalg.generic` on buffers with a body built by a callback;
 * `dim(buffer, i)`: the size of dim `i` of a buffer as an index value;
 * `bufferize_block(old, new, finish)`: bufferize a nested region's block (`scf.if`
-  branches, `scf.while` regions); temporaries allocated in it are freed at its end;
+  branches, `scf.while` regions); temporaries allocated in it are freed at its end,
+  except the static heap ones of a loop, allocated once at the function's entry and
+  freed when it returns;
 * `state`: the function-wide facts the pass creates up front (`BufferizeState`).
 
 Small buffers of static shape live on the stack (`memref.alloca`, which the code
@@ -24,7 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.builder import Builder
-from xdsl.dialects import func, memref
+from xdsl.dialects import func, memref, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -152,6 +154,7 @@ class FunctionBufferizer:
             zip(function.body.block.args, args[: len(inputs)], strict=True)
         )
         self.allocations: list[SSAValue] = []  # heap temporaries of the current region
+        self.hoisted: list[SSAValue] = []  # loop temporaries allocated at the entry (_hoist)
         self.builder = Builder(InsertPoint.at_end(self.new.body.block))
         self.handlers: dict[type[Operation], Callable[..., None]] = {}
 
@@ -184,7 +187,8 @@ class FunctionBufferizer:
             self.bufferize_op(op)
         end = close(terminator)
         for buffer in self.allocations:
-            self.builder.insert(memref.DeallocOp.get(buffer))
+            if buffer not in self.hoisted:
+                self.builder.insert(memref.DeallocOp.get(buffer))
         self.builder.insert(end)
         self.builder, self.allocations = saved
 
@@ -214,9 +218,27 @@ class FunctionBufferizer:
         if dynamic == 0 and _byte_size(buffer_type) <= STACK_BYTES:
             alloca = memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
             return self.builder.insert(alloca).memref
-        buffer = self.builder.insert(memref.AllocOp(list(sizes), [], buffer_type)).memref
+        alloc = memref.AllocOp(list(sizes), [], buffer_type)
+        if dynamic == 0 and _in_loop(result):
+            buffer = self._hoist(alloc)
+        else:
+            buffer = self.builder.insert(alloc).memref
         self.allocations.append(buffer)
         return buffer
+
+    def _hoist(self, alloc: memref.AllocOp) -> SSAValue:
+        """Allocate a static temporary of a loop's body once, at the function's entry, and
+        free it when the function returns: the region still owns it (it may be overwritten
+        in place) but does not free it. A malloc and free of a large buffer per iteration
+        costs page faults every time glibc hands the memory back to the system."""
+        entry = self.new.body.block
+        first = entry.first_op
+        if first is None:
+            entry.add_op(alloc)
+        else:
+            entry.insert_op_before(alloc, first)
+        self.hoisted.append(alloc.memref)
+        return alloc.memref
 
     def dead_temporary(self, result: SSAValue, candidates: Sequence[SSAValue]) -> SSAValue | None:
         """The heap temporary of a candidate tensor of `result`'s type that no value held in
@@ -293,18 +315,57 @@ class FunctionBufferizer:
             destination = self.outputs[position]
             if self.values[value] is not destination:
                 self.copy_into(self.values[value], destination)
-        for buffer in self.allocations:
+        kept = [b for b in self.allocations if b not in self.hoisted]
+        for buffer in [*kept, *self.hoisted]:
             self.builder.insert(memref.DeallocOp.get(buffer))
         self.builder.insert(func.ReturnOp())
 
 
+def _in_loop(value: SSAValue) -> bool:
+    """Is `value` computed inside a region of an `scf.while` (a loop's own results are
+    not: they are its state, made before it runs)?"""
+    op = value.owner.parent_op()
+    while op is not None:
+        if isinstance(op, scf.WhileOp):
+            return True
+        op = op.parent_op()
+    return False
+
+
 # --- ownership -------------------------------------------------------------------------
-def dead_after(bufferizer: FunctionBufferizer, buffer: SSAValue, op: Operation, exempt) -> bool:
-    """No value held in `buffer` is read after `op` (in the tensor function's order)."""
+def dead_after(
+    bufferizer: FunctionBufferizer,
+    buffer: SSAValue,
+    op: Operation,
+    exempt,
+    until: Operation | None = None,
+) -> bool:
+    """No value held in `buffer` is read after `op` (in the tensor function's order), or
+    after `until` (an op holding `op`, whose own reads then count as before). A read in
+    another branch of an `scf.if` holding `op` is not after it: one run of the `if` runs
+    one branch (the next run of a loop around it reads the loop's state, which `exempt`
+    covers)."""
     positions = bufferizer.state.positions
-    now = positions[op]
+    now = max(positions[o] for o in until.walk()) if until is not None else positions[op]
     holders = [v for v, b in bufferizer.values.items() if b is buffer and v not in exempt]
-    return all(positions[u.operation] <= now for v in holders for u in v.uses)
+    return all(
+        positions[u.operation] <= now or in_other_branch(op, u.operation)
+        for v in holders
+        for u in v.uses
+    )
+
+
+def in_other_branch(op: Operation, user: Operation) -> bool:
+    """Are `op` and `user` in different branches of one `scf.if`?"""
+    region = op.parent_region()
+    while region is not None:
+        parent = region.parent_op()
+        if parent is None:
+            return False
+        if isinstance(parent, scf.IfOp) and parent is not user and parent.is_ancestor(user):
+            return not region.is_ancestor(user)
+        region = parent.parent_region()
+    return False
 
 
 def owned_buffer(

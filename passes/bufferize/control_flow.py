@@ -2,8 +2,11 @@
 
 * `scf.if` with tensor results: the result buffers are allocated before the `if`;
   each branch computes its values and copies them into the result buffers. A result
-  whose size is known only at run time is a heap buffer each branch yields: its own
-  temporary when dead, else a copy.
+  one branch yields a value from outside the `if` for, whose buffer is this region's
+  and unread after the `if`, takes that buffer instead: `if c: a[i] = v` in a loop
+  over `a` stores one element into the loop's array, and neither branch copies it. A
+  result whose size is known only at run time is a heap buffer each branch yields: its
+  own temporary when dead, else a copy.
 * `scf.while` whose loop values all have static shapes (`tensor_array.lower_while_any`
   takes every `scf.while`, carries values of changing size itself and passes the other
   loops here): each loop value gets one state buffer; the condition and the body read
@@ -40,9 +43,7 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
     """Static results (and returned ones) get their buffers before the `if`; a result
     of a shape known only at run time is a buffer each branch allocates and yields."""
     dynamic = [r for r in op.output if not _static(r) and r not in bufferizer.returned]
-    results: dict[SSAValue, SSAValue] = {
-        r: bufferizer.destination(r) for r in op.output if r not in dynamic
-    }
+    results = _result_buffers(bufferizer, op, dynamic)
     new = scf.IfOp(
         bufferizer.values[op.cond],
         [memref_type(r.type) for r in dynamic],
@@ -69,6 +70,45 @@ def lower_if(bufferizer: FunctionBufferizer, op: scf.IfOp) -> None:
     for result, buffer in zip(dynamic, new.results, strict=True):
         bufferizer.values[result] = buffer
         bufferizer.allocations.append(buffer)  # freed by the enclosing block
+
+
+def _result_buffers(
+    bufferizer: FunctionBufferizer, op: scf.IfOp, dynamic: Sequence[SSAValue]
+) -> dict[SSAValue, SSAValue]:
+    """The buffer of each static result: the buffer of the outer value a branch yields for
+    it, when the `if` may overwrite that (this region's, unread after the `if`; the
+    branches' reads come first, and their closing copies save a source they overwrite),
+    else a new one."""
+    results: dict[SSAValue, SSAValue] = {}
+    for position, result in enumerate(op.output):
+        if result in dynamic:
+            continue
+        reused = None
+        if result not in bufferizer.returned:
+            for value in _outer_yields(op, position):
+                buffer = bufferizer.values[value]
+                if (
+                    buffer not in results.values()
+                    and buffer.type == memref_type(result.type)
+                    and owned_and_dead(bufferizer, value, op, inside=True)
+                ):
+                    reused = buffer
+                    break
+        results[result] = reused or bufferizer.destination(result)
+    return results
+
+
+def _outer_yields(op: scf.IfOp, position: int) -> list[SSAValue]:
+    """The values from outside `op` its branches yield at `position`."""
+    found = []
+    for region in (op.true_region, op.false_region):
+        value = region.block.last_op.operands[position]  # type: ignore[union-attr]
+        owner = value.owner
+        inside = isinstance(owner, Operation) and op.is_ancestor(owner)
+        inside = inside or (isinstance(owner, Block) and op.is_ancestor(owner))
+        if not inside and value not in found:
+            found.append(value)
+    return found
 
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:

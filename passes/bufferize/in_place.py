@@ -87,13 +87,17 @@ def consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -
     return owned_and_dead(bufferizer, value, op)
 
 
-def owned_and_dead(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
-    """Is the buffer of `value` this region's to overwrite, and unread after `op`?"""
+def owned_and_dead(
+    bufferizer: FunctionBufferizer, value: SSAValue, op: Operation, inside: bool = False
+) -> bool:
+    """Is the buffer of `value` this region's to overwrite, and unread after `op` (with
+    `inside`: after `op`'s regions, whose reads happen before it ends)?"""
     buffer = bufferizer.values[value]
+    until = op if inside else None
     if buffer in bufferizer.allocations or local_stack_buffer(bufferizer, buffer):
-        return dead_after(bufferizer, buffer, op, set())
+        return dead_after(bufferizer, buffer, op, set(), until)
     buffers, exempt = loop_state(op, bufferizer)
-    return buffer in buffers and dead_after(bufferizer, buffer, op, exempt)
+    return buffer in buffers and dead_after(bufferizer, buffer, op, exempt, until)
 
 
 def local_stack_buffer(bufferizer: FunctionBufferizer, buffer: SSAValue) -> bool:

@@ -1,0 +1,301 @@
+"""Kernels K1-K13: loop-style and vectorised NumPy kernels, written the way NumPy and numba
+users write them, each ONCE: NumPy runs the source as is (the loop-style ones in the Python
+interpreter), `tj.function` traces it and `numba.njit` compiles it where numba accepts it.
+
+Pairs solve one problem two ways (triple loop vs broadcasting, slices vs index loops, masks vs
+a loop per pixel, a scan loop vs np.cumsum, np.roll vs neighbour loops), so a row's NumPy time
+can be read against its twin's. No kernel changes its arguments (the timing calls it again
+and again on the same inputs). `kernel_bench.py` measures them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+
+# --- pairwise distances ------------------------------------------------------------------
+def pairwise_loops(points):
+    n, dims = points.shape
+    distances = np.empty((n, n))
+    for i in range(n):
+        for j in range(n):
+            total = 0.0
+            for k in range(dims):
+                step = points[i, k] - points[j, k]
+                total += step * step
+            distances[i, j] = np.sqrt(total)
+    return distances
+
+
+def pairwise_broadcast(points):
+    diff = points[:, None, :] - points[None, :, :]
+    return np.sqrt((diff * diff).sum(axis=-1))
+
+
+# --- 2-d Jacobi iterations of the 5-point Laplace stencil --------------------------------
+def jacobi_slices(u, iterations):
+    u = u.copy()
+    for _ in range(iterations):
+        u[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
+    return u
+
+
+def jacobi_loops_swap(u, iterations):
+    """The textbook form: sweep from one buffer into the other, then swap them."""
+    n, m = u.shape
+    old = u.copy()
+    new = u.copy()
+    for _ in range(iterations):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                new[i, j] = 0.25 * (old[i - 1, j] + old[i + 1, j] + old[i, j - 1] + old[i, j + 1])
+        old, new = new, old
+    return old
+
+
+def jacobi_loops(u, iterations):
+    """Two sweeps per step (old -> new -> old): the same values as the swap without
+    rebinding the arrays (`iterations` must be even)."""
+    n, m = u.shape
+    old = u.copy()
+    new = u.copy()
+    for _ in range(iterations // 2):
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                new[i, j] = 0.25 * (old[i - 1, j] + old[i + 1, j] + old[i, j - 1] + old[i, j + 1])
+        for i in range(1, n - 1):
+            for j in range(1, m - 1):
+                old[i, j] = 0.25 * (new[i - 1, j] + new[i + 1, j] + new[i, j - 1] + new[i, j + 1])
+    return old
+
+
+# --- Mandelbrot escape counts ------------------------------------------------------------
+def mandelbrot_masks(c, max_iter):
+    """The NumPy idiom: update only the points still inside, through a boolean mask."""
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(max_iter):
+        inside = np.abs(z) <= 2.0
+        z[inside] = z[inside] * z[inside] + c[inside]
+        counts += inside
+    return counts
+
+
+def mandelbrot_where(c, max_iter):
+    """Every point every step, escaped ones kept by np.where."""
+    z = np.zeros_like(c)
+    counts = np.zeros(c.shape, dtype=np.int64)
+    for _ in range(max_iter):
+        inside = np.abs(z) <= 2.0
+        z = np.where(inside, z * z + c, z)
+        counts += inside
+    return counts
+
+
+def mandelbrot_loops(c, max_iter):
+    h, w = c.shape
+    counts = np.zeros((h, w), dtype=np.int64)
+    for i in range(h):
+        for j in range(w):
+            z = 0j
+            n = 0
+            while n < max_iter and abs(z) <= 2.0:
+                z = z * z + c[i, j]
+                n += 1
+            counts[i, j] = n
+    return counts
+
+
+# --- cumulative sums ---------------------------------------------------------------------
+def cumsum_loop(x):
+    out = np.empty_like(x)
+    out[0] = x[0]
+    for i in range(1, x.shape[0]):
+        out[i] = out[i - 1] + x[i]
+    return out
+
+
+def cumsum_numpy(x):
+    return np.cumsum(x)
+
+
+# --- Conway's Game of Life, one step on a torus ------------------------------------------
+def life_loops(board):
+    n, m = board.shape
+    new = np.zeros_like(board)
+    for i in range(n):
+        for j in range(m):
+            count = 0
+            for di in range(-1, 2):
+                for dj in range(-1, 2):
+                    if di != 0 or dj != 0:
+                        count += board[(i + di) % n, (j + dj) % m]
+            if count == 3 or (board[i, j] == 1 and count == 2):
+                new[i, j] = 1
+    return new
+
+
+def life_roll(board):
+    count = np.zeros_like(board)
+    for di in (-1, 0, 1):
+        for dj in (-1, 0, 1):
+            if di != 0 or dj != 0:
+                count += np.roll(np.roll(board, di, axis=0), dj, axis=1)
+    return ((count == 3) | ((board == 1) & (count == 2))).astype(board.dtype)
+
+
+# --- growing-region segmentation ---------------------------------------------------------
+def region_grow(image, seed_i, seed_j, threshold):
+    """Flood fill from a seed: a pixel joins when it is within `threshold` of the seed's
+    value and touches the region; sweep the image until a sweep adds nothing."""
+    n, m = image.shape
+    region = np.zeros((n, m), dtype=np.bool_)
+    region[seed_i, seed_j] = True
+    base = image[seed_i, seed_j]
+    changed = True
+    while changed:
+        changed = False
+        for i in range(n):
+            for j in range(m):
+                if (
+                    not region[i, j]
+                    and abs(image[i, j] - base) <= threshold
+                    and (
+                        (i > 0 and region[i - 1, j])
+                        or (i < n - 1 and region[i + 1, j])
+                        or (j > 0 and region[i, j - 1])
+                        or (j < m - 1 and region[i, j + 1])
+                    )
+                ):
+                    region[i, j] = True
+                    changed = True
+    return region
+
+
+# --- the table of kernels ----------------------------------------------------------------
+Inputs = Callable[[np.random.Generator, bool], tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class Kernel:
+    key: str
+    title: str
+    function: Callable[..., Any]
+    inputs: Inputs  # inputs(rng, small): the benchmark's inputs, or tiny ones for the tests
+    size: str  # the benchmark inputs, for the table
+    rtol: float = 1e-7
+    atol: float = 0.0
+    loops: bool = False  # loop-style: NumPy runs it in the Python interpreter
+
+
+def _points(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.random((40 if small else 1000, 3)),)
+
+
+def _grid(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.random((36, 35) if small else (256, 256)), 66 if small else 100)
+
+
+def _plane(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    h, w = (34, 40) if small else (200, 300)
+    y, x = np.mgrid[-1.2 : 1.2 : h * 1j, -2.1 : 0.9 : w * 1j]
+    return (x + 1j * y, 40 if small else 100)
+
+
+def _series(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.standard_normal(50 if small else 1_000_000),)
+
+
+def _board(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    shape = (36, 34) if small else (256, 256)
+    return ((rng.random(shape) < 0.3).astype(np.int8),)
+
+
+def _image(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    """Smooth blobs plus noise: the region around the seed is large and winding, so the
+    sweeps repeat many times."""
+    n = 36 if small else 120
+    t = np.linspace(0.0, 1.0, n)
+    image = np.sin(7 * t[:, None]) * np.cos(5 * t[None, :]) + 0.05 * rng.random((n, n))
+    seed = n // 2
+    return (image, seed, seed, 0.35)
+
+
+KERNELS: dict[str, Kernel] = {
+    k.key: k
+    for k in [
+        Kernel(
+            "K1",
+            "pairwise distances, triple loop",
+            pairwise_loops,
+            _points,
+            "1000x3 f64",
+            loops=True,
+        ),
+        Kernel("K2", "pairwise distances, broadcasting", pairwise_broadcast, _points, "1000x3 f64"),
+        Kernel("K3", "Jacobi 5-point, slices", jacobi_slices, _grid, "256x256, 100 it."),
+        Kernel(
+            "K4",
+            "Jacobi 5-point, loops + swap",
+            jacobi_loops_swap,
+            _grid,
+            "256x256, 100 it.",
+            loops=True,
+        ),
+        Kernel(
+            "K5",
+            "Jacobi 5-point, loops, 2 sweeps",
+            jacobi_loops,
+            _grid,
+            "256x256, 100 it.",
+            loops=True,
+        ),
+        Kernel("K6", "Mandelbrot, masks", mandelbrot_masks, _plane, "200x300 c128, 100 it."),
+        Kernel("K7", "Mandelbrot, np.where", mandelbrot_where, _plane, "200x300 c128, 100 it."),
+        Kernel(
+            "K8",
+            "Mandelbrot, loop per pixel",
+            mandelbrot_loops,
+            _plane,
+            "200x300 c128, 100 it.",
+            loops=True,
+        ),
+        Kernel(
+            "K9",
+            "cumulative sum, loop",
+            cumsum_loop,
+            _series,
+            "1M f64",
+            rtol=1e-9,
+            atol=1e-9,
+            loops=True,
+        ),
+        Kernel(
+            "K10",
+            "cumulative sum, np.cumsum",
+            cumsum_numpy,
+            _series,
+            "1M f64",
+            rtol=1e-9,
+            atol=1e-9,
+        ),
+        Kernel("K11", "Game of Life step, loops", life_loops, _board, "256x256 i8", loops=True),
+        Kernel("K12", "Game of Life step, np.roll", life_roll, _board, "256x256 i8"),
+        Kernel("K13", "region growing, sweeps", region_grow, _image, "120x120 f64", loops=True),
+    ]
+}
+
+# Kernels computing the same values from the same inputs (checked by the tests).
+TWINS: list[tuple[str, str]] = [
+    ("K1", "K2"),
+    ("K3", "K4"),
+    ("K3", "K5"),
+    ("K6", "K7"),
+    ("K6", "K8"),
+    ("K9", "K10"),
+    ("K11", "K12"),
+]
