@@ -33,16 +33,8 @@ UNROLLED = {
     # `old, new = new, old` after writing `new` in a staged loop is refused, so the loop
     # over the iterations is unrolled (LoopUnrolledWarning), one body per iteration.
     "K4": "is changed in place and then assigned a new array",
-    # Two staged loops writing arrays inside a staged loop: the outer loop is unrolled
-    # ("a symbolic tj.Tensor cannot be used as a Python bool", frontend/control_flow.py
-    # compares tensors with `in` on a list).
-    "K5": "cannot be used as a Python bool",
 }
-REFUSED = {
-    # z[inside] = z[inside] * z[inside] + c[inside]: a masked assignment of many values is
-    # refused (NotImplementedError, which unrolling the loop over the steps meets again).
-    "K6": (tj.LoopUnrolledWarning, "the number of True elements is only known at run time"),
-}
+REFUSED: dict[str, tuple] = {}
 
 
 def copies(args):
