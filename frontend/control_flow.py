@@ -100,7 +100,7 @@ def cond(
     roots = sorted(then.written.keys() | other.written.keys(), key=lambda r: r._serial)
     _finish_region(then_block, then.snapshot, kinds, [then.value_of(r) for r in roots])
     _finish_region(else_block, other.snapshot, kinds, [other.value_of(r) for r in roots])
-    types = [tensor_type(*kind) for kind in kinds if kind is not None]
+    types: list = [tensor_type(*kind) for kind in kinds if kind is not None]
     types += [r._value.type for r in roots]
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)

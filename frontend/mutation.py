@@ -312,14 +312,16 @@ def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
 def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
     """`a[mask] = v` with v holding one value per True element, in order (NumPy checks
     their number; here the kernel does, when it is only known at run time)."""
+    from tracejit.frontend.dims import Counted
     from tracejit.frontend.numpy_api.nonzero import assert_same_counts, flat_indices
 
     positions = flat_indices(mask)
     if isinstance(update.shape[0], int) != isinstance(positions.shape[0], int) or (
         update.dims[0] != positions.dims[0]
     ):
-        if update.shape[0] is None and hasattr(update.dims[0], "of"):
-            assert_same_counts([positions.dims[0].of, update.dims[0].of])  # type: ignore[union-attr]
+        counted = [d for d in (positions.dims[0], update.dims[0]) if isinstance(d, Counted)]
+        if len(counted) == 2:
+            assert_same_counts([d.of for d in counted])
         else:
             raise NotImplementedError(
                 at_user_line(
@@ -328,7 +330,9 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
                 )
             )
         update = Tensor(update.value, positions.dims)
-    flat = np.ravel(tensor.copy())  # a new root: the scatter's result is assigned below
+    # a new root's flat view: the scatter's result is assigned below (np.ravel of a Tensor
+    # is a Tensor; NumPy's stubs say ndarray)
+    flat: Tensor = np.ravel(tensor.copy())  # type: ignore[assignment]
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(flat, positions, primitives.cast(update, tensor.dtype), message)
     return primitives.reshape(new, tensor.dims)
@@ -347,11 +351,12 @@ def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
                 "is not supported; use slices, or np.where"
             )
         )
-    size = int(np.prod(tensor.shape, dtype=np.int64))
-    positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(tensor.shape))
+    shape = tuple(d for d in tensor.shape if d is not None)  # all of them (checked above)
+    size = int(np.prod(shape, dtype=np.int64))
+    positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
     picked = getitem(positions, key)
     update = _broadcast_value(value, picked, tensor.dtype)
-    count = int(np.prod(picked.shape, dtype=np.int64))
+    count = int(np.prod([d for d in picked.shape if d is not None], dtype=np.int64))
     flat = primitives.reshape(tensor, [size])
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(

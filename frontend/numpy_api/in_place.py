@@ -29,7 +29,7 @@ def _target(fn: Any, array: Any) -> Tensor:
 
 
 @implements(np.copyto)
-def copyto(dst: Any, src: Any, casting: str = "same_kind", where: Any = True) -> None:
+def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -> None:
     target = _target(np.copyto, dst)
     source = tensor_of(src)
     if not np.can_cast(source.dtype, target.dtype, casting):
@@ -66,6 +66,6 @@ def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
         raise ValueError(at_user_line("All dimensions of input must be of equal length"))
     if wrap or target.ndim > 2:
         raise NotImplementedError(at_user_line("np.fill_diagonal with wrap=True or ndim > 2"))
-    count = min(target.shape)  # type: ignore[type-var]
+    count = min(d for d in target.shape if d is not None)
     rows = np.arange(count)
     target[rows, rows] = val

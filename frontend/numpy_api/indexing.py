@@ -230,7 +230,7 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
         raise ValueError(at_user_line("slice step cannot be zero"))
     if isinstance(first, Tensor) or isinstance(stop, Tensor):  # bounds known at run time
         width = _fixed_width(first, stop, stride)
-        if width is not None and isinstance(dim, int):
+        if width is not None and isinstance(dim, int) and isinstance(first, Tensor):
             return _fixed_window(first, width, dim, axis)
         if isinstance(size, int):
             size = index_constant(size)
@@ -276,7 +276,7 @@ def _fixed_window(first: Tensor, width: int, size: int, axis: int) -> tuple:
     """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`: `b - a`
     elements from `i + a`, which the kernel checks lie inside the dim. (NumPy would give
     fewer elements, or wrap a negative start: a different shape, refused at run time.)"""
-    fits = np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))
+    fits: Tensor = np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))  # type: ignore[assignment]  # staged
     primitives.assert_true(
         fits,
         at_user_line(

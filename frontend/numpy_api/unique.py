@@ -95,11 +95,11 @@ def _by_sorting(x: Tensor, v: Tensor, return_index, return_inverse, return_count
     if return_index:
         outputs.append(order[first])
     if return_inverse:
-        group = np.cumsum(first.astype(np.intp)) - 1
+        group: Tensor = np.cumsum(first.astype(np.intp)) - 1  # type: ignore[assignment]  # staged
         outputs.append(primitives.reshape(group[np.argsort(order)], x.dims))
     if return_counts:
         last = np.concatenate([changes, one])  # the last of each run of equal values
-        outputs.append(np.flatnonzero(last) - np.flatnonzero(first) + 1)
+        outputs.append(np.flatnonzero(last) - np.flatnonzero(first) + 1)  # type: ignore[arg-type]  # staged: a Tensor
     return outputs
 
 
