@@ -371,11 +371,11 @@ class _WrittenArrays:
                 for root, value in zip(swapped, outside, strict=True):
                     mutation.restore(root, value)
                 for root, value in log.before.items():
-                    if root not in swapped:
+                    if not _holds(swapped, root):
                         mutation.restore(root, value)
 
     def _outer_writes(self) -> list[Tensor]:
-        return [r for r in self.log.before if r._serial < self.mark and r not in self.roots]
+        return [r for r in self.log.before if r._serial < self.mark and not _holds(self.roots, r)]
 
     def check_condition(self) -> None:
         if self._outer_writes() or any(r in self.log.before for r in self.roots):
@@ -390,7 +390,7 @@ class _WrittenArrays:
             if not isinstance(was, Tensor):
                 continue
             kept = i in self.kept
-            written = mutation.root_of(was) in self.roots if kept else was._version > 0
+            written = _holds(self.roots, mutation.root_of(was)) if kept else was._version > 0
             if i in self.kept or written:
                 if now is not was and written:
                     raise NotImplementedError(
@@ -414,7 +414,7 @@ class _WrittenArrays:
         return retrace
 
     def _carry(self, root: Tensor) -> None:
-        if root not in self.roots:
+        if not _holds(self.roots, root):
             self.roots.append(root)
 
     def finish(self, results: Sequence[SSAValue]) -> None:
@@ -422,12 +422,20 @@ class _WrittenArrays:
             mutation.set_root_value(root, value)
 
 
+def _holds(roots: list[Tensor], root: Tensor) -> bool:
+    """`root in roots` by identity (`in` would compare Tensors with `==`: a staged op)."""
+    return any(r is root for r in roots)
+
+
 def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
-    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`) and
-    weak types."""
-    return [
-        Tensor(v, dims=init.dims, weak=init.weak) for v, init in zip(values, inits, strict=True)
-    ]
+    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`), weak
+    types and kinds of 0-d value (an array, which `x[()] = v` and `x += v` write in place,
+    or a NumPy scalar: frontend/mutation.py)."""
+    carried = []
+    for v, init in zip(values, inits, strict=True):
+        carried.append(Tensor(v, dims=init.dims, weak=init.weak))
+        carried[-1]._is_array = init._is_array
+    return carried
 
 
 def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:
