@@ -69,13 +69,17 @@ def sync(tensor: Tensor) -> SSAValue:
 
 
 def _visible(value: SSAValue) -> bool:
-    """Whether `value` may be used where ops are staged now (its block is open)."""
+    """Whether `value` may be used where ops are staged now: its block is open (not a
+    closed branch, nor a loop body traced in an attempt that was thrown away, whose ops
+    were erased: they have no block)."""
     from xdsl.ir import BlockArgument
 
     from tracejit.frontend.tracing import current_trace, is_tracing
 
+    if not is_tracing():
+        return True
     block = value.block if isinstance(value, BlockArgument) else value.owner.parent
-    return block is None or not is_tracing() or block in current_trace().open_blocks
+    return block is not None and block in current_trace().open_blocks
 
 
 # --- which roots a staged region writes --------------------------------------------------

@@ -325,9 +325,8 @@ class Tensor(ArrayOperators):
         subok: bool = True,
         copy: bool = True,
     ) -> Tensor:
-        from tracejit.frontend.numpy_api.elementwise import stage_astype
-
         from tracejit.frontend.mutation import updates_in_place
+        from tracejit.frontend.numpy_api.elementwise import stage_astype
 
         result = stage_astype(self, dtype)
         if not copy and result is self:

@@ -111,8 +111,9 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     from tracejit.frontend.dims import Product, Unknown
 
     if shape.count(-1) == 1 and len(shape) == x.ndim:
-        same = [s == d or (s == -1 and not isinstance(d, int)) for s, d in zip(shape, x.dims, strict=True)]
-        if all(same):  # the -1 stands for the one unknown dim: no reshape (`x[m].ravel()`)
+        # the -1 stands for the one unknown dim: no reshape at all (`x[m].ravel()`)
+        pairs = zip(shape, x.dims, strict=True)
+        if all(s == d or (s == -1 and not isinstance(d, int)) for s, d in pairs):
             return list(x.dims)
     unknown = tuple(d for d in x.dims if not isinstance(d, int))
     known_source = math.prod(d for d in x.dims if isinstance(d, int))

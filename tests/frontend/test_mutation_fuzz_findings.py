@@ -203,6 +203,21 @@ def test_a_view_read_in_one_branch_and_written_in_the_other():
     check_writes(f, np.arange(8.0), np.int64(3))
 
 
+def test_a_view_written_in_one_staged_loop_and_read_in_the_next():
+    """The second loop is traced twice (its first attempt learns that it writes `b`); the
+    view's value taken in the thrown-away attempt must not be reused (its op is erased)."""
+
+    def f(a, b):
+        w = a[None]
+        for i in tj.range(3):
+            w[0, 1] = i
+        for _ in tj.range(2):
+            b[0] += w[0, 1]
+        return b * 1
+
+    check_writes(f, np.arange(5, dtype=np.uint32), np.array([1, 1, -(2**31), -7], np.int32))
+
+
 def test_flattening_a_selection():
     """`x[m].ravel()` of a 1-d selection (np.cumsum flattens too) keeps its run-time size."""
 
