@@ -292,19 +292,23 @@ class Builder:
             if v.writable and v.exact and v.family not in self.tainted
         ]
 
-    def track(self, new: list[Value], view_of: Value | None, view: str | None) -> None:
+    def track(
+        self, new: list[Value], view_of: Value | None, view: str | None, staged: bool = False
+    ) -> None:
         """Aliasing of the values a statement just bound, from NumPy's own memory: the
         first is, when `view_of` is given, a view of it of the kind `view` ("slice": basic
         indexing or a flip; "perm": a transpose; "reshape"; "readonly": np.broadcast_to).
         tracejit tracks those (a reshape only of an array that is no view), so a write
         into the family is seen through them; a value sharing memory any other way (a
         staged loop that ran zero times gives back its initial array, NumPy copies where
-        tracejit takes a view, ...) taints both families: no more writes into them."""
+        tracejit takes a view, ...) taints both families: no more writes into them. A 0-d
+        value out of `staged` control flow is not written: NumPy's is an array or a scalar
+        depending on the branch taken (or the trip count), tracejit's a scalar."""
         for k, v in enumerate(new):
             array = self.namespace.get(v.name)
             if not isinstance(array, np.ndarray):
                 continue  # a NumPy scalar or a Python number: no memory
-            v.writable = array.flags.writeable
+            v.writable = array.flags.writeable and not (staged and array.ndim == 0)
             if k == 0 and view_of is not None:
                 parent = self.namespace[view_of.name]
                 tracked = view != "reshape" or view_of.root is None
@@ -375,7 +379,7 @@ class Builder:
             self.namespace[n] = scratch[n]
             new.append(Value(n, np.asarray(scratch[n])))
             self.values.append(new[-1])
-        self.track(new, view_of, view)
+        self.track(new, view_of, view, staged=bool(STAGED.search(statement)))
         return True
 
     def acceptable(
@@ -399,6 +403,10 @@ class Builder:
 # scalar operand, SIMD width), so neither answer is a reference. Statements calling these
 # on operands holding a negative zero are not emitted.
 MIN_MAX = re.compile(r"\b(maximum|minimum|fmax|fmin|max|min|amax|amin)\(")
+
+
+# A statement with staged control flow (a staged `if` or loop, or tj.cond / tj.while_loop).
+STAGED = re.compile(r"^\s*(if|for|while) |tj\.(cond|while_loop)\(", re.MULTILINE)
 
 
 def owner_of(array: np.ndarray) -> np.ndarray:
