@@ -62,7 +62,7 @@ FEATURES = {
     "tj.cond": "tj.cond(",
     "while": "while ",
     "staged for": " in tj.range(",
-    "for over rows": re.compile(r"for v\d+_i in [av]\d+:"),
+    "for over rows": re.compile(r"for v\d+_[ir] in [av]\d+:"),
     "TensorArray": "tj.TensorArray(",
     "Variable": "tj.Variable(",
     "tj.print": "tj.print(",
@@ -93,7 +93,7 @@ FEATURES = {
     "write in a staged loop": re.compile(
         r"\n    (for|while) .*:\n(        .*\n)*?        [av]\d+(_w)?\["
     ),
-    "rows of a view written": re.compile(r"for (v\d+_r) in v\d+(_w)?:\n        \1"),
+    "rows of a view written": re.compile(r"for (v\d+_r) in [av]\d+(_w)?:\n        \1[\[ .]"),
     "index loop": re.compile(r"for v\d+_i in range\((1, )?\d\d\):"),
     "nested index loops": re.compile(r"for v\d+_j in range\(\d\d\):"),
     "cumsum": "np.cumsum(",
