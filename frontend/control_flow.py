@@ -430,11 +430,14 @@ class _WrittenArrays:
 
 
 def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
-    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`) and
-    weak types."""
-    return [
-        Tensor(v, dims=init.dims, weak=init.weak) for v, init in zip(values, inits, strict=True)
-    ]
+    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`), weak
+    types and kinds of 0-d value (an array, which `x[()] = v` and `x += v` write in place,
+    or a NumPy scalar: frontend/mutation.py)."""
+    carried = []
+    for v, init in zip(values, inits, strict=True):
+        carried.append(Tensor(v, dims=init.dims, weak=init.weak))
+        carried[-1]._is_array = init._is_array
+    return carried
 
 
 def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:

@@ -57,14 +57,29 @@ def root_of(tensor: Tensor) -> Tensor:
 
 def sync(tensor: Tensor) -> SSAValue:
     """The current value of a view: taken again from its parent if the root was written
-    since it was last taken."""
+    since it was last taken, or if it was taken inside a staged branch or loop body that
+    is closed now (the other branch of an if may read the view without writing the root)."""
     view = tensor._view
     assert view is not None
     version = root_of(tensor)._version
-    if view.seen != version:
+    if view.seen != version or not _visible(tensor._value):
         tensor._value = view.forward(view.parent).value
         view.seen = version
     return tensor._value
+
+
+def _visible(value: SSAValue) -> bool:
+    """Whether `value` may be used where ops are staged now: its block is open (not a
+    closed branch, nor a loop body traced in an attempt that was thrown away, whose ops
+    were erased: they have no block)."""
+    from xdsl.ir import BlockArgument
+
+    from tracejit.frontend.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return True
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent
+    return block is not None and block in current_trace().open_blocks
 
 
 # --- which roots a staged region writes --------------------------------------------------
@@ -252,18 +267,37 @@ def _broadcast_value(value: Any, selected: Tensor, dtype: np.dtype) -> Tensor:
     tensor = _as_value(value, dtype)
     while tensor.ndim > selected.ndim and tensor.shape[0] == 1:
         tensor = primitives.reshape(tensor, tensor.dims[1:])
+    if None in tensor.shape or None in selected.shape:
+        return primitives.cast(_broadcast_unknown(tensor, selected), dtype)
     try:
         shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]
         if shape != selected.shape:
             raise ValueError
     except ValueError:
-        raise ValueError(
-            at_user_line(
-                f"could not broadcast input array from shape {tensor.shape} into shape "
-                f"{selected.shape}"
-            )
-        ) from None
+        raise _not_broadcastable(tensor, selected) from None
     return primitives.cast(primitives.broadcast_to(tensor, selected.dims), dtype)
+
+
+def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
+    """`tensor` broadcast to `selected`'s dims, some unknown at trace time: NumPy's rule,
+    with the kernel checking that the unknown sizes that meet are equal."""
+    from tracejit.frontend.numpy_api.promotion import broadcast_shape
+
+    if tensor.ndim > selected.ndim:
+        raise _not_broadcastable(tensor, selected)
+    broadcast_shape([tensor, selected])  # raises, or records the run-time checks
+    witnesses = {
+        a: (selected.value, a) for a, d in enumerate(selected.dims) if not isinstance(d, int)
+    }
+    return primitives.broadcast_to(tensor, selected.dims, witnesses)
+
+
+def _not_broadcastable(tensor: Tensor, selected: Tensor) -> ValueError:
+    return ValueError(
+        at_user_line(
+            f"could not broadcast input array from shape {tensor.shape} into shape {selected.shape}"
+        )
+    )
 
 
 def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
@@ -355,6 +389,13 @@ def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
     size = int(np.prod(shape, dtype=np.int64))
     positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
     picked = getitem(positions, key)
+    if None in picked.shape:  # index arrays of a size only the kernel knows
+        raise NotImplementedError(
+            at_user_line(
+                "assignment with index arrays whose sizes are unknown at trace time is not "
+                "supported; use slices, or np.where"
+            )
+        )
     update = _broadcast_value(value, picked, tensor.dtype)
     count = int(np.prod([d for d in picked.shape if d is not None], dtype=np.int64))
     flat = primitives.reshape(tensor, [size])

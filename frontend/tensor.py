@@ -293,7 +293,9 @@ class Tensor(ArrayOperators):
         return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
 
     def flatten(self, order: str = "C") -> Tensor:
-        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        """A copy, flat (NumPy's `flatten` never returns a view, unlike `ravel`)."""
+        flat = np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        return Tensor(flat.value, flat.dims)
 
     def squeeze(self, axis: Any = None) -> Tensor:
         return np.squeeze(self, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
@@ -323,9 +325,16 @@ class Tensor(ArrayOperators):
         subok: bool = True,
         copy: bool = True,
     ) -> Tensor:
+        from tracejit.frontend.mutation import updates_in_place
         from tracejit.frontend.numpy_api.elementwise import stage_astype
 
-        return stage_astype(self, dtype)
+        result = stage_astype(self, dtype)
+        if not copy and result is self:
+            return result
+        if result is self or result._view is not None:  # NumPy copies
+            result = Tensor(result.value, result.dims)
+        result._is_array = updates_in_place(self)  # an array's astype is an array, 0-d too
+        return result
 
     @property
     def real(self) -> Tensor:
@@ -336,6 +345,8 @@ class Tensor(ArrayOperators):
         return np.imag(self)
 
     def conj(self) -> Tensor:
+        if self.dtype.kind != "c":
+            return self  # NumPy's method returns a real array itself (the ufunc copies)
         return np.conjugate(self)  # type: ignore[return-value]  # dispatched to Tensor
 
     conjugate = conj
@@ -414,7 +425,8 @@ class Tensor(ArrayOperators):
                     "convert to a scalar (NumPy raises here too)"
                 )
             )
-        return np.reshape(self, ())  # type: ignore[return-value]  # dispatched to Tensor
+        element: Tensor = np.reshape(self, ())  # type: ignore[assignment]  # dispatched to Tensor
+        return Tensor(element.value, element.dims)  # a new scalar, not a view of self
 
 
 def python_value_message(what: str, instead: str | None = None) -> str:

@@ -44,7 +44,9 @@ def _flat_arg(numpy_arg: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]
     def evaluate(x: np.ndarray, axis: tuple[int, ...]) -> np.ndarray:
         kept = [d for d in range(x.ndim) if d not in axis]
         moved = np.transpose(x, kept + list(axis))
-        flat = moved.reshape(*moved.shape[: len(kept)], -1)
+        # the reduced size spelled out: -1 is ambiguous when a kept dim is 0
+        reduced = int(np.prod([x.shape[d] for d in axis], dtype=np.int64))
+        flat = moved.reshape(*moved.shape[: len(kept)], reduced)
         return numpy_arg(flat, axis=-1).astype(np.int64)
 
     return evaluate

@@ -189,7 +189,10 @@ class InsertSliceOp(IRDLOperation, HasFolderInterface):
         if self.starts:
             return None
         whole = all(s == 0 for s in self.get_start()) and all(s == 1 for s in self.get_step())
-        if whole and self.source.type == self.dest.type:
+        # equal types prove a whole window only where every size is known: two `?` dims
+        # may differ at run time (`x[:-1] = v` of an unknown-size x)
+        static = all(n >= 0 for n in self.dest.type.get_shape())
+        if whole and static and self.source.type == self.dest.type:
             return (self.source,)  # the window is all of dest
         return fold_with_numpy(self, self.evaluate)
 

@@ -131,7 +131,9 @@ def staged_array(
     if copy is False and _no_copy_possible(object, dtype):
         raise ValueError(at_user_line("Unable to avoid copy while creating an array as requested."))
     result = _with_ndmin(array_of(object, dtype), ndmin)
-    return _new_array(result) if result is object and copy is not False else result
+    if result is object:
+        return _new_array(result) if copy is not False or _is_scalar(result) else result
+    return _marked_array(result)
 
 
 def staged_asarray(
@@ -148,20 +150,37 @@ def staged_asarray(
     _check_device(np.asarray, device)
     if copy is False and _no_copy_possible(a, dtype):
         raise ValueError(at_user_line("Unable to avoid copy while creating an array as requested."))
-    return array_of(a, dtype)
+    result = array_of(a, dtype)
+    if result is a:  # a NumPy scalar (0-d) becomes a new 0-d array, as in NumPy
+        return _new_array(result) if _is_scalar(result) else result
+    return _marked_array(result)
 
 
 @implements(np.copy)
 def copy(a: Any, order: Any = "K", subok: bool = False) -> Tensor:
     """`np.copy(t)`: the same values (arrays are values in a trace)."""
     result = array_of(a)
-    return _new_array(result) if result is a else result
+    return _new_array(result) if result is a else _marked_array(result)
 
 
 def _new_array(x: Tensor) -> Tensor:
     """Another array object holding `x`'s values: a copy is never the array it copies
     (`np.asarray(t)` is `t` itself, as in NumPy)."""
-    return Tensor(x.value, x.dims)
+    return _marked_array(Tensor(x.value, x.dims))
+
+
+def _marked_array(x: Tensor) -> Tensor:
+    """`x` (made by this call) as an array: 0-d too, it is written in place (`a[...] = v`,
+    `a += v`), not a NumPy scalar."""
+    x._is_array = True
+    return x
+
+
+def _is_scalar(x: Tensor) -> bool:
+    """A 0-d value NumPy holds as a scalar (a reduction's result, ...), not an array."""
+    from tracejit.frontend.mutation import updates_in_place
+
+    return x.ndim == 0 and not updates_in_place(x)
 
 
 def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., Any]:

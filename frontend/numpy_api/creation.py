@@ -67,10 +67,31 @@ def _constant_like(numpy_fn: Callable, fill: int) -> Callable[..., Tensor]:
 
     def like(a, dtype=None, order="K", subok=True, shape=None, *, device=None) -> Tensor:
         _check_device(numpy_fn, device)
+        if shape is None and _has_unknown_dims(a):
+            value = primitives.constant(np.full((), fill, a.dtype if dtype is None else dtype))
+            return _array(_broadcast_like(value, a))
         shape, dtype = _target(a, dtype, shape)
-        return primitives.constant(np.full(shape, fill, dtype))
+        return _array(primitives.constant(np.full(shape, fill, dtype)))
 
     return like
+
+
+def _has_unknown_dims(a: Any) -> bool:
+    return isinstance(a, Tensor) and None in a.shape
+
+
+def _broadcast_like(value: Tensor, a: Tensor) -> Tensor:
+    """`value` (0-d) broadcast to the shape of `a`, whose dims unknown at trace time are
+    read from `a` when the kernel runs."""
+    witnesses = {axis: (a.value, axis) for axis, d in enumerate(a.dims) if not isinstance(d, int)}
+    return primitives.broadcast_to(value, a.dims, witnesses)
+
+
+def _array(x: Tensor) -> Tensor:
+    """`x`, a new array: even 0-d, an array (not a NumPy scalar), which writes change in
+    place (`z[...] = v`, `z += v`), as `np.zeros_like` gives in NumPy."""
+    x._is_array = True
+    return x
 
 
 implements(np.zeros_like)(_constant_like(np.zeros_like, 0))
@@ -84,10 +105,22 @@ def full_like(
     a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None
 ) -> Tensor:
     _check_device(np.full_like, device)
+    if shape is None and _has_unknown_dims(a):
+        target = np.dtype(a.dtype if dtype is None else dtype)
+        if isinstance(fill_value, Tensor):
+            value = (
+                primitives.cast(primitives.reshape(fill_value, ()), target)
+                if fill_value.size == 1
+                else None
+            )
+        else:
+            value = primitives.constant(np.full((), fill_value, target))
+        if value is not None:
+            return _array(_broadcast_like(value, a))
     shape, dtype = _target(a, dtype, shape)
     if isinstance(fill_value, Tensor):
-        return filled(shape, fill_value, dtype)
-    return primitives.constant(np.full(shape, fill_value, dtype))
+        return _array(filled(shape, fill_value, dtype))
+    return _array(primitives.constant(np.full(shape, fill_value, dtype)))
 
 
 # --- numpy.full and numpy.arange: wrapped, see the module docstring ---------------------

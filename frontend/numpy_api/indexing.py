@@ -317,16 +317,18 @@ def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
     return entry.kind == Kind.INT and (isinstance(entry.value, Tensor) or not isinstance(dim, int))
 
 
-def _basic(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+def _basic(x: Tensor, entries: Sequence[Entry], ellipsis: bool = False) -> Tensor:
     """A basic key: a window, then a reshape dropping the int dims and adding new axes.
     The result is a view of `x` (frontend/mutation.py) unless it is one element picked by
-    ints only, which NumPy returns as a scalar (a copy)."""
+    ints only, which NumPy returns as a scalar (a copy); with an `ellipsis` in the key
+    (`x[0, 0, ...]`, `x[...]` of a 0-d x) it is a 0-d array, a view, as in NumPy."""
     window, error = _window_of(x, entries)
     if error is not None:
         return _select(primitives.poison(error, window.dims, x.dtype), entries)
     result = _select(_take_window(x, window), entries)
-    if all(e.kind == Kind.INT for e in entries):
-        return result
+    if all(e.kind == Kind.INT for e in entries) and not ellipsis:
+        # an element (a scalar): a new value, even `x[()]` of a 0-d x (not x itself)
+        return Tensor(result.value, result.dims) if result is x else result
 
     def forward(parent: Tensor) -> Tensor:
         return _select(_take_window(parent, window), entries)
@@ -507,7 +509,8 @@ def getitem(x: Tensor, key: Any) -> Tensor:
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with integer indices are not supported")
         )
-    return _basic(x, entries)
+    items = key if isinstance(key, tuple) else (key,)
+    return _basic(x, entries, ellipsis=any(item is Ellipsis for item in items))
 
 
 @implements(np.take)

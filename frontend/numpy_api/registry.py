@@ -73,7 +73,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     except UnsupportedDtypeError as error:
         raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
     if out is None:
-        return result
+        return new_array(result, inputs)
     from tracejit.frontend.mutation import write_out
 
     return write_out(out, result, ufunc)
@@ -84,9 +84,58 @@ def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     if impl is None:
         raise unsupported(fn)
     try:
-        return impl(*_read_variables(args), **{k: _read_variables(v) for k, v in kwargs.items()})
+        result = impl(*_read_variables(args), **{k: _read_variables(v) for k, v in kwargs.items()})
     except UnsupportedDtypeError as error:
         raise naming_unsupported_dtype(error, numpy_name(fn), args) from None
+    if fn in MAY_ALIAS or (fn is np.astype and kwargs.get("copy") is False):
+        return result
+    if isinstance(result, tuple | list):
+        return type(result)(new_array(r, args) for r in result)
+    result = new_array(result, args)
+    if fn in ARRAY_RESULTS or (fn is np.astype and _is_array(args[0])):
+        result._is_array = True  # 0-d too: an array, not a NumPy scalar (x[...] = v works)
+    return result
+
+
+# The NumPy functions whose result may be an argument or a view of one (NumPy's views; a
+# real array's real part is the array). Every other function and ufunc returns new arrays,
+# which a write must not reach the argument through.
+MAY_ALIAS = {
+    np.atleast_1d, np.atleast_2d, np.broadcast_to, np.diff, np.einsum, np.expand_dims,
+    np.flip, np.fliplr, np.flipud, np.moveaxis, np.ravel, np.real, np.reshape, np.squeeze,
+    np.swapaxes, np.transpose, np.shape, np.ndim, np.size,
+}  # fmt: skip
+
+
+# The functions whose 0-d results NumPy gives as 0-d arrays (not scalars, as ufuncs and
+# reductions do); `np.astype` too, of an array (a NumPy scalar's astype is a scalar).
+ARRAY_RESULTS = {np.where, np.roll}
+
+
+def _is_array(x: Any) -> bool:
+    from tracejit.frontend.mutation import updates_in_place
+    from tracejit.frontend.tensor import Tensor
+
+    return isinstance(x, np.ndarray) or (isinstance(x, Tensor) and updates_in_place(x))
+
+
+def new_array(result: Any, arguments: Any) -> Any:
+    """`result` as a new array: when an implementation hands back an argument or a view
+    (`np.floor` of integers, `np.concatenate([t])`, `np.roll(t, 0)`, ...), another Tensor
+    holding the same value (values are immutable in the trace: no copy is staged)."""
+    from tracejit.frontend.tensor import Tensor
+
+    if not isinstance(result, Tensor):
+        return result
+    if result._view is None and not any(result is a for a in _tensors_in(arguments)):
+        return result
+    return Tensor(result.value, result.dims, weak=result.weak)
+
+
+def _tensors_in(values: Any) -> list[Any]:
+    if isinstance(values, list | tuple):
+        return [t for v in values for t in _tensors_in(v)]
+    return [values]
 
 
 def naming_unsupported_dtype(error: UnsupportedDtypeError, what: str, values: Any) -> Exception:

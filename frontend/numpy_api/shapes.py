@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import primitives
-from tracejit.frontend.mutation import permuted, reshaped
+from tracejit.frontend.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -110,6 +110,11 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     one -1 stands for the element count over its other (static) entries (a `Product`)."""
     from tracejit.frontend.dims import Product, Unknown
 
+    if shape.count(-1) == 1 and len(shape) == x.ndim:
+        # the -1 stands for the one unknown dim: no reshape at all (`x[m].ravel()`)
+        pairs = zip(shape, x.dims, strict=True)
+        if all(s == d or (s == -1 and not isinstance(d, int)) for s, d in pairs):
+            return list(x.dims)
     unknown = tuple(d for d in x.dims if not isinstance(d, int))
     known_source = math.prod(d for d in x.dims if isinstance(d, int))
     known_target = math.prod(s for s in shape if s != -1)
@@ -311,10 +316,12 @@ def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind") -> Tenso
 
 
 def _at_least(x: Tensor, ndim: int) -> Tensor:
-    """NumPy's atleast_1d / atleast_2d shapes: () -> (1,) or (1, 1); (n,) -> (1, n)."""
+    """NumPy's atleast_1d / atleast_2d shapes: () -> (1,) or (1, 1); (n,) -> (1, n). A view
+    of `x` (leading new axes, `x[None, ...]`), as NumPy's is: writes to either are seen
+    through the other."""
     if x.ndim >= ndim:
         return x
-    return primitives.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.dims))
+    return x[(None,) * (ndim - x.ndim) + (Ellipsis,)]
 
 
 @implements(np.atleast_1d)
@@ -356,7 +363,22 @@ def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tensor:
         raise ValueError(
             at_user_line(f"operands could not be broadcast together: {x.shape} to {shape}")
         )
-    return primitives.broadcast_to(x, shape)
+    # NumPy's result is a read-only view: later writes to `x` show through it
+    result = make_view(
+        x,
+        primitives.broadcast_to(x, shape),
+        lambda parent: primitives.broadcast_to(parent, shape),
+        _never_written,
+    )
+    return refuse_writes(
+        result,
+        "assignment destination is read-only: np.broadcast_to returns a read-only view "
+        "(as in NumPy); write into a copy (`np.broadcast_to(x, shape).copy()`)",
+    )
+
+
+def _never_written(parent: Tensor, new: Tensor) -> Tensor:
+    raise AssertionError("a read-only view is never written")  # refuse_writes guards it
 
 
 @implements(np.tile)

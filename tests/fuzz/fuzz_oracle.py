@@ -13,6 +13,12 @@ Comparison (documented bound):
   result, twice what `passes/expand_math.py` measured);
 * captured stdout (`tj.print`) equal character for character; every `tj.Variable` equal
   exactly after the call (Variables are reset to their initial value before each run);
+* every argument equal exactly after the call (each run gets fresh copies of the inputs;
+  a program may write into them, and NumPy's caller sees the writes);
+* no `tj.LoopUnrolledWarning` in the trace with the inputs' shapes: the generator's index
+  loops (`range(n)`, n > 32) are all stageable, so one unrolled means staging failed where
+  it should not have (traced with unknown dims, a body may meet a documented limit of
+  those and be unrolled instead: its results are still compared);
 * a result eager NumPy returns as a Python number (a loop variable initialised with a
   literal that stayed a weak scalar: the loop ran zero times or met no tensor): equal in
   value to the compiled 0-d result, whatever its dtype; where eager returns a NumPy value
@@ -71,6 +77,8 @@ class Outcome:
     stdout: str = ""
     variables: dict[str, np.ndarray] | None = None
     traced: bool = True  # False: the error came from tracing (the Python function)
+    arguments: list[np.ndarray] | None = None  # the inputs after the call
+    unrolled: list[str] | None = None  # LoopUnrolledWarning messages
 
 
 @dataclass
@@ -93,14 +101,16 @@ def run(program, namespace: dict, call) -> Outcome:
     for name, initial in program.variables.items():
         namespace[name]._buffer[...] = initial
     stdout = io.StringIO()
-    outcome = Outcome()
-    quiet = warnings.catch_warnings()
-    with contextlib.redirect_stdout(stdout), np.errstate(all="ignore"), quiet:
+    outcome = Outcome(arguments=[a.copy() for a in program.inputs])
+    quiet = warnings.catch_warnings(record=True)
+    with contextlib.redirect_stdout(stdout), np.errstate(all="ignore"), quiet as caught:
         warnings.simplefilter("ignore")
+        warnings.simplefilter("always", tj.LoopUnrolledWarning)
         try:
-            outcome.result = call(*[a.copy() for a in program.inputs])
+            outcome.result = call(*outcome.arguments)
         except Exception as error:  # compared, or reported
             outcome.error = error
+    outcome.unrolled = [str(w.message) for w in caught if w.category is tj.LoopUnrolledWarning]
     outcome.stdout = stdout.getvalue()
     outcome.variables = {n: namespace[n]._buffer.copy() for n in program.variables}
     return outcome
@@ -190,6 +200,8 @@ def check(program, optional_lists: list[list[str]] = ()) -> list[Finding]:
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
         if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
             continue
+        if pipeline == UNKNOWN_DIMS:
+            outcome.unrolled = []  # unrolled at a limit of unknown dims: results compared
         if unbound:
             detail = zero_trip_pairing(outcome, eager)
         elif refusals:
@@ -277,8 +289,14 @@ def compare_outcomes(program, compiled: Outcome, eager: Outcome) -> str | None:
     if compiled.error is not None:
         error = compiled.error
         return f"compiled raised {type(error).__name__}: {str(error)[:2000]}"
+    if compiled.unrolled:
+        return f"an index loop was unrolled: {compiled.unrolled[0][:1000]}"
     if compiled.stdout != eager.stdout:
         return f"printed {compiled.stdout!r}, eager printed {eager.stdout!r}"
+    for k, (c, e) in enumerate(zip(compiled.arguments or [], eager.arguments or [], strict=True)):
+        problem = compare_arrays(c, e, None)
+        if problem:
+            return f"argument a{k} after the call: {problem}"
     for name in program.variables:
         problem = compare_arrays(compiled.variables[name], eager.variables[name], None)
         if problem:

@@ -27,6 +27,13 @@ Statements that overflow to inf from finite data, or come within 1/64 of the dty
 largest finite value, are not emitted either (the overflow boundary is not a fixed point
 of an approximation).
 
+Programs also change arrays in place (the builders of fuzz_mutation.py): item and slice
+assignment, `op=`, `out=`, writes through views, writes into the arguments, in straight-line
+code and in staged loops (index loops too) and branches. The generator runs every statement
+with NumPy on the program's own arrays (a rejected statement's writes are undone), and knows
+which values share memory (`Builder.track`): only what tracejit tracks the way NumPy does is
+ever written (NumPy is the judge: two values alias when their arrays have one owner).
+
 AutoGraph's contract for Python state in staged control flow is fuzzed too (see the
 section "AutoGraph conformance"): local dicts/lists of tensors written inside staged
 if/while/for, loop variables initialised with Python literals, variables first assigned in
@@ -92,6 +99,15 @@ class Value:
     name: str
     array: np.ndarray
     err: float | None = None  # None: exact; else an absolute error bound (floats only)
+    # Aliasing (see `Builder.track`): the value whose memory this one views, as tracejit
+    # tracks views (None: it owns its memory), and whether a program may write into it.
+    root: str | None = None
+    writable: bool = False
+
+    @property
+    def family(self) -> str:
+        """The name of the value owning this one's memory (a write changes all of it)."""
+        return self.root or self.name
 
     @property
     def exact(self) -> bool:
@@ -196,7 +212,8 @@ class Builder:
     def __init__(self, draw, inputs: list[np.ndarray], allow_effects: bool = True):
         self.draw = draw
         self.program = Program(inputs)
-        self.values = [Value(f"a{i}", a) for i, a in enumerate(inputs)]
+        # Copies: statements may write into the arguments, the program's inputs stay as drawn
+        self.values = [Value(f"a{i}", a.copy(), writable=True) for i, a in enumerate(inputs)]
         self.namespace: dict[str, Any] = {"np": np, "tj": tj}
         self.namespace.update({v.name: v.array for v in self.values})
         self.allow_effects = allow_effects
@@ -205,6 +222,9 @@ class Builder:
         # (a dynamic TensorArray's stack()), which most ops do not support yet (they raise
         # NotImplementedError, as docs/guide.md says).
         self.hidden: list[Value] = []
+        # Families (`Value.family`) no statement may write any more: NumPy aliases them in a
+        # way tracejit does not track (see `track`).
+        self.tainted: set[str] = set()
 
     # helpers -----------------------------------------------------------------------------
     def pick(self, candidates: list[Value] | None = None) -> Value:
@@ -218,11 +238,13 @@ class Builder:
         return f"v{len(self.values) + len(self.hidden)}"
 
     def run(
-        self, statement: str, name: str, scalars: bool = False
+        self, statement: str, name: str, scalars: bool = False, keep: bool = False
     ) -> tuple[np.ndarray, dict] | None:
         """Execute `statement` (binding `name`) with NumPy in a scratch namespace; None if
         NumPy rejects it (not well typed for these operands). `scalars`: a Python number
-        is a result too (a loop variable initialised with a literal, never converted)."""
+        is a result too (a loop variable initialised with a literal, never converted).
+        What it writes into the values' arrays is undone unless `keep`."""
+        undo = self.snapshot()
         scratch = dict(self.namespace)
         try:
             with np.errstate(all="ignore"), warnings.catch_warnings():
@@ -230,13 +252,82 @@ class Builder:
                 with contextlib.redirect_stdout(io.StringIO()):
                     exec(statement, scratch)  # noqa: S102
         except Exception:
+            undo()
             return None
+        if not keep:
+            undo()
         result = scratch.get(name)
         if not isinstance(result, np.ndarray | np.generic) and not (
             scalars and type(result) in (bool, int, float)
         ):
+            undo()
             return None
         return np.asarray(result), scratch
+
+    def snapshot(self) -> Any:
+        """A function putting back the contents of every value's memory and Variable."""
+        owners = {}
+        for v in self.values + self.hidden:
+            array = self.namespace.get(v.name)
+            if isinstance(array, np.ndarray):
+                owner = owner_of(array)
+                if owner.flags.writeable:
+                    owners[id(owner)] = (owner, owner.copy())
+        variables = {n: v._buffer.copy() for n, v in self.live_variables.items()}
+
+        def undo() -> None:
+            for owner, saved in owners.values():
+                owner[...] = saved
+            for n, buffer in variables.items():
+                self.live_variables[n]._buffer[...] = buffer
+
+        return undo
+
+    def writable(self, candidates: list[Value] | None = None) -> list[Value]:
+        """The values a statement may write into (in place, or through a view): NumPy
+        arrays, exact, whose family no untracked alias shares."""
+        return [
+            v
+            for v in (self.values if candidates is None else candidates)
+            if v.writable and v.exact and v.family not in self.tainted
+        ]
+
+    def track(
+        self, new: list[Value], view_of: Value | None, view: str | None, staged: bool = False
+    ) -> None:
+        """Aliasing of the values a statement just bound, from NumPy's own memory: the
+        first is, when `view_of` is given, a view of it of the kind `view` ("slice": basic
+        indexing or a flip; "perm": a transpose; "reshape"; "readonly": np.broadcast_to).
+        tracejit tracks those (a reshape only of an array that is no view), so a write
+        into the family is seen through them; a value sharing memory any other way (a
+        staged loop that ran zero times gives back its initial array, NumPy copies where
+        tracejit takes a view, ...) taints both families: no more writes into them. A 0-d
+        value out of `staged` control flow is not written: NumPy's is an array or a scalar
+        depending on the branch taken (or the trip count), tracejit's a scalar."""
+        for k, v in enumerate(new):
+            array = self.namespace.get(v.name)
+            if not isinstance(array, np.ndarray):
+                continue  # a NumPy scalar or a Python number: no memory
+            v.writable = array.flags.writeable and not (staged and array.ndim == 0)
+            if k == 0 and view_of is not None:
+                parent = self.namespace[view_of.name]
+                tracked = view != "reshape" or view_of.root is None
+                if tracked and owner_of(array) is owner_of(parent):
+                    v.root = view_of.family
+                    v.writable = view_of.writable and view != "readonly"
+                elif tracked:  # tracejit takes a view where NumPy copies
+                    self.tainted.update((v.name, view_of.family))
+                else:
+                    v.writable = False  # tracejit refuses writes into a reshape of a view
+            for other in self.values + self.hidden:
+                shared = self.namespace.get(other.name)
+                if (
+                    other is not v
+                    and isinstance(shared, np.ndarray)
+                    and owner_of(shared) is owner_of(array)
+                    and other.family != v.family
+                ):
+                    self.tainted.update((other.family, v.family))
 
     def emit(
         self,
@@ -247,14 +338,17 @@ class Builder:
         hidden: bool = False,
         extra: tuple[str, ...] = (),
         scalars: bool = False,
+        view_of: Value | None = None,
+        view: str | None = None,
     ) -> bool:
         """Run and, if acceptable, append `statement` (which binds `self.fresh()`, and the
-        names in `extra`: more values, with the same lineage). Statements with effects
-        (Variable writes, prints) must always be accepted once they ran: they are run once
-        only. `scalars`: the result may be a Python number (see `run`)."""
+        names in `extra`: more values, with the same lineage). A rejected statement's
+        writes (into Variables and the values' arrays) are undone. `scalars`: the result
+        may be a Python number (see `run`). `view_of`, `view`: the result is a view of that
+        value (see `track`)."""
         name = self.fresh()
-        saved = {n: v._buffer.copy() for n, v in self.live_variables.items()}
-        ran = self.run(statement, name, scalars)
+        undo = self.snapshot()
+        ran = self.run(statement, name, scalars, keep=True)
         if ran is not None and not all(
             isinstance(ran[1].get(n), np.ndarray | np.generic)
             and self.acceptable(np.asarray(ran[1][n]), operands, None, overflow_ok)
@@ -266,8 +360,7 @@ class Builder:
         if ran is not None and callable(err):
             err = err(ran[0])
         if ran is None or not self.acceptable(ran[0], operands, err, overflow_ok):
-            for n, buffer in saved.items():  # undo a rejected statement's writes
-                self.live_variables[n]._buffer[...] = buffer
+            undo()
             return False
         result, scratch = ran
         if result.dtype.kind != "f":
@@ -275,14 +368,18 @@ class Builder:
         elif err is not None:
             err = float(err) + 4 * _eps(result.dtype) * _magnitude(result)
             if not math.isfinite(err):
+                undo()
                 return False
         self.namespace[name] = scratch[name]
         self.program.body.append(statement)
-        (self.hidden if hidden else self.values).append(Value(name, result, err))
+        new = [Value(name, result, err)]
+        (self.hidden if hidden else self.values).append(new[0])
         assert err is None or not extra, "several values from one statement: exact only"
         for n in extra:
             self.namespace[n] = scratch[n]
-            self.values.append(Value(n, np.asarray(scratch[n])))
+            new.append(Value(n, np.asarray(scratch[n])))
+            self.values.append(new[-1])
+        self.track(new, view_of, view, staged=bool(STAGED.search(statement)))
         return True
 
     def acceptable(
@@ -306,6 +403,17 @@ class Builder:
 # scalar operand, SIMD width), so neither answer is a reference. Statements calling these
 # on operands holding a negative zero are not emitted.
 MIN_MAX = re.compile(r"\b(maximum|minimum|fmax|fmin|max|min|amax|amin)\(")
+
+
+# A statement with staged control flow (a staged `if` or loop, or tj.cond / tj.while_loop).
+STAGED = re.compile(r"^\s*(if|for|while) |tj\.(cond|while_loop)\(", re.MULTILINE)
+
+
+def owner_of(array: np.ndarray) -> np.ndarray:
+    """The array owning `array`'s memory (itself unless it is a view)."""
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
 
 
 def _negative_zeros(operands: list[Value]) -> bool:
@@ -549,29 +657,32 @@ def _slice_key(b: Builder, shape: tuple[int, ...]) -> str:
 
 
 def shape_op(b: Builder) -> bool:
+    """A shape function; the views NumPy and tracejit both track are declared (a write
+    into the family later is seen through them: `Builder.track`)."""
     v = b.pick()
     n, shape = v.name, v.shape
     axis = b.draw(st.integers(-max(v.ndim, 1), max(v.ndim, 1) - 1))
     templates = [
-        f"np.reshape({n}, {_reshape_target(b, v.array.size)})",
-        f"{n}.reshape({_reshape_target(b, v.array.size)})",
-        f"{n}.T",
-        f"np.transpose({n}, {tuple(b.draw(st.permutations(range(v.ndim))))})",
-        f"np.expand_dims({n}, {b.draw(st.integers(-v.ndim - 1, v.ndim))})",
-        f"np.squeeze({n})",
-        f"np.swapaxes({n}, 0, -1)",
-        f"np.flip({n}, {axis})",
-        f"{n}[{_slice_key(b, shape)}]",
-        f"np.broadcast_to({n}, {(b.choose([1, 2, 3]),) + shape})",
-        f"np.concatenate([{n}, {n}], axis={axis})",
-        f"np.stack([{n}, {n}], axis={b.draw(st.integers(0, v.ndim))})",
-        f"np.ravel({n})",
-        f"np.tile({n}, {b.choose([1, 2, (2, 1)])})",
-        f"np.repeat({n}, {b.choose([1, 2])}, axis={axis})",
-        f"np.atleast_2d({n})",
-        f"np.moveaxis({n}, 0, -1)",
+        (f"np.reshape({n}, {_reshape_target(b, v.array.size)})", "reshape"),
+        (f"{n}.reshape({_reshape_target(b, v.array.size)})", "reshape"),
+        (f"{n}.T", "perm"),
+        (f"np.transpose({n}, {tuple(b.draw(st.permutations(range(v.ndim))))})", "perm"),
+        (f"np.expand_dims({n}, {b.draw(st.integers(-v.ndim - 1, v.ndim))})", "reshape"),
+        (f"np.squeeze({n})", "reshape"),
+        (f"np.swapaxes({n}, 0, -1)", "perm"),
+        (f"np.flip({n}, {axis})", "slice"),
+        (f"{n}[{_slice_key(b, shape)}]", "slice"),
+        (f"np.broadcast_to({n}, {(b.choose([1, 2, 3]),) + shape})", "readonly"),
+        (f"np.concatenate([{n}, {n}], axis={axis})", None),
+        (f"np.stack([{n}, {n}], axis={b.draw(st.integers(0, v.ndim))})", None),
+        (f"np.ravel({n})", "reshape"),
+        (f"np.tile({n}, {b.choose([1, 2, (2, 1)])})", None),
+        (f"np.repeat({n}, {b.choose([1, 2])}, axis={axis})", None),
+        (f"np.atleast_2d({n})", "slice"),
+        (f"np.moveaxis({n}, 0, -1)", "perm"),
     ]
-    return b.emit(f"{b.fresh()} = {b.choose(templates)}", v.err, [v])
+    expression, view = b.choose(templates)
+    return b.emit(f"{b.fresh()} = {expression}", v.err, [v], view_of=v if view else None, view=view)
 
 
 def astype(b: Builder) -> bool:
@@ -610,11 +721,18 @@ def take(b: Builder) -> bool:
     if n == 0:
         return False
     i = b.pick(indices)
-    if b.draw(st.booleans()) and axis == 0:
+    view = b.draw(st.booleans()) and axis == 0
+    if view:  # a view when the index is 0-d (basic indexing), else a copy (NumPy's rules)
         expr = f"{v.name}[{i.name} % {n}]"
     else:
         expr = f"np.take({v.name}, {i.name} % {n}, axis={axis})"
-    return b.emit(f"{b.fresh()} = {expr}", v.err, [v, i])
+    return b.emit(
+        f"{b.fresh()} = {expr}",
+        v.err,
+        [v, i],
+        view_of=v if view and i.ndim == 0 else None,
+        view="slice",
+    )
 
 
 BRANCH_FORMS = ["{v} + 1", "{v} * 2", "-{v}", "np.abs({v})", "{v} - 3", "np.maximum({v}, 0)",
@@ -908,13 +1026,20 @@ def _state_form(b: Builder, v: str, x: str, like: np.ndarray) -> str:
 
 
 def _item_write(
-    b: Builder, target: str, like: np.ndarray, operands: list[str], setup: str, in_place: bool
+    b: Builder,
+    target: str,
+    like: np.ndarray,
+    operands: list[str],
+    setup: str,
+    in_place: bool,
+    only: bool = False,
 ) -> str | None:
     """One statement giving the container item `target` a new value of its type:
-    `target = form` or (when the items are the container's own copies) `target op= x`."""
+    `target = form` or (when the items are the container's own copies) `target op= x`;
+    `only`: `op=` always if `in_place`, never if not."""
     for _ in range(4):
         x = b.choose(operands)
-        if in_place and b.draw(st.integers(0, 2)) == 0:
+        if in_place and (only or b.draw(st.integers(0, 2)) == 0):
             op = b.choose(AUGMENTED).format(x=x)
             symbol, rhs = op.split("= ", 1)
             check, line = f"{target} {symbol} {rhs}", f"{target} {op}"
@@ -964,11 +1089,16 @@ def container_state(b: Builder) -> bool:
         setup += f"\n{row} = np.zeros({y.name}.shape[1:], {y.name}.dtype)"
         operands.append(row)
 
+    # In a staged loop an item is changed in place or given new arrays, not both: tracejit
+    # refuses the mix (NumPy would change the array from before the loop only once).
+    augments = {ref: in_place and b.draw(st.booleans()) for ref in refs}
+
     def writes(count: int) -> list[str] | None:
         lines = []
         for _ in range(count):
             target = b.choose(refs)
-            line = _item_write(b, target, likes[target], operands, setup, in_place)
+            mode = augments[target] if flow != "if" else in_place
+            line = _item_write(b, target, likes[target], operands, setup, mode, flow != "if")
             if line is None:
                 return None
             lines.append(line)
@@ -1234,7 +1364,15 @@ BUILDERS = {
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
     container_state: 2, literal_loop: 1, loop_local: 1,
 }  # fmt: skip
-KINDS = [builder for builder, weight in BUILDERS.items() for _ in range(weight)]
+
+
+def _kinds() -> list:
+    """Every builder, as often as its weight: these and fuzz_mutation's (mutation, index
+    loops, the data-dependent functions), which build on this module."""
+    from fuzz_mutation import MUTATION_BUILDERS
+
+    weights = {**BUILDERS, **MUTATION_BUILDERS}
+    return [builder for builder, weight in weights.items() for _ in range(weight)]
 
 
 @st.composite
@@ -1242,6 +1380,7 @@ def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
     """A random program: 1-3 inputs and up to `max_statements` statements."""
     inputs = [draw(arrays()) for _ in range(draw(st.integers(1, 3)))]
     b = Builder(draw, inputs, allow_effects=effects)
+    kinds = _kinds()
     target = draw(st.integers(min(4, max_statements), max_statements))
     # 1 program in 16 each ends with an ENDINGS statement (sampled_from: hypothesis's
     # integers are far from uniform)
@@ -1249,7 +1388,7 @@ def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
     for _ in range(4 * target):
         if len(b.program.body) >= target:
             break
-        builder = b.draw(st.sampled_from(KINDS))
+        builder = b.draw(st.sampled_from(kinds))
         if builder(b):
             b.program.kinds.append(builder.__name__)
     if ending >= 0:

@@ -62,7 +62,7 @@ FEATURES = {
     "tj.cond": "tj.cond(",
     "while": "while ",
     "staged for": " in tj.range(",
-    "for over rows": re.compile(r"for v\d+_i in [av]\d+:"),
+    "for over rows": re.compile(r"for v\d+_[ir] in [av]\d+:"),
     "TensorArray": "tj.TensorArray(",
     "Variable": "tj.Variable(",
     "tj.print": "tj.print(",
@@ -80,6 +80,27 @@ FEATURES = {
     "variable first assigned in a loop": re.compile(r"\n    v\d+ = v\d+_[tir]\b"),
     "read after a zero-trip loop": lambda program: _raises(program, UnboundLocalError),
     "refused by the contract": re.compile(r"_grows\.append\(|_uneven"),
+    # Mutation (fuzz_mutation.py): writes, views, arguments, index loops, new functions
+    "write into an argument": re.compile(r"\n    a\d+(\[.*\])? [-+*/|&^%]?= "),
+    "write through a view": re.compile(r"\n    (v\d+_w) = .*\n(    .*\n)*?    +\1[\[ .]"),
+    "augmented item write": re.compile(r"\n +[av]\d+(_w|_z)?\[.*\] [-+*/|&^%]+= "),
+    "masked write": re.compile(r"\[[^\]\n]*(>|==|!=|isnan)[^\]\n]*\] = "),
+    "index array write": re.compile(r"\[\[-?\d[^\n]*\] = "),
+    "ufunc out=": "out=",
+    "fill": ".fill(",
+    "array made in the function": re.compile(r"_z = np\.(zeros|ones|full|empty)"),
+    "write in a staged if": re.compile(r"\n    if .*:\n        [av]\d+(_w)?\["),
+    "write in a staged loop": re.compile(
+        r"\n    (for|while) .*:\n(        .*\n)*?        [av]\d+(_w)?\["
+    ),
+    "rows of a view written": re.compile(r"for (v\d+_r) in [av]\d+(_w)?:\n        \1[\[ .]"),
+    "index loop": re.compile(r"for v\d+_i in range\((1, )?\d\d\):"),
+    "nested index loops": re.compile(r"for v\d+_j in range\(\d\d\):"),
+    "cumsum": "np.cumsum(",
+    "sort": re.compile(r"np\.(arg)?sort\("),
+    "roll": "np.roll(",
+    "mask reduction": re.compile(r"[av]\d+\[([av]\d+ > 0|[av]\d+)\](\)|\.sum\(\))"),
+    "nonzero": re.compile(r"np\.(nonzero|flatnonzero|argwhere)\("),
 }
 SEEN: set[str] = set()
 

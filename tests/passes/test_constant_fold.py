@@ -136,3 +136,24 @@ def test_closure_constants_fold_through_an_inlined_call():
     results = compiled(x)
     for got, expected in zip(results, reference, strict=True):
         same_bits(np.asarray(got), np.asarray(expected))
+
+
+# --- reductions -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["argmax", "argmin"])
+@pytest.mark.parametrize(
+    ("shape", "axes"), [((0, 5, 3), (1,)), ((2, 0, 3), (0, 2)), ((0, 4), (1,))]
+)
+def test_arg_reductions_of_empty_constants_fold(kind, shape, axes):
+    """argmax/argmin keeping a dim of size 0 fold to an empty constant (found by the fuzzer:
+    the folder's flattening reshape used -1, which NumPy cannot resolve beside a 0 dim)."""
+    from tracejit.ir.dtypes import tensor_type
+    from tracejit.ir.reduce import ReduceOp
+
+    x = np.zeros(shape, np.uint8)
+    kept = tuple(n for d, n in enumerate(shape) if d not in axes)
+    op = ReduceOp(kind, ConstantOp.from_array(x).result, axes, tensor_type(kept, np.int64))
+    assert op.fold() is not None
+    folded = np.asarray(op.KINDS[kind](x, axis=axes))
+    assert folded.shape == kept and folded.dtype == np.int64

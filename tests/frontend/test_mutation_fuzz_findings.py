@@ -1,0 +1,228 @@
+"""Mutation bugs the fuzzer found (tests/fuzz, programs that write arrays), each reduced to
+its smallest form. Every test runs the function compiled and eagerly on copies of the
+same arguments and compares the results and every argument afterwards."""
+
+from __future__ import annotations
+
+import linecache
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+
+def function_of(body: str):
+    """`def f(...)` from source text, registered with linecache (AutoGraph reads it)."""
+    filename = f"/fuzz_findings/f_{abs(hash(body))}.py"
+    linecache.cache[filename] = (len(body), None, body.splitlines(True), filename)
+    namespace = {"np": np, "tj": tj}
+    exec(compile(body, filename, "exec"), namespace)  # noqa: S102
+    return namespace["f"]
+
+
+def check_writes(function, *args, signature=None):
+    """Compiled (with `signature`, if given) and eager agree on the result and on every
+    array argument afterwards."""
+    eager_args = [a.copy() for a in args]
+    compiled_args = [a.copy() for a in args]
+    eager = run_eagerly(function, *eager_args)
+    compiled = tj.function(function, input_signature=signature)(*compiled_args)
+    assert_same(compiled, eager)
+    for after, expected in zip(compiled_args, eager_args, strict=True):
+        np.testing.assert_array_equal(after, expected)
+
+
+# --- views NumPy makes, which see later writes to their base ------------------------------------
+def test_broadcast_to_is_a_read_only_view():
+    def f(x):
+        b = np.broadcast_to(x[0], (2, 3))
+        x[0, 1] = 100.0
+        return b * 1
+
+    check_writes(f, np.arange(6.0).reshape(2, 3))
+
+    @tj.function
+    def writes_it(x):
+        b = np.broadcast_to(x, (2, 3))
+        b[0] = 1.0
+
+    with pytest.raises(ValueError, match="read-only"):
+        writes_it(np.arange(3.0))
+
+
+@pytest.mark.parametrize("form", ["np.atleast_1d(x[0, 0, ...])", "np.atleast_2d(x[0])"])
+def test_atleast_nd_are_views(form):
+    f = function_of(
+        f"def f(x):\n    v = {form}\n    x[0, 0] = 50.0\n    v += 1.0\n    return v * 1\n"
+    )
+    check_writes(f, np.arange(6.0).reshape(2, 3))
+
+
+def test_an_ellipsis_key_gives_a_zero_d_view():
+    """`x[0, 0, ...]` (and `x[...]` of a 0-d x) is a 0-d array viewing x, not a scalar."""
+
+    def f(x, s):
+        e = x[0, 0, ...]
+        x[0, 0] = 100.0
+        e += 1.0
+        t = s[...]
+        s += 2.0
+        return e * 1, t * 1
+
+    check_writes(f, np.arange(6.0).reshape(2, 3), np.array(3.0))
+
+
+# --- functions returning new arrays never hand back the argument --------------------------------
+COPYING = ["np.floor(x)", "np.ceil(x)", "np.trunc(x)", "np.round(x)", "np.positive(x)", "+x",
+           "x.astype(x.dtype)", "np.astype(x, x.dtype)", "np.conj(x)", "np.concatenate([x])",
+           "np.roll(x, 0)", "np.pad(x, 0)", "np.hstack([x])", "np.stack([x])[0]",
+           "np.clip(x, 0, 255)", "x.flatten()"]  # fmt: skip
+
+
+@pytest.mark.parametrize("form", COPYING)
+def test_a_new_array_is_not_the_argument(form):
+    f = function_of(f"def f(x):\n    y = {form}\n    y[...] = 7\n    return y\n")
+    check_writes(f, np.array([1, 2, 3], np.uint8))
+
+
+# --- 0-d arrays ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "form",
+    [
+        "np.zeros_like(a)",
+        "np.full_like(a, 3)",
+        "np.empty_like(a)",
+        "np.copy(a)",
+        "np.array(a)",
+        "np.asarray(a.sum())",
+    ],  # fmt: skip
+)
+def test_zero_d_arrays_made_in_the_function_are_written_in_place(form):
+    body = f"    z = {form}\n    z[...] = 5\n    w = z[...]\n    z += 1\n    return z, w * 1\n"
+    f = function_of("def f(a):\n" + body)
+    check_writes(f, np.array(2.0))
+
+
+def test_zero_d_arrays_are_written_in_place_in_staged_loops():
+    def f(a):
+        z = np.zeros(())
+        w = z[...]
+        for i in tj.range(3):
+            z += i
+            a[()] = i
+        return z, w * 1
+
+    check_writes(f, np.array(3.0))
+
+
+# --- staged loops writing several arrays ----------------------------------------------------------
+def test_a_staged_loop_writes_several_arrays():
+    def f(a, b):
+        w = a[1:]
+        for i in tj.range(np.sum(a > 0) % 4):
+            w[0] = i
+            b[i % 2] = 2.0
+        return w * 1
+
+    check_writes(f, np.arange(4.0), np.zeros(3))
+
+
+# --- dims unknown at trace time ---------------------------------------------------------------
+UNKNOWN = [tj.TensorSpec([None], np.float64)]
+
+
+def test_slice_writes_of_values_with_unknown_dims():
+    def f(x):
+        x[1:] += 1.0
+        x[::-1] = 2 * x
+        y = x[None]
+        y[:, 1:] = y[:, :-1]
+        x[:-3] = 9.0  # a window at 0 shorter than x (was folded into all of x)
+        x[:2] -= x[-2:]
+        return x * 1
+
+    check_writes(f, np.arange(6.0), signature=UNKNOWN)
+
+
+def test_index_arrays_of_unknown_size_are_refused_at_the_line():
+    @tj.function(input_signature=[tj.TensorSpec([3], np.float64), tj.TensorSpec([None], np.int64)])
+    def f(x, i):
+        x[i % 3] = 1.0
+
+    with pytest.raises(NotImplementedError, match=r"unknown at trace time.*test_mutation_fuzz"):
+        f(np.zeros(3), np.array([0, 2]))
+
+
+def test_like_functions_with_unknown_dims():
+    def f(x):
+        z = np.zeros_like(x)
+        z[1:] = x[:-1]
+        return z, np.ones_like(x, dtype=np.int8), np.full_like(x, x.sum()), np.empty_like(x) * 0
+
+    check_writes(f, np.arange(5.0), signature=UNKNOWN)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        "a.astype(np.float32)",
+        "np.astype(a, np.int32)",
+        "np.where(a > 0, a, 1.0)",
+        "np.roll(a, 1)",
+    ],  # fmt: skip
+)
+def test_zero_d_array_results_of_functions_are_arrays(form):
+    """NumPy gives these 0-d results as arrays (ufuncs and reductions give scalars)."""
+    f = function_of(f"def f(a):\n    v = {form}\n    v[...] = 7\n    return v\n")
+    check_writes(f, np.array(2.0))
+
+
+@pytest.mark.parametrize("form", ["a.item()", "np.flip(a)", "a[()]"])
+def test_elements_of_zero_d_arrays_are_new_scalars(form):
+    """`+=` on them rebinds the name (NumPy scalars), never writes the array."""
+    f = function_of(f"def f(a):\n    v = {form}\n    v += 1\n    return v\n")
+    check_writes(f, np.array(2.0))
+
+
+def test_a_view_read_in_one_branch_and_written_in_the_other():
+    """A view taken again inside one branch of a staged if must not be reused in the other
+    (found inside a staged loop, where AutoGraph carries the view)."""
+
+    def f(a, n):
+        b = a.copy()
+        w = a[1:]
+        for i in tj.range(n):
+            if i % 2 == 0:
+                b[1] = -7.0
+            else:
+                w[0] -= 3.0
+        return b
+
+    check_writes(f, np.arange(8.0), np.int64(3))
+
+
+def test_a_view_written_in_one_staged_loop_and_read_in_the_next():
+    """The second loop is traced twice (its first attempt learns that it writes `b`); the
+    view's value taken in the thrown-away attempt must not be reused (its op is erased)."""
+
+    def f(a, b):
+        w = a[None]
+        for i in tj.range(3):
+            w[0, 1] = i
+        for _ in tj.range(2):
+            b[0] += w[0, 1]
+        return b * 1
+
+    check_writes(f, np.arange(5, dtype=np.uint32), np.array([1, 1, -(2**31), -7], np.int32))
+
+
+def test_flattening_a_selection():
+    """`x[m].ravel()` of a 1-d selection (np.cumsum flattens too) keeps its run-time size."""
+
+    def f(x):
+        s = x[x > 1]
+        return np.ravel(s), s.reshape(-1), np.cumsum(s)
+
+    check_writes(f, np.arange(6.0).reshape(2, 3))
