@@ -14,6 +14,23 @@ import tracejit as tj
 os.environ.setdefault("TRACEJIT_VERIFY_EACH", "1")
 
 
+# Every bool, integer and floating dtype tracejit traces (complex ones are tested apart).
+REAL_DTYPES = [
+    np.bool_,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+    np.float16,
+    np.float32,
+    np.float64,
+]
+
+
 def run_eagerly(function, *args, **kwargs):
     """Call a tj.Function as plain Python/NumPy (the reference)."""
     tj.config.run_functions_eagerly(True)

@@ -11,24 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import REAL_DTYPES, assert_same, run_eagerly
 
 pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # new dtypes
 
-DTYPES = [
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-]
+DTYPES = REAL_DTYPES
 PYTHON_NUMBERS = [True, 0, 7, -3, 300, 2**40, 2**63, 1.5, -0.0, float("inf")]
 
 

@@ -13,24 +13,11 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import REAL_DTYPES, assert_same, run_eagerly
 
 pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # new shapes
 
-DTYPES = [
-    np.bool_,
-    np.int8,
-    np.int16,
-    np.int32,
-    np.int64,
-    np.uint8,
-    np.uint16,
-    np.uint32,
-    np.uint64,
-    np.float16,
-    np.float32,
-    np.float64,
-]
+DTYPES = REAL_DTYPES
 shapes = hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=6)
 FLOATS = [-np.inf, -2.5, -1.0, -0.0, 0.0, 1.0, 3.0, np.inf, np.nan]
 
