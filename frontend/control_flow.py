@@ -436,7 +436,7 @@ def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
     carried = []
     for v, init in zip(values, inits, strict=True):
         carried.append(Tensor(v, dims=init.dims, weak=init.weak))
-        carried[-1]._is_array = init._is_array
+        carried[-1]._is_array = mutation.updates_in_place(init)  # a view too
     return carried
 
 

@@ -109,9 +109,12 @@ def test_zero_d_arrays_are_written_in_place_in_staged_loops():
     def f(a):
         z = np.zeros(())
         w = z[...]
+        v = a[...]
         for i in tj.range(3):
             z += i
             a[()] = i
+            if i % 2 == 0:
+                v[...] = 7  # a 0-d view (a loop variable too) is an array
         return z, w * 1
 
     check_writes(f, np.array(3.0))
