@@ -25,7 +25,6 @@ from tracejit.codegen.emit_control import CONTROL_EMITTERS
 from tracejit.codegen.emit_math import MATH_EMITTERS
 from tracejit.codegen.emit_memref import (
     MEMREF_EMITTERS,
-    bounds_checks_enabled,
     declare_global,
     memref_with_dims,
 )
@@ -33,6 +32,7 @@ from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
+from tracejit.codegen.switches import bounds_checks_enabled
 from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 EMITTERS: dict[type[Operation], Emitter] = {

@@ -12,7 +12,6 @@ range-checked first; each check is a check message naming the op and its locatio
 from __future__ import annotations
 
 import math as pymath
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,14 +71,6 @@ def element_ptr(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -
         return ref.ptr
     offset = linear_index(fx, ref, [fx.get(i) for i in indices])
     return fx.b.gep(ref.ptr, [offset], inbounds=True, source_etype=elem)
-
-
-def bounds_checks_enabled() -> bool:
-    """The default of `check_bounds` (`translate_module`, the driver's `compile`):
-    `TRACEJIT_CHECK_BOUNDS=1` guards every memref.load/store/copy with a range check
-    failing its own check (a compiler-bug detector: correct code never trips it, and the
-    checks cost speed)."""
-    return os.environ.get("TRACEJIT_CHECK_BOUNDS", "0") not in ("", "0")
 
 
 def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> None:

@@ -9,7 +9,6 @@ Object code (`JitModule.object_code`) can be cached and reloaded with `load_obje
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import sys
 import threading
@@ -52,7 +51,9 @@ def _libm() -> str | None:
             return "libm.so.6"
         except OSError:
             pass
-    return ctypes.util.find_library("m")
+    from ctypes.util import find_library  # imports subprocess: only when glibc's name fails
+
+    return find_library("m")
 
 
 @functools.cache

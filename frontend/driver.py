@@ -194,7 +194,7 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     and these versions (no passes, no LLVM), and stored after a fresh compile. Recording the
     stages always compiles. `verify_each` and `check_bounds` default to the environment
     (`TRACEJIT_VERIFY_EACH`, `TRACEJIT_CHECK_BOUNDS`)."""
-    from tracejit.codegen.emit_memref import bounds_checks_enabled
+    from tracejit.codegen.switches import bounds_checks_enabled
 
     if check_bounds is None:
         check_bounds = bounds_checks_enabled()
