@@ -44,6 +44,11 @@ def main() -> None:
     result = concrete(*inputs)
     report["first_call"] = time.perf_counter() - start
     np.testing.assert_allclose(result, workload.function(*inputs), rtol=workload.rtol)
+    engine = type(concrete.compilation.jit._engine).__name__
+    report["loaded_as"] = {"SharedLibrary": "shared library"}.get(engine, "object code")
+    from tracejit.codegen import shared_library
+
+    shared_library.wait_for_builds()  # so that the next probe finds the library
     stats = driver.object_cache().stats
     report["stats"] = {"hits": stats.hits, "misses": stats.misses, "stores": stats.stores}
     print(json.dumps(report))

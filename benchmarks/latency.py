@@ -189,7 +189,7 @@ def report_cache_hit(quick: bool) -> dict[str, Any]:
                 format_seconds(p["trace"]),
                 format_seconds(p["first_call"]),
                 format_seconds(p.get("preimport", 0.0)),
-                str(p["stats"]),
+                f"{p['stats']} ({p.get('loaded_as', '')})",
             ]
         )
     print(format_table(["", "trace", "first call", "one-time imports", "cache stats"], rows))

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType
 from xdsl.ir import Attribute
 
 from tracejit.codegen.errors import CodegenError
-from tracejit.codegen.llvm_types import checked_memref, numpy_dtype
 
 _CTYPES: dict[np.dtype, Any] = {
     np.dtype(np.bool_): ctypes.c_bool,
@@ -119,11 +118,15 @@ def _check_array(name: str, position: int, arg: MemRefArg, value: object) -> Non
 
 
 def memref_arg(attr: MemRefType) -> MemRefArg:
+    from tracejit.codegen.llvm_types import numpy_dtype  # llvmlite.ir: only when compiling
+
     shape = tuple(None if d == DYNAMIC_INDEX else d for d in attr.get_shape())
     return MemRefArg(numpy_dtype(attr.element_type), shape)
 
 
 def _describe(attr: Attribute) -> MemRefArg | ScalarArg:
+    from tracejit.codegen.llvm_types import checked_memref, numpy_dtype
+
     if isinstance(attr, MemRefType):
         return memref_arg(checked_memref(attr))
     return ScalarArg(numpy_dtype(attr))
@@ -135,6 +138,8 @@ def kernel_signature(op: func.FuncOp) -> KernelSignature:
     if len(outputs) > 1 or any(isinstance(t, MemRefType) for t in outputs):
         raise CodegenError(f"func.func @{op.sym_name.data}: only zero or one scalar result "
                            "is supported")
+    from tracejit.codegen.llvm_types import numpy_dtype
+
     args = tuple(_describe(t) for t in op.function_type.inputs.data)
     result = numpy_dtype(outputs[0]) if outputs else None
     return KernelSignature(op.sym_name.data, args, result)

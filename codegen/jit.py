@@ -14,12 +14,19 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
-
-import llvmlite.binding as llvm
+from typing import TYPE_CHECKING, Any
 
 from tracejit.codegen.abi import KernelSignature, ctypes_prototype
 from tracejit.codegen.errors import CodegenError
+
+if TYPE_CHECKING:
+    import llvmlite.binding as llvm
+
+    from tracejit.codegen.shared_library import SharedLibrary
+else:  # loading LLVM costs ~30 ms: a module loaded as a shared library never needs it
+    from tracejit.codegen.lazy_module import LazyModule
+
+    llvm = LazyModule("llvmlite.binding")
 
 
 @functools.cache
@@ -36,7 +43,7 @@ def _initialize() -> None:
 def _bind_python_api() -> None:
     """Make the CPython C API functions the fastcall wrappers call (`pyobject_entry.py`)
     resolvable: a shared libpython's symbols are not in MCJIT's default search."""
-    from tracejit.codegen.pyobject_entry import PYTHON_API
+    from tracejit.codegen.entry_layout import PYTHON_API
 
     for name in PYTHON_API:
         llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
@@ -89,7 +96,7 @@ def _skip_optimizing_entry_points(module: llvm.ModuleRef) -> None:
     LLVM would leave them; O3 and full instruction selection on them cost a fifth of W8's
     LLVM time (5 ms of O3, 2 ms of codegen), for about one nanosecond per call. The kernels
     themselves are untouched (an entry point never inlined its kernel)."""
-    from tracejit.codegen.pyobject_entry import FASTCALL_SUFFIX, SUFFIX
+    from tracejit.codegen.entry_layout import FASTCALL_SUFFIX, SUFFIX
 
     for function in module.functions:
         if not function.is_declaration and function.name.endswith((SUFFIX, FASTCALL_SUFFIX)):
@@ -109,7 +116,7 @@ class Kernel:
     """A compiled function: `raw` is the ctypes callable taking raw ABI arguments (data
     addresses, scalars, dynamic dims); calling the kernel itself takes NumPy arrays."""
 
-    def __init__(self, engine: llvm.ExecutionEngine, address: int,
+    def __init__(self, engine: llvm.ExecutionEngine | SharedLibrary, address: int,
                  signature: KernelSignature) -> None:
         self._engine = engine  # keeps the machine code alive
         self.signature = signature
@@ -124,11 +131,12 @@ class Kernel:
 class JitModule:
     """Machine code for one module, loaded in its own MCJIT engine."""
 
-    def __init__(self, engine: llvm.ExecutionEngine, tm: llvm.TargetMachine,
+    def __init__(self, engine: llvm.ExecutionEngine | SharedLibrary,
+                 tm: llvm.TargetMachine | None,
                  module: llvm.ModuleRef | None, signatures: Mapping[str, KernelSignature],
                  object_code: bytes | None = None, llvm_ir: str | None = None) -> None:
-        self._engine = engine
-        self._tm = tm
+        self._engine = engine  # anything with get_function/global_value_address
+        self._given_tm = tm  # made on demand for a shared library (no LLVM loaded until then)
         self._module = module
         self._object_code = object_code
         self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
@@ -155,6 +163,10 @@ class JitModule:
         module = self._module or llvm.parse_assembly(self.optimized_llvm_ir)
         return self._tm.emit_assembly(module)
 
+    @functools.cached_property
+    def _tm(self) -> llvm.TargetMachine:
+        return self._given_tm if self._given_tm is not None else _target_machine()
+
     @property
     def object_code(self) -> bytes:
         """Relocatable object code for the host, loadable with `load_object`."""
@@ -178,7 +190,7 @@ class JitModule:
         on success and the status (an int) otherwise, and decides itself whether to release
         the GIL; else a ctypes function returning the status, releasing the GIL if
         `release_gil` (lets other threads run during the call but costs ~0.1 us)."""
-        from tracejit.codegen.pyobject_entry import (
+        from tracejit.codegen.entry_layout import (
             EXPECT_SUFFIX,
             FASTCALL_SUFFIX,
             SUFFIX,
@@ -230,7 +242,7 @@ _new_builtin.restype = ctypes.py_object
 _new_builtin.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
 
 
-def _builtin(name: str, address: int, engine: llvm.ExecutionEngine) -> Any:
+def _builtin(name: str, address: int, engine: object) -> Any:
     """A builtin function object calling the METH_FASTCALL C function at `address`. Its
     `self` (a builtin keeps it alive) holds the PyMethodDef, which CPython does not copy,
     and the engine owning the machine code."""

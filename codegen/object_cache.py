@@ -3,9 +3,11 @@ compiling again.
 
 An entry is one file `<key>.tjo` in the cache directory, named by a SHA-256 key over what
 determines the machine code: the caller's parts (the driver passes the traced module's fingerprint,
-`fingerprint.py`, and the pass pipeline) plus this build's environment (`environment()`: target
-triple, CPU name and features, the versions of tracejit, xdsl and llvmlite, and a digest of the
-path, size and mtime of tracejit's own sources so an edited compiler never reuses stale code).
+`fingerprint.py`, and the pass pipeline) plus this build's environment (`environment()`: the
+host CPU's identity and features, the versions of tracejit, xdsl and llvmlite, and a digest of
+the path, size and mtime of tracejit's own sources so an edited compiler never reuses stale
+code). An entry may have a shared library beside it, `<key>.so` (`shared_library.py`), evicted
+and cleared with it.
 The file is
 
     header  = MAGIC (8 bytes) | format version (u32) | payload length (u64) | SHA-256 of payload
@@ -49,6 +51,8 @@ from tracejit.codegen.abi import KernelSignature, MemRefArg, ScalarArg
 # The module part of the key, re-exported for callers of this module.
 from tracejit.codegen.fingerprint import module_fingerprint as module_fingerprint
 
+LIBRARY_SUFFIX = ".so"  # shared_library.py's libraries, named like their entries
+
 MAGIC = b"TJOBJ\x00\x01\x00"
 FORMAT_VERSION = 1
 _HEADER = struct.Struct("<8sIQ32s")
@@ -86,20 +90,13 @@ class CacheStats:
 @functools.cache
 def environment() -> str:
     """Everything besides the module that decides the machine code (computed once per process,
-    in ~1 ms: a cache hit must not cost more than the compile it saves a small kernel)."""
-    import llvmlite
-    import llvmlite.binding as llvm
-
-    from tracejit.codegen.jit import host_cpu
-
-    cpu, features = host_cpu()
-    versions = distribution_versions("xdsl", "tracejit")
+    in ~1 ms, without loading LLVM: a cache hit must not cost more than the compile it saves a
+    small kernel)."""
+    versions = distribution_versions("xdsl", "tracejit", "llvmlite")
     parts = {
-        "triple": llvm.get_process_triple(),
-        "cpu": cpu,
-        "features": features,
-        "llvmlite": str(llvmlite.__version__),
-        "llvm": ".".join(map(str, llvm.llvm_version_info)),
+        **host_identity(),
+        # llvmlite's version pins the LLVM it bundles
+        "llvmlite": versions["llvmlite"],
         "xdsl": versions["xdsl"],
         "tracejit": versions["tracejit"],
         "sources": _source_digest(),
@@ -108,6 +105,43 @@ def environment() -> str:
         "python": f"{sys.implementation.cache_tag}{getattr(sys, 'abiflags', '')}",
     }
     return json.dumps(parts, sort_keys=True)
+
+
+def host_identity() -> dict[str, str]:
+    """What tells this host's CPU apart for code generation. On Linux, the machine name and the
+    first processor's identity and feature flags in /proc/cpuinfo: LLVM derives its host CPU
+    name and features from the same CPUID bits, so equal entries mean equal targets. Elsewhere
+    (or if that file is unreadable) LLVM is asked directly."""
+    cpu = _cpuinfo_identity()
+    if cpu:
+        return {"machine": f"{sys.platform}-{os.uname().machine}", "cpu": cpu}
+    import llvmlite.binding as llvm
+
+    from tracejit.codegen.jit import host_cpu
+
+    name, features = host_cpu()
+    return {"triple": llvm.get_process_triple(), "cpu": name, "features": features}
+
+
+_CPUINFO_FIELDS = ("vendor_id", "cpu family", "model", "model name", "stepping", "flags")
+
+
+def _cpuinfo_identity() -> str | None:
+    """The identifying lines of the first processor in /proc/cpuinfo, or None."""
+    found: dict[str, str] = {}
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if not line.strip():
+                    break  # the end of the first processor's block
+                name, _, value = line.partition(":")
+                if name.strip() in _CPUINFO_FIELDS:
+                    found[name.strip()] = value.strip()
+    except OSError:
+        return None
+    if "flags" not in found or "model" not in found:
+        return None  # not the x86 layout: let LLVM say what the host is
+    return json.dumps(found, sort_keys=True)
 
 
 def distribution_versions(*names: str) -> dict[str, str]:
@@ -246,6 +280,11 @@ class ObjectCache:
     def path(self, key: str) -> Path:
         return self.directory / f"{key}{SUFFIX}"
 
+    def library_path(self, key: str) -> Path:
+        """Where the entry's shared library goes (`shared_library.py`); it is evicted and
+        cleared with its entry."""
+        return self.directory / f"{key}{LIBRARY_SUFFIX}"
+
     def load(self, key: str) -> CacheEntry | None:
         """The valid entry for `key` (touched for LRU), or None; invalid files are removed."""
         path = self.path(key)
@@ -311,21 +350,27 @@ class ObjectCache:
         return sorted(found)
 
     def size(self) -> int:
-        return sum(size for _, size, _ in self.entries())
+        """Bytes of the entries and their shared libraries."""
+        total = 0
+        for _, size, path in self.entries():
+            total += size
+            with contextlib.suppress(OSError):
+                total += path.with_suffix(LIBRARY_SUFFIX).stat().st_size
+        return total
 
     def evict(self) -> None:
         """Remove least-recently-used entries until the directory fits `max_bytes`, and temp
         files left behind by writers that died."""
         self._remove_stale_temps()
         entries = self.entries()
-        total = sum(size for _, size, _ in entries)
+        total = self.size()
         for _, size, path in entries:
             if total <= self.max_bytes:
                 break
             with contextlib.suppress(OSError):
                 path.unlink()
                 self.stats.evicted += 1
-            total -= size
+            total -= size + _remove_companion(path)
 
     def _remove_stale_temps(self) -> None:
         cutoff = time.time() - _STALE_TEMP_SECONDS
@@ -340,3 +385,15 @@ class ObjectCache:
         for _, _, path in self.entries():
             with contextlib.suppress(OSError):
                 path.unlink()
+            _remove_companion(path)
+
+
+def _remove_companion(entry: Path) -> int:
+    """Remove the shared library beside `entry`; its size (0 if there was none)."""
+    library = entry.with_suffix(LIBRARY_SUFFIX)
+    try:
+        size = library.stat().st_size
+        library.unlink()
+    except OSError:
+        return 0
+    return size

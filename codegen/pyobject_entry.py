@@ -28,55 +28,28 @@ is checked against NumPy at run time before anyone uses the entry point
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 from llvmlite import ir
 
 from tracejit.codegen.abi import KernelSignature, MemRefArg
+from tracejit.codegen.entry_layout import (  # noqa: F401  (re-exported for callers)
+    C_CONTIGUOUS_AND_ALIGNED,
+    DATA_OFFSET,
+    DESCR_OFFSET,
+    DIMENSIONS_OFFSET,
+    EXPECT_SUFFIX,
+    FASTCALL_SUFFIX,
+    FLAGS_OFFSET,
+    NDIM_OFFSET,
+    PYTHON_API,
+    SMALL_KERNEL_ELEMENTS,
+    SUFFIX,
+    TYPE_OFFSET,
+    fastcall_supported,
+    layout_is_supported,
+)
 from tracejit.codegen.llvm_types import I32, I64, PTR
 from tracejit.ir.runtime_contract import NOT_CONTIGUOUS, WRONG_SHAPE, WRONG_TYPE
-
-TYPE_OFFSET = 8
-DATA_OFFSET = 16
-DIMENSIONS_OFFSET = 32
-DESCR_OFFSET = 56
-FLAGS_OFFSET = 64
-C_CONTIGUOUS_AND_ALIGNED = 0x0001 | 0x0100  # NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED
-NDIM_OFFSET = 24
-SUFFIX = "__pyentry"
-EXPECT_SUFFIX = "__pyexpect"
-FASTCALL_SUFFIX = "__pyfast"
-# Kernels touching fewer elements than this keep the GIL during the call: releasing and
-# re-acquiring it costs more than they run. Larger ones release it for other threads.
-SMALL_KERNEL_ELEMENTS = 1 << 16
-# The CPython C API functions the fastcall wrapper calls (bound by `jit._initialize`).
-PYTHON_API = ("PyLong_FromLongLong", "PyEval_SaveThread", "PyEval_RestoreThread")
-
-
-def layout_is_supported() -> bool:
-    """Whether NumPy's array struct has the data/dims fields where the entry reads them."""
-    if ctypes.sizeof(ctypes.c_void_p) != 8:
-        return False
-    probe = np.arange(6, dtype=np.int64).reshape(2, 3)
-    base = id(probe)
-    data = ctypes.c_void_p.from_address(base + DATA_OFFSET).value
-    dims = ctypes.c_void_p.from_address(base + DIMENSIONS_OFFSET).value
-    if data != probe.ctypes.data or not dims:
-        return False
-    type_pointer = ctypes.c_void_p.from_address(base + TYPE_OFFSET).value
-    descr = ctypes.c_void_p.from_address(base + DESCR_OFFSET).value
-    if type_pointer != id(np.ndarray) or descr != id(probe.dtype):
-        return False
-    if list((ctypes.c_int64 * 2).from_address(dims)) != [2, 3]:
-        return False
-    return _flags(probe) & C_CONTIGUOUS_AND_ALIGNED == C_CONTIGUOUS_AND_ALIGNED and not (
-        _flags(probe.T) & 0x0001
-    )
-
-
-def _flags(array: np.ndarray) -> int:
-    return ctypes.c_int32.from_address(id(array) + FLAGS_OFFSET).value
 
 
 def emit_entry(module: ir.Module, kernel: ir.Function, signature: KernelSignature) -> None:
@@ -160,19 +133,6 @@ def _is_small(signature: KernelSignature) -> bool:
 def _declare(module: ir.Module, name: str, function_type: ir.FunctionType) -> ir.Function:
     existing = module.globals.get(name)
     return existing if existing is not None else ir.Function(module, function_type, name)
-
-
-def fastcall_supported() -> bool:
-    """Whether `__pyfast` wrappers may be called here: CPython with a GIL (the wrapper's
-    reference count increment is not atomic) and the array layout the entry reads."""
-    import sys
-    import sysconfig
-
-    return (
-        sys.implementation.name == "cpython"
-        and not sysconfig.get_config_var("Py_GIL_DISABLED")
-        and layout_is_supported()
-    )
 
 
 def _check_contiguous(builder: ir.IRBuilder, entry: ir.Function, objects) -> None:

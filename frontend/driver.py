@@ -105,7 +105,7 @@ def compile_to_machine_code(
 @functools.cache
 def pyobject_entry_supported() -> bool:
     """Whether this NumPy's array struct lets kernels be called with the arrays themselves."""
-    from tracejit.codegen.pyobject_entry import layout_is_supported
+    from tracejit.codegen.entry_layout import layout_is_supported
 
     return layout_is_supported()
 
@@ -209,13 +209,26 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
         module, pipeline, py_functions, record_stages, verify_each, check_bounds, cache is not None
     )
     if cache is not None:
+        assert key is not None
         extra = {
             "messages": compilation.messages,
             "callbacks": [s.to_json() for s in compilation.callbacks.sites],
             "llvm_ir": compilation.jit.optimized_llvm_ir,
         }
-        cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra)
+        if cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra):
+            _build_library(cache, key, extra["callbacks"], extra["llvm_ir"])
     return compilation
+
+
+def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
+    """Start linking the entry's shared library (`codegen/shared_library.py`), which a later
+    process loads without LLVM; modules with run-time callbacks bind them per process, so they
+    keep using the object code."""
+    if sites or not isinstance(llvm_ir, str) or cache.library_path(key).exists():
+        return
+    from tracejit.codegen.shared_library import build_in_background
+
+    build_in_background(llvm_ir, cache.library_path(key))
 
 
 def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
@@ -228,24 +241,38 @@ def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bo
 
 
 def _load_cached(cache: Any, key: str, py_functions: dict | None) -> Compilation | None:
-    from tracejit.codegen.jit import load_object
-
     entry = cache.load(key)
     if entry is None or not isinstance(entry.extra.get("messages"), list):
         return None
-    callbacks = _cached_callbacks(entry.extra.get("callbacks", []), py_functions)
+    sites = entry.extra.get("callbacks", [])
     llvm_ir = entry.extra.get("llvm_ir")
+    llvm_ir = llvm_ir if isinstance(llvm_ir, str) else None
+    messages = list(entry.extra["messages"])
+    if not sites:
+        loaded = _load_library(cache, key, entry, llvm_ir)
+        if loaded is not None:
+            return Compilation(loaded, messages, None, from_cache=True)
+    from tracejit.codegen.jit import load_object
+
+    callbacks = _cached_callbacks(sites, py_functions)
     try:
         addresses = callbacks.addresses if callbacks is not None else None
-        loaded = load_object(
-            entry.object_code,
-            entry.signatures,
-            addresses,
-            llvm_ir if isinstance(llvm_ir, str) else None,
-        )
+        loaded = load_object(entry.object_code, entry.signatures, addresses, llvm_ir)
     except Exception:  # a valid entry LLVM will not load: compile and overwrite it
         return None
-    return Compilation(loaded, list(entry.extra["messages"]), callbacks, from_cache=True)
+    _build_library(cache, key, sites, llvm_ir)  # for the next process
+    return Compilation(loaded, messages, callbacks, from_cache=True)
+
+
+def _load_library(cache: Any, key: str, entry: Any, llvm_ir: str | None) -> Any:
+    """The entry's machine code from its shared library, or None when it has none (yet)."""
+    from tracejit.codegen import shared_library
+    from tracejit.codegen.jit import JitModule
+
+    library = shared_library.load(cache.library_path(key))
+    if library is None:
+        return None
+    return JitModule(library, None, None, entry.signatures, entry.object_code, llvm_ir)
 
 
 def _cached_callbacks(sites: list, py_functions: dict | None):

@@ -1,6 +1,7 @@
 """The on-disk object cache: entry format and validation, keys, atomic writes from concurrent
 processes, and the LRU size bound."""
 
+import json
 import os
 import struct
 import subprocess
@@ -138,17 +139,38 @@ def test_keys_depend_on_every_part_and_the_environment():
     }
     assert len(keys) == 5
     assert oc.cache_key("a", "b") == oc.cache_key("a", "b")
-    environment = oc.environment()
-    for field in (
-        '"triple"',
-        '"cpu"',
-        '"features"',
-        '"llvmlite"',
-        '"xdsl"',
-        '"tracejit"',
-        '"sources"',
-    ):
-        assert field in environment
+    environment = json.loads(oc.environment())
+    for field in ("cpu", "llvmlite", "xdsl", "tracejit", "sources", "python"):
+        assert environment[field]
+
+
+def test_the_host_identity_needs_no_llvm_and_names_the_cpu_features():
+    """The key is computed without loading LLVM (a shared-library hit never loads it), from
+    what LLVM's own host detection reads: on x86 Linux the CPU model and its feature flags."""
+    code = (
+        "import sys, json; from tracejit.codegen import object_cache as oc; "
+        "e = json.loads(oc.environment()); "
+        "print(json.dumps(['llvmlite.binding' in sys.modules, e['cpu']]))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    llvm_loaded, cpu = json.loads(done.stdout)
+    if oc._cpuinfo_identity() is not None:  # x86 Linux; elsewhere LLVM is asked
+        assert not llvm_loaded
+        assert "avx" in cpu or "sse2" in cpu  # the feature flags are part of the identity
+
+
+def test_eviction_and_clear_take_the_shared_libraries_along(tmp_path):
+    cache = oc.ObjectCache(tmp_path, max_bytes=10**9)
+    for key in ("a" * 64, "b" * 64):
+        assert cache.store(key, b"object", {})
+        cache.library_path(key).write_bytes(b"x" * 1000)
+    assert cache.size() == sum(p.stat().st_size for p in tmp_path.iterdir())
+    cache.max_bytes = cache.size() - 1  # one entry (with its library) must go
+    cache.evict()
+    assert sorted(p.suffix for p in tmp_path.iterdir()) == [".so", ".tjo"]
+    cache.clear()
+    assert list(tmp_path.iterdir()) == []
 
 
 def _constant_module(value: float) -> ModuleOp:

@@ -3,6 +3,7 @@ with identical results and run-time checks; bad entries are recompiled; concurre
 processes share one directory safely."""
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
+from tracejit.codegen import shared_library
 from tracejit.frontend import config, driver
 
 # A process that compiles (or loads) `f`, calls it, and prints the results and cache counters.
@@ -21,6 +23,7 @@ SCRIPT = textwrap.dedent("""
     import numpy as np
     import tracejit as tj
     import tracejit.codegen
+    from tracejit.codegen import shared_library
     from tracejit.frontend import driver, primitives
 
     cache_dir, mode = sys.argv[1], sys.argv[2]
@@ -51,20 +54,26 @@ SCRIPT = textwrap.dedent("""
         errors.append(str(error))
     stats = driver.object_cache().stats
     compiler = ["tracejit.codegen.emit_llvm", "tracejit.passes.bufferize"]
+    engine = f.get_concrete_function(x, np.int32(3), k)._compilation.jit._engine
+    loaded_as = type(engine).__name__
+    llvm_loaded = "llvmlite.binding" in sys.modules
+    shared_library.wait_for_builds()  # the next process finds the library this one links
     print(json.dumps({
         "compiler_imported": [name for name in compiler if name in sys.modules],
+        "loaded_as": loaded_as, "llvm_loaded": llvm_loaded,
         "y": out["y"].tobytes().hex(), "p": out["p"].tolist(), "s": float(out["s"]),
         "errors": errors, "hits": stats.hits, "stores": stats.stores, "invalid": stats.invalid,
     }))
 """)
 
 
-def run_script(cache_dir: Path, mode: str = "compile") -> dict:
+def run_script(cache_dir: Path, mode: str = "compile", env: dict | None = None) -> dict:
     done = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(cache_dir), mode],
         capture_output=True,
         text=True,
         check=False,
+        env=env,
     )
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -77,13 +86,56 @@ def test_second_process_loads_instead_of_compiling(tmp_path):
     assert second["hits"] == 1 and second["stores"] == 0
     # A hit does not even import the emitter or the passes.
     assert first["compiler_imported"] != [] and second["compiler_imported"] == []
-    ignored = ("hits", "stores", "compiler_imported")
+    ignored = ("hits", "stores", "compiler_imported", "loaded_as", "llvm_loaded")
     assert {k: v for k, v in second.items() if k not in ignored} == {
         k: v for k, v in first.items() if k not in ignored
     }
     assert len(first["errors"]) == 2
     assert "negative integer powers" in first["errors"][0]
     assert "max must be non-zero" in first["errors"][1]
+
+
+def test_a_hit_loads_the_linked_library_without_loading_llvm(tmp_path):
+    """The first process stores the object code and links a shared library beside it; the
+    next one dlopens that library: same results and run-time checks, and neither the passes
+    nor LLVM are even imported."""
+    first = run_script(tmp_path, "compile")
+    assert first["loaded_as"] == "ExecutionEngine" and first["llvm_loaded"]
+    if shared_library.compiler_driver() is None:
+        pytest.skip("no C compiler driver (cc/gcc/clang) to link shared libraries with")
+    assert len(list(tmp_path.glob("*.so"))) == 1
+    second = run_script(tmp_path, "forbid")
+    assert second["loaded_as"] == "SharedLibrary" and not second["llvm_loaded"]
+    for field in ("y", "p", "s", "errors"):
+        assert second[field] == first[field]
+
+
+def test_without_a_linker_or_with_a_broken_library_hits_use_the_object_code(tmp_path):
+    env = {**os.environ, "TRACEJIT_CC": ""}  # linking turned off
+    first = run_script(tmp_path, "compile", env)
+    assert not list(tmp_path.glob("*.so"))
+    second = run_script(tmp_path, "forbid", env)
+    assert second["hits"] == 1 and second["loaded_as"] == "ExecutionEngine"
+    assert second["y"] == first["y"]
+    if shared_library.compiler_driver() is None:
+        return
+    (entry,) = tmp_path.glob("*.tjo")
+    entry.with_suffix(".so").write_bytes(b"\x7fELF not really a library")
+    third = run_script(tmp_path, "forbid")  # the broken library is replaced, not loaded
+    assert third["hits"] == 1 and third["loaded_as"] == "ExecutionEngine"
+    assert third["y"] == first["y"] and third["errors"] == first["errors"]
+    assert run_script(tmp_path, "forbid")["loaded_as"] == "SharedLibrary"
+
+
+def test_modules_with_callbacks_get_no_library(cache_dir):
+    @tj.function
+    def printing(x):
+        tj.print("sum", np.sum(x))
+        return x * 2.0
+
+    printing(np.ones(3))
+    shared_library.wait_for_builds()
+    assert len(list(cache_dir.glob("*.tjo"))) == 1 and not list(cache_dir.glob("*.so"))
 
 
 def test_concurrent_compiling_processes_leave_one_valid_entry(tmp_path):
@@ -99,7 +151,8 @@ def test_concurrent_compiling_processes_leave_one_valid_entry(tmp_path):
     outputs = [json.loads(r.communicate()[0].strip().splitlines()[-1]) for r in runs]
     assert [r.returncode for r in runs] == [0, 0]
     assert outputs[0]["y"] == outputs[1]["y"]
-    assert [p.suffix for p in tmp_path.iterdir()] == [".tjo"]
+    assert [p.suffix for p in tmp_path.glob("*.tjo")] == [".tjo"]
+    assert not list(tmp_path.glob(".tmp-*"))  # no half-written entry or library is left
     assert run_script(tmp_path, "forbid")["hits"] == 1
 
 
@@ -118,7 +171,7 @@ def scaled_sum(x):
 def test_corrupt_entry_is_recompiled_and_replaced(cache_dir, check_against_eager):
     x = np.linspace(-1.0, 1.0, 9, dtype=np.float32)
     tj.function(scaled_sum)(x)
-    (entry,) = cache_dir.iterdir()
+    (entry,) = cache_dir.glob("*.tjo")
     entry.write_bytes(entry.read_bytes()[:-7])  # truncated
     cache = driver.object_cache()
     invalid = cache.stats.invalid
@@ -167,6 +220,6 @@ def test_bounds_checked_and_unchecked_code_are_separate_entries(cache_dir, monke
     monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
     tj.function(scaled_sum)(x)
     assert cache.stats.hits == hits
-    assert len(list(cache_dir.iterdir())) == 2
+    assert len(list(cache_dir.glob("*.tjo"))) == 2
     tj.function(scaled_sum)(x)  # the checked entry is now there
     assert cache.stats.hits == hits + 1
