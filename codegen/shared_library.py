@@ -17,6 +17,7 @@ name and renamed, like every cache file, so a reader sees a whole library or non
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import functools
@@ -25,10 +26,12 @@ import shutil
 import subprocess
 import tempfile
 import threading
+import time
 from pathlib import Path
 
 LIBRARY_SUFFIX = ".so"
 _LINK_TIMEOUT_SECONDS = 60
+_EXIT_WAIT_SECONDS = 10.0
 _pending: list[threading.Thread] = []
 _pending_lock = threading.Lock()
 
@@ -90,15 +93,25 @@ def build_in_background(llvm_ir: str, destination: Path) -> None:
     with _pending_lock:
         _pending[:] = [t for t in _pending if t.is_alive()]
         _pending.append(thread)
-    thread.start()
+        thread.start()
+    _wait_at_exit()
 
 
 def wait_for_builds(timeout: float | None = None) -> None:
-    """Wait for the libraries being built (tests and benchmarks call this)."""
+    """Wait for the libraries being built (tests and benchmarks call this), at most
+    `timeout` seconds in all."""
+    deadline = None if timeout is None else time.monotonic() + timeout
     with _pending_lock:
         threads = list(_pending)
     for thread in threads:
-        thread.join(timeout)
+        thread.join(None if deadline is None else max(deadline - time.monotonic(), 0.0))
+
+
+@functools.cache
+def _wait_at_exit() -> None:
+    """LLVM's static destructors run when the process exits: a build thread still inside LLVM
+    then could crash the exit, so exiting waits for the builds (briefly) first."""
+    atexit.register(wait_for_builds, _EXIT_WAIT_SECONDS)
 
 
 def _build(llvm_ir: str, destination: Path) -> None:
