@@ -84,7 +84,18 @@ def consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -
     """May `op` overwrite (or free) the buffer of `value` instead of copying it?"""
     if op.results[0] in bufferizer.returned:
         return False  # the result goes to the caller's output buffer
+    if reads_buffer_twice(bufferizer, value, op):
+        return False
     return owned_and_dead(bufferizer, value, op)
+
+
+def reads_buffer_twice(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
+    """Does `op` also read `value`'s buffer through another of its operands? Then writing
+    that buffer while `op` runs changes elements it has yet to read: `w[:] = a` with `w` a
+    reversed view of `a` is `tj.insert_slice %a into %a, step = [-1]`, and NumPy reads all
+    of `a` before it writes (it copies overlapping operands first)."""
+    buffer = bufferizer.values[value]
+    return sum(bufferizer.values.get(operand) is buffer for operand in op.operands) > 1
 
 
 def owned_and_dead(

@@ -229,3 +229,28 @@ def test_flattening_a_selection():
         return np.ravel(s), s.reshape(-1), np.cumsum(s)
 
     check_writes(f, np.arange(6.0).reshape(2, 3))
+
+
+# --- an update whose source is its own destination -----------------------------------------------
+@pytest.mark.parametrize(
+    "write",
+    [
+        "w[:] = a",  # w a reversed view of a: NumPy reads all of a first
+        "w[:] = a.T",
+        "a[idx] = a",  # a scatter reading its destination
+        "a[::2] = a[::-2]",
+    ],
+)
+@pytest.mark.parametrize("trips", [0, 1, 2, 3])
+def test_an_update_reading_its_own_destination_in_a_staged_loop(write, trips):
+    """The fuzzer found `w[:] = a.T` in a loop, `w = a[::-1]`, stored into the loop's state
+    buffer while reading it, so later elements read already-overwritten ones."""
+    f = function_of(
+        "def f(a, n, idx):\n"
+        "    w = a[::-1]\n"
+        "    for i in tj.range(n):\n"
+        f"        {write}\n"
+        "    return w\n"
+    )
+    a = np.array([-7.0, 1.0, 1.6, -7.0, -2.0])
+    check_writes(f, a, np.int64(trips), np.array([4, 3, 2, 1, 0]))
