@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.frontend import driver, primitives
+from tracejit.frontend import buffer_pool, driver, primitives
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.dims import DimSource, Product, Sliced, Sum, resolve
@@ -262,7 +262,7 @@ class ConcreteFunction:
         variables = [self._variable_buffer(ref) for ref in program.variables]
         shapes = self._output_shapes(inputs)
         outputs = [
-            np.empty(shape, spec.dtype)
+            buffer_pool.empty(shape, spec.dtype)
             for shape, spec in zip(shapes, program.output_specs, strict=True)
         ]
         buffers = [*inputs, *variables, *outputs]

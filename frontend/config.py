@@ -84,3 +84,29 @@ def set_loop_unroll_limit(limit: int | None) -> None:
 
 def loop_unroll_limit() -> int | None:
     return _loop_unroll_limit
+
+
+# --- reused output buffers (frontend/buffer_pool.py) ------------------------------------------
+def set_buffer_cache_bytes(limit: int) -> None:
+    """Keep at most `limit` bytes of freed kernel outputs for reuse (default 512 MiB, or
+    `TRACEJIT_BUFFER_CACHE_BYTES`); 0 keeps none. Outputs of 1 MiB and more come from this
+    cache, so a loop of calls does not page-fault fresh memory in every time."""
+    from tracejit.frontend.buffer_pool import POOL
+
+    if int(limit) < 0:
+        raise ValueError(f"set_buffer_cache_bytes: the limit must be >= 0, got {limit}")
+    POOL.shrink_to(int(limit))
+
+
+def buffer_cache_bytes() -> int:
+    """The bound set by `set_buffer_cache_bytes`."""
+    from tracejit.frontend.buffer_pool import POOL
+
+    return POOL.limit
+
+
+def clear_buffer_cache() -> None:
+    """Free every cached output buffer not in use (arrays still alive keep theirs)."""
+    from tracejit.frontend.buffer_pool import POOL
+
+    POOL.clear()

@@ -2,7 +2,8 @@
 
 The common call passes plain NumPy arrays, positionally, of the traced dtypes and
 shapes. For it, `Function.__call__` tries the fast closure of the trace it used last:
-the closure allocates the outputs with `np.empty` and hands the array objects to the
+the closure allocates the outputs (`np.empty`, or reused memory for large ones:
+buffer_pool.py) and hands the array objects to the
 kernel's array-object entry point (`codegen/pyobject_entry.py`), which checks their
 count, types, dtypes, ranks, static dims and contiguity itself while reading the data
 pointers — no per-argument Python work, no ctypes pointer conversions, no cache key,
@@ -23,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.buffer_pool import allocator
 from tracejit.frontend.structure import LEAF, unflatten
 
 SLOW_PATH = object()  # "take the slow path" (a new shape, a copy needed, ...)
@@ -62,7 +64,7 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
     if not variables and _is_single(program, specs):
         return _single_array_call(entry, count, specs[0], on_status)
     finish = _single_output(specs) if _is_single(program, specs) else _outputs(program, specs)
-    empty = np.empty
+    allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
 
     def call(args: tuple) -> Any:
         if len(args) != count:
@@ -73,7 +75,7 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
             if variable is None:
                 return SLOW_PATH  # the slow path raises FailedPreconditionError
             buffers.append(variable._buffer)
-        outs = [empty(shape, dtype) for shape, dtype in specs]
+        outs = [empty(shape, dtype) for empty, shape, dtype in allocations]
         arrays = (*args, *buffers, *outs)
         status = entry(*arrays)
         if status is arrays[-1] or not status:
@@ -86,7 +88,7 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
 def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
     """The commonest case, kept minimal: arrays in, one array (or NumPy scalar) out."""
     shape, dtype = spec
-    empty = np.empty
+    empty = allocator(shape, dtype)
     if not isinstance(entry, BuiltinFunctionType):  # ctypes: the count is checked here
         return _single_array_ctypes_call(entry, count, spec, on_status)
     if shape:
@@ -108,7 +110,7 @@ def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCa
 
 def _single_array_ctypes_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
     shape, dtype = spec
-    empty = np.empty
+    empty = allocator(shape, dtype)
     scalar = not shape
 
     def call(args: tuple) -> Any:

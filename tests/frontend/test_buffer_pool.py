@@ -1,0 +1,146 @@
+"""Large kernel outputs come from reused memory (frontend/buffer_pool.py): a block goes back to
+the pool when the last array over it dies, never earlier, and the pool stays bounded."""
+
+from __future__ import annotations
+
+import pickle
+import threading
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+from tracejit.frontend import buffer_pool
+from tracejit.frontend.buffer_pool import POOL, POOLED_BYTES, bucket_size
+
+BIG = POOLED_BYTES // 4 + 1000  # float32 elements: just over the pooled size
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool():
+    limit = POOL.limit
+    tj.config.clear_buffer_cache()
+    yield
+    tj.config.set_buffer_cache_bytes(limit)
+    tj.config.clear_buffer_cache()
+
+
+def w2(x, y):
+    return x**2 + 3 * y - np.tanh(x) * 0.5
+
+
+def two_outputs(x):
+    return {"double": x * 2.0, "sum": np.sum(x), "negated": -x}
+
+
+def inputs(n: int = BIG) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+
+
+def test_a_dead_output_block_serves_the_next_call():
+    f = tj.function(w2)
+    x, y = inputs()
+    first = f(x, y)
+    address = first.ctypes.data
+    del first
+    second = f(x, y)
+    assert second.ctypes.data == address
+    assert_same(second, run_eagerly(w2, x, y), rtol=1e-5, atol=1e-6)
+
+
+def test_a_block_is_never_reused_while_an_array_or_view_over_it_lives():
+    f = tj.function(w2)
+    x, y = inputs()
+    first = f(x, y)
+    view = first[::3]
+    expected = view.copy()
+    address = first.ctypes.data
+    del first
+    second = f(x * 2, y)  # a different result: it must not land in `view`'s memory
+    assert second.ctypes.data != address
+    np.testing.assert_array_equal(view, expected)
+    del view, second
+    assert POOL.cached_bytes >= bucket_size(BIG * 4)
+
+
+def test_pooled_outputs_are_ordinary_arrays():
+    f = tj.function(two_outputs)
+    x, _ = inputs()
+    result = f(x)
+    assert_same(result, run_eagerly(two_outputs, x), rtol=1e-5)
+    for name in ("double", "negated"):
+        out = result[name]
+        assert type(out) is np.ndarray and out.flags.writeable and out.flags.c_contiguous
+        assert out.ctypes.data % 64 == 0
+        out[0] = 42.0  # writeable, and the write stays in this array
+        assert pickle.loads(pickle.dumps(out))[0] == 42.0
+    assert result["double"].ctypes.data != result["negated"].ctypes.data
+
+
+def test_small_outputs_keep_numpy_allocation():
+    f = tj.function(w2)
+    x, y = inputs(1000)
+    assert f(x, y).base is None
+
+
+def test_the_slow_path_pools_too():
+    f = tj.function(w2)
+    x, y = inputs(2 * BIG)
+    strided = x[::2]  # not contiguous: the full call path copies it
+    first = f(strided, y[:BIG])
+    assert_same(first, run_eagerly(w2, strided, y[:BIG]), rtol=1e-5, atol=1e-6)
+    assert isinstance(first.base, buffer_pool._PooledBlock)
+
+
+def test_the_cache_is_bounded_and_can_be_cleared():
+    f = tj.function(w2)
+    x, y = inputs()
+    block = bucket_size(BIG * 4)
+    tj.config.set_buffer_cache_bytes(block)  # room for one block
+    results = [f(x, y) for _ in range(3)]
+    del results
+    assert POOL.cached_bytes == block  # two were freed, not kept
+    tj.config.clear_buffer_cache()
+    assert POOL.cached_bytes == 0
+    tj.config.set_buffer_cache_bytes(0)
+    assert tj.config.buffer_cache_bytes() == 0
+    f(x, y)  # its output dies at once: with a zero bound it is freed, not kept
+    assert POOL.cached_bytes == 0
+    with pytest.raises(ValueError, match=">= 0"):
+        tj.config.set_buffer_cache_bytes(-1)
+
+
+def test_bucket_sizes_round_up_by_at_most_an_eighth():
+    for n in (1, 63, 64, 65, 1000, POOLED_BYTES, POOLED_BYTES + 1, 40_000_000, 3 << 30):
+        size = bucket_size(n)
+        assert size >= n and size % 64 == 0
+        assert size <= max(n * 9 // 8 + 64, 64)
+    assert bucket_size(40_000_000) == bucket_size(40_000_000 - 100)  # one bucket per shape
+
+
+def test_threads_calling_at_once_get_their_own_correct_outputs():
+    f = tj.function(w2)
+    x, y = inputs()
+    expected = run_eagerly(w2, x, y)
+    errors: list[BaseException] = []
+
+    def worker(k: int) -> None:
+        try:
+            for _ in range(10):
+                out = f(x, y)
+                np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+                out[:] = k  # a block shared with another live array would show this
+                assert np.all(out == k)
+        except BaseException as error:  # noqa: BLE001  (reported below)
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    free = sum(len(blocks) * size for size, blocks in POOL._free.items())
+    assert free == POOL.cached_bytes <= POOL.limit
