@@ -7,7 +7,9 @@ formulas on (real, imaginary) pairs that follow NumPy 2's loops:
 
 * `a * b`: (ar*br - ai*bi, ar*bi + ai*br) with each sum's first product fused
   (`math.fma`), as NumPy 2.4's SIMD loop on contiguous arrays on an FMA host (x86-64-v3
-  and later; NumPy's loop for reversed complex64 operands rounds every product instead);
+  and later; NumPy's loop for reversed complex64 operands rounds every product instead, and
+  so does its scalar arithmetic on two complex NumPy scalars, where the result can differ
+  from tracejit's by an ulp: a traced 0-d value is multiplied like a 0-d array);
 * `a / b`: Smith's algorithm, as NumPy's divide loop (bit for bit);
 * `a ** b`: NumPy's `npy_cpow`: b == 0 gives 1; a zero base gives 0 for Re(b) > 0 and NaN
   otherwise; an integral real exponent below 100 in magnitude is repeated squaring (with
