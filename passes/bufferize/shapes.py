@@ -220,13 +220,20 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     counts = _run_time_sizes(bufferizer, op.result, op.sizes)
 
     def body(b: Builder, ins, outs):
-        indices = [
-            _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
-            for d, (first, stride) in enumerate(zip(start, step, strict=True))
-        ]
-        return [b.insert(memref.LoadOp.get(buffer, indices)).res]
+        return [b.insert(memref.LoadOp.get(buffer, slice_indices(b, start, step))).res]
 
     _result_generic(bufferizer, op, [], body, counts.__getitem__)
+
+
+def slice_indices(
+    b: Builder, start: Sequence[int | SSAValue], step: Sequence[int]
+) -> list[SSAValue]:
+    """Inside a generic: the operand position start + i * step that loop position i of a
+    slice reads (also used by fused kernels reading through a slice, bufferize/fused.py)."""
+    return [
+        _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
+        for d, (first, stride) in enumerate(zip(start, step, strict=True))
+    ]
 
 
 # --- concat, pad -----------------------------------------------------------------------
