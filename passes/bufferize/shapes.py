@@ -49,6 +49,7 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.bufferize.structured import read_in_place_by_matmul
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.scalar_semantics import constant
 
@@ -197,7 +198,12 @@ def _delinearize(
 
 # --- transpose, slice ---------------------------------------------------------------
 def lower_transpose(bufferizer: FunctionBufferizer, op: TransposeOp) -> None:
-    """Operand dim perm[j] is walked by result loop j: a permutation map, no index math."""
+    """Operand dim perm[j] is walked by result loop j: a permutation map, no index math.
+    A transpose that only vector @ matrix products read is no copy: they read its operand
+    (`read_in_place_by_matmul`), whose buffer then holds the transpose for liveness too."""
+    if read_in_place_by_matmul(op):
+        bufferizer.values[op.result] = bufferizer.values[op.operand]
+        return
     perm = op.get_permutation()
     reads = [AffineExpr.dimension(perm.index(i)) for i in range(len(perm))]
     buffer = bufferizer.values[op.operand]

@@ -187,3 +187,51 @@ def test_stencil_in_a_loop_updates_in_place():
     inputs = grid.copy()
     jacobi(grid, 3)
     np.testing.assert_array_equal(grid, inputs)  # the caller's array is untouched
+
+
+# --- matrix-vector products through a transpose (read in place, no copy) -----------------
+@SETTINGS
+@given(
+    st.sampled_from([np.float32, np.float64, np.int32, np.int64]),
+    st.integers(0, 9),
+    st.integers(0, 9),
+    st.data(),
+)
+def test_vector_times_transposed_matrix(dtype, n, k, data):
+    elements = st.integers(-50, 50) if np.dtype(dtype).kind == "i" else SMALL
+    v = data.draw(hnp.arrays(dtype, k, elements=elements))
+    m = data.draw(hnp.arrays(dtype, (n, k), elements=elements))
+
+    @tj.function
+    def products(v, m):
+        return v @ m.T, np.dot(v, m.T), m @ v, np.matmul(v, np.transpose(m))
+
+    check(products, v, m, rtol=1e-4)
+
+
+def test_transpose_read_by_a_product_and_something_else():
+    @tj.function
+    def f(v, m):
+        t = m.T
+        return v @ t, t + 1, (v * 2) @ t
+
+    check(f, np.arange(3.0), np.arange(6.0).reshape(2, 3))
+
+
+def test_transposed_product_after_an_update_sees_the_old_matrix():
+    @tj.function
+    def f(v, m):
+        m = m * 1.0
+        t = m.T
+        m[0, :] = 100.0  # after the transpose: the product must see the old row
+        return v @ t, v @ m.T
+
+    check(f, np.ones(3), np.arange(6.0).reshape(2, 3))
+
+
+def test_bool_transposed_product():
+    @tj.function
+    def f(v, m):
+        return v @ m.T
+
+    check(f, np.array([True, False, True]), np.array([[False, False, True], [False, True, False]]))
