@@ -9,6 +9,7 @@ tests/filecheck/fuse-elementwise/views.mlir and tests/filecheck/bufferize/fused_
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -235,3 +236,18 @@ def test_bool_transposed_product():
         return v @ m.T
 
     check(f, np.array([True, False, True]), np.array([[False, False, True], [False, True, False]]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.bool_])
+@pytest.mark.parametrize("rows", [40, 41, 43])  # blocks of 4 rows, then the rest one by one
+def test_row_blocked_matrix_vector_products(dtype, rows):
+    """Large enough for tile-matmul to block the dot products by rows (tile_matvec.py)."""
+    rng = np.random.default_rng(rows)
+    m = (rng.random((rows, 130)) * 10).astype(dtype)
+    v = (rng.random(130) * 10).astype(dtype)
+
+    @tj.function
+    def products(m, v):
+        return m @ v, v @ m.T, np.dot(m[::2], v)
+
+    check(products, m, v, rtol=1e-5)
