@@ -20,7 +20,8 @@ loop nest can compute — the verifier checks it:
 
 * ops: element-wise (unary, binary, `cast`, `compare`, `select`), views of a block
   argument (`broadcast_in_dim`, also of a splat constant; `transpose`; a `reshape` that
-  only adds or drops size-1 dims; a `slice` with static starts and steps), splat
+  only adds or drops size-1 dims, or of a 1-D array; a `slice` with static starts and
+  steps), splat
   `tj.constant`s (scalars in the loop body), and `tj.reduce` sum/prod/max/min/any/all.
   A view is never computed: the loop nest reads the argument where the view says (its
   indexing map, or for a slice a load at start + i * step), so a stencil of shifted
@@ -97,7 +98,8 @@ def unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[int | N
 
 def is_view(op: Operation) -> bool:
     """A view a kernel can read through without computing it: static shapes, and for a
-    slice static starts and counts, for a reshape only size-1 dims added or dropped."""
+    slice static starts and counts, for a reshape only size-1 dims added or dropped or a
+    1-D operand (no division to find where an element is)."""
     if not isinstance(op, VIEW_OPS):
         return False
     types = [op.operands[0].type, op.results[0].type]
@@ -105,8 +107,9 @@ def is_view(op: Operation) -> bool:
         return False
     if isinstance(op, SliceOp):
         return not op.is_dynamic()
-    if isinstance(op, ReshapeOp):
-        return unit_dim_reads(shape_of(op.operand), shape_of(op.result)) is not None
+    if isinstance(op, ReshapeOp):  # a 1-D operand is read at the row-major position
+        source = shape_of(op.operand)
+        return len(source) == 1 or unit_dim_reads(source, shape_of(op.result)) is not None
     return True
 
 
@@ -261,7 +264,7 @@ def loops_read(op: Operation) -> set[int]:
         return set()
     if isinstance(op, BroadcastInDimOp):
         return {d for d in op.read_dims() if d is not None}
-    if isinstance(op, ReshapeOp):
+    if isinstance(op, ReshapeOp):  # (another reshape of a 1-D operand is loaded: none)
         reads = unit_dim_reads(shape_of(op.operand), shape_of(op.result)) or []
         return {d for d in reads if d is not None}
     return set(range(len(domain)))

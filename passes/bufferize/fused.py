@@ -16,7 +16,8 @@ The loops run over the kernel's domain. Each (block argument, map) pair is one i
 identity map where the body uses the argument directly, the view's map where it is read
 through a `tj.broadcast_in_dim`, `tj.transpose` or unit-dim `tj.reshape`. A `tj.slice` of
 an argument is no input of the generic: the body loads the argument's buffer at
-start + i * step (`linalg.index` arithmetic), so a stencil reads its array in place:
+start + i * step (`linalg.index` arithmetic; a `tj.reshape` of a 1-D argument likewise at
+the row-major position), so a stencil reads its array in place:
 
     %s = tj.slice %x, start = [2], step = [1]   ->   %i = linalg.index 0 : index
                                                      %p = arith.addi %i, %c2 : index
@@ -54,7 +55,7 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
-from tracejit.passes.bufferize.shapes import slice_indices
+from tracejit.passes.bufferize.shapes import row_major_position, slice_indices
 from tracejit.passes.bufferize.structured import fill, multi_output_generic
 from tracejit.passes.support import scalar_semantics as scalar
 
@@ -74,7 +75,8 @@ def read_map(op: Operation, rank: int) -> AffineMapAttr | None:
         return projection_map(rank, [AffineExpr.dimension(perm.index(i)) for i in range(rank)])
     if isinstance(op, ReshapeOp):
         reads = unit_dim_reads(shape_of(op.operand), shape_of(op.result))
-        assert reads is not None  # the verifier admits no other reshape
+        if reads is None:  # of a 1-D operand: loaded at the row-major position
+            return None
         exprs = [AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in reads]
         return projection_map(rank, exprs)
     return identity_map(rank)
@@ -114,6 +116,9 @@ def _emit_body(
         source = op.operands[0] if isinstance(op, VIEW_OPS) else None
         if isinstance(op, SliceOp):
             indices = slice_indices(b, op.get_start(), op.get_step())
+            scalars[op.result] = b.insert(memref.LoadOp.get(buffers[op.operand], indices)).res
+        elif isinstance(op, ReshapeOp) and read_map(op, rank) is None:
+            indices = [row_major_position(b, shape_of(op.result))]
             scalars[op.result] = b.insert(memref.LoadOp.get(buffers[op.operand], indices)).res
         elif source is not None and source in kernel.block.args:
             scalars[op.results[0]] = ins[reads.index((source, read_map(op, rank)))]

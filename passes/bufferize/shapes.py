@@ -231,6 +231,24 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     _result_generic(bufferizer, op, [], body, counts.__getitem__)
 
 
+def row_major_position(b: Builder, shape: Sequence[int]) -> SSAValue:
+    """Inside a generic over `shape`: the row-major position of the loop indices (where a
+    reshape of a 1-D array reads it)."""
+    position: int | SSAValue = 0
+    for d, stride in enumerate(_strides_of(shape)):
+        if shape[d] != 1:
+            position = _sum(b, position, _mul(b, _loop_index(b, d), stride))
+    return _value(b, position)
+
+
+def _strides_of(shape: Sequence[int]) -> list[int]:
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    return strides[::-1]
+
+
 def slice_indices(
     b: Builder, start: Sequence[int | SSAValue], step: Sequence[int]
 ) -> list[SSAValue]:

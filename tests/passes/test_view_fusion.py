@@ -67,7 +67,7 @@ def test_two_windows_of_one_array(data, shape):
     for n, count in zip(shape, shape_of_first, strict=True):
         step = data.draw(st.sampled_from([1, -1, 2]))
         reach = (count - 1) * abs(step) + 1 if count else 0
-        if reach > n:
+        if reach > n or count == 0:
             step, reach = 1, count
         begin = data.draw(st.integers(0, n - reach))
         second.append(
@@ -251,3 +251,28 @@ def test_row_blocked_matrix_vector_products(dtype, rows):
         return m @ v, v @ m.T, np.dot(m[::2], v)
 
     check(products, m, v, rtol=1e-5)
+
+
+def test_loop_state_read_through_views():
+    """The loop's state read reversed and shifted by the kernel that computes its next
+    value: the kernel must not write into the buffer it is still reading."""
+
+    @tj.function
+    def f(u, steps: int):
+        for _ in range(steps):
+            u = u[::-1] * 0.5 + u
+            u = np.concatenate([u[:1], u[1:] - u[:-1]])
+        return u
+
+    check(f, np.arange(7.0), 4)
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 2), (1, 12), (12, 1), (0, 5), (4, 0, 2)])
+def test_reshape_of_a_1d_array_feeds_elementwise(shape):
+    @tj.function
+    def f(a, b):
+        return a.reshape(shape) * 2 + b, np.maximum(a[::-1].reshape(shape), b)
+
+    size = int(np.prod(shape))
+    a = np.arange(2 * size, dtype=np.float32)[::2]  # non-contiguous
+    check(f, a, np.ones(shape, np.float32))

@@ -1,6 +1,7 @@
 // bufferize: a view inside a tj.fused kernel is read where it says, with no buffer of its
 // own: a transpose through its permutation map, a slice (shifted, strided or reversed) by a
-// load of the operand's buffer at start + i * step in the body. An operand read through a
+// load of the operand's buffer at start + i * step in the body, a reshape of a 1-D array
+// by a load at the row-major position. An operand read through a
 // slice as well as with the identity map is never overwritten by the result (in place),
 // since the slice reads elements other than the one being written.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
@@ -23,6 +24,15 @@ builtin.module {
       %v = tj.slice %y, start = [2, 1], step = [-1, 2] : tensor<3x8xf32> to tensor<3x4xf32>
       %m = tj.mul %t, %v : tensor<3x4xf32>
       tj.yield %m : tensor<3x4xf32>
+    }
+    func.return %s : tensor<3x4xf32>
+  }
+  func.func @reshape_of_1d(%a: tensor<12xf32>, %b: tensor<3x4xf32>) -> tensor<3x4xf32> {
+    %s = tj.fused %a, %b : (tensor<12xf32>, tensor<3x4xf32>) -> tensor<3x4xf32> {
+    ^bb0(%x: tensor<12xf32>, %y: tensor<3x4xf32>):
+      %r = tj.reshape %x : tensor<12xf32> to tensor<3x4xf32>
+      %d = tj.add %r, %y : tensor<3x4xf32>
+      tj.yield %d : tensor<3x4xf32>
     }
     func.return %s : tensor<3x4xf32>
   }
@@ -71,6 +81,19 @@ builtin.module {
 // CHECK-NEXT:      %[[V:.*]] = memref.load %[[B]][%[[ROW]], %[[COL]]] : memref<3x8xf32>
 // CHECK-NEXT:      %[[M:.*]] = arith.mulf %[[T]], %[[V]] : f32
 // CHECK-NEXT:      linalg.yield %[[M]] : f32
+
+// A reshape of a 1-D argument: loaded at the row-major position i * 4 + j.
+// CHECK-LABEL: func.func @reshape_of_1d
+// CHECK-SAME:    (%[[A:.*]]: memref<12xf32>, %[[B:.*]]: memref<3x4xf32>, %[[OUT:.*]]: memref<3x4xf32>)
+// CHECK-NEXT:    linalg.generic {{.*}} ins(%[[B]] : memref<3x4xf32>) outs(%[[OUT]] : memref<3x4xf32>) {
+// CHECK-NEXT:    ^{{.*}}(%[[Y:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:      %[[I:.*]] = linalg.index 0 : index
+// CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4 : index
+// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %[[I]], %[[FOUR]] : index
+// CHECK-NEXT:      %[[J:.*]] = linalg.index 1 : index
+// CHECK-NEXT:      %[[P:.*]] = arith.addi %[[ROW]], %[[J]] : index
+// CHECK-NEXT:      %[[R:.*]] = memref.load %[[A]][%[[P]]] : memref<12xf32>
+// CHECK-NEXT:      %[[D:.*]] = arith.addf %[[R]], %[[Y]] : f32
 
 // The exp's buffer is dead after the kernel but read reversed: the kernel writes a new one.
 // CHECK-LABEL: func.func @not_in_place

@@ -16,15 +16,15 @@ func.func @reshape_inside(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
 
 // -----
 
-func.func @reshape_not_a_view(%x: tensor<8xf32>, %y: tensor<2x4xf32>) -> tensor<2x4xf32> {
+func.func @reshape_not_a_view(%x: tensor<2x4xf32>, %y: tensor<4x2xf32>) -> tensor<4x2xf32> {
   // expected-error @+1 {{tj.fused cannot read through this tj.reshape}}
-  %k = tj.fused %x, %y : (tensor<8xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> {
-  ^bb0(%a: tensor<8xf32>, %b: tensor<2x4xf32>):
-    %q = tj.reshape %a : tensor<8xf32> to tensor<2x4xf32>
-    %d = tj.sub %q, %b : tensor<2x4xf32>
-    tj.yield %d : tensor<2x4xf32>
+  %k = tj.fused %x, %y : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32> {
+  ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>):
+    %q = tj.reshape %a : tensor<2x4xf32> to tensor<4x2xf32>
+    %d = tj.sub %q, %b : tensor<4x2xf32>
+    tj.yield %d : tensor<4x2xf32>
   }
-  func.return %k : tensor<2x4xf32>
+  func.return %k : tensor<4x2xf32>
 }
 
 // -----
