@@ -176,6 +176,28 @@ def region_grow(image, seed_i, seed_j, threshold):
     return region
 
 
+# --- stencils of shifted slices (views read in place by one fused loop) -------------------
+def stencil_1d(a):
+    return a[1:-1] + a[:-2] + a[2:]
+
+
+def laplacian_slices(u):
+    return u[1:-1, 1:-1] * -4 + u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+
+
+# --- products with a transposed or vector operand (BLAS in NumPy) ------------------------
+def vector_matrix_transposed(v, m):
+    return v @ m.T
+
+
+def matrix_vector(m, v):
+    return m @ v
+
+
+def dot_transposed(x1, x2):
+    return np.dot(x1, x2.T)
+
+
 # --- the table of kernels ----------------------------------------------------------------
 Inputs = Callable[[np.random.Generator, bool], tuple[Any, ...]]
 
@@ -288,6 +310,93 @@ KERNELS: dict[str, Kernel] = {
         Kernel("K13", "region growing, sweeps", region_grow, _image, "120x120 f64", loops=True),
     ]
 }
+
+
+def _line(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.random(50 if small else 4_000_000, dtype=np.float32),)
+
+
+def _field(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.random((9, 7) if small else (2000, 2000), dtype=np.float32),)
+
+
+def _vector_matrix(dtype: type) -> Inputs:
+    def inputs(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+        n = 12 if small else 2000
+        return rng.random(n).astype(dtype), rng.random((n - 1, n)).astype(dtype)
+
+    return inputs
+
+
+def _matrix_vector(dtype: type) -> Inputs:
+    def inputs(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+        v, m = _vector_matrix(dtype)(rng, small)
+        return m, v
+
+    return inputs
+
+
+def _two_matrices(dtype: type) -> Inputs:
+    def inputs(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+        n = 10 if small else 512
+        return rng.random((n, n + 1)).astype(dtype), rng.random((n - 1, n + 1)).astype(dtype)
+
+    return inputs
+
+
+KERNELS.update(
+    (k.key, k)
+    for k in [
+        Kernel("K14", "3-point stencil, slices", stencil_1d, _line, "4M f32", rtol=1e-6),
+        Kernel(
+            "K15",
+            "5-point Laplacian, slices",
+            laplacian_slices,
+            _field,
+            "2000x2000 f32",
+            rtol=1e-5,
+            atol=1e-6,
+        ),
+        Kernel(
+            "K16",
+            "v @ m.T",
+            vector_matrix_transposed,
+            _vector_matrix(np.float64),
+            "2000x2000 f64",
+            rtol=1e-10,
+        ),
+        Kernel(
+            "K17",
+            "v @ m.T",
+            vector_matrix_transposed,
+            _vector_matrix(np.float32),
+            "2000x2000 f32",
+            rtol=1e-4,
+        ),
+        Kernel(
+            "K18", "m @ v", matrix_vector, _matrix_vector(np.float64), "2000x2000 f64", rtol=1e-10
+        ),
+        Kernel(
+            "K19", "m @ v", matrix_vector, _matrix_vector(np.float32), "2000x2000 f32", rtol=1e-4
+        ),
+        Kernel(
+            "K20",
+            "np.dot(x1, x2.T)",
+            dot_transposed,
+            _two_matrices(np.float64),
+            "512x512 f64",
+            rtol=1e-10,
+        ),
+        Kernel(
+            "K21",
+            "np.dot(x1, x2.T)",
+            dot_transposed,
+            _two_matrices(np.float32),
+            "512x512 f32",
+            rtol=1e-4,
+        ),
+    ]
+)
 
 # Kernels computing the same values from the same inputs (checked by the tests).
 TWINS: list[tuple[str, str]] = [

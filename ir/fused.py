@@ -18,9 +18,14 @@ arguments (the body captures nothing, so the op is self-contained, easy to draw 
 lower), and `tj.yield` returns the kernel's results. What the body may hold is what one
 loop nest can compute — the verifier checks it:
 
-* ops: element-wise (unary, binary, `cast`, `compare`, `select`), `broadcast_in_dim` of a
-  block argument or constant (it becomes the indexing map of that input), splat
-  `tj.constant`s (scalars in the loop body), and `tj.reduce` sum/prod/max/min/any/all;
+* ops: element-wise (unary, binary, `cast`, `compare`, `select`), views of a block
+  argument (`broadcast_in_dim`, also of a splat constant; `transpose`; a `reshape` that
+  only adds or drops size-1 dims, or of a 1-D array; a `slice` with static starts and
+  steps), splat
+  `tj.constant`s (scalars in the loop body), and `tj.reduce` sum/prod/max/min/any/all.
+  A view is never computed: the loop nest reads the argument where the view says (its
+  indexing map, or for a slice a load at start + i * step), so a stencil of shifted
+  slices reads its array in place instead of copying every slice first;
 * one iteration domain, the shape every element-wise and broadcast result (and every
   reduction's input) has;
 * reductions: all over the same axes, their results only yielded; a kernel with a
@@ -63,19 +68,49 @@ from tracejit.ir.control_flow import YieldOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.folding import fold_with_numpy
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 
 # Ops computed once per element of the iteration domain.
 ELEMENTWISE_OPS: tuple[type[Operation], ...] = (*UNARY_OPS, *BINARY_OPS, *OTHER_ELEMENTWISE_OPS)
 # Reductions a kernel can accumulate (argmax/argmin need an index pair: not fused).
 FUSABLE_REDUCTIONS = frozenset(ReduceOp.KINDS) - ReduceOp.INDEX_KINDS
+# Views: ops that only say where each element of their operand is read.
+VIEW_OPS: tuple[type[Operation], ...] = (BroadcastInDimOp, TransposeOp, ReshapeOp, SliceOp)
 # Every op a `tj.fused` body may hold (besides its `tj.yield`).
 BODY_OPS: tuple[type[Operation], ...] = (
     *ELEMENTWISE_OPS,
-    BroadcastInDimOp,
+    *VIEW_OPS,
     ConstantOp,
     ReduceOp,
 )
+
+
+def unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[int | None] | None:
+    """For a reshape from `source` to `target` that only adds or drops size-1 dims: per
+    source dim, the target dim it is read along (None for a dropped size-1 dim, read at 0).
+    None for any other reshape."""
+    kept = [d for d, size in enumerate(target) if size != 1]
+    if [s for s in source if s != 1] != [target[d] for d in kept]:
+        return None
+    dims = iter(kept)
+    return [None if s == 1 else next(dims) for s in source]
+
+
+def is_view(op: Operation) -> bool:
+    """A view a kernel can read through without computing it: static shapes, and for a
+    slice static starts and counts, for a reshape only size-1 dims added or dropped or a
+    1-D operand (no division to find where an element is)."""
+    if not isinstance(op, VIEW_OPS):
+        return False
+    types = [op.operands[0].type, op.results[0].type]
+    if not all(isinstance(t, TensorType) and t.has_static_shape() for t in types):
+        return False
+    if isinstance(op, SliceOp):
+        return not op.is_dynamic()
+    if isinstance(op, ReshapeOp):  # a 1-D operand is read at the row-major position
+        source = shape_of(op.operand)
+        return len(source) == 1 or unit_dim_reads(source, shape_of(op.result)) is not None
+    return True
 
 
 def shape_of(value: SSAValue) -> tuple[int, ...]:
@@ -162,12 +197,22 @@ class FusedOp(IRDLOperation, HasFolderInterface):
                 f"tj.fused: {op.name} runs over {list(domain_of(op) or ())}, "
                 f"not the kernel's domain {list(domain)}"
             )
-        if isinstance(op, BroadcastInDimOp) and not _is_input_or_constant(op.operand):
+        if isinstance(op, VIEW_OPS):
+            self._verify_view(op)
+        if isinstance(op, ReduceOp) and op.kind.data not in FUSABLE_REDUCTIONS:
+            raise VerifyException(f"tj.fused cannot hold a tj.reduce '{op.kind.data}'")
+
+    @staticmethod
+    def _verify_view(op: Operation) -> None:
+        if not is_view(op):
+            raise VerifyException(f"tj.fused cannot read through this {op.name}")
+        source = op.operands[0]
+        if isinstance(op, BroadcastInDimOp) and not _is_input_or_constant(source):
             raise VerifyException(
                 "tj.fused: tj.broadcast_in_dim must read a block argument or a constant"
             )
-        if isinstance(op, ReduceOp) and op.kind.data not in FUSABLE_REDUCTIONS:
-            raise VerifyException(f"tj.fused cannot hold a tj.reduce '{op.kind.data}'")
+        if not isinstance(op, BroadcastInDimOp) and not isinstance(source, BlockArgument):
+            raise VerifyException(f"tj.fused: {op.name} must read a block argument")
 
     def _verify_reductions(self) -> None:
         reductions = self.reductions()
@@ -212,12 +257,16 @@ class FusedOp(IRDLOperation, HasFolderInterface):
 
 def loops_read(op: Operation) -> set[int]:
     """The loops of the domain along which body op `op` reads its operands at full extent
-    (all of them, except where a broadcast reads a smaller or missing dimension)."""
+    (all of them, except where a broadcast reads a smaller or missing dimension, a reshape
+    a missing size-1 one, and a slice none: a window does not give the loop's length)."""
     domain = domain_of(op)
-    if domain is None:
+    if domain is None or isinstance(op, SliceOp):
         return set()
     if isinstance(op, BroadcastInDimOp):
         return {d for d in op.read_dims() if d is not None}
+    if isinstance(op, ReshapeOp):  # (another reshape of a 1-D operand is loaded: none)
+        reads = unit_dim_reads(shape_of(op.operand), shape_of(op.result)) or []
+        return {d for d in reads if d is not None}
     return set(range(len(domain)))
 
 

@@ -9,8 +9,11 @@ each of which `bufferize` turns into one loop nest with no intermediate buffers:
     %s = tj.reduce "sum" %p, axes = [0] : ...            tj.yield %s
                                                        }
 
-What fuses: element-wise ops (unary, binary, `cast`, `compare`, `select`), broadcasts (the
-kernel reads the broadcast input through an indexing map, never a materialised tensor),
+What fuses: element-wise ops (unary, binary, `cast`, `compare`, `select`), views of a value
+from outside the kernel — broadcasts, transposes, reshapes that add or drop size-1 dims,
+slices with static starts and steps (the kernel reads the viewed array where the view
+says, through an indexing map or a load at start + i * step, never a copy: a stencil
+`a[1:-1] + a[:-2] + a[2:]` is one loop reading `a` in place) —
 splat constants (copied into every kernel that uses them, as scalars), and `tj.reduce`
 sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). Only ops
 with static shapes fuse; a kernel runs over one iteration domain (the shape of its ops'
@@ -23,7 +26,8 @@ How, in two steps per block (regions of `tj.if`/`tj.while` are processed on thei
    kernel moves in. A producer with users elsewhere is *recomputed* in the kernel when it is
    cheap, and otherwise stays outside and is *materialised* (it starts its own kernel and
    this one reads its result). A broadcast's input is never pulled in (it stays an input
-   read through the broadcast's map), nor is a reduction (its result is a kernel output).
+   read through the view), nor is a reduction (its result is a kernel output). A view of a
+   value computed in the kernel would need that value in memory: the value is materialised.
 2. Multi-output merging. Kernels over the same domain merge when one feeds the others (a
    producer kernel with all its consumer kernels, or with one of them) or when two share an
    input, so each value is computed once and each input is read once — provided the result
@@ -33,7 +37,7 @@ How, in two steps per block (regions of `tj.if`/`tj.while` are processed on thei
 The cost rule (what "cheap" means): one scalar instruction or a compare/select costs 1
 (`add sub mul neg abs maximum minimum fmax fmin copysign sign floor ceil trunc rint`,
 bitwise ops, `cast`, `compare`, `select`, `real`, `imag`, `conj`), `div`, `sqrt` and shifts
-cost 2, broadcasts 0, constants 0; transcendentals, `pow`, `floor_divide`, `remainder`,
+cost 2, views 0, constants 0; transcendentals, `pow`, `floor_divide`, `remainder`,
 `fmod`, `hypot`, `arctan2`, `cbrt` are expensive. A multi-user op is recomputed when its
 cost is at most 2 and the kernel's recomputed ops cost at most `recompute-budget` (8) in
 total; otherwise it is materialised. Recomputing a few instructions per element costs
@@ -65,13 +69,15 @@ from tracejit.ir.control_flow import YieldOp
 from tracejit.ir.fused import (
     ELEMENTWISE_OPS,
     FUSABLE_REDUCTIONS,
+    VIEW_OPS,
     FusedOp,
     domain_of,
+    is_view,
     loops_read,
     loops_written,
 )
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 
 # --- the cost rule ---------------------------------------------------------------------
 CHEAP_COST = 1
@@ -79,6 +85,9 @@ RECOMPUTE_MAX_COST = 2  # ops costing more are materialised when several kernels
 EXPENSIVE = 1000
 OP_COSTS: dict[type[Operation], int] = {
     BroadcastInDimOp: 0,
+    TransposeOp: 0,
+    ReshapeOp: 0,
+    SliceOp: 0,
     ew.DivOp: 2,
     ew.SqrtOp: 2,
     ew.LeftShiftOp: 2,
@@ -129,8 +138,10 @@ def is_fusable(op: Operation) -> bool:
     """An op a kernel can hold as a member (constants are copied in separately)."""
     if isinstance(op, ReduceOp):
         fits = op.kind.data in FUSABLE_REDUCTIONS
+    elif isinstance(op, VIEW_OPS):
+        fits = is_view(op)
     else:
-        fits = isinstance(op, (*ELEMENTWISE_OPS, BroadcastInDimOp))
+        fits = isinstance(op, ELEMENTWISE_OPS)
     return fits and _static_tensors(op.operands) and _static_tensors(op.results)
 
 
@@ -256,8 +267,8 @@ class BlockFusion:
         by_position: dict[int, Operation] = {}
 
         def push_producers(op: Operation) -> None:
-            if isinstance(op, BroadcastInDimOp):
-                return  # a broadcast reads a kernel input through its map
+            if isinstance(op, VIEW_OPS):
+                return  # a view reads a kernel input where it says (its map, or a slice's)
             for value in op.operands:
                 producer = self.producer(value, group.segment)
                 if producer is not None and is_pullable(producer):
@@ -391,8 +402,8 @@ class BlockFusion:
         """Whether `bufferize` can emit the kernel as one linalg.generic (see ir/fused.py)."""
         reductions = group.reductions()
         for op in group.members:
-            if isinstance(op, BroadcastInDimOp) and op.operand.owner in group.members:
-                return False
+            if isinstance(op, VIEW_OPS) and op.operands[0].owner in group.members:
+                return False  # a view reads an array in memory, not a value of the loop
             if any(isinstance(v.owner, ReduceOp) and v.owner in group.members for v in op.operands):
                 return False
         if not reductions:

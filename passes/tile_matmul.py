@@ -15,7 +15,8 @@ becomes `math.fma`: tracejit reads a matmul's `reassoc` as licence to contract t
 does; the result differs from NumPy's by rounding only. Left for `lower-to-loops`: matrix @
 vector and dot products (their k loop is already the contiguous one, a vectorised
 reduction) and static products of fewer than `min-volume` multiply-adds (the plain nest is
-as fast there and far cheaper to compile).
+as fast there and far cheaper to compile). A matrix @ vector product whose matrix is read
+along its rows gets its dot products blocked by rows instead (`tile_matvec.py`).
 
 Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm):
 
@@ -73,6 +74,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
+from tracejit.passes.tile_matvec import is_small_matvec, match_matvec, tile_matvec
 
 # The sum that may be tiled, keyed by the product it adds up.
 SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
@@ -488,6 +490,11 @@ def static_volume(match: MatmulGeneric) -> int | None:
 
 def tile_matmuls(module: ModuleOp, min_volume: int) -> None:
     """Rewrite every matmul-shaped generic in `module` (see the module docstring)."""
+    generics = [op for op in module.walk() if isinstance(op, GenericOp)]
+    for op in generics:  # matrix @ vector: dot products of a few rows at a time
+        found = match_matvec(op, _match_body)
+        if found is not None and not is_small_matvec(found, min_volume):
+            tile_matvec(found)
     matches = [m for op in module.walk() if (m := match_matmul(op)) is not None]
     for match in matches:
         volume = static_volume(match)

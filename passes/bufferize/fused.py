@@ -13,8 +13,18 @@
     }
 
 The loops run over the kernel's domain. Each (block argument, map) pair is one input: the
-identity map where the body uses the argument directly, the broadcast's map where it is
-read through a `tj.broadcast_in_dim`. Each op of the body becomes its scalar form
+identity map where the body uses the argument directly, the view's map where it is read
+through a `tj.broadcast_in_dim`, `tj.transpose` or unit-dim `tj.reshape`. A `tj.slice` of
+an argument is no input of the generic: the body loads the argument's buffer at
+start + i * step (`linalg.index` arithmetic; a `tj.reshape` of a 1-D argument likewise at
+the row-major position), so a stencil reads its array in place:
+
+    %s = tj.slice %x, start = [2], step = [1]   ->   %i = linalg.index 0 : index
+                                                     %p = arith.addi %i, %c2 : index
+                                                     %v = memref.load %x[%p] : memref<10xf32>
+
+The kernel's loop bounds come from its outputs and full-extent inputs (`tj.fused` verifies
+that some do), never from a slice. Each op of the body becomes its scalar form
 (`scalar_semantics.emit_op`, the table the op's own buffer form uses too), splat constants
 become `arith.constant`s. Parallel results are written with the identity map; a kernel with
 reductions writes each reduction into its output (kept dims only, filled with the
@@ -26,15 +36,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import AffineMapAttr
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir.dtypes import element_of
-from tracejit.ir.fused import FusedOp
+from tracejit.ir.fused import VIEW_OPS, FusedOp, shape_of, unit_dim_reads
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -44,23 +55,43 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.bufferize.shapes import row_major_position, slice_indices
 from tracejit.passes.bufferize.structured import fill, multi_output_generic
 from tracejit.passes.support import scalar_semantics as scalar
 
 Scalars = dict[SSAValue, SSAValue]  # tensor value of the kernel body -> its scalar
 
 
+def read_map(op: Operation, rank: int) -> AffineMapAttr | None:
+    """The map through which body op `op` reads its block argument operands: a view's own
+    (broadcast, transpose, unit-dim reshape), the identity for any other op, None for a
+    slice (loaded in the body at start + i * step, `slice_indices`)."""
+    if isinstance(op, SliceOp):
+        return None
+    if isinstance(op, BroadcastInDimOp):
+        return broadcast_map(op)
+    if isinstance(op, TransposeOp):
+        perm = op.get_permutation()
+        return projection_map(rank, [AffineExpr.dimension(perm.index(i)) for i in range(rank)])
+    if isinstance(op, ReshapeOp):
+        reads = unit_dim_reads(shape_of(op.operand), shape_of(op.result))
+        if reads is None:  # of a 1-D operand: loaded at the row-major position
+            return None
+        exprs = [AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in reads]
+        return projection_map(rank, exprs)
+    return identity_map(rank)
+
+
 def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:
     """The generic's inputs: (block argument, map), one per distinct way it is read, in
-    block argument order."""
+    block argument order (arguments read only through slices are not among them)."""
     rank = len(kernel.domain())
     reads: dict[tuple[SSAValue, AffineMapAttr], None] = {}
     for op in kernel.block.ops:
+        read = read_map(op, rank)
         for value in op.operands:
-            if value not in kernel.block.args:
-                continue
-            read = broadcast_map(op) if isinstance(op, BroadcastInDimOp) else identity_map(rank)
-            reads.setdefault((value, read))
+            if value in kernel.block.args and read is not None:
+                reads.setdefault((value, read))
     order: dict[SSAValue, int] = {arg: i for i, arg in enumerate(kernel.block.args)}
     return sorted(reads, key=lambda read: order[read[0]])  # stable: first use next
 
@@ -68,10 +99,12 @@ def input_maps(kernel: FusedOp) -> list[tuple[SSAValue, AffineMapAttr]]:
 def _emit_body(
     kernel: FusedOp,
     reads: Sequence[tuple[SSAValue, AffineMapAttr]],
+    buffers: dict[SSAValue, SSAValue],
     b: Builder,
     ins: Sequence[SSAValue],
     outs: Sequence[SSAValue],
 ) -> list[SSAValue]:
+    """`buffers`: block argument -> the buffer of the kernel input (read by slices)."""
     scalars: Scalars = {}
     rank = len(kernel.domain())
     for (arg, read), loaded in zip(reads, ins, strict=True):
@@ -80,10 +113,17 @@ def _emit_body(
     for op in kernel.body_ops():
         if isinstance(op, ReduceOp):
             continue  # combined into its output below
-        if isinstance(op, BroadcastInDimOp) and op.operand in kernel.block.args:
-            scalars[op.result] = ins[reads.index((op.operand, broadcast_map(op)))]
-        elif isinstance(op, BroadcastInDimOp):  # of a splat constant: the same scalar
-            scalars[op.result] = scalars[op.operand]
+        source = op.operands[0] if isinstance(op, VIEW_OPS) else None
+        if isinstance(op, SliceOp):
+            indices = slice_indices(b, op.get_start(), op.get_step())
+            scalars[op.result] = b.insert(memref.LoadOp.get(buffers[op.operand], indices)).res
+        elif isinstance(op, ReshapeOp) and read_map(op, rank) is None:
+            indices = [row_major_position(b, shape_of(op.result))]
+            scalars[op.result] = b.insert(memref.LoadOp.get(buffers[op.operand], indices)).res
+        elif source is not None and source in kernel.block.args:
+            scalars[op.results[0]] = ins[reads.index((source, read_map(op, rank)))]
+        elif source is not None:  # a broadcast of a splat constant: the same scalar
+            scalars[op.results[0]] = scalars[source]
         else:
             args = [scalars[v] for v in op.operands]
             scalars[op.results[0]] = scalar.emit_op(b, op, args)
@@ -112,6 +152,10 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     reads = input_maps(kernel)
     arg_index: dict[SSAValue, int] = {arg: i for i, arg in enumerate(kernel.block.args)}
     inputs = [bufferizer.values[kernel.inputs[arg_index[arg]]] for arg, _ in reads]
+    buffers: dict[SSAValue, SSAValue] = {
+        arg: bufferizer.values[operand]
+        for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
+    }
     outputs = [_output(bufferizer, kernel, i) for i in range(len(kernel.res))]
     maps = [read for _, read in reads] + [kept if reductions else identity_map(rank)] * len(
         outputs
@@ -123,7 +167,7 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
         outputs,
         maps,
         iterators,
-        lambda b, ins, outs: _emit_body(kernel, reads, b, ins, outs),
+        lambda b, ins, outs: _emit_body(kernel, reads, buffers, b, ins, outs),
         kernel.location,
     )
     for result, buffer in zip(kernel.res, outputs, strict=True):
@@ -145,12 +189,13 @@ def _output(bufferizer: FunctionBufferizer, kernel: FusedOp, index: int) -> SSAV
 
 def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
     """Operands read only with the identity map: their buffers may be overwritten in place
-    (each element is read before the same element of the result is written)."""
-    reads = input_maps(kernel)
+    (each element is read before the same element of the result is written). One read
+    through a slice too is read elsewhere: never overwritten."""
     rank = len(kernel.domain())
     maps_of: dict[SSAValue, set] = {}
-    for arg, read in reads:
-        maps_of.setdefault(arg, set()).add(read)
+    for op in kernel.body_ops():
+        for value in op.operands:
+            maps_of.setdefault(value, set()).add(read_map(op, rank))
     return [
         operand
         for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)

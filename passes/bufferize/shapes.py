@@ -49,6 +49,7 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.bufferize.structured import read_in_place_by_matmul
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.scalar_semantics import constant
 
@@ -197,7 +198,12 @@ def _delinearize(
 
 # --- transpose, slice ---------------------------------------------------------------
 def lower_transpose(bufferizer: FunctionBufferizer, op: TransposeOp) -> None:
-    """Operand dim perm[j] is walked by result loop j: a permutation map, no index math."""
+    """Operand dim perm[j] is walked by result loop j: a permutation map, no index math.
+    A transpose that only vector @ matrix products read is no copy: they read its operand
+    (`read_in_place_by_matmul`), whose buffer then holds the transpose for liveness too."""
+    if read_in_place_by_matmul(op):
+        bufferizer.values[op.result] = bufferizer.values[op.operand]
+        return
     perm = op.get_permutation()
     reads = [AffineExpr.dimension(perm.index(i)) for i in range(len(perm))]
     buffer = bufferizer.values[op.operand]
@@ -220,13 +226,38 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     counts = _run_time_sizes(bufferizer, op.result, op.sizes)
 
     def body(b: Builder, ins, outs):
-        indices = [
-            _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
-            for d, (first, stride) in enumerate(zip(start, step, strict=True))
-        ]
-        return [b.insert(memref.LoadOp.get(buffer, indices)).res]
+        return [b.insert(memref.LoadOp.get(buffer, slice_indices(b, start, step))).res]
 
     _result_generic(bufferizer, op, [], body, counts.__getitem__)
+
+
+def row_major_position(b: Builder, shape: Sequence[int]) -> SSAValue:
+    """Inside a generic over `shape`: the row-major position of the loop indices (where a
+    reshape of a 1-D array reads it)."""
+    position: int | SSAValue = 0
+    for d, stride in enumerate(_strides_of(shape)):
+        if shape[d] != 1:
+            position = _sum(b, position, _mul(b, _loop_index(b, d), stride))
+    return _value(b, position)
+
+
+def _strides_of(shape: Sequence[int]) -> list[int]:
+    strides, running = [], 1
+    for size in reversed(shape):
+        strides.append(running)
+        running *= size
+    return strides[::-1]
+
+
+def slice_indices(
+    b: Builder, start: Sequence[int | SSAValue], step: Sequence[int]
+) -> list[SSAValue]:
+    """Inside a generic: the operand position start + i * step that loop position i of a
+    slice reads (also used by fused kernels reading through a slice, bufferize/fused.py)."""
+    return [
+        _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
+        for d, (first, stride) in enumerate(zip(start, step, strict=True))
+    ]
 
 
 # --- concat, pad -----------------------------------------------------------------------

@@ -18,6 +18,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     LocationAttr,
     MemRefType,
+    TensorType,
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
@@ -29,7 +30,7 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp
+from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -272,6 +273,11 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
     fill(bufferizer, output, 0, element, op.location)
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
+    if isinstance(op.rhs.owner, TransposeOp) and read_in_place_by_matmul(op.rhs.owner):
+        # B is the transpose's operand, in place (`values` maps the transpose to it): its
+        # rows are the columns of B, so read B[k, j] at [j, k], each dot product a row
+        j, k = rhs_map.data.results
+        rhs_map = projection_map(len(out_shape) + 1, [k, j])
     loops = len(out_shape) + 1
     combiner = "any" if is_bool(element) else "sum"
 
@@ -288,6 +294,26 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
         op.location,
     )
     bufferizer.values[op.result] = output
+
+
+def read_in_place_by_matmul(op: TransposeOp) -> bool:
+    """Whether a transpose needs no buffer of its own: a static 2-D `m.T` read only as the
+    matrix of vector @ matrix products (`v @ m.T`, `np.dot(v, m.T)`), which read `m`
+    itself, row by row: each result element is the dot product of `v` with a contiguous
+    row of `m`, where the copy of `m.T` would have cost a strided pass over all of `m`
+    and the product a walk down its columns. (A matrix @ matrix product is tiled and
+    packs its B operand anyway; `m.T @ v` would walk down `m`'s columns: both copy.)"""
+    if op.get_permutation() != (1, 0) or not isinstance(op.result.type, TensorType):
+        return False
+    if not op.result.type.has_static_shape() or not op.result.uses:
+        return False
+    return all(
+        isinstance(use.operation, MatmulOp)
+        and use.index == 1
+        and rank_of(use.operation.lhs) == 1
+        and use.operation.lhs is not op.result
+        for use in op.result.uses
+    )
 
 
 def _matmul_maps(

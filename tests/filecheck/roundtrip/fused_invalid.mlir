@@ -3,7 +3,7 @@
 // RUN: tracejit-opt %s --split-input-file --verify-diagnostics
 
 func.func @reshape_inside(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
-  // expected-error @+1 {{tj.fused cannot hold tj.reshape}}
+  // expected-error @+1 {{tj.fused: tj.reshape must read a block argument}}
   %k = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
   ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):
     %d = tj.sub %a, %b : tensor<8xf32>
@@ -12,6 +12,33 @@ func.func @reshape_inside(%x: tensor<8xf32>, %y: tensor<8xf32>) -> tensor<f32> {
     tj.yield %r : tensor<f32>
   }
   func.return %k : tensor<f32>
+}
+
+// -----
+
+func.func @reshape_not_a_view(%x: tensor<2x4xf32>, %y: tensor<4x2xf32>) -> tensor<4x2xf32> {
+  // expected-error @+1 {{tj.fused cannot read through this tj.reshape}}
+  %k = tj.fused %x, %y : (tensor<2x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32> {
+  ^bb0(%a: tensor<2x4xf32>, %b: tensor<4x2xf32>):
+    %q = tj.reshape %a : tensor<2x4xf32> to tensor<4x2xf32>
+    %d = tj.sub %q, %b : tensor<4x2xf32>
+    tj.yield %d : tensor<4x2xf32>
+  }
+  func.return %k : tensor<4x2xf32>
+}
+
+// -----
+
+func.func @transpose_of_a_result(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
+  // expected-error @+1 {{tj.fused: tj.transpose must read a block argument}}
+  %k = tj.fused %x : (tensor<4x4xf32>) -> tensor<4x4xf32> {
+  ^bb0(%a: tensor<4x4xf32>):
+    %e = tj.exp %a : tensor<4x4xf32>
+    %t = tj.transpose %e, permutation = [1, 0] : tensor<4x4xf32> to tensor<4x4xf32>
+    %d = tj.sub %e, %t : tensor<4x4xf32>
+    tj.yield %d : tensor<4x4xf32>
+  }
+  func.return %k : tensor<4x4xf32>
 }
 
 // -----

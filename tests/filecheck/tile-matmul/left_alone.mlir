@@ -39,13 +39,13 @@ func.func @ordered(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>
 // CHECK-LABEL: func.func @ordered
 // CHECK-NEXT:    linalg.generic
 
-// Matrix @ vector: the k loop is already unit-stride in both inputs (a vectorised dot).
-func.func @matvec(%a: memref<?x?xf32>, %v: memref<?xf32>, %out: memref<?xf32>) {
+// Matrix @ vector (blocked by rows, tile_matvec.py) when small: 8*16 < min-volume.
+func.func @small_matvec(%a: memref<8x16xf32>, %v: memref<16xf32>, %out: memref<8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
                                    affine_map<(i, k) -> (k)>,
                                    affine_map<(i, k) -> (i)>],
                   iterator_types = ["parallel", "reduction"]}
-      ins(%a, %v : memref<?x?xf32>, memref<?xf32>) outs(%out : memref<?xf32>) {
+      ins(%a, %v : memref<8x16xf32>, memref<16xf32>) outs(%out : memref<8xf32>) {
   ^bb0(%x: f32, %y: f32, %acc: f32):
     %p = arith.mulf %x, %y : f32
     %s = arith.addf %acc, %p fastmath<reassoc> : f32
@@ -54,5 +54,24 @@ func.func @matvec(%a: memref<?x?xf32>, %v: memref<?xf32>, %out: memref<?xf32>) {
   func.return
 }
 
-// CHECK-LABEL: func.func @matvec
+// CHECK-LABEL: func.func @small_matvec
+// CHECK-NEXT:    linalg.generic
+
+// ... and when its float dot products are longer than lower-to-loops' SUM_BLOCK (4096):
+// lower-to-loops sums them in blocks, for accuracy.
+func.func @long_matvec(%a: memref<2x5000xf32>, %v: memref<5000xf32>, %out: memref<2xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
+                                   affine_map<(i, k) -> (k)>,
+                                   affine_map<(i, k) -> (i)>],
+                  iterator_types = ["parallel", "reduction"]}
+      ins(%a, %v : memref<2x5000xf32>, memref<5000xf32>) outs(%out : memref<2xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @long_matvec
 // CHECK-NEXT:    linalg.generic
