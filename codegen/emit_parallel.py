@@ -11,19 +11,28 @@ iterations [lo, hi) of an outlined loop (passes/parallelize.py). It becomes
 
 so a small call never touches the thread count nor makes a thread. `@f__par0__task(ctx, lo,
 hi)` unpacks the captures (pointers, scalars, dynamic dims, stored in a stack struct by the
-caller) and calls the outlined function. Its `__fork` (with its thread start routine
-`__worker`; both call the task directly: no function pointers but the one pthread needs) reads
-the thread count T through the global `tracejit_num_threads_ptr` (filled in after loading
-with the address of `ir.parallel_contract.THREAD_COUNT`; null means 1), cuts [lo, hi) into
-min(T, hi - lo, MAX_THREADS) contiguous chunks, starts `pthread_create` threads on chunks
-1.., runs chunk 0 itself, joins them, and returns the first non-zero status in chunk order.
-A thread that cannot be created has its chunk run by the caller instead.
+caller) and calls the outlined function. Its `__fork` reads the thread count T through the
+global `tracejit_num_threads_ptr` (filled in after loading with the address of
+`ir.parallel_contract.THREAD_COUNT`; null means 1); with T > 1 it cuts [lo, hi) into
+min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 detached threads
+(`pthread_create`) and runs pieces itself; every thread takes the next piece from a shared
+atomic counter until none is left. The forking thread then waits until every piece is done
+(not for the threads: one the machine starts late finds no piece and leaves) and returns the
+status of the first failing piece, if any. The shared state is on the heap, reference counted:
+the last thread to leave frees it. A thread that cannot be created leaves its share to the
+others; without memory for the state everything runs on the calling thread.
 
-Why threads made per call rather than a persistent pool: creating and joining one costs
-~20-50 us, negligible next to the MIN_PARALLEL_WORK a call must have; there is no pool to
-start, size, park or shut down, nothing survives a call, and concurrent callers (several
-Python threads in big kernels, the GIL released) never share state. `pthread_create` and
-`pthread_join` are in glibc's libc (2.34+), which MCJIT and the linked shared libraries
+Which thread runs a piece does not change what the piece computes (every iteration is
+independent, and a reduction's partials are stored per block, passes/parallel_reductions.py),
+so results are bit-identical for any T; pieces taken from a counter rather than one fixed
+chunk per thread keep a thread the (shared, loaded) machine runs late from holding the others
+up for a whole chunk.
+
+Why threads made per call rather than a persistent pool: creating one costs tens of
+microseconds, small next to the MIN_PARALLEL_WORK a call must have; there is no pool to
+start, size, park or shut down across fork() or interpreter exit, and concurrent callers
+(several Python threads in big kernels, the GIL released) never share state. The pthread
+functions are in glibc's libc (2.34+), which MCJIT and the linked shared libraries
 (codegen/shared_library.py) both resolve. The outlined code never calls into Python.
 """
 
@@ -45,10 +54,8 @@ from tracejit.ir.parallel_contract import (
 TASK_SUFFIX = "__task"
 FORK_SUFFIX = "__fork"
 WORKER_SUFFIX = "__worker"
+PIECES_SUFFIX = "__pieces"
 
-# A thread's record: piece counter, ctx, lo, n, pieces (shared, read only but the counter);
-# its first failure: status and piece; whether it was created (0/1); its pthread_t.
-_SLOT = ir.LiteralStructType([PTR, PTR, I64, I64, I64, I32, I32, I64, I64])
 ONE = ir.Constant(I64, 1)
 ZERO32 = ir.Constant(I32, 0)
 
@@ -132,61 +139,98 @@ def _threads_global(state: ModuleState) -> ir.GlobalVariable:
     return variable
 
 
-def _worker(state: ModuleState, task: ir.Function) -> ir.Function:
-    """`ptr @<task>__worker(ptr slot)`: a thread's start routine (the forking thread runs it
-    too): takes the next piece from the shared counter and runs it, until none is left; keeps
-    its first failure (status and piece: its pieces come in increasing order)."""
+# The state one fork shares with its threads, on the heap (calloc): a thread that starts
+# after the work is done must still find it; the last of its users frees it.
+_NEXT, _DONE, _REFS, _CTX, _LO, _N, _PIECES, _STATUS = range(8)
+MAX_PIECES = MAX_THREADS * PIECES_PER_THREAD
+_STATE = ir.LiteralStructType([I64, I64, I64, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
+_STATE_BYTES = 7 * 8 + 4 * MAX_PIECES
+
+
+def _field_of(b: ir.IRBuilder, state: ir.Value, field: int) -> ir.Value:
+    return b.gep(state, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
+                 source_etype=_STATE)  # fmt: skip
+
+
+def _status_slot(b: ir.IRBuilder, state: ir.Value, piece: ir.Value) -> ir.Value:
+    return b.gep(state, [ir.Constant(I32, 0), ir.Constant(I32, _STATUS), piece], inbounds=True,
+                 source_etype=_STATE)  # fmt: skip
+
+
+def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
+    """`void @<task>__pieces(ptr state)`: take the next piece from the shared counter and run
+    it, until none is left; each piece's status goes to its own slot, then `done` counts it
+    (release: the forking thread, acquiring `done`, then sees the piece's stores)."""
 
     def build(fn: ir.Function) -> None:
-        slot = fn.args[0]
+        state = fn.args[0]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        counter, context = (b.load(_slot(b, slot, i), typ=PTR) for i in (0, 1))
-        lo, n, pieces = (b.load(_slot(b, slot, i), typ=I64) for i in (2, 3, 4))
-        b.store(ir.Constant(I32, 0), _slot(b, slot, 5))
+        context = b.load(_field_of(b, state, _CTX), typ=PTR)
+        lo, n, pieces = (b.load(_field_of(b, state, f), typ=I64) for f in (_LO, _N, _PIECES))
         head, body, done = (fn.append_basic_block(name) for name in ("next", "run", "done"))
         b.branch(head)
         b.position_at_end(head)
-        piece = b.atomic_rmw("add", counter, ir.Constant(I64, 1), "monotonic")
+        piece = b.atomic_rmw("add", _field_of(b, state, _NEXT), ONE, "monotonic")
         b.cbranch(b.icmp_signed("<", piece, pieces), body, done)
         b.position_at_end(body)
         start, stop = (_bound(b, lo, n, p, pieces) for p in (piece, b.add(piece, ONE)))
-        status = b.call(task, [context, start, stop])
-        first = b.and_(b.icmp_signed("!=", status, ZERO32),
-                       b.icmp_signed("==", b.load(_slot(b, slot, 5), typ=I32), ZERO32))
-        with b.if_then(first, likely=False):
-            b.store(status, _slot(b, slot, 5))
-            b.store(piece, _slot(b, slot, 8))
+        b.store(b.call(task, [context, start, stop]), _status_slot(b, state, piece))
+        b.atomic_rmw("add", _field_of(b, state, _DONE), ONE, "release")
         b.branch(head)
         b.position_at_end(done)
+        b.ret_void()
+
+    return module.helper(task.name + PIECES_SUFFIX, build, ir.VoidType(), [PTR])
+
+
+def _release(module: ModuleState) -> ir.Function:
+    """`void @tj_parallel_release(ptr state)`: drop one reference; the last frees it."""
+    free = module.declare("free", ir.VoidType(), [PTR])
+
+    def build(fn: ir.Function) -> None:
+        state = fn.args[0]
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        before = b.atomic_rmw("sub", _field_of(b, state, _REFS), ONE, "acq_rel")
+        with b.if_then(b.icmp_signed("==", before, ONE)):
+            b.call(free, [state])
+        b.ret_void()
+
+    return module.helper("tj_parallel_release", build, ir.VoidType(), [PTR])
+
+
+def _worker(module: ModuleState, task: ir.Function) -> ir.Function:
+    """`ptr @<task>__worker(ptr state)`: a thread's start routine."""
+    pieces, release = _run_pieces(module, task), _release(module)
+
+    def build(fn: ir.Function) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        b.call(pieces, [fn.args[0]])
+        b.call(release, [fn.args[0]])
         b.ret(ir.Constant(PTR, None))
 
-    return state.helper(task.name + WORKER_SUFFIX, build, PTR, [PTR])
+    return module.helper(task.name + WORKER_SUFFIX, build, PTR, [PTR])
 
 
 def _bound(b: ir.IRBuilder, lo: ir.Value, n: ir.Value, piece: ir.Value,
            pieces: ir.Value) -> ir.Value:  # fmt: skip
-    """lo + n * piece / pieces: where a piece starts (the partition depends on n only)."""
+    """lo + n * piece / pieces: where a piece starts."""
     return b.add(lo, b.udiv(b.mul(n, piece), pieces))
 
 
-def _slot(b: ir.IRBuilder, slot: ir.Value, field: int) -> ir.Value:
-    return b.gep(slot, [ir.Constant(I32, 0), ir.Constant(I32, field)], inbounds=True,
-                 source_etype=_SLOT)  # fmt: skip
-
-
-def _parallel_for(state: ModuleState, task: ir.Function) -> ir.Function:
+def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
     """`i32 @<task>__fork(ptr ctx, i64 lo, i64 hi)` (see the module docstring)."""
-    create = state.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = state.declare("pthread_join", I32, [I64, PTR])
-    threads = _threads_global(state)
-    worker = _worker(state, task)
+    create = module.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
+    detach = module.declare("pthread_detach", I32, [I64])
+    calloc = module.declare("calloc", PTR, [I64, I64])
+    pause = module.declare("sched_yield", I32, [])
+    threads = _threads_global(module)
+    worker, run_pieces = _worker(module, task), _run_pieces(module, task)
+    release = _release(module)
 
     def build(fn: ir.Function) -> None:
         context, lo, hi = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        table = ir.ArrayType(_SLOT, MAX_THREADS)
-        slots = opaque(b.alloca(table))
-        counter = opaque(b.alloca(I64))
+        thread_id = opaque(b.alloca(I64))
         n = b.sub(hi, lo)
         count = _chunk_count(b, fn, threads, n)
         serial, forking = fn.append_basic_block("serial"), fn.append_basic_block("forking")
@@ -195,39 +239,46 @@ def _parallel_for(state: ModuleState, task: ir.Function) -> ir.Function:
         b.ret(b.call(task, [context, lo, hi]))
 
         b.position_at_end(forking)
+        state = b.call(calloc, [ONE, ir.Constant(I64, _STATE_BYTES)])
+        with b.if_then(b.icmp_unsigned("==", state, ir.Constant(PTR, None)), likely=False):
+            b.ret(b.call(task, [context, lo, hi]))  # no memory: run it all here
         pieces = b.mul(count, ir.Constant(I64, PIECES_PER_THREAD))
         pieces = b.select(b.icmp_signed("<", n, pieces), n, pieces)
-        b.store(ir.Constant(I64, 0), counter)
-
-        def slot(t: ir.Value) -> ir.Value:
-            return b.gep(slots, [ir.Constant(I32, 0), t], inbounds=True,
-                         source_etype=table)  # fmt: skip
-
-        with _count_loop(b, fn, ir.Constant(I64, 0), count, "fill") as t:
-            for field, value in enumerate([counter, context, lo, n, pieces]):
-                b.store(value, _slot(b, slot(t), field))
-        with _count_loop(b, fn, ONE, count, "start") as t:
-            s = slot(t)  # a thread that cannot be made leaves its share to the others
-            failed = b.call(create, [_slot(b, s, 7), ir.Constant(PTR, None), worker, s])
-            b.store(b.zext(b.icmp_signed("==", failed, ZERO32), I32), _slot(b, s, 6))
-        b.call(worker, [slot(ir.Constant(I64, 0))])
-        status, first_piece = opaque(b.alloca(I32)), opaque(b.alloca(I64))
+        for field, value in ((_REFS, ONE), (_CTX, context), (_LO, lo), (_N, n),
+                             (_PIECES, pieces)):  # fmt: skip
+            b.store(value, _field_of(b, state, field))
+        refs = _field_of(b, state, _REFS)
+        with _count_loop(b, fn, ONE, count, "start"):
+            b.atomic_rmw("add", refs, ONE, "monotonic")  # before the thread may release it
+            failed = b.call(create, [thread_id, ir.Constant(PTR, None), worker, state])
+            with b.if_else(b.icmp_signed("==", failed, ZERO32)) as (then, otherwise):
+                with then:
+                    b.call(detach, [b.load(thread_id, typ=I64)])
+                with otherwise:  # no thread: the others (this one at least) do its share
+                    b.atomic_rmw("sub", refs, ONE, "monotonic")
+        b.call(run_pieces, [state])
+        # Wait for the pieces other threads took, not for the threads: one the machine
+        # starts late finds no piece left and just leaves (and frees the state if last).
+        wait, check, finished = (fn.append_basic_block(x) for x in ("wait", "check", "finished"))
+        b.branch(check)
+        b.position_at_end(wait)
+        b.call(pause, [])
+        b.branch(check)
+        b.position_at_end(check)
+        done = b.load_atomic(_field_of(b, state, _DONE), "acquire", 8, typ=I64)
+        b.cbranch(b.icmp_signed("<", done, pieces), wait, finished)
+        b.position_at_end(finished)
+        status = opaque(b.alloca(I32))
         b.store(ZERO32, status)
-        b.store(ir.Constant(I64, -1), first_piece)  # as unsigned: after every piece
-        with _count_loop(b, fn, ir.Constant(I64, 0), count, "join") as t:
-            s = slot(t)
-            started = b.icmp_signed("!=", b.load(_slot(b, s, 6), typ=I32), ZERO32)
-            with b.if_then(b.and_(b.icmp_signed("!=", t, ir.Constant(I64, 0)), started)):
-                b.call(join, [b.load(_slot(b, s, 7), typ=I64), ir.Constant(PTR, None)])
-            found = b.load(_slot(b, s, 5), typ=I32)  # the failure in the first piece wins
-            piece = b.load(_slot(b, s, 8), typ=I64)
-            earlier = b.icmp_unsigned("<", piece, b.load(first_piece, typ=I64))
-            with b.if_then(b.and_(b.icmp_signed("!=", found, ZERO32), earlier)):
-                b.store(found, status)
-                b.store(piece, first_piece)
-        b.ret(b.load(status, typ=I32))
+        with _count_loop(b, fn, ir.Constant(I64, 0), pieces, "statuses") as piece:
+            so_far = b.load(status, typ=I32)  # the failure in the first piece wins
+            found = b.load(_status_slot(b, state, piece), typ=I32)
+            b.store(b.select(b.icmp_signed("!=", so_far, ZERO32), so_far, found), status)
+        result = b.load(status, typ=I32)
+        b.call(release, [state])
+        b.ret(result)
 
-    return state.helper(task.name + FORK_SUFFIX, build, I32, [PTR, I64, I64])
+    return module.helper(task.name + FORK_SUFFIX, build, I32, [PTR, I64, I64])
 
 
 def _chunk_count(b: ir.IRBuilder, fn: ir.Function, threads: ir.GlobalVariable,
