@@ -4,6 +4,10 @@ NumPy; small calls make no thread; the count is a run-time setting."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+import textwrap
 import threading
 
 import numpy as np
@@ -247,3 +251,47 @@ def test_thread_count_setting(monkeypatch):
     monkeypatch.setenv(parallel_contract.NUM_THREADS_ENV, "lots")
     monkeypatch.setattr(parallel_contract.os, "sched_getaffinity", lambda _: {0, 1, 2})
     assert parallel_contract.default_thread_count() == 3
+
+
+CACHE_SCRIPT = textwrap.dedent("""
+    import ctypes, json, sys
+    import numpy as np
+    import tracejit as tj
+    from tracejit.codegen import shared_library
+    from tracejit.ir import parallel_contract as pc
+
+    tj.config.set_cache_dir(sys.argv[1])
+
+    @tj.function
+    def f(x):
+        return np.tanh(x) * 2 + np.sum(x)
+
+    x = np.linspace(-3.0, 3.0, 1_000_003).astype(np.float32)
+    outs = []
+    for count in (1, 2, 3):
+        tj.config.set_num_threads(count)
+        outs.append(f(x).tobytes().hex())
+    engine = f.get_concrete_function(x)._compilation.jit._engine
+    slot = engine.get_global_value_address(pc.THREADS_GLOBAL)
+    bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(pc.THREAD_COUNT)
+    shared_library.wait_for_builds()
+    print(json.dumps({"same": len(set(outs)) == 1, "out": outs[0], "bound": bound,
+                      "loaded_as": type(engine).__name__}))
+""")
+
+
+def run_cached(cache_dir) -> dict:
+    done = subprocess.run([sys.executable, "-c", CACHE_SCRIPT, str(cache_dir)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_cached_code_reads_the_thread_count_of_the_process_loading_it(tmp_path):
+    """Object code and linked libraries from the disk cache find this process's thread count
+    (a global filled in after loading), and give the same bits."""
+    runs = [run_cached(tmp_path) for _ in range(3)]
+    assert runs[0]["loaded_as"] == "ExecutionEngine"  # then object code or a library (cc)
+    assert runs[2]["loaded_as"] in ("ExecutionEngine", "SharedLibrary")
+    for run in runs:
+        assert run["same"] and run["bound"] and run["out"] == runs[0]["out"]
