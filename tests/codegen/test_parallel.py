@@ -18,7 +18,7 @@ from tests.conftest import assert_same, run_eagerly
 from tracejit.ir import parallel_contract
 
 THREAD_COUNTS = (1, 2, 3, 4)
-BIG = 300_007  # big enough for threads, and divisible by no chunk count
+BIG = 1_000_003  # big enough for threads, and divisible by no piece count
 
 
 @pytest.fixture(autouse=True)
@@ -166,7 +166,8 @@ def test_matmul(shape):
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
     assert_identical_and_right(f, a, b, rtol=1e-3, atol=1e-3)
-    assert_forks(f, a, b)
+    if m * k * n >= 512**3:  # the smaller ones are below the work threshold
+        assert_forks(f, a, b)
 
 
 def test_mlp():

@@ -109,12 +109,12 @@ func.func @tiles(%c: memref<512x512xf32>) {
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
   %c32 = arith.constant 32 : index
-  %c10000 = arith.constant 10000 : index
+  %c100000 = arith.constant 100000 : index
   %zero = arith.constant 0.0 : f32
   %acc = memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
   scf.for %ic = %c0 to %c8 step %c1 {
     scf.for %jb = %c0 to %c32 step %c1 {
-      scf.for %k = %c0 to %c10000 step %c1 {
+      scf.for %k = %c0 to %c100000 step %c1 {
         memref.store %zero, %acc[%c0, %c0] : memref<6x16xf32>
         %v = memref.load %acc[%c0, %c0] : memref<6x16xf32>
         memref.store %v, %c[%ic, %jb] : memref<512x512xf32>
@@ -128,7 +128,7 @@ func.func @tiles(%c: memref<512x512xf32>) {
 // CHECK:         scf.for %[[IC:.*]] = %c0 to %c8 step %c1 {
 // CHECK-NEXT:      %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:      %{{.*}} = arith.constant 32 : index
-// CHECK-NEXT:      %{{.*}} = func.call @tiles__par0(%c, %[[IC]], %{{.*}}, %{{.*}}) {tj.parallel_work = 30000 : i64}
+// CHECK-NEXT:      %{{.*}} = func.call @tiles__par0(%c, %[[IC]], %{{.*}}, %{{.*}}) {tj.parallel_work = 300000 : i64}
 // CHECK-NEXT:    }
 // CHECK:       func.func private @tiles__par0(
 // CHECK:         memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
