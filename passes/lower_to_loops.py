@@ -41,10 +41,10 @@ element is loaded, combined and stored in the innermost loop:
       }
     }
 
-Loops of parallel dims that carry no values are marked `tj.parallel` (their iterations write
-disjoint outputs) for `parallelize`, which may split them over threads.
 Each output element is still combined in loop order (no reassociation), and a body that
 reads `linalg.index` (argmax) sees the same indices in either order.
+Loops of parallel dims that carry no values are marked `tj.parallel` (their iterations write
+disjoint outputs) for `parallelize`, which may split them over threads.
 Loops whose upper bound is 0 run zero times (scf.for semantics), so empty dims need no
 special case. Nothing else in the module is touched.
 """
