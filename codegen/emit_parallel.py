@@ -14,13 +14,13 @@ hi)` unpacks the captures (pointers, scalars, dynamic dims, stored in a stack st
 caller) and calls the outlined function. Its `__fork` reads the thread count T through the
 global `tracejit_num_threads_ptr` (filled in after loading with the address of
 `ir.parallel_contract.THREAD_COUNT`; null means 1); with T > 1 it cuts [lo, hi) into
-min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 detached threads
+min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 threads
 (`pthread_create`) and runs pieces itself; every thread takes the next piece from a shared
-atomic counter until none is left. The forking thread then waits until every piece is done
-(not for the threads: one the machine starts late finds no piece and leaves) and returns the
-status of the first failing piece, if any. The shared state is on the heap, reference counted:
-the last thread to leave frees it. A thread that cannot be created leaves its share to the
-others; without memory for the state everything runs on the calling thread.
+atomic counter until none is left. The forking thread then joins the threads and returns the
+status of the first failing piece, if any. A thread that cannot be created leaves its share to
+the others. Joining (rather than detaching threads and waiting for their pieces only) means
+no thread outlives the call: a thread started late would otherwise run this module's code
+after its caller may have freed it.
 
 Which thread runs a piece does not change what the piece computes (every iteration is
 independent, and a reduction's partials are stored per block, passes/parallel_reductions.py),
@@ -139,12 +139,11 @@ def _threads_global(state: ModuleState) -> ir.GlobalVariable:
     return variable
 
 
-# The state one fork shares with its threads, on the heap (calloc): a thread that starts
-# after the work is done must still find it; the last of its users frees it.
-_NEXT, _DONE, _REFS, _CTX, _LO, _N, _PIECES, _STATUS = range(8)
+# The state one fork shares with its threads, in the forking thread's frame (it outlives
+# them: every thread is joined before the fork returns).
+_NEXT, _CTX, _LO, _N, _PIECES, _STATUS = range(6)
 MAX_PIECES = MAX_THREADS * PIECES_PER_THREAD
-_STATE = ir.LiteralStructType([I64, I64, I64, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
-_STATE_BYTES = 7 * 8 + 4 * MAX_PIECES
+_STATE = ir.LiteralStructType([I64, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
 
 
 def _field_of(b: ir.IRBuilder, state: ir.Value, field: int) -> ir.Value:
@@ -159,8 +158,7 @@ def _status_slot(b: ir.IRBuilder, state: ir.Value, piece: ir.Value) -> ir.Value:
 
 def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
     """`void @<task>__pieces(ptr state)`: take the next piece from the shared counter and run
-    it, until none is left; each piece's status goes to its own slot, then `done` counts it
-    (release: the forking thread, acquiring `done`, then sees the piece's stores)."""
+    it, until none is left; each piece's status goes to its own slot."""
 
     def build(fn: ir.Function) -> None:
         state = fn.args[0]
@@ -175,7 +173,6 @@ def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
         b.position_at_end(body)
         start, stop = (_bound(b, lo, n, p, pieces) for p in (piece, b.add(piece, ONE)))
         b.store(b.call(task, [context, start, stop]), _status_slot(b, state, piece))
-        b.atomic_rmw("add", _field_of(b, state, _DONE), ONE, "release")
         b.branch(head)
         b.position_at_end(done)
         b.ret_void()
@@ -183,29 +180,13 @@ def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
     return module.helper(task.name + PIECES_SUFFIX, build, ir.VoidType(), [PTR])
 
 
-def _release(module: ModuleState) -> ir.Function:
-    """`void @tj_parallel_release(ptr state)`: drop one reference; the last frees it."""
-    free = module.declare("free", ir.VoidType(), [PTR])
-
-    def build(fn: ir.Function) -> None:
-        state = fn.args[0]
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        before = b.atomic_rmw("sub", _field_of(b, state, _REFS), ONE, "acq_rel")
-        with b.if_then(b.icmp_signed("==", before, ONE)):
-            b.call(free, [state])
-        b.ret_void()
-
-    return module.helper("tj_parallel_release", build, ir.VoidType(), [PTR])
-
-
 def _worker(module: ModuleState, task: ir.Function) -> ir.Function:
     """`ptr @<task>__worker(ptr state)`: a thread's start routine."""
-    pieces, release = _run_pieces(module, task), _release(module)
+    pieces = _run_pieces(module, task)
 
     def build(fn: ir.Function) -> None:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.call(pieces, [fn.args[0]])
-        b.call(release, [fn.args[0]])
         b.ret(ir.Constant(PTR, None))
 
     return module.helper(task.name + WORKER_SUFFIX, build, PTR, [PTR])
@@ -220,17 +201,16 @@ def _bound(b: ir.IRBuilder, lo: ir.Value, n: ir.Value, piece: ir.Value,
 def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
     """`i32 @<task>__fork(ptr ctx, i64 lo, i64 hi)` (see the module docstring)."""
     create = module.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
-    detach = module.declare("pthread_detach", I32, [I64])
-    calloc = module.declare("calloc", PTR, [I64, I64])
-    pause = module.declare("sched_yield", I32, [])
+    join = module.declare("pthread_join", I32, [I64, PTR])
     threads = _threads_global(module)
     worker, run_pieces = _worker(module, task), _run_pieces(module, task)
-    release = _release(module)
 
     def build(fn: ir.Function) -> None:
         context, lo, hi = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        thread_id = opaque(b.alloca(I64))
+        state = opaque(b.alloca(_STATE))
+        id_table = ir.ArrayType(I64, MAX_THREADS)  # pthread_t, or 0 for no thread
+        ids = opaque(b.alloca(id_table))
         n = b.sub(hi, lo)
         count = _chunk_count(b, fn, threads, n)
         serial, forking = fn.append_basic_block("serial"), fn.append_basic_block("forking")
@@ -239,44 +219,31 @@ def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
         b.ret(b.call(task, [context, lo, hi]))
 
         b.position_at_end(forking)
-        state = b.call(calloc, [ONE, ir.Constant(I64, _STATE_BYTES)])
-        with b.if_then(b.icmp_unsigned("==", state, ir.Constant(PTR, None)), likely=False):
-            b.ret(b.call(task, [context, lo, hi]))  # no memory: run it all here
         pieces = b.mul(count, ir.Constant(I64, PIECES_PER_THREAD))
         pieces = b.select(b.icmp_signed("<", n, pieces), n, pieces)
-        for field, value in ((_REFS, ONE), (_CTX, context), (_LO, lo), (_N, n),
+        for field, value in ((_NEXT, ir.Constant(I64, 0)), (_CTX, context), (_LO, lo), (_N, n),
                              (_PIECES, pieces)):  # fmt: skip
             b.store(value, _field_of(b, state, field))
-        refs = _field_of(b, state, _REFS)
-        with _count_loop(b, fn, ONE, count, "start"):
-            b.atomic_rmw("add", refs, ONE, "monotonic")  # before the thread may release it
-            failed = b.call(create, [thread_id, ir.Constant(PTR, None), worker, state])
-            with b.if_else(b.icmp_signed("==", failed, ZERO32)) as (then, otherwise):
-                with then:
-                    b.call(detach, [b.load(thread_id, typ=I64)])
-                with otherwise:  # no thread: the others (this one at least) do its share
-                    b.atomic_rmw("sub", refs, ONE, "monotonic")
+
+        def thread_id(t: ir.Value) -> ir.Value:
+            return b.gep(ids, [ir.Constant(I32, 0), t], inbounds=True, source_etype=id_table)
+
+        with _count_loop(b, fn, ONE, count, "start") as t:
+            failed = b.call(create, [thread_id(t), ir.Constant(PTR, None), worker, state])
+            with b.if_then(b.icmp_signed("!=", failed, ZERO32), likely=False):
+                b.store(ir.Constant(I64, 0), thread_id(t))  # the others do its share
         b.call(run_pieces, [state])
-        # Wait for the pieces other threads took, not for the threads: one the machine
-        # starts late finds no piece left and just leaves (and frees the state if last).
-        wait, check, finished = (fn.append_basic_block(x) for x in ("wait", "check", "finished"))
-        b.branch(check)
-        b.position_at_end(wait)
-        b.call(pause, [])
-        b.branch(check)
-        b.position_at_end(check)
-        done = b.load_atomic(_field_of(b, state, _DONE), "acquire", 8, typ=I64)
-        b.cbranch(b.icmp_signed("<", done, pieces), wait, finished)
-        b.position_at_end(finished)
+        with _count_loop(b, fn, ONE, count, "join") as t:
+            started = b.load(thread_id(t), typ=I64)
+            with b.if_then(b.icmp_unsigned("!=", started, ir.Constant(I64, 0))):
+                b.call(join, [started, ir.Constant(PTR, None)])
         status = opaque(b.alloca(I32))
         b.store(ZERO32, status)
         with _count_loop(b, fn, ir.Constant(I64, 0), pieces, "statuses") as piece:
             so_far = b.load(status, typ=I32)  # the failure in the first piece wins
             found = b.load(_status_slot(b, state, piece), typ=I32)
             b.store(b.select(b.icmp_signed("!=", so_far, ZERO32), so_far, found), status)
-        result = b.load(status, typ=I32)
-        b.call(release, [state])
-        b.ret(result)
+        b.ret(b.load(status, typ=I32))
 
     return module.helper(task.name + FORK_SUFFIX, build, I32, [PTR, I64, I64])
 
