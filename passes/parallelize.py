@@ -31,9 +31,12 @@ is split into a marked loop storing the partials and a serial fold of them
 (passes/parallel_reductions.py): bit-identical for any thread count.
 
 Which marked loop of a nest: the outermost one, unless it runs fewer than `MIN_TRIPS`
-iterations and the marked loops inside it run more (a 512x512 f32 matmul has 8 row blocks
-but 32 column micro-panels per row block: splitting 8 blocks over 2 threads leaves them
-uneven whenever the count is odd or small). A loop is outlined only if its whole body is
+iterations and the marked loops inside it run more (two rows of a long reduction, or a matmul
+with fewer than 4 row blocks: its column micro-panels are split instead). Outer loops fork
+once per call; an inner loop forks once per run of the loops around it, so the outermost
+loop with enough iterations to share is preferred over even balance (a 512x512 matmul's 8 row
+blocks of 72 rows, the last one short, split over 2 threads as 4 and 3.1 blocks).
+A loop is outlined only if its whole body is
 loop-level arithmetic and memory access (no call, assertion or callback: worker threads must
 never reach Python, and a failed assertion could not stop the other chunks), and only if its
 static work (when the trip count is known) reaches MIN_PARALLEL_WORK; a loop with a dynamic
@@ -62,8 +65,10 @@ from tracejit.ir.parallel_contract import (
 from tracejit.passes.parallel_reductions import split_reductions
 from tracejit.passes.support.indices import index_constant
 
-MIN_TRIPS = 16
-"""A marked loop with fewer (static) iterations yields to marked loops inside it with more."""
+MIN_TRIPS = 4
+"""A marked loop with fewer (static) iterations yields to marked loops inside it with more.
+Small on purpose: every run of the outer loop would fork again, and each fork costs a thread
+start (tens of microseconds, and much more on a loaded machine)."""
 
 UNKNOWN_TRIPS = 16
 """The iteration count assumed for an inner loop of dynamic length, in work estimates."""

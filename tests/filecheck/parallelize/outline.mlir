@@ -101,18 +101,18 @@ func.func @calls(%x: memref<1000000xf32>) {
 // CHECK-NEXT:      memref.load
 // CHECK-NEXT:      func.call @callee
 
-// A matmul nest as tile-matmul marks it: 8 row blocks (fewer than MIN_TRIPS) holding 32
+// A matmul nest as tile-matmul marks it: 2 row blocks (fewer than MIN_TRIPS) holding 32
 // column panels: the inner marked loop is outlined, and the register tile %acc, a stack
 // buffer used only inside it, is cloned into the function (one per thread).
 func.func @tiles(%c: memref<512x512xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c8 = arith.constant 8 : index
+  %c2 = arith.constant 2 : index
   %c32 = arith.constant 32 : index
   %c100000 = arith.constant 100000 : index
   %zero = arith.constant 0.0 : f32
   %acc = memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
-  scf.for %ic = %c0 to %c8 step %c1 {
+  scf.for %ic = %c0 to %c2 step %c1 {
     scf.for %jb = %c0 to %c32 step %c1 {
       scf.for %k = %c0 to %c100000 step %c1 {
         memref.store %zero, %acc[%c0, %c0] : memref<6x16xf32>
@@ -125,7 +125,7 @@ func.func @tiles(%c: memref<512x512xf32>) {
 }
 
 // CHECK-LABEL: func.func @tiles(
-// CHECK:         scf.for %[[IC:.*]] = %c0 to %c8 step %c1 {
+// CHECK:         scf.for %[[IC:.*]] = %c0 to %c2 step %c1 {
 // CHECK-NEXT:      %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:      %{{.*}} = arith.constant 32 : index
 // CHECK-NEXT:      %{{.*}} = func.call @tiles__par0(%c, %[[IC]], %{{.*}}, %{{.*}}) {tj.parallel_work = 300000 : i64}
@@ -133,3 +133,29 @@ func.func @tiles(%c: memref<512x512xf32>) {
 // CHECK:       func.func private @tiles__par0(
 // CHECK:         memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
 // CHECK:         scf.for
+
+// With 4 row blocks or more, the row-block loop itself is outlined: one fork per call.
+func.func @rows(%c: memref<512x512xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %c100000 = arith.constant 100000 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %ic = %c0 to %c8 step %c1 {
+    scf.for %jb = %c0 to %c32 step %c1 {
+      scf.for %k = %c0 to %c100000 step %c1 {
+        memref.store %zero, %c[%ic, %jb] : memref<512x512xf32>
+      }
+    } {tj.parallel}
+  } {tj.parallel}
+  func.return
+}
+
+// CHECK-LABEL: func.func @rows(
+// CHECK:         %{{.*}} = func.call @rows__par0(%c, %{{.*}}, %{{.*}}) {tj.parallel_work = 3200000 : i64}
+// CHECK-NEXT:    func.return
+// CHECK:       func.func private @rows__par0(
+// CHECK:         scf.for %{{.*}} = %lo to %hi step
+// CHECK-NEXT:      scf.for %{{.*}} = %c0 to %c32 step %c1 {
+// CHECK-NOT:       func.call
