@@ -28,7 +28,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "when named)",
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sweeps")
-    parser.add_argument("--threads", type=int, default=1, help="threads for NumPy/BLAS/peers")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="threads for NumPy/BLAS/peers and tracejit (with more than one, tracejit also "
+        "runs on one thread, and the speedup is printed)",
+    )
     parser.add_argument("--json", type=Path, default=DEFAULT_JSON, help="where to write results")
     return parser.parse_args(argv)
 

@@ -92,12 +92,18 @@ def concrete_function_result(
     return Result(workload.key, name, "ok", median_seconds(lambda: concrete(*inputs), budget))
 
 
-def run_workload(workload: Workload, impls: list[Impl], budget: Budget) -> list[Result]:
+def run_workload(
+    workload: Workload, impls: list[Impl], budget: Budget, threads: int = 1
+) -> list[Result]:
     inputs = workload.inputs(np.random.default_rng(0))
     expected = workload.function(*inputs)
     results = [measure(workload, impl, inputs, expected, budget) for impl in impls]
     if workload.key == "W1":
         results.insert(2, concrete_function_result(workload, inputs, expected, budget))
+    if threads > 1:  # tracejit on one thread too, in the same run, for the threads' speedup
+        position = next(i for i, impl in enumerate(impls) if impl.name == "tracejit") + 1
+        results.insert(position, one_thread_result(workload, impls[position - 1], inputs,
+                                                   expected, budget, threads))  # fmt: skip
     numpy_seconds = results[0].seconds
     for r in results:
         if r.seconds and numpy_seconds:
@@ -105,6 +111,41 @@ def run_workload(workload: Workload, impls: list[Impl], budget: Budget) -> list[
         if r.seconds and workload.flops:
             r.gflops = workload.flops * workload.calls / r.seconds / 1e9
     return results
+
+
+ONE_THREAD = "tracejit (1 thread)"
+
+
+def one_thread_result(
+    workload: Workload, impl: Impl, inputs: tuple[Any, ...], expected: Any, budget: Budget,
+    threads: int,
+) -> Result:  # fmt: skip
+    """`impl` (tracejit) measured with tj's thread count set to 1, then set back."""
+    import tracejit as tj
+
+    tj.config.set_num_threads(1)
+    try:
+        result = measure(workload, impl, inputs, expected, budget)
+    finally:
+        tj.config.set_num_threads(threads)
+    result.impl = ONE_THREAD
+    return result
+
+
+def threads_table(results: list[Result], threads: int) -> str:
+    """tracejit's time on one thread over its time on `threads` threads, per workload."""
+    by_key: dict[str, dict[str, Result]] = {}
+    for r in results:
+        by_key.setdefault(r.workload, {})[r.impl] = r
+    rows = []
+    for key, found in by_key.items():
+        one, many = found.get(ONE_THREAD), found.get("tracejit")
+        if one is None or many is None or not one.seconds or not many.seconds:
+            continue
+        rows.append([key, format_seconds(one.seconds), format_seconds(many.seconds),
+                     f"{one.seconds / many.seconds:.2f}x"])  # fmt: skip
+    header = ["", "tracejit 1 thread", f"tracejit {threads} threads", "speedup"]
+    return format_table(header, rows)
 
 
 def results_table(results: list[Result]) -> str:
@@ -157,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
     import tracejit as tj
 
     tj.config.set_cache_dir(None)  # measure compiles, not cache hits (except in "cache")
+    tj.config.set_num_threads(args.threads)  # like NumPy's BLAS (see __main__.pin_threads)
     budget = QUICK if args.quick else FULL
     keys, sections, kernel_keys = selection(args.only)
     report: dict[str, Any] = {"environment": environment(args)}
@@ -167,9 +209,12 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {note}")
         results = []
         for key in keys:
-            results += run_workload(WORKLOADS[key], impls, budget)
+            results += run_workload(WORKLOADS[key], impls, budget, args.threads)
         print()
         print(results_table(results))
+        if args.threads > 1:
+            print()
+            print(threads_table(results, args.threads))
         print("NumPy/this > 1 means faster than NumPy; W4's time is for all 1000 calls.")
         report["workloads"] = [asdict(r) for r in results]
     if "latency" in sections:

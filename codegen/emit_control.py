@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.codegen.context import Emitter, FunctionEmitter
+from tracejit.codegen.emit_parallel import emit_parallel_call, is_parallel_call
 from tracejit.codegen.errors import CodegenError
 
 
@@ -32,6 +33,8 @@ def _call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value | None:
     callee = fx.state.functions.get(name)
     if callee is None:
         raise CodegenError(f"func.call: no func.func @{name} in the module")
+    if is_parallel_call(op):  # an outlined loop (passes/parallelize.py): maybe forked
+        return emit_parallel_call(fx, op, callee)
     # Same convention as the kernel ABI: pointers and scalars, then the dynamic dims.
     leading: list[ir.Value] = []
     dims: list[ir.Value] = []

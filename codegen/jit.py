@@ -112,6 +112,16 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     builder.getModulePassManager().run(module, builder)
 
 
+def _bind_thread_count(engine: llvm.ExecutionEngine | SharedLibrary) -> None:
+    """Point a module's thread-count global (emit_parallel.py), if it has one, at the
+    process-wide count `tj.config.set_num_threads` writes; until then it runs serially."""
+    from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
+
+    address = engine.get_global_value_address(THREADS_GLOBAL)
+    if address:
+        ctypes.c_void_p.from_address(address).value = ctypes.addressof(THREAD_COUNT)
+
+
 class Kernel:
     """A compiled function: `raw` is the ctypes callable taking raw ABI arguments (data
     addresses, scalars, dynamic dims); calling the kernel itself takes NumPy arrays."""
@@ -142,6 +152,7 @@ class JitModule:
         self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
+        _bind_thread_count(engine)
         # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
         self.parse_seconds = 0.0
         self.optimize_seconds = 0.0

@@ -110,3 +110,24 @@ def clear_buffer_cache() -> None:
     from tracejit.frontend.buffer_pool import POOL
 
     POOL.clear()
+
+
+# --- threads (ir/parallel_contract.py, passes/parallelize.py, codegen/emit_parallel.py) -------
+def set_num_threads(count: int | None) -> None:
+    """Run big loops of compiled code on up to `count` threads (1: never use threads; None:
+    back to the default, `TRACEJIT_NUM_THREADS` or the CPUs in this process's affinity mask).
+
+    Compiled code reads the count on every call that is big enough for threads (small calls
+    never do), so changing it needs no recompilation; results are bit-identical for every
+    count (each element is computed by the same code, and a whole-array sum adds the same
+    fixed blocks in the same order whatever the count)."""
+    from tracejit.ir.parallel_contract import THREAD_COUNT, clamp_thread_count, default_thread_count
+
+    THREAD_COUNT.value = default_thread_count() if count is None else clamp_thread_count(int(count))
+
+
+def num_threads() -> int:
+    """The number of threads big loops of compiled code run on (`set_num_threads`)."""
+    from tracejit.ir.parallel_contract import THREAD_COUNT
+
+    return THREAD_COUNT.value

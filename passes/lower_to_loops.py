@@ -43,6 +43,8 @@ element is loaded, combined and stored in the innermost loop:
 
 Each output element is still combined in loop order (no reassociation), and a body that
 reads `linalg.index` (argmax) sees the same indices in either order.
+Loops of parallel dims that carry no values are marked `tj.parallel` (their iterations write
+disjoint outputs) for `parallelize`, which may split them over threads.
 Loops whose upper bound is 0 run zero times (scf.for semantics), so empty dims need no
 special case. Nothing else in the module is touched.
 """
@@ -55,7 +57,14 @@ from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.arith import FastMathFlag
-from xdsl.dialects.builtin import DYNAMIC_INDEX, FloatAttr, IndexType, MemRefType, ModuleOp
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    FloatAttr,
+    IndexType,
+    MemRefType,
+    ModuleOp,
+    UnitAttr,
+)
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import IndexOp, YieldOp
@@ -66,6 +75,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.utils.exceptions import PassFailedException
 
 from tracejit.ir.dtypes import is_float
+from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support.indices import index_constant
 
 SUM_BLOCK = 4096
@@ -339,6 +349,9 @@ class StructuredLoopNest:
         inner.insert(scf.YieldOp(*results))
         step, lower = self.constants[1], self.constants[0]
         loop = scf.ForOp(lower, self.upper_bounds[dim], step, inits, block)
+        if not inits and dim in loop_dims(self.op, IteratorType.PARALLEL):
+            # each iteration writes its own outputs: `parallelize` may split the loop
+            loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
         return builder.insert(loop).results
 
     def emit_body(

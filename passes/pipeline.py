@@ -76,6 +76,12 @@ def _simplify_loops():
     return SimplifyLoopsPass
 
 
+def _parallelize():
+    from tracejit.passes.parallelize import ParallelizePass
+
+    return ParallelizePass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -117,6 +123,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "scf-to-cf": _scf_to_cf,
     "lower-asserts": _lower_asserts,
     "simplify-loops": _simplify_loops,
+    "parallelize": _parallelize,
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
@@ -128,6 +135,7 @@ LOWERING_PIPELINE = (
     "lower-to-loops",
     "expand-math",
     "simplify-loops",
+    "parallelize",
     "scf-to-cf",
     "lower-asserts",
 )

@@ -63,6 +63,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     MemRefType,
     ModuleOp,
+    UnitAttr,
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
@@ -72,6 +73,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.tile_matvec import is_small_matvec, match_matvec, tile_matvec
@@ -274,9 +276,12 @@ class TiledMatmul:
 
     # --- loops and memory ---------------------------------------------------------------
     @contextmanager
-    def loop(self, upper: SSAValue, name: str, step: SSAValue | None = None) -> Iterator[SSAValue]:
+    def loop(
+        self, upper: SSAValue, name: str, step: SSAValue | None = None, parallel: bool = False
+    ) -> Iterator[SSAValue]:
         """`scf.for %name = 0 to upper step step`; the with-block builds its body. A loop
-        known to run exactly once is not emitted: its body sees index 0."""
+        known to run exactly once is not emitted: its body sees index 0. `parallel` marks
+        it `tj.parallel` (its iterations write disjoint tiles of C; `parallelize`)."""
         step = step or self.const(1)
         if 0 < self.static.get(upper, 0) <= self.static.get(step, 0):
             yield self.const(0)
@@ -287,7 +292,10 @@ class TiledMatmul:
         yield block.args[0]
         self.builder.insert(scf.YieldOp())
         self.builder = outer
-        self.builder.insert(scf.ForOp(self.const(0), upper, step, [], block))
+        loop = scf.ForOp(self.const(0), upper, step, [], block)
+        if parallel:
+            loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
+        self.builder.insert(loop)
 
     @contextmanager
     def branch(self, block: Block) -> Iterator[None]:
@@ -365,9 +373,11 @@ class TiledMatmul:
             with self.loop(self.k, "pc", self.const(t.kc)) as pc:
                 kc = self.block_extent(self.k, pc, t.kc)
                 self.pack_b(ivs, jc, pc, kc, panels)
-                with self.loop(self.m, "ic", self.const(t.mc)) as ic:
+                # Row blocks and column micro-panels write disjoint tiles of C, reading the
+                # packed panel only; %acc and %edge are per-tile scratch (private per thread).
+                with self.loop(self.m, "ic", self.const(t.mc), parallel=True) as ic:
                     mc = self.block_extent(self.m, ic, t.mc)
-                    with self.loop(panels, "jb") as jb:
+                    with self.loop(panels, "jb", parallel=True) as jb:
                         j0 = self.named(self.add(jc, self.mul(jb, self.const(t.nr))), "j0")
                         with self.loop(mc, "ir", self.const(t.mr)) as ir:
                             i0 = self.named(self.add(ic, ir), "i0")

@@ -29,11 +29,12 @@ builtin.module {
 // CHECK:      }
 
 // The loop is a cluster inside the function's cluster; its induction variable an input.
+// (Its attribute, tj.parallel: its iterations are independent, see `parallelize`.)
 // LOOPS:      subgraph cluster_0 {
 // LOOPS-NEXT:   label="func.func @f";
 // LOOPS:        subgraph cluster_1 {
-// LOOPS-NEXT:     label="scf.for";
-// LOOPS-NEXT:     [[FOR:n[0-9]+]] [label="scf.for"];
+// LOOPS-NEXT:     label="scf.for\ntj.parallel=unit";
+// LOOPS-NEXT:     [[FOR:n[0-9]+]] [label="scf.for\ntj.parallel=unit"];
 // LOOPS-NEXT:     [[IV:a[0-9]+]] [label="%{{.*}}\nindex", shape=ellipse];
 // LOOPS:          [[LOAD:n[0-9]+]] [label="memref.load\nf32"];
 // LOOPS:        }

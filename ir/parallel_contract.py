@@ -1,0 +1,62 @@
+"""The multi-core contract: how loops are marked parallel, and the process-wide thread count.
+
+Stated once because three layers meet here:
+
+- `lower-to-loops` and `tile-matmul` put the unit attribute PARALLEL_LOOP_ATTR on an
+  `scf.for` whose iterations are independent (each writes its own output elements and reads
+  nothing another iteration writes). Scratch `memref.alloca`s used only inside such a loop
+  are per-iteration scratch (the matmul's register tile): a copy per thread is correct.
+- `parallelize` (passes/parallelize.py) outlines such a loop into a function of a chunk of
+  iterations and calls it with PARALLEL_WORK_ATTR (estimated work per iteration) on the
+  `func.call`; the code generator (codegen/emit_parallel.py) turns that call into a fork/join
+  over threads when the call's work reaches MIN_PARALLEL_WORK, and into the plain call below.
+- The thread count is read by compiled code at run time from THREAD_COUNT, one C int per
+  process (`tj.config.set_num_threads` writes it), so changing it never recompiles and object
+  code cached on disk stays valid. A compiled module holds a pointer to it (a global filled
+  in after loading, THREADS_GLOBAL); while that pointer is null the module runs serially.
+
+THREAD_COUNT lives in `ir/` only because every layer may import `ir/`; it is plain ctypes.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+
+PARALLEL_LOOP_ATTR = "tj.parallel"
+PARALLEL_WORK_ATTR = "tj.parallel_work"
+
+MIN_PARALLEL_WORK = 1 << 21
+"""Estimated scalar operations a loop must do before threads are used. Starting a thread and
+waiting for its pieces costs 15-30 us here; 2^21 scalar operations, vectorised, take ~100 us
+(`x * 2 + 1` on 700k float32), so below this the threads would cost more than they save."""
+
+MAX_THREADS = 64
+"""Threads one parallel loop is split over at most (the runtime's fixed-size tables)."""
+
+THREADS_GLOBAL = "tracejit_num_threads_ptr"
+NUM_THREADS_ENV = "TRACEJIT_NUM_THREADS"
+
+
+def default_thread_count() -> int:
+    """TRACEJIT_NUM_THREADS if set, else the CPUs this process may run on."""
+    env = os.environ.get(NUM_THREADS_ENV, "").strip()
+    if env:
+        try:
+            return clamp_thread_count(int(env))
+        except ValueError:  # a bad value must not make `import tracejit` fail
+            pass
+    try:
+        return clamp_thread_count(len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not Linux
+        return clamp_thread_count(os.cpu_count() or 1)
+
+
+def clamp_thread_count(count: int) -> int:
+    if count < 1:
+        raise ValueError(f"the thread count must be >= 1, got {count}")
+    return min(count, MAX_THREADS)
+
+
+THREAD_COUNT = ctypes.c_int32(default_thread_count())
+"""The thread count compiled code reads (through THREADS_GLOBAL) on every parallel loop."""
