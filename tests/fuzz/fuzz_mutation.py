@@ -604,8 +604,8 @@ def index_loop(b: Builder) -> bool:
         return False
     ez = element(b, array, holder, b.choose(flats))
     forms = SCALAR_FORMS + (FLOAT_FORMS if array.dtype.kind == "f" else INT_FORMS)
-    if array.dtype.kind in "biu" and "f" in (x.dtype.kind, y.dtype.kind):
-        return False  # no float into an integer array
+    if array.dtype.kind in "biu" and np.result_type(array.dtype, x.dtype, y.dtype).kind == "f":
+        return False  # no float into an integer array (uint64 with a signed int is float64)
     if array.dtype.kind == "f" or "f" in (x.dtype.kind, y.dtype.kind):
         forms = [f for f in forms if not ("*" in f and ("+" in f or "-" in f[1:]))]
     expression = b.choose(forms).format(x=ex, y=ey, z=ez, i=i)
