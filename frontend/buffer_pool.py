@@ -141,6 +141,17 @@ def _initial_limit() -> int:
 
 POOL = BufferPool(_initial_limit())
 
+
+def _after_fork_in_child() -> None:
+    # a thread of the parent may have held the lock at the fork; it does not exist in the
+    # child, so the lock would never be released. The free blocks were copied with the
+    # process and stay valid.
+    POOL._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
 Allocator = Callable[[tuple[int, ...], Any], np.ndarray]
 
 

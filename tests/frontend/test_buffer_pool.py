@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -207,3 +209,43 @@ def test_many_calls_keep_resident_memory_flat():
 @pytest.mark.skipif(os.environ.get("TRACEJIT_SLOW") != "1", reason="long form: TRACEJIT_SLOW=1")
 def test_a_million_calls_keep_resident_memory_flat():
     _check_rss_flat(350_000)  # 3 calls per round: ~10^6 calls
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_another_thread_holds_the_pool_lock_can_allocate():
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with POOL._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(30)
+        pid = os.fork()
+        if pid == 0:  # the child: allocate a pooled block, report by exit status
+            code = 1
+            try:
+                code = 0 if POOL.empty((BIG,), np.dtype(np.float32)).size == BIG else 2
+            finally:
+                os._exit(code)
+        status = _wait_for(pid, seconds=30)
+    finally:
+        release.set()
+        holder.join()
+    assert status == 0, f"the forked child did not allocate (status {status})"
+
+
+def _wait_for(pid: int, seconds: float) -> int | None:
+    """The child's exit status, or None (after killing it) if it hangs."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
