@@ -7,5 +7,6 @@ numba's).
 Run from the repository root: `make bench` or `.venv/bin/python -m benchmarks [--quick]
 [--only W2,W3|K1,K5|scale|latency|kernels] [--threads N] [--json PATH]`. This directory is
 not installed with the package; it needs only NumPy and tracejit (the peers come with the
-optional extra `bench`).
+optional extra `bench`). `python -m benchmarks.buffer_pool` times W2 with the output buffer
+pool off and on in one process.
 """

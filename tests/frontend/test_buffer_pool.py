@@ -3,8 +3,14 @@ the pool when the last array over it dies, never earlier, and the pool stays bou
 
 from __future__ import annotations
 
+import json
+import os
 import pickle
+import signal
+import subprocess
+import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -144,3 +150,102 @@ def test_threads_calling_at_once_get_their_own_correct_outputs():
     assert not errors, errors[0]
     free = sum(len(blocks) * size for size, blocks in POOL._free.items())
     assert free == POOL.cached_bytes <= POOL.limit
+
+
+# --- no leak: resident memory stays flat over many calls with pooled outputs ------------------
+# Run in a fresh interpreter so the numbers are this loop's, not the test session's. Each round
+# keeps a few results alive at once (so several blocks circulate) and drops them; the pool must
+# end up serving every call from a handful of blocks and RSS must not grow.
+_RSS_PROBE = """
+import gc, json, os, sys
+import numpy as np
+import tracejit as tj
+from tracejit.frontend.buffer_pool import POOL
+
+def rss():
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+n, rounds = int(sys.argv[1]), int(sys.argv[2])
+f = tj.function(lambda x, y: x**2 + 3 * y - np.tanh(x) * 0.5)
+x = np.linspace(-1, 1, n, dtype=np.float32)
+y = np.linspace(2, 3, n, dtype=np.float32)
+for _ in range(20):
+    kept = [f(x, y) for _ in range(3)]
+del kept
+gc.collect()
+before, allocated = rss(), POOL.allocated
+for _ in range(rounds):
+    kept = [f(x, y) for _ in range(3)]
+    kept.append(kept[0][::2])  # a view keeps its block out of the pool until it dies
+    del kept
+gc.collect()
+print(json.dumps({"before": before, "after": rss(), "allocated": POOL.allocated - allocated,
+                  "reused": POOL.reused, "cached": POOL.cached_bytes, "limit": POOL.limit}))
+"""
+
+
+def _rss_probe(rounds: int) -> dict:
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}
+    command = [sys.executable, "-c", _RSS_PROBE, str(BIG), str(rounds)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=3600, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def _check_rss_flat(rounds: int) -> None:
+    numbers = _rss_probe(rounds)
+    assert numbers["allocated"] == 0, numbers  # every steady-state call reused a block
+    assert numbers["reused"] >= 3 * rounds, numbers
+    assert numbers["cached"] <= numbers["limit"], numbers
+    growth = numbers["after"] - numbers["before"]
+    assert growth < max(0.05 * numbers["before"], 4 * POOLED_BYTES), numbers
+
+
+def test_many_calls_keep_resident_memory_flat():
+    _check_rss_flat(2_000)
+
+
+@pytest.mark.skipif(os.environ.get("TRACEJIT_SLOW") != "1", reason="long form: TRACEJIT_SLOW=1")
+def test_a_million_calls_keep_resident_memory_flat():
+    _check_rss_flat(350_000)  # 3 calls per round: ~10^6 calls
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_child_forked_while_another_thread_holds_the_pool_lock_can_allocate():
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        with POOL._lock:
+            held.set()
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert held.wait(30)
+        pid = os.fork()
+        if pid == 0:  # the child: allocate a pooled block, report by exit status
+            code = 1
+            try:
+                code = 0 if POOL.empty((BIG,), np.dtype(np.float32)).size == BIG else 2
+            finally:
+                os._exit(code)
+        status = _wait_for(pid, seconds=30)
+    finally:
+        release.set()
+        holder.join()
+    assert status == 0, f"the forked child did not allocate (status {status})"
+
+
+def _wait_for(pid: int, seconds: float) -> int | None:
+    """The child's exit status, or None (after killing it) if it hangs."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.01)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
