@@ -24,8 +24,86 @@ _F32 = ir.FloatType()
 _F16 = ir.HalfType()
 
 
+# Set by expand-math on the rare exact path of an expansion (e.g. sin of a huge argument):
+# emit a libm call, which unlike the `speculatable` intrinsic stays under its branch.
+SLOW_PATH_ATTR = "tj.slow_path"
+
+_SLOW_PATH_LIBM = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh"})
+
+
+# Vector widths the loop vectoriser may pick for the slow path's type (AVX2 / AVX-512, with
+# interleaving making no difference: each part is its own call).
+_SLOW_VFS = (2, 4, 8, 16)
+
+
+def _slow_call(fx: FunctionEmitter, name: str, args: Sequence[ir.Value]) -> ir.Value:
+    """`name`(args) via an internal scalar wrapper around libm that has masked vector
+    variants (`vector-function-abi-variant`): legal to vectorise (LLVM vectorises no call to
+    an unknown function otherwise) and, unlike `llvm.sin`, not hoisted out of its branch."""
+    llvm_type = args[0].type
+    symbol = name + "f" if llvm_type == _F32 else name
+    arity = len(args)
+    scalar_name = f"__tj_slow_{symbol}"
+
+    def build(fn: ir.Function) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        libm = fx.state.declare(symbol, llvm_type, [llvm_type] * arity, ("nounwind", "readnone"))
+        b.ret(b.call(libm, list(fn.args)))
+        variants = [_vector_variant(fx, libm, scalar_name, vf) for vf in _SLOW_VFS]
+        fn.attributes.add("noinline")
+        fn.attributes.add("readnone")
+        mappings = ",".join(
+            f"_ZGV_LLVM_M{vf}{'v' * arity}_{scalar_name}({v.name})"
+            for vf, v in zip(_SLOW_VFS, variants, strict=True)
+        )
+        set.add(fn.attributes, f'"vector-function-abi-variant"="{mappings}"')
+
+    helper = fx.state.helper(scalar_name, build, llvm_type, [llvm_type] * arity)
+    return fx.b.call(helper, list(args))
+
+
+def _vector_variant(fx: FunctionEmitter, libm: ir.Function, scalar_name: str,
+                    vf: int) -> ir.Function:
+    """<vf x T> f(<vf x T>..., <vf x i1> mask): libm on the lanes whose mask bit is set."""
+    llvm_type = libm.function_type.return_type
+    vector = ir.VectorType(llvm_type, vf)
+    arity = len(libm.args)
+    mask_type = ir.VectorType(I1, vf)
+    fn = ir.Function(fx.state.module, ir.FunctionType(vector, [vector] * arity + [mask_type]),
+                     f"{scalar_name}_m{vf}")
+    # Inlined after vectorisation (codegen/jit.py runs the always-inliner after O3): the
+    # vector loop then tests the mask once per iteration and branches to the calls.
+    fn.attributes.add("alwaysinline")
+    fn.attributes.add("nounwind")
+    entry = fn.append_basic_block("entry")
+    work = fn.append_basic_block("any")
+    b = ir.IRBuilder(entry)
+    *inputs, mask = fn.args
+    none = b.icmp_unsigned("==", b.bitcast(mask, ir.IntType(vf)), ir.Constant(ir.IntType(vf), 0))
+    with b.if_then(none, likely=True):
+        b.ret(ir.Constant(vector, None))
+    b.branch(work)
+    b.position_at_end(work)
+    result: ir.Value = ir.Constant(vector, None)
+    for lane in range(vf):
+        index = ir.Constant(ir.IntType(32), lane)
+        before = b.block
+        with b.if_then(b.extract_element(mask, index)):
+            value = b.call(libm, [b.extract_element(v, index) for v in inputs])
+            updated = b.insert_element(result, value, index)
+            then_block = b.block
+        phi = b.phi(vector)
+        phi.add_incoming(updated, then_block)
+        phi.add_incoming(result, before)
+        result = phi
+    b.ret(result)
+    return fn
+
+
 def _unary_intrinsic(base: str) -> Callable[[FunctionEmitter, Operation], ir.Value]:
     def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        if SLOW_PATH_ATTR in op.attributes and base in _SLOW_PATH_LIBM:
+            return _slow_call(fx, base, [fx.get(v) for v in op.operands])
         x = fx.get(op.operands[0])
         fn = fx.state.intrinsic(base, x.type, [x.type], [x.type])
         return fx.b.call(fn, [x], fastmath=flags_of(op))

@@ -110,6 +110,12 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     tuning.slp_vectorization = True
     builder = llvm.create_pass_builder(tm, tuning)
     builder.getModulePassManager().run(module, builder)
+    # Vectorised calls can only be inlined after vectorisation: the masked vector variants
+    # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`.
+    late = llvm.create_pass_builder(tm, tuning)
+    inliner = llvm.create_new_module_pass_manager()
+    inliner.add_always_inliner_pass()
+    inliner.run(module, late)
 
 
 class Kernel:

@@ -39,12 +39,14 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | powf  | 1            | 1            | (not expanded)              |
 
 Limits (documented, tested):
-* `math.sin`/`math.cos` are expanded **only with `expand-math{trig=true}`** (off in the
-  default pipeline): Cody-Waite reduction with pi/2 in four float64 pieces; the bound holds
-  for |x| <= 2^50 (f32) and |x| <= 2^48 (f64) (`SIN_COS_LIMIT`), and **larger finite
-  arguments give NaN** where NumPy gives the value (a Payne-Hanek reduction would be
-  needed). A fast-math style opt-in: the default must never give a wrong answer, so by
-  default sin/cos stay libm calls.
+* `math.sin`/`math.cos`: Cody-Waite reduction with pi/2 in four float64 pieces, exact for
+  |x| <= 2^50 (f32) and |x| <= 2^48 (f64) (`SIN_COS_LIMIT`). Larger finite arguments take a
+  **branch** (`scf.if`, not a select) to the libm function (Payne-Hanek reduction), marked
+  `tj.slow_path`: codegen emits it as a call to an internal scalar wrapper with masked
+  vector variants (`vector-function-abi-variant`), so the loop vectoriser keeps the
+  polynomial in `<4 x double>` code and calls libm only for the lanes that need it (one
+  mask test per vector iteration; see `codegen/emit_math.py`). `expand-math{trig=false}`
+  leaves the trigonometric ops to libm.
 * `math.powf` is expanded for f32 only (exp(y log|x|) in f64 with C99/NumPy special cases);
   f64 `powf` is left alone (it needs double-double log/exp to stay within 4 ulp).
 * Other math ops (tan, atan, sinh, cbrt, ...) and other types (f16, vectors) are left alone.
@@ -68,7 +70,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from tracejit.passes.support import expand_math_coefficients as K
-from tracejit.passes.support.expand_math_builder import Arith, ConstantPool, V
+from tracejit.passes.support.expand_math_builder import SLOW_PATH_ATTR, Arith, ConstantPool, V
 
 # |x| up to which sin/cos meet the 4-ulp bound (n = round(x 2/pi) must be exact in f64 and
 # the fma steps exact): beyond, the expansion returns NaN rather than a wrong number.
@@ -315,7 +317,7 @@ def sin(a: Arith, x: V, wide: bool) -> V:
     value = a.select(quad.odd, _cos_poly(a, z, wide), _sin_poly(a, quad.r, z, wide))
     value = a.select(quad.upper, a.neg(value), value)
     value = a.select(a.cmp("oeq", x, a.const(0.0)), x, value)
-    return _beyond_limit(a, x, value, wide)
+    return _beyond_limit(a, x, value, wide, math.SinOp)
 
 
 def cos(a: Arith, x: V, wide: bool) -> V:
@@ -325,12 +327,16 @@ def cos(a: Arith, x: V, wide: bool) -> V:
     value = a.select(quad.odd, _sin_poly(a, quad.r, z, wide), _cos_poly(a, z, wide))
     one, two = a.const(1.0), a.const(2.0)
     negative = a.or_(a.cmp("oeq", quad.q, one), a.cmp("oeq", quad.q, two))
-    return _beyond_limit(a, x, a.select(negative, a.neg(value), value), wide)
+    return _beyond_limit(a, x, a.select(negative, a.neg(value), value), wide, math.CosOp)
 
 
-def _beyond_limit(a: Arith, x: V, value: V, wide: bool) -> V:
-    too_big = a.cmp("ogt", a.abs(x), a.const(SIN_COS_LIMIT[wide]))
-    return a.select(too_big, a.const(float("nan")), value)
+def _beyond_limit(a: Arith, x: V, value: V, wide: bool, op_type: type[Operation]) -> V:
+    """Past SIN_COS_LIMIT (finite: infinities and NaN already give NaN) the Cody-Waite
+    reduction is inexact: branch to the libm function there (its Payne-Hanek reduction)."""
+    ax = a.abs(x)
+    too_big = a.cmp("ogt", ax, a.const(SIN_COS_LIMIT[wide]))
+    finite = a.cmp("olt", ax, a.const(_INF))
+    return a.slow_path(a.and_(too_big, finite), value, op_type, x)
 
 
 # --- erf --------------------------------------------------------------------------------------
@@ -396,7 +402,7 @@ class _Expand(RewritePattern):
         self.constants = constants
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, self.OP):
+        if not isinstance(op, self.OP) or SLOW_PATH_ATTR in op.attributes:
             return
         result_type = op.results[0].type
         is_f32 = isinstance(result_type, Float32Type)
@@ -493,7 +499,7 @@ PATTERNS: tuple[type[_Expand], ...] = (
     ExpandExp, ExpandExp2, ExpandExpM1, ExpandLog, ExpandLog2, ExpandLog10, ExpandLog1p,
     ExpandTanh, ExpandErf, ExpandPowF,
 )  # fmt: skip
-# Exact only up to SIN_COS_LIMIT (NaN beyond): applied with `trig=true` only.
+# The trigonometric family (exact for every argument: a branch to libm for huge |x|).
 TRIG_PATTERNS: tuple[type[_Expand], ...] = (ExpandSin, ExpandCos)
 
 
@@ -503,8 +509,8 @@ class ExpandMathPass(ModulePass):
 
     name = "expand-math"
 
-    # Also expand sin/cos, which give NaN for |x| > SIN_COS_LIMIT (see the module doc).
-    trig: bool = False
+    # False: leave the trigonometric ops to libm (scalar calls; for comparisons/debugging).
+    trig: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         chosen = PATTERNS + (TRIG_PATTERNS if self.trig else ())
