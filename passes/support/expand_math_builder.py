@@ -127,6 +127,9 @@ class Arith:
     def abs(self, a: V) -> V:
         return self.op(math.AbsFOp(a))
 
+    def sqrt(self, a: V) -> V:
+        return self.op(math.SqrtOp(a))
+
     def copysign(self, magnitude: V, sign: V) -> V:
         return self.op(math.CopySignOp(magnitude, sign))
 

@@ -127,6 +127,12 @@ RANGES = {
     "sin": ((-100.0, 100.0), (-100.0, 100.0), (-30, 60)),
     "cos": ((-100.0, 100.0), (-100.0, 100.0), (-30, 60)),
     "erf": ((-5.0, 5.0), (-7.0, 7.0), (-60, 3)),
+    "tan": ((-100.0, 100.0), (-100.0, 100.0), (-30, 60)),
+    "atan": ((-10.0, 10.0), (-10.0, 10.0), (-60, 60)),
+    "asin": ((-1.0, 1.0), (-1.0, 1.0), (-60, 1)),
+    "acos": ((-1.0, 1.0), (-1.0, 1.0), (-60, 1)),
+    "sinh": ((-90.0, 90.0), (-712.0, 712.0), (-60, 10)),
+    "cosh": ((-90.0, 90.0), (-712.0, 712.0), (-60, 10)),
 }
 
 
@@ -160,6 +166,8 @@ NUMPY = {
     "exp": np.exp, "exp2": np.exp2, "expm1": np.expm1, "log": np.log, "log2": np.log2,
     "log10": np.log10, "log1p": np.log1p, "tanh": np.tanh, "sin": np.sin, "cos": np.cos,
     "erf": _erf,  # NumPy has no erf: the C library's, as the unexpanded op would give
+    "tan": np.tan, "atan": np.arctan, "asin": np.arcsin, "acos": np.arccos, "sinh": np.sinh,
+    "cosh": np.cosh,
 }  # fmt: skip
 
 
@@ -216,7 +224,7 @@ def test_special_values_exact(name, dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("name", ["sin", "cos"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_sin_cos_huge_arguments_take_the_exact_path(name, dtype):
     """Past SIN_COS_LIMIT (up to the largest float) the expansion branches to libm: NumPy's
     answer, never NaN; at the limit itself the polynomial path is still within the bound."""
@@ -232,6 +240,53 @@ def test_sin_cos_huge_arguments_take_the_exact_path(name, dtype):
     for how in ("numpy", "exact"):
         error, where = worst(x, run(x), reference(name, x, how))
         assert error <= MAX_ULP, f"{name}: {error} ulp vs {how} at {where}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_tan_next_to_odd_multiples_of_half_pi(dtype):
+    """tan is steepest (and the reduced argument smallest) next to (2k+1) pi/2: the floats
+    nearest to it and their neighbours, for k up to 2^20, stay within the bound."""
+    k = np.concatenate([np.arange(-2000, 2000), np.arange(1, 2**20, 997)])
+    centre = ((2 * k + 1) * (np.pi / 2)).astype(dtype)
+    x = np.concatenate([np.nextafter(centre, dtype(np.inf)), centre,
+                        np.nextafter(centre, dtype(-np.inf))])  # fmt: skip
+    run, _, _ = compiled("math.tan", "f32" if dtype == np.float32 else "f64")
+    for how in ("numpy", "exact"):
+        error, where = worst(x, run(x), reference("tan", x, how))
+        assert error <= MAX_ULP, f"tan: {error} ulp vs {how} at {where}"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+def test_atan2_special_cases_and_values(dtype):
+    """C99/NumPy special cases exactly (signed zeros, +-pi, +-pi/4, 3pi/4, NaN) on a grid
+    of specials, and within the bound on random bit patterns and wide-range samples."""
+    ty = "f32" if dtype == np.float32 else "f64"
+    run, _, _ = compiled("math.atan2", ty, arity=2)
+    info = np.finfo(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, -3.0, 0.5,
+                         info.max, -info.max, info.tiny, info.smallest_subnormal,
+                         -info.smallest_subnormal, 1e30, -1e-30], dtype)  # fmt: skip
+    ys, xs = (g.ravel() for g in np.meshgrid(specials, specials))
+    with np.errstate(all="ignore"):
+        assert_specials_exact(run(ys, xs), np.arctan2(ys, xs), np.stack([ys, xs], 1))
+    rng = np.random.default_rng(7)
+    n = 300_000
+    log_uniform = [(np.exp2(rng.uniform(-140, 127, n)) * rng.choice([-1, 1], n)).astype(dtype)
+                   for _ in range(2)]  # fmt: skip
+    samples = [
+        (random_bits(rng, n, dtype), random_bits(rng, n, dtype)),
+        (rng.normal(0, 3, n).astype(dtype), rng.normal(0, 3, n).astype(dtype)),
+        tuple(log_uniform),
+    ]
+    wide = np.float64 if dtype == np.float32 else np.longdouble
+    for y, x in samples:
+        got = run(y, x)
+        with np.errstate(all="ignore"):
+            wants = {"numpy": np.arctan2(y, x),
+                     "exact": np.arctan2(y.astype(wide), x.astype(wide)).astype(dtype)}
+        for how, want in wants.items():
+            error, where = worst(np.stack([y, x], 1), got, want)
+            assert error <= MAX_ULP, f"atan2 {ty}: {error} ulp vs {how} at {where}"
 
 
 @pytest.mark.parametrize("name", ["sin", "cos"])
@@ -277,7 +332,8 @@ F32_VECTORS = {
 @pytest.mark.parametrize(
     ("name", "f32_kind"),
     [("exp", "native"), ("tanh", "native"), ("expm1", "native"), ("log", "via f64"),
-     ("sin", "via f64")],
+     ("sin", "via f64"), ("tan", "via f64"), ("atan", "via f64"), ("asin", "via f64"),
+     ("acos", "via f64"), ("sinh", "via f64"), ("cosh", "via f64")],
 )  # fmt: skip
 def test_expanded_loop_vectorises(name, f32_kind):
     """No libm call or math intrinsic is left (but a slow path's), and LLVM's loop vectoriser
@@ -292,7 +348,7 @@ def test_expanded_loop_vectorises(name, f32_kind):
         assert unexpanded or (f"@{name}f" not in llvm_ir and f"@{name}(" not in llvm_ir)
 
 
-@pytest.mark.parametrize("name", ["sin", "cos"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_slow_path_stays_behind_its_branch(name):
     """The vector loop calls libm only in a block guarded by a per-vector test of the
     huge-argument mask (the masked vector variant, inlined after vectorisation): no
@@ -317,6 +373,22 @@ def test_default_pipeline_expands_and_matches_eager(check_against_eager):
     check_against_eager(f, x, rtol=2e-6)
     check_against_eager(f, x.astype(np.float64), rtol=1e-14)
     assert "math.exp" not in f.get_concrete_function(x).ir()
+
+
+def test_default_pipeline_expands_trig_and_matches_eager(check_against_eager):
+    """The trigonometric family through `tj.function`, huge arguments included."""
+
+    @tj.function
+    def f(x, y):
+        return (np.sin(x), np.cos(x), np.tan(x), np.arctan(x), np.arctan2(x, y),
+                np.arcsin(y), np.arccos(y), np.sinh(y * 3), np.cosh(y * 3))  # fmt: skip
+
+    x = np.concatenate([np.linspace(-20, 20, 1001), [1e30, -3e20, 2.0**60, 0.0, -0.0]])
+    y = np.linspace(-1, 1, x.size)
+    for dtype, rtol in ((np.float32, 2e-6), (np.float64, 1e-14)):
+        check_against_eager(f, x.astype(dtype), y.astype(dtype), rtol=rtol)
+    ir = f.get_concrete_function(x, y).ir()
+    assert "math.atan" not in ir and "math.sinh" not in ir
 
 
 def test_pipeline_without_the_pass_keeps_math_ops():
