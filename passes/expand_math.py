@@ -483,7 +483,8 @@ class _TwoExps:
 
 
 def _two_exps(a: Arith, ax: V, wide: bool) -> _TwoExps:
-    red = _exp_reduce(a, a.clamp(ax, 0.0, _HYPERBOLIC_CLAMP))
+    cap = a.const(_HYPERBOLIC_CLAMP)  # (NaN stays NaN: the compare is false)
+    red = _exp_reduce(a, a.select(a.cmp("ogt", ax, cap), cap, ax))
     mirrored = _Reduced(red.k, a.neg(red.r), a.neg(red.err))
     return _TwoExps(red.k, _expm1_poly(a, red, wide), _expm1_poly(a, mirrored, wide))
 
