@@ -4,6 +4,15 @@ LLVM intrinsics where LLVM 22 has them (the backend turns most into libm calls);
 direct libm call (`expm1f`, `log1p`, `cbrtf`, `erff`, `asinhf`, ...), which MCJIT resolves from
 the process. f16 libm calls are computed in f32. `math.ipowi` calls an internal
 exponentiation-by-squaring helper, one per integer type.
+
+A math op marked `tj.slow_path` (expand-math's branch to libm for, e.g., sin of a huge
+argument) must stay behind its branch in vectorised loops: `llvm.sin` is `speculatable` and
+a `readnone` call to `sin` is recognised as it, so LLVM would if-convert either into a libm
+call for every lane, and a call to an unknown function stops vectorisation altogether. It is
+emitted as a call to an internal wrapper with masked vector variants (VFABI
+`vector-function-abi-variant`): the vectoriser calls the variant with the branch condition
+as mask, and after O3 (`jit._optimize`) the variant is inlined, so the vector loop tests the
+mask once per iteration and calls libm only for the lanes set.
 """
 
 from __future__ import annotations
@@ -24,22 +33,21 @@ _F32 = ir.FloatType()
 _F16 = ir.HalfType()
 
 
-# Set by expand-math on the rare exact path of an expansion (e.g. sin of a huge argument):
-# emit a libm call, which unlike the `speculatable` intrinsic stays under its branch.
+# Set by expand-math on the rare exact path of an expansion (see the module docstring).
 SLOW_PATH_ATTR = "tj.slow_path"
 
 _SLOW_PATH_LIBM = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh"})
 
 
-# Vector widths the loop vectoriser may pick for the slow path's type (AVX2 / AVX-512, with
-# interleaving making no difference: each part is its own call).
+# Vector widths the loop vectoriser may pick (interleaved parts each make their own call).
+# The variants have external linkage: an internal function referenced only from an
+# attribute would be deleted before the vectoriser looks for it.
 _SLOW_VFS = (2, 4, 8, 16)
 
 
 def _slow_call(fx: FunctionEmitter, name: str, args: Sequence[ir.Value]) -> ir.Value:
-    """`name`(args) via an internal scalar wrapper around libm that has masked vector
-    variants (`vector-function-abi-variant`): legal to vectorise (LLVM vectorises no call to
-    an unknown function otherwise) and, unlike `llvm.sin`, not hoisted out of its branch."""
+    """`name`(args) through `__tj_slow_<name>`, a `noinline` wrapper around libm with masked
+    vector variants (so the loop vectoriser may widen the call, and only as a masked one)."""
     llvm_type = args[0].type
     symbol = name + "f" if llvm_type == _F32 else name
     arity = len(args)

@@ -35,6 +35,13 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | tanh  | 3            | 2            | 3            | 2            |
 | sin   | 1            | 1            | 1            | 1            |
 | cos   | 1            | 1            | 1            | 1            |
+| tan   | 1            | 1            | 3            | 3            |
+| atan  | 1            | 1            | 2            | 2            |
+| atan2 | 1            | 1            | 2            | 2            |
+| asin  | 1            | 1            | 2            | 2            |
+| acos  | 1            | 1            | 1            | 1            |
+| sinh  | 2            | 1            | 3            | 2            |
+| cosh  | 2            | 1            | 2            | 1            |
 | erf   | 1            | 1            | 2            | 2            |
 | powf  | 1            | 1            | (not expanded)              |
 
@@ -45,11 +52,23 @@ Limits (documented, tested):
   `tj.slow_path`: codegen emits it as a call to an internal scalar wrapper with masked
   vector variants (`vector-function-abi-variant`), so the loop vectoriser keeps the
   polynomial in `<4 x double>` code and calls libm only for the lanes that need it (one
-  mask test per vector iteration; see `codegen/emit_math.py`). `expand-math{trig=false}`
-  leaves the trigonometric ops to libm.
+  mask test per vector iteration; see `codegen/emit_math.py`). A branch-free Payne-Hanek
+  reduction was the alternative: it would make every lane pay for the rare huge argument
+  (a per-lane table gather of 2/pi bits in f64), the branch costs one test per vector
+  (the `llvm.sin` intrinsic or a plain `sin` call would be if-converted and called for
+  every lane, and a call to an unknown function stops vectorisation). `expand-math{trig=false}`
+  leaves the trigonometric family (below) to libm.
+* tan = sin/cos of the same reduction (one division; the same libm branch for huge |x|).
+  atan/atan2: three ranges of the ratio (t = q, (q - 1)/(q + 1), -1/q around 0, pi/4,
+  pi/2; one division) and an odd polynomial on |t| <= tan(pi/8); atan2 adds the quadrant
+  and the C99 special cases (signed zeros, +-pi, +-pi/4, +-3pi/4). asin/acos: odd polynomial
+  for |x| <= 1/2, else through sqrt((1 - |x|)/2). sinh/cosh: one exp reduction of |x|,
+  polynomials for e^r and e^-r, scaled so that overflow happens exactly where NumPy's does;
+  sinh below 1 from expm1 (no cancellation). None of these needs a slow path.
 * `math.powf` is expanded for f32 only (exp(y log|x|) in f64 with C99/NumPy special cases);
   f64 `powf` is left alone (it needs double-double log/exp to stay within 4 ulp).
-* Other math ops (tan, atan, sinh, cbrt, ...) and other types (f16, vectors) are left alone.
+* Other math ops (cbrt, asinh, acosh, atanh, ...) and other types (f16, vectors) are left
+  alone.
 """
 
 from __future__ import annotations
