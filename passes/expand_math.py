@@ -12,7 +12,8 @@ shorter polynomials accurate to ~2^-28 relative, narrow once. The single final r
 the f32 results nearly correctly rounded, and overflow, underflow and subnormal results come
 out of `arith.truncf` exactly as NumPy's. The exp family (exp, exp2, expm1) and tanh run
 **natively in f32** instead (`NATIVE_F32`: i32 exponent bits, f32-rounded coefficients, 8
-lanes per AVX2 vector, about 2x faster), because they stay within the bound that way; log
+lanes per AVX2 vector, about 2x faster), because they stay within the bound that way, and so
+do sin and cos (reduced with pi/2 in three f32 pieces up to |x| = 2^17); log
 would not (NumPy's own f32 log is up to 3 ulp off, leaving 1 ulp for us). f64 uses the same
 algorithms with longer polynomials.
 
@@ -33,8 +34,8 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | log10 | 2            | 1            | 2            | 2            |
 | log1p | 1            | 1            | 1            | 1            |
 | tanh  | 3            | 2            | 3            | 2            |
-| sin   | 1            | 1            | 1            | 1            |
-| cos   | 1            | 1            | 1            | 1            |
+| sin   | 2            | 1            | 1            | 1            |
+| cos   | 2            | 1            | 1            | 1            |
 | tan   | 1            | 1            | 3            | 3            |
 | atan  | 1            | 1            | 2            | 2            |
 | atan2 | 1            | 1            | 2            | 2            |
@@ -46,8 +47,9 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | powf  | 1            | 1            | (not expanded)              |
 
 Limits (documented, tested):
-* `math.sin`/`math.cos`: Cody-Waite reduction with pi/2 in four float64 pieces, exact for
-  |x| <= 2^50 (f32) and |x| <= 2^48 (f64) (`SIN_COS_LIMIT`). Larger finite arguments take a
+* `math.sin`/`math.cos` (f32 natively, like the exp family): Cody-Waite reduction with pi/2
+  in four float64 pieces (three float32 pieces), exact for |x| <= 2^48 (f64) and
+  |x| <= 2^17 (f32) (`SIN_COS_LIMIT`). Larger finite arguments take a
   **branch** (`scf.if`, not a select) to the libm function (Payne-Hanek reduction), marked
   `tj.slow_path`: codegen emits it as a call to an internal scalar wrapper with masked
   vector variants (`vector-function-abi-variant`), so the loop vectoriser keeps the
@@ -93,7 +95,9 @@ from tracejit.passes.support.expand_math_builder import SLOW_PATH_ATTR, Arith, C
 
 # |x| up to which sin/cos meet the 4-ulp bound (n = round(x 2/pi) must be exact in f64 and
 # the fma steps exact): beyond, the expansion returns NaN rather than a wrong number.
-SIN_COS_LIMIT = {False: 2.0**50, True: 2.0**48}  # keyed by `wide` (f64)
+# Keyed by the evaluation type being f64 (f64, and tan's f32 widened to f64) or not (sin and
+# cos run natively in f32, with pi/2 in three f32 pieces).
+SIN_COS_LIMIT = {True: 2.0**48, False: 2.0**17}
 
 _SQRT_HALF_BITS = 0x3FE6A09E667F3BCD  # bits of sqrt(1/2): the split point of log's mantissa
 _TWO_54 = 18014398509481984.0
@@ -307,7 +311,7 @@ def _reduce_half_pi(a: Arith, x: V) -> _Quadrant:
     n = a.roundeven(a.mul(x, a.const(K.TWO_OVER_PI)))
     minus_n = a.neg(n)
     r = x
-    for piece in K.HALF_PI_PIECES:
+    for piece in K.HALF_PI_PIECES if a.is_f64 else K.HALF_PI_PIECES_F32:
         r = a.fma(minus_n, a.const(piece), r)
     q = a.sub(n, a.mul(a.floor(a.mul(n, a.const(0.25))), a.const(4.0)))
     odd = a.or_(a.cmp("oeq", q, a.const(1.0)), a.cmp("oeq", q, a.const(3.0)))
@@ -353,7 +357,7 @@ def _beyond_limit(a: Arith, x: V, value: V, wide: bool, op_type: type[Operation]
     """Past SIN_COS_LIMIT (finite: infinities and NaN already give NaN) the Cody-Waite
     reduction is inexact: branch to the libm function there (its Payne-Hanek reduction)."""
     ax = a.abs(x)
-    too_big = a.cmp("ogt", ax, a.const(SIN_COS_LIMIT[wide]))
+    too_big = a.cmp("ogt", ax, a.const(SIN_COS_LIMIT[a.is_f64]))
     finite = a.cmp("olt", ax, a.const(_INF))
     return a.slow_path(a.and_(too_big, finite), value, op_type, x)
 
@@ -669,15 +673,18 @@ class ExpandTanh(_Expand):
 
 
 class ExpandSin(_Expand):
-    """math.sin: x = n pi/2 + r (three-piece Cody-Waite), sin/cos polynomial by quadrant."""
+    """math.sin: x = n pi/2 + r (Cody-Waite: four f64 or three f32 pieces of pi/2), sin or
+    cos polynomial by quadrant."""
 
     OP, ALGORITHM = math.SinOp, sin
+    NATIVE_F32 = True
 
 
 class ExpandCos(_Expand):
     """math.cos: as sin, quadrant shifted by one."""
 
     OP, ALGORITHM = math.CosOp, cos
+    NATIVE_F32 = True
 
 
 class ExpandTan(_Expand):

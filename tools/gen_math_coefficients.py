@@ -352,6 +352,7 @@ def constants() -> dict[str, object]:
         "LOG10_2_HI_LO": split(LN2 / LN10, 42, 2),
         "TWO_OVER_PI": float(2 / PI),
         "HALF_PI_PIECES": split(half_pi, 53, 4),  # fma reduction: 4 x 53 bits of pi/2
+        "HALF_PI_PIECES_F32": split(half_pi, 24, 3),  # native f32: 3 x 24 bits
         # hi + lo pairs (hi the nearest double) of the angles atan/asin/acos add back
         "QUARTER_PI_SPLIT": split(PI / 4, 53, 2),
         "HALF_PI_SPLIT": split(half_pi, 53, 2),
