@@ -4,6 +4,15 @@ LLVM intrinsics where LLVM 22 has them (the backend turns most into libm calls);
 direct libm call (`expm1f`, `log1p`, `cbrtf`, `erff`, `asinhf`, ...), which MCJIT resolves from
 the process. f16 libm calls are computed in f32. `math.ipowi` calls an internal
 exponentiation-by-squaring helper, one per integer type.
+
+A math op marked `tj.slow_path` (expand-math's branch to libm for, e.g., sin of a huge
+argument) must stay behind its branch in vectorised loops: `llvm.sin` is `speculatable` and
+a `readnone` call to `sin` is recognised as it, so LLVM would if-convert either into a libm
+call for every lane, and a call to an unknown function stops vectorisation altogether. It is
+emitted as a call to an internal wrapper with masked vector variants (VFABI
+`vector-function-abi-variant`): the vectoriser calls the variant with the branch condition
+as mask, and after O3 (`jit._optimize`) the variant is inlined, so the vector loop tests the
+mask once per iteration and calls libm only for the lanes set.
 """
 
 from __future__ import annotations
@@ -24,8 +33,85 @@ _F32 = ir.FloatType()
 _F16 = ir.HalfType()
 
 
+# Set by expand-math on the rare exact path of an expansion (see the module docstring).
+SLOW_PATH_ATTR = "tj.slow_path"
+
+_SLOW_PATH_LIBM = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh"})
+
+
+# Vector widths the loop vectoriser may pick (interleaved parts each make their own call).
+# The variants have external linkage: an internal function referenced only from an
+# attribute would be deleted before the vectoriser looks for it.
+_SLOW_VFS = (2, 4, 8, 16)
+
+
+def _slow_call(fx: FunctionEmitter, name: str, args: Sequence[ir.Value]) -> ir.Value:
+    """`name`(args) through `__tj_slow_<name>`, a `noinline` wrapper around libm with masked
+    vector variants (so the loop vectoriser may widen the call, and only as a masked one)."""
+    llvm_type = args[0].type
+    symbol = name + "f" if llvm_type == _F32 else name
+    arity = len(args)
+    scalar_name = f"__tj_slow_{symbol}"
+
+    def build(fn: ir.Function) -> None:
+        b = ir.IRBuilder(fn.append_basic_block("entry"))
+        libm = fx.state.declare(symbol, llvm_type, [llvm_type] * arity, ("nounwind", "readnone"))
+        b.ret(b.call(libm, list(fn.args)))
+        variants = [_vector_variant(fx, libm, scalar_name, vf) for vf in _SLOW_VFS]
+        fn.attributes.add("noinline")
+        fn.attributes.add("readnone")
+        mappings = ",".join(
+            f"_ZGV_LLVM_M{vf}{'v' * arity}_{scalar_name}({v.name})"
+            for vf, v in zip(_SLOW_VFS, variants, strict=True)
+        )
+        set.add(fn.attributes, f'"vector-function-abi-variant"="{mappings}"')
+
+    helper = fx.state.helper(scalar_name, build, llvm_type, [llvm_type] * arity)
+    return fx.b.call(helper, list(args))
+
+
+def _vector_variant(fx: FunctionEmitter, libm: ir.Function, scalar_name: str,
+                    vf: int) -> ir.Function:
+    """<vf x T> f(<vf x T>..., <vf x i1> mask): libm on the lanes whose mask bit is set."""
+    llvm_type = libm.function_type.return_type
+    vector = ir.VectorType(llvm_type, vf)
+    arity = len(libm.args)
+    mask_type = ir.VectorType(I1, vf)
+    fn = ir.Function(fx.state.module, ir.FunctionType(vector, [vector] * arity + [mask_type]),
+                     f"{scalar_name}_m{vf}")
+    # Inlined after vectorisation (codegen/jit.py runs the always-inliner after O3): the
+    # vector loop then tests the mask once per iteration and branches to the calls.
+    fn.attributes.add("alwaysinline")
+    fn.attributes.add("nounwind")
+    entry = fn.append_basic_block("entry")
+    work = fn.append_basic_block("any")
+    b = ir.IRBuilder(entry)
+    *inputs, mask = fn.args
+    none = b.icmp_unsigned("==", b.bitcast(mask, ir.IntType(vf)), ir.Constant(ir.IntType(vf), 0))
+    with b.if_then(none, likely=True):
+        b.ret(ir.Constant(vector, None))
+    b.branch(work)
+    b.position_at_end(work)
+    result: ir.Value = ir.Constant(vector, None)
+    for lane in range(vf):
+        index = ir.Constant(ir.IntType(32), lane)
+        before = b.block
+        with b.if_then(b.extract_element(mask, index)):
+            value = b.call(libm, [b.extract_element(v, index) for v in inputs])
+            updated = b.insert_element(result, value, index)
+            then_block = b.block
+        phi = b.phi(vector)
+        phi.add_incoming(updated, then_block)
+        phi.add_incoming(result, before)
+        result = phi
+    b.ret(result)
+    return fn
+
+
 def _unary_intrinsic(base: str) -> Callable[[FunctionEmitter, Operation], ir.Value]:
     def emit(fx: FunctionEmitter, op: Operation) -> ir.Value:
+        if SLOW_PATH_ATTR in op.attributes and base in _SLOW_PATH_LIBM:
+            return _slow_call(fx, base, [fx.get(v) for v in op.operands])
         x = fx.get(op.operands[0])
         fn = fx.state.intrinsic(base, x.type, [x.type], [x.type])
         return fx.b.call(fn, [x], fastmath=flags_of(op))

@@ -8,6 +8,7 @@ Object code (`JitModule.object_code`) can be cached and reloaded with `load_obje
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 import sys
@@ -37,7 +38,18 @@ def _initialize() -> None:
     libm = _libm()
     if libm:
         llvm.load_library_permanently(libm)
+    _load_libgcc()
     _bind_python_api()
+
+
+def _load_libgcc() -> None:
+    """The backend may call compiler-rt/libgcc helpers no IR declares (`__truncdfhf2` when
+    an f16 result is folded from f64 math, as expand-math's widened f32 code can be): an
+    unresolved one would be called at address 0. libgcc_s has them (GCC >= 12 for the f16
+    ones); without it the process is as before."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(RuntimeError):
+            llvm.load_library_permanently("libgcc_s.so.1")
 
 
 def _bind_python_api() -> None:
@@ -110,6 +122,12 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
     tuning.slp_vectorization = True
     builder = llvm.create_pass_builder(tm, tuning)
     builder.getModulePassManager().run(module, builder)
+    # Vectorised calls can only be inlined after vectorisation: the masked vector variants
+    # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`.
+    late = llvm.create_pass_builder(tm, tuning)
+    inliner = llvm.create_new_module_pass_manager()
+    inliner.add_always_inliner_pass()
+    inliner.run(module, late)
 
 
 def _bind_thread_count(engine: llvm.ExecutionEngine | SharedLibrary) -> None:

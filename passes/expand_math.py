@@ -12,7 +12,8 @@ shorter polynomials accurate to ~2^-28 relative, narrow once. The single final r
 the f32 results nearly correctly rounded, and overflow, underflow and subnormal results come
 out of `arith.truncf` exactly as NumPy's. The exp family (exp, exp2, expm1) and tanh run
 **natively in f32** instead (`NATIVE_F32`: i32 exponent bits, f32-rounded coefficients, 8
-lanes per AVX2 vector, about 2x faster), because they stay within the bound that way; log
+lanes per AVX2 vector, about 2x faster), because they stay within the bound that way, and so
+do sin and cos (reduced with pi/2 in three f32 pieces up to |x| = 2^17); log
 would not (NumPy's own f32 log is up to 3 ulp off, leaving 1 ulp for us). f64 uses the same
 algorithms with longer polynomials.
 
@@ -33,21 +34,43 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | log10 | 2            | 1            | 2            | 2            |
 | log1p | 1            | 1            | 1            | 1            |
 | tanh  | 3            | 2            | 3            | 2            |
-| sin   | 1            | 1            | 1            | 1            |
-| cos   | 1            | 1            | 1            | 1            |
+| sin   | 2            | 1            | 1            | 1            |
+| cos   | 2            | 1            | 1            | 1            |
+| tan   | 1            | 1            | 3            | 3            |
+| atan  | 1            | 1            | 2            | 2            |
+| atan2 | 1            | 1            | 2            | 2            |
+| asin  | 1            | 1            | 2            | 2            |
+| acos  | 1            | 1            | 1            | 1            |
+| sinh  | 2            | 1            | 3            | 2            |
+| cosh  | 2            | 1            | 2            | 1            |
 | erf   | 1            | 1            | 2            | 2            |
 | powf  | 1            | 1            | (not expanded)              |
 
 Limits (documented, tested):
-* `math.sin`/`math.cos` are expanded **only with `expand-math{trig=true}`** (off in the
-  default pipeline): Cody-Waite reduction with pi/2 in four float64 pieces; the bound holds
-  for |x| <= 2^50 (f32) and |x| <= 2^48 (f64) (`SIN_COS_LIMIT`), and **larger finite
-  arguments give NaN** where NumPy gives the value (a Payne-Hanek reduction would be
-  needed). A fast-math style opt-in: the default must never give a wrong answer, so by
-  default sin/cos stay libm calls.
+* `math.sin`/`math.cos` (f32 natively, like the exp family): Cody-Waite reduction with pi/2
+  in four float64 pieces (three float32 pieces), exact for |x| <= 2^48 (f64) and
+  |x| <= 2^17 (f32) (`SIN_COS_LIMIT`). Larger finite arguments take a
+  **branch** (`scf.if`, not a select) to the libm function (Payne-Hanek reduction), marked
+  `tj.slow_path`: codegen emits it as a call to an internal scalar wrapper with masked
+  vector variants (`vector-function-abi-variant`), so the loop vectoriser keeps the
+  polynomial in `<4 x double>` code and calls libm only for the lanes that need it (one
+  mask test per vector iteration; see `codegen/emit_math.py`). A branch-free Payne-Hanek
+  reduction was the alternative: it would make every lane pay for the rare huge argument
+  (a per-lane table gather of 2/pi bits in f64), the branch costs one test per vector
+  (the `llvm.sin` intrinsic or a plain `sin` call would be if-converted and called for
+  every lane, and a call to an unknown function stops vectorisation). `expand-math{trig=false}`
+  leaves the trigonometric family (below) to libm.
+* tan = sin/cos of the same reduction (one division; the same libm branch for huge |x|).
+  atan/atan2: three ranges of the ratio (t = q, (q - 1)/(q + 1), -1/q around 0, pi/4,
+  pi/2; one division) and an odd polynomial on |t| <= tan(pi/8); atan2 adds the quadrant
+  and the C99 special cases (signed zeros, +-pi, +-pi/4, +-3pi/4). asin/acos: odd polynomial
+  for |x| <= 1/2, else through sqrt((1 - |x|)/2). sinh/cosh: one exp reduction of |x|,
+  polynomials for e^r and e^-r, scaled so that overflow happens exactly where NumPy's does;
+  sinh below 1 from expm1 (no cancellation). None of these needs a slow path.
 * `math.powf` is expanded for f32 only (exp(y log|x|) in f64 with C99/NumPy special cases);
   f64 `powf` is left alone (it needs double-double log/exp to stay within 4 ulp).
-* Other math ops (tan, atan, sinh, cbrt, ...) and other types (f16, vectors) are left alone.
+* Other math ops (cbrt, asinh, acosh, atanh, ...) and other types (f16, vectors) are left
+  alone.
 """
 
 from __future__ import annotations
@@ -68,11 +91,13 @@ from xdsl.pattern_rewriter import (
 )
 
 from tracejit.passes.support import expand_math_coefficients as K
-from tracejit.passes.support.expand_math_builder import Arith, ConstantPool, V
+from tracejit.passes.support.expand_math_builder import SLOW_PATH_ATTR, Arith, ConstantPool, V
 
 # |x| up to which sin/cos meet the 4-ulp bound (n = round(x 2/pi) must be exact in f64 and
 # the fma steps exact): beyond, the expansion returns NaN rather than a wrong number.
-SIN_COS_LIMIT = {False: 2.0**50, True: 2.0**48}  # keyed by `wide` (f64)
+# Keyed by the evaluation type being f64 (f64, and tan's f32 widened to f64) or not (sin and
+# cos run natively in f32, with pi/2 in three f32 pieces).
+SIN_COS_LIMIT = {True: 2.0**48, False: 2.0**17}
 
 _SQRT_HALF_BITS = 0x3FE6A09E667F3BCD  # bits of sqrt(1/2): the split point of log's mantissa
 _TWO_54 = 18014398509481984.0
@@ -286,7 +311,7 @@ def _reduce_half_pi(a: Arith, x: V) -> _Quadrant:
     n = a.roundeven(a.mul(x, a.const(K.TWO_OVER_PI)))
     minus_n = a.neg(n)
     r = x
-    for piece in K.HALF_PI_PIECES:
+    for piece in K.HALF_PI_PIECES if a.is_f64 else K.HALF_PI_PIECES_F32:
         r = a.fma(minus_n, a.const(piece), r)
     q = a.sub(n, a.mul(a.floor(a.mul(n, a.const(0.25))), a.const(4.0)))
     odd = a.or_(a.cmp("oeq", q, a.const(1.0)), a.cmp("oeq", q, a.const(3.0)))
@@ -315,7 +340,7 @@ def sin(a: Arith, x: V, wide: bool) -> V:
     value = a.select(quad.odd, _cos_poly(a, z, wide), _sin_poly(a, quad.r, z, wide))
     value = a.select(quad.upper, a.neg(value), value)
     value = a.select(a.cmp("oeq", x, a.const(0.0)), x, value)
-    return _beyond_limit(a, x, value, wide)
+    return _beyond_limit(a, x, value, wide, math.SinOp)
 
 
 def cos(a: Arith, x: V, wide: bool) -> V:
@@ -325,12 +350,194 @@ def cos(a: Arith, x: V, wide: bool) -> V:
     value = a.select(quad.odd, _sin_poly(a, quad.r, z, wide), _cos_poly(a, z, wide))
     one, two = a.const(1.0), a.const(2.0)
     negative = a.or_(a.cmp("oeq", quad.q, one), a.cmp("oeq", quad.q, two))
-    return _beyond_limit(a, x, a.select(negative, a.neg(value), value), wide)
+    return _beyond_limit(a, x, a.select(negative, a.neg(value), value), wide, math.CosOp)
 
 
-def _beyond_limit(a: Arith, x: V, value: V, wide: bool) -> V:
-    too_big = a.cmp("ogt", a.abs(x), a.const(SIN_COS_LIMIT[wide]))
-    return a.select(too_big, a.const(float("nan")), value)
+def _beyond_limit(a: Arith, x: V, value: V, wide: bool, op_type: type[Operation]) -> V:
+    """Past SIN_COS_LIMIT (finite: infinities and NaN already give NaN) the Cody-Waite
+    reduction is inexact: branch to the libm function there (its Payne-Hanek reduction)."""
+    ax = a.abs(x)
+    too_big = a.cmp("ogt", ax, a.const(SIN_COS_LIMIT[a.is_f64]))
+    finite = a.cmp("olt", ax, a.const(_INF))
+    return a.slow_path(a.and_(too_big, finite), value, op_type, x)
+
+
+def tan(a: Arith, x: V, wide: bool) -> V:
+    # tan r = sin r / cos r (n even) or -cos r / sin r (n odd), one division; r is accurate
+    # relative to itself even next to odd multiples of pi/2 (four pieces of pi/2).
+    quad = _reduce_half_pi(a, x)
+    z = a.mul(quad.r, quad.r)
+    s, c = _sin_poly(a, quad.r, z, wide), _cos_poly(a, z, wide)
+    value = a.div(a.select(quad.odd, a.neg(c), s), a.select(quad.odd, s, c))
+    value = a.select(a.cmp("oeq", x, a.const(0.0)), x, value)
+    return _beyond_limit(a, x, value, wide, math.TanOp)
+
+
+# --- atan, atan2, asin, acos -------------------------------------------------------------------
+
+
+def _atan_poly(a: Arith, t: V, wide: bool) -> V:
+    """atan t = t + t z S(z), z = t^2, |t| <= tan(pi/8)."""
+    z = a.mul(t, t)
+    return a.fma(a.mul(t, z), a.horner(z, _coeffs("ATAN_S", wide)), t)
+
+
+@dataclass
+class _Angle:
+    """atan(num/den) = offset + p: three ranges of num/den (0 <= num, 0 < den): up to
+    tan(pi/8) t = num/den, offset 0; up to tan(3pi/8) t = (num - den)/(num + den), offset
+    pi/4; beyond t = -den/num, offset pi/2; p = atan t (|t| <= tan(pi/8)). One division."""
+
+    low: V  # first range
+    high: V  # third range
+    p: V
+
+    def offset(self, a: Arith, angles: tuple[tuple[float, float], ...]) -> tuple[V, V]:
+        """(hi, lo) of angles[0] / [1] / [2] for the first / second / third range."""
+        return tuple(  # type: ignore[return-value]
+            a.select(self.low, a.const(first), a.select(self.high, a.const(third),
+                                                          a.const(second)))
+            for first, second, third in zip(*angles, strict=True)
+        )
+
+
+def _atan_ratio(a: Arith, num: V, den: V | None, wide: bool) -> _Angle:
+    """`den` None stands for 1 (atan): the range bounds and -den are then constants."""
+    def times(c: float) -> V:
+        return a.const(c) if den is None else a.mul(den, a.const(c))
+
+    one = a.const(1.0)
+    low = a.cmp("ole", num, times(K.TAN_PI_8))
+    high = a.cmp("ogt", num, times(K.TAN_3PI_8))
+    d = one if den is None else den
+    top = a.select(low, num, a.select(high, times(-1.0), a.sub(num, d)))
+    bottom = a.select(low, d, a.select(high, num, a.add(num, d)))
+    return _Angle(low, high, _atan_poly(a, a.div(top, bottom), wide))
+
+
+_ZERO_SPLIT = (0.0, 0.0)
+
+
+def atan(a: Arith, x: V, wide: bool) -> V:
+    # atan|x| = offset + p (NaN: no range compare holds, t is NaN), the sign copied back.
+    angle = _atan_ratio(a, a.abs(x), None, wide)
+    hi, lo = angle.offset(a, (_ZERO_SPLIT, K.QUARTER_PI_SPLIT, K.HALF_PI_SPLIT))
+    return a.copysign(a.add(hi, a.add(lo, angle.p)), x)
+
+
+_ATAN2_SCALE_ABOVE = 2.0**1000  # f64: num + den must not overflow
+
+
+def atan2(a: Arith, y: V, x: V, wide: bool) -> V:
+    # r = atan(|y|/|x|) in [0, pi/2]; x < 0 (or -0): pi - r; the sign of y copied back.
+    # C99 special cases: y = 0 -> 0 or pi (by the sign of x), both infinite -> pi/4 or 3pi/4
+    # (|x| = |y| = 1 stands in), NaN in either -> NaN.
+    one = a.const(1.0)
+    ax, ay = a.abs(x), a.abs(y)
+    if wide:  # scale huge pairs by 2^-64 so num + den stays finite (the ratio is unchanged)
+        huge = a.or_(a.cmp("ogt", ax, a.const(_ATAN2_SCALE_ABOVE)),
+                     a.cmp("ogt", ay, a.const(_ATAN2_SCALE_ABOVE)))
+        factor = a.select(huge, a.const(2.0**-64), one)
+        ax, ay = a.mul(ax, factor), a.mul(ay, factor)
+    inf = a.const(_INF)
+    both_inf = a.and_(a.cmp("oeq", ax, inf), a.cmp("oeq", ay, inf))
+    ax, ay = a.select(both_inf, one, ax), a.select(both_inf, one, ay)
+    ax = a.select(a.cmp("oeq", ay, a.const(0.0)), one, ax)  # 0/0 -> 0/1
+    angle = _atan_ratio(a, ay, ax, wide)
+    left = a.cmp("olt", a.copysign(one, x), a.const(0.0))
+    right_hi, right_lo = angle.offset(a, (_ZERO_SPLIT, K.QUARTER_PI_SPLIT, K.HALF_PI_SPLIT))
+    left_hi, left_lo = angle.offset(a, (K.PI_SPLIT, K.THREE_QUARTER_PI_SPLIT, K.HALF_PI_SPLIT))
+    hi = a.select(left, left_hi, right_hi)
+    lo = a.select(left, a.sub(left_lo, angle.p), a.add(right_lo, angle.p))
+    result = a.copysign(a.add(hi, lo), y)
+    return a.select(a.cmp("uno", x, y), a.const(float("nan")), result)
+
+
+@dataclass
+class _Asin:
+    """asin|x| = p for |x| <= 1/2, else pi/2 - 2p with p = asin(sqrt((1 - |x|)/2))."""
+
+    big: V
+    p: V
+
+
+def _asin_parts(a: Arith, x: V, wide: bool) -> _Asin:
+    # |x| > 1 gives sqrt of a negative: NaN, as NumPy.
+    ax = a.abs(x)
+    big = a.cmp("ogt", ax, a.const(0.5))
+    z = a.select(big, a.mul(a.sub(a.const(1.0), ax), a.const(0.5)), a.mul(ax, ax))
+    s = a.select(big, a.sqrt(z), ax)
+    return _Asin(big, a.fma(a.mul(s, z), a.horner(z, _coeffs("ASIN_S", wide)), s))
+
+
+def asin(a: Arith, x: V, wide: bool) -> V:
+    parts = _asin_parts(a, x, wide)
+    half_pi_hi, half_pi_lo = K.HALF_PI_SPLIT
+    two_p = a.add(parts.p, parts.p)
+    big = a.add(a.const(half_pi_hi), a.sub(a.const(half_pi_lo), two_p))
+    return a.copysign(a.select(parts.big, big, parts.p), x)
+
+
+def acos(a: Arith, x: V, wide: bool) -> V:
+    # |x| <= 1/2: pi/2 - asin x; x > 1/2: 2p; x < -1/2: pi - 2p (no cancellation anywhere).
+    parts = _asin_parts(a, x, wide)
+    half_pi_hi, half_pi_lo = K.HALF_PI_SPLIT
+    pi_hi, pi_lo = K.PI_SPLIT
+    small = a.add(a.const(half_pi_hi), a.sub(a.const(half_pi_lo), a.copysign(parts.p, x)))
+    two_p = a.add(parts.p, parts.p)
+    negative = a.cmp("olt", x, a.const(0.0))
+    big = a.select(negative, a.add(a.const(pi_hi), a.sub(a.const(pi_lo), two_p)), two_p)
+    return a.select(parts.big, big, small)
+
+
+# --- sinh, cosh ---------------------------------------------------------------------------------
+
+# |x| where cosh/sinh are inf in f64 (710.48) plus slack: 2^(k-1) is still in _scale's range.
+_HYPERBOLIC_CLAMP = 711.5
+
+
+@dataclass
+class _TwoExps:
+    """e^|x| = 2^k (1 + e), e^-|x| = 2^-k (1 + f): one reduction, two polynomials."""
+
+    k: V
+    e: V
+    f: V
+
+
+def _two_exps(a: Arith, ax: V, wide: bool) -> _TwoExps:
+    cap = a.const(_HYPERBOLIC_CLAMP)  # (NaN stays NaN: the compare is false)
+    red = _exp_reduce(a, a.select(a.cmp("ogt", ax, cap), cap, ax))
+    mirrored = _Reduced(red.k, a.neg(red.r), a.neg(red.err))
+    return _TwoExps(red.k, _expm1_poly(a, red, wide), _expm1_poly(a, mirrored, wide))
+
+
+def _half_sum(a: Arith, ex: _TwoExps, sign: float) -> V:
+    """(e^|x| +- e^-|x|)/2 = 2^(k-1) ((1 + e) +- 2^-2k (1 + f)) (2^-2k floored at 2^-1000,
+    where the second term is long negligible)."""
+    one = a.const(1.0)
+    minus_two_k = a.clamp(a.mul(ex.k, a.const(-2.0)), -1000.0, 0.0)
+    second = _scale(a, a.add(one, ex.f), minus_two_k)
+    first = a.add(one, ex.e)
+    inner = a.add(first, second) if sign > 0 else a.sub(first, second)
+    return _scale(a, inner, a.sub(ex.k, one))
+
+
+def cosh(a: Arith, x: V, wide: bool) -> V:
+    result = _half_sum(a, _two_exps(a, a.abs(x), wide), 1.0)
+    return a.select(a.is_nan(x), x, result)
+
+
+def sinh(a: Arith, x: V, wide: bool) -> V:
+    # |x| >= 1: (e^|x| - e^-|x|)/2 loses under two bits to cancellation. Below, from
+    # E = e^|x| - 1 = 2^k e + (2^k - 1): sinh = (E + E/(E + 1))/2 (no cancellation).
+    ax = a.abs(x)
+    ex = _two_exps(a, ax, wide)
+    scale = a.pow2(a.float_to_int(ex.k))
+    big_e = a.fma(ex.e, scale, a.sub(scale, a.const(1.0)))
+    small = a.mul(a.add(big_e, a.div(big_e, a.add(big_e, a.const(1.0)))), a.const(0.5))
+    value = a.select(a.cmp("olt", ax, a.const(1.0)), small, _half_sum(a, ex, -1.0))
+    return a.select(a.is_nan(x), x, a.copysign(value, x))
 
 
 # --- erf --------------------------------------------------------------------------------------
@@ -396,7 +603,7 @@ class _Expand(RewritePattern):
         self.constants = constants
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
-        if not isinstance(op, self.OP):
+        if not isinstance(op, self.OP) or SLOW_PATH_ATTR in op.attributes:
             return
         result_type = op.results[0].type
         is_f32 = isinstance(result_type, Float32Type)
@@ -466,15 +673,60 @@ class ExpandTanh(_Expand):
 
 
 class ExpandSin(_Expand):
-    """math.sin: x = n pi/2 + r (three-piece Cody-Waite), sin/cos polynomial by quadrant."""
+    """math.sin: x = n pi/2 + r (Cody-Waite: four f64 or three f32 pieces of pi/2), sin or
+    cos polynomial by quadrant."""
 
     OP, ALGORITHM = math.SinOp, sin
+    NATIVE_F32 = True
 
 
 class ExpandCos(_Expand):
     """math.cos: as sin, quadrant shifted by one."""
 
     OP, ALGORITHM = math.CosOp, cos
+    NATIVE_F32 = True
+
+
+class ExpandTan(_Expand):
+    """math.tan: sin/cos polynomials of the reduced argument, one division."""
+
+    OP, ALGORITHM = math.TanOp, tan
+
+
+class ExpandAtan(_Expand):
+    """math.atan: three ranges (0, pi/4, pi/2 offsets), odd polynomial on |t| <= tan(pi/8)."""
+
+    OP, ALGORITHM = math.AtanOp, atan
+
+
+class ExpandAtan2(_Expand):
+    """math.atan2: atan's reduction on |y|/|x|, the quadrant and C99 special cases."""
+
+    OP, ALGORITHM = math.Atan2Op, atan2
+
+
+class ExpandAsin(_Expand):
+    """math.asin: odd polynomial; |x| > 1/2 through pi/2 - 2 asin(sqrt((1 - |x|)/2))."""
+
+    OP, ALGORITHM = math.AsinOp, asin
+
+
+class ExpandAcos(_Expand):
+    """math.acos: pi/2 - asin x, 2p or pi - 2p (asin's parts)."""
+
+    OP, ALGORITHM = math.AcosOp, acos
+
+
+class ExpandSinh(_Expand):
+    """math.sinh: (E + E/(E + 1))/2 below 1 (E = expm1|x|), else (e^|x| - e^-|x|)/2."""
+
+    OP, ALGORITHM = math.SinhOp, sinh
+
+
+class ExpandCosh(_Expand):
+    """math.cosh: (e^|x| + e^-|x|)/2 from one reduction, scaled to overflow exactly."""
+
+    OP, ALGORITHM = math.CoshOp, cosh
 
 
 class ExpandErf(_Expand):
@@ -493,8 +745,11 @@ PATTERNS: tuple[type[_Expand], ...] = (
     ExpandExp, ExpandExp2, ExpandExpM1, ExpandLog, ExpandLog2, ExpandLog10, ExpandLog1p,
     ExpandTanh, ExpandErf, ExpandPowF,
 )  # fmt: skip
-# Exact only up to SIN_COS_LIMIT (NaN beyond): applied with `trig=true` only.
-TRIG_PATTERNS: tuple[type[_Expand], ...] = (ExpandSin, ExpandCos)
+# The trigonometric family (exact for every argument: a branch to libm for huge |x|).
+TRIG_PATTERNS: tuple[type[_Expand], ...] = (
+    ExpandSin, ExpandCos, ExpandTan, ExpandAtan, ExpandAtan2, ExpandAsin, ExpandAcos,
+    ExpandSinh, ExpandCosh,
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -503,8 +758,8 @@ class ExpandMathPass(ModulePass):
 
     name = "expand-math"
 
-    # Also expand sin/cos, which give NaN for |x| > SIN_COS_LIMIT (see the module doc).
-    trig: bool = False
+    # False: leave the trigonometric ops to libm (scalar calls; for comparisons/debugging).
+    trig: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         chosen = PATTERNS + (TRIG_PATTERNS if self.trig else ())

@@ -128,6 +128,27 @@ def cos_c(z: D) -> D:  # (cos(x) - 1 + z/2) / z^2
     return (cos_(z.sqrt()) - 1 + z / 2) / (z * z)
 
 
+def atan_s(z: D) -> D:  # (atan(t)/t - 1)/z = -1/3 + z/5 - z^2/7 + ...,  z = t^2
+    total, zk, k = D(0), -ONE, 1
+    while abs(zk) > D(10) ** -88:
+        total += zk / (2 * k + 1)
+        zk *= -z
+        k += 1
+    return total
+
+
+def asin_s(z: D) -> D:  # (asin(x)/x - 1)/z,  z = x^2
+    a, total, k, zk = ONE, D(0), 1, ONE
+    while True:
+        a = a * (2 * k - 1) / (2 * k)  # (2k)! / (4^k (k!)^2)
+        add = a * zk / (2 * k + 1)
+        total += add
+        if abs(add) < D(10) ** -88:
+            return total
+        zk *= z
+        k += 1
+
+
 def erf_p(z: D) -> D:  # erf(x)/x - 1,  z = x^2
     return erf_over(z.sqrt()) - 1
 
@@ -256,6 +277,8 @@ def max_error_rounded(fit: Fit, coeffs: list[float], grid: int = 3000) -> float:
 _R_EXP = 0.3466 * 1.02  # ln2/2 plus slack: the reduced argument of exp/expm1/exp2
 _Z_LOG = 0.1716**2 * 1.02  # s = f/(2+f) with 1+f in [sqrt(2)/2, sqrt(2))
 _Z_TRIG = 0.7854**2 * 1.03  # |r| <= pi/4 plus slack for the rounding of n
+_Z_ATAN = 0.41422**2 * 1.02  # |t| <= tan(pi/8) after the three-range reduction
+_Z_ASIN = 0.25 * 1.02  # |x| <= 1/2, or z = (1 - |x|)/2 <= 1/4
 
 FITS = [
     Fit("EXP_Q_F64", exp_q, -_R_EXP, _R_EXP, 10, True, "(e^r - 1 - r)/r^2, |r| <= ln2/2"),
@@ -266,6 +289,10 @@ FITS = [
     Fit("SIN_S_F32", sin_s, 0.0, _Z_TRIG, 3, True, "(sin(x)/x - 1)/x^2 in z = x^2"),
     Fit("COS_C_F64", cos_c, 0.0, _Z_TRIG, 6, True, "(cos(x) - 1 + x^2/2)/x^4 in z = x^2"),
     Fit("COS_C_F32", cos_c, 0.0, _Z_TRIG, 3, True, "(cos(x) - 1 + x^2/2)/x^4 in z = x^2"),
+    Fit("ATAN_S_F64", atan_s, 0.0, _Z_ATAN, 11, True, "(atan(t)/t - 1)/t^2 in z = t^2"),
+    Fit("ATAN_S_F32", atan_s, 0.0, _Z_ATAN, 5, True, "(atan(t)/t - 1)/t^2 in z = t^2"),
+    Fit("ASIN_S_F64", asin_s, 0.0, _Z_ASIN, 14, True, "(asin(x)/x - 1)/x^2 in z = x^2"),
+    Fit("ASIN_S_F32", asin_s, 0.0, _Z_ASIN, 6, True, "(asin(x)/x - 1)/x^2 in z = x^2"),
     Fit("ERF_P_F64", erf_p, 0.0, 1.5625, 15, False, "erf(x)/x - 1 in z = x^2, |x| < 1.25"),
     Fit("ERF_P_F32", erf_p, 0.0, 1.0, 6, False, "erf(x)/x - 1 in z = x^2, |x| < 1"),
     # erfc(x) = e^(-x^2) G(1/x); the error that matters is erfc's absolute error, so the
@@ -325,6 +352,14 @@ def constants() -> dict[str, object]:
         "LOG10_2_HI_LO": split(LN2 / LN10, 42, 2),
         "TWO_OVER_PI": float(2 / PI),
         "HALF_PI_PIECES": split(half_pi, 53, 4),  # fma reduction: 4 x 53 bits of pi/2
+        "HALF_PI_PIECES_F32": split(half_pi, 24, 3),  # native f32: 3 x 24 bits
+        # hi + lo pairs (hi the nearest double) of the angles atan/asin/acos add back
+        "QUARTER_PI_SPLIT": split(PI / 4, 53, 2),
+        "HALF_PI_SPLIT": split(half_pi, 53, 2),
+        "THREE_QUARTER_PI_SPLIT": split(3 * PI / 4, 53, 2),
+        "PI_SPLIT": split(PI, 53, 2),
+        "TAN_PI_8": float(D(2).sqrt() - 1),  # the atan range boundaries
+        "TAN_3PI_8": float(D(2).sqrt() + 1),
     }
 
 

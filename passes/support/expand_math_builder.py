@@ -18,12 +18,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, f64, i32, i64
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import AnyFloat, FloatAttr, IntegerAttr, UnitAttr, f64, i32, i64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 V = SSAValue
+
+# Marks a `math` op as the rare exact path of an expansion: expand-math leaves it alone and
+# codegen emits it as a plain libm call (`memory(none) nounwind`, not `speculatable`), so
+# LLVM's loop vectoriser keeps it under its branch (scalarised per lane, predicated) instead
+# of if-converting it into a call for every lane.
+SLOW_PATH_ATTR = "tj.slow_path"
 
 
 class ConstantPool:
@@ -121,6 +127,9 @@ class Arith:
     def abs(self, a: V) -> V:
         return self.op(math.AbsFOp(a))
 
+    def sqrt(self, a: V) -> V:
+        return self.op(math.SqrtOp(a))
+
     def copysign(self, magnitude: V, sign: V) -> V:
         return self.op(math.CopySignOp(magnitude, sign))
 
@@ -164,6 +173,16 @@ class Arith:
 
     def is_nan(self, x: V) -> V:
         return self.cmp("uno", x, x)
+
+    def slow_path(self, cond: V, fast: V, op_type: type[Operation], *args: V) -> V:
+        """`cond ? op_type(*args) : fast` as an `scf.if` (a branch, not a select): the
+        marked math op (SLOW_PATH_ATTR) runs only for the lanes that need it."""
+        exact = op_type(*args)
+        exact.attributes[SLOW_PATH_ATTR] = UnitAttr()
+        branch = scf.IfOp(
+            cond, [fast.type], [exact, scf.YieldOp(exact)], [scf.YieldOp(fast)]
+        )
+        return self.op(branch)
 
     # --- integer view --------------------------------------------------------------------
     def bits(self, x: V) -> V:

@@ -39,10 +39,10 @@ func.func @powf_f64(%x: f64, %y: f64) -> f64 {
 
 // Other math ops and types are not touched.
 func.func @untouched(%x: f32, %h: f16) -> (f32, f16) {
-  %a = math.atan %x : f32
+  %a = math.cbrt %x : f32
   %b = math.exp %h : f16
   func.return %a, %b : f32, f16
 }
 // CHECK-LABEL: func.func @untouched
-// CHECK-NEXT:    %a = math.atan %x : f32
+// CHECK-NEXT:    %a = math.cbrt %x : f32
 // CHECK-NEXT:    %b = math.exp %h : f16
