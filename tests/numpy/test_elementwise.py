@@ -18,7 +18,7 @@ NumPy behaviour deliberately not matched:
 * The sign of a zero result of maximum/minimum/fmax/fmin/clip with (+0.0, -0.0)
   operands may differ (NumPy's own SIMD and scalar loops disagree there too).
 * Transcendentals differ from NumPy's SIMD implementations by at most the ULPS listed
-  below; sin/cos of |x| > 2**48 are NaN (expand-math's documented limit, not tested here).
+  below, over the whole range (huge |x| takes expand-math's exact libm path).
 """
 
 from __future__ import annotations
@@ -78,13 +78,7 @@ def ufuncs_for(dtype) -> list[np.ufunc]:
     return chosen
 
 
-# expand-math computes sin/cos for |x| <= 2**48 only (NaN beyond, documented there).
-SIN_COS_RANGE = 2.0**48
-
-
 def _apply(ufunc: np.ufunc, x, y):
-    if ufunc in (np.sin, np.cos) and x.dtype in (np.float32, np.float64):
-        return ufunc(np.where(np.abs(x) <= SIN_COS_RANGE, x, 0))
     if ufunc.nin == 1:
         return ufunc(x)
     if ufunc is np.power and x.dtype.kind == "i":
