@@ -17,6 +17,7 @@ import numpy as np
 
 from tracejit.frontend import buffer_pool, driver, primitives
 from tracejit.frontend.argument_writes import check_writable, copy_back
+from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.dims import DimSource, Product, Sliced, Sum, resolve
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
@@ -227,7 +228,11 @@ class ConcreteFunction:
         for name, child in zip(self._names, self._arg_treedef.children, strict=False):
             if name not in bound.arguments and child.kind == "leaf":
                 value = self._static_leaves.get(position)
-                if position in self._static_leaves and not isinstance(value, IdentityKey):
+                if isinstance(value, IdentityKey):  # an object (an optimizer): if alive
+                    value = value.strong if value.ref is None else value.ref()
+                    if value is None:
+                        continue
+                if position in self._static_leaves:
                     bound.arguments[name] = value
             position += child.num_leaves
 
@@ -335,14 +340,17 @@ class ConcreteFunction:
             operands.append(context.capture_variable(ref(), value_type))
         result_types = [r for r in callee.function_type.outputs]
         call = emit(func.CallOp(name, operands, result_types))
+        values = list(call.results)
+        if recording_in(context):  # a GradientTape differentiates the callee's ops
+            values = driver.inline_call(call, callee)
         program = self._program
         count = program.result_count
-        for k, value in zip(program.written_inputs, call.results[count:], strict=True):
+        for k, value in zip(program.written_inputs, values[count:], strict=True):
             written = leaves[program.input_positions[k]]
             if isinstance(written, Tensor):  # the callee wrote the caller's traced array
                 assign(written, Tensor(value, written.dims))
         results = list(program.output_leaves)
-        for position, value in zip(program.output_positions, call.results[:count], strict=True):
+        for position, value in zip(program.output_positions, values[:count], strict=True):
             results[position] = Tensor(value)
         return unflatten(self._program.output_treedef, results)
 

@@ -148,6 +148,13 @@ def inlined_function(module: ModuleOp, name: str):
     raise KeyError(name)
 
 
+def inline_call(call, callee) -> list:
+    """Replace `call` by a copy of `callee`'s body (passes/inline.py); the values it returned."""
+    from tracejit.passes.inline import inline_call as inline
+
+    return inline(call, callee)
+
+
 # --- the persistent compiled-code cache (codegen/object_cache.py) ----------------------------
 _object_caches: dict[tuple[str, int], object] = {}
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend import config
+from tracejit.frontend.autodiff import eager as eager_tapes
 from tracejit.frontend.cache_key import (
     IdentityKey,
     accepts,
@@ -125,6 +126,8 @@ class Function:
         return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
+            return eager_tapes.record(self, args, kwargs)
         fast = self._last_fast_call
         if fast is not None and not kwargs and not config._run_functions_eagerly:
             result = fast(args)  # the trace used last, if these arrays fit it (fast_path.py)

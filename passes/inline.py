@@ -24,8 +24,9 @@ def _functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
 
 
-def inline_call(call: func.CallOp, callee: func.FuncOp) -> None:
-    """Clone `callee`'s body in front of `call` and forward its returned values."""
+def inline_call(call: func.CallOp, callee: func.FuncOp) -> list[SSAValue]:
+    """Clone `callee`'s body in front of `call` and forward its returned values (which it
+    returns)."""
     block = callee.body.block
     values: dict[SSAValue, SSAValue] = dict(zip(block.args, call.arguments, strict=True))
     for op in block.ops:
@@ -37,6 +38,7 @@ def inline_call(call: func.CallOp, callee: func.FuncOp) -> None:
         result.replace_all_uses_with(value)
     call.detach()
     call.erase()
+    return returned
 
 
 def inline_module(module: ModuleOp) -> None:

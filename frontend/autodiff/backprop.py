@@ -1,0 +1,98 @@
+"""The reverse sweep: cotangents of a straight-line run of `tj` ops, from the last op back.
+
+Given the ops a tape recorded (in program order), the values the gradient is taken with
+respect to (`sources`) and the cotangents of the targets (`seeds`), walk the ops backwards
+and apply each op's adjoint (adjoints.py), summing the cotangents a value receives from
+its uses. Only ops between a source and a target take part; a float value reaching a
+target through an op without an adjoint is an error at that op's line, never a silently
+missing gradient. Reads of a `tj.Variable` after a recorded write to it read the written
+value (`aliases`), so the gradient flows through the write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from xdsl.ir import Operation, SSAValue
+
+from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
+from tracejit.frontend.tensor import Tensor
+from tracejit.ir.dtypes import numpy_dtype
+
+
+class NotDifferentiableError(TypeError):
+    """A gradient was asked through an op tracejit cannot differentiate."""
+
+
+def is_float(value: SSAValue) -> bool:
+    element = getattr(value.type, "get_element_type", None)
+    return element is not None and numpy_dtype(element()).kind == "f"
+
+
+def _used_values(op: Operation) -> Iterable[SSAValue]:
+    """The values an op reads, those its regions read from outside included."""
+    yield from op.operands
+    for region in op.regions:
+        for inner in region.walk():
+            yield from inner.operands
+
+
+def depends_on(
+    ops: Sequence[Operation], sources: set[SSAValue], aliases: dict[SSAValue, SSAValue]
+) -> set[SSAValue]:
+    """The values computed by `ops` from `sources` (sources included)."""
+    live = set(sources)
+    for op in ops:
+        if any(v in live or aliases.get(v) in live for v in _used_values(op)):
+            live.update(op.results)
+        live.update(r for r in op.results if aliases.get(r) in live)
+    return live
+
+
+def backpropagate(
+    ops: Sequence[Operation],
+    seeds: dict[SSAValue, Tensor],
+    sources: set[SSAValue],
+    aliases: dict[SSAValue, SSAValue] | None = None,
+) -> dict[SSAValue, Tensor]:
+    """Cotangents of every value between `sources` and the seeded targets."""
+    aliases = aliases or {}
+    live = depends_on(ops, sources, aliases)
+    cotangents = {v: g for v, g in seeds.items() if v in live}
+    for op in reversed(ops):
+        results = [r for r in op.results if r in cotangents]
+        if not results:
+            continue
+        for result in results:
+            if result in aliases:  # a Variable read after a recorded write
+                _accumulate(cotangents, aliases[result], cotangents[result])
+        if not any(v in live for v in _used_values(op)) or isinstance(op, PIECEWISE_CONSTANT):
+            continue
+        rule = ADJOINTS.get(type(op))
+        if rule is None or op.regions or len(op.results) != 1:
+            raise NotDifferentiableError(_message(op))
+        for operand, grad in zip(op.operands, rule(op, cotangents[op.results[0]]), strict=True):
+            if grad is not None and operand in live and is_float(operand):
+                _accumulate(cotangents, operand, grad)
+    return cotangents
+
+
+def _accumulate(cotangents: dict[SSAValue, Tensor], value: SSAValue, grad: Tensor) -> None:
+    assert grad.value.type == value.type, (grad.value.type, value.type)
+    known = cotangents.get(value)
+    cotangents[value] = grad if known is None else add(known, grad)
+
+
+def _message(op: Operation) -> str:
+    where = ""
+    location = op.location
+    if hasattr(location, "filename") and hasattr(location, "line"):
+        where = f"{location.filename.data}:{location.line.data}: "
+    what = op.name
+    if op.regions:
+        what += " (a staged if or loop: gradients through staged control flow are not "
+        what += "supported yet)"
+    return (
+        f"{where}no gradient is defined for {what}; compute the gradient from code before or "
+        "after it, or stop it with tape.stop_recording()"
+    )

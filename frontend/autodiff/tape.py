@@ -1,0 +1,291 @@
+"""`tj.GradientTape`: record the ops staged while it is open, differentiate them on demand.
+
+Inside a `tj.function` the tape notes where in the traced function it was opened; the ops
+staged after that point are the tape's record. `tape.gradient(target, sources)` runs the
+reverse sweep (backprop.py) over them and stages the adjoint ops right there, so the
+gradient is part of the same kernel as the forward pass (and fuses with it). A
+`tj.Function` called while a tape records is inlined rather than called, so its ops are
+on the record too.
+
+Outside a `tj.function` (eagerly) the tape records calls of `tj.Function`s: each call's
+gradient is another compiled `tj.Function` (the call's vector-Jacobian product), run
+backwards over the recorded calls.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Block, Operation, SSAValue
+
+from tracejit.frontend import primitives
+from tracejit.frontend.autodiff import eager
+from tracejit.frontend.autodiff.adjoints import zeros_like
+from tracejit.frontend.autodiff.backprop import backpropagate, is_float
+from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.structure import flatten, unflatten
+from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.tracing import TraceContext, current_trace, is_tracing
+from tracejit.frontend.variable import Variable
+from tracejit.ir.elementwise_binary import AddOp as _ADD
+from tracejit.ir.state import VarReadOp, VarWriteOp
+
+_local = threading.local()
+UNCONNECTED = ("none", "zero")
+
+
+def _open_tapes() -> list[GradientTape]:
+    if not hasattr(_local, "tapes"):
+        _local.tapes = []
+    return _local.tapes
+
+
+def recording_in(context: TraceContext) -> bool:
+    """Whether a tape records ops staged into `context` now (nested calls are inlined)."""
+    return any(t._trace is context and t._recording for t in _open_tapes())
+
+
+class GradientTape:
+    """Records operations for automatic differentiation (mirrors `tf.GradientTape`)."""
+
+    def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._recording = False
+        self._used = False
+        self._trace: TraceContext | None = None
+        self._block: Block | None = None
+        self._first: Operation | None = None  # the op before the record (None: the start)
+        self._last: Operation | None = None  # the last op recorded, once closed
+        self._paused: list[tuple[Operation | None, Operation | None]] = []
+        self._watched_values: set[SSAValue] = set()
+        self._watched_variables: dict[int, Variable] = {}
+        self._eager = eager.EagerRecord()
+
+    # --- recording -------------------------------------------------------------------
+    def __enter__(self) -> GradientTape:
+        if is_tracing():
+            self._trace = current_trace()
+            self._block = self._trace.builder.insertion_point.block
+            self._first = self._block.last_op
+        self._recording = True
+        _open_tapes().append(self)
+        if self._trace is None:
+            eager.open_tapes().append(self._eager)
+            eager.opened()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._recording = False
+        _open_tapes().remove(self)
+        if self._trace is None:
+            eager.open_tapes().remove(self._eager)
+            eager.closed()
+        elif self._block is not None:
+            self._last = self._block.last_op
+
+    @contextmanager
+    def stop_recording(self) -> Iterator[None]:
+        """Ops staged (or Functions called) inside are not recorded."""
+        if not self._recording:
+            raise RuntimeError("GradientTape.stop_recording() needs the tape to be recording")
+        before = self._block.last_op if self._block is not None else None
+        self._recording = False
+        self._eager.paused = True
+        try:
+            yield
+        finally:
+            self._recording = True
+            self._eager.paused = False
+            if self._block is not None:
+                self._paused.append((before, self._block.last_op))
+
+    def watch(self, tensor: Any) -> None:
+        """Ensure `tensor` (a Tensor, Variable or array, or a nested structure) is traced."""
+        for leaf in flatten(tensor)[0]:
+            if isinstance(leaf, Variable):
+                self._watched_variables[id(leaf)] = leaf
+            elif isinstance(leaf, Tensor):
+                self._watched_values.add(leaf.value)
+            elif self._trace is None and isinstance(leaf, np.ndarray):
+                self._eager.watch(leaf)
+
+    def watched_variables(self) -> tuple[Variable, ...]:
+        return tuple(self._watched_variables.values())
+
+    def reset(self) -> None:
+        """Forget what was recorded (the tape keeps recording if it is open)."""
+        if self._block is not None:
+            self._first = self._block.last_op
+        self._paused.clear()
+        self._eager.clear()
+
+    # --- differentiating -------------------------------------------------------------
+    def gradient(
+        self,
+        target: Any,
+        sources: Any,
+        output_gradients: Any = None,
+        unconnected_gradients: str = "none",
+    ) -> Any:
+        """d(sum of target) / d(each source), structured like `sources`: Tensors while
+        tracing, NumPy arrays eagerly; None (or zeros) where a source is not connected."""
+        if unconnected_gradients not in UNCONNECTED:
+            raise ValueError(f"unconnected_gradients must be one of {UNCONNECTED}")
+        if self._used and not self._persistent:
+            raise RuntimeError(
+                "A non-persistent GradientTape can only be used to compute one set of "
+                "gradients (or jacobians); use tj.GradientTape(persistent=True)"
+            )
+        self._used = True
+        if self._trace is None:
+            return self._eager.gradient(target, sources, output_gradients, unconnected_gradients)
+        if not is_tracing() or current_trace() is not self._trace:
+            raise RuntimeError(
+                at_user_line("call tape.gradient in the tj.function that opened the tape")
+            )
+        return self._traced_gradient(target, sources, output_gradients, unconnected_gradients)
+
+    def _recorded_ops(self) -> list[Operation]:
+        assert self._block is not None
+        ops: list[Operation] = []
+        op = self._block.first_op if self._first is None else self._first.next_op
+        end = self._last if not self._recording else self._block.last_op
+        paused = {id(o) for first, last in self._paused for o in _between(self._block, first, last)}
+        while op is not None:
+            if id(op) not in paused:
+                ops.append(op)
+            if op is end:
+                break
+            op = op.next_op
+        return ops
+
+    def _traced_gradient(self, target, sources, output_gradients, unconnected):
+        ops = self._recorded_ops()
+        targets, _ = flatten(target)
+        source_leaves, source_tree = flatten(sources)
+        seeds = _seeds(targets, output_gradients)
+        variable_reads, aliases = self._variable_reads(ops)
+        starts: set[SSAValue] = set(self._watched_values)
+        for leaf in source_leaves:  # a Tensor is a source if watched or computed from one
+            if isinstance(leaf, Variable) and self._is_watched(leaf, variable_reads):
+                starts.update(variable_reads.get(id(leaf), ()))
+        was_recording, self._recording = self._recording, False  # not on our own record
+        try:
+            cotangents = backpropagate(ops, seeds, starts, aliases)
+            results = [
+                self._gradient_of(leaf, cotangents, variable_reads, unconnected)
+                for leaf in source_leaves
+            ]
+        finally:
+            self._recording = was_recording
+        return unflatten(source_tree, results)
+
+    def _is_watched(self, variable: Variable, reads: dict[int, list[SSAValue]]) -> bool:
+        accessed = self._watch_accessed and variable.trainable and id(variable) in reads
+        return accessed or id(variable) in self._watched_variables
+
+    def _variable_reads(self, ops: Sequence[Operation]):
+        """Per Variable, the recorded reads of its initial value; and, for reads after a
+        recorded write, the value written (`aliases`)."""
+        assert self._trace is not None
+        owners = {
+            handle: variable
+            for variable in self._trace.variables
+            if (handle := self._trace._handles.get(id(variable))) is not None
+        }
+        reads: dict[int, list[SSAValue]] = {}
+        written: dict[SSAValue, SSAValue] = {}
+        aliases: dict[SSAValue, SSAValue] = {}
+        for op in ops:
+            if isinstance(op, VarWriteOp):
+                written[op.var] = op.value
+            elif isinstance(op, VarReadOp) and op.var in owners:
+                if op.var in written:
+                    aliases[op.result] = written[op.var]
+                else:
+                    reads.setdefault(id(owners[op.var]), []).append(op.result)
+                    if self._watch_accessed and owners[op.var].trainable:
+                        self._watched_variables.setdefault(id(owners[op.var]), owners[op.var])
+        return reads, aliases
+
+    def _gradient_of(self, leaf, cotangents, variable_reads, unconnected) -> Any:
+        if isinstance(leaf, Variable):
+            grads = [cotangents[v] for v in variable_reads.get(id(leaf), ()) if v in cotangents]
+            like = None if not is_float_dtype(leaf.dtype) else leaf.value()
+        elif isinstance(leaf, Tensor):
+            grads = [cotangents[leaf.value]] if leaf.value in cotangents else []
+            like = leaf if is_float(leaf.value) else None
+        else:
+            raise TypeError(
+                at_user_line(
+                    f"tape.gradient sources must be Tensors or tj.Variables, got "
+                    f"{type(leaf).__name__} (a value the trace holds as a constant has no "
+                    "gradient; pass it to the tj.function as an argument)"
+                )
+            )
+        if grads:
+            total = grads[0]
+            for g in grads[1:]:
+                total = primitives.binary(_ADD, total, g)
+            return total
+        if unconnected == "zero" and like is not None:
+            return zeros_like(like)
+        return None
+
+    # --- Jacobians ---------------------------------------------------------------------
+    def jacobian(self, target: Any, sources: Any, unconnected_gradients: str = "none") -> Any:
+        """d target[i] / d source[j] for every element: shape `target.shape + source.shape`
+        (one reverse sweep per target element, so for small targets)."""
+        return eager.jacobian(self, target, sources, unconnected_gradients)
+
+
+def is_float_dtype(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f"
+
+
+def _seeds(targets: list[Any], output_gradients: Any) -> dict[SSAValue, Tensor]:
+    given = [None] * len(targets) if output_gradients is None else flatten(output_gradients)[0]
+    if len(given) != len(targets):
+        raise ValueError(
+            at_user_line("output_gradients must have one cotangent per target (same structure)")
+        )
+    seeds: dict[SSAValue, Tensor] = {}
+    for target, seed in zip(targets, given, strict=True):
+        if isinstance(target, Variable):
+            target = target.value()
+        if not isinstance(target, Tensor) or not is_float(target.value):
+            continue  # constants and integer targets contribute nothing
+        if seed is None:
+            seed_tensor = primitives.broadcast_to(
+                primitives.constant(np.ones((), target.dtype)), target.dims
+            )
+        else:
+            seed_tensor = seed if isinstance(seed, Tensor) else primitives.constant(
+                np.asarray(seed, target.dtype)
+            )
+            seed_tensor = primitives.broadcast_to(primitives.cast(seed_tensor, target.dtype),
+                                                  target.dims)
+        known = seeds.get(target.value)
+        seeds[target.value] = seed_tensor if known is None else primitives.binary(
+            _ADD, known, seed_tensor
+        )
+    return seeds
+
+
+def _between(block: Block, first: Operation | None, last: Operation | None) -> list[Operation]:
+    """The ops of `block` after `first` (None: from the start) up to `last` included."""
+    if last is None or last is first:
+        return []
+    ops, op = [], block.first_op if first is None else first.next_op
+    while op is not None:
+        ops.append(op)
+        if op is last:
+            break
+        op = op.next_op
+    return ops
+

@@ -1,0 +1,97 @@
+"""`tj.grad` and `tj.value_and_grad`: a function's gradient as another `tj.Function`.
+
+`tj.value_and_grad(f)(x, y)` traces `f` under a GradientTape watching the arguments named
+by `argnums` and returns `(value, gradient)`; the gradient's ops are staged after the
+forward ones, so one kernel computes both. The result is a `tj.Function` (it traces,
+caches and compiles like any other) and composes with itself: `tj.grad(tj.grad(f))` is a
+second derivative, since the inner gradient's ops are recorded by the outer tape.
+Arguments differentiated must be float arrays; a Python float there is turned into a
+float64 0-d array first (JAX's `grad(f)(3.0)`), since tj.function would otherwise fold it
+into the trace as a constant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend.autodiff.tape import GradientTape
+from tracejit.frontend.structure import flatten
+
+
+def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
+    if isinstance(argnums, int):
+        return (argnums,), True
+    return tuple(argnums), False
+
+
+def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (with `has_aux`,
+    `((value, aux), gradient)`: f returns `(value, aux)`, only value is differentiated)."""
+    from tracejit.frontend.function import Function
+    from tracejit.frontend.function import function as tj_function
+
+    positions, single = _argnums(argnums)
+    inner = f if isinstance(f, Function) else tj_function(f)
+
+    def value_and_gradient(*args: Any, **kwargs: Any) -> Any:
+        for i in positions:
+            if i >= len(args):
+                raise TypeError(f"argnums {i} is out of range for {len(args)} positional arguments")
+        for i in positions:
+            dtype = np.asarray(args[i]).dtype if not hasattr(args[i], "dtype") else args[i].dtype
+            if np.dtype(dtype).kind != "f":
+                raise TypeError(
+                    f"grad differentiates float arguments only; argument {i} is {dtype} "
+                    "(cast it with .astype(np.float64), or leave it out of argnums)"
+                )
+        with GradientTape() as tape:
+            tape.watch([args[i] for i in positions])
+            out = inner(*args, **kwargs)
+        value, aux = out if has_aux else (out, None)
+        if np.ndim(value) != 0 and len(flatten(value)[0]) == 1:
+            raise TypeError(
+                f"grad requires a scalar output (got shape {np.shape(value)}); reduce it "
+                "first (e.g. np.sum), or use tj.GradientTape with output_gradients"
+            )
+        grads = tape.gradient(value, [args[i] for i in positions], unconnected_gradients="zero")
+        gradient = grads[0] if single else tuple(grads)
+        return ((value, aux) if has_aux else value), gradient
+
+    name = getattr(f, "__name__", "f")
+    value_and_gradient.__name__ = f"value_and_grad_{name}"
+    return _gradient_function(value_and_gradient, positions)
+
+
+def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """A `tj.Function` returning d f / d args[argnums] (with `has_aux`: `(gradient, aux)`)."""
+    both = value_and_grad(f, argnums, has_aux)
+
+    def gradient(*args: Any, **kwargs: Any) -> Any:
+        value, g = both.python_function(*args, **kwargs)
+        return (g, value[1]) if has_aux else g
+
+    gradient.__name__ = f"grad_{getattr(f, '__name__', 'f')}"
+    return _gradient_function(gradient, both.positions)
+
+
+def _gradient_function(python_function: Any, positions: tuple[int, ...]) -> Any:
+    from tracejit.frontend.function import Function
+
+    class GradientFunction(Function):
+        """A tj.Function whose differentiated arguments may be Python numbers."""
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            args = tuple(
+                np.asarray(a, np.float64)
+                if i in positions and isinstance(a, int | float) and not isinstance(a, bool)
+                else a
+                for i, a in enumerate(args)
+            )
+            return super().__call__(*args, **kwargs)
+
+    made = GradientFunction(python_function)
+    made.positions = positions  # type: ignore[attr-defined]
+    return made
