@@ -16,7 +16,9 @@ from collections.abc import Iterable, Sequence
 from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
+from tracejit.frontend.autodiff.control_flow import if_adjoint, while_adjoint
 from tracejit.frontend.tensor import Tensor
+from tracejit.ir.control_flow import IfOp, WhileOp
 from tracejit.ir.dtypes import numpy_dtype
 
 
@@ -68,6 +70,13 @@ def backpropagate(
                 _accumulate(cotangents, aliases[result], cotangents[result])
         if not any(v in live for v in _used_values(op)) or isinstance(op, PIECEWISE_CONSTANT):
             continue
+        if isinstance(op, IfOp | WhileOp):
+            adjoint_of = if_adjoint if isinstance(op, IfOp) else while_adjoint
+            found = adjoint_of(op, [cotangents.get(r) for r in op.res], live, backpropagate,
+                               is_float)
+            for value, grad in found.items():
+                _accumulate(cotangents, value, grad)
+            continue
         rule = ADJOINTS.get(type(op))
         if rule is None or op.regions or len(op.results) != 1:
             raise NotDifferentiableError(_message(op))
@@ -83,11 +92,16 @@ def _accumulate(cotangents: dict[SSAValue, Tensor], value: SSAValue, grad: Tenso
     cotangents[value] = grad if known is None else add(known, grad)
 
 
-def _message(op: Operation) -> str:
-    where = ""
+def location_of(op: Operation) -> str:
+    """`file:line: ` of the user's code that staged `op` (empty if unknown)."""
     location = op.location
     if hasattr(location, "filename") and hasattr(location, "line"):
-        where = f"{location.filename.data}:{location.line.data}: "
+        return f"{location.filename.data}:{location.line.data}: "
+    return ""
+
+
+def _message(op: Operation) -> str:
+    where = location_of(op)
     what = op.name
     if op.regions:
         what += " (a staged if or loop: gradients through staged control flow are not "

@@ -294,22 +294,59 @@ def test_nested_function_calls_are_differentiated():
     np.testing.assert_allclose(tj.grad(lambda a: np.sum(inner(a) + a))(x), 2 * np.exp(x) + 1)
 
 
-def test_staged_control_flow_is_refused_at_the_users_line():
-    def f(x):
-        y = x * 2.0 if np.sum(x) > 0 else x * 3.0
-        return np.sum(y)
+def _branchy(x, y):
+    if np.sum(x) > 0:
+        z = np.sin(x) * y
+        if np.max(y) > 1:
+            z = z * y
+    else:
+        z = x * 3.0
+    return np.sum(z * z)
 
-    with pytest.raises(NotDifferentiableError, match="staged"):
-        tj.grad(f)(np.ones(3))
 
-    def loop(x):
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+@pytest.mark.parametrize("scale", [0.5, 2.0])
+def test_staged_if_gradient(sign, scale):
+    x, y = sign * np.array([0.5, 1.0]), scale * np.array([1.0, -0.5])
+    check_gradient(_branchy, x, y, argnums=(0, 1))
+
+
+def test_staged_index_loop_gradient():
+    def f(x, w):
         total = 0.0
-        for i in range(40):  # an index loop: staged
-            total = total + x[i]
+        for i in range(40):  # an index loop: staged as tj.while
+            total = total + np.sin(x[i]) * w * x[(i + 1) % 40]
         return total
 
-    with pytest.raises(NotDifferentiableError, match="test_gradients.py"):
-        tj.grad(loop)(np.ones(40))
+    x, w = np.linspace(-1, 1, 40), np.float64(1.5)
+    check_gradient(f, x, w, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("start", [[2.0, 1.5], [0.2, 0.3], [5.0, -1.0]])
+def test_staged_while_gradient(start):
+    """The guide's `while sum(x) > 1: x = tanh(x)`, iterating 0 or more times."""
+
+    def f(x):
+        while np.sum(x) > 1:
+            x = np.tanh(x)
+        return np.sum(x * x)
+
+    check_gradient(f, np.array(start))
+
+
+def test_loop_with_unknown_shapes_is_refused_at_the_users_line():
+    @tj.function(input_signature=[tj.TensorSpec([None], np.float64)])
+    def f(x):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            y = x
+            while np.sum(y) > 1:
+                y = np.tanh(y)
+            total = np.sum(y)
+        return tape.gradient(total, x)
+
+    with pytest.raises(NotDifferentiableError, match="test_gradients.py:"):
+        f(np.ones(3))
 
 
 # --- grad and value_and_grad -------------------------------------------------------------
