@@ -71,11 +71,14 @@ def backpropagate(
         if not any(v in live for v in _used_values(op)) or isinstance(op, PIECEWISE_CONSTANT):
             continue
         if isinstance(op, IfOp | WhileOp):
-            adjoint_of = if_adjoint if isinstance(op, IfOp) else while_adjoint
-            found = adjoint_of(op, [cotangents.get(r) for r in op.res], live, backpropagate,
-                               is_float)
-            for value, grad in found.items():
-                _accumulate(cotangents, value, grad)
+            given = [cotangents.get(r) for r in op.res]
+            found = (
+                if_adjoint(op, given, live, backpropagate, is_float)
+                if isinstance(op, IfOp)
+                else while_adjoint(op, given, live, backpropagate, is_float)
+            )
+            for value, summand in found.items():
+                _accumulate(cotangents, value, summand)
             continue
         rule = ADJOINTS.get(type(op))
         if rule is None or op.regions or len(op.results) != 1:

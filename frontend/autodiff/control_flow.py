@@ -159,11 +159,13 @@ def while_adjoint(
         sums = [add(t, found[v]) if v in found else t for t, v in zip(sums, outer, strict=True)]
         return step, grads, sums
 
-    _, grads, sums = while_loop(backward_cond, backward_body, (count, seeds, totals))
-    found = {v: g for v, g in zip(op.inits, grads, strict=True) if is_float(v) and v in live}
-    for value, total in zip(outer, sums, strict=True):
-        found[value] = add(found[value], total) if value in found else total
-    return found
+    _, initial, sums = while_loop(backward_cond, backward_body, (count, seeds, totals))
+    result: dict[SSAValue, Tensor] = {
+        v: g for v, g in zip(op.inits, initial, strict=True) if is_float(v) and v in live
+    }
+    for captured, total in zip(outer, sums, strict=True):
+        result[captured] = add(result[captured], total) if captured in result else total
+    return result
 
 
 def _index(value: int) -> Tensor:
