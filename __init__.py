@@ -13,7 +13,7 @@ f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 import numpy as _np
 
 from tracejit.frontend import autograph, config, debugging, optimizers
-from tracejit.frontend.autodiff import GradientTape, grad, value_and_grad
+from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
 from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
 from tracejit.frontend.control_flow import Range as range  # noqa: A001
@@ -46,6 +46,7 @@ complex64, complex128 = _np.complex64, _np.complex128
 __all__ = [
     "ConcreteFunction",
     "GradientTape",
+    "custom_gradient",
     "grad",
     "value_and_grad",
     "optimizers",

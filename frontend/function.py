@@ -22,6 +22,7 @@ import numpy as np
 
 from tracejit.frontend import config
 from tracejit.frontend.autodiff import eager as eager_tapes
+from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import (
     IdentityKey,
     accepts,
@@ -39,7 +40,7 @@ from tracejit.frontend.structure import TreeDef, flatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import trace
-from tracejit.frontend.tracing import is_tracing
+from tracejit.frontend.tracing import current_trace, is_tracing
 
 
 class Function:
@@ -140,6 +141,15 @@ class Function:
         input_signature does not describe."""
         if config.functions_run_eagerly():
             return self._python_function(*args, **kwargs)
+        if is_tracing() and recording_in(current_trace()):
+            # A GradientTape records the caller: stage this function's code right into the
+            # caller's trace, so the tape sees its ops (and its custom gradients).
+            from tracejit.frontend.autograph import convert
+
+            python_function = self._python_function
+            return (convert(python_function) if self._autograph else python_function)(
+                *args, **kwargs
+            )
         signature = self._signature_for(method)
         leaves, key, treedef = self._bind(args, kwargs, signature)
         if signature is not None and is_tracing():

@@ -46,11 +46,22 @@ def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:
     return tuple(specs), single
 
 
-def py_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any) -> Any:  # noqa: N803
-    """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs."""
+def py_function(
+    func: Callable[..., Any],
+    inp: Sequence[Any],
+    Tout: Any,  # noqa: N803
+    grad: Callable[..., Any] | None = None,
+) -> Any:
+    """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs.
+
+    `grad(*upstreams, *inp)`, traced like the function around it (NumPy code on tensors,
+    or another py_function), gives the gradient of each input: a py_function has no
+    gradient of its own, and differentiating through one without it is an error."""
     specs, single = _output_specs(Tout)
     if not is_tracing():
         return _eager(func, inp, specs, single)
+    if grad is not None:
+        return _with_gradient(func, inp, Tout, grad)
     from tracejit.frontend.variable import Variable
 
     inputs = []
@@ -65,6 +76,17 @@ def py_function(func: Callable[..., Any], inp: Sequence[Any], Tout: Any) -> Any:
     if not results:
         return None
     return results[0] if single else results
+
+
+def _with_gradient(func, inp: Sequence[Any], Tout: Any, grad: Callable[..., Any]) -> Any:  # noqa: N803
+    from tracejit.frontend.autodiff.custom import custom_gradient
+
+    @custom_gradient
+    def call(*inputs: Any) -> Any:
+        result = py_function(func, inputs, Tout)
+        return result, lambda *upstreams: grad(*upstreams, *inputs)
+
+    return call(*inp)
 
 
 def _eager(func: Callable[..., Any], inp: Sequence[Any], specs, single: bool) -> Any:

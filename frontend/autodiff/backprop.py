@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from xdsl.ir import Operation, SSAValue
 
+from tracejit.frontend.autodiff import custom
 from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
 from tracejit.frontend.autodiff.control_flow import if_adjoint, while_adjoint
 from tracejit.frontend.tensor import Tensor
@@ -80,6 +81,20 @@ def backpropagate(
             for value, summand in found.items():
                 _accumulate(cotangents, value, summand)
             continue
+        call = custom.boundaries().get(op.results[0]) if len(op.results) == 1 else None
+        if call is not None:  # a tj.custom_gradient function's result: its own gradient
+            if op.results[0] is call.boundaries[-1]:  # once, at the last result
+                for value, custom_grad in zip(call.inputs, custom.apply(call, cotangents),
+                                              strict=True):
+                    if custom_grad is not None and value in live and is_float(value):
+                        _accumulate(cotangents, value, custom_grad)
+            continue
+        if custom.MARK in op.attributes:  # its gradient function stayed with another trace
+            raise NotDifferentiableError(
+                f"{location_of(op)}a tj.custom_gradient result reached this trace through a "
+                "ConcreteFunction call, which keeps its gradient function: call the "
+                "tj.Function (or the Python function) instead"
+            )
         rule = ADJOINTS.get(type(op))
         if rule is None or op.regions or len(op.results) != 1:
             raise NotDifferentiableError(_message(op))
@@ -106,9 +121,9 @@ def location_of(op: Operation) -> str:
 def _message(op: Operation) -> str:
     where = location_of(op)
     what = op.name
-    if op.regions:
-        what += " (a staged if or loop: gradients through staged control flow are not "
-        what += "supported yet)"
+    if op.name == "tj.py_call":
+        what += (" (a tj.py_function: give it a gradient with tj.custom_gradient or "
+                 "tj.py_function(..., grad=...))")
     return (
         f"{where}no gradient is defined for {what}; compute the gradient from code before or "
         "after it, or stop it with tape.stop_recording()"

@@ -431,3 +431,51 @@ def test_optimizers_work_eagerly():
     np.testing.assert_array_equal(w.numpy(), [0.5, 2.5])
     with pytest.raises(ValueError, match="No gradients"):
         tj.optimizers.Adam().apply_gradients([(None, w)])
+
+
+# --- custom gradients --------------------------------------------------------------------
+@tj.custom_gradient
+def log1pexp(x):
+    e = np.exp(x)
+
+    def grad(upstream):
+        return upstream * (1 - 1 / (1 + e))
+
+    return np.log(1 + e), grad
+
+
+def test_custom_gradient_replaces_the_functions_own():
+    """TF's example: the stable gradient where the plain one is NaN (inf / inf)."""
+    x = np.array([0.0, 100.0, 1000.0])
+    np.testing.assert_allclose(tj.grad(lambda a: np.sum(log1pexp(a)))(x), [0.5, 1.0, 1.0])
+    assert np.isnan(tj.grad(lambda a: np.sum(np.log(1 + np.exp(a))))(x)[2])
+
+
+def test_custom_gradient_with_two_inputs_and_outputs():
+    @tj.custom_gradient
+    def pair(x, y):
+        def grad(g_sum, g_diff):
+            return g_sum + g_diff, g_sum - g_diff
+
+        return (x + y, x - y), grad
+
+    def f(x, y):
+        s, d = pair(x, y)
+        return np.sum(s * 2.0 + d * 3.0)
+
+    gx, gy = tj.grad(f, argnums=(0, 1))(np.ones(2), np.ones(2))
+    np.testing.assert_array_equal(gx, [5, 5])
+    np.testing.assert_array_equal(gy, [-1, -1])
+
+
+def test_py_function_gradient_is_registered_or_refused():
+    spec = tj.TensorSpec([2], np.float64)
+
+    def f(x, with_grad):
+        grad = (lambda g, x: g * np.cos(x)) if with_grad else None
+        return np.sum(tj.py_function(np.sin, [x], Tout=spec, grad=grad) * 2.0)
+
+    x = np.array([0.0, 1.0])
+    np.testing.assert_allclose(tj.grad(f)(x, True), 2 * np.cos(x))
+    with pytest.raises(NotDifferentiableError, match="tj.py_function.*custom_gradient"):
+        tj.grad(f)(x, False)
