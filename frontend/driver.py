@@ -23,7 +23,13 @@ from tracejit.ir.runtime_contract import (
     PRINT_ATTR,
     PY_FUNCTION_ATTR,
 )
-from tracejit.passes.pipeline import DEFAULT_PIPELINE, AfterPassHook, Pipeline, PipelineError
+from tracejit.passes.pipeline import (
+    DEFAULT_PIPELINE,
+    PASSES,
+    AfterPassHook,
+    Pipeline,
+    PipelineError,
+)
 
 
 @dataclass
@@ -146,6 +152,17 @@ def inlined_function(module: ModuleOp, name: str):
             op.detach()
             return op
     raise KeyError(name)
+
+
+def _value_and_grad_pass():
+    from tracejit.frontend.autodiff.module_transform import ValueAndGradPass
+
+    return ValueAndGradPass
+
+
+# Reverse-mode differentiation lives in the frontend (its adjoints stage ops the way tracing
+# does); the pass registry, which tracejit-opt reads, learns its name here.
+PASSES.setdefault("value-and-grad", _value_and_grad_pass)
 
 
 def inline_call(call, callee) -> list:
