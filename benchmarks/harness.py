@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import kernel_bench, latency, scale
+from benchmarks import gradients, kernel_bench, latency, scale
 from benchmarks.kernels import KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
 from benchmarks.timing import FULL, QUICK, Budget, format_seconds, format_table, median_seconds
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale", "kernels")
-DEFAULT_SECTIONS = ("latency", "cache", "kernels")
+SECTIONS = ("latency", "cache", "scale", "kernels", "gradients")
+DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients")
 
 
 @dataclass
@@ -223,6 +223,8 @@ def run(args: argparse.Namespace) -> int:
         report["cache"] = latency.report_cache_hit(args.quick)
     if "scale" in sections:
         report["scale"] = scale.report(args.quick)
+    if "gradients" in sections:
+        report["gradients"] = gradients.report(args.quick)
     if "kernels" in sections:
         report["kernels"] = kernel_bench.report(args.quick, kernel_keys)
     args.json.parent.mkdir(parents=True, exist_ok=True)

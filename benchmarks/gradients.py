@@ -1,0 +1,94 @@
+"""Gradients (issue 21): `value_and_grad` of the W7 MLP with a mean-squared loss.
+
+Side by side in one run: tracejit's `tj.value_and_grad`, the same backward pass written out
+by hand in NumPy, and `jax.jit(jax.value_and_grad(...))` when JAX is installed (whose
+gradients also check tracejit's). Also the compile cost: the first call of the gradient
+function against the first call of the forward function alone (target: at most 3x).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks.timing import FULL, QUICK, format_seconds, format_table, median_seconds
+
+
+def mlp_loss(w1, b1, w2, b2, x, y):
+    h = np.maximum(x @ w1 + b1, 0)
+    out = h @ w2 + b2
+    return np.mean((out - y) ** 2)
+
+
+def numpy_value_and_grad(w1, b1, w2, b2, x, y):
+    """The backward pass by hand: what a NumPy user writes without a gradient library."""
+    pre = x @ w1 + b1
+    h = np.maximum(pre, 0)
+    out = h @ w2 + b2
+    diff = out - y
+    loss = np.mean(diff**2)
+    g_out = diff * (2 / diff.size)
+    g_w2, g_b2 = h.T @ g_out, g_out.sum(axis=0)
+    g_pre = (g_out @ w2.T) * (pre >= 0)  # the tie at 0 goes to the first operand (TF's rule)
+    return loss, (x.T @ g_pre, g_pre.sum(axis=0), g_w2, g_b2)
+
+
+def inputs(rng: np.random.Generator) -> tuple[np.ndarray, ...]:
+    def f32(*shape: int, scale: float = 1.0) -> np.ndarray:
+        return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+    return (f32(784, 512, scale=0.05), f32(512), f32(512, 10, scale=0.05), f32(10),
+            f32(256, 784), f32(256, 10))
+
+
+def _first_call_seconds(make: Any, args: tuple) -> float:
+    start = time.perf_counter()
+    make()(*args)
+    return time.perf_counter() - start
+
+
+def report(quick: bool) -> dict[str, Any]:
+    import tracejit as tj
+
+    budget = QUICK if quick else FULL
+    args = inputs(np.random.default_rng(0))
+    argnums = (0, 1, 2, 3)
+    tracejit_fn = tj.value_and_grad(mlp_loss, argnums=argnums)
+    loss, grads = tracejit_fn(*args)
+    ref_loss, ref_grads = numpy_value_and_grad(*args)
+    for g, r in zip(grads, ref_grads, strict=True):
+        np.testing.assert_allclose(g, r, rtol=2e-3, atol=1e-5)
+    rows = [["tracejit value_and_grad", format_seconds(median_seconds(lambda: tracejit_fn(*args),
+                                                                     budget))]]
+    rows.append(["NumPy, backward by hand",
+                 format_seconds(median_seconds(lambda: numpy_value_and_grad(*args), budget))])
+    found: dict[str, Any] = {"tracejit": rows[0][1], "numpy": rows[1][1]}
+    try:
+        import jax
+        import jax.numpy as jnp
+
+        def jax_loss(w1, b1, w2, b2, x, y):
+            h = jnp.maximum(x @ w1 + b1, 0)
+            return jnp.mean((h @ w2 + b2 - y) ** 2)
+
+        jax_fn = jax.jit(jax.value_and_grad(jax_loss, argnums=argnums))
+        jax_args = [jnp.asarray(a) for a in args]
+        _, jax_grads = jax_fn(*jax_args)
+        for g, r in zip(grads, jax_grads, strict=True):
+            np.testing.assert_allclose(g, np.asarray(r), rtol=2e-3, atol=1e-5)
+        seconds = median_seconds(lambda: jax.block_until_ready(jax_fn(*jax_args)), budget)
+        rows.append(["jax.jit(jax.value_and_grad)", format_seconds(seconds)])
+        found["jax"] = rows[-1][1]
+    except ImportError:
+        rows.append(["jax", "not installed"])
+    forward = _first_call_seconds(lambda: tj.function(mlp_loss), args)
+    gradient = _first_call_seconds(lambda: tj.value_and_grad(mlp_loss, argnums=argnums), args)
+    rows.append(["first call: forward only", format_seconds(forward)])
+    rows.append(["first call: value_and_grad", f"{format_seconds(gradient)} "
+                 f"({gradient / forward:.1f}x the forward)"])
+    print("\nGradients: W7 MLP 256x784->512->10 with an MSE loss, f32, one thread")
+    print(format_table(["", "time"], rows))
+    found["compile_ratio"] = gradient / forward
+    return found
