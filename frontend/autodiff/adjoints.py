@@ -64,9 +64,17 @@ def _result(op: Operation) -> Tensor:
     return Tensor(op.results[0])
 
 
+def broadcast_like(x: Tensor, like: Tensor) -> Tensor:
+    """`x` broadcast to `like`'s shape (a dim only the kernel knows is read from `like`)."""
+    witnesses = {
+        d: (like.value, d) for d, size in enumerate(like.dims) if not isinstance(size, int)
+    }
+    return P.broadcast_to(x, like.dims, witnesses)
+
+
 def _full(like: Tensor, value: float) -> Tensor:
     """`value` in `like`'s dtype, broadcast to `like`'s shape."""
-    return P.broadcast_to(P.constant(np.asarray(value, like.dtype)), like.dims)
+    return broadcast_like(P.constant(np.asarray(value, like.dtype)), like)
 
 
 def add(a: Tensor, b: Tensor) -> Tensor:
@@ -317,7 +325,7 @@ def _expand(g: Tensor, source: Tensor, axes: Sequence[int]) -> Tensor:
     kept = [d for i, d in enumerate(source.dims) if i not in axes]
     keep_dims = [1 if i in axes else d for i, d in enumerate(source.dims)]
     assert list(g.dims) == kept, (g.dims, kept)
-    return P.broadcast_to(P.reshape(g, tuple(keep_dims)), source.dims)
+    return broadcast_like(P.reshape(g, tuple(keep_dims)), source)
 
 
 @adjoint(ReduceOp)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 
 from xdsl.ir import Operation, SSAValue
 
-from tracejit.frontend.autodiff import custom
+from tracejit.frontend.autodiff import custom, indexing_adjoints  # noqa: F401 (its rules)
 from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
 from tracejit.frontend.autodiff.control_flow import if_adjoint, while_adjoint
 from tracejit.frontend.tensor import Tensor

@@ -170,6 +170,39 @@ def test_element_reads_in_an_unrolled_loop():
     np.testing.assert_allclose(tj.grad(f)(x), 2 * x, rtol=1e-12)
 
 
+def _set_slice(x):
+    a = x * 2.0
+    a[1:3] = x[:2] ** 2
+    return a * np.arange(6.0)
+
+
+def _set_index_array(x):
+    a = x * 1.0
+    a[np.array([0, 4, 0])] = x[:3] * 3.0  # position 0 written twice: the last write wins
+    return a * np.arange(1.0, 7.0)
+
+
+def _augmented_index_array(x):
+    a = np.zeros(6)
+    a[np.array([1, 1, 3])] += x[:3]  # NumPy's `+=` on repeats: the last one wins too
+    return a * x
+
+
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: x[np.array([0, 2, 2, -1])] * np.arange(4.0),  # repeated indices add up
+        lambda x: np.take(x.reshape(2, 3), np.array([2, 0, 2]), axis=1) ** 2,
+        lambda x: x[x > 0] ** 2,
+        _set_slice,
+        _set_index_array,
+        _augmented_index_array,
+    ],
+)
+def test_indexing_and_update_gradients(f):
+    check_gradient(f, RNG.standard_normal(6))
+
+
 # --- the tape ----------------------------------------------------------------------------
 def test_tape_inside_function_with_nested_sources_and_output_gradients():
     @tj.function
