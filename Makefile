@@ -23,9 +23,10 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks $(BENCH_ARGS)
 
-# make fuzz N=10000: random programs, compiled vs eager (tests/fuzz/run_fuzz.py)
+# make fuzz N=10000: random programs, compiled vs eager (tests/fuzz/run_fuzz.py);
+# GRAD=1 also checks their gradients against finite differences
 fuzz: $(STAMP)
-	$(BIN)/python tests/fuzz/run_fuzz.py $(or $(N),1000)
+	$(BIN)/python tests/fuzz/run_fuzz.py $(or $(N),1000) $(if $(GRAD),--grad)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -63,6 +63,7 @@ class GradientTape:
         self._last: Operation | None = None  # the last op recorded, once closed
         self._paused: list[tuple[Operation | None, Operation | None]] = []
         self._watched_values: set[SSAValue] = set()
+        self._watched_tensors: dict[int, tuple[Tensor, SSAValue]] = {}
         self._watched_variables: dict[int, Variable] = {}
         self._eager = eager.EagerRecord()
 
@@ -109,8 +110,9 @@ class GradientTape:
         for leaf in flatten(tensor)[0]:
             if isinstance(leaf, Variable):
                 self._watched_variables[id(leaf)] = leaf
-            elif isinstance(leaf, Tensor):
+            elif isinstance(leaf, Tensor):  # its value now: a later write makes a new one
                 self._watched_values.add(leaf.value)
+                self._watched_tensors[id(leaf)] = (leaf, leaf.value)
             elif self._trace is None and isinstance(leaf, np.ndarray):
                 self._eager.watch(leaf)
 
@@ -185,6 +187,12 @@ class GradientTape:
             self._recording = was_recording
         return unflatten(source_tree, results)
 
+    def _value_watched(self, tensor: Tensor) -> SSAValue:
+        """The value a source stands for: the one it had when watched (an array the
+        function wrote since holds a new value), else its value now."""
+        watched = self._watched_tensors.get(id(tensor))
+        return watched[1] if watched is not None and watched[0] is tensor else tensor.value
+
     def _is_watched(self, variable: Variable, reads: dict[int, list[SSAValue]]) -> bool:
         accessed = self._watch_accessed and variable.trainable and id(variable) in reads
         return accessed or id(variable) in self._watched_variables
@@ -218,8 +226,9 @@ class GradientTape:
             grads = [cotangents[v] for v in variable_reads.get(id(leaf), ()) if v in cotangents]
             like = None if not is_float_dtype(leaf.dtype) else leaf.value()
         elif isinstance(leaf, Tensor):
-            grads = [cotangents[leaf.value]] if leaf.value in cotangents else []
-            like = leaf if is_float(leaf.value) else None
+            value = self._value_watched(leaf)
+            grads = [cotangents[value]] if value in cotangents else []
+            like = Tensor(value) if is_float(value) else None
         else:
             raise TypeError(
                 at_user_line(

@@ -188,8 +188,12 @@ def known_bug(finding: Finding) -> str | None:
     return None
 
 
-def check(program, optional_lists: list[list[str]] = ()) -> list[Finding]:
-    """All disagreements between eager NumPy and the compiled pipelines."""
+def check(
+    program, optional_lists: list[list[str]] = (), gradients: bool = False
+) -> list[Finding]:
+    """All disagreements between eager NumPy and the compiled pipelines; with `gradients`,
+    also the compiled gradient against finite differences (fuzz_gradients.py) when the
+    forward runs agree."""
     namespace = program.build()
     eager = run(program, namespace, namespace["program"])
     unbound = isinstance(eager.error, UnboundLocalError)
@@ -210,6 +214,12 @@ def check(program, optional_lists: list[list[str]] = ()) -> list[Finding]:
             detail = compare_outcomes(program, outcome, eager)
         if detail:
             findings.append(Finding(pipeline, detail))
+    if gradients and not findings and not unbound and not refusals:
+        from fuzz_gradients import gradient_check
+
+        _, detail = gradient_check(program)
+        if detail:
+            findings.append(Finding(("value_and_grad",), detail))
     return findings
 
 
@@ -279,8 +289,10 @@ def _stages(program, filename: str, line: int, headers: tuple[str, ...], contain
     return header.lstrip().startswith(headers) and any(container in b for b in body)
 
 
-def assert_agrees(program, optional_lists: list[list[str]] = ()) -> None:
-    findings = check(program, optional_lists)
+def assert_agrees(
+    program, optional_lists: list[list[str]] = (), gradients: bool = False
+) -> None:
+    findings = check(program, optional_lists, gradients)
     if findings:
         raise Mismatch("\n".join(map(str, findings)) + "\n\n" + program.source())
 

@@ -1376,9 +1376,14 @@ def _kinds() -> list:
 
 
 @st.composite
-def programs(draw, max_statements: int = 14, effects: bool = True) -> Program:
-    """A random program: 1-3 inputs and up to `max_statements` statements."""
+def programs(
+    draw, max_statements: int = 14, effects: bool = True, first_input: np.dtype | None = None
+) -> Program:
+    """A random program: 1-3 inputs (the first of dtype `first_input` if given) and up to
+    `max_statements` statements."""
     inputs = [draw(arrays()) for _ in range(draw(st.integers(1, 3)))]
+    if first_input is not None:
+        inputs[0] = draw(arrays(np.dtype(first_input)))
     b = Builder(draw, inputs, allow_effects=effects)
     kinds = _kinds()
     target = draw(st.integers(min(4, max_statements), max_statements))

@@ -25,6 +25,7 @@ class Recorder:
 
     last: tuple[Program, list[list[str]], str] | None = None
     written: list[Path] = field(default_factory=list)
+    gradients: bool = False  # the runs also check gradients (fuzz_gradients.py)
 
     def failed(self, program: Program, optional: list[list[str]], message: str) -> None:
         self.last = (program, optional, message)
@@ -32,7 +33,7 @@ class Recorder:
     def save(self) -> Path | None:
         if self.last is None:
             return None
-        path = write_regression(*self.last)
+        path = write_regression(*self.last, gradients=self.gradients)
         self.written.append(path)
         self.last = None
         return path
@@ -49,7 +50,9 @@ def regression_source(
     message: str,
     crash: bool = False,
     known_bug: str | None = None,
+    gradients: bool = False,
 ) -> str:
+    call = f"assert_agrees(PROGRAM, OPTIONAL_PASSES{', gradients=True' if gradients else ''})"
     quoted = _comment(program.source().splitlines())
     reason = _comment(message.splitlines()[:12])
     inputs = "".join(f"        {array_literal(a)},\n" for a in program.inputs)
@@ -89,11 +92,11 @@ KNOWN_BUG = {known_bug!r}
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
 def test_regression():
-{_test_body(crash)}
+{_test_body(crash, call)}
 
 
 if __name__ == "__main__":
-    assert_agrees(PROGRAM, OPTIONAL_PASSES)
+    {call}
 '''
 
 
@@ -101,9 +104,9 @@ def _comment(lines: list[str]) -> str:
     return "\n".join(f"# {line}".rstrip() for line in lines)
 
 
-def _test_body(crash: bool) -> str:
+def _test_body(crash: bool, call: str) -> str:
     if not crash:
-        return "    assert_agrees(PROGRAM, OPTIONAL_PASSES)"
+        return f"    {call}"
     # It crashed the interpreter once: run it in a child so a crash fails only this test.
     return (
         "    done = subprocess.run([sys.executable, __file__], capture_output=True, timeout=600,\n"
@@ -118,8 +121,9 @@ def write_regression(
     message: str,
     crash: bool = False,
     known_bug: str | None = None,
+    gradients: bool = False,
 ) -> Path:
-    text = regression_source(program, optional, message, crash, known_bug)
+    text = regression_source(program, optional, message, crash, known_bug, gradients)
     digest = hashlib.sha1(program.source().encode()).hexdigest()[:10]
     REGRESSIONS.mkdir(exist_ok=True)
     path = REGRESSIONS / f"test_fuzz_{digest}.py"

@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it is running
 
 
-def worker(count: int, seed: int) -> None:
+def worker(count: int, seed: int, gradients: bool = False) -> None:
     """Run `count` programs; print TRIED <kinds> per program, FAILED <kinds> for the first
     failing one and MISMATCH <path> once it is shrunk."""
     import pickle
@@ -42,7 +42,9 @@ def worker(count: int, seed: int) -> None:
     from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
-    recorder = Recorder()
+    import numpy as np
+
+    recorder = Recorder(gradients=gradients)
     current = Path(os.environ[CURRENT])
     failed = []  # once a program failed, the calls that follow are hypothesis shrinking it
 
@@ -53,12 +55,14 @@ def worker(count: int, seed: int) -> None:
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(program=programs(), optional=st.lists(st.sampled_from(OPTIONAL_PASSES), max_size=5))
+    strategy = programs(first_input=np.float64) if gradients else programs()
+
+    @given(program=strategy, optional=st.lists(st.sampled_from(OPTIONAL_PASSES), max_size=5))
     def fuzz(program, optional):
         current.write_bytes(pickle.dumps((program, [optional])))
         if not failed:
             print("TRIED", ",".join(sorted(set(program.kinds))), flush=True)
-        findings = check(program, [optional])
+        findings = check(program, [optional], gradients)
         known = {known_bug(f) for f in findings}
         if findings and None not in known:
             print(f"KNOWN {sorted(known)[0]}", flush=True)  # counted, not shrunk again
@@ -78,11 +82,14 @@ def worker(count: int, seed: int) -> None:
     current.unlink(missing_ok=True)
 
 
-def run_batch(count: int, seed: int, state: Path) -> tuple[int, list[str], str | None, int, dict]:
+def run_batch(
+    count: int, seed: int, state: Path, gradients: bool = False
+) -> tuple[int, list[str], str | None, int, dict]:
     """(programs tried, mismatch reports, crash report or None, programs that hit a known
     open bug, per-kind counts) of one worker process."""
     env = {**os.environ, CURRENT: str(state), "PYTHONFAULTHANDLER": "1"}
     command = [sys.executable, str(Path(__file__)), "--worker", str(count), "--seed", str(seed)]
+    command += ["--grad"] if gradients else []
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=7200)
     lines = done.stdout.splitlines()
     tried = sum(line.startswith("TRIED") for line in lines)
@@ -122,10 +129,16 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=100, help="programs per worker process")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="workers at once")
     parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument(
+        "--grad",
+        action="store_true",
+        help="also differentiate every program (its first input float64) and check the "
+        "gradient against finite differences (fuzz_gradients.py)",
+    )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        worker(args.worker, args.seed)
+        worker(args.worker, args.seed, args.grad)
         return
     rng = random.Random(args.seed)
     totals = {"tried": 0, "mismatches": 0, "crashes": 0, "known": 0}
@@ -134,7 +147,9 @@ def main() -> None:
         while totals["tried"] < args.count:  # a batch stops early at a mismatch: top up
             left = args.count - totals["tried"]
             counts = [min(args.batch, left - start) for start in range(0, left, args.batch)]
-            batches = [(count, rng.randrange(2**32), k) for k, count in enumerate(counts)]
+            batches = [
+                (count, rng.randrange(2**32), k, args.grad) for k, count in enumerate(counts)
+            ]
             for report in pool.map(lambda b: _run_and_report(*b), batches):
                 _add(totals, report)
                 for key, counts in report[4].items():
@@ -152,10 +167,10 @@ def main() -> None:
     sys.exit(1 if totals["mismatches"] or totals["crashes"] else 0)
 
 
-def _run_and_report(count: int, seed: int, slot: int) -> tuple:
+def _run_and_report(count: int, seed: int, slot: int, gradients: bool) -> tuple:
     """One worker process's batch; prints its findings as soon as it ends."""
     state = HERE / f".fuzz_current_{os.getpid()}_{slot}.pickle"
-    done, found, crash, known, kinds = run_batch(count, seed, state)
+    done, found, crash, known, kinds = run_batch(count, seed, state, gradients)
     state.unlink(missing_ok=True)
     for line in found:
         print(line, flush=True)

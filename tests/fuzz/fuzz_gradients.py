@@ -1,0 +1,170 @@
+"""The gradient oracle: differentiate a generated program and compare with finite differences.
+
+The scalar differentiated is `L = sum_k sum(W_k * out_k)` over the program's finite float64
+outputs (fixed pseudo-random weights `W_k`), with respect to its float64 inputs, through
+`tj.grad` (compiled). The reference is central differences of the eager program at up to
+`ELEMENTS` elements per input, in float64. An element is compared only where `L` is smooth
+there: the central differences at two step sizes agree, and so do the one-sided ones (a
+kink, a jump or a tie of `maximum` inside the step is skipped, not a finding). Where the
+gradient is compared, it must agree within `RTOL`/`ATOL` (relative to the size of `L`).
+
+A program tracejit refuses to differentiate (`NotDifferentiableError`: an op without a
+gradient on the way, a shape only the kernel knows in a loop) is counted, not a finding;
+any other error of the gradient function on a program that compiles is one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import warnings
+from typing import Any
+
+import numpy as np
+
+import tracejit as tj
+from tracejit.frontend.autodiff import NotDifferentiableError
+
+ELEMENTS = 4  # per input, chosen at random
+STEPS = (1e-6, 1e-4)
+RTOL, ATOL = 1e-4, 1e-6
+
+
+def _quiet():
+    stack = contextlib.ExitStack()
+    stack.enter_context(contextlib.redirect_stdout(io.StringIO()))
+    stack.enter_context(np.errstate(all="ignore"))
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    return stack
+
+
+def _reset(program, namespace: dict) -> None:
+    for name, initial in program.variables.items():
+        namespace[name]._buffer[...] = initial
+
+
+def gradient_check(program) -> tuple[str, str | None]:
+    """("skipped" | "refused" | "compared", a finding or None)."""
+    positions = [i for i, a in enumerate(program.inputs) if a.dtype == np.float64 and a.size]
+    if not positions:
+        return "skipped", None
+    namespace = program.build()
+    python = namespace["program"]
+    rng = np.random.default_rng(len(program.source()))
+    weights: dict[str, np.ndarray] = {}
+
+    def outputs(*args: Any) -> dict:
+        _reset(program, namespace)
+        with _quiet():
+            return python(*[np.array(a) for a in args])
+
+    try:
+        eager = outputs(*program.inputs)
+    except Exception:
+        return "skipped", None  # the reference raises (the oracle's business)
+    for name, value in eager.items():
+        array = np.asarray(value)
+        if array.dtype == np.float64 and np.isfinite(array).all() and array.size:
+            weights[name] = rng.uniform(-1, 1, array.shape)
+    if not weights:
+        return "skipped", None
+
+    def loss(*args: Any) -> Any:
+        out = python(*args)
+        return sum(np.sum(out[name] * w) for name, w in weights.items())
+
+    def eager_loss(args: list[np.ndarray]) -> float:
+        """L eagerly; NaN where the program fails there (a moved input can change a trip
+        count so that a loop variable stays unassigned): the element is skipped."""
+        _reset(program, namespace)
+        with _quiet():
+            try:
+                return float(loss(*[np.array(a) for a in args]))
+            except Exception:  # noqa: BLE001
+                return float("nan")
+
+    try:
+        _reset(program, namespace)
+        with _quiet():
+            value, grads = tj.value_and_grad(loss, argnums=tuple(positions))(
+                *[a.copy() for a in program.inputs]
+            )
+    except NotDifferentiableError:
+        return "refused", None
+    except Exception as error:  # noqa: BLE001  (every other failure is a finding...)
+        if _plain_compile_fails(program, namespace, loss):
+            return "skipped", None  # ...unless tracejit refuses the loss itself
+        return "compared", f"the gradient function raised {type(error).__name__}: {error}"
+    base = eager_loss(list(program.inputs))
+    if not np.isfinite(base) or not abs(float(value) - base) <= 1e-6 * max(1.0, abs(base)):
+        return "skipped", None  # a forward difference is the main oracle's to report
+    # A backward pass multiplies cotangents (0 where a value does not matter) by forward
+    # values: with an inf among those, 0 * inf is NaN, in JAX and TensorFlow too.
+    infinite = any(
+        not np.isfinite(np.asarray(v, np.float64)).all()
+        for v in [*program.inputs, *eager.values()]
+        if np.asarray(v).dtype.kind in "fc"
+    )
+    for position, grad in zip(positions, grads, strict=True):
+        finding = _compare_input(program.inputs, position, np.asarray(grad), eager_loss, base,
+                                 rng, infinite)
+        if finding:
+            return "compared", finding
+    return "compared", None
+
+
+def _plain_compile_fails(program, namespace: dict, loss) -> bool:
+    """Whether tracejit refuses the loss itself (not its gradient): a contract refusal,
+    or weights of static shape meeting a run-time-sized output."""
+    _reset(program, namespace)
+    try:
+        with _quiet():
+            tj.function(loss)(*[a.copy() for a in program.inputs])
+    except Exception:  # noqa: BLE001
+        return True
+    return False
+
+
+def _compare_input(inputs, position, grad, eager_loss, base, rng, infinite) -> str | None:
+    x = inputs[position]
+    if grad.shape != x.shape or grad.dtype != np.float64:
+        return f"gradient of a{position} has shape {grad.shape} {grad.dtype}, not {x.shape}"
+    flat = rng.permutation(x.size)[:ELEMENTS]
+    for index in (np.unravel_index(k, x.shape) for k in flat):
+        if not np.isfinite(x[index]):
+            continue
+        estimate = _smooth_derivative(inputs, position, index, eager_loss)
+        if estimate is None or (infinite and not np.isfinite(grad[index])):
+            continue
+        tolerance = ATOL * max(1.0, abs(base)) + RTOL * abs(estimate)
+        if not abs(grad[index] - estimate) <= tolerance:
+            return (
+                f"d L / d a{position}{list(index)}: compiled {grad[index]!r}, finite "
+                f"differences {estimate!r}"
+            )
+    return None
+
+
+def _smooth_derivative(inputs, position, index, eager_loss) -> float | None:
+    """Central differences at `index`, or None where L is not smooth there."""
+    estimates = []
+    for step in STEPS:
+        h = step * max(1.0, abs(float(inputs[position][index])))
+        values = []
+        for delta in (h, -h):
+            moved = [a.copy() for a in inputs]
+            moved[position][index] += delta
+            values.append(eager_loss(moved))
+        center = eager_loss([a.copy() for a in inputs])
+        forward, backward = (values[0] - center) / h, (center - values[1]) / h
+        central = (values[0] - values[1]) / (2 * h)
+        if not np.isfinite([forward, backward, central]).all():
+            return None
+        scale = 1e-3 * max(1.0, abs(central))
+        if abs(forward - backward) > scale + 1e3 * h:  # a kink or a jump within the step
+            return None
+        estimates.append(central)
+    if abs(estimates[0] - estimates[1]) > 1e-3 * max(1.0, abs(estimates[0])):
+        return None
+    return estimates[0]
