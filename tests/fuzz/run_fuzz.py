@@ -35,6 +35,7 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
     failing one and MISMATCH <path> once it is shrunk."""
     import pickle
 
+    import numpy as np
     from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
     from fuzz_programs import programs
     from fuzz_regressions import Recorder
@@ -42,11 +43,10 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
     from hypothesis import seed as hypothesis_seed
     from hypothesis import strategies as st
 
-    import numpy as np
-
     recorder = Recorder(gradients=gradients)
     current = Path(os.environ[CURRENT])
     failed = []  # once a program failed, the calls that follow are hypothesis shrinking it
+    strategy = programs(first_input=np.float64) if gradients else programs()
 
     @hypothesis_seed(seed)
     @settings(
@@ -55,8 +55,6 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    strategy = programs(first_input=np.float64) if gradients else programs()
-
     @given(program=strategy, optional=st.lists(st.sampled_from(OPTIONAL_PASSES), max_size=5))
     def fuzz(program, optional):
         current.write_bytes(pickle.dumps((program, [optional])))
