@@ -55,10 +55,12 @@ UNARY = {  # op -> a domain where it is smooth
 SHAPES = st.sampled_from([(), (3,), (2, 3), (0,), (1, 4)])
 
 
+@settings(max_examples=2, deadline=None)
+@given(shape=SHAPES)
 @pytest.mark.parametrize("ufunc", list(UNARY), ids=lambda u: u.__name__)
-def test_unary_gradient(ufunc):
+def test_unary_gradient(ufunc, shape):
     low, high = UNARY[ufunc]
-    x = RNG.uniform(low, high, (2, 3))
+    x = RNG.uniform(low, high, shape)
     if ufunc is np.abs:
         x *= np.sign(RNG.uniform(-1, 1, x.shape))
     check_gradient(ufunc, x)
@@ -316,6 +318,18 @@ def test_jacobian():
         return tape.jacobian(y, x)
 
     np.testing.assert_array_equal(f(np.array([1.0, 2.0])), [[2, 0], [0, 4]])
+
+
+def test_eager_jacobian_of_a_function_call():
+    @tj.function
+    def square(x):
+        return x * x
+
+    x = np.array([1.0, 2.0, 3.0])
+    with tj.GradientTape() as tape:
+        tape.watch(x)
+        y = square(x)
+    np.testing.assert_array_equal(tape.jacobian(y, x), np.diag(2 * x))
 
 
 def test_nested_function_calls_are_differentiated():
