@@ -406,6 +406,20 @@ def test_grad_of_python_float_and_second_derivative():
     assert isinstance(tj.grad(f), tj.Function)
 
 
+def test_hessian_vector_product():
+    def f(x):
+        return np.sum(np.sin(x) * x**2)
+
+    df = tj.grad(f)
+
+    def along(x, v):
+        return np.sum(df(x) * v)
+
+    x, v = np.array([0.3, 1.0, -2.0]), np.array([1.0, 0.5, 2.0])
+    diagonal = -np.sin(x) * x**2 + 4 * x * np.cos(x) + 2 * np.sin(x)
+    np.testing.assert_allclose(tj.grad(along)(x, v), diagonal * v, rtol=1e-12)
+
+
 def test_value_and_grad_with_aux_and_argnums():
     def loss(w, x):
         prediction = np.tanh(x @ w)
