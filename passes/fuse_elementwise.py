@@ -282,6 +282,8 @@ class BlockFusion:
             producer = by_position[position]
             if producer in group.members or producer in self.home_of:
                 continue
+            if self.viewed_in(producer, group):
+                continue  # a view in the kernel reads it from memory: materialised
             if self.all_users_are_homes(producer, group):
                 self.add(group, producer, home=True)
             elif self.can_recompute(producer, group):
@@ -290,6 +292,13 @@ class BlockFusion:
             else:
                 continue  # materialised: it gets a kernel of its own later
             push_producers(producer)
+
+    @staticmethod
+    def viewed_in(op: Operation, group: Group) -> bool:
+        """Whether a view the kernel holds reads `op`'s result (a view reads an array in
+        memory, so its operand cannot be a value the kernel computes)."""
+        users = [use.operation for result in op.results for use in result.uses]
+        return any(isinstance(u, VIEW_OPS) and u in group.members for u in users)
 
     def all_users_are_homes(self, op: Operation, group: Group) -> bool:
         """Every live user of `op` is computed by `group` (dead users are about to go)."""
