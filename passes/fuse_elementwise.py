@@ -139,7 +139,9 @@ def is_fusable(op: Operation) -> bool:
     if isinstance(op, ReduceOp):
         fits = op.kind.data in FUSABLE_REDUCTIONS
     elif isinstance(op, VIEW_OPS):
-        fits = is_view(op)
+        # a kernel copies a splat constant into its body, where only a broadcast may read it
+        inlined = not isinstance(op, BroadcastInDimOp) and is_inlined_constant(op.operands[0])
+        fits = is_view(op) and not inlined
     else:
         fits = isinstance(op, ELEMENTWISE_OPS)
     return fits and _static_tensors(op.operands) and _static_tensors(op.results)
