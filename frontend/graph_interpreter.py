@@ -160,12 +160,14 @@ class Plan:
         releases: list[tuple[int, ...]],
         slots: int,
         arguments: list[int],
+        argument_types: list[tuple[np.dtype, tuple[int, ...]]],
         returns: list[int],
     ) -> None:
         self.steps = steps
         self.releases = releases  # per step: the slots read for the last time there
         self.slots = slots
         self.arguments = arguments
+        self.argument_types = argument_types
         self.returns = returns
 
     def run(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -175,7 +177,11 @@ class Plan:
             raise Unsupported(f"{len(inputs)} inputs for {len(self.arguments)} arguments")
         deadline = time.perf_counter() + LOOP_BUDGET_SECONDS
         values: list[Any] = [None] * self.slots
-        for slot, array in zip(self.arguments, inputs, strict=True):
+        for slot, array, (dtype, shape) in zip(
+            self.arguments, inputs, self.argument_types, strict=True
+        ):
+            if array.dtype != dtype or array.shape != shape:
+                raise Unsupported(f"an input of {array.dtype}{list(array.shape)}")
             values[slot] = array
         with np.errstate(all="ignore"):  # compiled code never warns either
             for step, release in zip(self.steps, self.releases, strict=True):
@@ -210,8 +216,9 @@ def plan(module: ModuleOp, function_name: str) -> Plan:
     arguments = [builder.new_slot(arg) for arg in entry.body.blocks[0].args]
     steps: list[Any] = []
     returns = builder.inline(entry, arguments, steps, ())
-    return Plan(steps, _releases(steps, set(arguments) | set(returns)), builder.slots,
-                arguments, returns)  # fmt: skip
+    releases = _releases(steps, set(arguments) | set(returns))
+    types = [_expected(arg) for arg in entry.body.blocks[0].args]
+    return Plan(steps, releases, builder.slots, arguments, types, returns)
 
 
 class _Builder:
