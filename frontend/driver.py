@@ -154,12 +154,12 @@ _object_caches: dict[tuple[str, int], object] = {}
 
 def object_cache():
     """The `ObjectCache` that `tj.config` selects, or None when the cache is off."""
-    from tracejit.codegen.object_cache import ObjectCache
     from tracejit.frontend import config
 
     directory = config.cache_dir()
     if directory is None:
         return None
+    from tracejit.codegen.object_cache import ObjectCache  # ~20 ms to import: only when on
     index = (str(directory), config.cache_max_bytes())
     if index not in _object_caches:
         _object_caches[index] = ObjectCache(*index)

@@ -121,7 +121,7 @@ def _interpretable(concrete: ConcreteFunction) -> Plan | bool:
         found = plan(module, program.function_name)
     except Unsupported:
         return False
-    if driver.object_cache() is not None and driver.is_cached(module, concrete._pipeline):
+    if config.cache_dir() is not None and driver.is_cached(module, concrete._pipeline):
         return False  # loading it costs less than interpreting and compiling it
     return found
 
