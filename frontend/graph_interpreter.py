@@ -3,17 +3,19 @@ execution (`frontend/tiered.py`).
 
 Only a pure subset is interpreted: constants, the element-wise family (unary and binary
 math, compare, select, cast, complex parts), broadcast_in_dim, reshape, transpose, static
-slices and insert_slice, concat, pad, matmul, reduce, cumulative, and `func.call` /
-`func.return`. Each op is evaluated by its own `evaluate` -- the NumPy meaning the constant
-folder uses and the tests compare the compiled code against -- so the interpreter computes
-what the compiled code computes (integer wrap-around, `x // 0`, shifts, NaN rules, float16 and
-complex are decided by the IR's types, as they are for the compiler). After every op the
-result's dtype and shape must be the op's declared result type.
+slices and insert_slice, concat, pad, matmul, reduce, cumulative, `func.call` / `func.return`,
+and `tj.if` / `tj.while` whose regions hold only those (a loop is abandoned once the run has
+taken LOOP_BUDGET_SECONDS: the compiled loop is far quicker). Each op is evaluated by its own
+`evaluate` -- the NumPy meaning the constant folder uses and the tests compare the compiled
+code against -- so the interpreter computes what the compiled code computes (integer
+wrap-around, `x // 0`, shifts, NaN rules, float16 and complex are decided by the IR's types,
+as they are for the compiler). After every op the result's dtype and shape must be the op's
+declared result type.
 
-Anything else -- control flow, TensorArrays, prints, py_function callbacks, Variables,
-asserts, run-time indices (gather, scatter, dynamic slices), sort, nonzero, unknown dims, or a
-result that does not match its declared type -- raises `Unsupported`: the caller then compiles
-the module as before. The interpreter refuses rather than guesses.
+Anything else -- TensorArrays, prints, py_function callbacks, Variables, asserts, run-time
+indices (gather, scatter, dynamic slices), sort, nonzero, unknown dims, or a result that does
+not match its declared type -- raises `Unsupported`: the caller then compiles the module as
+before. The interpreter refuses rather than guesses.
 """
 
 from __future__ import annotations
