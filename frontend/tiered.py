@@ -59,6 +59,7 @@ class _Job:
         self.state = QUEUED
         self.done = threading.Event()
         self.error: BaseException | None = None  # what the background compile raised
+        self.traceback: Any = None  # its traceback then (each raise starts from it again)
 
 
 class Tier:
@@ -94,6 +95,7 @@ def interpret_first_call(
         if not tier.finished and concrete._compilation is None and outputs is not None:
             job = tier.job = _Job(concrete)
         tier.finished = True
+        tier.plan = None  # never run again: let its constants go
     if job is not None and not _enqueue(job):
         job.state = FINISHED
         job.done.set()
@@ -144,7 +146,7 @@ def wait_for_background_compile(concrete: ConcreteFunction) -> None:
         return
     job.done.wait()
     if job.error is not None:
-        raise job.error
+        raise job.error.with_traceback(job.traceback)
 
 
 # --- the worker ----------------------------------------------------------------------------------
@@ -197,7 +199,7 @@ def _run(job: _Job) -> None:
     except _Stopped:
         pass  # a caller (if any, in an atexit hook) compiles synchronously
     except BaseException as error:  # noqa: BLE001  (handed to the next call, unchanged)
-        job.error = error
+        job.error, job.traceback = error, error.__traceback__
     finally:
         with _lock:
             _jobs.discard(job)
