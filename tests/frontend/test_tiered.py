@@ -429,6 +429,12 @@ def test_excluded_op_families_are_not_interpreted(family):
     assert tiered._interpretable(concrete) is False
 
 
+def test_complex_powers_are_not_interpreted():
+    # NumPy's z ** 2 (np.square) and np.power(z, 2) differ at infinities: the IR has one op
+    concrete = tj.function(lambda z: z**2).get_concrete_function(np.ones(2, np.complex128))
+    assert tiered._interpretable(concrete) is False
+
+
 def test_variables_and_unknown_dims_are_not_interpreted():
     concrete = _variable_function().get_concrete_function(np.arange(3.0))
     assert tiered._interpretable(concrete) is False
