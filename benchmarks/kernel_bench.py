@@ -20,7 +20,15 @@ import numpy as np
 
 from benchmarks.kernels import KERNELS, Kernel, cumsum_loop
 from benchmarks.peers import fresh_copy, importable
-from benchmarks.timing import FULL, QUICK, Budget, format_seconds, format_table, median_seconds
+from benchmarks.timing import (
+    FULL,
+    QUICK,
+    Budget,
+    format_seconds,
+    format_table,
+    median_seconds,
+    settle_compiles,
+)
 
 SLOW_CALL = 1.0  # seconds: time such a call once
 FIRST_CALLS_SECONDS = 3.0  # compile again for another first call while under this in all
@@ -92,6 +100,7 @@ def time_compiled(
                 start = time.perf_counter()
                 got = compiled(*inputs)
                 firsts.append(time.perf_counter() - start)
+                settle_compiles()  # tracejit's background compile (tiered.py), untimed
         except Exception as error:
             return Timing("error", detail=_one_line(error), warnings=_messages(caught))
     timing = Timing(first=statistics.median(firsts), warnings=_messages(caught))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.latency import compile_breakdown
-from benchmarks.timing import QUICK, format_seconds, format_table, median_seconds
+from benchmarks.timing import QUICK, format_seconds, format_table, median_seconds, settle_compiles
 from benchmarks.workloads import w2_elementwise
 
 # The chain cycles through four ops (the constants keep values bounded, nothing folds away).
@@ -66,6 +66,7 @@ def ops_sweep(quick: bool) -> list[dict[str, Any]]:
         compiled = tj.function(function)
         expected = function(*inputs)
         np.testing.assert_allclose(compiled(*inputs), expected, rtol=1e-4, atol=1e-5)
+        settle_compiles()  # the first call was interpreted (tiered.py): time compiled code
         rows.append(
             {
                 "numpy_ops": n,
@@ -96,6 +97,7 @@ def size_sweep(quick: bool) -> list[dict[str, Any]]:
         got = compiled(x, y)
         first = time.perf_counter() - start
         np.testing.assert_allclose(got, w2_elementwise(x, y), rtol=1e-5, atol=1e-5)
+        settle_compiles()  # the first call was interpreted (tiered.py): time compiled code
         call = median_seconds(lambda c=compiled, a=x, b=y: c(a, b), QUICK)
         rows.append(
             {

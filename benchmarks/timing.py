@@ -23,6 +23,17 @@ QUICK = Budget(repeats=5, min_sample=0.01, max_seconds=1.0)
 FULL = Budget(repeats=15, min_sample=0.05, max_seconds=6.0, first_calls=3)
 
 
+def settle_compiles() -> None:
+    """Wait for tracejit's background compiles, if it is imported: with tiered execution
+    (frontend/tiered.py) a first call is interpreted and its compile runs in a background
+    thread, which must neither overlap the next measurement nor be counted in it."""
+    import sys
+
+    tj = sys.modules.get("tracejit")
+    if tj is not None:
+        tj.config.wait_for_compiles()
+
+
 def median_seconds(run: Callable[[], Any], budget: Budget) -> float:
     """The median time of one `run()` call; the caller has called `run` once already (the
     compile and the check against NumPy), so the first timed call is a sample too."""

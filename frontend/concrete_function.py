@@ -1,10 +1,12 @@
 """`tj.ConcreteFunction`: one trace, compiled to machine code, callable on arrays.
 
-Compilation is lazy: the first call (or the first look at `llvm_ir` / `asm`) runs
-the pass pipeline and LLVM. The call path then checks each input's dtype and shape,
-makes it C-contiguous, allocates the outputs with `np.empty` and calls the kernel
-with the buffers' addresses (the ABI in `codegen/abi.py`: inputs, then outputs); a
-non-zero status from the kernel becomes the exception its check names.
+Compilation is lazy: the first call (or the first look at `llvm_ir` / `asm`) runs the pass
+pipeline and LLVM -- or, with tiered execution (`tiered.py`), the first call is interpreted
+with NumPy while the compile runs in a background thread, which later calls wait for. The
+call path then checks each input's dtype and shape, makes it C-contiguous, allocates the
+outputs with `np.empty` and calls the kernel with the buffers' addresses (the ABI in
+`codegen/abi.py`: inputs, then outputs); a non-zero status from the kernel becomes the
+exception its check names.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.frontend import buffer_pool, driver, primitives
+from tracejit.frontend import buffer_pool, driver, primitives, tiered
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
@@ -90,6 +92,7 @@ class ConcreteFunction:
         self._callbacks: Any = None
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
+        self._tier = tiered.Tier()  # first call interpreted, compiled in the background
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
@@ -168,21 +171,34 @@ class ConcreteFunction:
             return self._stages
 
     def _compile(self, record_stages: bool = False) -> driver.Compilation:
+        if self._compilation is None:
+            tiered.wait_for_background_compile(self)  # raises what it raised
         with self._lock:
             if self._compilation is None:
-                compilation = driver.compile(
-                    self.graph.module,
-                    self._pipeline,
-                    py_functions=self._program.py_functions,
-                    record_stages=record_stages,
-                )
-                kernel = compilation.jit.kernel(self._program.function_name)
-                self._kernel = kernel.raw
-                self._dynamic_dims = kernel.signature.dynamic_dims
-                self._messages, self._callbacks = compilation.messages, compilation.callbacks
-                self.fast_call = self._build_fast_call(compilation.jit)
-                self._compilation = compilation
+                self._install(self._compile_fresh(record_stages))
+        assert self._compilation is not None
         return self._compilation
+
+    def _compile_fresh(
+        self, record_stages: bool = False, after_pass: Any = None
+    ) -> driver.Compilation:
+        return driver.compile(
+            self.graph.module,
+            self._pipeline,
+            py_functions=self._program.py_functions,
+            record_stages=record_stages,
+            after_pass=after_pass,
+        )
+
+    def _install(self, compilation: driver.Compilation) -> None:
+        """Make `compilation` the one this function calls (under `self._lock`; the kernel is
+        set last: a call that sees it, in any thread, sees everything else too)."""
+        kernel = compilation.jit.kernel(self._program.function_name)
+        self._dynamic_dims = kernel.signature.dynamic_dims
+        self._messages, self._callbacks = compilation.messages, compilation.callbacks
+        self.fast_call = self._build_fast_call(compilation.jit)
+        self._compilation = compilation
+        self._kernel = kernel.raw
 
     def _build_fast_call(self, compiled: Any) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
@@ -255,13 +271,16 @@ class ConcreteFunction:
 
     def call_leaves(self, leaves: list[Any]) -> Any:
         """Run the kernel on the argument leaves (Python leaves already match the trace)."""
-        if self._kernel is None:
-            self._compile()
         program = self._program
         inputs = [
             _checked_input(leaves[i], spec, i)
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
         ]
+        if self._kernel is None:
+            interpreted = tiered.interpret_first_call(self, inputs)
+            if interpreted is not None:
+                return self._results(leaves, interpreted)
+            self._compile()
         if program.written_inputs:
             check_writable(program, leaves, self._call_name())
         variables = [self._variable_buffer(ref) for ref in program.variables]
@@ -277,6 +296,11 @@ class ConcreteFunction:
         )
         if status:
             self._raise(status)
+        return self._results(leaves, outputs)
+
+    def _results(self, leaves: list[Any], outputs: list[np.ndarray]) -> Any:
+        """The function's results from the kernel outputs (written inputs copied back)."""
+        program = self._program
         count = program.result_count
         copy_back(program, leaves, outputs[count:])
         results = list(program.output_leaves)

@@ -16,6 +16,7 @@ import os
 from pathlib import Path
 
 CACHE_DIR_ENV = "TRACEJIT_CACHE_DIR"
+TIERED_ENV = "TRACEJIT_TIERED"
 CACHE_MAX_BYTES_ENV = "TRACEJIT_CACHE_MAX_BYTES"
 DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 
@@ -23,6 +24,7 @@ _run_functions_eagerly = False
 _UNSET = object()
 _cache_dir: object = _UNSET  # until set, the environment variable decides
 _cache_max_bytes: int | None = None
+_tiered: bool | None = None  # until set, the environment variable decides (default on)
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -63,6 +65,36 @@ def cache_max_bytes() -> int:
         return _cache_max_bytes
     env = os.environ.get(CACHE_MAX_BYTES_ENV)
     return int(env) if env else DEFAULT_CACHE_MAX_BYTES
+
+
+# --- tiered execution (frontend/tiered.py, frontend/graph_interpreter.py) --------------------
+def set_tiered_compilation(enabled: bool) -> None:
+    """Interpret the first call of each new trace with NumPy and compile it in a background
+    thread, instead of compiling before the first call returns (default on, or
+    `TRACEJIT_TIERED=0|1`). Every later call waits for that compile and runs machine code.
+
+    Only pure traces are interpreted (element-wise math, shape ops, matmul, reductions,
+    if/while over those); anything else compiles before its first call, as with tiering off.
+    The one visible difference: a first call's floats are NumPy's own results, the later
+    calls' those of the compiled code, which may differ in the last bits (transcendental
+    functions, the order a reduction adds in)."""
+    global _tiered
+    _tiered = bool(enabled)
+
+
+def tiered_compilation() -> bool:
+    """Whether first calls are interpreted while the compile runs in the background."""
+    if _tiered is None:
+        return os.environ.get(TIERED_ENV, "1") not in ("", "0")
+    return _tiered
+
+
+def wait_for_compiles() -> None:
+    """Block until every background compile started by tiered execution has finished
+    (benchmarks call it between measurements; tests to see compiled code)."""
+    from tracejit.frontend import tiered
+
+    tiered.wait_for_compiles()
 
 
 # --- staging Python index loops (frontend/autograph/operators.py: for_stmt) ------------------

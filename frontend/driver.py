@@ -178,12 +178,12 @@ _object_caches: dict[tuple[str, int], object] = {}
 
 def object_cache():
     """The `ObjectCache` that `tj.config` selects, or None when the cache is off."""
-    from tracejit.codegen.object_cache import ObjectCache
     from tracejit.frontend import config
 
     directory = config.cache_dir()
     if directory is None:
         return None
+    from tracejit.codegen.object_cache import ObjectCache  # ~20 ms to import: only when on
     index = (str(directory), config.cache_max_bytes())
     if index not in _object_caches:
         _object_caches[index] = ObjectCache(*index)
@@ -210,6 +210,7 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     record_stages: bool = False,
     verify_each: bool | None = None,
     check_bounds: bool | None = None,
+    after_pass: AfterPassHook | None = None,
 ) -> Compilation:
     """Compile a traced module to machine code: passes, LLVM, JIT.
 
@@ -217,7 +218,8 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     when it holds this module (exact text), pipeline and bounds-check setting for this host
     and these versions (no passes, no LLVM), and stored after a fresh compile. Recording the
     stages always compiles. `verify_each` and `check_bounds` default to the environment
-    (`TRACEJIT_VERIFY_EACH`, `TRACEJIT_CHECK_BOUNDS`)."""
+    (`TRACEJIT_VERIFY_EACH`, `TRACEJIT_CHECK_BOUNDS`). `after_pass` is called after each pass
+    of a fresh compile (tiered execution's background compile stops by raising from it)."""
     from tracejit.codegen.switches import bounds_checks_enabled
 
     if check_bounds is None:
@@ -230,7 +232,14 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
         if hit is not None:
             return hit
     compilation = _compile_fresh(
-        module, pipeline, py_functions, record_stages, verify_each, check_bounds, cache is not None
+        module,
+        pipeline,
+        py_functions,
+        record_stages,
+        verify_each,
+        check_bounds,
+        cache is not None,
+        after_pass,
     )
     if cache is not None:
         assert key is not None
@@ -242,6 +251,23 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
         if cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra):
             _build_library(cache, key, extra["callbacks"], extra["llvm_ir"])
     return compilation
+
+
+def is_cached(
+    module: ModuleOp,
+    pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
+    check_bounds: bool | None = None,
+) -> bool:
+    """Whether the persistent cache (when on) holds this module's object code, so `compile`
+    would load it instead of compiling."""
+    cache = object_cache()
+    if cache is None:
+        return False
+    from tracejit.codegen.switches import bounds_checks_enabled
+
+    if check_bounds is None:
+        check_bounds = bounds_checks_enabled()
+    return cache.path(_cache_key(module, pipeline, check_bounds)).is_file()
 
 
 def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
@@ -317,11 +343,18 @@ def _compile_fresh(
     verify_each: bool | None,
     check_bounds: bool,
     keep_object_code: bool,
+    after_pass: AfterPassHook | None = None,
 ) -> Compilation:
     from tracejit import codegen
     from tracejit.frontend.callbacks import CallbackSet
 
-    lowered = lower(module, pipeline, record_stages=record_stages, verify_each=verify_each)
+    lowered = lower(
+        module,
+        pipeline,
+        record_stages=record_stages,
+        verify_each=verify_each,
+        after_pass=after_pass,
+    )
     callbacks = CallbackSet(callback_sites(lowered.module), py_functions or {})
     jit = codegen.compile_module(
         lowered.module,

@@ -13,6 +13,15 @@ import tracejit as tj
 # Tests verify the IR after every pass (the library skips it unless asked: it is slow).
 os.environ.setdefault("TRACEJIT_VERIFY_EACH", "1")
 
+# Tiered execution (frontend/tiered.py) would answer every test's first call with the graph
+# interpreter, which evaluates each op with the same NumPy code the tests compare against: the
+# compiled code would then only be tested from the second call on, which most tests never make.
+# So the suite turns it off (also for the subprocesses it starts), and tests/frontend/
+# test_tiered.py turns it on where it tests it. `TRACEJIT_TIERED=1 pytest` runs the suite with
+# it on.
+os.environ.setdefault("TRACEJIT_TIERED", "0")
+tj.config.set_tiered_compilation(os.environ["TRACEJIT_TIERED"] not in ("", "0"))
+
 
 # Every bool, integer and floating dtype tracejit traces (complex ones are tested apart).
 REAL_DTYPES = [
