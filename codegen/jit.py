@@ -116,10 +116,40 @@ def _skip_optimizing_entry_points(module: llvm.ModuleRef) -> None:
             function.add_function_attribute("optnone")
 
 
-def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+def _parsed(text: str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+    try:
+        module = llvm.parse_assembly(text)
+        module.verify()
+    except RuntimeError as error:
+        raise CodegenError(f"invalid LLVM IR: {error}") from error
+    module.triple = tm.triple
+    module.data_layout = str(tm.target_data)
+    _skip_optimizing_entry_points(module)
+    return module
+
+
+def _optimized(module: llvm.ModuleRef, text: str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+    """`module` after O3, verified: LLVM's SLP vectoriser has been seen to leave an
+    instruction that does not dominate its uses (the fuzzer found one), and machine-code
+    generation then aborts the process. Such a module is optimised again from `text`
+    without SLP vectorisation (the loop vectoriser still runs), then, if need be, not at
+    all: slower code, never a crash."""
+    _optimize(module, tm)
+    for slp in (False, None):
+        try:
+            module.verify()
+            return module
+        except RuntimeError:
+            module = _parsed(text, tm)
+            if slp is not None:
+                _optimize(module, tm, slp=slp)
+    return module
+
+
+def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, slp: bool = True) -> None:
     tuning = llvm.create_pipeline_tuning_options(speed_level=3)
     tuning.loop_vectorization = True
-    tuning.slp_vectorization = True
+    tuning.slp_vectorization = slp
     builder = llvm.create_pass_builder(tm, tuning)
     builder.getModulePassManager().run(module, builder)
     # Vectorised calls can only be inlined after vectorisation: the masked vector variants
@@ -310,16 +340,9 @@ def compile_llvm_ir(
     when `object_code` is asked for (machine code generation is a quarter of a compile)."""
     start = time.perf_counter()
     tm = _target_machine()
-    try:
-        module = llvm.parse_assembly(text)
-        module.verify()
-    except RuntimeError as error:
-        raise CodegenError(f"invalid LLVM IR: {error}") from error
-    module.triple = tm.triple
-    module.data_layout = str(tm.target_data)
-    _skip_optimizing_entry_points(module)
+    module = _parsed(text, tm)
     parsed = time.perf_counter()
-    _optimize(module, tm)
+    module = _optimized(module, text, tm)
     _check_symbols(module, text, callbacks)
     optimized = time.perf_counter()
     if keep_object_code:

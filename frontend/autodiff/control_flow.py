@@ -55,8 +55,10 @@ def if_adjoint(
     ]
     if not outer:
         return {}
-    seeds = [g if g is not None else zeros_like(Tensor(r)) for g, r in zip(cotangents, op.res,
-                                                                          strict=True)]
+    seeds = [  # none for integer and bool results: no gradient flows through them
+        None if not is_float(r) else g if g is not None else zeros_like(Tensor(r))
+        for g, r in zip(cotangents, op.res, strict=True)
+    ]
     blocks = [Block(), Block()]
     for block, region in zip(blocks, (op.then_region, op.else_region), strict=True):
         _branch_adjoint(block, region.block, seeds, outer, sweep)
@@ -67,7 +69,8 @@ def if_adjoint(
 
 
 def _branch_adjoint(
-    block: Block, forward: Block, seeds: Sequence[Tensor], outer: list[SSAValue], sweep: Sweep
+    block: Block, forward: Block, seeds: Sequence[Tensor | None], outer: list[SSAValue],
+    sweep: Sweep,
 ) -> None:
     context = current_trace()
     with context.building_in(block):
@@ -81,6 +84,8 @@ def _branch_adjoint(
             copies.append(context.builder.insert(op.clone(value_mapper=mapping)))
         branch_seeds: dict[SSAValue, Tensor] = {}
         for value, seed in zip(yielded, seeds, strict=True):
+            if seed is None:
+                continue
             if value in branch_seeds:
                 branch_seeds[value] = add(branch_seeds[value], seed)
             else:

@@ -358,6 +358,20 @@ def test_staged_if_gradient(sign, scale):
     check_gradient(_branchy, x, y, argnums=(0, 1))
 
 
+def _if_with_int_and_bool_results(x):
+    if np.sum(x) > 0:
+        y, n, flag = x * 2.0, np.int64(1), np.sum(x) > 3
+    else:
+        y, n, flag = x * 3.0, np.int64(2), np.sum(x) > -3
+    return y * n + flag
+
+
+def test_staged_if_with_integer_and_bool_results():
+    """Only the float results of an if carry cotangents (the fuzzer's finding)."""
+    check_gradient(_if_with_int_and_bool_results, np.array([0.5, 1.0]))
+    check_gradient(_if_with_int_and_bool_results, np.array([-0.5, -1.0]))
+
+
 def test_staged_index_loop_gradient():
     def f(x, w):
         total = 0.0
