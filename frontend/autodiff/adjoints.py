@@ -285,13 +285,17 @@ def _transpose(op, g):
     return (P.transpose(g, inverse),)
 
 
+def window_start(op: Operation) -> list:
+    """A slice's or insert_slice's start per dim: an int, or its run-time `index` operand."""
+    starts = iter(op.starts)  # type: ignore[attr-defined]
+    return [next(starts) if s == DYNAMIC_INDEX else int(s) for s in op.start.get_values()]  # type: ignore[attr-defined]
+
+
 @adjoint(SliceOp)
 def _slice(op, g):
     """The window's cotangent written into zeros of the operand's shape."""
     source = _operand(op)
-    starts = iter(op.starts)
-    start = [next(starts) if s == DYNAMIC_INDEX else int(s) for s in op.start.get_values()]
-    window = SimpleNamespace(start=start, step=list(op.step.get_values()))
+    window = SimpleNamespace(start=window_start(op), step=list(op.step.get_values()))
     gx = P.insert_slice(zeros_like(source), g, window)
     return (gx, *([None] * (len(op.starts) + len(op.sizes))))
 

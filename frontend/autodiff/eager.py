@@ -183,9 +183,8 @@ def vjp_function(function: Any):
 
 
 def jacobian(tape: Any, target: Any, sources: Any, unconnected: str) -> Any:
-    """One gradient per element of `target`, with a one-hot `output_gradients`."""
-    import numpy as np_  # the Tensors' NumPy API stages np.stack while tracing
-
+    """One gradient per element of `target`, with a one-hot `output_gradients` (np.stack
+    and np.reshape stage ops on Tensors while tracing)."""
     persistent, tape._persistent = tape._persistent, True
     try:
         shape = tuple(np.shape(target))
@@ -204,6 +203,6 @@ def jacobian(tape: Any, target: Any, sources: Any, unconnected: str) -> Any:
         if any(p is None for p in parts):
             columns.append(None)
             continue
-        stacked = np_.stack(parts) if parts else np.zeros((0, *np.shape(leaf)), dtype)
-        columns.append(np_.reshape(stacked, shape + tuple(np.shape(leaf))))
+        stacked = np.stack(parts) if parts else np.zeros((0, *np.shape(leaf)), dtype)
+        columns.append(np.reshape(stacked, shape + tuple(np.shape(leaf))))
     return unflatten(tree, columns)

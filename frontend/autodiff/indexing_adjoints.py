@@ -18,7 +18,14 @@ from types import SimpleNamespace
 import numpy as np
 
 from tracejit.frontend import primitives as P
-from tracejit.frontend.autodiff.adjoints import _operand, add, adjoint, where, zeros_like
+from tracejit.frontend.autodiff.adjoints import (
+    _operand,
+    add,
+    adjoint,
+    where,
+    window_start,
+    zeros_like,
+)
 from tracejit.frontend.tensor import Tensor
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp
@@ -94,10 +101,7 @@ def _dense_scatter_add(size: int, positions: Tensor, g: Tensor) -> Tensor:
 @adjoint(InsertSliceOp)
 def _insert_slice(op, g):
     source = _operand(op, 0)
-    starts = iter(op.starts)
-    from xdsl.dialects.builtin import DYNAMIC_INDEX
-
-    start = [next(starts) if s == DYNAMIC_INDEX else int(s) for s in op.start.get_values()]
+    start = window_start(op)
     step = list(op.step.get_values())
     window = SimpleNamespace(start=start, step=step)
     g_dest = P.insert_slice(g, zeros_like(source), window)
