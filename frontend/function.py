@@ -91,6 +91,17 @@ class Function:
         self._last_fast_call: FastCall | None = None  # the fast path of the trace used last
         self._plain_fast_call: FastCall | None = None  # the same, without the retracing bookkeeping
         self._lock = threading.RLock()
+        self._options = {
+            "input_signature": input_signature,
+            "autograph": autograph,
+            "jit_compile": jit_compile,
+            "reduce_retracing": reduce_retracing,
+            "experimental_implements": experimental_implements,
+            "experimental_autograph_options": experimental_autograph_options,
+            "experimental_follow_type_hints": experimental_follow_type_hints,
+            "experimental_pipeline": experimental_pipeline,
+        }
+        self._pickle_token: str | None = None  # made on the first pickle (pickling.py)
         self._tracing_count = 0
         self._retracing = RetracingMonitor(
             self.__name__ if hasattr(self, "__name__") else "function"
@@ -371,6 +382,20 @@ class Function:
                 view = self._bound_views[key] = BoundConcreteFunction(concrete, instance)
         return view
 
+    # --- pickling (pickling.py) ---------------------------------------------------------------
+    def __reduce__(self) -> tuple:
+        """By reference to the Python function and the options, never the traces: unpickled,
+        this is a Function that traces again in its new process (see pickling.py)."""
+        from tracejit.frontend.pickling import reduce_function
+
+        return reduce_function(self)
+
+    def __dask_tokenize__(self) -> tuple:
+        """Dask's name for this Function in task keys (without pickling it)."""
+        from tracejit.frontend.pickling import token_of
+
+        return ("tracejit.Function", token_of(self))
+
     def __repr__(self) -> str:
         return f"<tj.Function {getattr(self, '__qualname__', self._python_function)}>"
 
@@ -392,7 +417,15 @@ class BoundFunction:
         return self._function._method_concrete_function(self._instance, args, kwargs)
 
     def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):  # pickle's and copy's probes
+            raise AttributeError(name)
         return getattr(self._function, name)
+
+    def __reduce__(self) -> tuple:
+        """Like a bound method: the instance (or class) and the method's name."""
+        from tracejit.frontend.pickling import reduce_bound_function
+
+        return reduce_bound_function(self._function, self._instance)
 
 
 class BoundConcreteFunction:
