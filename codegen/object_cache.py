@@ -16,7 +16,11 @@ The file is
 and is loaded only if every header field matches, so a corrupt, truncated or foreign file is
 detected, deleted and compiled again, never handed to the JIT. (The checksum guards against
 accidents, not attackers: whoever can write the cache directory can run code in every process
-that reads it, as with any compiled-code cache.) Writers write a temp file in the same directory
+that reads it, as with any compiled-code cache.) So, like ssh with `~/.ssh` and ccache with
+its directory, the cache trusts only what no one else could have written: it creates its
+directory with mode 0700 and does not read a directory, entry or library that is group- or
+other-writable or owned by another user (root aside) -- it warns once per path and compiles
+instead (`untrusted_reason`). Writers write a temp file in the same directory
 and `os.replace` it over the entry, so a reader sees the old file, the new file or nothing, and
 two processes storing the same key at once both leave a complete entry. No `fsync`: an entry torn
 by a power loss fails validation like any other corrupt file.
@@ -35,10 +39,12 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import struct
 import sys
 import tempfile
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -83,6 +89,7 @@ class CacheStats:
     stores: int = 0
     invalid: int = 0
     evicted: int = 0
+    untrusted: int = 0  # loads refused: the directory or entry was writable by others
     errors: list[str] = field(default_factory=list)
 
 
@@ -268,6 +275,45 @@ def decode_entry(data: bytes) -> CacheEntry | None:
     return CacheEntry(payload[end:], {s.name: s for s in signatures}, extra)
 
 
+# --- trust -----------------------------------------------------------------------------------
+def owner_uid(st: os.stat_result) -> int:
+    """The owner of a stat'ed path (a function of its own so that tests can play another
+    user: they may run as root, whose files every check trusts)."""
+    return st.st_uid
+
+
+def untrusted_reason(st: os.stat_result) -> str | None:
+    """Why a cache directory or file with this stat must not be read, or None if it may: it
+    is writable by the group or by everyone, or owned by someone other than this user and root
+    (the same rule as ssh's StrictModes). Off POSIX there are no such bits to check."""
+    if not hasattr(os, "geteuid"):
+        return None
+    mode = stat.S_IMODE(st.st_mode)
+    if mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"writable by {'everyone' if mode & stat.S_IWOTH else 'its group'} (mode {mode:o})"
+    owner = owner_uid(st)
+    if owner not in (os.geteuid(), 0):
+        return f"owned by another user (uid {owner}, not {os.geteuid()})"
+    return None
+
+
+_warned: set[str] = set()  # paths warned about in this process
+
+
+def _warn_untrusted(path: Path, reason: str, directory: Path) -> None:
+    if str(path) in _warned:
+        return
+    _warned.add(str(path))
+    warnings.warn(
+        f"tracejit: not reading the compiled-code cache at {path}: it is {reason}, so another "
+        "user could have put machine code there that this process would run; compiling instead. "
+        f"Make the cache your own and private (`chmod 700 {directory}` and remove entries you "
+        "did not write), or point tj.config.set_cache_dir at a directory of your own.",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
 # --- the directory ---------------------------------------------------------------------------
 class ObjectCache:
     """A bounded directory of cache entries (see the module docstring)."""
@@ -285,13 +331,42 @@ class ObjectCache:
         cleared with its entry."""
         return self.directory / f"{key}{LIBRARY_SUFFIX}"
 
+    def trusted(self, path: Path | None = None) -> bool:
+        """Whether the directory, and `path` in it if given, may be read (see
+        `untrusted_reason`); an untrusted one is counted and warned about once."""
+        for checked in (self.directory, path):
+            if checked is None:
+                continue
+            try:
+                st = checked.stat()
+            except OSError:
+                continue  # a missing path holds no code (and the reads will fail)
+            reason = untrusted_reason(st)
+            if reason is not None:
+                self.stats.untrusted += 1
+                _warn_untrusted(checked, reason, self.directory)
+                return False
+        return True
+
     def load(self, key: str) -> CacheEntry | None:
-        """The valid entry for `key` (touched for LRU), or None; invalid files are removed."""
+        """The valid entry for `key` (touched for LRU), or None; invalid files are removed,
+        untrusted ones left alone (they are not ours to delete)."""
         path = self.path(key)
+        if not self.trusted():
+            self.stats.misses += 1
+            return None
         try:
-            data = path.read_bytes()
+            with open(path, "rb") as handle:
+                # checked on the open file: the path could be swapped after a check by name
+                reason = untrusted_reason(os.fstat(handle.fileno()))
+                data = b"" if reason is not None else handle.read()
         except OSError:
             self.stats.misses += 1
+            return None
+        if reason is not None:
+            self.stats.untrusted += 1
+            self.stats.misses += 1
+            _warn_untrusted(path, reason, self.directory)
             return None
         entry = decode_entry(data)
         if entry is None:
@@ -315,7 +390,10 @@ class ObjectCache:
         """Write the entry atomically, then evict down to the size bound. False on failure."""
         data = encode_entry(object_code, signatures, extra or {})
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            # private: whoever can write here can run code in every process reading it
+            self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            if not self.trusted():  # others could replace what we write: not worth writing
+                return False
             self._write_atomically(self.path(key), data)
         except OSError as error:
             self.stats.errors.append(f"store {key}: {error}")

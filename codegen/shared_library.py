@@ -159,6 +159,8 @@ def link(object_code: bytes, destination: Path) -> bool:
             )
         if done.returncode != 0:
             return False
+        # private, whatever the umask: the cache reads no file that others can write
+        os.chmod(built, 0o700)
         os.replace(built, destination)
         return True
     finally:

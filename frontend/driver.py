@@ -319,7 +319,10 @@ def _load_library(cache: Any, key: str, entry: Any, llvm_ir: str | None) -> Any:
     from tracejit.codegen import shared_library
     from tracejit.codegen.jit import JitModule
 
-    library = shared_library.load(cache.library_path(key))
+    path = cache.library_path(key)
+    if not cache.trusted(path):  # dlopen runs the library's code: only one only we could write
+        return None
+    library = shared_library.load(path)
     if library is None:
         return None
     return JitModule(library, None, None, entry.signatures, entry.object_code, llvm_ir)
