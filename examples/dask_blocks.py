@@ -8,10 +8,10 @@ larger than memory.
 Two inputs of `--size` bytes each are generated lazily, block by block (`dask.array.random`),
 never whole: each task makes its blocks of x and y, runs the element-wise W2 expression on
 them as compiled code, and reduces the block to a float64 sum (`dask.array.reduction`, whose
-chunk, combine and aggregate steps are tj.functions too). Dask frees each block once its sum is taken,
-so memory stays at a few blocks per thread whatever the size. Each thread or worker process
-traces each function once per block shape (`tj.Function`s pickle by reference), and
-`--check` repeats the computation with plain NumPy blocks.
+chunk, combine and aggregate steps are tj.functions too). Dask frees each block once its sum
+is taken, so memory stays at a few blocks per thread whatever the size. Each worker process
+traces each function once per block shape (`tj.Function`s pickle by reference), and `--check`
+repeats the computation with plain NumPy blocks.
 """
 
 from __future__ import annotations
@@ -143,7 +143,8 @@ def run_locally(lazy, progress: bool) -> float:
 
 
 def run_on_cluster(lazy, workers: int, progress: bool) -> float:
-    from distributed import Client, LocalCluster, progress as show_progress
+    from distributed import Client, LocalCluster
+    from distributed import progress as show_progress
 
     with (
         LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
