@@ -24,8 +24,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma-separated workloads (W1..W9), kernels (K1..K13) and/or sections: latency, "
-        "cache, scale, kernels, gradients (default: all workloads, latency, cache, kernels and "
-        "gradients; scale only when named)",
+        "cache, scale, kernels, gradients, dask (default: all workloads, latency, cache, "
+        "kernels, gradients and dask; scale only when named)",
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sweeps")
     parser.add_argument(

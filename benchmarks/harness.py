@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import gradients, kernel_bench, latency, scale
+from benchmarks import dask_bench, gradients, kernel_bench, latency, scale
 from benchmarks.kernels import KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
 from benchmarks.timing import (
@@ -26,8 +26,8 @@ from benchmarks.timing import (
 )
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale", "kernels", "gradients")
-DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients")
+SECTIONS = ("latency", "cache", "scale", "kernels", "gradients", "dask")
+DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients", "dask")
 
 
 @dataclass
@@ -241,6 +241,8 @@ def run(args: argparse.Namespace) -> int:
         report["gradients"] = gradients.report(args.quick)
     if "kernels" in sections:
         report["kernels"] = kernel_bench.report(args.quick, kernel_keys)
+    if "dask" in sections:
+        report["dask"] = dask_bench.report(args.quick)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, default=str))
     print(f"\nwrote {args.json}")
