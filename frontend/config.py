@@ -41,8 +41,11 @@ def functions_run_eagerly() -> bool:
 def set_cache_dir(path: str | os.PathLike[str] | None, max_bytes: int | None = None) -> None:
     """Store compiled code in `path` and reuse it in later processes (None turns it off).
 
-    The directory is created on first store; `max_bytes` (default 256 MiB, or
-    `TRACEJIT_CACHE_MAX_BYTES`) bounds its size, evicting least-recently-used entries.
+    The directory is created on first store, private (mode 0700); `max_bytes` (default
+    256 MiB, or `TRACEJIT_CACHE_MAX_BYTES`) bounds its size, evicting least-recently-used
+    entries. Whoever can write the directory can run code in every process that reads it (as
+    with pickle), so a directory or entry that the group or everyone can write, or that
+    another user owns, is not read: a warning, and the code is compiled instead.
     """
     global _cache_dir, _cache_max_bytes
     if max_bytes is not None and int(max_bytes) < 0:
