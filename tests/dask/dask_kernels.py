@@ -32,14 +32,11 @@ def aggregate_sum(x, axis, keepdims):
     return np.sum(x, axis=axis, keepdims=keepdims)
 
 
-def tracing_counts():
-    """Run on each worker (client.run): its pid and how often each Function traced there."""
-    from tracejit.frontend import pickling
-
-    counts = {
-        fn.__name__: fn.experimental_get_tracing_count() for fn in pickling._RESTORED.values()
-    }
-    return os.getpid(), counts
+def tracing_count(function):
+    """Run on each worker (client.run): its pid and how often `function` traced there. The
+    Function arrives pickled, like the tasks' copies, and a process keeps one Function per
+    original, so this is the one the tasks ran."""
+    return os.getpid(), function.experimental_get_tracing_count()
 
 
 @tj.function

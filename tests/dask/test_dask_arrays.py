@@ -19,9 +19,9 @@ def arrays(shape, chunks, seed=0):
     return x, da.from_array(x, chunks=chunks)
 
 
-def per_worker_counts(client, kernels, name):
-    """{worker pid: how often the Function `name` traced in that worker}."""
-    return {pid: counts.get(name, 0) for pid, counts in client.run(kernels.tracing_counts).values()}
+def per_worker_counts(client, kernels, function):
+    """{worker pid: how often `function` traced in that worker}."""
+    return dict(client.run(kernels.tracing_count, function).values())
 
 
 def test_map_blocks_traces_once_per_block_signature_in_each_worker(client, kernels):
@@ -31,7 +31,7 @@ def test_map_blocks_traces_once_per_block_signature_in_each_worker(client, kerne
     np.testing.assert_allclose(lazy.compute(), kernels.blend_numpy(x, y), rtol=1e-12, atol=1e-15)
     again = lazy.compute()  # the same signatures again: no new traces
     np.testing.assert_allclose(again, kernels.blend_numpy(x, y), rtol=1e-12, atol=1e-15)
-    counts = per_worker_counts(client, kernels, "blend_numpy")
+    counts = per_worker_counts(client, kernels, kernels.blend)
     assert len(counts) == 2 and os.getpid() not in counts
     assert all(count <= 2 for count in counts.values()), counts  # 24 tasks, <= 2 traces each
     assert sum(counts.values()) >= 2, counts  # both signatures were traced somewhere
@@ -45,7 +45,7 @@ def test_blockwise_outer_product(client, kernels):
         kernels.outer_product, "ij", da_, "i", db, "j", dtype=a.dtype, meta=np.empty((0, 0))
     )
     np.testing.assert_allclose(lazy.compute(), np.outer(a, b), rtol=1e-15)
-    counts = per_worker_counts(client, kernels, "outer_product")
+    counts = per_worker_counts(client, kernels, kernels.outer_product)
     assert all(count <= 1 for count in counts.values()) and sum(counts.values()) >= 1, counts
 
 
@@ -63,7 +63,7 @@ def test_reduction_chunk_and_aggregate(client, kernels, axis):
     )
     np.testing.assert_allclose(lazy.compute(), np.sum(x * x, axis=axis), rtol=1e-12)
     # one block shape, and axis/keepdims are static: one trace per worker and axis
-    counts = per_worker_counts(client, kernels, "chunk_sum_of_squares")
+    counts = per_worker_counts(client, kernels, kernels.chunk_sum_of_squares)
     assert all(count <= 2 for count in counts.values()) and sum(counts.values()) >= 1, counts
 
 
