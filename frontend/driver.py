@@ -320,7 +320,7 @@ def _load_library(cache: Any, key: str, entry: Any, llvm_ir: str | None) -> Any:
     from tracejit.codegen.jit import JitModule
 
     path = cache.library_path(key)
-    if not cache.trusted(path):  # dlopen runs the library's code: only one only we could write
+    if not cache.trusted(path):  # dlopen runs its code: only a library no one else could write
         return None
     library = shared_library.load(path)
     if library is None:
