@@ -89,3 +89,10 @@ def cache_stats():
 
     stats = driver.object_cache().stats
     return {"hits": stats.hits, "stores": stats.stores}
+
+
+def test_dask_names_a_function_without_pickling_it(kernels):
+    from dask.base import tokenize
+
+    assert tokenize(kernels.blend) == tokenize(kernels.blend)
+    assert tokenize(kernels.blend) != tokenize(tj.function(kernels.blend_numpy))
