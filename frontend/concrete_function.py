@@ -93,6 +93,9 @@ class ConcreteFunction:
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
         self._tier = tiered.Tier()  # first call interpreted, compiled in the background
+        # Variables this function owns: those made when it was loaded or unpickled (the
+        # program only holds its Variables weakly)
+        self._owned_variables: list[Any] = []
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
