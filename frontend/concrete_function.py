@@ -129,6 +129,13 @@ class ConcreteFunction:
     def __repr__(self) -> str:
         return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
 
+    def __reduce__(self) -> tuple:
+        """Pickle by value: the traced IR, its signature, the captured Variables' values and,
+        once compiled, the object code (`saved_model/pickling.py`, the code `save` uses)."""
+        from tracejit.frontend.saved_model.pickling import reduce_concrete
+
+        return reduce_concrete(self)
+
     def _call_name(self) -> str:
         return f"{self.graph.function_name}({', '.join(self._names)})"
 
