@@ -73,7 +73,8 @@ class _Loader:
         if kind == "variable":
             return self.variables[int(node["index"])]
         if kind == "function":
-            return self._function([int(i) for i in node["functions"]], path or "function")
+            name = str(node.get("name") or path.rpartition(".")[2] or "function")
+            return self._function([int(i) for i in node["functions"]], name)
         if kind == "object":
             attributes = {
                 str(name): self._node(child, f"{path}.{name}" if path else str(name))
@@ -95,9 +96,7 @@ class _Loader:
 
     def _function(self, indices: list[int], name: str) -> LoadedFunction:
         loaded = [self._concrete(i) for i in indices]
-        return LoadedFunction(
-            name.rpartition(".")[2], [c for c, _ in loaded], [used for _, used in loaded]
-        )
+        return LoadedFunction(name, [c for c, _ in loaded], [used for _, used in loaded])
 
     def _concrete(self, index: int) -> tuple[Any, bool]:
         if index in self.concretes:

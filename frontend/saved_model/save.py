@@ -122,7 +122,11 @@ def _encode(node: object_graph.Node, writer: _Writer, only: Any) -> dict:
     if isinstance(node, object_graph.VariableNode):
         return {"kind": "variable", "index": writer.variable(node.variable, node.path)}
     if isinstance(node, object_graph.FunctionNode):
-        return {"kind": "function", "functions": _function_indices(node, writer, only)}
+        name = node.path.rpartition(".")[2] or getattr(node.function, "__name__", "function")
+        if isinstance(node.function, ConcreteFunction):
+            name = node.path.rpartition(".")[2] or node.function.graph.function_name
+        indices = _function_indices(node, writer, only)
+        return {"kind": "function", "name": name, "functions": indices}
     if isinstance(node, object_graph.ObjectNode):
         attributes = {name: _encode(c, writer, only) for name, c in node.attributes.items()}
         return {"kind": "object", "attributes": attributes}
