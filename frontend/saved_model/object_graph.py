@@ -15,14 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tracejit.frontend.concrete_function import ConcreteFunction
-from tracejit.frontend.function import BoundFunction, Function
+from tracejit.frontend.function import BoundConcreteFunction, BoundFunction, Function
 from tracejit.frontend.variable import Variable
 
 
 @dataclass
 class FunctionNode:
     path: str
-    function: Function | ConcreteFunction
+    function: Any  # a Function, ConcreteFunction, or a LoadedFunction (saved again)
     instance: Any = None  # the object of a method (its traces for that object are saved)
 
 
@@ -56,10 +56,12 @@ def walk(obj: Any, root_name: str = "") -> Node | None:
 def _walk(obj: Any, path: str, seen: set[int], is_root: bool = False) -> Node | None:
     if isinstance(obj, Variable):
         return VariableNode(path, obj)
-    if isinstance(obj, Function | ConcreteFunction):
+    if isinstance(obj, Function | ConcreteFunction) or _is_loaded_function(obj):
         return FunctionNode(path, obj)
     if isinstance(obj, BoundFunction):
         return FunctionNode(path, obj._function, obj._instance)
+    if isinstance(obj, BoundConcreteFunction) and isinstance(obj._concrete, ConcreteFunction):
+        return FunctionNode(path, obj._concrete, obj._instance)
     if id(obj) in seen:
         return None
     if isinstance(obj, list | tuple | dict):
@@ -89,6 +91,12 @@ def _container(obj: Any, path: str, seen: set[int]) -> ContainerNode | None:
     return node if node.items else None
 
 
+def _is_loaded_function(obj: Any) -> bool:
+    from tracejit.frontend.saved_model.loaded import LoadedFunction
+
+    return isinstance(obj, LoadedFunction)
+
+
 def is_module(obj: Any) -> bool:
     from tracejit.frontend.module import Module
 
@@ -98,8 +106,12 @@ def is_module(obj: Any) -> bool:
 def attributes(obj: Any) -> Iterator[tuple[str, Any]]:
     """The instance attributes of `obj` by name, then its methods that are tj.Functions
     (bound to `obj`)."""
+    from tracejit.frontend.saved_model.loaded import LoadedObject
+
     names = set()
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
+        if isinstance(obj, LoadedObject) and name == "signatures":
+            continue  # its named entry points: `save` saves them as such again
         names.add(name)
         yield name, value
     for klass in type(obj).__mro__:

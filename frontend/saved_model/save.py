@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.concrete_function import ConcreteFunction
-from tracejit.frontend.function import BoundConcreteFunction, Function
+from tracejit.frontend.function import BoundConcreteFunction, BoundFunction, Function
 from tracejit.frontend.saved_model import concrete_record, manifest, object_code, object_graph
 from tracejit.frontend.saved_model.errors import SaveError
 from tracejit.frontend.variable import Variable
@@ -73,13 +73,16 @@ def save(obj: Any, export_dir: str | os.PathLike[str], signatures: Any = None) -
     saved); for any object, a dict {name: Function or ConcreteFunction} of named entry
     points, loaded as `loaded.signatures[name]`. The directory holds machine code: like a
     pickle, load only directories you trust (`tj.saved_model.load` explains)."""
+    from tracejit.frontend.saved_model.loaded import LoadedObject
+
     writer = _Writer()
+    if signatures is None and isinstance(obj, LoadedObject):
+        signatures = obj.signatures  # a loaded object saved again keeps its entry points
     named = signatures if isinstance(signatures, dict) else {}
     only = None if signatures is None or isinstance(signatures, dict) else signatures
     root = _root_node(obj, writer, only)
     signature_table = {
-        str(name): _function_indices(object_graph.FunctionNode(str(name), f), writer, None)
-        for name, f in _named_functions(named)
+        node.path: _function_indices(node, writer, None) for node in _named_functions(named)
     }
     if not writer.functions and not writer.variables:
         raise SaveError(
@@ -92,22 +95,21 @@ def save(obj: Any, export_dir: str | os.PathLike[str], signatures: Any = None) -
     _write(Path(export_dir), writer, root, signature_table)
 
 
-def _named_functions(named: dict) -> list[tuple[str, Any]]:
+def _named_functions(named: dict) -> list[object_graph.FunctionNode]:
     found = []
     for name, function in named.items():
-        if isinstance(function, BoundConcreteFunction):
-            function = function._concrete
-        if not isinstance(function, Function | ConcreteFunction):
+        node = object_graph.walk(function, str(name))
+        if not isinstance(node, object_graph.FunctionNode):
             raise SaveError(
                 f"signatures[{name!r}] is a {type(function).__name__}, not a tj.Function or "
                 "ConcreteFunction"
             )
-        found.append((name, function))
+        found.append(node)
     return found
 
 
 def _root_node(obj: Any, writer: _Writer, only: Any) -> dict:
-    if only is not None and not isinstance(obj, Function):
+    if only is not None and not isinstance(obj, Function | BoundFunction):
         raise SaveError(
             "signatures= as a ConcreteFunction or list selects traces of a tj.Function; for "
             "other objects give a dict {name: function}"
@@ -142,10 +144,14 @@ def _function_indices(node: object_graph.FunctionNode, writer: _Writer, only: An
 
 def _concretes(node: object_graph.FunctionNode, only: Any) -> list[ConcreteFunction]:
     """The traces of a Function to save (for a method: those of `node.instance`)."""
+    from tracejit.frontend.saved_model.loaded import LoadedFunction
+
     function = node.function
     what = f"tj.Function '{node.path or getattr(function, '__name__', '?')}'"
     if isinstance(function, ConcreteFunction):
         return [function]
+    if isinstance(function, LoadedFunction):  # saved again: its traces are already unbound
+        return list(function.concrete_functions)
     if only is not None:
         return _selected(function, only, what)
     found = _traces(function, node.instance)
@@ -185,6 +191,7 @@ def _traced_for(concrete: ConcreteFunction, instance: Any) -> bool:
 
 def _selected(function: Function, only: Any, what: str) -> list[ConcreteFunction]:
     chosen = list(only) if isinstance(only, list | tuple) else [only]
+    chosen = [c._concrete if isinstance(c, BoundConcreteFunction) else c for c in chosen]
     own = {id(c) for c in _traces(function, None)}
     for concrete in chosen:
         if not isinstance(concrete, ConcreteFunction) or id(concrete) not in own:

@@ -184,3 +184,38 @@ def test_round_trip_matches_numpy(tmp_path_factory, dtype, shape):
     np.testing.assert_array_equal(got[0], x * y + x)
     assert got[0].dtype == (x * y + x).dtype
     assert got[1] == np.sum(y) and got[1].dtype == np.sum(y).dtype
+
+
+def test_a_loaded_object_saves_again_with_its_methods_and_entry_points(tmp_path):
+    model = Scale()
+    x = np.ones(4, np.float32)
+    model(x)
+    bound = model.shifted.get_concrete_function()
+    tj.saved_model.save(model, tmp_path / "first", signatures={"shift": bound})
+    first = tj.saved_model.load(tmp_path / "first")
+    first.factor.assign(np.float32(10.0))
+    tj.saved_model.save(first, tmp_path / "second")
+    second = tj.saved_model.load(tmp_path / "second")
+    np.testing.assert_array_equal(second(x), x * 10.0 + np.arange(4))
+    np.testing.assert_array_equal(second.signatures["shift"](np.zeros(4)), np.ones(4))
+    # a method saved on its own keeps its traces for this instance, called without self
+    tj.saved_model.save(model.shifted, tmp_path / "method")
+    method = tj.saved_model.load(tmp_path / "method")
+    np.testing.assert_array_equal(method(np.full(4, 2.0)), np.full(4, 3.0))
+
+
+def test_tj_print_runs_in_the_loaded_function(tmp_path, capsys):
+    @tj.function
+    def f(x):
+        tj.print("sum:", np.sum(x))
+        return x * (1 + 2j)
+
+    x = np.array([1.0, 2.0], np.complex64)
+    f(x)
+    tj.saved_model.save(f, tmp_path)
+    capsys.readouterr()
+    for use_object_code in (True, False):
+        loaded = tj.saved_model.load(tmp_path, use_object_code=use_object_code)
+        np.testing.assert_array_equal(loaded(x), x * (1 + 2j))
+        assert loaded.used_object_code == [use_object_code]
+        assert capsys.readouterr().out == "sum: (3+0j)\n"
