@@ -417,3 +417,14 @@ def tracejit_version() -> str:
     from tracejit.codegen.object_cache import distribution_versions
 
     return distribution_versions("tracejit")["tracejit"]
+
+
+def is_valid_pipeline(spec: str) -> bool:
+    """Whether `spec` (an `experimental_pipeline` text) names passes this build has."""
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    try:
+        Pipeline.parse(spec)
+    except (Exception, ArgSpecParseError):  # unknown pass, bad option (a BaseException)
+        return False
+    return True

@@ -21,6 +21,7 @@ from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from tracejit.frontend import driver
 from tracejit.frontend.cache_key import IdentityKey
 from tracejit.frontend.saved_model import encoding
 from tracejit.frontend.saved_model.errors import LoadError, SaveError
@@ -128,7 +129,7 @@ def from_record(record: dict, ir_text: str, variables: list[Any]) -> Any:
         return _build(record, ir_text, variables)
     except LoadError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+    except Exception as error:  # whatever a wrong record makes fail: a LoadError
         raise LoadError(
             f"a saved function record is malformed ({type(error).__name__}: {error})"
         ) from None
@@ -159,11 +160,19 @@ def _build(record: dict, ir_text: str, variables: list[Any]) -> Any:
         written_inputs=[int(k) for k in record["written_inputs"]],
     )
     _check_consistent(program, captured)
+    _check_mappings(program)
+    if record["pipeline"] is not None and not driver.is_valid_pipeline(str(record["pipeline"])):
+        raise LoadError(f"@{program.function_name} names an unknown pass pipeline")
     parameters = [_decode_parameter(p) for p in record["parameters"]]
     signature = inspect.Signature(parameters)
     treedef = encoding.decode_treedef(record["arg_treedef"])
     leaves: list[Any] = [None] * treedef.num_leaves
-    if len(record["arg_leaves"]) != treedef.num_leaves or len(positions) != len(specs):
+    if (
+        len(record["arg_leaves"]) != treedef.num_leaves
+        or len(positions) != len(specs)
+        or positions != sorted(set(positions))
+        or any(not 0 <= p < treedef.num_leaves for p in positions)
+    ):
         raise LoadError("a saved function's argument leaves do not match its structure")
     specs_iter, tensor_positions = iter(specs), set(positions)
     for i, data in enumerate(record["arg_leaves"]):
@@ -235,6 +244,74 @@ def _check_consistent(program: TracedProgram, variables: list[Any]) -> None:
     if len(function.function_type.outputs) != len(program.output_specs):
         raise LoadError(f"the saved IR of @{program.function_name} has the wrong result count")
     assert isinstance(function, func.FuncOp)
+
+
+def _check_mappings(program: TracedProgram) -> None:
+    """The record's maps between Python values and kernel buffers must agree with each other
+    and with the IR's result types: a wrong output size would let the kernel write past a
+    buffer, so it is refused here, before anything runs."""
+    name = f"@{program.function_name}"
+    outputs = program.output_positions
+    counts_agree = (
+        program.output_treedef.num_leaves == len(program.output_leaves)
+        and len(set(outputs)) == len(outputs)
+        and all(0 <= p < len(program.output_leaves) for p in outputs)
+        and len(outputs) + len(program.written_inputs) == len(program.output_specs)
+        and len(program.output_dims) == len(program.output_specs)
+        and all(0 <= k < len(program.input_specs) for k in program.written_inputs)
+        and all(0 <= k < len(outputs) for k in program.exported)
+    )
+    if not counts_agree:
+        raise LoadError(f"the saved record of {name} does not match its outputs")
+    function = _find_function(program.module, program.function_name)
+    for k, (dims, spec, result_type) in enumerate(
+        zip(program.output_dims, program.output_specs, function.function_type.outputs, strict=True)
+    ):
+        expected = tensor_type_of(spec)
+        if k in program.exported:
+            continue  # the kernel allocates it: its size comes from the kernel
+        if result_type != expected or len(dims) != len(spec.shape or ()):
+            raise LoadError(f"output {k} of {name} does not match its saved IR type")
+        for dim, size in zip(dims, spec.shape or (), strict=True):
+            if (size is None) == isinstance(dim, int) or (size is not None and dim != size):
+                raise LoadError(f"output {k} of {name} has a saved size that its IR refutes")
+            _check_dim(dim, program, name)
+    for pair in program.dim_constraints:
+        for dim in pair:
+            _check_dim(dim, program, name)
+
+
+def tensor_type_of(spec: Any) -> Any:
+    from tracejit.ir.dtypes import tensor_type
+
+    return tensor_type(spec.shape, spec.dtype)
+
+
+def _check_dim(dim: Any, program: TracedProgram, name: str) -> None:
+    """A run-time dim may only read an axis of an input that is unknown at trace time."""
+    from tracejit.frontend.dims import DimSource, Product, Sliced, Sum
+
+    if isinstance(dim, int):
+        if dim < 0:
+            raise LoadError(f"{name} has a negative saved size")
+    elif isinstance(dim, DimSource):
+        specs = program.input_specs
+        if not 0 <= dim.input < len(specs) or not 0 <= dim.axis < len(specs[dim.input].shape or ()):
+            raise LoadError(f"{name} has a saved dim of an input axis it does not have")
+        if (specs[dim.input].shape or ())[dim.axis] is not None:
+            raise LoadError(f"{name} has a saved run-time dim of an axis known at trace time")
+    elif isinstance(dim, Sliced):
+        if dim.step == 0:
+            raise LoadError(f"{name} has a saved slice with step 0")
+        _check_dim(dim.base, program, name)
+    elif isinstance(dim, Product):
+        if dim.times < 0:
+            raise LoadError(f"{name} has a negative saved size")
+        for factor in dim.factors:
+            _check_dim(factor, program, name)
+    elif isinstance(dim, Sum):
+        for term in dim.terms:
+            _check_dim(term, program, name)
 
 
 def _find_function(module: ModuleOp, name: str) -> Any:

@@ -95,9 +95,13 @@ def decode_treedef(data: dict[str, Any]) -> TreeDef:
         return TreeDef(kind, None, (), children)
     if kind == "dict":
         keys = tuple(decode_value(k) for k in data["keys"])
+        if len(keys) != len(children) or len(set(keys)) != len(keys):
+            raise LoadError("a saved dict structure has keys that do not match its values")
         return TreeDef("dict", None, keys, children)
     if kind == "namedtuple":
-        fields = tuple(data["fields"])
+        fields = tuple(str(f) for f in data["fields"])
+        if len(fields) != len(children):
+            raise LoadError("a saved namedtuple structure has fields that do not match it")
         return TreeDef("namedtuple", _namedtuple(data["name"], fields), fields, children)
     raise LoadError(f"unknown structure kind {kind!r}")
 

@@ -15,6 +15,7 @@ machine code in the process that loads it, as with pickle. Load only directories
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -37,12 +38,11 @@ def load(export_dir: str | os.PathLike[str], use_object_code: bool = True) -> An
     machine code and compiles every function from its saved IR."""
     directory = Path(export_dir)
     contents = manifest.read_manifest(directory)
-    loader = _Loader(directory, contents, use_object_code)
     try:
-        return loader.root()
+        return _Loader(directory, contents, use_object_code).root()
     except LoadError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
+    except Exception as error:  # a well-formed manifest with wrong contents: never a crash
         raise LoadError(
             f"{directory / manifest.FILENAME} is malformed ({type(error).__name__}: {error})"
         ) from None
@@ -147,8 +147,15 @@ class _Loader:
 
     def _variable(self, entry: dict) -> Variable:
         path = self._inside(entry["file"])
+        data = self._read(entry["file"])
+        assert data is not None
+        if hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise LoadError(
+                f"the Variable {path} does not match its checksum in the manifest: it was "
+                "damaged or changed after saving"
+            )
         try:
-            value = np.load(path, allow_pickle=False)
+            value = np.load(io.BytesIO(data), allow_pickle=False)
         except (OSError, ValueError, EOFError) as error:
             raise LoadError(f"cannot read the Variable {path}: {error}") from None
         shape, dtype = tuple(entry["shape"]), np.dtype(entry["dtype"])

@@ -2,7 +2,7 @@
 
     {"format": "tracejit.saved_model", "format_version": 1, "tracejit_version": "0.1.0",
      "root": <node>, "functions": [<record>...], "variables": [<variable>...],
-     "signatures": {"name": [function index, ...]}}
+     "signatures": {"name": [function index, ...]}, "checksum": <SHA-256 of the rest>}
 
 A node describes the saved object: {"kind": "function", "functions": [indices]} (the
 concrete functions of one tj.Function), {"kind": "variable", "index": i},
@@ -10,7 +10,7 @@ concrete functions of one tj.Function), {"kind": "variable", "index": i},
 or {"kind": "dict", "items": {key: node}}. A function record is `concrete_record.to_record`'s
 plus the file of its IR (and that text's SHA-256, so a truncated or edited file is caught)
 and, when saved, its object code's file and key (`object_code.py`). A variable entry names
-its `.npy` file with its shape, dtype, name and trainable flag.
+its `.npy` file with the file's SHA-256, its shape, dtype, name and trainable flag.
 
 Readers refuse a format version newer than theirs: its meaning may have changed.
 """
@@ -34,8 +34,18 @@ def tracejit_version() -> str:
     return version()
 
 
+def checksum(manifest: dict) -> str:
+    """SHA-256 of the manifest's content (all but this field): catches a file damaged or
+    edited after saving that is still valid JSON. (Against accidents, not attackers: whoever
+    can write the directory can also recompute it -- and replace the machine code.)"""
+    import hashlib
+
+    content = {k: v for k, v in manifest.items() if k != "checksum"}
+    return hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()
+
+
 def new_manifest(root: dict, functions: list, variables: list, signatures: dict) -> dict:
-    return {
+    manifest = {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "tracejit_version": tracejit_version(),
@@ -44,6 +54,8 @@ def new_manifest(root: dict, functions: list, variables: list, signatures: dict)
         "variables": variables,
         "signatures": signatures,
     }
+    manifest["checksum"] = checksum(manifest)
+    return manifest
 
 
 def read_manifest(export_dir: Path) -> dict[str, Any]:
@@ -72,6 +84,10 @@ def read_manifest(export_dir: Path) -> dict[str, Any]:
             f"{export_dir} was saved in format version {version} (by tracejit "
             f"{manifest.get('tracejit_version', '?')}), but this tracejit "
             f"({tracejit_version()}) reads versions up to {FORMAT_VERSION}: upgrade tracejit"
+        )
+    if manifest.get("checksum") != checksum(manifest):
+        raise LoadError(
+            f"{path} does not match its checksum: it was damaged or changed after saving"
         )
     for field, kind in (("root", dict), ("functions", list), ("variables", list)):
         if not isinstance(manifest.get(field), kind):

@@ -230,15 +230,20 @@ def _write(export_dir: Path, writer: _Writer, root: dict, signatures: dict) -> N
             "shape": list(variable.shape),
             "dtype": variable.dtype.str,
         }
-        _write_npy(export_dir / entry["file"], variable._buffer)
+        entry["sha256"] = _write_npy(export_dir / entry["file"], variable._buffer)
         variables.append(entry)
     # The manifest last: a directory without one is visibly incomplete.
     contents = manifest.new_manifest(root, writer.functions, variables, signatures)
     manifest.write_json(export_dir / manifest.FILENAME, contents)
 
 
-def _write_npy(path: Path, value: np.ndarray) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        np.save(handle, value, allow_pickle=False)
-    os.chmod(path, 0o600)
+def _write_npy(path: Path, value: np.ndarray) -> str:
+    """Write `value` as a private `.npy` file; the file's SHA-256 (a flipped bit in the data
+    would otherwise load as a silently different value)."""
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, value, allow_pickle=False)
+    data = buffer.getvalue()
+    manifest.write_private(path, data)
+    return hashlib.sha256(data).hexdigest()

@@ -11,6 +11,7 @@ import pytest
 
 import tracejit as tj
 from tracejit.frontend.saved_model import LoadError, SaveError
+from tracejit.frontend.saved_model import manifest as saved_model_manifest
 
 
 def test_py_function_cannot_be_saved(tmp_path):
@@ -76,6 +77,8 @@ def _manifest(directory):
 
 
 def _write_manifest(directory, manifest):
+    """Write an edited manifest with a valid checksum (as a deliberate edit would)."""
+    manifest["checksum"] = saved_model_manifest.checksum(manifest)
     (directory / "manifest.json").write_text(json.dumps(manifest))
 
 
@@ -94,6 +97,14 @@ def test_truncated_or_corrupt_manifest(saved):
         tj.saved_model.load(saved)
     (saved / "manifest.json").write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(LoadError, match="manifest.json"):
+        tj.saved_model.load(saved)
+
+
+def test_manifest_changed_after_saving(saved):
+    manifest = _manifest(saved)
+    manifest["variables"][0]["shape"] = [4]  # valid JSON, but not what was saved
+    (saved / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(LoadError, match="does not match its checksum"):
         tj.saved_model.load(saved)
 
 
@@ -148,12 +159,29 @@ def test_ir_that_does_not_parse(saved):
         tj.saved_model.load(saved)
 
 
-def test_variable_of_the_wrong_shape_or_missing(saved):
-    np.save(saved / "variables" / "0.npy", np.ones(4))
+def _replace_variable(directory, data: bytes):
+    (directory / "variables" / "0.npy").write_bytes(data)
+    manifest = _manifest(directory)
+    manifest["variables"][0]["sha256"] = hashlib.sha256(data).hexdigest()
+    _write_manifest(directory, manifest)
+
+
+def test_variable_of_the_wrong_shape_or_unreadable(saved):
+    path = saved / "variables" / "0.npy"
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 1  # one bit of the value
+    path.write_bytes(bytes(data))
+    with pytest.raises(LoadError, match="0.npy does not match its checksum"):
+        tj.saved_model.load(saved)
+    np.save(path, np.ones(4))
+    _replace_variable(saved, path.read_bytes())
     with pytest.raises(LoadError, match=r"shape \(4,\).*expect shape \(3,\)"):
         tj.saved_model.load(saved)
-    (saved / "variables" / "0.npy").write_bytes(b"\x93NUMPY garbage")
+    _replace_variable(saved, b"\x93NUMPY garbage")
     with pytest.raises(LoadError, match="cannot read the Variable"):
+        tj.saved_model.load(saved)
+    path.unlink()
+    with pytest.raises(LoadError, match="cannot read .*0.npy"):
         tj.saved_model.load(saved)
 
 

@@ -219,3 +219,30 @@ def test_tj_print_runs_in_the_loaded_function(tmp_path, capsys):
         np.testing.assert_array_equal(loaded(x), x * (1 + 2j))
         assert loaded.used_object_code == [use_object_code]
         assert capsys.readouterr().out == "sum: (3+0j)\n"
+
+
+def test_kernel_allocated_outputs_and_argument_writes_round_trip(tmp_path):
+    @tj.function
+    def masked(x):
+        return x[x > 0] * 2, np.sum(x)
+
+    @tj.function
+    def writes(a):
+        a[0] = 100
+        a += 1
+        return np.sum(a)
+
+    x = np.array([-1.0, 2.0, 3.0])
+    masked(x)
+    writes(np.arange(3))
+    tj.saved_model.save(masked, tmp_path / "masked")
+    tj.saved_model.save(writes, tmp_path / "writes")
+    for use_object_code in (True, False):
+        selected, total = tj.saved_model.load(tmp_path / "masked", use_object_code)(x)
+        np.testing.assert_array_equal(selected, x[x > 0] * 2)
+        assert total == np.sum(x)
+        a, expected = np.arange(3), np.arange(3)
+        expected[0] = 100
+        expected += 1
+        assert tj.saved_model.load(tmp_path / "writes", use_object_code)(a) == np.sum(expected)
+        np.testing.assert_array_equal(a, expected)  # the caller's array changed, as NumPy's
