@@ -16,6 +16,7 @@ import numpy as np
 
 from tracejit.frontend.cache_key import leaf_key
 from tracejit.frontend.concrete_function import ConcreteFunction
+from tracejit.frontend.fast_path import SLOW_PATH
 from tracejit.frontend.module import Module
 from tracejit.frontend.saved_model.encoding import same_structure
 from tracejit.frontend.structure import flatten
@@ -31,10 +32,26 @@ class LoadedFunction:
         # per concrete function: whether it runs the saved machine code (else it compiles
         # from its IR on first use)
         self.used_object_code = list(used_object_code)
+        # Traces whose every parameter is one array: only a call passing exactly those may
+        # take their fast path (a trace with a Python value baked in must not answer a call
+        # that leaves that value to its default).
+        self._all_array_traces = [
+            c
+            for c in concretes
+            if not c._static_keys and all(t.kind == "leaf" for t in c._arg_treedef.children)
+        ]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs:  # arrays that fit a compiled trace exactly: its entry point checks them
+            for concrete in self._all_array_traces:
+                fast = concrete.fast_call
+                if fast is not None:
+                    result = fast(args)
+                    if result is not SLOW_PATH:
+                        return result
+        only = len(self.concrete_functions) == 1
         for concrete in self.concrete_functions:
-            leaves = _matching_leaves(concrete, args, kwargs)
+            leaves = _matching_leaves(concrete, args, kwargs, fill_traced=only)
             if leaves is not None:
                 return concrete.call_leaves(leaves)
         raise ValueError(
@@ -47,8 +64,9 @@ class LoadedFunction:
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
         """The saved concrete function these arguments (arrays or TensorSpecs) select."""
+        only = len(self.concrete_functions) == 1
         for concrete in self.concrete_functions:
-            if _matching_leaves(concrete, args, kwargs, allow_specs=True) is not None:
+            if _matching_leaves(concrete, args, kwargs, True, only) is not None:
                 return concrete
         raise ValueError(
             f"'{self.__name__}' has no saved concrete function for "
@@ -63,13 +81,20 @@ class LoadedFunction:
 
 
 def _matching_leaves(
-    concrete: ConcreteFunction, args: tuple, kwargs: dict, allow_specs: bool = False
+    concrete: ConcreteFunction,
+    args: tuple,
+    kwargs: dict,
+    allow_specs: bool = False,
+    fill_traced: bool = False,
 ) -> list[Any] | None:
     """The argument leaves of a call of `concrete`, converted to its specs; None if the
-    arguments do not fit it."""
+    arguments do not fit it. Omitted arguments take their defaults; `fill_traced` (when the
+    function has one trace, as a ConcreteFunction call) lets an argument traced as a Python
+    value without a default be omitted too."""
     try:
         bound = concrete._signature.bind_partial(*args, **kwargs)
-        concrete._fill_traced_python_values(bound)
+        if fill_traced:
+            _fill_traced_values(concrete, bound)
         bound = concrete._signature.bind(*bound.args, **bound.kwargs)
     except TypeError:
         return None
@@ -87,6 +112,17 @@ def _matching_leaves(
             return None
         leaves[i] = converted
     return leaves
+
+
+def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
+    """Omitted parameters without a default that were traced as one Python value."""
+    position = 0
+    parameters = concrete._signature.parameters
+    for name, child in zip(concrete._names, concrete._arg_treedef.children, strict=False):
+        omitted = name not in bound.arguments and parameters[name].default is parameters[name].empty
+        if omitted and child.kind == "leaf" and position in concrete._static_leaves:
+            bound.arguments[name] = concrete._static_leaves[position]
+        position += child.num_leaves
 
 
 def _converted(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:

@@ -246,3 +246,33 @@ def test_kernel_allocated_outputs_and_argument_writes_round_trip(tmp_path):
         expected += 1
         assert tj.saved_model.load(tmp_path / "writes", use_object_code)(a) == np.sum(expected)
         np.testing.assert_array_equal(a, expected)  # the caller's array changed, as NumPy's
+
+
+def test_dispatch_never_confuses_traces_with_python_values(tmp_path):
+    @tj.function
+    def f(x, scale=2.0):
+        return x * scale
+
+    x = np.ones(3)
+    f(x, 0.5)  # traced first, same shapes as the default's trace
+    f(x)
+    tj.saved_model.save(f, tmp_path)
+    loaded = tj.saved_model.load(tmp_path)
+    for _ in range(2):
+        np.testing.assert_array_equal(loaded(x), x * 2.0)
+        np.testing.assert_array_equal(loaded(x, 0.5), x * 0.5)
+        np.testing.assert_array_equal(loaded(x, scale=0.5), x * 0.5)
+
+
+def test_one_trace_still_honours_defaults_and_fills_traced_values(tmp_path):
+    @tj.function
+    def f(x, n, scale=2.0):
+        return x * scale + n
+
+    x = np.ones(3)
+    f(x, 5, 0.5)
+    tj.saved_model.save(f, tmp_path)
+    loaded = tj.saved_model.load(tmp_path)
+    np.testing.assert_array_equal(loaded(x, scale=0.5), x * 0.5 + 5)  # n: the traced 5
+    with pytest.raises(ValueError, match="Could not find"):
+        loaded(x, 5)  # scale=2.0 (the default) was never traced
