@@ -16,6 +16,7 @@ from typing import Any
 
 from tracejit.frontend.concrete_function import ConcreteFunction
 from tracejit.frontend.function import BoundConcreteFunction, BoundFunction, Function
+from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction
 from tracejit.frontend.variable import Variable
 
 
@@ -56,7 +57,9 @@ def walk(obj: Any, root_name: str = "") -> Node | None:
 def _walk(obj: Any, path: str, seen: set[int], is_root: bool = False) -> Node | None:
     if isinstance(obj, Variable):
         return VariableNode(path, obj)
-    if isinstance(obj, Function | ConcreteFunction) or _is_loaded_function(obj):
+    if isinstance(obj, Function | ConcreteFunction | RankPolymorphicConcreteFunction):
+        return FunctionNode(path, obj)
+    if _is_loaded_function(obj):
         return FunctionNode(path, obj)
     if isinstance(obj, BoundFunction):
         return FunctionNode(path, obj._function, obj._instance)

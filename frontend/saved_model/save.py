@@ -26,6 +26,7 @@ import numpy as np
 
 from tracejit.frontend.concrete_function import ConcreteFunction
 from tracejit.frontend.function import BoundConcreteFunction, BoundFunction, Function
+from tracejit.frontend.rank_polymorphic import RankPolymorphicConcreteFunction
 from tracejit.frontend.saved_model import concrete_record, manifest, object_code, object_graph
 from tracejit.frontend.saved_model.errors import SaveError
 from tracejit.frontend.variable import Variable
@@ -152,6 +153,11 @@ def _concretes(node: object_graph.FunctionNode, only: Any) -> list[ConcreteFunct
         return [function]
     if isinstance(function, LoadedFunction):  # saved again: its traces are already unbound
         return list(function.concrete_functions)
+    if isinstance(function, RankPolymorphicConcreteFunction):
+        found = [c for c in function.concrete_functions() if isinstance(c, ConcreteFunction)]
+        if not found:
+            raise SaveError(f"{what}: {_NO_RANK}")
+        return found
     if only is not None:
         return _selected(function, only, what)
     found = _traces(function, node.instance)
@@ -163,6 +169,8 @@ def _concretes(node: object_graph.FunctionNode, only: Any) -> list[ConcreteFunct
         found = _traces(function, node.instance)
         if not found and isinstance(traced, ConcreteFunction):
             found = [traced]
+    if not found and function.input_signature is not None:
+        raise SaveError(f"{what}: {_NO_RANK}")
     if not found:
         raise SaveError(
             f"{what} was never traced and has no input_signature, so it has no concrete "
@@ -170,6 +178,13 @@ def _concretes(node: object_graph.FunctionNode, only: Any) -> list[ConcreteFunct
             "before saving, or give it an input_signature"
         )
     return found
+
+
+_NO_RANK = (
+    "its input_signature has an unknown rank (TensorSpec(shape=None)) and it was never "
+    "called, so no trace exists to save (machine code needs ranks): call it with arrays of "
+    "each rank to save first"
+)
 
 
 def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:

@@ -276,3 +276,19 @@ def test_one_trace_still_honours_defaults_and_fills_traced_values(tmp_path):
     np.testing.assert_array_equal(loaded(x, scale=0.5), x * 0.5 + 5)  # n: the traced 5
     with pytest.raises(ValueError, match="Could not find"):
         loaded(x, 5)  # scale=2.0 (the default) was never traced
+
+
+def test_unknown_rank_signature_saves_the_ranks_it_was_called_with(tmp_path):
+    @tj.function(input_signature=[tj.TensorSpec(None, tj.float64)])
+    def total(x):
+        return np.sum(x) * 2
+
+    with pytest.raises(tj.saved_model.SaveError, match="unknown rank"):
+        tj.saved_model.save(total, tmp_path / "none")
+    total(np.ones(3))
+    total(np.ones((2, 2)))
+    tj.saved_model.save(total, tmp_path / "ranks")
+    loaded = tj.saved_model.load(tmp_path / "ranks")
+    assert loaded(np.arange(4.0)) == 12.0 and loaded(np.ones((3, 5))) == 30.0
+    with pytest.raises(ValueError, match="Could not find"):
+        loaded(np.ones((2, 2, 2)))  # rank 3 was never traced
