@@ -98,7 +98,13 @@ def read_manifest(export_dir: Path) -> dict[str, Any]:
 
 
 def write_json(path: Path, data: dict) -> None:
-    write_private(path, json.dumps(data, indent=1, sort_keys=True).encode())
+    """Write the manifest atomically: a reader sees the old one, the new one, or none --
+    never a torn file, even when saving over an earlier save."""
+    import os
+
+    temp = path.with_name(path.name + ".tmp")
+    write_private(temp, json.dumps(data, indent=1, sort_keys=True).encode())
+    os.replace(temp, path)
 
 
 def write_private(path: Path, data: bytes) -> None:
