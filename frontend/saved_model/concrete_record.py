@@ -40,15 +40,11 @@ _KINDS = {
 }
 
 
-def function_name(concrete: Any) -> str:
-    return concrete._call_name()
-
-
 def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[dict, str]:
     """(record, IR text) of `concrete`; `variable_index(variable)` gives each captured
     Variable's number in the caller's table."""
     program: TracedProgram = concrete._program
-    what = f"ConcreteFunction {function_name(concrete)}"
+    what = f"ConcreteFunction {concrete._call_name()}"
     if program.py_functions:
         raise SaveError(
             f"{what} calls tj.py_function, which runs Python: a saved function cannot hold "
@@ -168,7 +164,9 @@ def _build(record: dict, ir_text: str, variables: list[Any]) -> Any:
     treedef = encoding.decode_treedef(record["arg_treedef"])
     leaves: list[Any] = [None] * treedef.num_leaves
     if (
-        len(record["arg_leaves"]) != treedef.num_leaves
+        treedef.kind != "tuple"
+        or len(treedef.children) != len(parameters)
+        or len(record["arg_leaves"]) != treedef.num_leaves
         or len(positions) != len(specs)
         or positions != sorted(set(positions))
         or any(not 0 <= p < treedef.num_leaves for p in positions)
