@@ -9,6 +9,9 @@ A saved directory holds machine code: load only directories you trust (see `load
 
 from tracejit.frontend.saved_model.errors import LoadError, SaveError
 from tracejit.frontend.saved_model.load import load
+from tracejit.frontend.saved_model.pickling import register as _register_pickling
 from tracejit.frontend.saved_model.save import save
+
+_register_pickling()
 
 __all__ = ["LoadError", "SaveError", "load", "save"]

@@ -24,8 +24,9 @@ from tracejit.frontend.saved_model import concrete_record, object_code
 PICKLE_VERSION = 1
 
 
-def reduce_concrete(concrete: Any) -> tuple:
-    """`ConcreteFunction.__reduce__`: (rebuild, (payload,))."""
+def reduce_concrete(concrete: Any, bound: bool = False) -> tuple:
+    """`ConcreteFunction.__reduce__`: (rebuild, (payload,)); `bound`: a method's trace,
+    pickled without its instance (unpickled, it is called without `self`)."""
     variables: list[Any] = []
     index: dict[int, int] = {}
 
@@ -35,7 +36,7 @@ def reduce_concrete(concrete: Any) -> tuple:
             variables.append(variable)
         return index[id(variable)]
 
-    record, text = concrete_record.to_record(concrete, number)
+    record, text = concrete_record.to_record(concrete, number, bound)
     code = None
     if concrete._compilation is not None:  # compiled already: ship the machine code too
         saved = object_code.export(concrete)
@@ -50,6 +51,27 @@ def reduce_concrete(concrete: Any) -> tuple:
         "object_code": code,
     }
     return rebuild_concrete, (payload,)
+
+
+def reduce_bound_concrete(bound: Any) -> tuple:
+    """A method's ConcreteFunction (`BoundConcreteFunction`) pickles as its trace without
+    the instance, as `save` saves it."""
+    from tracejit.frontend.concrete_function import ConcreteFunction
+    from tracejit.frontend.saved_model.errors import SaveError
+
+    if not isinstance(bound._concrete, ConcreteFunction):
+        raise SaveError("a method's ConcreteFunction of unknown rank cannot be pickled")
+    return reduce_concrete(bound._concrete, bound=True)
+
+
+def register() -> None:
+    """Teach pickle (and cloudpickle, which reads the same table) to reduce a method's
+    ConcreteFunction; ConcreteFunction itself has `__reduce__`."""
+    import copyreg
+
+    from tracejit.frontend.function import BoundConcreteFunction
+
+    copyreg.pickle(BoundConcreteFunction, reduce_bound_concrete)
 
 
 def rebuild_concrete(payload: dict) -> Any:

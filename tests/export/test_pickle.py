@@ -63,3 +63,20 @@ def test_runs_in_a_spawned_process_pool():
     np.testing.assert_allclose(results[1]["y"], np.exp(2 * x) * 2.0)
     # each task unpickles its own copy of the Variable, as saved after the first call
     np.testing.assert_allclose(results[1]["total"], x + 2 * x)
+
+
+@pytest.mark.parametrize("module", [pickle, cloudpickle])
+def test_a_methods_concrete_function_pickles_without_its_instance(module):
+    class Model(tj.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tj.Variable(np.array([1.0, 2.0]))
+
+        @tj.function
+        def __call__(self, x):
+            return x * self.w
+
+    model = Model()
+    concrete = model.__call__.get_concrete_function(np.ones(2))
+    copy = module.loads(module.dumps(concrete))
+    np.testing.assert_array_equal(copy(np.array([3.0, 4.0])), [3.0, 8.0])
