@@ -12,7 +12,7 @@ f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 
 import numpy as _np
 
-from tracejit.frontend import autograph, config, debugging, optimizers
+from tracejit.frontend import autograph, config, debugging, optimizers, saved_model
 from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
 from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
 from tracejit.frontend.concrete_function import ConcreteFunction, Graph
@@ -20,6 +20,7 @@ from tracejit.frontend.control_flow import Range as range  # noqa: A001
 from tracejit.frontend.control_flow import cond, while_loop
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.frontend.function import Function, function
+from tracejit.frontend.module import Module
 from tracejit.frontend.printing import print_ as print  # noqa: A001
 from tracejit.frontend.py_function import py_function
 from tracejit.frontend.retracing import RetracingWarning
@@ -55,6 +56,7 @@ __all__ = [
     "RetracingWarning",
     "LoopUnrolledWarning",
     "Graph",
+    "Module",
     "Tensor",
     "TensorArray",
     "TensorSpec",
@@ -65,6 +67,7 @@ __all__ = [
     "cond",
     "autograph",
     "config",
+    "saved_model",
     "range",
     "while_loop",
     "errors",

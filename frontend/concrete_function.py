@@ -93,6 +93,9 @@ class ConcreteFunction:
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
         self._tier = tiered.Tier()  # first call interpreted, compiled in the background
+        # Variables this function owns: those made when it was loaded or unpickled (the
+        # program only holds its Variables weakly)
+        self._owned_variables: list[Any] = []
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
@@ -125,6 +128,13 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
+
+    def __reduce__(self) -> tuple:
+        """Pickle by value: the traced IR, its signature, the captured Variables' values and,
+        once compiled, the object code (`saved_model/pickling.py`, the code `save` uses)."""
+        from tracejit.frontend.saved_model.pickling import reduce_concrete
+
+        return reduce_concrete(self)
 
     def _call_name(self) -> str:
         return f"{self.graph.function_name}({', '.join(self._names)})"

@@ -368,3 +368,66 @@ def _compile_fresh(
     stages = lowered.stages if record_stages else None
     messages = error_messages(lowered.module)
     return Compilation(jit, messages, callbacks, stages, lowered.pass_seconds)
+
+
+# --- object code saved with a traced module (frontend/saved_model/object_code.py) ------------
+def object_code_key(
+    module: ModuleOp, pipeline: str | Sequence[str] = DEFAULT_PIPELINE
+) -> str:
+    """The key the persistent cache gives `module`'s object code in this process: it changes
+    with the IR, the pipeline, the bounds-check setting, the CPU and the compiler."""
+    from tracejit.codegen.switches import bounds_checks_enabled
+
+    return _cache_key(module, pipeline, bounds_checks_enabled())
+
+
+def encode_object_code(compilation: Compilation) -> bytes | None:
+    """The compilation's machine code as one cache entry (`codegen/object_cache.py`: with a
+    checksum, the kernel signatures and the run-time messages), or None if it has none."""
+    from tracejit.codegen.object_cache import encode_entry
+
+    jit = compilation.jit
+    try:
+        code = jit.object_code
+    except Exception:  # e.g. loaded from a shared library: there is only the IR to save
+        return None
+    sites = [s.to_json() for s in compilation.callbacks.sites] if compilation.callbacks else []
+    extra = {"messages": list(compilation.messages), "callbacks": sites}
+    return encode_entry(code, jit.signatures, extra)
+
+
+def decode_object_code(data: bytes) -> Compilation | None:
+    """The Compilation of an entry `encode_object_code` made, or None if it is invalid or
+    LLVM will not load it."""
+    from tracejit.codegen.jit import load_object
+    from tracejit.codegen.object_cache import decode_entry
+
+    entry = decode_entry(data)
+    if entry is None or not isinstance(entry.extra.get("messages"), list):
+        return None
+    try:
+        callbacks = _cached_callbacks(entry.extra.get("callbacks", []), {})
+        addresses = callbacks.addresses if callbacks is not None else None
+        jit = load_object(entry.object_code, entry.signatures, addresses)
+    except Exception:
+        return None
+    messages = [str(m) for m in entry.extra["messages"]]
+    return Compilation(jit, messages, callbacks, from_cache=True)
+
+
+def tracejit_version() -> str:
+    """The installed tracejit's version (as the persistent cache reads it)."""
+    from tracejit.codegen.object_cache import distribution_versions
+
+    return distribution_versions("tracejit")["tracejit"]
+
+
+def is_valid_pipeline(spec: str) -> bool:
+    """Whether `spec` (an `experimental_pipeline` text) names passes this build has."""
+    from xdsl.utils.exceptions import ArgSpecParseError
+
+    try:
+        Pipeline.parse(spec)
+    except (Exception, ArgSpecParseError):  # unknown pass, bad option (a BaseException)
+        return False
+    return True

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from tracejit.passes.pipeline import NAMED_PIPELINES, PASSES
 from tracejit.tools.pass_info import pass_listing, pipelines_listing
+from tracejit.tools.saved_input import is_saved_input
 
 DESCRIPTION = """\
 Run tracejit's passes on IR or on a traced Python function, like mlir-opt.
@@ -74,7 +75,14 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_input_flags(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("input")
     group.add_argument(
-        "input", nargs="?", default="-", help=".mlir file of any stage, '-' (stdin), or file.py:fn"
+        "input",
+        nargs="?",
+        default="-",
+        help=".mlir file of any stage, '-' (stdin), file.py:fn, or export_dir:name (saved by "
+        "tj.saved_model.save)",
+    )
+    group.add_argument(
+        "--list", action="store_true", help="print the saved signatures of export_dir:name"
     )
     group.add_argument(
         "--signature", help='tensor types of a Python function, e.g. "f32[4,?], i64[], u8[*]"'
@@ -177,6 +185,8 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         setattr(args, flag, pass_names(getattr(args, flag), "--" + flag.replace("_", "-")))
     if not is_python_input(args.input) and (args.signature or args.arg):
         raise UsageError("--signature and --arg need a Python input: path/to/file.py:function")
+    if args.list and not is_saved_input(args.input):
+        raise UsageError("--list needs a saved function: export_dir:name")
     if args.inputs and not args.run:
         raise UsageError("--input is only used with --run")
     if is_python_input(args.input) and (args.split_input_file or args.verify_diagnostics):
@@ -193,7 +203,8 @@ def pass_names(text: str, flag: str) -> set[str]:
 
 
 def is_python_input(target: str) -> bool:
-    return ".py:" in target
+    """A function to trace (`file.py:fn`) or one saved by tj.saved_model (`dir:name`)."""
+    return ".py:" in target or is_saved_input(target)
 
 
 def split_assignment(text: str, flag: str) -> tuple[str, str]:

@@ -47,6 +47,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.list_passes:
         sys.stdout.write(pass_listing() + "\n" + pipelines_listing())
         return 0
+    if args.list:
+        from tracejit.tools.saved_input import list_signatures
+
+        try:
+            sys.stdout.write(list_signatures(args.input))
+        except Exception as error:
+            sys.stderr.write(describe_failure(error, input_name(args.input)))
+            return 1
+        return 0
     from tracejit.tools.opt_session import check_pipeline
 
     try:

@@ -25,6 +25,7 @@ from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
 from tracejit.tools.mlir_input import Chunk, input_name, parse_mlir, read_source
 from tracejit.tools.op_stats import dialect_counts, render_stats
 from tracejit.tools.opt_args import UsageError, is_python_input
+from tracejit.tools.saved_input import is_saved_input
 from tracejit.tools.stages import ladder
 from tracejit.tools.timing import TimingReport
 
@@ -94,6 +95,12 @@ class Session:
     # --- input -------------------------------------------------------------------------------
     def load(self) -> ModuleOp:
         args = self.args
+        if is_saved_input(args.input):
+            from tracejit.tools.saved_input import saved_concrete
+
+            with self.timing.measure("load " + args.input):
+                self.concrete = saved_concrete(args.input, args.signature, args.arg)
+            return self.concrete.graph.module
         if is_python_input(args.input):
             from tracejit.tools.python_input import trace_python_input
 
