@@ -10,25 +10,77 @@ def f(x, y):
 f(np.array([2, 3]), np.array([3, -2]))   # array([7, 7])
 """
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 import numpy as _np
 
-from tracejit.frontend import autograph, config, debugging, optimizers, saved_model
-from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
-from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
-from tracejit.frontend.concrete_function import ConcreteFunction, Graph
-from tracejit.frontend.control_flow import Range as range  # noqa: A001
-from tracejit.frontend.control_flow import cond, while_loop
 from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
-from tracejit.frontend.function import Function, function
-from tracejit.frontend.module import Module
-from tracejit.frontend.printing import print_ as print  # noqa: A001
-from tracejit.frontend.py_function import py_function
-from tracejit.frontend.retracing import RetracingWarning
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tensor_array import TensorArray
-from tracejit.frontend.tensor_spec import TensorSpec
-from tracejit.frontend.trace_warnings import FrozenRandomWarning
-from tracejit.frontend.variable import Variable
+
+if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load on first use
+    from tracejit.frontend import autograph, config, debugging, optimizers, saved_model
+    from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
+    from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
+    from tracejit.frontend.concrete_function import ConcreteFunction, Graph
+    from tracejit.frontend.control_flow import Range as range  # noqa: A001
+    from tracejit.frontend.control_flow import cond, while_loop
+    from tracejit.frontend.function import Function, function
+    from tracejit.frontend.module import Module
+    from tracejit.frontend.printing import print_ as print  # noqa: A001
+    from tracejit.frontend.py_function import py_function
+    from tracejit.frontend.retracing import RetracingWarning
+    from tracejit.frontend.tensor import Tensor
+    from tracejit.frontend.tensor_array import TensorArray
+    from tracejit.frontend.tensor_spec import TensorSpec
+    from tracejit.frontend.trace_warnings import FrozenRandomWarning
+    from tracejit.frontend.variable import Variable
+
+# Public name -> (module, attribute; None for the module itself). `import tracejit` stays cheap
+# (the tracer, NumPy API and autodiff are ~0.4 s of imports) so that `tracejit-opt` on an .mlir
+# file, which needs only ir/, passes/ and codegen/, starts fast; the first use of a name below
+# imports its module (PEP 562).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "autograph": ("tracejit.frontend.autograph", None),
+    "config": ("tracejit.frontend.config", None),
+    "debugging": ("tracejit.frontend.debugging", None),
+    "optimizers": ("tracejit.frontend.optimizers", None),
+    "saved_model": ("tracejit.frontend.saved_model", None),
+    "GradientTape": ("tracejit.frontend.autodiff", "GradientTape"),
+    "custom_gradient": ("tracejit.frontend.autodiff", "custom_gradient"),
+    "grad": ("tracejit.frontend.autodiff", "grad"),
+    "value_and_grad": ("tracejit.frontend.autodiff", "value_and_grad"),
+    "LoopUnrolledWarning": ("tracejit.frontend.autograph.index_loops", "LoopUnrolledWarning"),
+    "ConcreteFunction": ("tracejit.frontend.concrete_function", "ConcreteFunction"),
+    "Graph": ("tracejit.frontend.concrete_function", "Graph"),
+    "range": ("tracejit.frontend.control_flow", "Range"),
+    "cond": ("tracejit.frontend.control_flow", "cond"),
+    "while_loop": ("tracejit.frontend.control_flow", "while_loop"),
+    "Function": ("tracejit.frontend.function", "Function"),
+    "function": ("tracejit.frontend.function", "function"),
+    "Module": ("tracejit.frontend.module", "Module"),
+    "print": ("tracejit.frontend.printing", "print_"),
+    "py_function": ("tracejit.frontend.py_function", "py_function"),
+    "RetracingWarning": ("tracejit.frontend.retracing", "RetracingWarning"),
+    "Tensor": ("tracejit.frontend.tensor", "Tensor"),
+    "TensorArray": ("tracejit.frontend.tensor_array", "TensorArray"),
+    "TensorSpec": ("tracejit.frontend.tensor_spec", "TensorSpec"),
+    "FrozenRandomWarning": ("tracejit.frontend.trace_warnings", "FrozenRandomWarning"),
+    "Variable": ("tracejit.frontend.variable", "Variable"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tracejit' has no attribute {name!r}")
+    module_name, attribute = _LAZY[name]
+    module = importlib.import_module(module_name)
+    value = module if attribute is None else getattr(module, attribute)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
 
 
 class errors:  # noqa: N801  (a namespace, like tf.errors)

@@ -101,3 +101,30 @@ def axis_for(draw, ndim: int):
         lambda axes: tuple(a - ndim if a % 2 else a for a in axes)
     )
     return draw(st.one_of(st.none(), single, several))
+
+
+# The longest files (and the lit shards) start first, so that no worker is left with one of
+# them at the end while the other idles.
+LONGEST_FIRST = (
+    "tests/test_filecheck.py",
+    "tests/numpy/test_data_dependent_shapes.py",
+    "tests/fuzz/test_fuzz_quick.py",
+    "tests/frontend/test_input_signature_conformance.py",
+    "tests/docs/test_solutions_adversarial.py",
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`), each test file runs
+    on one worker, so module-scoped fixtures (a Dask cluster, the hostile-input subprocess
+    run) are set up once; the lit shards of test_filecheck.py are spread over the workers."""
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        if not path.endswith("test_filecheck.py"):
+            item.add_marker(pytest.mark.xdist_group(path))
+
+    def rank(item) -> int:
+        path = item.nodeid.split("::")[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: the rest keep their order
