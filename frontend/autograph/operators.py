@@ -31,6 +31,7 @@ from tracejit.frontend.autograph.undefined import (
     is_undefined,
 )
 from tracejit.frontend.control_flow import Range, cond, while_loop
+from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.source_location import at_user_line, user_location
 from tracejit.frontend.structure import flatten, unflatten
@@ -194,6 +195,7 @@ BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
     range: _range,
     enumerate: index_loops.enumerate_,
     **builtins.OVERRIDES,
+    **construction.OVERRIDES,
 }
 setitem = builtins.setitem
 slice_ = slice

@@ -20,4 +20,3 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     unique,
 )
 
-construction.register_with_autograph()

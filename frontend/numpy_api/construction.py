@@ -14,8 +14,8 @@ converts them in a list (`300` into int8 raises OverflowError).
 
 `np.array` and `np.asarray` are not NumPy-dispatched functions: NumPy calls
 `Tensor.__array__`, which must fail. AutoGraph's call conversion (on by default) hands
-calls of them in converted code to `OVERRIDES` here (registered by
-`register_with_autograph`), which stage calls that involve tensors and leave every other
+calls of them in converted code to `OVERRIDES` here (which autograph/operators.py adds to
+its `BUILTIN_OVERRIDES`), which stage calls that involve tensors and leave every other
 call to NumPy. With `autograph=False`, `np.array(tensor)` fails with the tensor's
 "cannot be converted to a NumPy array" error: use `np.copy(t)` or `np.stack([...])`.
 """
@@ -206,9 +206,3 @@ OVERRIDES: dict[Any, Callable[..., Any]] = {
     np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),
 }
 
-
-def register_with_autograph() -> None:
-    """Add `OVERRIDES` to the calls AutoGraph's `converted_call` hands to tracejit."""
-    from tracejit.frontend.autograph import operators
-
-    operators.BUILTIN_OVERRIDES.update(OVERRIDES)
