@@ -82,6 +82,12 @@ def _parallelize():
     return ParallelizePass
 
 
+def _export_linalg():
+    from tracejit.passes.export_linalg import ExportLinalgPass
+
+    return ExportLinalgPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -124,6 +130,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-asserts": _lower_asserts,
     "simplify-loops": _simplify_loops,
     "parallelize": _parallelize,
+    "export-linalg": _export_linalg,  # not a lowering step: the exit to upstream MLIR
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
@@ -156,6 +163,7 @@ EMIT_LAST_PASS: dict[str, str] = {
     "cf": "lower-asserts",
     "llvm": "lower-asserts",
     "asm": "lower-asserts",
+    "linalg": "fuse-elementwise",  # then export-linalg (tools/opt_session.py)
 }
 
 # after_pass(pass_name, module): called after every pass (the IR-dump hook).

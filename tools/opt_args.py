@@ -43,8 +43,9 @@ examples:
   tracejit-opt invalid.mlir --split-input-file --verify-diagnostics
 """
 
-# --emit stages, in lowering order (`dot` draws the tj-level graph).
-EMIT_CHOICES = ("tj", "loops", "cf", "llvm", "asm", "dot")
+# --emit stages, in lowering order (`dot` draws the tj-level graph; `linalg` exports the
+# tensor level as upstream MLIR, passes/export_linalg.py).
+EMIT_CHOICES = ("tj", "loops", "cf", "llvm", "asm", "dot", "linalg")
 
 
 class UsageError(Exception):

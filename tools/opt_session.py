@@ -59,6 +59,8 @@ class Session:
         if explicit is None:
             first, rest = ladder(module, EMIT_LAST_PASS.get(self.emit_stage() or ""))
             staged = self.lower(module, first)
+            if args.emit == "linalg":  # the tensor level, exported as upstream MLIR
+                return self.lower(staged, ["export-linalg"]), None
         else:
             staged = self.lower(module, explicit)
             rest = ladder(staged, None)[1]

@@ -1,0 +1,551 @@
+"""export-linalg: the tensor-level `tj` module as upstream MLIR dialects only.
+
+Input: a module after the tensor-level passes (`tracejit-opt --emit linalg` runs them
+through `fuse-elementwise` first). Output: `func`, `linalg` on tensors (`linalg.generic`,
+`linalg.fill`), `tensor` (`empty`, `extract_slice`, `insert_slice`, `collapse_shape`,
+`expand_shape`, `extract`), `arith`, `math` and `scf` (for `tj.if` / `tj.while`), which
+upstream tools (`mlir-opt`, `iree-compile`) take from there.
+
+Every element-wise op becomes a `linalg.generic` whose body is the op's scalar form from
+`passes/support/scalar_semantics.py`, the very code `bufferize` puts in tracejit's own
+loops: NumPy's semantics (floor division, the sign of a remainder, NaN in max/min,
+shifts past the width) travel with it. A `tj.fused` kernel is exported op by op (upstream
+linalg fusion can fuse them again). Unsigned integers become signless `iN` (the scalar
+forms pick the unsigned arith ops), bool is `i1`.
+
+What has no upstream form here is refused with an `ExportError` naming the op and its
+source line: dims unknown at trace time, complex numbers, `tj.print` / `tj.assert` /
+Variables / TensorArrays / callbacks (side effects or runtime state), gather/scatter, sort,
+nonzero, cumulative sums, arg-reductions, strided writes with negative steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.context import Context
+from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AffineMapAttr,
+    ArrayAttr,
+    ComplexType,
+    IndexType,
+    IntegerAttr,
+    ModuleOp,
+    TensorType,
+    i1,
+    i8,
+    i64,
+)
+from xdsl.dialects.linalg.attrs import IteratorTypeAttr
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+
+from tracejit.ir import control_flow as cf_ops
+from tracejit.ir import elementwise as ew
+from tracejit.ir import shape_ops, update
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.dense import array_from_dense, dense_from_array
+from tracejit.ir.dtypes import element_of, is_bool
+from tracejit.ir.fused import FusedOp
+from tracejit.ir.matmul import MatmulOp
+from tracejit.ir.reduce import ReduceOp
+from tracejit.passes.support import scalar_semantics as scalar
+
+PARALLEL = IteratorTypeAttr.parallel()
+REDUCTION = IteratorTypeAttr.reduction()
+
+
+class ExportError(ValueError):
+    """A tj op (or type) with no upstream form; the message names it and its source line."""
+
+
+def _where(op: Operation) -> str:
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    loc = op.location
+    if isinstance(loc, FileLineColLoc):
+        return f" at {loc.filename.data}:{loc.line.data}"
+    return ""
+
+
+def refuse(op: Operation, why: str) -> ExportError:
+    return ExportError(f"'{op.name}'{_where(op)} has no upstream MLIR form in export-linalg: {why}")
+
+
+def upstream_type(t: Attribute, op: Operation) -> Attribute:
+    """The upstream type of a tj value type: static shape, signless integers."""
+    if not isinstance(t, TensorType):
+        return t
+    element = t.get_element_type()
+    if isinstance(element, ComplexType):
+        raise refuse(op, f"complex tensors ({t}) are not exported")
+    if DYNAMIC_INDEX in t.get_shape():
+        raise refuse(op, f"dims unknown at trace time ({t}); trace with concrete shapes")
+    return TensorType(scalar.signless(element), t.get_shape())
+
+
+def shape(value: SSAValue) -> tuple[int, ...]:
+    assert isinstance(value.type, TensorType)
+    return tuple(value.type.get_shape())
+
+
+def identity(rank: int) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap.identity(rank))
+
+
+def affine(rank: int, results: Sequence[AffineExpr]) -> AffineMapAttr:
+    return AffineMapAttr(AffineMap(rank, 0, tuple(results)))
+
+
+@dataclass
+class Exporter:
+    """Builds the upstream form of one function's ops; `values` maps tj values to theirs."""
+
+    builder: Builder
+    values: dict[SSAValue, SSAValue]
+
+    def get(self, value: SSAValue) -> SSAValue:
+        return self.values[value]
+
+    def insert(self, op: Operation) -> Operation:
+        return self.builder.insert(op)
+
+    # --- building blocks --------------------------------------------------------------
+    def empty(self, ttype: Attribute) -> SSAValue:
+        return self.insert(tensor.EmptyOp([], ttype)).results[0]
+
+    def filled(self, ttype: TensorType, value: float | int, tj_element: Attribute) -> SSAValue:
+        """A tensor of `ttype` holding `value` everywhere (`linalg.fill`)."""
+        scalar_value = scalar.constant(self.builder, value, tj_element)
+        init = self.empty(ttype)
+        return self.insert(FillOp([scalar_value], [init], [ttype])).results[0]
+
+    def generic(
+        self,
+        inputs: Sequence[SSAValue],
+        init: SSAValue,
+        maps: Sequence[AffineMapAttr],
+        iterators: Sequence[Attribute],
+        body: Callable[[Builder, Sequence[SSAValue], SSAValue], SSAValue],
+    ) -> SSAValue:
+        """A `linalg.generic` with one result; `body(builder, input scalars, accumulator)`."""
+        elements = [v.type.get_element_type() for v in (*inputs, init)]  # type: ignore[attr-defined]
+        block = Block(arg_types=elements)
+        inner = Builder(InsertPoint.at_end(block))
+        yielded = body(inner, block.args[: len(inputs)], block.args[-1])
+        inner.insert(YieldOp(yielded))
+        op = GenericOp(inputs, [init], Region(block), maps, iterators, [init.type])
+        return self.insert(op).results[0]
+
+    def parallel(self, op: Operation, inputs: Sequence[SSAValue], body) -> SSAValue:
+        """An element-wise generic computing `op`'s result from same-shaped `inputs`."""
+        result_type = upstream_type(op.results[0].type, op)
+        rank = len(shape(op.results[0]))
+        maps = [identity(rank)] * (len(inputs) + 1)
+        init = self.empty(result_type)
+        return self.generic(inputs, init, maps, [PARALLEL] * rank, body)
+
+    def index(self, value: int) -> SSAValue:
+        return self.insert(arith.ConstantOp(IntegerAttr(value, IndexType()))).results[0]
+
+
+# --- the op forms --------------------------------------------------------------------------
+Form = Callable[[Exporter, Operation], Sequence[SSAValue]]
+
+
+def _elementwise(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    if any(isinstance(element_of(v), ComplexType) for v in (*op.operands, *op.results)):
+        raise refuse(op, "complex numbers are not exported")
+    inputs = [ex.get(v) for v in op.operands]
+    return [ex.parallel(op, inputs, lambda b, args, _acc: scalar.emit_op(b, op, args))]
+
+
+def _constant(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, ConstantOp)
+    array = array_from_dense(op.value)
+    ttype = upstream_type(op.result.type, op)
+    assert isinstance(ttype, TensorType)
+    if array.dtype.kind == "u":  # signless storage of the same bits
+        array = array.view(array.dtype.str.replace("u", "i"))
+    if is_bool(element_of(op.result)):
+        return [_bool_constant(ex, array, ttype)]
+    return [ex.insert(arith.ConstantOp(dense_from_array(array))).results[0]]
+
+
+def _bool_constant(ex: Exporter, array: np.ndarray, ttype: TensorType) -> SSAValue:
+    """A bool constant as `i8` data compared with 0: how upstream stores `i1` elements in
+    hex form is not how xDSL prints them, and a comparison is unambiguous."""
+    if array.size and (array == array.flat[0]).all():
+        splat = ex.insert(arith.ConstantOp(IntegerAttr(int(array.flat[0]), i1))).results[0]
+        init = ex.empty(ttype)
+        return ex.insert(FillOp([splat], [init], [ttype])).results[0]
+    data = ex.insert(arith.ConstantOp(dense_from_array(array.astype(np.int8)))).results[0]
+    rank = array.ndim
+
+    def body(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
+        zero = b.insert(arith.ConstantOp(IntegerAttr(0, i8))).results[0]
+        return b.insert(arith.CmpiOp(args[0], zero, "ne")).results[0]
+
+    init = ex.empty(ttype)
+    return ex.generic([data], init, [identity(rank)] * 2, [PARALLEL] * rank, body)
+
+
+def _copy(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
+    return args[0]
+
+
+def _broadcast(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.BroadcastInDimOp)
+    source, target = shape(op.operand), shape(op.result)
+    dims = list(op.dims.get_values())
+    reads: list[AffineExpr] = []
+    for i, d in enumerate(dims):
+        repeated = source[i] == 1 and target[d] != 1
+        reads.append(AffineConstantExpr(0) if repeated else AffineDimExpr(d))
+    rank = len(target)
+    init = ex.empty(upstream_type(op.result.type, op))
+    maps = [affine(rank, reads), identity(rank)]
+    return [ex.generic([ex.get(op.operand)], init, maps, [PARALLEL] * rank, _copy)]
+
+
+def _transpose(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.TransposeOp)
+    permutation = list(op.permutation.get_values())  # result dim j is operand dim perm[j]
+    rank = len(permutation)
+    reads = [AffineDimExpr(permutation.index(i)) for i in range(rank)]
+    init = ex.empty(upstream_type(op.result.type, op))
+    maps = [affine(rank, reads), identity(rank)]
+    return [ex.generic([ex.get(op.operand)], init, maps, [PARALLEL] * rank, _copy)]
+
+
+def _reshape(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """Collapse to 1-d (or 0-d), then expand: any reshape of a row-major array."""
+    assert isinstance(op, shape_ops.ReshapeOp)
+    source, target = shape(op.operand), shape(op.result)
+    value = ex.get(op.operand)
+    if source == target:
+        return [value]
+    element = value.type.get_element_type()  # type: ignore[attr-defined]
+    flat = [int(np.prod(source))] if source else []
+    if len(source) != len(flat):
+        value = _collapse(ex, value, TensorType(element, flat), len(source))
+    if len(target) != len(flat):
+        value = _expand(ex, value, TensorType(element, target))
+    return [value]
+
+
+def _reassociation(rank: int, flat_rank: int) -> ArrayAttr:
+    groups = [list(range(rank))] if flat_rank else []
+    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+
+
+def _collapse(ex: Exporter, value: SSAValue, ttype: TensorType, rank: int) -> SSAValue:
+    op = tensor.CollapseShapeOp(
+        operands=[value],
+        result_types=[ttype],
+        properties={"reassociation": _reassociation(rank, len(ttype.get_shape()))},
+    )
+    return ex.insert(op).results[0]
+
+
+def _expand(ex: Exporter, value: SSAValue, ttype: TensorType) -> SSAValue:
+    flat_rank = len(value.type.get_shape())  # type: ignore[attr-defined]
+    target = list(ttype.get_shape())
+    reassociation = _reassociation(len(target), flat_rank)
+    expand = tensor.ExpandShapeOp(value, [], reassociation, target, ttype)  # type: ignore[arg-type]
+    return ex.insert(expand).results[0]
+
+
+def _offsets(ex: Exporter, op: Operation, start: Sequence[int], dynamic: Sequence[SSAValue]):
+    """Static starts as ints, `?` starts as the exported index values, in order."""
+    pending = iter(dynamic)
+    return [ex.get(next(pending)) if s == DYNAMIC_INDEX else s for s in start]
+
+
+def _slice(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.SliceOp)
+    start, step = list(op.start.get_values()), list(op.step.get_values())
+    if op.sizes:
+        raise refuse(op, "a window of a size unknown at trace time")
+    result_type = upstream_type(op.result.type, op)
+    if any(s < 0 for s in step):
+        return [_reversed_slice(ex, op, start, step, result_type)]
+    offsets = _offsets(ex, op, start, op.starts)
+    sizes = list(shape(op.result))
+    extract = tensor.ExtractSliceOp(ex.get(op.operand), offsets, sizes, step, result_type)
+    return [ex.insert(extract).results[0]]
+
+
+def _reversed_slice(ex, op, start, step, result_type) -> SSAValue:
+    """A window with a negative step: a generic reading `start + i * step`."""
+    if DYNAMIC_INDEX in start:
+        raise refuse(op, "a negative step from a start unknown at trace time")
+    rank = len(start)
+    reads = [AffineDimExpr(i) * step[i] + start[i] for i in range(rank)]
+    init = ex.empty(result_type)
+    maps = [affine(rank, reads), identity(rank)]
+    return ex.generic([ex.get(op.operand)], init, maps, [PARALLEL] * rank, _copy)
+
+
+def _insert_slice(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, update.InsertSliceOp)
+    step = list(op.step.get_values())
+    dest = ex.get(op.dest)
+    sizes = list(shape(op.source))
+    if 0 in sizes:  # an empty window changes nothing
+        return [dest]
+    if any(s < 0 for s in step):
+        raise refuse(op, "a write through a negative step")
+    offsets = _offsets(ex, op, list(op.start.get_values()), op.starts)
+    return [_insert(ex, ex.get(op.source), dest, offsets, sizes, step)]
+
+
+def _insert(ex, source, dest, offsets, sizes, strides) -> SSAValue:
+    def parts(values):
+        static = [DYNAMIC_INDEX if isinstance(v, SSAValue) else v for v in values]
+        return [v for v in values if isinstance(v, SSAValue)], static
+
+    dyn_offsets, static_offsets = parts(offsets)
+    insert = tensor.InsertSliceOp.build(
+        operands=[source, dest, dyn_offsets, [], []],
+        result_types=[dest.type],
+        properties={
+            "static_offsets": _i64_array(static_offsets),
+            "static_sizes": _i64_array(sizes),
+            "static_strides": _i64_array(strides),
+        },
+    )
+    return ex.insert(insert).results[0]
+
+
+def _i64_array(values: Sequence[int]):
+    from xdsl.dialects.builtin import DenseArrayBase
+
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+def _concat(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.ConcatOp)
+    axis = op.axis.value.data
+    result = ex.empty(upstream_type(op.result.type, op))
+    offset = 0
+    for part in op.inputs:
+        sizes = list(shape(part))
+        if 0 not in sizes:
+            offsets = [offset if i == axis else 0 for i in range(len(sizes))]
+            result = _insert(ex, ex.get(part), result, offsets, sizes, [1] * len(sizes))
+        offset += sizes[axis]
+    return [result]
+
+
+def _pad(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.PadOp)
+    low = list(op.low.get_values())
+    if any(v < 0 for v in (*low, *op.high.get_values())):
+        raise refuse(op, "a negative pad width")
+    target = shape(op.result)
+    rank = len(target)
+    init = ex.empty(upstream_type(op.result.type, op))
+    maps = [affine(rank, []), identity(rank)]  # the 0-d pad value, everywhere
+    filled = ex.generic([ex.get(op.value)], init, maps, [PARALLEL] * rank, _copy)
+    sizes = list(shape(op.operand))
+    if 0 in sizes:
+        return [filled]
+    return [_insert(ex, ex.get(op.operand), filled, low, sizes, [1] * rank)]
+
+
+def _reduce(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, ReduceOp)
+    kind = op.kind.data
+    if kind not in scalar.REDUCTION_COMBINERS:
+        raise refuse(op, f"the '{kind}' reduction")
+    element = element_of(op.input)
+    if isinstance(element, ComplexType):
+        raise refuse(op, "complex numbers are not exported")
+    axes = set(op.axes.get_values())
+    rank = len(shape(op.input))
+    kept = [AffineDimExpr(d) for d in range(rank) if d not in axes]
+    result_type = upstream_type(op.result.type, op)
+    assert isinstance(result_type, TensorType)
+    init = ex.filled(result_type, scalar.reduction_identity(kind, element), element)
+    iterators = [REDUCTION if d in axes else PARALLEL for d in range(rank)]
+
+    def body(b: Builder, args: Sequence[SSAValue], acc: SSAValue) -> SSAValue:
+        return scalar.emit_combiner(b, kind, acc, args[0], element)
+
+    maps = [identity(rank), affine(rank, kept)]
+    return [ex.generic([ex.get(op.input)], init, maps, iterators, body)]
+
+
+def _matmul(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """`lhs @ rhs` with NumPy's shapes: loops (batch..., m?, n?, k), k the reduction."""
+    assert isinstance(op, MatmulOp)
+    element = element_of(op.result)
+    if isinstance(element, ComplexType) or is_bool(element):
+        raise refuse(op, f"a matmul of {element} elements")
+    lhs, rhs, out = shape(op.lhs), shape(op.rhs), shape(op.result)
+    has_m, has_n = len(lhs) > 1, len(rhs) > 1
+    batch = len(out) - has_m - has_n
+    rank = len(out) + 1
+    k = AffineDimExpr(rank - 1)
+    m = [AffineDimExpr(batch)] if has_m else []
+    n = [AffineDimExpr(batch + has_m)] if has_n else []
+    lhs_reads = _batch_reads(lhs[:-2], out[:batch]) + m + [k]
+    rhs_reads = _batch_reads(rhs[:-2], out[:batch]) + [k] + n
+    result_type = upstream_type(op.result.type, op)
+    assert isinstance(result_type, TensorType)
+    init = ex.filled(result_type, 0, element)
+    maps = [
+        affine(rank, lhs_reads),
+        affine(rank, rhs_reads),
+        affine(rank, list(map(AffineDimExpr, range(len(out))))),
+    ]
+    iterators = [PARALLEL] * len(out) + [REDUCTION]
+
+    def body(b: Builder, args: Sequence[SSAValue], acc: SSAValue) -> SSAValue:
+        product = scalar.emit_scalar(b, ew.MulOp, args, element)
+        return scalar.emit_combiner(b, "sum", acc, product, element)
+
+    return [ex.generic([ex.get(op.lhs), ex.get(op.rhs)], init, maps, iterators, body)]
+
+
+def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list[AffineExpr]:
+    """An operand's batch dims, aligned right with the result's; size 1 is broadcast."""
+    skip = len(out_batch) - len(operand_batch)
+    return [
+        AffineConstantExpr(0) if size == 1 and out_batch[skip + i] != 1 else AffineDimExpr(skip + i)
+        for i, size in enumerate(operand_batch)
+    ]
+
+
+def _dim(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, shape_ops.DimOp)
+    return [ex.index(shape(op.source)[op.index.value.data])]
+
+
+def _if(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, cf_ops.IfOp)
+    predicate = ex.insert(tensor.ExtractOp(ex.get(op.pred), [], i1)).results[0]
+    result_types = [upstream_type(r.type, op) for r in op.res]
+    regions = [_region(ex, r, scf.YieldOp) for r in (op.then_region, op.else_region)]
+    then_region, else_region = regions
+    return list(ex.insert(scf.IfOp(predicate, result_types, then_region, else_region)).results)
+
+
+def _while(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, cf_ops.WhileOp)
+    types = [upstream_type(r.type, op) for r in op.res]
+    before = _region(ex, op.before_region, None)
+    after = _region(ex, op.after_region, scf.YieldOp)
+    inits = [ex.get(v) for v in op.inits]
+    return list(ex.insert(scf.WhileOp(inits, types, before, after)).results)
+
+
+def _region(ex: Exporter, region: Region, terminator) -> Region:
+    """A tj region exported into a new one; its tj.yield becomes `terminator`, a
+    tj.condition becomes `scf.condition` passing the block's arguments on."""
+    block = region.block
+    owner = region.parent_op()
+    assert owner is not None
+    new = Block(arg_types=[upstream_type(a.type, owner) for a in block.args])
+    inner = Exporter(Builder(InsertPoint.at_end(new)), dict(ex.values))
+    inner.values.update(zip(block.args, new.args, strict=True))
+    export_ops(inner, list(block.ops)[:-1])
+    last = block.last_op
+    if isinstance(last, cf_ops.ConditionOp):
+        flag = inner.insert(tensor.ExtractOp(inner.get(last.predicate), [], i1)).results[0]
+        inner.insert(scf.ConditionOp(flag, *new.args))
+    else:
+        assert isinstance(last, cf_ops.YieldOp) and terminator is not None
+        inner.insert(terminator(*[inner.get(v) for v in last.values]))
+    return Region(new)
+
+
+def _fused(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """A fused kernel, op by op (its body is ordinary tj ops on tensors)."""
+    assert isinstance(op, FusedOp)
+    ex.values.update(zip(op.block.args, [ex.get(v) for v in op.inputs], strict=True))
+    export_ops(ex, op.body_ops())
+    return [ex.get(v) for v in op.terminator.values]
+
+
+FORMS: dict[type[Operation], Form] = {
+    **{t: _elementwise for t in scalar.OP_FORMS if t is not ConstantOp},
+    ConstantOp: _constant,
+    shape_ops.BroadcastInDimOp: _broadcast,
+    shape_ops.TransposeOp: _transpose,
+    shape_ops.ReshapeOp: _reshape,
+    shape_ops.SliceOp: _slice,
+    shape_ops.ConcatOp: _concat,
+    shape_ops.PadOp: _pad,
+    shape_ops.DimOp: _dim,
+    update.InsertSliceOp: _insert_slice,
+    ReduceOp: _reduce,
+    MatmulOp: _matmul,
+    cf_ops.IfOp: _if,
+    cf_ops.WhileOp: _while,
+    FusedOp: _fused,
+}
+
+
+def export_ops(ex: Exporter, ops: Sequence[Operation]) -> None:
+    for op in ops:
+        form = FORMS.get(type(op))
+        if form is None:
+            if op.dialect_name() in ("arith", "math"):  # index arithmetic: already upstream
+                clone = op.clone()
+                for i, operand in enumerate(op.operands):
+                    clone.operands[i] = ex.get(operand)
+                ex.insert(clone)
+                ex.values.update(zip(op.results, clone.results, strict=True))
+                continue
+            raise refuse(op, "no export form (side effects, runtime state or unsupported)")
+        results = form(ex, op)
+        ex.values.update(zip(op.results, results, strict=True))
+
+
+def export_function(function: func.FuncOp) -> func.FuncOp:
+    inputs = [upstream_type(t, function) for t in function.function_type.inputs]
+    outputs = [upstream_type(t, function) for t in function.function_type.outputs]
+    exported = func.FuncOp(function.sym_name.data, (inputs, outputs))
+    block = function.body.block
+    new_block = exported.body.block
+    ex = Exporter(Builder(InsertPoint.at_end(new_block)), {})
+    ex.values.update(zip(block.args, new_block.args, strict=True))
+    export_ops(ex, list(block.ops)[:-1])
+    terminator = block.last_op
+    if not isinstance(terminator, func.ReturnOp):
+        raise refuse(function, "a function body that does not end in func.return")
+    ex.insert(func.ReturnOp(*[ex.get(v) for v in terminator.arguments]))
+    return exported
+
+
+def export_module(module: ModuleOp) -> None:
+    """Replace every `func.func` of `module` (in place) by its upstream form."""
+    for op in list(module.ops):
+        if isinstance(op, func.FuncOp):
+            if op.body.blocks and len(op.body.blocks) == 1:
+                exported = export_function(op)
+                module.body.block.insert_op_before(exported, op)
+                module.body.block.erase_op(op)
+            continue
+        raise refuse(op, "only func.func at module level is exported")
+    module.attributes.clear()
+
+
+@dataclass(frozen=True)
+class ExportLinalgPass(ModulePass):
+    """Export the tensor-level tj module as upstream linalg/tensor/arith/math/scf/func."""
+
+    name = "export-linalg"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        export_module(op)
