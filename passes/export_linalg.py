@@ -15,8 +15,9 @@ forms pick the unsigned arith ops), bool is `i1`.
 
 What has no upstream form here is refused with an `ExportError` naming the op and its
 source line: dims unknown at trace time, complex numbers, `tj.print` / `tj.assert` /
-Variables / TensorArrays / callbacks (side effects or runtime state), gather/scatter, sort,
-nonzero, cumulative sums, arg-reductions, strided writes with negative steps.
+Variables / TensorArrays / callbacks (side effects or runtime state), scatter, sort,
+nonzero, cumulative sums, arg-reductions. Indices (`tj.to_index`, `tj.gather`) are
+clamped into their dim where tracejit would fail the call (an export cannot raise).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, scf, tensor
+from xdsl.dialects import arith, func, math, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -42,7 +43,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -53,8 +54,9 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
-from tracejit.ir.dtypes import element_of, is_bool
+from tracejit.ir.dtypes import element_of, is_bool, is_unsigned
 from tracejit.ir.fused import FusedOp
+from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.passes.support import scalar_semantics as scalar
@@ -227,40 +229,40 @@ def _transpose(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
 
 
 def _reshape(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
-    """Collapse to 1-d (or 0-d), then expand: any reshape of a row-major array."""
+    """Collapse to 1-d, then expand: any reshape of a row-major array (a 0-d side is
+    one collapse or one expand with no dim groups)."""
     assert isinstance(op, shape_ops.ReshapeOp)
     source, target = shape(op.operand), shape(op.result)
     value = ex.get(op.operand)
     if source == target:
         return [value]
     element = value.type.get_element_type()  # type: ignore[attr-defined]
-    flat = [int(np.prod(source))] if source else []
-    if len(source) != len(flat):
-        value = _collapse(ex, value, TensorType(element, flat), len(source))
-    if len(target) != len(flat):
-        value = _expand(ex, value, TensorType(element, target))
+    if not target:
+        return [_collapse(ex, value, TensorType(element, []), [])]
+    if not source:
+        return [_expand(ex, value, TensorType(element, target), [])]
+    flat = TensorType(element, [int(np.prod(source))])
+    if len(source) > 1:
+        value = _collapse(ex, value, flat, [list(range(len(source)))])
+    if len(target) > 1:
+        value = _expand(ex, value, TensorType(element, target), [list(range(len(target)))])
     return [value]
 
 
-def _reassociation(rank: int, flat_rank: int) -> ArrayAttr:
-    groups = [list(range(rank))] if flat_rank else []
+def _groups(groups: Sequence[Sequence[int]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
 
 
-def _collapse(ex: Exporter, value: SSAValue, ttype: TensorType, rank: int) -> SSAValue:
+def _collapse(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAValue:
     op = tensor.CollapseShapeOp(
-        operands=[value],
-        result_types=[ttype],
-        properties={"reassociation": _reassociation(rank, len(ttype.get_shape()))},
+        operands=[value], result_types=[ttype], properties={"reassociation": _groups(groups)}
     )
     return ex.insert(op).results[0]
 
 
-def _expand(ex: Exporter, value: SSAValue, ttype: TensorType) -> SSAValue:
-    flat_rank = len(value.type.get_shape())  # type: ignore[attr-defined]
+def _expand(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAValue:
     target = list(ttype.get_shape())
-    reassociation = _reassociation(len(target), flat_rank)
-    expand = tensor.ExpandShapeOp(value, [], reassociation, target, ttype)  # type: ignore[arg-type]
+    expand = tensor.ExpandShapeOp(value, [], _groups(groups), target, ttype)  # type: ignore[arg-type]
     return ex.insert(expand).results[0]
 
 
@@ -276,6 +278,8 @@ def _slice(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     if op.sizes:
         raise refuse(op, "a window of a size unknown at trace time")
     result_type = upstream_type(op.result.type, op)
+    if 0 in shape(op.result):  # an empty window: its start may be the dim's end
+        return [ex.empty(result_type)]
     if any(s < 0 for s in step):
         return [_reversed_slice(ex, op, start, step, result_type)]
     offsets = _offsets(ex, op, start, op.starts)
@@ -302,10 +306,30 @@ def _insert_slice(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     sizes = list(shape(op.source))
     if 0 in sizes:  # an empty window changes nothing
         return [dest]
+    start = list(op.start.get_values())
+    source = ex.get(op.source)
     if any(s < 0 for s in step):
-        raise refuse(op, "a write through a negative step")
-    offsets = _offsets(ex, op, list(op.start.get_values()), op.starts)
-    return [_insert(ex, ex.get(op.source), dest, offsets, sizes, step)]
+        if DYNAMIC_INDEX in start:
+            raise refuse(op, "a write through a negative step from a start unknown at trace time")
+        # positions start, start - k, ...: the same as the reversed source written upward
+        source = _reversed(ex, source, [s < 0 for s in step])
+        start = [
+            b + (n - 1) * s if s < 0 else b for b, n, s in zip(start, sizes, step, strict=True)
+        ]
+        step = [abs(s) for s in step]
+    offsets = _offsets(ex, op, start, op.starts)
+    return [_insert(ex, source, dest, offsets, sizes, step)]
+
+
+def _reversed(ex: Exporter, value: SSAValue, flip: Sequence[bool]) -> SSAValue:
+    """`value` read backwards along the dims where `flip` is true."""
+    sizes = shape(value)
+    rank = len(sizes)
+    reads = [
+        AffineDimExpr(d) * -1 + (sizes[d] - 1) if flip[d] else AffineDimExpr(d) for d in range(rank)
+    ]
+    maps = [affine(rank, reads), identity(rank)]
+    return ex.generic([value], ex.empty(value.type), maps, [PARALLEL] * rank, _copy)
 
 
 def _insert(ex, source, dest, offsets, sizes, strides) -> SSAValue:
@@ -426,6 +450,64 @@ def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
     ]
 
 
+def _normalized_index(b: Builder, value: SSAValue, tj_element: Attribute, size: int) -> SSAValue:
+    """A NumPy index (negatives count from the end) as an `index` in `[0, size)`.
+
+    tracejit checks the range at run time and fails the call; the export cannot fail a
+    call, so an index out of range is clamped into the dim (it never reads outside)."""
+    signless_type = value.type
+    width = signless_type.width.data  # type: ignore[attr-defined]
+    wide = value
+    if width < 64:
+        cast = arith.ExtUIOp if is_unsigned(tj_element) else arith.ExtSIOp
+        wide = b.insert(cast(value, i64)).results[0]
+    n = b.insert(arith.ConstantOp(IntegerAttr(size, i64))).results[0]
+    zero = b.insert(arith.ConstantOp(IntegerAttr(0, i64))).results[0]
+    last = b.insert(arith.ConstantOp(IntegerAttr(max(size - 1, 0), i64))).results[0]
+    if not is_unsigned(tj_element):
+        negative = b.insert(arith.CmpiOp(wide, zero, "slt")).results[0]
+        shifted = b.insert(arith.AddiOp(wide, n)).results[0]
+        wide = b.insert(arith.SelectOp(negative, shifted, wide)).results[0]
+        wide = b.insert(arith.MaxSIOp(wide, zero)).results[0]
+    wide = b.insert(arith.MinUIOp(wide, last)).results[0]
+    return b.insert(arith.IndexCastOp(wide, IndexType())).results[0]
+
+
+def _to_index(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    assert isinstance(op, update.ToIndexOp)
+    size = op.get_size()
+    if size < 0:
+        raise refuse(op, "an index into a dim unknown at trace time")
+    source = ex.get(op.input)
+    element = source.type.get_element_type()  # type: ignore[attr-defined]
+    value = ex.insert(tensor.ExtractOp(source, [], element)).results[0]
+    return [_normalized_index(ex.builder, value, element_of(op.input), size)]
+
+
+def _gather(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """`np.take(x, idx, axis)`: a generic over the result reading the index, then the
+    element with `tensor.extract` (the source is read from above the body)."""
+    assert isinstance(op, GatherOp)
+    axis = op.axis.value.data
+    source_shape, index_shape = shape(op.input), shape(op.indices)
+    result_type = upstream_type(op.result.type, op)
+    rank = len(shape(op.result))
+    index_rank = len(index_shape)
+    index_reads = [AffineDimExpr(axis + i) for i in range(index_rank)]
+    source = ex.get(op.input)
+    element = result_type.get_element_type()  # type: ignore[attr-defined]
+
+    def body(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
+        picked = _normalized_index(b, args[0], element_of(op.indices), source_shape[axis])
+        loops = [b.insert(IndexOp(d)).results[0] for d in range(rank)]
+        at = [*loops[:axis], picked, *loops[axis + index_rank :]]
+        return b.insert(tensor.ExtractOp(source, at, element)).results[0]
+
+    init = ex.empty(result_type)
+    maps = [affine(rank, index_reads), identity(rank)]
+    return [ex.generic([ex.get(op.indices)], init, maps, [PARALLEL] * rank, body)]
+
+
 def _dim(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     assert isinstance(op, shape_ops.DimOp)
     return [ex.index(shape(op.source)[op.index.value.data])]
@@ -487,6 +569,8 @@ FORMS: dict[type[Operation], Form] = {
     shape_ops.ConcatOp: _concat,
     shape_ops.PadOp: _pad,
     shape_ops.DimOp: _dim,
+    update.ToIndexOp: _to_index,
+    GatherOp: _gather,
     update.InsertSliceOp: _insert_slice,
     ReduceOp: _reduce,
     MatmulOp: _matmul,
@@ -528,6 +612,42 @@ def export_function(function: func.FuncOp) -> func.FuncOp:
     return exported
 
 
+def _expand_ipowi(module: ModuleOp) -> None:
+    """`math.ipowi` as branch-free square-and-multiply: upstream's CPU pipelines (IREE's
+    among them) have no lowering for it on vectors. Same meaning as tracejit's own helper
+    (codegen/emit_math.py): a negative exponent gives 1 for base 1, +-1 for base -1, else 0."""
+    for op in list(module.walk()):
+        if not isinstance(op, math.IPowIOp):
+            continue
+        b = Builder(InsertPoint.before(op))
+        base, exponent = op.operands
+        width = base.type.width.data  # type: ignore[attr-defined]
+        if width < 2:
+            raise refuse(op, "math.ipowi on i1")
+
+        one, zero, minus_one = (
+            b.insert(arith.ConstantOp(IntegerAttr(v, base.type)  # type: ignore[call-overload])).results[0] for v in (1, 0, -1)
+        )
+        result, power, rest = one, base, exponent
+        for _ in range(width):
+            bit = b.insert(arith.TruncIOp(rest, i1)).results[0]
+            product = b.insert(arith.MuliOp(result, power)).results[0]
+            result = b.insert(arith.SelectOp(bit, product, result)).results[0]
+            power = b.insert(arith.MuliOp(power, power)).results[0]
+            rest = b.insert(arith.ShRUIOp(rest, one)).results[0]
+        odd = b.insert(arith.TruncIOp(exponent, i1)).results[0]
+        signed_one = b.insert(arith.SelectOp(odd, minus_one, one)).results[0]
+        is_minus_one = b.insert(arith.CmpiOp(base, minus_one, "eq")).results[0]
+        unit = b.insert(arith.SelectOp(is_minus_one, signed_one, zero)).results[0]
+        is_one = b.insert(arith.CmpiOp(base, one, "eq")).results[0]
+        unit = b.insert(arith.SelectOp(is_one, one, unit)).results[0]
+        negative = b.insert(arith.CmpiOp(exponent, zero, "slt")).results[0]
+        value = b.insert(arith.SelectOp(negative, unit, result)).results[0]
+        op.results[0].replace_all_uses_with(value)
+        op.detach()
+        op.erase()
+
+
 def export_module(module: ModuleOp) -> None:
     """Replace every `func.func` of `module` (in place) by its upstream form."""
     for op in list(module.ops):
@@ -539,6 +659,7 @@ def export_module(module: ModuleOp) -> None:
             continue
         raise refuse(op, "only func.func at module level is exported")
     module.attributes.clear()
+    _expand_ipowi(module)
 
 
 @dataclass(frozen=True)
