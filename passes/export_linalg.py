@@ -36,6 +36,7 @@ from xdsl.dialects.builtin import (
     ComplexType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     TensorType,
     i1,
@@ -621,12 +622,13 @@ def _expand_ipowi(module: ModuleOp) -> None:
             continue
         b = Builder(InsertPoint.before(op))
         base, exponent = op.operands
-        width = base.type.width.data  # type: ignore[attr-defined]
+        int_type = base.type
+        assert isinstance(int_type, IntegerType)
+        width = int_type.width.data
         if width < 2:
             raise refuse(op, "math.ipowi on i1")
-
         one, zero, minus_one = (
-            b.insert(arith.ConstantOp(IntegerAttr(v, base.type)  # type: ignore[call-overload])).results[0] for v in (1, 0, -1)
+            b.insert(arith.ConstantOp(IntegerAttr(v, int_type))).results[0] for v in (1, 0, -1)
         )
         result, power, rest = one, base, exponent
         for _ in range(width):
