@@ -16,7 +16,7 @@ forms pick the unsigned arith ops), bool is `i1`.
 What has no upstream form here is refused with an `ExportError` naming the op and its
 source line: dims unknown at trace time, complex numbers, `tj.print` / `tj.assert` /
 Variables / TensorArrays / callbacks (side effects or runtime state), scatter, sort,
-nonzero, cumulative sums, arg-reductions. Indices (`tj.to_index`, `tj.gather`) are
+nonzero, cumulative sums. Indices (`tj.to_index`, `tj.gather`) are
 clamped into their dim where tracejit would fail the call (an export cannot raise).
 """
 
@@ -55,7 +55,7 @@ from tracejit.ir import elementwise as ew
 from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
-from tracejit.ir.dtypes import element_of, is_bool, is_unsigned
+from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.fused import FusedOp
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
@@ -390,6 +390,8 @@ def _pad(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
 def _reduce(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     assert isinstance(op, ReduceOp)
     kind = op.kind.data
+    if kind in ReduceOp.INDEX_KINDS:
+        return [_arg_reduce(ex, op, kind)]
     if kind not in scalar.REDUCTION_COMBINERS:
         raise refuse(op, f"the '{kind}' reduction")
     element = element_of(op.input)
@@ -408,6 +410,55 @@ def _reduce(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
 
     maps = [identity(rank), affine(rank, kept)]
     return [ex.generic([ex.get(op.input)], init, maps, iterators, body)]
+
+
+def _arg_reduce(ex: Exporter, op: ReduceOp, kind: str) -> SSAValue:
+    """argmax/argmin over `axes` (flattened in order): one generic carrying the best
+    value and its index. NumPy's rules: the first of equal values wins (a strict
+    comparison, the loops run in order), and a NaN beats everything (the first NaN)."""
+    element = element_of(op.input)
+    if isinstance(element, ComplexType):
+        raise refuse(op, "complex numbers are not exported")
+    source = shape(op.input)
+    axes = list(op.axes.get_values())
+    rank = len(source)
+    kept = [AffineDimExpr(d) for d in range(rank) if d not in axes]
+    index_type = upstream_type(op.result.type, op)
+    assert isinstance(index_type, TensorType)
+    value_type = TensorType(scalar.signless(element), index_type.get_shape())
+    extreme = "max" if kind == "argmax" else "min"
+    start = scalar.reduction_identity(extreme, element)
+    if is_bool(element):  # False is below and True above every bool
+        start = 0 if kind == "argmax" else 1
+    best = ex.filled(value_type, start, element)
+    where = ex.filled(index_type, 0, i64)
+    strides = [int(np.prod([source[a] for a in axes[k + 1 :]])) for k in range(len(axes))]
+
+    block = Block(arg_types=[value_type.get_element_type(), value_type.get_element_type(), i64])
+    b = Builder(InsertPoint.at_end(block))
+    x, acc, acc_index = block.args
+    flat = scalar.constant(b, 0, i64)
+    for axis, stride in zip(axes, strides, strict=True):
+        position = b.insert(IndexOp(axis)).results[0]
+        position = b.insert(arith.IndexCastOp(position, i64)).results[0]
+        scaled = b.insert(arith.MuliOp(position, scalar.constant(b, stride, i64))).results[0]
+        flat = b.insert(arith.AddiOp(flat, scaled)).results[0]
+    predicate = "gt" if kind == "argmax" else "lt"
+    better = scalar.emit_compare(b, predicate, x, acc, element)
+    if is_float(element):  # a NaN beats a number; the first NaN stays
+        x_nan = b.insert(arith.CmpfOp(x, x, "uno")).results[0]
+        acc_number = b.insert(arith.CmpfOp(acc, acc, "ord")).results[0]
+        nan_wins = b.insert(arith.AndIOp(x_nan, acc_number)).results[0]
+        better = b.insert(arith.OrIOp(better, nan_wins)).results[0]
+    new_best = b.insert(arith.SelectOp(better, x, acc)).results[0]
+    new_index = b.insert(arith.SelectOp(better, flat, acc_index)).results[0]
+    b.insert(YieldOp(new_best, new_index))
+    maps = [identity(rank), affine(rank, kept), affine(rank, kept)]
+    iterators = [REDUCTION if d in axes else PARALLEL for d in range(rank)]
+    generic = GenericOp(
+        [ex.get(op.input)], [best, where], Region(block), maps, iterators, [value_type, index_type]
+    )
+    return ex.insert(generic).results[1]
 
 
 def _matmul(ex: Exporter, op: Operation) -> Sequence[SSAValue]:

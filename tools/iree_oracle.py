@@ -70,8 +70,14 @@ def compile_many(functions: Sequence[func.FuncOp]) -> dict[str, Callable]:
     vmfb = ireec.compile_str(
         module_text(functions),
         target_backends=["llvm-cpu"],
-        # IREE narrows f64 to f32 by default: keep NumPy's precision.
-        extra_args=["--iree-llvmcpu-target-cpu=host", "--iree-input-demote-f64-to-f32=false"],
+        extra_args=[
+            "--iree-llvmcpu-target-cpu=host",
+            # IREE narrows f64 to f32 by default: keep NumPy's precision.
+            "--iree-input-demote-f64-to-f32=false",
+            # IREE's embedded linker has no libm: f64 fmod (arith.remf), tanh, ... would not
+            # link. A system library links against the host's libm.
+            "--iree-llvmcpu-link-embedded=false",
+        ],
     )
     context = ireert.SystemContext(config=ireert.Config("local-sync"))
     context.add_vm_module(ireert.VmModule.copy_buffer(context.instance, vmfb))
