@@ -88,6 +88,12 @@ def _export_linalg():
     return ExportLinalgPass
 
 
+def _import_linalg():
+    from tracejit.passes.import_linalg import ImportLinalgPass
+
+    return ImportLinalgPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -130,7 +136,8 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-asserts": _lower_asserts,
     "simplify-loops": _simplify_loops,
     "parallelize": _parallelize,
-    "export-linalg": _export_linalg,  # not a lowering step: the exit to upstream MLIR
+    "export-linalg": _export_linalg,  # not lowering steps: the ways out to and in from
+    "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.

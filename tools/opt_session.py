@@ -117,6 +117,11 @@ class Session:
             except Exception as error:
                 diagnostic = diagnostics.diagnose_invalid_ir(module, error, self.name)
                 raise ToolError(diagnostic) from error
+        from tracejit.passes.import_linalg import import_module, is_upstream_tensor_module
+
+        if is_upstream_tensor_module(module):  # upstream linalg on tensors: made tj first
+            with self.timing.measure("import-linalg"):
+                import_module(module)
         return module
 
     # --- passes ------------------------------------------------------------------------------
