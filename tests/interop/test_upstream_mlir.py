@@ -51,18 +51,3 @@ def test_fuzzer_programs_stages_are_upstream_mlir():
         modules += [(f"fuzz program {k} after {p}:\n{program.source()}", ir) for p, ir in stages]
     assert len(modules) > 100
     _assert_upstream(modules)
-
-
-def test_old_alignment_syntax_still_parses():
-    """IR saved before the switch (`{alignment = 64 : i64}`) loads, and prints upstream's way."""
-    from xdsl.parser import Parser
-
-    from tracejit.ir.dialect import make_context
-
-    old = (
-        "func.func @f() {\n  %0 = memref.alloca() {alignment = 64 : i64} : memref<4xf32>\n"
-        "  func.return\n}\n"
-    )
-    text = str(Parser(make_context(), old).parse_module())
-    assert "memref.alloca() alignment = 64 : memref<4xf32>" in text
-    _assert_upstream([("reprinted", text)])
