@@ -3,6 +3,7 @@ extra) parses and verifies it. Skipped, with the reason, when the extra is missi
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pytest
@@ -39,8 +40,10 @@ def test_filecheck_outputs_are_upstream_mlir():
 
 
 def test_fuzzer_programs_stages_are_upstream_mlir():
+    """30 generated programs (300 with TRACEJIT_SLOW=1), every lowered stage of each."""
+    count = 300 if os.environ.get("TRACEJIT_SLOW") == "1" else 30
     modules = []
-    for k, program in enumerate(fuzz_programs(30, seed=23)):
+    for k, program in enumerate(fuzz_programs(count, seed=23)):
         namespace = program.build()
         try:
             with warnings.catch_warnings():
