@@ -43,29 +43,33 @@ def test_example_programs_agree_with_iree():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64])
 def test_numpy_semantics_survive_iree(dtype):
-    """Floor division and remainder signs, argmax ties and NaN, integer powers, 0-d and
-    empty windows, bools: the export carries NumPy's meaning, not C's."""
+    """Floor division and remainder signs, argmax ties and NaN, integer powers, empty
+    windows, negative steps, 0-d values, bools: the export carries NumPy's meaning (each
+    of these once broke the export or IREE's run)."""
 
-    def program(a, b, m):
+    def program(a, b, m, s):
         q = a // b
         r = a % b
-        window = a[::-1][1:1]  # empty
+        window = a[::-1][1:1]  # empty, its start at the dim's end
         c = a * 1
         c[2:2] = 7  # an empty write
-        return q, r, np.argmax(a), c[0] ** 3, window, m & (a > 0), np.sum(m), c
+        c[::-2] = b[:3]  # a write through a negative step
+        zero_d = a[:1].reshape(()) + s  # a reshape to 0-d, a 0-d input
+        return q, r, np.argmax(a), c[0] ** 3, window, m & (a > 0), np.sum(m), c, zero_d
 
     a = np.array([-7, 7, -3, 3, 0, 9], dtype)
     b = np.array([2, -2, 2, -2, 5, 4], dtype)
     if np.dtype(dtype).kind == "f":
         a[5] = np.nan
     m = np.array([True, False, True, True, False, True])
+    s = np.asarray(3, dtype)
     compiled = tj.function(program)
-    exported = iree_oracle.export(compiled.get_concrete_function(a, b, m), "semantics")
+    exported = iree_oracle.export(compiled.get_concrete_function(a, b, m, s), "semantics")
     got = iree_oracle.call(
         iree_oracle.compile_many([exported.function])["semantics"],
-        [a, b, m],
+        [a, b, m, s],
         exported.result_dtypes,
     )
-    expected = program(a.copy(), b, m)
+    expected = program(a.copy(), b, m, s)
     for theirs, numpy in zip(got, expected, strict=True):
         np.testing.assert_array_equal(theirs, np.asarray(numpy))
