@@ -16,7 +16,7 @@ forms pick the unsigned arith ops), bool is `i1`.
 What has no upstream form here is refused with an `ExportError` naming the op and its
 source line: dims unknown at trace time, complex numbers, `tj.print` / `tj.assert` /
 Variables / TensorArrays / callbacks (side effects or runtime state), scatter, sort,
-nonzero, cumulative sums. Indices (`tj.to_index`, `tj.gather`) are
+nonzero. Indices (`tj.to_index`, `tj.gather`) are
 clamped into their dim where tracejit would fail the call (an export cannot raise).
 """
 
@@ -54,6 +54,7 @@ from tracejit.ir import control_flow as cf_ops
 from tracejit.ir import elementwise as ew
 from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
+from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.fused import FusedOp
@@ -461,6 +462,50 @@ def _arg_reduce(ex: Exporter, op: ReduceOp, kind: str) -> SSAValue:
     return ex.insert(generic).results[1]
 
 
+def _cumulative(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """A running sum or product as an `scf.for` along the axis carrying the last slice:
+    each element combined in NumPy's order (a scan must not be reassociated)."""
+    assert isinstance(op, CumulativeOp)
+    element = element_of(op.input)
+    if isinstance(element, ComplexType):
+        raise refuse(op, "complex numbers are not exported")
+    sizes = shape(op.input)
+    axis = op.axis.value.data
+    result_type = upstream_type(op.result.type, op)
+    if 0 in sizes:
+        return [ex.empty(result_type)]
+    source = ex.get(op.input)
+    step_sizes = [1 if d == axis else n for d, n in enumerate(sizes)]
+    slice_type = TensorType(scalar.signless(element), step_sizes)
+    ones = [1] * len(sizes)
+
+    def at(k: SSAValue | int) -> list:
+        return [k if d == axis else 0 for d in range(len(sizes))]
+
+    first = ex.insert(tensor.ExtractSliceOp(source, at(0), step_sizes, ones, slice_type))
+    result = _insert(ex, first.results[0], ex.empty(result_type), at(0), step_sizes, ones)
+    body = Block(arg_types=[IndexType(), result_type, slice_type])
+    inner = Exporter(Builder(InsertPoint.at_end(body)), ex.values)
+    k, partial, running = body.args
+    piece = inner.insert(tensor.ExtractSliceOp(source, at(k), step_sizes, ones, slice_type))
+    combine = ew.AddOp if op.kind.data == "sum" else ew.MulOp
+    rank = len(sizes)
+
+    def step(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
+        return scalar.emit_scalar(b, combine, args, element)
+
+    maps = [identity(rank)] * 3
+    combined = inner.generic(
+        [running, piece.results[0]], inner.empty(slice_type), maps, [PARALLEL] * rank, step
+    )
+    updated = _insert(inner, combined, partial, at(k), step_sizes, ones)
+    inner.insert(scf.YieldOp(updated, combined))
+    loop = scf.ForOp(
+        ex.index(1), ex.index(sizes[axis]), ex.index(1), [result, first.results[0]], body
+    )
+    return [ex.insert(loop).results[0]]
+
+
 def _matmul(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     """`lhs @ rhs` with NumPy's shapes: loops (batch..., m?, n?, k), k the reduction."""
     assert isinstance(op, MatmulOp)
@@ -625,6 +670,7 @@ FORMS: dict[type[Operation], Form] = {
     GatherOp: _gather,
     update.InsertSliceOp: _insert_slice,
     ReduceOp: _reduce,
+    CumulativeOp: _cumulative,
     MatmulOp: _matmul,
     cf_ops.IfOp: _if,
     cf_ops.WhileOp: _while,

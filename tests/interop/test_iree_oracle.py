@@ -55,7 +55,8 @@ def test_numpy_semantics_survive_iree(dtype):
         c[2:2] = 7  # an empty write
         c[::-2] = b[:3]  # a write through a negative step
         zero_d = a[:1].reshape(()) + s  # a reshape to 0-d, a 0-d input
-        return q, r, np.argmax(a), c[0] ** 3, window, m & (a > 0), np.sum(m), c, zero_d
+        scan = np.cumsum(a)  # in NumPy's order: bit-identical floats
+        return q, r, np.argmax(a), c[0] ** 3, window, m & (a > 0), np.sum(m), c, zero_d, scan
 
     a = np.array([-7, 7, -3, 3, 0, 9], dtype)
     b = np.array([2, -2, 2, -2, 5, 4], dtype)
