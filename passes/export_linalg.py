@@ -15,9 +15,9 @@ forms pick the unsigned arith ops), bool is `i1`.
 
 What has no upstream form here is refused with an `ExportError` naming the op and its
 source line: dims unknown at trace time, complex numbers, `tj.print` / `tj.assert` /
-Variables / TensorArrays / callbacks (side effects or runtime state), scatter, sort,
-nonzero. Indices (`tj.to_index`, `tj.gather`) are
-clamped into their dim where tracejit would fail the call (an export cannot raise).
+Variables / TensorArrays / callbacks (side effects or runtime state), sort, nonzero.
+Indices (`tj.to_index`, `tj.gather`, `tj.scatter`) are clamped into their dim where
+tracejit would fail the call: an export cannot raise.
 """
 
 from __future__ import annotations
@@ -605,6 +605,28 @@ def _gather(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     return [ex.generic([ex.get(op.indices)], init, maps, [PARALLEL] * rank, body)]
 
 
+def _scatter(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
+    """`dest[indices[k]] = updates[k]` in order (the last of repeated indices wins): an
+    `scf.for` over k inserting one element at a time."""
+    assert isinstance(op, update.ScatterOp)
+    count, size = shape(op.updates)[0], shape(op.dest)[0]
+    dest = ex.get(op.dest)
+    if count == 0 or size == 0:
+        return [dest]
+    element = dest.type.get_element_type()  # type: ignore[attr-defined]
+    index_element = ex.get(op.indices).type.get_element_type()  # type: ignore[attr-defined]
+    body = Block(arg_types=[IndexType(), dest.type])
+    inner = Exporter(Builder(InsertPoint.at_end(body)), ex.values)
+    k, partial = body.args
+    raw = inner.insert(tensor.ExtractOp(ex.get(op.indices), [k], index_element)).results[0]
+    at = _normalized_index(inner.builder, raw, element_of(op.indices), size)
+    value = inner.insert(tensor.ExtractOp(ex.get(op.updates), [k], element)).results[0]
+    written = inner.insert(tensor.InsertOp(value, partial, [at])).results[0]
+    inner.insert(scf.YieldOp(written))
+    loop = scf.ForOp(ex.index(0), ex.index(count), ex.index(1), [dest], body)
+    return [ex.insert(loop).results[0]]
+
+
 def _dim(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     assert isinstance(op, shape_ops.DimOp)
     return [ex.index(shape(op.source)[op.index.value.data])]
@@ -667,6 +689,7 @@ FORMS: dict[type[Operation], Form] = {
     shape_ops.PadOp: _pad,
     shape_ops.DimOp: _dim,
     update.ToIndexOp: _to_index,
+    update.ScatterOp: _scatter,
     GatherOp: _gather,
     update.InsertSliceOp: _insert_slice,
     ReduceOp: _reduce,

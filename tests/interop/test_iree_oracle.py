@@ -56,6 +56,7 @@ def test_numpy_semantics_survive_iree(dtype):
         c[::-2] = b[:3]  # a write through a negative step
         zero_d = a[:1].reshape(()) + s  # a reshape to 0-d, a 0-d input
         scan = np.cumsum(a)  # in NumPy's order: bit-identical floats
+        c[np.array([1, -1, 1])] = b[3:]  # a scatter: a negative index, the last write wins
         return q, r, np.argmax(a), c[0] ** 3, window, m & (a > 0), np.sum(m), c, zero_d, scan
 
     a = np.array([-7, 7, -3, 3, 0, 9], dtype)
