@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.builder import Builder
 from xdsl.context import Context
-from xdsl.dialects import arith, func, math, tensor
+from xdsl.dialects import arith, func, math, scf, tensor
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
@@ -35,11 +35,12 @@ from xdsl.dialects.builtin import (
     TensorType,
 )
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, MatmulOp
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
+from tracejit.ir import control_flow as cf_ops
 from tracejit.ir import elementwise as ew
 from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
@@ -369,6 +370,14 @@ def _predicate_name(op: arith.CmpfOp | arith.CmpiOp) -> str:
     return names[op.predicate.value.data]
 
 
+def _extract(im: Importer, op: Operation) -> SSAValue:
+    """A 0-d tensor's element: scalars are 0-d tensors here, so the tensor itself."""
+    assert isinstance(op, tensor.ExtractOp)
+    if op.indices:
+        raise refuse(op, "an element read at an index (only 0-d tensors are read)")
+    return im.get(op.tensor, op)
+
+
 FORMS: dict[type[Operation], Callable[[Importer, Operation], SSAValue]] = {
     arith.ConstantOp: _constant,
     FillOp: _fill,
@@ -379,7 +388,67 @@ FORMS: dict[type[Operation], Callable[[Importer, Operation], SSAValue]] = {
     tensor.InsertSliceOp: _insert_slice,
     tensor.CollapseShapeOp: _reshape,
     tensor.ExpandShapeOp: _reshape,
+    tensor.ExtractOp: _extract,
 }
+
+
+def import_ops(im: Importer, ops: Sequence[Operation]) -> None:
+    for op in ops:
+        if isinstance(op, scf.IfOp):
+            im.values.update(zip(op.results, _if(im, op), strict=True))
+            continue
+        if isinstance(op, scf.WhileOp):
+            im.values.update(zip(op.results, _while(im, op), strict=True))
+            continue
+        form = FORMS.get(type(op))
+        if form is None:
+            raise refuse(op, "not an op import-linalg knows")
+        value = form(im, op)
+        value.name_hint = op.results[0].name_hint
+        im.values[op.results[0]] = value
+
+
+def _region(im: Importer, region: Region, arg_values: Sequence[SSAValue] | None = None):
+    """(a new block, the importer filling it) for `region`'s block; its arguments are new
+    block arguments of the same types (tj regions take tensors as upstream's do)."""
+    block = region.block
+    new = Block(arg_types=[a.type for a in block.args])
+    inner = Importer(Builder(InsertPoint.at_end(new)), dict(im.values))
+    inner.values.update(zip(block.args, new.args, strict=True))
+    import_ops(inner, list(block.ops)[:-1])
+    return new, inner
+
+
+def _if(im: Importer, op: scf.IfOp) -> Sequence[SSAValue]:
+    regions = []
+    for region in (op.true_region, op.false_region):
+        if not region.blocks:
+            raise refuse(op, "an scf.if without an else region")
+        new, inner = _region(im, region)
+        last = region.block.last_op
+        assert isinstance(last, scf.YieldOp)
+        inner.builder.insert(cf_ops.YieldOp(*[inner.get(v, last) for v in last.arguments]))
+        regions.append(Region(new))
+    result_types = [r.type for r in op.results]
+    new_if = cf_ops.IfOp(im.get(op.cond, op), result_types, regions[0], regions[1])
+    return list(im.builder.insert(new_if).results)
+
+
+def _while(im: Importer, op: scf.WhileOp) -> Sequence[SSAValue]:
+    """The form export-linalg writes: the condition passes its block's arguments on."""
+    before, inner = _region(im, op.before_region)
+    condition = op.before_region.block.last_op
+    assert isinstance(condition, scf.ConditionOp)
+    if list(condition.args) != list(op.before_region.block.args):
+        raise refuse(op, "an scf.while whose condition does not pass its arguments on")
+    inner.builder.insert(cf_ops.ConditionOp(inner.get(condition.condition, condition)))
+    after, body = _region(im, op.after_region)
+    last = op.after_region.block.last_op
+    assert isinstance(last, scf.YieldOp)
+    body.builder.insert(cf_ops.YieldOp(*[body.get(v, last) for v in last.arguments]))
+    inits = [im.get(v, op) for v in op.arguments]
+    new_while = cf_ops.WhileOp(inits, Region(before), Region(after))
+    return list(im.builder.insert(new_while).results)
 
 
 def import_function(function: func.FuncOp) -> func.FuncOp:
@@ -391,13 +460,7 @@ def import_function(function: func.FuncOp) -> func.FuncOp:
         if isinstance(old.type, TensorType):
             static_shape(old, function)
         im.values[old] = new
-    for op in list(block.ops)[:-1]:
-        form = FORMS.get(type(op))
-        if form is None:
-            raise refuse(op, "not an op import-linalg knows")
-        value = form(im, op)
-        value.name_hint = op.results[0].name_hint
-        im.values[op.results[0]] = value
+    import_ops(im, list(block.ops)[:-1])
     terminator = block.last_op
     assert isinstance(terminator, func.ReturnOp)
     im.builder.insert(func.ReturnOp(*[im.get(v, terminator) for v in terminator.arguments]))

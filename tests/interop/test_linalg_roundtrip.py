@@ -61,3 +61,25 @@ def test_round_trip_keeps_numpy_semantics(tmp_path):
     b = np.array([2, -2, 2, -2, 5, 4], np.int64)
     for ours, numpy in zip(round_trip(program, (a, b), tmp_path), program(a, b), strict=True):
         np.testing.assert_array_equal(ours, numpy)
+
+
+def _staged(x, n):
+    s = x * 0
+    i = 0
+    while i < n:  # staged: n is a tensor
+        s = s + x
+        i += 1
+    if np.sum(s) > 10:
+        s = s * 2
+    else:
+        s = -s
+    return s
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_round_trip_staged_control_flow(n, tmp_path):
+    """tj.while / tj.if -> scf.while / scf.if -> tj.while / tj.if."""
+    x, count = np.array([1, 2, 3], np.float32), np.int64(n)
+    (got,) = round_trip(_staged, (x, count), tmp_path)
+    np.testing.assert_array_equal(got, _staged(x, count))
+    assert np.signbit(got).tolist() == np.signbit(_staged(x, count)).tolist()
