@@ -69,7 +69,7 @@ def _staged(x, n):
     while i < n:  # staged: n is a tensor
         s = s + x
         i += 1
-    if np.sum(s) > 10:
+    if np.sum(s) > 10:  # noqa: SIM108  (a staged if, not an expression)
         s = s * 2
     else:
         s = -s
