@@ -111,6 +111,7 @@ BINARY: dict[type[Operation], Callable[..., Operation]] = {
     arith.MuliOp: ew.MulOp,
     arith.DivfOp: ew.DivOp,
     arith.FloorDivSIOp: ew.FloorDivideOp,
+    arith.RemSIOp: ew.FmodOp,  # C's remainder, the sign of the dividend: np.fmod
     arith.MaximumfOp: ew.MaximumOp,
     arith.MaxSIOp: ew.MaximumOp,
     arith.MinimumfOp: ew.MinimumOp,

@@ -87,21 +87,24 @@ def compile_many(functions: Sequence[func.FuncOp]) -> dict[str, Callable]:
 
 def call(function: Callable, args: Sequence[np.ndarray], result_dtypes: Sequence[np.dtype]):
     """Run an IREE function on NumPy arrays; its results as arrays of `result_dtypes`."""
-    inputs = [_signless(np.array(a, order="C")) for a in args]  # keeps 0-d arrays 0-d
+    inputs = [signless(np.array(a, order="C")) for a in args]  # keeps 0-d arrays 0-d
     results = function(*inputs)
     if not isinstance(results, tuple | list):
         results = (results,) if results is not None else ()
     arrays = [np.asarray(r.to_host()) for r in results]
-    return [_as(a, d) for a, d in zip(arrays, result_dtypes, strict=True)]
+    return [as_dtype(a, d) for a, d in zip(arrays, result_dtypes, strict=True)]
 
 
-def _signless(array: np.ndarray) -> np.ndarray:
+def signless(array: np.ndarray) -> np.ndarray:
+    """An unsigned array as the signed integers of the same bits (exported types are
+    signless, read as signed)."""
     if array.dtype.kind == "u":
         return array.view(array.dtype.str.replace("u", "i"))
     return array
 
 
-def _as(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
+def as_dtype(array: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """A result back in the traced dtype (the same bits for unsigned and bool)."""
     if array.dtype == dtype:
         return array
     if dtype.kind in "ub" and array.dtype.itemsize == dtype.itemsize:

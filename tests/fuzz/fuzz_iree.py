@@ -6,6 +6,9 @@ by IREE for the CPU and run on the same inputs. IREE's results are compared with
 and with tracejit's under the fuzzer's documented bound (`fuzz_oracle.compare_arrays`:
 exact for ints, bools and exact floats, the generator's error bound for the others).
 
+Each exported module is also imported back (`import-linalg`) and run by tracejit
+(`tools/linalg_roundtrip.py`): the two directions must meet on the same answer.
+
 Counts: programs tried / exported (the rest use an op `export-linalg` refuses) / agree /
 disagree / IREE failures (IREE could not compile or run an exported module; those at a
 known limit of IREE, `IREE_LIMITS`, are counted apart). Exported functions are compiled in
@@ -32,7 +35,9 @@ from fuzz_oracle import compare_arrays, run
 import tracejit as tj
 from tracejit.frontend.structure import flatten
 from tracejit.passes.export_linalg import ExportError
+from tracejit.passes.import_linalg import ImportError_
 from tracejit.tools import iree_oracle
+from tracejit.tools.linalg_roundtrip import run_upstream_text
 
 BATCH = 25
 
@@ -61,6 +66,7 @@ class Report:
     counts: Counter = field(default_factory=Counter)
     refused: Counter = field(default_factory=Counter)  # why a program was not exported
     limits: Counter = field(default_factory=Counter)  # IREE_LIMITS met
+    import_refused: Counter = field(default_factory=Counter)  # ops import-linalg refused
     disagreements: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -72,6 +78,13 @@ class Report:
             f"(+ {c['iree_limit']} at a known IREE limit)",
             "not exported: " + ", ".join(f"{n} {why}" for why, n in self.refused.most_common()),
         ]
+        lines.append(
+            f"export+import round trip (tracejit-opt --run of the export): "
+            f"agree: {c['round_trip_agree']} / disagree: {c['round_trip_disagree']} / "
+            f"import refused: {c['import_refused']} ("
+            + ", ".join(f"{n} {op}" for op, n in self.import_refused.most_common())
+            + ")"
+        )
         lines += [f"IREE LIMIT ({n}x) {why}" for why, n in self.limits.items()]
         lines += [f"DISAGREE {d}" for d in self.disagreements]
         lines += [f"IREE FAILURE {f}" for f in self.failures]
@@ -185,16 +198,37 @@ def check_batch(cases: list[Case], report: Report) -> None:
             report.disagreements.append(_describe(case, problem))
 
 
-def compare(case: Case, results: list[np.ndarray]) -> str | None:
+def compare(case: Case, results: list[np.ndarray], who: str = "IREE") -> str | None:
     for got, (label, eager, compiled, err) in zip(results, case.expected, strict=True):
         got = got.reshape(np.shape(compiled))
         against_numpy = compare_arrays(got, eager, err)
         if against_numpy:
-            return f"{label}: IREE vs NumPy: {against_numpy}"
+            return f"{label}: {who} vs NumPy: {against_numpy}"
         against_tracejit = compare_arrays(got, compiled, err)
         if against_tracejit:
-            return f"{label}: IREE vs tracejit: {against_tracejit}"
+            return f"{label}: {who} vs tracejit: {against_tracejit}"
     return None
+
+
+def check_round_trip(case: Case, report: Report) -> None:
+    """The export imported back (`import-linalg`) and compiled by tracejit: NumPy's answer."""
+    text = iree_oracle.module_text([case.exported.function])
+    try:
+        with np.errstate(all="ignore"):
+            inputs = [iree_oracle.signless(np.asarray(a)) for a in case.inputs]
+            results = run_upstream_text(text, inputs)
+        dtypes = case.exported.result_dtypes
+        results = [iree_oracle.as_dtype(r, d) for r, d in zip(results, dtypes, strict=True)]
+    except ImportError_ as error:
+        report.counts["import_refused"] += 1
+        report.import_refused[_op_named(str(error))] += 1
+        return
+    problem = compare(case, results, "export+import")
+    if problem is None:
+        report.counts["round_trip_agree"] += 1
+    else:
+        report.counts["round_trip_disagree"] += 1
+        report.disagreements.append(_describe(case, problem))
 
 
 def _errors(error: Exception) -> str:
@@ -214,6 +248,7 @@ def fuzz_iree(count: int, seed: int) -> Report:
         report.counts["tried"] += 1
         case = prepare(index, program, report)
         if case is not None:
+            check_round_trip(case, report)
             pending.append(case)
         if len(pending) >= BATCH:
             check_batch(pending, report)

@@ -7,38 +7,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from interop_cases import example_programs
-from xdsl.parser import Parser
 
 import tracejit as tj
 from tracejit.frontend import driver
-from tracejit.ir.dialect import make_context
 from tracejit.passes.export_linalg import export_module
-from tracejit.passes.import_linalg import import_module, is_upstream_tensor_module
-from tracejit.passes.pipeline import DEFAULT_PIPELINE, TENSOR_OPT_PIPELINE
-from tracejit.tools import run_module
+from tracejit.passes.pipeline import TENSOR_OPT_PIPELINE
+from tracejit.tools.linalg_roundtrip import run_upstream_text
 
 
-def round_trip(function, args, tmp_path) -> list[np.ndarray]:
-    """Trace, export as text, parse and import the text, compile it, run it on `args`."""
+def round_trip(function, args, tmp_path=None) -> list[np.ndarray]:
+    """Trace, export as text, import the text, compile it, run it on `args`."""
     concrete = tj.function(function).get_concrete_function(*args)
     exported = driver.lower(concrete.graph.module, TENSOR_OPT_PIPELINE).module
     export_module(exported)
-    module = Parser(make_context(), str(exported)).parse_module()
-    assert is_upstream_tensor_module(module)
-    import_module(module)
-    lowered = driver.lower(module, DEFAULT_PIPELINE).module
-    compiled = driver.compile_to_machine_code(lowered)
-    entry = run_module.entry_function(module, None)
-    outputs = entry.function_type.outputs
-    call = run_module.KernelCall(run_module.argument_names(entry), len(outputs))
-    paths = {}
-    for i, arg in enumerate(args):
-        paths[f"arg{i}"] = str(tmp_path / f"arg{i}.npy")
-        np.save(paths[f"arg{i}"], arg)
-    kernel = compiled.kernel(entry.sym_name.data)
-    call.bind(kernel.signature, paths)
-    assert kernel(*call.arrays) == 0
-    return [array for _, array in call.results]
+    return run_upstream_text(str(exported), args)
 
 
 def _flat(result) -> list[np.ndarray]:
