@@ -81,7 +81,8 @@ def _where(op: Operation) -> str:
 
 
 def refuse(op: Operation, why: str) -> ExportError:
-    return ExportError(f"'{op.name}'{_where(op)} has no upstream MLIR form in export-linalg: {why}")
+    name = f"'{op.name}' @{op.sym_name.data}" if isinstance(op, func.FuncOp) else f"'{op.name}'"
+    return ExportError(f"{name}{_where(op)} has no upstream MLIR form in export-linalg: {why}")
 
 
 def upstream_type(t: Attribute, op: Operation) -> Attribute:
