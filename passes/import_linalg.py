@@ -30,6 +30,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     DenseIntOrFPElementsAttr,
     FloatAttr,
+    IndexType,
     IntegerAttr,
     ModuleOp,
     TensorType,
@@ -183,6 +184,8 @@ def _constant(im: Importer, op: Operation) -> SSAValue:
     value = op.value
     if isinstance(value, DenseIntOrFPElementsAttr):
         return im.insert(ConstantOp(value))
+    if isinstance(value, IntegerAttr) and isinstance(value.type, IndexType):
+        raise refuse(op, "index values (loops and element positions) are not imported")
     if isinstance(value, FloatAttr | IntegerAttr):  # a scalar: a 0-d tensor here
         return im.splat(value.value.data, value.type, [])
     raise refuse(op, f"a constant {value}")
@@ -349,6 +352,8 @@ def _body_op(im: Importer, op: Operation, scalars, domain) -> list[SSAValue]:
     if kind in BINARY:
         return [im.insert(BINARY[kind](arg(op.operands[0]), arg(op.operands[1])))]
     if isinstance(op, arith.ConstantOp) and isinstance(op.value, FloatAttr | IntegerAttr):
+        if isinstance(op.value.type, IndexType):
+            raise refuse(op, "index values (element positions) are not imported")
         return [im.splat(op.value.value.data, op.value.type, domain)]
     if isinstance(op, CASTS):
         return [im.insert(ew.CastOp(arg(op.operands[0]), typed(op.results[0].type)))]

@@ -223,6 +223,10 @@ def check_round_trip(case: Case, report: Report) -> None:
         report.counts["import_refused"] += 1
         report.import_refused[_op_named(str(error))] += 1
         return
+    except Exception as error:  # noqa: BLE001  a crash, not a clear refusal: a finding
+        report.counts["round_trip_disagree"] += 1
+        report.disagreements.append(_describe(case, f"export+import raised {error!r}"))
+        return
     problem = compare(case, results, "export+import")
     if problem is None:
         report.counts["round_trip_agree"] += 1

@@ -65,3 +65,12 @@ def test_round_trip_staged_control_flow(n, tmp_path):
     (got,) = round_trip(_staged, (x, count), tmp_path)
     np.testing.assert_array_equal(got, _staged(x, count))
     assert np.signbit(got).tolist() == np.signbit(_staged(x, count)).tolist()
+
+
+def test_import_refuses_what_it_cannot_take_by_name():
+    """A scan exports as an scf.for over index values: import refuses it with a clear
+    error (it once crashed on the index constant)."""
+    from tracejit.passes.import_linalg import ImportError_
+
+    with pytest.raises(ImportError_, match="'arith.constant'.*index values"):
+        round_trip(np.cumsum, (np.ones(3, np.float32),))
