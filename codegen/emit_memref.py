@@ -44,6 +44,7 @@ from tracejit.codegen.llvm_types import (
     scalar_type,
     storage_type,
 )
+from tracejit.ir import upstream_memref
 from tracejit.ir.runtime_contract import BOUNDS_ERROR, OUT_OF_MEMORY, check_message
 
 ALIGNMENT = 64
@@ -263,6 +264,8 @@ MEMREF_EMITTERS: dict[type[Operation], Emitter] = {
     memref.StoreOp: _store,
     memref.AllocOp: _alloc,
     memref.AllocaOp: _alloca,
+    upstream_memref.AllocOp: _alloc,  # the same ops, printed in upstream MLIR's syntax
+    upstream_memref.AllocaOp: _alloca,
     memref.DeallocOp: _dealloc,
     memref.DimOp: _dim,
     memref.CopyOp: _copy,

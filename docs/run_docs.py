@@ -18,6 +18,8 @@ stops working fails `make test`. The conventions a page follows:
   inside a line for any text: for timings, addresses and long listings.
 * `<!-- output varies -->` on the line before a block: run it, but do not compare its output
   (timings). `<!-- file: PATH -->` before a block: the block must equal the file PATH.
+* `<!-- needs: MODULE -->` before a block: run it (and compare its output) only when MODULE
+  imports (an optional extra, such as `iree.compiler` for the interop sections).
 * Any other block must have no language (diagrams): hand-written IR cannot drift in.
 """
 
@@ -40,6 +42,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 VARIES = "<!-- output varies -->"
 FILE_MARKER = re.compile(r"<!--\s*file:\s*(\S+)\s*-->")
+NEEDS_MARKER = re.compile(r"<!--\s*needs:\s*(\S+)\s*-->")
 FENCE = re.compile(r"^```([\w+-]*)\s*$")
 SHELL_SYNTAX = set("|&;<>()$`")
 
@@ -221,6 +224,10 @@ def run_file(md_path: Path, on_block: Callable[[Block], None] | None = None) -> 
 
 def _check_block(md_path: Path, blocks: list[Block], index: int, namespace: dict, outcome):
     block = blocks[index]
+    if _lacks_module(block) or (
+        block.language == "text" and index and _lacks_module(blocks[index - 1])
+    ):
+        return  # an optional extra's example, and its output
     where = f"{md_path}:{block.first_line_number}"
     marker = next((m for m in map(FILE_MARKER.match, block.markers) if m), None)
     if marker:
@@ -241,6 +248,19 @@ def _check_block(md_path: Path, blocks: list[Block], index: int, namespace: dict
             f"{where}: ```{block.language} blocks are not checked; use python, console, text "
             "(output), a <!-- file: --> marker, or no language"
         )
+
+
+def _lacks_module(block: Block) -> bool:
+    """A `<!-- needs: MODULE -->` block whose module is not installed."""
+    import importlib.util
+
+    for match in filter(None, map(NEEDS_MARKER.match, block.markers)):
+        try:
+            if importlib.util.find_spec(match.group(1)) is None:
+                return True
+        except ModuleNotFoundError:  # a parent package is missing
+            return True
+    return False
 
 
 def _check_python(md_path: Path, blocks: list[Block], index: int, namespace: dict, outcome):

@@ -12,7 +12,6 @@ from xdsl.dialects import (
     func,
     linalg,
     math,
-    memref,
     scf,
     tensor,
 )
@@ -34,6 +33,7 @@ from tracejit.ir.sort import SortOp
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
 from tracejit.ir.tensor_array import TENSOR_ARRAY_OPS
 from tracejit.ir.update import UPDATE_OPS
+from tracejit.ir.upstream_memref import MEMREF
 
 TJ = Dialect(
     "tj",
@@ -68,7 +68,7 @@ ALL_DIALECTS = (
     arith.Arith,
     complex.Complex,  # complex.re/im/create: complex scalars in loop bodies
     math.Math,
-    memref.MemRef,
+    MEMREF,  # xDSL's memref, alloc/alloca printed as upstream MLIR writes them
     linalg.Linalg,
     scf.Scf,
     cf.Cf,

@@ -40,6 +40,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, UnitAt
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from tracejit.ir import upstream_memref
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support.indices import index_constant
 
@@ -137,7 +138,7 @@ def _dynamic_trips(b: Builder, loop: scf.ForOp) -> SSAValue:
 def _alloc(b: Builder, value: SSAValue, count: SSAValue, trips: int | None) -> SSAValue:
     shape = [DYNAMIC_INDEX if trips is None else trips]
     sizes = [count] if trips is None else []
-    alloc = memref.AllocOp(sizes, [], MemRefType(value.type, shape), IntegerAttr(64, i64))
+    alloc = upstream_memref.AllocOp(sizes, [], MemRefType(value.type, shape), IntegerAttr(64, i64))
     result = b.insert(alloc).memref
     result.name_hint = "partials"
     return result

@@ -82,6 +82,18 @@ def _parallelize():
     return ParallelizePass
 
 
+def _export_linalg():
+    from tracejit.passes.export_linalg import ExportLinalgPass
+
+    return ExportLinalgPass
+
+
+def _import_linalg():
+    from tracejit.passes.import_linalg import ImportLinalgPass
+
+    return ImportLinalgPass
+
+
 def _canonicalize():
     from xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -124,6 +136,8 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-asserts": _lower_asserts,
     "simplify-loops": _simplify_loops,
     "parallelize": _parallelize,
+    "export-linalg": _export_linalg,  # not lowering steps: the ways out to and in from
+    "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
@@ -156,6 +170,7 @@ EMIT_LAST_PASS: dict[str, str] = {
     "cf": "lower-asserts",
     "llvm": "lower-asserts",
     "asm": "lower-asserts",
+    "linalg": "fuse-elementwise",  # then export-linalg (tools/opt_session.py)
 }
 
 # after_pass(pass_name, module): called after every pass (the IR-dump hook).

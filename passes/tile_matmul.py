@@ -73,6 +73,7 @@ from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tracejit.ir import upstream_memref
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
@@ -322,9 +323,9 @@ class TiledMatmul:
         buffer_type = MemRefType(self.element, shape)
         nbytes = prod(shape) * max(1, self.element.bitwidth // 8)  # type: ignore[attr-defined]
         if not sizes and nbytes <= STACK_PANEL_BYTES:
-            alloca = memref.AllocaOp.get(self.element, 64, shape)
+            alloca = upstream_memref.AllocaOp.get(self.element, 64, shape)
             return self.prologue.insert(alloca).memref
-        alloc = memref.AllocOp(list(sizes), [], buffer_type, IntegerAttr(64, i64))
+        alloc = upstream_memref.AllocOp(list(sizes), [], buffer_type, IntegerAttr(64, i64))
         return self.prologue.insert(alloc).memref
 
     # --- the nest -----------------------------------------------------------------------

@@ -42,10 +42,13 @@ examples:
   tracejit-opt kernel.mlir --run --input x=x.npy --input y="[1.0, 2.0]"
   tracejit-opt model.py:predict --emit dot | dot -Tpng -o graph.png
   tracejit-opt invalid.mlir --split-input-file --verify-diagnostics
+  tracejit-opt model.py:predict --signature "f32[8,4]" --emit linalg > m.mlir  # upstream MLIR
+  tracejit-opt m.mlir --run --input arg0=x.npy   # upstream linalg on tensors, imported
 """
 
-# --emit stages, in lowering order (`dot` draws the tj-level graph).
-EMIT_CHOICES = ("tj", "loops", "cf", "llvm", "asm", "dot")
+# --emit stages, in lowering order (`dot` draws the tj-level graph; `linalg` exports the
+# tensor level as upstream MLIR, passes/export_linalg.py).
+EMIT_CHOICES = ("tj", "loops", "cf", "llvm", "asm", "dot", "linalg")
 
 
 class UsageError(Exception):

@@ -60,6 +60,8 @@ class Session:
         if explicit is None:
             first, rest = ladder(module, EMIT_LAST_PASS.get(self.emit_stage() or ""))
             staged = self.lower(module, first)
+            if args.emit == "linalg":  # the tensor level, exported as upstream MLIR
+                return self.lower(staged, ["export-linalg"]), None
         else:
             staged = self.lower(module, explicit)
             rest = ladder(staged, None)[1]
@@ -122,6 +124,11 @@ class Session:
             except Exception as error:
                 diagnostic = diagnostics.diagnose_invalid_ir(module, error, self.name)
                 raise ToolError(diagnostic) from error
+        from tracejit.passes.import_linalg import import_module, is_upstream_tensor_module
+
+        if is_upstream_tensor_module(module):  # upstream linalg on tensors: made tj first
+            with self.timing.measure("import-linalg"):
+                import_module(module)
         return module
 
     # --- passes ------------------------------------------------------------------------------

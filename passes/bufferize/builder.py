@@ -43,6 +43,7 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import DiagnosticException
 
+from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import component_type
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.state import VarType
@@ -216,9 +217,11 @@ class FunctionBufferizer:
                 f"bufferize: {dynamic} dynamic sizes needed for {result.type}, got {len(sizes)}"
             )
         if dynamic == 0 and _byte_size(buffer_type) <= STACK_BYTES:
-            alloca = memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
+            alloca = upstream_memref.AllocaOp.get(
+                buffer_type.element_type, 64, buffer_type.get_shape()
+            )
             return self.builder.insert(alloca).memref
-        alloc = memref.AllocOp(list(sizes), [], buffer_type)
+        alloc = upstream_memref.AllocOp(list(sizes), [], buffer_type)
         if dynamic == 0 and _in_loop(result):
             buffer = self._hoist(alloc)
         else:
@@ -380,6 +383,6 @@ def owned_buffer(
         return buffer
     shape = target_type.get_shape()
     sizes = [bufferizer.dim(buffer, a) for a, d in enumerate(shape) if d == DYNAMIC_INDEX]
-    copy = bufferizer.builder.insert(memref.AllocOp(sizes, [], target_type)).memref
+    copy = bufferizer.builder.insert(upstream_memref.AllocOp(sizes, [], target_type)).memref
     bufferizer.copy_into(buffer, copy)
     return copy

@@ -24,6 +24,7 @@ from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from tracejit.ir import upstream_memref
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
 from tracejit.passes.bufferize.in_place import owned_and_dead
 
@@ -165,7 +166,9 @@ def _copy_all(
     saved = []
     for source, target in zip(sources, targets, strict=True):
         if source is not target and source in targets:
-            temporary = bufferizer.builder.insert(memref.AllocOp([], [], source.type)).memref
+            temporary = bufferizer.builder.insert(
+                upstream_memref.AllocOp([], [], source.type)
+            ).memref
             bufferizer.allocations.append(temporary)
             bufferizer.copy_into(source, temporary)
             source = temporary

@@ -29,6 +29,7 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
+from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of, is_float
 from tracejit.ir.sort import SortOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
@@ -53,7 +54,9 @@ class _Lines:
 
 
 def _alloc(b: Builder, element: Attribute, size: SSAValue) -> SSAValue:
-    return b.insert(memref.AllocOp([size], [], MemRefType(element, [DYNAMIC_INDEX]))).memref
+    return b.insert(
+        upstream_memref.AllocOp([size], [], MemRefType(element, [DYNAMIC_INDEX]))
+    ).memref
 
 
 def _add(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from math import prod
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -27,6 +27,7 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import elementwise as ew
+from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -232,9 +233,9 @@ def _temporary(
     buffer_type = MemRefType(element, like.type.get_shape())  # type: ignore[attr-defined]
     count = prod(buffer_type.get_shape())
     if not sizes and count * element.bitwidth <= 8 * STACK_BYTES:  # type: ignore[attr-defined]
-        alloca = memref.AllocaOp.get(element, 64, buffer_type.get_shape())
+        alloca = upstream_memref.AllocaOp.get(element, 64, buffer_type.get_shape())
         return bufferizer.builder.insert(alloca).memref
-    buffer = bufferizer.builder.insert(memref.AllocOp(sizes, [], buffer_type)).memref
+    buffer = bufferizer.builder.insert(upstream_memref.AllocOp(sizes, [], buffer_type)).memref
     bufferizer.allocations.append(buffer)
     return buffer
 

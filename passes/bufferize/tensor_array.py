@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
+from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes.bufferize.builder import (
@@ -82,7 +83,7 @@ def _zero_rows(bufferizer, target, low, high, element) -> None:
 def _alloc_rows(builder: Builder, like: MemRefType, rows: SSAValue) -> SSAValue:
     """A heap buffer of `rows` rows shaped like `like`'s (dynamic row count)."""
     mtype = MemRefType(like.element_type, [DYNAMIC_INDEX, *like.get_shape()[1:]])
-    return builder.insert(memref.AllocOp([rows], [], mtype)).memref
+    return builder.insert(upstream_memref.AllocOp([rows], [], mtype)).memref
 
 
 # --- handlers ------------------------------------------------------------------------------

@@ -167,3 +167,11 @@ def test_python_blocks_share_a_namespace_and_have_source(tmp_path):
         "```text\ndef f(x):\n```\n",
     )
     assert run_docs.run_file(page).failures == []
+
+
+def test_runner_skips_a_block_whose_module_is_missing(tmp_path):
+    missing = "<!-- needs: no_such_module_tj -->\n```python\nimport no_such_module_tj\n```\n"
+    page = _page(tmp_path, missing + "\n```text\nanything\n```\n")
+    assert run_docs.run_file(page).failures == []
+    present = "<!-- needs: numpy -->\n```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n"
+    assert "output differs" in run_docs.run_file(_page(tmp_path, present)).failures[0]

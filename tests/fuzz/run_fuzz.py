@@ -133,8 +133,21 @@ def main() -> None:
         help="also differentiate every program (its first input float64) and check the "
         "gradient against finite differences (fuzz_gradients.py)",
     )
+    parser.add_argument(
+        "--oracle",
+        choices=("numpy", "iree"),
+        default="numpy",
+        help="iree: also compile each program with IREE (export-linalg; the interop extra) "
+        "and compare it with NumPy and tracejit, in this process (fuzz_iree.py)",
+    )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.oracle == "iree":
+        from fuzz_iree import fuzz_iree
+
+        report = fuzz_iree(args.count, args.seed or 0)
+        print(report.summary())
+        sys.exit(1 if report.counts["disagree"] or report.counts["iree_failure"] else 0)
     if args.worker is not None:
         worker(args.worker, args.seed, args.grad)
         return

@@ -28,14 +28,14 @@ builtin.module {
 
 // CHECK:      func.func @f(%[[P:.*]]: memref<i1>, %[[A:.*]]: memref<4xf32>, %[[N:.*]]: memref<i64>, %[[OUT:.*]]: memref<4xf32>) {
 // CHECK-NEXT:   %[[PV:.*]] = memref.load %[[P]][] : memref<i1>
-// CHECK-NEXT:   %[[R:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NEXT:   %[[R:.*]] = memref.alloca() alignment = 64 : memref<4xf32>
 // CHECK-NEXT:   scf.if %[[PV]] {
 // CHECK-NEXT:     linalg.generic {{.*}} ins(%[[A]] : memref<4xf32>) outs(%[[R]] : memref<4xf32>)
 // CHECK:        } else {
 // CHECK:          arith.negf
 // CHECK:        linalg.generic {{.*}} outs(%[[R]] : memref<4xf32>)
 // The returned loop value's state is the output buffer itself:
-// CHECK:        %[[I:.*]] = memref.alloca() {alignment = 64 : i64} : memref<i64>
+// CHECK:        %[[I:.*]] = memref.alloca() alignment = 64 : memref<i64>
 // CHECK:        linalg.generic {{.*}} ins(%[[N]] : memref<i64>) outs(%[[I]] : memref<i64>)
 // CHECK:        linalg.generic {{.*}} ins(%[[R]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
 // CHECK:        scf.while () : () -> () {

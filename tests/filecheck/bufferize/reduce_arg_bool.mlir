@@ -14,7 +14,7 @@ builtin.module {
 }
 
 // CHECK:      func.func @f(%[[X:.*]]: memref<4x3xf32>, %[[N:.*]]: memref<5xi8>, %[[B:.*]]: memref<4x3xi1>, %[[I:.*]]: memref<i64>, %[[J:.*]]: memref<i64>, %[[A:.*]]: memref<3xi1>) {
-// CHECK-NEXT:   %[[BEST:.*]] = memref.alloca() {alignment = 64 : i64} : memref<f32>
+// CHECK-NEXT:   %[[BEST:.*]] = memref.alloca() alignment = 64 : memref<f32>
 // CHECK-NEXT:   linalg.generic {{.*}} outs(%[[BEST]] : memref<f32>)
 // CHECK:          arith.constant 0xff800000 : f32
 // CHECK:        linalg.generic {{.*}} outs(%[[I]] : memref<i64>)
@@ -36,7 +36,7 @@ builtin.module {
 // CHECK-NEXT:     %[[NEWI:.*]] = arith.select %[[TAKE]], %[[POS]], %[[IDX]] : i64
 // CHECK-NEXT:     linalg.yield %[[NEWV]], %[[NEWI]] : f32, i64
 // Integers: signed compare, the value temporary starts at INT8_MAX for argmin.
-// CHECK:        %[[BESTN:.*]] = memref.alloca() {alignment = 64 : i64} : memref<i8>
+// CHECK:        %[[BESTN:.*]] = memref.alloca() alignment = 64 : memref<i8>
 // CHECK:          arith.constant 127 : i8
 // CHECK:        linalg.generic {{.*}} ins(%[[N]] : memref<5xi8>) outs(%[[BESTN]], %[[J]] : memref<i8>, memref<i64>)
 // CHECK:          arith.cmpi slt, %{{.*}}, %{{.*}} : i8

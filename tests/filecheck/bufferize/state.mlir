@@ -14,9 +14,9 @@ builtin.module {
 
 // CHECK:      func.func private @__tj_callback_0(memref<3xi8>) -> i32 attributes {tj.print = ["s = ", "\0A"], tj.arg_dtypes = ["uint8"]}
 // CHECK-NEXT: func.func @f(%[[X:.*]]: memref<3xi8>, %[[V:.*]]: memref<3xi8>) {
-// CHECK-NEXT:   %[[R:.*]] = memref.alloca() {alignment = 64 : i64} : memref<3xi8>
+// CHECK-NEXT:   %[[R:.*]] = memref.alloca() alignment = 64 : memref<3xi8>
 // CHECK-NEXT:   linalg.generic {{.*}} ins(%[[V]] : memref<3xi8>) outs(%[[R]] : memref<3xi8>)
-// CHECK:        %[[S:.*]] = memref.alloca() {alignment = 64 : i64} : memref<3xi8>
+// CHECK:        %[[S:.*]] = memref.alloca() alignment = 64 : memref<3xi8>
 // CHECK-NEXT:   linalg.generic {{.*}} ins(%[[R]], %[[X]] : memref<3xi8>, memref<3xi8>) outs(%[[S]] : memref<3xi8>)
 // CHECK:        linalg.generic {{.*}} ins(%[[S]] : memref<3xi8>) outs(%[[V]] : memref<3xi8>)
 // CHECK:        %[[STATUS:.*]] = func.call @__tj_callback_0(%[[S]]) : (memref<3xi8>) -> i32

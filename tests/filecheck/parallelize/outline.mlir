@@ -131,7 +131,7 @@ func.func @tiles(%c: memref<512x512xf32>) {
 // CHECK-NEXT:      %{{.*}} = func.call @tiles__par0(%c, %[[IC]], %{{.*}}, %{{.*}}) {tj.parallel_work = 300000 : i64}
 // CHECK-NEXT:    }
 // CHECK:       func.func private @tiles__par0(
-// CHECK:         memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
+// CHECK:         memref.alloca() alignment = 64 : memref<6x16xf32>
 // CHECK:         scf.for
 
 // With 4 row blocks or more, the row-block loop itself is outlined: one fork per call.

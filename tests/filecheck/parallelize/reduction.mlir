@@ -29,7 +29,7 @@ func.func @sum(%x: memref<2000000xf32>, %out: memref<f32>) {
 // CHECK-LABEL: func.func @sum(
 // CHECK:         %[[INIT:.*]] = memref.load %out[] : memref<f32>
 // CHECK-NEXT:    %[[TRIPS:.*]] = arith.constant 489 : index
-// CHECK-NEXT:    %[[PARTS:.*]] = memref.alloc() {alignment = 64 : i64} : memref<489xf32>
+// CHECK-NEXT:    %[[PARTS:.*]] = memref.alloc() alignment = 64 : memref<489xf32>
 // CHECK:         %{{.*}} = func.call @sum__par0(%x, %[[PARTS]], %{{.*}}, %{{.*}}) {tj.parallel_work = {{[0-9]+}} : i64}
 // CHECK-NEXT:    %[[R:.*]] = scf.for %[[B:.*]] = %{{.*}} to %[[TRIPS]] step %{{.*}} iter_args(%[[ACC:.*]] = %[[INIT]]) -> (f32) {
 // CHECK-NEXT:      %[[P:.*]] = memref.load %[[PARTS]][%[[B]]] : memref<489xf32>

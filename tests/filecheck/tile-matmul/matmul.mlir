@@ -19,9 +19,9 @@ func.func @edges(%a: memref<7x5xf32>, %b: memref<5x18xf32>, %c: memref<7x18xf32>
 }
 
 // CHECK-LABEL: func.func @edges
-// CHECK:         %packed = memref.alloca() {alignment = 64 : i64} : memref<2x5x16xf32>
-// CHECK-NEXT:    %acc = memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
-// CHECK-NEXT:    %edge = memref.alloca() {alignment = 64 : i64} : memref<6x16xf32>
+// CHECK:         %packed = memref.alloca() alignment = 64 : memref<2x5x16xf32>
+// CHECK-NEXT:    %acc = memref.alloca() alignment = 64 : memref<6x16xf32>
+// CHECK-NEXT:    %edge = memref.alloca() alignment = 64 : memref<6x16xf32>
 // CHECK:         %zero = arith.constant 0.000000e+00 : f32
 //                  pack B
 // CHECK-NEXT:    scf.for %jb = %c0 to %c2 step %c1 {
@@ -78,7 +78,7 @@ func.func @blocked(%a: memref<12x600xf32>, %b: memref<600x32xf32>, %c: memref<12
 }
 
 // CHECK-LABEL: func.func @blocked
-// CHECK:         %packed = memref.alloca() {alignment = 64 : i64} : memref<2x256x16xf32>
+// CHECK:         %packed = memref.alloca() alignment = 64 : memref<2x256x16xf32>
 // CHECK-NOT:     %edge
 // CHECK:         scf.for %pc = %c0 to %c600 step %c256 {
 // CHECK-NEXT:      [[LEFT:%.*]] = arith.subi %c600, %pc : index

@@ -4,7 +4,7 @@
 // RUN: tracejit-opt --help | filecheck %s --check-prefixes=CHECK,HELP
 // HELP: usage: tracejit-opt
 // HELP: --print-changed
-// HELP: --emit {tj,loops,cf,llvm,asm,dot}
+// HELP: --emit {tj,loops,cf,llvm,asm,dot,linalg}
 // CHECK: bufferize {{ +}}Tensors -> memrefs
 // CHECK: canonicalize
 // CHECK: cse {{ +}}Common subexpression elimination
