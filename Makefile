@@ -6,10 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench fuzz lint typecheck clean
 
-$(STAMP): pyproject.toml
+# The interop extra (upstream MLIR's iree-opt and IREE, ~0.5 GB) is installed too, so that
+# `make test` runs tests/interop; without it those tests skip with their reason.
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,interop]'
 	touch $(STAMP)
 
 demo: $(STAMP)
