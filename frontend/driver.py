@@ -49,11 +49,19 @@ class LoweredModule:
     pass_seconds: list[tuple[str, float]] = field(default_factory=list)
 
 
+def verification_mode() -> str:
+    """When to verify the IR: after `each` pass, once at the `end` of a pipeline, or `off`.
+    Always each pass in the CLI and the fuzzer; for `tj.function` as `TRACEJIT_VERIFY_EACH`
+    says (`1`, `end`, unset or `0`), off by default because verification costs as much as
+    the passes (and grows faster than linearly with the number of blocks in xDSL)."""
+    value = os.environ.get("TRACEJIT_VERIFY_EACH", "0")
+    if value == "end":
+        return "end"
+    return "off" if value in ("", "0") else "each"
+
+
 def verify_each_by_default() -> bool:
-    """Verify the IR after every pass? Always in tests and the CLI; for `tj.function` only
-    when `TRACEJIT_VERIFY_EACH=1`, because verification costs as much as the passes
-    (and grows faster than linearly with the number of blocks in xDSL)."""
-    return os.environ.get("TRACEJIT_VERIFY_EACH", "0") not in ("", "0")
+    return verification_mode() == "each"
 
 
 def lower(
@@ -65,6 +73,7 @@ def lower(
 ) -> LoweredModule:
     """Run `pipeline` on a copy of `module` (the traced graph stays untouched); verify
     after each pass if `verify_each` (default: `verify_each_by_default()`)."""
+    verify_at_end = verify_each is None and verification_mode() == "end"
     if verify_each is None:
         verify_each = verify_each_by_default()
     lowered = LoweredModule(module.clone())
@@ -80,12 +89,22 @@ def lower(
             after_pass(pass_name, current)
         last = time.perf_counter()
 
+    passes = Pipeline.parse(pipeline)
     try:
-        Pipeline.parse(pipeline).run(lowered.module, verify_each=verify_each, after_pass=hook)
+        passes.run(lowered.module, verify_each=verify_each, after_pass=hook)
+        if verify_at_end and passes.names:
+            _verify_at_end(lowered.module, passes.names[-1])
     except PipelineError as error:
         error.module = lowered.module  # type: ignore[attr-defined]  # the IR the pass left
         raise
     return lowered
+
+
+def _verify_at_end(module: ModuleOp, last_pass: str) -> None:
+    try:
+        module.verify()
+    except Exception as error:
+        raise PipelineError(f"{last_pass} (or a pass before it)", str(error)) from error
 
 
 def error_messages(module: ModuleOp) -> list[str]:

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 import tracejit as tj
 
-# Tests verify the IR after every pass (the library skips it unless asked: it is slow).
-os.environ.setdefault("TRACEJIT_VERIFY_EACH", "1")
+# Tests verify the IR at the end of every pipeline (the library skips it unless asked: it is
+# slow). After every pass would double the suite's time; the lit tests (tracejit-opt) and
+# the fuzzer (fuzz_oracle.py) verify after each pass, and name the pass that broke the IR.
+os.environ.setdefault("TRACEJIT_VERIFY_EACH", "end")
 
 # Tiered execution (frontend/tiered.py) would answer every test's first call with the graph
 # interpreter, which evaluates each op with the same NumPy code the tests compare against: the
