@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 from fuzz_oracle import compare_arrays, run
+from fuzz_programs import draw_programs
 
 import tracejit as tj
 from tracejit.frontend.structure import flatten
@@ -89,29 +90,6 @@ class Report:
         lines += [f"DISAGREE {d}" for d in self.disagreements]
         lines += [f"IREE FAILURE {f}" for f in self.failures]
         return "\n".join(lines)
-
-
-def draw_programs(count: int, seed: int) -> list:
-    from fuzz_programs import programs
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-
-    drawn: list = []
-
-    @hypothesis_seed(seed)
-    @settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(program=programs())
-    def collect(program):
-        drawn.append(program)
-
-    collect()
-    return drawn
 
 
 def prepare(index: int, program, report: Report) -> Case | None:

@@ -1404,3 +1404,27 @@ def programs(
     returned = b.values[len(inputs) :] + b.hidden
     b.program.outputs = {v.name: v.err for v in returned}
     return b.program
+
+
+def draw_programs(count: int, seed: int) -> list:
+    """`count` programs of the generator, the same ones for the same `seed` (for the IREE
+    oracle and the upstream-MLIR check, which need a list, not a hypothesis test)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    drawn: list = []
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(program=programs())
+    def collect(program):
+        drawn.append(program)
+
+    collect()
+    return drawn

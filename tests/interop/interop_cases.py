@@ -84,25 +84,3 @@ def _run_line_passes(text: str) -> str | None:
     return None
 
 
-def fuzz_programs(count: int, seed: int) -> list:
-    """`count` programs of the differential fuzzer's generator (deterministic for `seed`)."""
-    from fuzz_programs import programs
-    from hypothesis import HealthCheck, Phase, given, settings
-    from hypothesis import seed as hypothesis_seed
-
-    drawn: list = []
-
-    @hypothesis_seed(seed)
-    @settings(
-        max_examples=count,
-        database=None,
-        deadline=None,
-        phases=[Phase.generate],
-        suppress_health_check=list(HealthCheck),
-    )
-    @given(program=programs())
-    def collect(program):
-        drawn.append(program)
-
-    collect()
-    return drawn

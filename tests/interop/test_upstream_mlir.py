@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("iree.compiler", reason="needs the interop extra (iree-base-compiler)")
 
+from fuzz_programs import draw_programs  # noqa: E402
 from interop_cases import (  # noqa: E402
     LOWERED_PASSES,
     example_programs,
     filecheck_outputs,
-    fuzz_programs,
     lowered_stages,
 )
 
@@ -48,7 +48,7 @@ def test_fuzzer_programs_stages_are_upstream_mlir():
     """30 generated programs (300 with TRACEJIT_SLOW=1), every lowered stage of each."""
     count = 300 if os.environ.get("TRACEJIT_SLOW") == "1" else 30
     modules = []
-    for k, program in enumerate(fuzz_programs(count, seed=23)):
+    for k, program in enumerate(draw_programs(count, seed=23)):
         namespace = program.build()
         try:
             with warnings.catch_warnings():
