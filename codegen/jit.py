@@ -151,13 +151,29 @@ def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, slp: bool = True) 
     tuning.loop_vectorization = True
     tuning.slp_vectorization = slp
     builder = llvm.create_pass_builder(tm, tuning)
-    builder.getModulePassManager().run(module, builder)
+    _run_and_dispose(builder.getModulePassManager(), module, builder)
     # Vectorised calls can only be inlined after vectorisation: the masked vector variants
     # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`.
     late = llvm.create_pass_builder(tm, tuning)
     inliner = llvm.create_new_module_pass_manager()
     inliner.add_always_inliner_pass()
-    inliner.run(module, late)
+    _run_and_dispose(inliner, module, late)
+
+
+def _run_and_dispose(
+    manager: llvm.ModulePassManager, module: llvm.ModuleRef, builder: llvm.PassBuilder
+) -> None:
+    """Run `manager`, then free it. llvmlite 0.50 never frees a ModulePassManager: its class
+    inherits `_dispose` from `ObjectRef` (a no-op) before `NewPassManager`'s, so every O3
+    pipeline (~65 KiB of pass objects) stayed resident for the life of the process.
+    `detach` afterwards keeps a fixed llvmlite from freeing it a second time."""
+    from llvmlite.binding.newpassmanagers import NewPassManager
+
+    try:
+        manager.run(module, builder)
+    finally:
+        NewPassManager._dispose(manager)
+        manager.detach()
 
 
 def _bind_thread_count(engine: llvm.ExecutionEngine | SharedLibrary) -> None:

@@ -45,13 +45,13 @@ def _kernel(i: int):
 
 
 def functions(count: int) -> dict:
-    """Compile and drop `count` Functions. Weak references to each one's user function
-    and LLVM execution engine (the object owning the machine code) tell whether they were
-    freed; RSS growth per Function is compared with `llvmlite_baseline`."""
+    """Compile and drop `count` Functions, after 50 unmeasured ones (LLVM's and xDSL's
+    one-time state, early growth of glibc's arenas). Weak references to each one's user
+    function and LLVM execution engine (the object owning the machine code) tell whether
+    they were freed."""
     x = np.ones((4, 5))
-    for i in range(20):  # warm up: LLVM's and xDSL's one-time state
+    for i in range(50):
         tj.function(_kernel(i))(x)
-    baseline = llvmlite_baseline(max(count // 2, 25))  # first: freed memory would hide it
     gc.collect()
     before = rss()
     engines, user_functions = [], []
@@ -69,41 +69,7 @@ def functions(count: int) -> dict:
         "functions": count,
         "alive_engines": sum(ref() is not None for ref in engines),
         "alive_user_functions": sum(ref() is not None for ref in user_functions),
-        "llvmlite_bytes_per_compile": baseline,
     }
-
-
-def llvmlite_baseline(count: int) -> float:
-    """RSS growth per compile of llvmlite alone (parse, O3, MCJIT, engine freed) for one
-    of these kernels' LLVM IR. llvmlite 0.50 never frees the PassInstrumentationCallbacks
-    its PassBuilder allocates nor the callbacks each O3 run registers there (~100 KB per
-    compile, ffi/newpassmanagers.cpp): growth tracejit cannot avoid with O3 on."""
-    from tracejit.codegen import jit
-
-    text = _llvm_text()
-    for _ in range(30):  # until memory freed earlier is used up
-        jit.compile_llvm_ir(text, {})
-    gc.collect()
-    before = rss()
-    for _ in range(count):
-        jit.compile_llvm_ir(text, {})
-    gc.collect()
-    return (rss() - before) / count
-
-
-def _llvm_text() -> str:
-    from tracejit.codegen import jit
-
-    captured = []
-    compile_llvm_ir = jit.compile_llvm_ir
-    jit.compile_llvm_ir = lambda text, *args, **kw: (
-        captured.append(text) or compile_llvm_ir(text, *args, **kw)
-    )
-    try:
-        tj.function(_kernel(-1))(np.ones((4, 5)))
-    finally:
-        jit.compile_llvm_ir = compile_llvm_ir
-    return captured[-1]
 
 
 if __name__ == "__main__":
