@@ -26,7 +26,6 @@ is not looked up), so pickle's round trip never aliases the object it started fr
 from __future__ import annotations
 
 import importlib
-import inspect
 import linecache
 import os
 import pickle
@@ -35,6 +34,8 @@ import threading
 import uuid
 from collections import OrderedDict
 from typing import Any
+
+from tracejit.frontend.source_lines import source_lines
 
 # Functions unpickled in this process, by the token of the Function they were pickled from.
 # Bounded, oldest first out: a long-lived worker receiving ever new Functions keeps the last ones.
@@ -134,7 +135,7 @@ def _source_lines(python_function: Any) -> tuple[str, list[str]]:
     if code is None:
         return "", []
     try:
-        lines, start = inspect.getsourcelines(code)
+        lines, start = source_lines(code, getattr(python_function, "__globals__", {}))
     except (OSError, TypeError):
         return code.co_filename, []  # AutoGraph will say so where it runs
     return code.co_filename, ["\n"] * (start - 1) + lines

@@ -1,6 +1,6 @@
 """Converting a Python function: source -> AST rewrite -> a new function object.
 
-The function's source (`inspect.getsource`, dedented) is parsed, rewritten by
+The function's source (`source_lines.source_lines`, dedented) is parsed, rewritten by
 `transformer.py`, and compiled with the original filename and line numbers (so
 tracebacks and `at_user_line` point at the user's lines). To keep closures working, the
 converted function is compiled inside a factory that declares the original free
@@ -25,7 +25,6 @@ import textwrap
 import threading
 import types
 import weakref
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -34,6 +33,7 @@ import tracejit
 from tracejit.frontend.autograph import analysis
 from tracejit.frontend.autograph.lowering import Namer
 from tracejit.frontend.autograph.transformer import ExpressionConverter, FunctionConverter
+from tracejit.frontend.source_lines import source_lines
 from tracejit.frontend.trace_warnings import warn_at_user_line
 
 _FACTORY = "__tj_autograph_factory"
@@ -52,10 +52,17 @@ _NON_USER_DIRS = tuple(
 _GENERATOR_FLAGS = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 
 
-@dataclass(frozen=True)
 class _Converted:
-    code: types.CodeType
-    source: str
+    """The converted code, and the converted tree `to_code` prints (written out only when
+    asked: unparsing costs as much as the rest of a small function's conversion)."""
+
+    def __init__(self, code: types.CodeType, tree: ast.AST) -> None:
+        self.code = code
+        self._tree = tree
+
+    @functools.cached_property
+    def source(self) -> str:
+        return ast.unparse(self._tree)
 
 
 # Keyed by (filename, code): equal code objects from different files compare equal.
@@ -212,13 +219,11 @@ def _compile(function: types.FunctionType) -> _Converted:
     namer = Namer(analysis.all_identifiers(tree) | {"ag__", _FACTORY, _INNER})
     if isinstance(node, ast.Lambda):
         node = ExpressionConverter().visit(node)
-        source = ast.unparse(node)
         inner: ast.stmt = ast.Expr(node)
     else:
         node.decorator_list = []
         node = FunctionConverter(namer).function(node)
         node = ExpressionConverter().visit(node)
-        source = ast.unparse(node)
         # Defined under its own name inside the factory, a recursive function's call of
         # itself would read the factory's local instead of the global: rename the definition.
         renamed = ast.copy_location(copy.copy(node), node)
@@ -247,13 +252,13 @@ def _compile(function: types.FunctionType) -> _Converted:
     code = _find_code(module_code, _INNER if isinstance(inner, ast.FunctionDef) else "<lambda>")
     code = code.replace(co_name=function.__code__.co_name)
     _converted_codes.update(_all_codes(code))
-    return _Converted(code, source)
+    return _Converted(code, node)
 
 
 def _parse(function: types.FunctionType) -> tuple[ast.FunctionDef | ast.Lambda, ast.Module]:
     try:
         # The code object, not the function: getsource would follow `__wrapped__`.
-        lines, start = inspect.getsourcelines(function.__code__)
+        lines, start = source_lines(function.__code__, function.__globals__)
     except (OSError, TypeError) as error:
         raise ConversionError("its source is not available") from error
     try:
