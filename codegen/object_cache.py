@@ -42,7 +42,6 @@ import os
 import stat
 import struct
 import sys
-import tempfile
 import time
 import warnings
 from collections.abc import Mapping
@@ -403,6 +402,8 @@ class ObjectCache:
         return True
 
     def _write_atomically(self, path: Path, data: bytes) -> None:
+        import tempfile  # here: a process that only reads the cache never needs it
+
         fd, temp = tempfile.mkstemp(dir=self.directory, prefix=_TEMP_PREFIX, suffix=SUFFIX)
         try:
             with os.fdopen(fd, "wb") as handle:

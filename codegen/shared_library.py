@@ -23,8 +23,6 @@ import ctypes
 import functools
 import os
 import shutil
-import subprocess
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -139,6 +137,10 @@ def pic_object_code(llvm_ir: str) -> bytes:
 def link(object_code: bytes, destination: Path) -> bool:
     """Link `object_code` into the shared library `destination` (atomically). False when
     there is no compiler driver or it fails."""
+    # imported here: a process that only loads libraries from the cache never needs them
+    import subprocess
+    import tempfile
+
     driver = compiler_driver()
     if driver is None:
         return False
