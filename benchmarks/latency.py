@@ -248,6 +248,9 @@ PROCESS_FIRST_CALL = """
 import json, os, sys, time
 import numpy as np
 import tracejit as tj
+# `import tracejit` loads its frontend when the API is first touched (PEP 562): touch it here,
+# so that the import is excluded, as the docstring says, and the clock sees only the call
+tj.function
 start = time.perf_counter()
 @tj.function
 def trivial(x):

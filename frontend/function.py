@@ -23,6 +23,11 @@ import numpy as np
 from tracejit.frontend import config
 from tracejit.frontend.autodiff import eager as eager_tapes
 from tracejit.frontend.autodiff.tape import recording_in
+
+# AutoGraph (the converter, and the operators its code calls) with tj.function itself: every
+# first trace needs both, and importing them there added ~30 ms to a process's first call.
+from tracejit.frontend.autograph import convert
+from tracejit.frontend.autograph import operators as _autograph_operators  # noqa: F401
 from tracejit.frontend.cache_key import (
     IdentityKey,
     accepts,
@@ -155,8 +160,6 @@ class Function:
         if is_tracing() and recording_in(current_trace()):
             # A GradientTape records the caller: stage this function's code right into the
             # caller's trace, so the tape sees its ops (and its custom gradients).
-            from tracejit.frontend.autograph import convert
-
             python_function = self._python_function
             return (convert(python_function) if self._autograph else python_function)(
                 *args, **kwargs
@@ -310,8 +313,6 @@ class Function:
             _refuse_generators(self._python_function)
             if signature is not None:
                 leaves = signature.trace_leaves(leaves, treedef)
-            from tracejit.frontend.autograph import convert  # AutoGraph: rewrite control flow
-
             program = trace(
                 convert(self._python_function) if self._autograph else self._python_function,
                 self._signature,
