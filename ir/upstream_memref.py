@@ -75,8 +75,22 @@ def _parse(
     )
 
 
+class _UpstreamSyntax:
+    """print/parse for both ops (their constructors take the same arguments)."""
+
+    def print(self, printer: Printer) -> None:
+        _print(self, printer)  # type: ignore[arg-type]  # mixed only into AllocOp/AllocaOp
+
+    @classmethod
+    def parse(cls, parser: Parser) -> Self:
+        sizes, symbols, alignment, attrs, result_type = _parse(parser)
+        op = cls(sizes, symbols, result_type, alignment)  # type: ignore[call-arg]
+        op.attributes |= attrs  # type: ignore[attr-defined]
+        return op
+
+
 @irdl_op_definition
-class AllocOp(memref.AllocOp):
+class AllocOp(_UpstreamSyntax, memref.AllocOp):
     """`memref.alloc(%n) alignment = 64 : memref<?xf32>` (upstream's syntax)."""
 
     name = "memref.alloc"
@@ -86,19 +100,9 @@ class AllocOp(memref.AllocOp):
     memref = result_def(MemRefType)
     alignment = opt_prop_def(IntegerAttr)
 
-    def print(self, printer: Printer) -> None:
-        _print(self, printer)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        sizes, symbols, alignment, attrs, result_type = _parse(parser)
-        op = cls(sizes, symbols, result_type, alignment)
-        op.attributes |= attrs
-        return op
-
 
 @irdl_op_definition
-class AllocaOp(memref.AllocaOp):
+class AllocaOp(_UpstreamSyntax, memref.AllocaOp):
     """`memref.alloca() alignment = 64 : memref<64xf32>` (upstream's syntax)."""
 
     name = "memref.alloca"
@@ -134,16 +138,6 @@ class AllocaOp(memref.AllocaOp):
             alignment = IntegerAttr(alignment, i64)
         result_type = MemRefType(return_type, list(shape) if shape is not None else [1])
         return AllocaOp(list(dynamic_sizes or []), [], result_type, alignment)
-
-    def print(self, printer: Printer) -> None:
-        _print(self, printer)
-
-    @classmethod
-    def parse(cls, parser: Parser) -> Self:
-        sizes, symbols, alignment, attrs, result_type = _parse(parser)
-        op = cls(sizes, symbols, result_type, alignment)
-        op.attributes |= attrs
-        return op
 
 
 def _memref_dialect() -> Dialect:
