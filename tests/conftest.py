@@ -110,9 +110,10 @@ def axis_for(draw, ndim: int):
 LONGEST_FIRST = (
     "tests/test_filecheck.py",
     "tests/numpy/test_data_dependent_shapes.py",
-    "tests/fuzz/test_fuzz_quick.py",
-    "tests/frontend/test_input_signature_conformance.py",
+    "tests/frontend/test_dynamic_shape_ops.py",
     "tests/docs/test_solutions_adversarial.py",
+    "tests/autograph/test_reference_programs.py",
+    "tests/fuzz/test_fuzz_quick.py",
 )
 
 

@@ -4,6 +4,7 @@ and signatures on methods describing the arguments after `self` (tf.Module's pat
 Every result is compared with the same function run eagerly in NumPy."""
 
 import gc
+import os
 import sys
 import weakref
 
@@ -13,6 +14,16 @@ import pytest
 import tracejit as tj
 
 DTYPES = [np.int32, np.int64, np.float32, np.float64]
+# What these tests check (which ConcreteFunction serves a call, the signature it shows, the
+# error it raises) does not depend on the dtype, which only has to flow through each path:
+# each test takes one integer and one float dtype, the pairs alternating from test to test
+# so that every dtype goes through half of them. TRACEJIT_SLOW=1 gives every test all four.
+DTYPE_PAIRS = ([np.int32, np.float64], [np.int64, np.float32])
+
+
+def dtypes(pair: int) -> list:
+    return DTYPES if os.environ.get("TRACEJIT_SLOW") == "1" else DTYPE_PAIRS[pair]
+
 INCOMPATIBLE = "Python inputs incompatible with input_signature"
 
 
@@ -32,7 +43,7 @@ def assert_identical(a, b):
 
 
 # --- 9. one ConcreteFunction for a spec of unknown rank --------------------------------------
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_unknown_rank_signature_has_one_concrete_function(dtype, check_against_eager):
     def f(x):
         return x * 2 + 1
@@ -53,7 +64,7 @@ def test_unknown_rank_signature_has_one_concrete_function(dtype, check_against_e
     assert g.experimental_get_tracing_count() == 4
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(1))
 def test_unknown_rank_concrete_function_shows_its_signature(dtype):
     g = tj.function(lambda x: x - 1, input_signature=[tj.TensorSpec(None, dtype)])
     concrete = g.get_concrete_function()
@@ -70,7 +81,7 @@ def test_unknown_rank_concrete_function_shows_its_signature(dtype):
     assert "ConcreteFunction <lambda>(x)" in repr(concrete)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_unknown_rank_signature_still_checks_inputs(dtype):
     g = tj.function(lambda x: x * 3, input_signature=[tj.TensorSpec(None, dtype)])
     with pytest.raises(ValueError, match=INCOMPATIBLE):
@@ -84,7 +95,7 @@ def test_unknown_rank_signature_still_checks_inputs(dtype):
     np.testing.assert_array_equal(out, np.array([[3, 6], [9, 12]], dtype))
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(1))
 def test_unknown_rank_next_to_known_specs_and_python_values(dtype, check_against_eager):
     @tj.function(input_signature=[tj.TensorSpec(None, dtype), tj.TensorSpec([None], dtype)])
     def f(x, y, scale=2):
@@ -138,7 +149,7 @@ def affine_class(dtype):
     return Affine
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_method_signature_describes_the_arguments_after_self(dtype, check_against_eager):
     Affine = affine_class(dtype)
     a, b = Affine(2, 1), Affine(3, -1)
@@ -155,7 +166,7 @@ def test_method_signature_describes_the_arguments_after_self(dtype, check_agains
     assert out.dtype == dtype and list(out) == [3, 5, 7]
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(1))
 def test_method_get_concrete_function_uses_the_signature(dtype):
     Affine = affine_class(dtype)
     a, b = Affine(2, 1), Affine(3, -1)
@@ -173,7 +184,7 @@ def test_method_get_concrete_function_uses_the_signature(dtype):
     assert "func.func" in str(concrete.graph)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_method_signature_rejects_incompatible_inputs(dtype):
     a = affine_class(dtype)(2, 1)
     with pytest.raises(ValueError, match=INCOMPATIBLE):
@@ -191,7 +202,7 @@ def test_method_signature_rejects_incompatible_inputs(dtype):
     assert type(a).apply.experimental_get_tracing_count() == 0
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(1))
 def test_method_with_a_signature_of_unknown_rank(dtype, check_against_eager):
     Affine = affine_class(dtype)
     a, b = Affine(2, 1), Affine(3, -1)
@@ -208,7 +219,7 @@ def test_method_with_a_signature_of_unknown_rank(dtype, check_against_eager):
     assert concrete.structured_input_signature == ((spec, 1), {})  # `by` as traced
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_method_with_a_signature_called_from_another_function(dtype, check_against_eager):
     a = affine_class(dtype)(2, 1)
 
@@ -244,7 +255,7 @@ def test_method_traces_die_with_their_instance():
     assert not Affine.apply._cache and not Affine.shift._cache and not Affine.shift._polymorphic
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(1))
 def test_plain_function_whose_first_parameter_is_named_self(dtype, check_against_eager):
     @tj.function(input_signature=[tj.TensorSpec([None], dtype), tj.TensorSpec([None], dtype)])
     def difference(self, x):
@@ -260,7 +271,7 @@ def test_plain_function_whose_first_parameter_is_named_self(dtype, check_against
         difference(x)
 
 
-@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("dtype", dtypes(0))
 def test_static_and_class_methods(dtype, check_against_eager):
     spec = [tj.TensorSpec([None], dtype)]
 
