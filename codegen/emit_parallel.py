@@ -4,17 +4,22 @@ The call `%st = func.call @f__par0(captures..., %lo, %hi) {tj.parallel_work = W}
 iterations [lo, hi) of an outlined loop (passes/parallelize.py). It becomes
 
     if (hi - lo >= max(2, ceil(MIN_PARALLEL_WORK / W)))   // big enough for threads
-        st = f__par0__task__fork(&captures, lo, hi)
+        st = tracejit_parallel_fork(f__par0__task, &captures, lo, hi)
     else
         st = f__par0(captures..., lo, hi)                 // the plain call: no thread work
     if (st != 0) return st;                               // a bounds check failed inside
 
 so a small call never touches the thread count nor makes a thread. `@f__par0__task(ctx, lo,
 hi)` unpacks the captures (pointers, scalars, dynamic dims, stored in a stack struct by the
-caller) and calls the outlined function. Its `__fork` reads the thread count T through the
-global `tracejit_num_threads_ptr` (filled in after loading with the address of
-`ir.parallel_contract.THREAD_COUNT`; null means 1); with T > 1 it cuts [lo, hi) into
-min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 threads
+caller) and calls the outlined function. The fork is one function per module,
+`@tracejit_parallel_fork(task, ctx, lo, hi)`, shared by every outlined loop (it calls the
+task through its pointer, once per piece): a copy per loop made LLVM optimise ~100 lines of
+scaffolding per loop, and inline the loop body into each copy, which made a module with
+many parallel loops compile 2-6x slower. The outlined function is `noinline` for the same
+reason: the plain call and the task then share one optimised loop body. The fork reads the
+thread count T through the global `tracejit_num_threads_ptr` (filled in after loading with
+the address of `ir.parallel_contract.THREAD_COUNT`; null means 1); with T > 1 it cuts
+[lo, hi) into min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 threads
 (`pthread_create`) and runs pieces itself; every thread takes the next piece from a shared
 atomic counter until none is left. The forking thread then joins the threads and returns the
 status of the first failing piece, if any. A thread that cannot be created leaves its share to
@@ -52,9 +57,6 @@ from tracejit.ir.parallel_contract import (
 )
 
 TASK_SUFFIX = "__task"
-FORK_SUFFIX = "__fork"
-WORKER_SUFFIX = "__worker"
-PIECES_SUFFIX = "__pieces"
 
 ONE = ir.Constant(I64, 1)
 ZERO32 = ir.Constant(I32, 0)
@@ -90,6 +92,7 @@ def emit_parallel_call(fx: FunctionEmitter, op: func.CallOp, callee: ir.Function
     b.cbranch(big, forked, plain)
 
     b.position_at_end(plain)
+    callee.attributes.add("noinline")  # one copy of the loop: see the module docstring
     direct = b.call(callee, [*captures, lo, hi, *dims])
     b.branch(joined)
 
@@ -99,7 +102,7 @@ def emit_parallel_call(fx: FunctionEmitter, op: func.CallOp, callee: ir.Function
     for position, value in enumerate(fields):
         b.store(value, _field(b, context, position, [v.type for v in fields]))
     task = _task(fx.state, callee, len(captures), [v.type for v in fields])
-    threaded = b.call(_parallel_for(fx.state, task), [context, lo, hi])
+    threaded = b.call(_parallel_for(fx.state), [task, context, lo, hi])
     b.branch(joined)
 
     b.position_at_end(joined)
@@ -141,9 +144,14 @@ def _threads_global(state: ModuleState) -> ir.GlobalVariable:
 
 # The state one fork shares with its threads, in the forking thread's frame (it outlives
 # them: every thread is joined before the fork returns).
-_NEXT, _CTX, _LO, _N, _PIECES, _STATUS = range(6)
+_NEXT, _TASK, _CTX, _LO, _N, _PIECES, _STATUS = range(7)
 MAX_PIECES = MAX_THREADS * PIECES_PER_THREAD
-_STATE = ir.LiteralStructType([I64, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
+_STATE = ir.LiteralStructType([I64, PTR, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
+_TASK_TYPE = ir.FunctionType(I32, [PTR, I64, I64])  # i32 task(ptr ctx, i64 lo, i64 hi)
+
+FORK = "tracejit_parallel_fork"
+PIECES = "tracejit_parallel_pieces"
+WORKER = "tracejit_parallel_worker"
 
 
 def _field_of(b: ir.IRBuilder, state: ir.Value, field: int) -> ir.Value:
@@ -156,13 +164,33 @@ def _status_slot(b: ir.IRBuilder, state: ir.Value, piece: ir.Value) -> ir.Value:
                  source_etype=_STATE)  # fmt: skip
 
 
-def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
-    """`void @<task>__pieces(ptr state)`: take the next piece from the shared counter and run
-    it, until none is left; each piece's status goes to its own slot."""
+class _TaskAddress:
+    """A task's address as a callee. llvmlite's `call` asks its callee for `function_type` and
+    `get_reference`, which only functions answer; LLVM itself calls through any `ptr` given
+    the call's type (`call i32 %task(ptr, i64, i64)`)."""
+
+    function_type = _TASK_TYPE
+
+    def __init__(self, address: ir.Value) -> None:
+        self.address = address
+        self.type = address.type
+
+    def get_reference(self) -> str:
+        return self.address.get_reference()
+
+
+def _call_task(b: ir.IRBuilder, task: ir.Value, args: list[ir.Value]) -> ir.Value:
+    return b.call(_TaskAddress(task), args)
+
+
+def _run_pieces(module: ModuleState) -> ir.Function:
+    """`void @tracejit_parallel_pieces(ptr state)`: take the next piece from the shared
+    counter and run it, until none is left; each piece's status goes to its own slot."""
 
     def build(fn: ir.Function) -> None:
         state = fn.args[0]
         b = ir.IRBuilder(fn.append_basic_block("entry"))
+        task = b.load(_field_of(b, state, _TASK), typ=PTR)
         context = b.load(_field_of(b, state, _CTX), typ=PTR)
         lo, n, pieces = (b.load(_field_of(b, state, f), typ=I64) for f in (_LO, _N, _PIECES))
         head, body, done = (fn.append_basic_block(name) for name in ("next", "run", "done"))
@@ -172,24 +200,24 @@ def _run_pieces(module: ModuleState, task: ir.Function) -> ir.Function:
         b.cbranch(b.icmp_signed("<", piece, pieces), body, done)
         b.position_at_end(body)
         start, stop = (_bound(b, lo, n, p, pieces) for p in (piece, b.add(piece, ONE)))
-        b.store(b.call(task, [context, start, stop]), _status_slot(b, state, piece))
+        b.store(_call_task(b, task, [context, start, stop]), _status_slot(b, state, piece))
         b.branch(head)
         b.position_at_end(done)
         b.ret_void()
 
-    return module.helper(task.name + PIECES_SUFFIX, build, ir.VoidType(), [PTR])
+    return module.helper(PIECES, build, ir.VoidType(), [PTR])
 
 
-def _worker(module: ModuleState, task: ir.Function) -> ir.Function:
-    """`ptr @<task>__worker(ptr state)`: a thread's start routine."""
-    pieces = _run_pieces(module, task)
+def _worker(module: ModuleState) -> ir.Function:
+    """`ptr @tracejit_parallel_worker(ptr state)`: a thread's start routine."""
+    pieces = _run_pieces(module)
 
     def build(fn: ir.Function) -> None:
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.call(pieces, [fn.args[0]])
         b.ret(ir.Constant(PTR, None))
 
-    return module.helper(task.name + WORKER_SUFFIX, build, PTR, [PTR])
+    return module.helper(WORKER, build, PTR, [PTR])
 
 
 def _bound(b: ir.IRBuilder, lo: ir.Value, n: ir.Value, piece: ir.Value,
@@ -198,15 +226,16 @@ def _bound(b: ir.IRBuilder, lo: ir.Value, n: ir.Value, piece: ir.Value,
     return b.add(lo, b.udiv(b.mul(n, piece), pieces))
 
 
-def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
-    """`i32 @<task>__fork(ptr ctx, i64 lo, i64 hi)` (see the module docstring)."""
+def _parallel_for(module: ModuleState) -> ir.Function:
+    """`i32 @tracejit_parallel_fork(ptr task, ptr ctx, i64 lo, i64 hi)` (see the module
+    docstring)."""
     create = module.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = module.declare("pthread_join", I32, [I64, PTR])
     threads = _threads_global(module)
-    worker, run_pieces = _worker(module, task), _run_pieces(module, task)
+    worker, run_pieces = _worker(module), _run_pieces(module)
 
     def build(fn: ir.Function) -> None:
-        context, lo, hi = fn.args
+        task, context, lo, hi = fn.args
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         state = opaque(b.alloca(_STATE))
         id_table = ir.ArrayType(I64, MAX_THREADS)  # pthread_t, or 0 for no thread
@@ -216,13 +245,13 @@ def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
         serial, forking = fn.append_basic_block("serial"), fn.append_basic_block("forking")
         b.cbranch(b.icmp_signed("<=", count, ONE), serial, forking)
         b.position_at_end(serial)
-        b.ret(b.call(task, [context, lo, hi]))
+        b.ret(_call_task(b, task, [context, lo, hi]))
 
         b.position_at_end(forking)
         pieces = b.mul(count, ir.Constant(I64, PIECES_PER_THREAD))
         pieces = b.select(b.icmp_signed("<", n, pieces), n, pieces)
-        for field, value in ((_NEXT, ir.Constant(I64, 0)), (_CTX, context), (_LO, lo), (_N, n),
-                             (_PIECES, pieces)):  # fmt: skip
+        for field, value in ((_NEXT, ir.Constant(I64, 0)), (_TASK, task), (_CTX, context),
+                             (_LO, lo), (_N, n), (_PIECES, pieces)):  # fmt: skip
             b.store(value, _field_of(b, state, field))
 
         def thread_id(t: ir.Value) -> ir.Value:
@@ -245,7 +274,7 @@ def _parallel_for(module: ModuleState, task: ir.Function) -> ir.Function:
             b.store(b.select(b.icmp_signed("!=", so_far, ZERO32), so_far, found), status)
         b.ret(b.load(status, typ=I32))
 
-    return module.helper(task.name + FORK_SUFFIX, build, I32, [PTR, I64, I64])
+    return module.helper(FORK, build, I32, [PTR, PTR, I64, I64])
 
 
 def _chunk_count(b: ir.IRBuilder, fn: ir.Function, threads: ir.GlobalVariable,

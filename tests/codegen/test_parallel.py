@@ -48,7 +48,7 @@ def assert_identical_and_right(function, *args, rtol=1e-5, atol=1e-6):
 
 def assert_forks(function, *args) -> None:
     """The compiled kernel has a fork/join (some loop was outlined for threads)."""
-    assert "__fork" in function.get_concrete_function(*args).llvm_ir
+    assert "tracejit_parallel_fork" in function.get_concrete_function(*args).llvm_ir
 
 
 def with_specials(x: np.ndarray) -> np.ndarray:
@@ -82,7 +82,7 @@ def test_small_call_makes_no_threads():
     x = np.arange(4, dtype=np.float32)
     assert_identical_and_right(f, x, x)
     ir = f.get_concrete_function(x, x).llvm_ir
-    assert "__fork" not in ir and "pthread_create" not in ir
+    assert "tracejit_parallel_fork" not in ir and "pthread_create" not in ir
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int32, np.int64, np.bool_])
