@@ -53,17 +53,9 @@ def lowered_stages(function, args) -> list[tuple[str, str]]:
 def filecheck_outputs(limit_per_dir: int = 3) -> Iterator[tuple[str, str]]:
     """(label, output) of the RUN lines `tracejit-opt %s -p PASSES` of the FileCheck tests
     of the lowering passes (at most `limit_per_dir` files each: a sample)."""
-    for directory in (
-        "bufferize",
-        "tile-matmul",
-        "lower-to-loops",
-        "expand-math",
-        "simplify-loops",
-        "parallelize",
-        "scf-to-cf",
-        "lower-asserts",
-    ):
+    for directory in LOWERED_PASSES:  # a pass's FileCheck tests: the directory of its name
         files = sorted((TESTS / "filecheck" / directory).glob("*.mlir"))
+        assert files, f"no FileCheck tests for the pass {directory}"
         for path in files[:limit_per_dir]:
             passes = _run_line_passes(path.read_text())
             if passes is None:
