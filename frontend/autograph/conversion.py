@@ -66,7 +66,8 @@ class _Converted:
 
 
 # Keyed by (filename, code): equal code objects from different files compare equal.
-_by_code: dict[tuple[str, types.CodeType], _Converted | None] = {}  # None: not convertible
+# A ConversionError: the code cannot be converted (kept, to say why again).
+_by_code: dict[tuple[str, types.CodeType], _Converted | ConversionError] = {}
 # function -> weak reference to its converted version: a strong one would keep the function
 # alive forever (the converted function's `__wrapped__` is the key), and with it whatever
 # its closure holds. Re-instantiating from `_by_code` after the converted one died is cheap.
@@ -172,7 +173,7 @@ def conversion_state(code: types.CodeType) -> str:
     convert, else "unconverted" (autograph=False, or a function it never saw)."""
     if code in _converted_codes:
         return "converted"
-    if _by_code.get((code.co_filename, code), False) is None:
+    if isinstance(_by_code.get((code.co_filename, code)), ConversionError):
         return "no source"
     return "unconverted"
 
@@ -205,12 +206,12 @@ def _convert_code(function: types.FunctionType) -> _Converted:
     if key not in _by_code:
         try:
             _by_code[key] = _compile(function)
-        except ConversionError:
-            _by_code[key] = None
+        except ConversionError as error:
+            _by_code[key] = error  # the next function with this code fails for the same reason
             raise
     converted = _by_code[key]
-    if converted is None:
-        raise ConversionError("its source is not available")
+    if isinstance(converted, ConversionError):
+        raise ConversionError(str(converted))
     return converted
 
 

@@ -228,6 +228,21 @@ def test_autograph_warning_points_at_the_users_line():
     assert converts and converts[0].filename == __file__, [w.filename for w in converts]
 
 
+def test_autograph_warning_gives_the_same_reason_for_every_function_of_that_code():
+    def make_pair():
+        return tj.function(lambda x: x + 1), tj.function(lambda x: x * 2)
+
+    reasons = []
+    for _ in range(2):  # the second pair has the same code objects as the first
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f, _g = make_pair()
+            np.testing.assert_array_equal(f(np.ones(2)), np.full(2, 2.0))
+        reasons += [str(w.message) for w in caught if "could not convert" in str(w.message)]
+    assert len(reasons) == 2 and "2 definitions" in reasons[0], reasons
+    assert reasons[0] == reasons[1]
+
+
 def random_noise(x):
     return x + np.random.rand(*x.shape)
 
