@@ -46,7 +46,7 @@ class Session:
     def run(self) -> str:
         """The output text (IR, LLVM IR, assembly, dot, run results)."""
         module = self.input_module = self.load()
-        self.dumper = IrDumper(DumpRequest.from_args(self.args), str(module))
+        self.dumper = IrDumper(DumpRequest.from_args(self.args), module)
         staged, final = self.lower_stages(module)
         text = self.emit(staged, final)
         self.add_reports(module, staged if final is None else final)
