@@ -36,9 +36,7 @@ class DumpRequest:
         )
 
     def any(self) -> bool:
-        return bool(
-            self.after_all or self.before_all or self.after or self.before or self.changed
-        )
+        return bool(self.after_all or self.before_all or self.after or self.before or self.changed)
 
 
 def header(when: str, pass_name: str) -> str:
