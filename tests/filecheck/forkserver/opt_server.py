@@ -5,7 +5,9 @@ xDSL, NumPy and tracejit. This server imports all of it once; each request from
 opt_client.py (the `tracejit-opt` on lit's PATH) is run in a fork of it, with the client's
 command line, working directory, environment and stdin/stdout/stderr, by the same `main()`
 the installed `tracejit-opt` calls. A fork starts from the server's state, never from an
-earlier run's, so runs cannot affect each other.
+earlier run's, so runs cannot affect each other. What differs from a fresh process: the
+modules are imported before the run (so an import the code forgot cannot fail here), and
+all runs of one lit invocation share one string hash seed (random states are reseeded).
 
 The server exits when lit (its parent) does, or after IDLE_SECONDS without a request.
 """
@@ -16,6 +18,7 @@ import atexit
 import importlib
 import json
 import os
+import random
 import signal
 import socket
 import struct
@@ -71,6 +74,7 @@ def run_request(connection: socket.socket) -> None:
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = ["tracejit-opt", *request["argv"]]
+    reseed()
     from tracejit.tools.opt_main import main
 
     try:
@@ -82,6 +86,13 @@ def run_request(connection: socket.socket) -> None:
         status = 1
     status = finish(status)
     connection.sendall(struct.pack("!i", status))
+
+
+def reseed() -> None:
+    """Fresh random states, as a new process would have (the hash seed stays the server's)."""
+    random.seed()
+    if "numpy.random" in sys.modules:
+        sys.modules["numpy.random"].seed()
 
 
 def exit_code(code: object) -> int:
@@ -115,6 +126,7 @@ def reap(signum: int, frame: object) -> None:
 
 
 def serve(path: str) -> None:
+    sys.path[0] = os.path.dirname(sys.executable)  # as for the installed tracejit-opt script
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     listener.bind(path)  # before preloading: early clients wait in the backlog
     listener.listen(128)
