@@ -473,19 +473,6 @@ def import_function(function: func.FuncOp) -> func.FuncOp:
     return imported
 
 
-def is_upstream_tensor_module(module: ModuleOp) -> bool:
-    """Upstream linalg-on-tensors input: no tj op, and a linalg, tensor or arith op with a
-    tensor result (bufferized tracejit IR has linalg ops too, on memrefs)."""
-    ops = list(module.walk())
-    if any(op.dialect_name() in ("tj", "memref") for op in ops):
-        return False
-    return any(
-        op.dialect_name() in ("linalg", "tensor", "arith")
-        and any(isinstance(r.type, TensorType) for r in op.results)
-        for op in ops
-    )
-
-
 def import_module(module: ModuleOp) -> None:
     """Replace every `func.func` of `module` (in place) by its tj form."""
     for op in list(module.ops):

@@ -35,22 +35,29 @@ class DumpRequest:
             args.print_changed,
         )
 
+    def any(self) -> bool:
+        return bool(self.after_all or self.before_all or self.after or self.before or self.changed)
+
 
 def header(when: str, pass_name: str) -> str:
     return f"// ----- IR {when} {pass_name} -----\n"
 
 
 class IrDumper:
-    """The after-pass hook that writes the requested dumps to stdout."""
+    """The after-pass hook that writes the requested dumps to stdout. Without a dump
+    request it only records the passes that ran: printing the IR after every pass costs as
+    much as the passes."""
 
-    def __init__(self, request: DumpRequest, input_ir: str):
+    def __init__(self, request: DumpRequest, input_module: ModuleOp):
         self.request = request
-        self.previous = input_ir
+        self.previous = str(input_module) if request.any() else ""  # the IR before the pass
         self.ran: list[str] = []
 
     def __call__(self, pass_name: str, module: ModuleOp) -> None:
-        text = str(module)
         self.ran.append(pass_name)
+        if not self.request.any():
+            return
+        text = str(module)
         self.before_failure(pass_name)
         sys.stdout.write(self.after_dump(pass_name, text))
         self.previous = text

@@ -20,13 +20,12 @@ from tracejit.frontend import driver
 from tracejit.passes.pipeline import EMIT_LAST_PASS, NAMED_PIPELINES, Pipeline, PipelineError
 from tracejit.tools import diagnostics
 from tracejit.tools.diagnostics import ToolError
-from tracejit.tools.dot_graph import module_to_dot
 from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
 from tracejit.tools.mlir_input import Chunk, input_name, parse_mlir, read_source
 from tracejit.tools.op_stats import dialect_counts, render_stats
 from tracejit.tools.opt_args import UsageError, is_python_input
 from tracejit.tools.saved_input import is_saved_input
-from tracejit.tools.stages import ladder
+from tracejit.tools.stages import is_upstream_tensor_module, ladder
 from tracejit.tools.timing import TimingReport
 
 
@@ -47,7 +46,7 @@ class Session:
     def run(self) -> str:
         """The output text (IR, LLVM IR, assembly, dot, run results)."""
         module = self.input_module = self.load()
-        self.dumper = IrDumper(DumpRequest.from_args(self.args), str(module))
+        self.dumper = IrDumper(DumpRequest.from_args(self.args), module)
         staged, final = self.lower_stages(module)
         text = self.emit(staged, final)
         self.add_reports(module, staged if final is None else final)
@@ -124,9 +123,9 @@ class Session:
             except Exception as error:
                 diagnostic = diagnostics.diagnose_invalid_ir(module, error, self.name)
                 raise ToolError(diagnostic) from error
-        from tracejit.passes.import_linalg import import_module, is_upstream_tensor_module
-
         if is_upstream_tensor_module(module):  # upstream linalg on tensors: made tj first
+            from tracejit.passes.import_linalg import import_module
+
             with self.timing.measure("import-linalg"):
                 import_module(module)
         return module
@@ -165,7 +164,7 @@ class Session:
         emitters = {
             "llvm": lambda: compiled.optimized_llvm_ir,
             "asm": lambda: self.assembly(compiled),
-            "dot": lambda: module_to_dot(staged),
+            "dot": lambda: dot_text(staged),
         }
         if self.args.emit in emitters:
             return emitters[self.args.emit]()
@@ -206,3 +205,9 @@ def check_pipeline(passes: str | Sequence[str]) -> None:
         raise UsageError(f"-p: {error}") from None
     except ArgSpecParseError as error:  # a BaseException in xDSL
         raise UsageError(f"-p: {error}") from None
+
+
+def dot_text(module: ModuleOp) -> str:
+    from tracejit.tools.dot_graph import module_to_dot  # imports xDSL's func dialect
+
+    return module_to_dot(module)

@@ -25,6 +25,19 @@ def _has_tensors(module: ModuleOp) -> bool:
     return False
 
 
+def is_upstream_tensor_module(module: ModuleOp) -> bool:
+    """Upstream linalg-on-tensors input: no tj op, and a linalg, tensor or arith op with a
+    tensor result (bufferized tracejit IR has linalg ops too, on memrefs)."""
+    ops = list(module.walk())
+    if any(op.dialect_name() in ("tj", "memref") for op in ops):
+        return False
+    return any(
+        op.dialect_name() in ("linalg", "tensor", "arith")
+        and any(isinstance(r.type, TensorType) for r in op.results)
+        for op in ops
+    )
+
+
 def _has_dialect(name: str) -> Callable[[ModuleOp], bool]:
     return lambda module: any(op.dialect_name() == name for op in module.walk())
 
