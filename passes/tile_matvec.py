@@ -11,7 +11,7 @@ on buffers whose matrix is read along its rows,
 (`m @ v`, and `v @ m.T`, which bufferize reads through `m` itself). The plain nest runs
 one dot product per row and loads `x[k]` again for each; here each `x[k]` feeds ROWS rows:
 
-    scf.for %i0 = 0 to M - M % ROWS step ROWS {
+    scf.for %i0 = 0 to M - M % ROWS step ROWS {tj.parallel}
       %acc0..3 = C[i0 .. i0+3]
       scf.for %k = 0 to K iter_args(%acc0..3) {     LLVM vectorises along k: ROWS vector
         %xk = x[k]                                   accumulators, one load of x per ROWS
@@ -33,13 +33,14 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, UnitAttr
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.lower_to_loops import SUM_BLOCK
 from tracejit.passes.support.indices import dim_size, index_constant
 
@@ -129,7 +130,11 @@ def _row_loop(
     for row, total in zip(rows, sums, strict=True):
         inner.insert(memref.StoreOp.get(total, c, [row]))
     inner.insert(scf.YieldOp())
-    b.insert(scf.ForOp(*bounds, [], body))
+    loop = b.insert(scf.ForOp(*bounds, [], body))
+    if count > 1:
+        # each block of rows writes its own outputs (the generic's parallel dim), as
+        # lower-to-loops marks such loops: `parallelize` may split it over threads
+        loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
 
 
 def _dot_products(

@@ -170,6 +170,21 @@ def test_matmul(shape):
         assert_forks(f, a, b)
 
 
+@pytest.mark.parametrize("transposed", [False, True])
+def test_matrix_vector_row_blocks(transposed):
+    """m @ v and v @ m.T (tile_matvec's blocks of rows) split over threads."""
+
+    @tj.function
+    def f(m, v):
+        return v @ m.T if transposed else m @ v
+
+    rng = np.random.default_rng(8)
+    m = rng.standard_normal((1201, 2000)).astype(np.float32)  # a remainder row block too
+    v = rng.standard_normal(2000).astype(np.float32)
+    assert_identical_and_right(f, m, v, rtol=1e-4, atol=1e-4)
+    assert_forks(f, m, v)
+
+
 def test_mlp():
     @tj.function
     def mlp(x, w1, b1, w2, b2):

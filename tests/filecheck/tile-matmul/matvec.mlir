@@ -41,7 +41,7 @@ func.func @matvec(%a: memref<?x?xf32>, %v: memref<?xf32>, %out: memref<?xf32>) {
 // CHECK-NEXT:      memref.store
 // CHECK-NEXT:      memref.store
 // CHECK-NEXT:      memref.store
-// CHECK-NEXT:    }
+// CHECK-NEXT:    } {tj.parallel}
 // CHECK:         scf.for %[[I:.*]] = %[[FULL]] to %[[M]] step %{{.*}} {
 // CHECK:           scf.for %{{.*}} iter_args(%{{.*}}) -> (f32) {
 // CHECK:         func.return
