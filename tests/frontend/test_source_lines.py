@@ -63,31 +63,38 @@ def test_code_without_a_file_has_no_source():
         source_lines(namespace["typed"].__code__, namespace)
 
 
+class _ModuleFile:
+    """A module loaded from a file that the test rewrites and runs again (a reload)."""
+
+    def __init__(self, path, text: str) -> None:
+        self.path = path
+        path.write_text(text)
+        self.spec = importlib.util.spec_from_file_location(path.stem, path)
+        self.module = importlib.util.module_from_spec(self.spec)
+        self.spec.loader.exec_module(self.module)
+
+    def rewrite(self, text: str) -> None:
+        self.path.write_text(text)  # a new size: linecache.checkcache sees it
+        self.spec.loader.exec_module(self.module)
+
+
 def test_a_file_edited_after_it_was_read(tmp_path, monkeypatch):
-    path = tmp_path / "edited_module.py"
-    path.write_text("def f(x):\n    return x + 1\n")
-    spec = importlib.util.spec_from_file_location("edited_module", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    monkeypatch.setitem(sys.modules, "edited_module", module)
+    loaded = _ModuleFile(tmp_path / "edited_module.py", "def f(x):\n    return x + 1\n")
+    monkeypatch.setitem(sys.modules, "edited_module", loaded.module)
+    module = loaded.module
     assert "x + 1" in "".join(source_lines(module.f.__code__, vars(module))[0])
-    path.write_text("def f(x):\n    return x + 20\n")  # a new size: checkcache sees it
-    spec.loader.exec_module(module)
+    loaded.rewrite("def f(x):\n    return x + 20\n")
     assert "x + 20" in "".join(source_lines(module.f.__code__, vars(module))[0])
 
 
-def test_autograph_converts_a_reloaded_function(tmp_path, monkeypatch):
+def test_autograph_converts_a_reloaded_function(tmp_path):
     """A Function built after the file changed traces the new code, compiled and eagerly."""
-    path = tmp_path / "reloaded_module.py"
-    path.write_text("def f(x):\n    if x.sum() > 0:\n        return x + 1\n    return x - 1\n")
-    spec = importlib.util.spec_from_file_location("reloaded_module", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    body = "def f(x):\n    if x.sum() > 0:\n        return x {}\n    return x - 1\n"
+    loaded = _ModuleFile(tmp_path / "reloaded_module.py", body.format("+ 1"))
     x = np.arange(3.0)
-    assert np.array_equal(tj.function(module.f)(x), x + 1)
-    path.write_text("def f(x):\n    if x.sum() > 0:\n        return x * 10\n    return x - 1\n")
-    spec.loader.exec_module(module)
-    f = tj.function(module.f)
+    assert np.array_equal(tj.function(loaded.module.f)(x), x + 1)
+    loaded.rewrite(body.format("* 10"))
+    f = tj.function(loaded.module.f)
     compiled = f(x)
     tj.config.run_functions_eagerly(True)
     try:
