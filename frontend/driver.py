@@ -60,10 +60,6 @@ def verification_mode() -> str:
     return "off" if value in ("", "0") else "each"
 
 
-def verify_each_by_default() -> bool:
-    return verification_mode() == "each"
-
-
 def lower(
     module: ModuleOp,
     pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
@@ -72,10 +68,11 @@ def lower(
     after_pass: AfterPassHook | None = None,
 ) -> LoweredModule:
     """Run `pipeline` on a copy of `module` (the traced graph stays untouched); verify
-    after each pass if `verify_each` (default: `verify_each_by_default()`)."""
-    verify_at_end = verify_each is None and verification_mode() == "end"
+    after each pass if `verify_each` (default: as `verification_mode()` says)."""
+    mode = verification_mode() if verify_each is None else "given"
+    verify_at_end = mode == "end"
     if verify_each is None:
-        verify_each = verify_each_by_default()
+        verify_each = mode == "each"
     lowered = LoweredModule(module.clone())
     last = time.perf_counter()
 

@@ -133,7 +133,8 @@ def _row_loop(
     loop = b.insert(scf.ForOp(*bounds, [], body))
     if count > 1:
         # each block of rows writes its own outputs (the generic's parallel dim), as
-        # lower-to-loops marks such loops: `parallelize` may split it over threads
+        # lower-to-loops marks such loops: `parallelize` may split it over threads. The
+        # remainder loop (fewer than ROWS rows) is not worth a thread.
         loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
 
 
