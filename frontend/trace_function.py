@@ -180,5 +180,14 @@ def _output_dims(tensor: Tensor) -> tuple:
 
 
 def _call_bound(python_function: Any, signature: inspect.Signature, names, values) -> Any:
-    bound = inspect.BoundArguments(signature, dict(zip(names, values, strict=True)))
+    """Call with the bound arguments, leaving out those that are still their parameter's own
+    default object (the binding filled them in for the cache key): some callables refuse a
+    default passed explicitly, e.g. a ufunc given both `dtype=None` and `signature=None`."""
+    parameters = signature.parameters
+    given = {
+        name: value
+        for name, value in zip(names, values, strict=True)
+        if value is not parameters[name].default
+    }
+    bound = inspect.BoundArguments(signature, given)
     return python_function(*bound.args, **bound.kwargs)

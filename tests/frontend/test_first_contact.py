@@ -297,3 +297,28 @@ def test_staged_range_without_source_says_the_source_could_not_be_read():
         with pytest.raises(TypeError, match="could not read the source of f") as info:
             tj.function(namespace["f"])(np.arange(3), np.int64(2))
     assert "enable AutoGraph" not in str(info.value)
+
+
+# --- a NumPy function wrapped directly --------------------------------------------------------
+@pytest.mark.parametrize("ufunc, arity", [(np.sin, 1), (np.tanh, 1), (np.add, 2), (np.hypot, 2)])
+def test_a_ufunc_wrapped_directly(ufunc, arity):
+    """tj.function(np.sin) works as tf.function(tf.sin) does: the ufunc's keyword defaults
+    (dtype=None and signature=None, which it refuses together) are not passed explicitly."""
+    x = np.array([1e30, 3.0e38, 0.5, -2.0, 0.0], np.float32)
+    f = tj.function(ufunc)
+    args = (x,) * arity
+    with np.errstate(over="ignore"):
+        assert_same(f(*args), run_eagerly(f, *args), rtol=1e-6)
+
+
+def scaled(x, factor=3, offset=None):
+    return x * factor if offset is None else x * factor + offset
+
+
+def test_defaults_still_reach_the_function_and_the_cache_key():
+    f = tj.function(scaled)
+    x = np.arange(4.0)
+    assert_same(f(x), run_eagerly(f, x))
+    assert_same(f(x, 3), f(x))  # the same call as the default: one trace
+    assert f.experimental_get_tracing_count() == 1
+    assert_same(f(x, 2, 1.0), run_eagerly(f, x, 2, 1.0))
