@@ -23,8 +23,10 @@ state under this module's `_lock`.
 
 At exit an atexit hook stops the worker -- it checks a stop flag after every pass -- and
 joins it, so LLVM never runs while the interpreter shuts down (LLVM's exit-time destructors
-crash otherwise). A forked child has no worker: its pending compiles are handed back to the
-callers and it compiles synchronously from then on.
+crash otherwise). `os.fork()` waits for the compile in progress, if any, to end (a child
+forked mid-compile would inherit LLVM's locks held by a thread it does not have). A forked
+child has no worker: its pending compiles are handed back to the callers and it compiles
+synchronously from then on.
 """
 
 from __future__ import annotations
@@ -156,6 +158,10 @@ _worker: threading.Thread | None = None
 _stopping = False  # set at exit: the worker abandons its compile at the next pass
 _disabled = False  # set in a forked child: it compiles synchronously
 _jobs: set[_Job] = set()  # queued or running
+# Held by the worker while it compiles, and by a thread calling fork() until the fork is done:
+# a child forked in the middle of a compile would inherit LLVM's and xDSL's state half-changed
+# (locks held by a thread that does not exist there), so fork() waits for the compile to end.
+_compiling = threading.Lock()
 
 
 def _enqueue(job: _Job) -> bool:
@@ -195,7 +201,8 @@ def _run(job: _Job) -> None:
     try:
         concrete = job.concrete()
         if concrete is not None and not _stopping:
-            _compile(concrete)
+            with _compiling:
+                _compile(concrete)
     except _Stopped:
         pass  # a caller (if any, in an atexit hook) compiles synchronously
     except BaseException as error:  # noqa: BLE001  (handed to the next call, unchanged)
@@ -264,11 +271,19 @@ def _cancel_pending() -> None:
         job.done.set()
 
 
+def _before_fork() -> None:
+    _compiling.acquire()
+
+
+def _after_fork_in_parent() -> None:
+    _compiling.release()
+
+
 def _after_fork_in_child() -> None:
     """The child has no worker thread: hand its pending compiles back to their callers,
     which compile synchronously, as does everything in the child from now on."""
-    global _lock, _queue, _worker, _disabled
-    _lock = threading.Lock()
+    global _lock, _compiling, _queue, _worker, _disabled
+    _lock, _compiling = threading.Lock(), threading.Lock()
     _queue, _worker, _disabled = None, None, True
     for job in list(_jobs):
         job.state = FINISHED
@@ -278,4 +293,8 @@ def _after_fork_in_child() -> None:
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_after_fork_in_child)
+    os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
