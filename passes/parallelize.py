@@ -32,10 +32,10 @@ is split into a marked loop storing the partials and a serial fold of them
 
 Which marked loop of a nest: the outermost one, unless it runs fewer than `MIN_TRIPS`
 iterations and the marked loops inside it run more (two rows of a long reduction, or a matmul
-with fewer than 4 row blocks: its column micro-panels are split instead). Outer loops fork
-once per call; an inner loop forks once per run of the loops around it, so the outermost
-loop with enough iterations to share is preferred over even balance (a 512x512 matmul's 8 row
-blocks of 72 rows, the last one short, split over 2 threads as 4 and 3.1 blocks).
+with fewer than 4 chunks of columns: its row blocks are split instead, once per depth block).
+Outer loops fork once per call; an inner loop forks once per run of the loops around it, so
+the outermost loop with enough iterations to share is preferred over even balance (a
+512x512 f32 matmul forks once over its 16 chunks of 32 columns).
 A loop is outlined only if its whole body is
 loop-level arithmetic and memory access (no call, assertion or callback: worker threads must
 never reach Python, and a failed assertion could not stop the other chunks), and only if its

@@ -18,15 +18,16 @@ reduction) and static products of fewer than `min-volume` multiply-adds (the pla
 as fast there and far cheaper to compile). A matrix @ vector product whose matrix is read
 along its rows gets its dot products blocked by rows instead (`tile_matvec.py`).
 
-Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm):
+Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm) within
+chunks of C's columns:
 
-    %bp  = packed panel of B, [ceil(NC/NR)][KC][NR]    (alloca when small, else alloc)
     %acc = alloca MRxNR                                the register tile
-    scf.for %jc = 0 to N step NC                       a column panel of C and B
+    %bp  = alloca [CW/NR][KC][NR]                      packed panel of B (<= 64 KiB)
+    scf.for %jt = 0 to ceil(N/CW) {tj.parallel}        a chunk of CW columns of C and B
       scf.for %pc = 0 to K step KC                     a depth block
-        pack B[pc:pc+kc, jc:jc+nc] into %bp            columns past N repeat column N-1
-        scf.for %ic = 0 to M step MC                   a row block: A[ic:+MC, pc:+KC] in L2
-          scf.for %jb = 0 to ceil(nc/NR)               a micro-panel of %bp (KC x NR) in L1
+        pack B[pc:pc+kc, jc:jc+cw] into %bp            columns past N repeat column N-1
+        scf.for %ic = 0 to M step MC {tj.parallel}     a row block: A[ic:+MC, pc:+KC] in L2
+          scf.for %jb = 0 to ceil(cw/NR) {tj.parallel} a micro-panel of %bp (KC x NR) in L1
             scf.for %ir = 0 to mc step MR              the micro-tile at (i0, j0):
               %acc[r, j] = 0
               scf.for %k = 0 to kc                       the micro-kernel:
@@ -44,6 +45,16 @@ edge of C are computed from clamped (in-bounds) reads and never stored, so the m
 has no remainder case; only a tile on the edge (the `scf.if`, emitted when M or N may not be
 a multiple of MR or NR) stores through a bounded loop, from a copy of `%acc` so that `%acc`
 itself is never indexed by a loop LLVM cannot unroll.
+
+Why chunks of columns: they are what threads share (`parallelize` outlines the outermost
+marked loop with enough iterations). Each chunk packs its own part of B into its own panel
+(the stack buffers used only inside the chunk loop are private to each thread's piece), so a
+call forks once, and the packing is shared out too instead of running on one thread between
+forks. A chunk re-reads A from L3 once per row block, ~2/CW bytes per flop, which is cheap;
+CW is chosen so that N splits into about TARGET_CHUNKS chunks of at most 4 micro-panels.
+Every element of C sums its depth blocks in the same order whatever the chunking and the
+thread count, so results are bit-identical for any number of threads. When N has too few
+chunks to share, the row blocks are split instead (and the packing stays serial).
 """
 
 from __future__ import annotations
@@ -51,7 +62,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from math import prod
+from math import copysign, prod
 
 from xdsl.builder import Builder
 from xdsl.context import Context
@@ -59,17 +70,17 @@ from xdsl.dialects import arith, math, memref, scf
 from xdsl.dialects.arith import FastMathFlag
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     MemRefType,
     ModuleOp,
     UnitAttr,
-    i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr
+from xdsl.ir.affine import AffineConstantExpr, AffineDimExpr, AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -90,8 +101,8 @@ VECTOR_BYTES = 32  # one AVX2 register; NR holds two of them
 REGISTER_ROWS = 6  # MR
 DEPTH_BLOCK = 256  # KC
 ROW_BLOCK = 72  # MC, a multiple of MR
-PANEL_BYTES = 512 * 1024  # KC x NC of packed B, sized for L2
-STACK_PANEL_BYTES = 32 * 1024  # a packed panel this small lives on the stack
+PANEL_BYTES = 64 * 1024  # the largest packed panel, KC x CW: on the stack of each thread
+TARGET_CHUNKS = 16  # column chunks a wide product is cut into, for threads to share
 
 
 @dataclass(frozen=True)
@@ -175,22 +186,32 @@ def _match_body(op: GenericOp) -> tuple[Operation, Operation] | None:
     return product, combiner
 
 
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 @dataclass(frozen=True)
 class TileSizes:
     mr: int
     nr: int
     kc: int
     mc: int
-    nc: int
+    cw: int
+    """The chunk width CW: columns of C per chunk, a multiple of NR."""
 
 
-def tile_sizes(element: Attribute, rows: int) -> TileSizes:
-    """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6."""
+def tile_sizes(element: Attribute, rows: int, columns: int) -> TileSizes:
+    """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6, and
+    CW cuts a static N into about TARGET_CHUNKS chunks (the widest chunk when N is dynamic)."""
     nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]
     nr = 2 * VECTOR_BYTES // nbytes
     mr = REGISTER_ROWS if rows == DYNAMIC_INDEX else max(1, min(REGISTER_ROWS, rows))
-    nc = max(nr, PANEL_BYTES // (DEPTH_BLOCK * nbytes) // nr * nr)
-    return TileSizes(mr, nr, DEPTH_BLOCK, ROW_BLOCK // REGISTER_ROWS * mr, nc)
+    widest = max(1, PANEL_BYTES // (DEPTH_BLOCK * nbytes * nr))  # micro-panels per chunk
+    if columns == DYNAMIC_INDEX:
+        per_chunk = widest
+    else:
+        per_chunk = min(widest, max(1, ceil_div(ceil_div(columns, nr), TARGET_CHUNKS)))
+    return TileSizes(mr, nr, DEPTH_BLOCK, ROW_BLOCK // REGISTER_ROWS * mr, per_chunk * nr)
 
 
 class TiledMatmul:
@@ -199,6 +220,7 @@ class TiledMatmul:
     def __init__(self, match: MatmulGeneric):
         self.match = match
         op = match.op
+        self.fill = zero_fill_before(match)  # before the prologue goes between them
         self.a, self.b_in, self.c = op.operands
         self.maps = [attr.data for attr in op.get_indexing_maps()]
         self.element = op.body.block.args[2].type
@@ -207,7 +229,9 @@ class TiledMatmul:
         self.builder = self.prologue
         self.constants: dict[int, SSAValue] = {}
         self.static: dict[SSAValue, int] = {}
-        self.tiles = tile_sizes(self.element, static_extent(op, match.i))
+        self.tiles = tile_sizes(
+            self.element, static_extent(op, match.i), static_extent(op, match.j)
+        )
         self.m, self.n, self.k = (self._extent(d) for d in (match.i, match.j, match.k))
 
     # --- index arithmetic (folded when both sides are constants) ---------------------------
@@ -247,7 +271,7 @@ class TiledMatmul:
         return self._fold(arith.MinUIOp, min, lhs, rhs)
 
     def ceil_div(self, lhs: SSAValue, rhs: SSAValue) -> SSAValue:
-        return self._fold(arith.CeilDivUIOp, lambda a, b: -(-a // b), lhs, rhs)
+        return self._fold(arith.CeilDivUIOp, ceil_div, lhs, rhs)
 
     def block_extent(self, size: SSAValue, start: SSAValue, block: int) -> SSAValue:
         """min(size - start, block): the extent of the block at `start`."""
@@ -318,41 +342,34 @@ class TiledMatmul:
             for expr in self.maps[operand].results
         ]
 
-    def scratch(self, shape: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
-        """A scratch buffer of `element`s: on the stack when static and small, else heap."""
-        buffer_type = MemRefType(self.element, shape)
-        nbytes = prod(shape) * max(1, self.element.bitwidth // 8)  # type: ignore[attr-defined]
-        if not sizes and nbytes <= STACK_PANEL_BYTES:
-            alloca = upstream_memref.AllocaOp.get(self.element, 64, shape)
-            return self.prologue.insert(alloca).memref
-        alloc = upstream_memref.AllocOp(list(sizes), [], buffer_type, IntegerAttr(64, i64))
-        return self.prologue.insert(alloc).memref
+    def scratch(self, shape: Sequence[int]) -> SSAValue:
+        """A static scratch buffer of `element`s on the stack. Used only inside the nest, it
+        is private to each thread's piece of an outlined loop (`parallelize`)."""
+        alloca = upstream_memref.AllocaOp.get(self.element, 64, shape)
+        return self.prologue.insert(alloca).memref
 
     # --- the nest -----------------------------------------------------------------------
     def emit(self) -> None:
         t = self.tiles
-        for value in sorted({0, 1, t.mr, t.nr, t.kc, t.mc, t.nc}):  # in one place, in order
+        for value in sorted({0, 1, t.mr, t.nr, t.kc, t.mc, t.cw}):  # in one place, in order
             self.const(value)
-        panel_shape, panel_sizes = self._panel_shape()
-        self.packed = self.named(self.scratch(panel_shape, panel_sizes), "packed")
-        self.acc = self.named(self.scratch([t.mr, t.nr], []), "acc")
-        self.edge = (
-            self.named(self.scratch([t.mr, t.nr], []), "edge") if self._has_edges() else None
-        )
+        self.acc = self.named(self.scratch([t.mr, t.nr]), "acc")
+        self.edge = self.named(self.scratch([t.mr, t.nr]), "edge") if self._has_edges() else None
+        self.packed = self.named(self.scratch(self._panel_shape()), "packed")
         self.m_last, self.n_last = self.sub(self.m, self.const(1)), self.sub(self.n, self.const(1))
         self.zero = self.named(scalar.constant(self.prologue, 0, self.element), "zero")
+        if self.static.get(self.k, 0) == 0:  # K may be 0: no depth block would store
+            self.fill = None
         self.batch_loops({}, 0)
-        if isinstance(self.packed.owner, memref.AllocOp):
-            self.builder.insert(memref.DeallocOp.get(self.packed))
         Rewriter.erase_op(self.match.op)
+        if self.fill is not None:  # the first depth block's stores set every element of C
+            Rewriter.erase_op(self.fill)
 
-    def _panel_shape(self) -> tuple[list[int], list[SSAValue]]:
-        """[ceil(min(N, NC)/NR), min(K, KC), NR], with the dynamic ones as index values."""
+    def _panel_shape(self) -> list[int]:
+        """[CW/NR, min(K, KC), NR] (KC when K is dynamic): at most PANEL_BYTES."""
         t = self.tiles
-        panels = self.ceil_div(self.block_extent(self.n, self.const(0), t.nc), self.const(t.nr))
-        depth = self.block_extent(self.k, self.const(0), t.kc)
-        shape = [self.static.get(v, DYNAMIC_INDEX) for v in (panels, depth)] + [t.nr]
-        return shape, [v for v in (panels, depth) if v not in self.static]
+        depth = self.static.get(self.k, t.kc)
+        return [t.cw // t.nr, min(depth, t.kc), t.nr]
 
     def _has_edges(self) -> bool:
         """Whether some micro-tile may stick out of C (M or N not known multiples)."""
@@ -361,21 +378,27 @@ class TiledMatmul:
 
     def batch_loops(self, ivs: dict[int, SSAValue], dim: int) -> None:
         if dim == self.match.batch:
-            self.column_panels(ivs)
+            self.column_chunks(ivs)
             return
-        with self.loop(self._extent(dim), f"b{dim}") as iv:
+        # Each batch writes its own slice of C (C's map is the parallel dims in order).
+        with self.loop(self._extent(dim), f"b{dim}", parallel=True) as iv:
             self.batch_loops({**ivs, dim: iv}, dim + 1)
 
-    def column_panels(self, ivs: dict[int, SSAValue]) -> None:
+    def column_chunks(self, ivs: dict[int, SSAValue]) -> None:
         t = self.tiles
-        with self.loop(self.n, "jc", self.const(t.nc)) as jc:
-            nc = self.block_extent(self.n, jc, t.nc)
-            panels = self.ceil_div(nc, self.const(t.nr))
+        chunks = self.ceil_div(self.n, self.const(t.cw))
+        # Chunks, row blocks and micro-panels all write disjoint tiles of C; the packed
+        # panel is written per chunk and only read below it; %acc and %edge are per-tile
+        # scratch. `parallelize` splits whichever of these loops shares out best.
+        with self.loop(chunks, "jt", parallel=True) as jt:
+            jc = self.named(self.mul(jt, self.const(t.cw)), "jc")
+            if t.cw == t.nr or self.static.get(self.n, 1) % t.cw == 0:  # no partial panels
+                panels = self.const(t.cw // t.nr)
+            else:
+                panels = self.ceil_div(self.block_extent(self.n, jc, t.cw), self.const(t.nr))
             with self.loop(self.k, "pc", self.const(t.kc)) as pc:
                 kc = self.block_extent(self.k, pc, t.kc)
                 self.pack_b(ivs, jc, pc, kc, panels)
-                # Row blocks and column micro-panels write disjoint tiles of C, reading the
-                # packed panel only; %acc and %edge are per-tile scratch (private per thread).
                 with self.loop(self.m, "ic", self.const(t.mc), parallel=True) as ic:
                     mc = self.block_extent(self.m, ic, t.mc)
                     with self.loop(panels, "jb", parallel=True) as jb:
@@ -438,10 +461,26 @@ class TiledMatmul:
         return self.builder.insert(combiner).results[0]
 
     def store_tile(self, tile: Tile) -> None:
-        """C[i0 + r, j0 + j] += acc[r, j] for the rows and columns inside C."""
+        """C[i0 + r, j0 + j] += acc[r, j] for the rows and columns inside C; `=` in the first
+        depth block when the zero fill of C was left out (`zero_fill_before`)."""
+        if self.fill is None:
+            self.write_tile(tile, overwrite=False)
+            return
+        if self.static.get(tile.pc) == 0:  # a single depth block
+            self.write_tile(tile, overwrite=True)
+            return
+        first = self.builder.insert(arith.CmpiOp(tile.pc, self.const(0), "eq")).result
+        stores, adds = Block(), Block()
+        with self.branch(stores):
+            self.write_tile(tile, overwrite=True)
+        with self.branch(adds):
+            self.write_tile(tile, overwrite=False)
+        self.builder.insert(scf.IfOp(self.named(first, "first"), [], Region(stores), Region(adds)))
+
+    def write_tile(self, tile: Tile, overwrite: bool) -> None:
         t = self.tiles
         if self.edge is None:
-            self.add_into_c(tile, self.acc, self.const(t.mr), self.const(t.nr))
+            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), overwrite)
             return
         rows = self.named(self.block_extent(self.m, tile.i0, t.mr), "rows")
         columns = self.named(self.block_extent(self.n, tile.j0, t.nr), "cols")
@@ -450,20 +489,25 @@ class TiledMatmul:
         full = self.named(self.builder.insert(arith.AndIOp(full_rows, full_columns)).result, "full")
         inside, edge = Block(), Block()
         with self.branch(inside):
-            self.add_into_c(tile, self.acc, self.const(t.mr), self.const(t.nr))
+            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), overwrite)
         with self.branch(edge):
             with self.loop(self.const(t.mr), "r") as r, self.loop(self.const(t.nr), "j") as j:
                 self.store(self.load(self.acc, [r, j]), self.edge, [r, j])
-            self.add_into_c(tile, self.edge, rows, columns)
+            self.into_c(tile, self.edge, rows, columns, overwrite)
         self.builder.insert(scf.IfOp(full, [], Region(inside), Region(edge)))
 
-    def add_into_c(self, tile: Tile, source: SSAValue, rows: SSAValue, columns: SSAValue) -> None:
+    def into_c(
+        self, tile: Tile, source: SSAValue, rows: SSAValue, columns: SSAValue, overwrite: bool
+    ) -> None:
+        """C[i0 + r, j0 + j] (+)= source[r, j] over `rows` x `columns`."""
         with self.loop(rows, "r") as r, self.loop(columns, "j") as j:
             at = {**tile.ivs, self.match.j: self.add(tile.j0, j)}
             if self.match.i is not None:
                 at[self.match.i] = self.add(tile.i0, r)
             indices = self.operand_indices(2, at)
-            total = self.combine(self.load(self.c, indices), self.load(source, [r, j]))
+            total = self.load(source, [r, j])
+            if not overwrite:
+                total = self.combine(self.load(self.c, indices), total)
             self.store(total, self.c, indices)
 
 
@@ -477,6 +521,32 @@ class Tile:
     jb: SSAValue
     pc: SSAValue
     kc: SSAValue
+
+
+def zero_fill_before(match: MatmulGeneric) -> GenericOp | None:
+    """The generic right before the product that sets all of C to zero (`bufferize` writes
+    one before every product), or None. Its stores are left out when K is static and not 0:
+    the first depth block then stores its partial sums instead of adding them to zeros. That
+    is exact: the register tile starts at +0, so 0 + partial is partial, bit for bit."""
+    fill, c = match.op.prev_op, match.op.outputs[0]
+    if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c]:
+        return None
+    rank = len(c.type.get_shape())  # type: ignore[attr-defined]
+    if fill.get_indexing_maps().data[0].data != AffineMap.identity(rank):
+        return None
+    if any(it.data != IteratorType.PARALLEL for it in fill.get_iterator_types()):
+        return None
+    body = list(fill.body.block.ops)
+    value = body[-1].operands[0] if isinstance(body[-1], YieldOp) else None
+    constant = value.owner if value is not None else None
+    if not isinstance(constant, arith.ConstantOp) or any(
+        op not in (constant, body[-1]) for op in body
+    ):
+        return None
+    zero = constant.value
+    if isinstance(zero, FloatAttr):
+        return fill if zero.value.data == 0 and copysign(1, zero.value.data) > 0 else None
+    return fill if isinstance(zero, IntegerAttr) and zero.value.data == 0 else None
 
 
 def static_extent(op: GenericOp, dim: int | None) -> int:

@@ -170,6 +170,39 @@ def test_matmul(shape):
         assert_forks(f, a, b)
 
 
+def test_batched_matmul_splits_batches():
+    """A batch of products (tile_matmul's batch loop) is shared out whole products at a time;
+    B is broadcast over the batch, and N = 10 is narrower than one chunk of columns."""
+
+    @tj.function
+    def f(a, b):
+        return a @ b
+
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((6, 250, 300)).astype(np.float32)
+    b = rng.standard_normal((1, 300, 10)).astype(np.float32)
+    assert_identical_and_right(f, a, b, rtol=1e-3, atol=1e-3)
+    assert_forks(f, a, b)
+
+
+@pytest.mark.parametrize("k", [0, 1, 257, 700])
+def test_matmul_of_unknown_shapes(k):
+    """Chunks of columns and depth blocks of run-time length; K = 0 gives zeros (C's fill is
+    kept when K may be 0)."""
+
+    spec = tj.TensorSpec([None, None], tj.float64)
+
+    @tj.function(input_signature=(spec, spec))
+    def f(a, b):
+        return a @ b
+
+    rng = np.random.default_rng(10)
+    a, b = rng.standard_normal((301, k)), rng.standard_normal((k, 530))
+    result = assert_identical_and_right(f, a, b, rtol=1e-9, atol=1e-9)
+    if k == 0:
+        assert not result.any()
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 def test_matrix_vector_row_blocks(transposed):
     """m @ v and v @ m.T (tile_matvec's blocks of rows) split over threads."""
