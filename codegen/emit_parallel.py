@@ -18,14 +18,20 @@ scaffolding per loop, and inline the loop body into each copy, which made a modu
 many parallel loops compile 2-6x slower. The outlined function is `noinline` for the same
 reason: the plain call and the task then share one optimised loop body. The fork reads the
 thread count T through the global `tracejit_num_threads_ptr` (filled in after loading with
-the address of `ir.parallel_contract.THREAD_COUNT`; null means 1); with T > 1 it cuts
-[lo, hi) into min(PIECES_PER_THREAD * T, hi - lo) contiguous pieces, starts T - 1 threads
-(`pthread_create`) and runs pieces itself; every thread takes the next piece from a shared
-atomic counter until none is left. The forking thread then joins the threads and returns the
-status of the first failing piece, if any. A thread that cannot be created leaves its share to
-the others. Joining (rather than detaching threads and waiting for their pieces only) means
-no thread outlives the call: a thread started late would otherwise run this module's code
-after its caller may have freed it.
+the address of `ir.parallel_contract.THREAD_COUNT`; null means 1). With T > 1 it hands the
+loop to the process's thread pool (codegen/thread_pool.py, reached through the global
+`tracejit_parallel_pool_ptr`, also filled in by the loader): workers started once, parked
+on a futex between calls, which cut [lo, hi) into min(PIECES_PER_THREAD * T, hi - lo)
+contiguous pieces taken from a shared counter.
+
+When there is no pool (a platform without one) or another caller holds it (two Python
+threads in parallel kernels at once), the fork starts T - 1 threads itself
+(`pthread_create`), cuts the loop the same way and runs pieces too; every thread takes the
+next piece from a shared atomic counter until none is left. The forking thread then joins
+the threads and returns the status of the first failing piece, if any. A thread that cannot
+be created leaves its share to the others. Joining means no thread outlives the call: a
+thread started late would otherwise run this module's code after its caller may have freed
+it (the pool's workers only run a module's code inside a call, which waits for every piece).
 
 Which thread runs a piece does not change what the piece computes (every iteration is
 independent, and a reduction's partials are stored per block, passes/parallel_reductions.py),
@@ -33,11 +39,11 @@ so results are bit-identical for any T; pieces taken from a counter rather than 
 chunk per thread keep a thread the (shared, loaded) machine runs late from holding the others
 up for a whole chunk.
 
-Why threads made per call rather than a persistent pool: creating one costs tens of
-microseconds, small next to the MIN_PARALLEL_WORK a call must have; there is no pool to
-start, size, park or shut down across fork() or interpreter exit, and concurrent callers
-(several Python threads in big kernels, the GIL released) never share state. The pthread
-functions are in glibc's libc (2.34+), which MCJIT and the linked shared libraries
+Why a pool: starting a thread costs 30-60 us on this (virtual) machine, so per-call threads
+made a 1M-element `x * 2 + 1` slower on two threads than on one (93 us against 81 us) and
+cost a 512x512 matmul a tenth of its two-thread time; the pool's wake-up costs a few
+microseconds when the workers are still spinning from the last call. The pthread functions
+are in glibc's libc (2.34+), which MCJIT and the linked shared libraries
 (codegen/shared_library.py) both resolve. The outlined code never calls into Python.
 """
 
@@ -49,6 +55,7 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState
 from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
+from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY, POOL_GLOBAL
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
@@ -61,9 +68,6 @@ TASK_SUFFIX = "__task"
 ONE = ir.Constant(I64, 1)
 ZERO32 = ir.Constant(I32, 0)
 
-PIECES_PER_THREAD = 4
-"""Iterations are cut into this many pieces per thread, taken from a shared counter: on a
-loaded machine a thread that runs late takes fewer (a fixed split would wait for it)."""
 
 
 def is_parallel_call(op: func.CallOp) -> bool:
@@ -132,12 +136,13 @@ def _task(state: ModuleState, callee: ir.Function, count: int, types: list[ir.Ty
     return state.helper(callee.name + TASK_SUFFIX, build, I32, [PTR, I64, I64])
 
 
-def _threads_global(state: ModuleState) -> ir.GlobalVariable:
-    """`ptr @tracejit_num_threads_ptr`, exported so the loader can fill it in (jit.py)."""
-    existing = state.module.globals.get(THREADS_GLOBAL)
+def _loader_filled(state: ModuleState, name: str) -> ir.GlobalVariable:
+    """`ptr @name`, null until the loader fills it in (jit._bind_thread_count): the thread
+    count's address (THREADS_GLOBAL) or the thread pool's run function (POOL_GLOBAL)."""
+    existing = state.module.globals.get(name)
     if existing is not None:
         return existing
-    variable = ir.GlobalVariable(state.module, PTR, THREADS_GLOBAL)
+    variable = ir.GlobalVariable(state.module, PTR, name)
     variable.initializer = ir.Constant(PTR, None)
     return variable
 
@@ -231,7 +236,8 @@ def _parallel_for(module: ModuleState) -> ir.Function:
     docstring)."""
     create = module.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = module.declare("pthread_join", I32, [I64, PTR])
-    threads = _threads_global(module)
+    threads = _loader_filled(module, THREADS_GLOBAL)
+    pool = _loader_filled(module, POOL_GLOBAL)
     worker, run_pieces = _worker(module), _run_pieces(module)
 
     def build(fn: ir.Function) -> None:
@@ -248,6 +254,7 @@ def _parallel_for(module: ModuleState) -> ir.Function:
         b.ret(_call_task(b, task, [context, lo, hi]))
 
         b.position_at_end(forking)
+        _run_on_pool(b, pool, [task, context, lo, hi, count])
         pieces = b.mul(count, ir.Constant(I64, PIECES_PER_THREAD))
         pieces = b.select(b.icmp_signed("<", n, pieces), n, pieces)
         for field, value in ((_NEXT, ir.Constant(I64, 0)), (_TASK, task), (_CTX, context),
@@ -275,6 +282,20 @@ def _parallel_for(module: ModuleState) -> ir.Function:
         b.ret(b.load(status, typ=I32))
 
     return module.helper(FORK, build, I32, [PTR, PTR, I64, I64])
+
+
+def _run_on_pool(b: ir.IRBuilder, pool: ir.GlobalVariable, args: list[ir.Value]) -> None:
+    """Return what the process's pool returns for the loop, unless there is no pool or it
+    is busy with another caller's loop (then the code after this starts threads itself)."""
+    run = b.load(pool, typ=PTR)
+    with b.if_then(b.icmp_unsigned("!=", run, ir.Constant(PTR, None)), likely=True):
+        status = b.call(_PoolAddress(run), args)
+        with b.if_then(b.icmp_signed("!=", status, ir.Constant(I32, POOL_BUSY)), likely=True):
+            b.ret(status)
+
+
+class _PoolAddress(_TaskAddress):
+    function_type = ir.FunctionType(I32, [PTR, PTR, I64, I64, I64])
 
 
 def _chunk_count(b: ir.IRBuilder, fn: ir.Function, threads: ir.GlobalVariable,

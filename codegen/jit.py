@@ -178,12 +178,17 @@ def _run_and_dispose(
 
 def _bind_thread_count(engine: llvm.ExecutionEngine | SharedLibrary) -> None:
     """Point a module's thread-count global (emit_parallel.py), if it has one, at the
-    process-wide count `tj.config.set_num_threads` writes; until then it runs serially."""
+    process-wide count `tj.config.set_num_threads` writes; until then it runs serially.
+    Its pool global gets the process's thread pool."""
+    from tracejit.codegen.thread_pool import POOL_GLOBAL, bound_pool_address
     from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
 
     address = engine.get_global_value_address(THREADS_GLOBAL)
     if address:
         ctypes.c_void_p.from_address(address).value = ctypes.addressof(THREAD_COUNT)
+    pool = engine.get_global_value_address(POOL_GLOBAL)
+    if pool:  # the process's worker threads (thread_pool.py), else threads made per call
+        ctypes.c_void_p.from_address(pool).value = bound_pool_address()
 
 
 class Kernel:
@@ -249,6 +254,12 @@ class JitModule:
             assert self._module is not None
             self._object_code = self._tm.emit_object(self._module)
         return self._object_code
+
+    def global_address(self, name: str) -> int:
+        address = self._engine.get_global_value_address(name)
+        if not address:
+            raise CodegenError(f"no global named {name!r}")
+        return address
 
     def function_address(self, name: str) -> int:
         address = self._engine.get_function_address(name)

@@ -306,7 +306,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     import ctypes, json, sys
     import numpy as np
     import tracejit as tj
-    from tracejit.codegen import shared_library
+    from tracejit.codegen import shared_library, thread_pool
     from tracejit.ir import parallel_contract as pc
 
     tj.config.set_cache_dir(sys.argv[1])
@@ -323,9 +323,11 @@ CACHE_SCRIPT = textwrap.dedent("""
     engine = f.get_concrete_function(x)._compilation.jit._engine
     slot = engine.get_global_value_address(pc.THREADS_GLOBAL)
     bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(pc.THREAD_COUNT)
+    pool = engine.get_global_value_address(thread_pool.POOL_GLOBAL)
+    pooled = ctypes.c_void_p.from_address(pool).value == thread_pool.pool_address()
     shared_library.wait_for_builds()
     print(json.dumps({"same": len(set(outs)) == 1, "out": outs[0], "bound": bound,
-                      "loaded_as": type(engine).__name__}))
+                      "pooled": pooled, "loaded_as": type(engine).__name__}))
 """)
 
 
@@ -338,9 +340,9 @@ def run_cached(cache_dir) -> dict:
 
 def test_cached_code_reads_the_thread_count_of_the_process_loading_it(tmp_path):
     """Object code and linked libraries from the disk cache find this process's thread count
-    (a global filled in after loading), and give the same bits."""
+    and thread pool (globals filled in after loading), and give the same bits."""
     runs = [run_cached(tmp_path) for _ in range(3)]
     assert runs[0]["loaded_as"] == "ExecutionEngine"  # then object code or a library (cc)
     assert runs[2]["loaded_as"] in ("ExecutionEngine", "SharedLibrary")
     for run in runs:
-        assert run["same"] and run["bound"] and run["out"] == runs[0]["out"]
+        assert run["same"] and run["bound"] and run["pooled"] and run["out"] == runs[0]["out"]

@@ -1,0 +1,91 @@
+"""The process's worker threads (codegen/thread_pool.py): started once and reused by every
+parallel loop, asleep when idle, started again in the child of a fork, and giving the same
+bits as one thread."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tracejit.codegen import thread_pool
+
+BIG = 1_000_003
+
+
+@pytest.fixture(autouse=True)
+def _restore_thread_count():
+    before = tj.config.num_threads()
+    yield
+    tj.config.set_num_threads(before)
+
+
+@tj.function
+def scaled(x):
+    return np.tanh(x) * 2.0 + 1.0
+
+
+def values() -> np.ndarray:
+    return np.linspace(-4.0, 4.0, BIG).astype(np.float32)
+
+
+def one_thread_result(x: np.ndarray) -> np.ndarray:
+    tj.config.set_num_threads(1)
+    return scaled(x)
+
+
+def test_workers_are_started_once_and_reused():
+    x = values()
+    expected = one_thread_result(x)
+    tj.config.set_num_threads(2)
+    assert np.array_equal(scaled(x), expected)
+    started = thread_pool.started_workers()
+    assert started >= 1
+    for _ in range(20):
+        assert np.array_equal(scaled(x), expected)
+    assert thread_pool.started_workers() == started
+
+
+def test_more_threads_start_more_workers():
+    x = values()
+    expected = one_thread_result(x)
+    for count in (2, 4, 3, 2):
+        tj.config.set_num_threads(count)
+        assert np.array_equal(scaled(x), expected), f"{count} threads"
+        assert thread_pool.started_workers() >= count - 1
+
+
+def test_idle_workers_sleep():
+    """After a short spin the workers wait on a futex: an idle process uses no CPU."""
+    tj.config.set_num_threads(4)
+    scaled(values())
+    time.sleep(0.2)  # past the spin
+    before = time.process_time()
+    time.sleep(0.5)
+    assert time.process_time() - before < 0.1
+
+
+def test_the_child_of_a_fork_starts_its_own_workers():
+    x = values()
+    expected = one_thread_result(x)
+    tj.config.set_num_threads(2)
+    scaled(x)  # the parent's workers exist; the child has none
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report through the pipe, never return into pytest
+        code = 1
+        try:
+            before = thread_pool.started_workers()
+            same = np.array_equal(scaled(x), expected)
+            code = 0 if before == 0 and same and thread_pool.started_workers() >= 1 else 2
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(0)
+    os.close(write)
+    report = os.read(read, 1)
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert report == b"\x00", "the child's result or worker count was wrong"
