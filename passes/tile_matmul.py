@@ -6,8 +6,9 @@ Expects: buffer-form `linalg.generic`s (after `bufferize`). It rewrites those co
 
 that is: two inputs and one output on memrefs; iterators (parallel..., reduction) with the
 reduction k last and j the last parallel dim; C's map the parallel dims in order; A's map
-(batch..., i, k) or (batch..., k), B's map (batch..., k, j), where each batch read is a batch
-dim of C or the index 0 (a broadcast batch dim); and the body `acc + x * y` as `bufferize`
+(batch..., i, k) or (batch..., k), B's map (batch..., k, j) or (batch..., j, k) (the rows of
+`m` for `a @ m.T`, which `bufferize` reads in place), where each batch read is a batch dim of
+C or the index 0 (a broadcast batch dim); and the body `acc + x * y` as `bufferize`
 writes it for `tj.matmul`: `mulf`+`addf fastmath<reassoc>`, `muli`+`addi` or `andi`+`ori`.
 The sum must be reassociable because tiling adds up k in blocks (integer and boolean sums are
 exact in any order; a float sum without `reassoc` is left alone). A float `x * y + acc`
@@ -38,8 +39,9 @@ chunks of C's columns:
 Why it is fast: LLVM fully unrolls the constant-trip r and j loops, so `%acc` has only
 constant indices and SROA keeps it in vector registers across the k loop; per k the kernel
 does NR/W vector loads of packed B, MR broadcasts of A and MR*NR/W vector FMAs, with no
-store. MR = 6 and NR = two 256-bit vectors give 12 accumulators + 2 B vectors + 1 broadcast,
-which fit the 16 AVX2 registers. The packed micro-panel is contiguous (no stride-N walk over
+store. MR = 6 and NR = two vector registers give 12 accumulators + 2 B vectors + 1
+broadcast, which fit AVX2's 16 registers; the option `target` says which registers (AVX2's
+32 bytes or AVX-512's 64: see REGISTER_BYTES), `host` by default. The packed micro-panel is contiguous (no stride-N walk over
 B), KC keeps it in L1 and the B panel in L2. Rows and columns of a tile that lie past the
 edge of C are computed from clamped (in-bounds) reads and never stored, so the micro-kernel
 has no remainder case; only a tile on the edge (the `scf.if`, emitted when M or N may not be
@@ -85,6 +87,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.ir import upstream_memref
+from tracejit.ir.host import host_vector_target
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
@@ -97,7 +100,11 @@ SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
     arith.AndIOp: arith.OrIOp,  # bool: any(x and y)
 }
 
-VECTOR_BYTES = 32  # one AVX2 register; NR holds two of them
+REGISTER_BYTES = {"avx2": 32, "avx512": 64}
+"""The vector register of each target `vector-bytes` names: NR holds two of them. With 16
+AVX2 registers MR x NR = 6 x 2 vectors fill 12 of them; AVX-512 has 32, so the same 12
+accumulators are twice as wide (6 of them left the FMA units a quarter idle: a 512x512
+f32 product ran at 183 GFLOP/s on one Zen 5 core, 232 with 64-byte vectors)."""
 REGISTER_ROWS = 6  # MR
 DEPTH_BLOCK = 256  # KC
 ROW_BLOCK = 72  # MC, a multiple of MR
@@ -147,7 +154,9 @@ def match_matmul(op: Operation) -> MatmulGeneric | None:
     lhs, rhs, out = (attr.data.results for attr in op.get_indexing_maps())
     dim = AffineExpr.dimension
     k, j = dim(loops - 1), dim(loops - 2)
-    if out != tuple(dim(d) for d in range(loops - 1)) or rhs[-2:] != (k, j) or lhs[-1:] != (k,):
+    if out != tuple(dim(d) for d in range(loops - 1)) or lhs[-1:] != (k,):
+        return None
+    if rhs[-2:] not in ((k, j), (j, k)):  # B, or the rows of B.T read in place
         return None
     has_rows = loops >= 3 and len(lhs) >= 2 and lhs[-2] == dim(loops - 3)
     batch = loops - 2 - has_rows
@@ -200,11 +209,11 @@ class TileSizes:
     """The chunk width CW: columns of C per chunk, a multiple of NR."""
 
 
-def tile_sizes(element: Attribute, rows: int, columns: int) -> TileSizes:
+def tile_sizes(element: Attribute, rows: int, columns: int, vector_bytes: int) -> TileSizes:
     """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6, and
     CW cuts a static N into about TARGET_CHUNKS chunks (the widest chunk when N is dynamic)."""
     nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]
-    nr = 2 * VECTOR_BYTES // nbytes
+    nr = 2 * vector_bytes // nbytes
     mr = REGISTER_ROWS if rows == DYNAMIC_INDEX else max(1, min(REGISTER_ROWS, rows))
     widest = max(1, PANEL_BYTES // (DEPTH_BLOCK * nbytes * nr))  # micro-panels per chunk
     if columns == DYNAMIC_INDEX:
@@ -217,12 +226,14 @@ def tile_sizes(element: Attribute, rows: int, columns: int) -> TileSizes:
 class TiledMatmul:
     """Emits the nest for one matched generic, right before it (see the module docstring)."""
 
-    def __init__(self, match: MatmulGeneric):
+    def __init__(self, match: MatmulGeneric, vector_bytes: int):
         self.match = match
         op = match.op
         self.fill = zero_fill_before(match)  # before the prologue goes between them
         self.a, self.b_in, self.c = op.operands
         self.maps = [attr.data for attr in op.get_indexing_maps()]
+        k_then_j = (AffineExpr.dimension(match.k), AffineExpr.dimension(match.j))
+        self.b_transposed = self.maps[1].results[-2:] != k_then_j
         self.element = op.body.block.args[2].type
         # Index constants, sizes and scratch buffers go before the nest (they dominate it).
         self.prologue = Builder(InsertPoint.before(op))
@@ -230,7 +241,7 @@ class TiledMatmul:
         self.constants: dict[int, SSAValue] = {}
         self.static: dict[SSAValue, int] = {}
         self.tiles = tile_sizes(
-            self.element, static_extent(op, match.i), static_extent(op, match.j)
+            self.element, static_extent(op, match.i), static_extent(op, match.j), vector_bytes
         )
         self.m, self.n, self.k = (self._extent(d) for d in (match.i, match.j, match.k))
 
@@ -413,11 +424,14 @@ class TiledMatmul:
         self, ivs: dict[int, SSAValue], jc: SSAValue, pc: SSAValue, kc: SSAValue,
         panels: SSAValue,
     ) -> None:  # fmt: skip
-        """packed[jb, k, j] = B[pc + k, min(jc + jb*NR + j, N - 1)]."""
+        """packed[jb, k, j] = B[pc + k, min(jc + jb*NR + j, N - 1)], walking B along its
+        rows: j innermost, or k when B is read transposed (B[j, k], the rows of `m.T`)."""
         nr = self.const(self.tiles.nr)
         with self.loop(panels, "jb") as jb:
             start = self.add(jc, self.mul(jb, nr))
-            with self.loop(kc, "k") as k, self.loop(nr, "j") as j:
+            inner = self.loop(kc, "k"), self.loop(nr, "j")
+            with inner[self.b_transposed] as first, inner[not self.b_transposed] as second:
+                k, j = (second, first) if self.b_transposed else (first, second)
                 depth = self.add(pc, k)
                 column = self.named(self.min(self.add(start, j), self.n_last), "col")
                 read = {**ivs, self.match.k: depth, self.match.j: column}
@@ -463,24 +477,15 @@ class TiledMatmul:
     def store_tile(self, tile: Tile) -> None:
         """C[i0 + r, j0 + j] += acc[r, j] for the rows and columns inside C; `=` in the first
         depth block when the zero fill of C was left out (`zero_fill_before`)."""
-        if self.fill is None:
-            self.write_tile(tile, overwrite=False)
-            return
-        if self.static.get(tile.pc) == 0:  # a single depth block
-            self.write_tile(tile, overwrite=True)
-            return
-        first = self.builder.insert(arith.CmpiOp(tile.pc, self.const(0), "eq")).result
-        stores, adds = Block(), Block()
-        with self.branch(stores):
-            self.write_tile(tile, overwrite=True)
-        with self.branch(adds):
-            self.write_tile(tile, overwrite=False)
-        self.builder.insert(scf.IfOp(self.named(first, "first"), [], Region(stores), Region(adds)))
-
-    def write_tile(self, tile: Tile, overwrite: bool) -> None:
         t = self.tiles
+        first: SSAValue | bool = False  # add to C
+        if self.fill is not None and self.static.get(tile.pc) == 0:  # one depth block
+            first = True  # store into C
+        elif self.fill is not None:
+            first = self.builder.insert(arith.CmpiOp(tile.pc, self.const(0), "eq")).result
+            first = self.named(first, "first")
         if self.edge is None:
-            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), overwrite)
+            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), first)
             return
         rows = self.named(self.block_extent(self.m, tile.i0, t.mr), "rows")
         columns = self.named(self.block_extent(self.n, tile.j0, t.nr), "cols")
@@ -489,25 +494,32 @@ class TiledMatmul:
         full = self.named(self.builder.insert(arith.AndIOp(full_rows, full_columns)).result, "full")
         inside, edge = Block(), Block()
         with self.branch(inside):
-            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), overwrite)
+            self.into_c(tile, self.acc, self.const(t.mr), self.const(t.nr), first)
         with self.branch(edge):
             with self.loop(self.const(t.mr), "r") as r, self.loop(self.const(t.nr), "j") as j:
                 self.store(self.load(self.acc, [r, j]), self.edge, [r, j])
-            self.into_c(tile, self.edge, rows, columns, overwrite)
+            self.into_c(tile, self.edge, rows, columns, first)
         self.builder.insert(scf.IfOp(full, [], Region(inside), Region(edge)))
 
     def into_c(
-        self, tile: Tile, source: SSAValue, rows: SSAValue, columns: SSAValue, overwrite: bool
-    ) -> None:
-        """C[i0 + r, j0 + j] (+)= source[r, j] over `rows` x `columns`."""
+        self, tile: Tile, source: SSAValue, rows: SSAValue, columns: SSAValue,
+        first: SSAValue | bool,
+    ) -> None:  # fmt: skip
+        """C[i0 + r, j0 + j] += source[r, j] over `rows` x `columns`; `=` when `first` is
+        True, or when it holds at run time (the first depth block of a C whose zero fill was
+        left out): a select, not a branch around two copies of this, which had LLVM make a
+        second copy of the whole micro-kernel with the tile spilled to the stack (4x slower
+        in f64). The first block then reads C's old contents too, and drops them."""
         with self.loop(rows, "r") as r, self.loop(columns, "j") as j:
             at = {**tile.ivs, self.match.j: self.add(tile.j0, j)}
             if self.match.i is not None:
                 at[self.match.i] = self.add(tile.i0, r)
             indices = self.operand_indices(2, at)
-            total = self.load(source, [r, j])
-            if not overwrite:
-                total = self.combine(self.load(self.c, indices), total)
+            total = partial = self.load(source, [r, j])
+            if first is not True:
+                total = self.combine(self.load(self.c, indices), partial)
+            if isinstance(first, SSAValue):
+                total = self.builder.insert(arith.SelectOp(first, partial, total)).result
             self.store(total, self.c, indices)
 
 
@@ -569,7 +581,7 @@ def static_volume(match: MatmulGeneric) -> int | None:
     return None if DYNAMIC_INDEX in sizes else prod(sizes)
 
 
-def tile_matmuls(module: ModuleOp, min_volume: int) -> None:
+def tile_matmuls(module: ModuleOp, min_volume: int, vector_bytes: int) -> None:
     """Rewrite every matmul-shaped generic in `module` (see the module docstring)."""
     generics = [op for op in module.walk() if isinstance(op, GenericOp)]
     for op in generics:  # matrix @ vector: dot products of a few rows at a time
@@ -581,7 +593,7 @@ def tile_matmuls(module: ModuleOp, min_volume: int) -> None:
         volume = static_volume(match)
         if volume is not None and volume < min_volume:
             continue
-        TiledMatmul(match).emit()
+        TiledMatmul(match, vector_bytes).emit()
 
 
 @dataclass(frozen=True)
@@ -593,5 +605,13 @@ class TileMatmulPass(ModulePass):
     min_volume: int = 4096
     """Static products with fewer multiply-adds (M*N*K) keep the plain generic."""
 
+    target: str = "host"
+    """Whose vector registers size the register tile: `avx2`, `avx512`, or `host` (the CPU
+    the code generator compiles for: `avx512` when it has AVX-512F). Tests name one, so
+    their IR is the same on every machine."""
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        tile_matmuls(op, self.min_volume)
+        target = host_vector_target() if self.target == "host" else self.target
+        if target not in REGISTER_BYTES:
+            raise ValueError(f"tile-matmul: unknown target {target!r}; use host, avx2 or avx512")
+        tile_matmuls(op, self.min_volume, REGISTER_BYTES[target])

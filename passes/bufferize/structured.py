@@ -276,7 +276,7 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
     if isinstance(op.rhs.owner, TransposeOp) and read_in_place_by_matmul(op.rhs.owner):
         # B is the transpose's operand, in place (`values` maps the transpose to it): its
-        # rows are the columns of B, so read B[k, j] at [j, k], each dot product a row
+        # rows are the columns of B, so read B[k, j] at [j, k], each dot product along a row
         j, k = rhs_map.data.results
         rhs_map = projection_map(len(out_shape) + 1, [k, j])
     loops = len(out_shape) + 1
@@ -299,11 +299,12 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
 
 def read_in_place_by_matmul(op: TransposeOp) -> bool:
     """Whether a transpose needs no buffer of its own: a static 2-D `m.T` read only as the
-    matrix of vector @ matrix products (`v @ m.T`, `np.dot(v, m.T)`), which read `m`
-    itself, row by row: each result element is the dot product of `v` with a contiguous
-    row of `m`, where the copy of `m.T` would have cost a strided pass over all of `m`
-    and the product a walk down its columns. (A matrix @ matrix product is tiled and
-    packs its B operand anyway; `m.T @ v` would walk down `m`'s columns: both copy.)"""
+    B operand of vector @ matrix or matrix @ matrix products (`v @ m.T`, `np.dot(x1,
+    x2.T)`), which read `m` itself, row by row: each result element is the dot product of
+    a row of A (or `v`) with a contiguous row of `m`, where the copy of `m.T` would have
+    cost an allocation and a strided pass over all of `m` on every call, and the product
+    a walk down its columns (`tile-matmul` packs such a B from its rows). `m.T @ v` would
+    walk down `m`'s columns: it copies."""
     if op.get_permutation() != (1, 0) or not isinstance(op.result.type, TensorType):
         return False
     if not op.result.type.has_static_shape() or not op.result.uses:
@@ -311,7 +312,7 @@ def read_in_place_by_matmul(op: TransposeOp) -> bool:
     return all(
         isinstance(use.operation, MatmulOp)
         and use.index == 1
-        and rank_of(use.operation.lhs) == 1
+        and rank_of(use.operation.lhs) in (1, 2)
         and use.operation.lhs is not op.result
         for use in op.result.uses
     )

@@ -147,3 +147,35 @@ def test_shape_errors_at_trace_time(fn, lhs, rhs, error, message):
     if error is ValueError:
         with pytest.raises(ValueError):
             fn(np.ones(lhs), np.ones(rhs))  # NumPy raises too
+
+
+@tj.function
+def times_transposed(a, m):
+    """`m.T` traced inside: a matrix (or vector) product reads `m`'s rows in place."""
+    return {"at": a @ m.T, "dot": np.dot(a, m.T)}
+
+
+@pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # one trace per case
+@settings(max_examples=25, deadline=None)
+@given(
+    st.sampled_from([np.float32, np.float64, np.int32, np.int8, np.bool_]),
+    st.integers(1, 70),
+    st.integers(0, 300),
+    st.integers(1, 90),
+    st.booleans(),
+)
+def test_products_with_a_transposed_operand(check_against_eager, dtype, m, k, n, vector):
+    """Sizes on both sides of tile-matmul's register tile, chunks and depth blocks (K up to
+    300 > 256), K = 0, and a vector A; ints wrap and bools are exact."""
+    rng = np.random.default_rng(m * 1000 + k * 10 + n)
+    a = random_operand(rng, (k,) if vector else (m, k), dtype)
+    mat = random_operand(rng, (n, k), dtype)
+    check_against_eager(times_transposed, a, mat, **tolerance(a, mat))
+
+
+def test_large_product_with_a_transposed_operand(check_against_eager):
+    """Big enough for the tiled nest, its chunks of columns and threads."""
+    rng = np.random.default_rng(11)
+    a = rng.standard_normal((300, 513))
+    mat = rng.standard_normal((257, 513))
+    check_against_eager(times_transposed, a, mat, **tolerance(a, mat))

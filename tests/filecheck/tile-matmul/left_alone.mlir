@@ -1,4 +1,4 @@
-// RUN: tracejit-opt %s -p tile-matmul | filecheck %s
+// RUN: tracejit-opt %s -p 'tile-matmul{target=avx2}' | filecheck %s
 
 // What tile-matmul leaves for lower-to-loops (with its default options).
 

@@ -1,4 +1,4 @@
-// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0}' | filecheck %s
+// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0 target=avx2}' | filecheck %s
 
 // C[7x18] += A[7x5] @ B[5x18], f32: neither M nor N is a multiple of the 6x16 register tile.
 // C's columns come in chunks of one 16-column micro-panel (the loop %jt, which threads may
@@ -122,3 +122,32 @@ func.func @batched(%a: memref<2x8x40xi32>, %b: memref<1x40x20xi32>, %c: memref<2
 // CHECK:           } {tj.parallel}
 // CHECK-NEXT:    } {tj.parallel}
 // CHECK-NEXT:    func.return
+
+// B read transposed (the rows of `m` for `a @ m.T`, bufferize reads m in place): packing
+// walks each row of m along k (k innermost: contiguous reads), into the same packed layout.
+func.func @transposed_b(%a: memref<12x40xf32>, %m: memref<32x40xf32>, %c: memref<12x32xf32>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (j, k)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %m : memref<12x40xf32>, memref<32x40xf32>) outs(%c : memref<12x32xf32>) {
+  ^bb0(%x: f32, %y: f32, %acc: f32):
+    %p = arith.mulf %x, %y : f32
+    %s = arith.addf %acc, %p fastmath<reassoc> : f32
+    linalg.yield %s : f32
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @transposed_b
+// CHECK:         %packed = memref.alloca() alignment = 64 : memref<1x40x16xf32>
+// CHECK:         scf.for %jt = %c0 to %c2 step %c1 {
+// CHECK-NEXT:      %j0 = arith.muli %jt, %c16 : index
+// CHECK-NEXT:      scf.for %j = %c0 to %c16 step %c1 {
+// CHECK-NEXT:        scf.for %k = %c0 to %c40 step %c1 {
+// CHECK-NEXT:          [[J:%.*]] = arith.addi %j0, %j : index
+// CHECK-NEXT:          %col = arith.minui [[J]], %c31 : index
+// CHECK-NEXT:          [[V:%.*]] = memref.load %m[%col, %k] : memref<32x40xf32>
+// CHECK-NEXT:          memref.store [[V]], %packed[%c0, %k, %j] : memref<1x40x16xf32>
+// CHECK:           math.fma
+// CHECK:         func.return

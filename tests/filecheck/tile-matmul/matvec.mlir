@@ -1,4 +1,4 @@
-// RUN: tracejit-opt %s -p tile-matmul | filecheck %s
+// RUN: tracejit-opt %s -p 'tile-matmul{target=avx2}' | filecheck %s
 
 // Matrix @ vector with the matrix read along its rows (m @ v; v @ m.T reads m the same
 // way, with the inputs the other way round): dot products of 4 rows at a time, each x[k]
