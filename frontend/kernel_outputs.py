@@ -50,8 +50,8 @@ class _KernelBuffer:
             "version": 3,
         }
 
-    def __del__(self) -> None:
-        _free(self._address)
+    def __del__(self, free=_free) -> None:  # bound now: module globals are None at exit
+        free(self._address)
 
 
 def adopt(descriptor: np.ndarray, dtype: np.dtype) -> np.ndarray:

@@ -67,7 +67,7 @@ def parse(text: str) -> ModuleOp:
 def tiled(text: str) -> ModuleOp:
     """`text` after tile-matmul (default options); the result verifies."""
     module = parse(text)
-    TileMatmulPass().apply(make_context(), module)
+    TileMatmulPass(target="avx2").apply(make_context(), module)
     module.verify()
     return module
 
@@ -141,13 +141,14 @@ def test_int32_overflow_wraps_like_numpy() -> None:
 
 
 def test_tiled_nest_structure() -> None:
-    """Packing into a [panels][KC][NR] scratch, an MRxNR tile, FMA, no generic left."""
+    """Packing into a static [CW/NR][KC][NR] stack panel (dynamic sizes take the largest),
+    an MRxNR tile, FMA, no generic and no heap scratch left."""
     text = str(tiled(matmul_text("f32")))
     assert "linalg.generic" not in text
-    assert re.search(r"memref.alloc\(.*\) alignment = 64 : memref<\?x\?x16xf32>", text)
+    assert "memref.alloca() alignment = 64 : memref<4x256x16xf32>" in text
     assert "memref.alloca() alignment = 64 : memref<6x16xf32>" in text
     assert text.count("math.fma") == 1
-    assert "memref.dealloc" in text
+    assert "memref.alloc(" not in text and "memref.dealloc" not in text
     assert "scf.if" in text  # dynamic M, N: edge tiles possible
 
 
