@@ -41,12 +41,13 @@ constant indices and SROA keeps it in vector registers across the k loop; per k 
 does NR/W vector loads of packed B, MR broadcasts of A and MR*NR/W vector FMAs, with no
 store. MR = 6 and NR = two vector registers give 12 accumulators + 2 B vectors + 1
 broadcast, which fit AVX2's 16 registers; the option `target` says which registers (AVX2's
-32 bytes or AVX-512's 64: see REGISTER_BYTES), `host` by default. The packed micro-panel is contiguous (no stride-N walk over
-B), KC keeps it in L1 and the B panel in L2. Rows and columns of a tile that lie past the
-edge of C are computed from clamped (in-bounds) reads and never stored, so the micro-kernel
-has no remainder case; only a tile on the edge (the `scf.if`, emitted when M or N may not be
-a multiple of MR or NR) stores through a bounded loop, from a copy of `%acc` so that `%acc`
-itself is never indexed by a loop LLVM cannot unroll.
+32 bytes or AVX-512's 64: see REGISTER_BYTES), `host` by default. The packed micro-panel
+is contiguous (no stride-N walk over B), KC keeps it in L1 and the B panel in L2. Rows and
+columns of a tile that lie past the edge of C are computed from clamped (in-bounds) reads
+and never stored, so the micro-kernel has no remainder case; only a tile on the edge (the
+`scf.if`, emitted when M or N may not be a multiple of MR or NR) stores through a bounded
+loop, from a copy of `%acc` so that `%acc` itself is never indexed by a loop LLVM cannot
+unroll.
 
 Why chunks of columns: they are what threads share (`parallelize` outlines the outermost
 marked loop with enough iterations). Each chunk packs its own part of B into its own panel
