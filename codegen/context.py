@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, SSAValue
 
 from tracejit.codegen.errors import CodegenError
-from tracejit.codegen.llvm_types import opaque
+from tracejit.codegen.llvm_types import PTR, opaque
 
 # An emitter translates one op; a returned value is bound to the op's single result. Its
 # second parameter is the op class it is registered under (emit_load takes a LoadOp), which
@@ -54,6 +54,16 @@ class ModuleState:
         for attr in attrs:
             fn.attributes.add(attr)
         return fn
+
+    def loader_filled(self, name: str) -> ir.GlobalVariable:
+        """`ptr @name`, null until the loader fills it in (jit._bind_runtime): the address
+        of something of the process's, such as the thread count or the thread pool."""
+        existing = self.module.globals.get(name)
+        if existing is not None:
+            return existing
+        variable = ir.GlobalVariable(self.module, PTR, name)
+        variable.initializer = ir.Constant(PTR, None)
+        return variable
 
     def intrinsic(self, base: str, ret: ir.Type, args: Sequence[ir.Type],
                   overloads: Sequence[ir.Type]) -> ir.Function:

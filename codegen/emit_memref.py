@@ -28,6 +28,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
+from tracejit.codegen import block_cache
 from tracejit.codegen.context import Emitter, FunctionEmitter, MemRef, ModuleState
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import (
@@ -152,10 +153,51 @@ def _alloc(fx: FunctionEmitter, op: memref.AllocOp) -> MemRef:
     size = fx.b.select(fx.b.icmp_unsigned("==", size, ir.Constant(I64, 0)),
                        ir.Constant(I64, 1), size)
     size = fx.b.and_(fx.b.add(size, ir.Constant(I64, align - 1)), ir.Constant(I64, -align))
-    aligned_alloc = fx.state.declare("aligned_alloc", PTR, [I64, I64], ("nounwind",))
-    ptr = fx.b.call(aligned_alloc, [ir.Constant(I64, align), size])
+    alignment = ir.Constant(I64, align)
+    ptr = _through_block_cache(fx, block_cache.ALLOC_GLOBAL, [size, alignment], PTR)
     _return_if_null(fx, ptr)
     return MemRef(ptr, shape_only.dims, mtype)
+
+
+def _through_block_cache(fx: FunctionEmitter, name: str, args: list[ir.Value],
+                         result: ir.Type) -> ir.Value:  # fmt: skip
+    """Call the block cache's function the loader put in the global `name`, or, while it is
+    null, the C heap's (`aligned_alloc(align, size)` / `free(block)`)."""
+    b = fx.b
+    function = b.load(fx.state.loader_filled(name), typ=PTR)
+    cached, plain = fx.fn.append_basic_block("cached"), fx.fn.append_basic_block("heap")
+    done = fx.fn.append_basic_block("allocated")
+    b.cbranch(b.icmp_unsigned("!=", function, ir.Constant(PTR, None)), cached, plain)
+    b.position_at_end(cached)
+    through_cache = b.call(_FunctionAt(function, ir.FunctionType(result, [a.type for a in args])),
+                           args)  # fmt: skip
+    b.branch(done)
+    b.position_at_end(plain)
+    if result == PTR:
+        heap = fx.state.declare("aligned_alloc", PTR, [I64, I64], ("nounwind",))
+        direct = b.call(heap, [args[1], args[0]])
+    else:
+        direct = b.call(fx.state.declare("free", VOID, [PTR], ("nounwind",)), [args[0]])
+    b.branch(done)
+    b.position_at_end(done)
+    if result != PTR:
+        return direct
+    merged = b.phi(PTR)
+    merged.add_incoming(through_cache, cached)
+    merged.add_incoming(direct, plain)
+    return merged
+
+
+class _FunctionAt:
+    """A function's address as a callee: llvmlite's `call` asks its callee for
+    `function_type` and `get_reference`, which only functions answer (as in
+    emit_parallel._TaskAddress)."""
+
+    def __init__(self, address: ir.Value, function_type: ir.FunctionType) -> None:
+        self.address, self.function_type, self.type = address, function_type, address.type
+
+    def get_reference(self) -> str:
+        return self.address.get_reference()
 
 
 def _return_if_null(fx: FunctionEmitter, ptr: ir.Value) -> None:
@@ -179,8 +221,15 @@ def _alloca(fx: FunctionEmitter, op: memref.AllocaOp) -> MemRef:
 
 
 def _dealloc(fx: FunctionEmitter, op: memref.DeallocOp) -> None:
-    free = fx.state.declare("free", VOID, [PTR], ("nounwind",))
-    fx.b.call(free, [fx.memref(op.memref).ptr])
+    """Give the block back to the cache with its size rounded up to 64 bytes (never more
+    than its alloc asked for: an alloc rounds up to its alignment, a multiple of 64)."""
+    ref = fx.memref(op.memref)
+    size = _byte_count(fx, ref)
+    size = fx.b.select(fx.b.icmp_unsigned("==", size, ir.Constant(I64, 0)),
+                       ir.Constant(I64, 1), size)  # fmt: skip
+    size = fx.b.and_(fx.b.add(size, ir.Constant(I64, ALIGNMENT - 1)),
+                     ir.Constant(I64, -ALIGNMENT))  # fmt: skip
+    _through_block_cache(fx, block_cache.FREE_GLOBAL, [ref.ptr, size], VOID)
 
 
 def _dim(fx: FunctionEmitter, op: memref.DimOp) -> ir.Value:

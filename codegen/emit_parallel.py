@@ -136,17 +136,6 @@ def _task(state: ModuleState, callee: ir.Function, count: int, types: list[ir.Ty
     return state.helper(callee.name + TASK_SUFFIX, build, I32, [PTR, I64, I64])
 
 
-def _loader_filled(state: ModuleState, name: str) -> ir.GlobalVariable:
-    """`ptr @name`, null until the loader fills it in (jit._bind_thread_count): the thread
-    count's address (THREADS_GLOBAL) or the thread pool's run function (POOL_GLOBAL)."""
-    existing = state.module.globals.get(name)
-    if existing is not None:
-        return existing
-    variable = ir.GlobalVariable(state.module, PTR, name)
-    variable.initializer = ir.Constant(PTR, None)
-    return variable
-
-
 # The state one fork shares with its threads, in the forking thread's frame (it outlives
 # them: every thread is joined before the fork returns).
 _NEXT, _TASK, _CTX, _LO, _N, _PIECES, _STATUS = range(7)
@@ -236,8 +225,8 @@ def _parallel_for(module: ModuleState) -> ir.Function:
     docstring)."""
     create = module.declare("pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = module.declare("pthread_join", I32, [I64, PTR])
-    threads = _loader_filled(module, THREADS_GLOBAL)
-    pool = _loader_filled(module, POOL_GLOBAL)
+    threads = module.loader_filled(THREADS_GLOBAL)
+    pool = module.loader_filled(POOL_GLOBAL)
     worker, run_pieces = _worker(module), _run_pieces(module)
 
     def build(fn: ir.Function) -> None:

@@ -14,7 +14,7 @@ import functools
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tracejit.codegen.abi import KernelSignature, ctypes_prototype
@@ -176,19 +176,24 @@ def _run_and_dispose(
         manager.detach()
 
 
-def _bind_thread_count(engine: llvm.ExecutionEngine | SharedLibrary) -> None:
-    """Point a module's thread-count global (emit_parallel.py), if it has one, at the
-    process-wide count `tj.config.set_num_threads` writes; until then it runs serially.
-    Its pool global gets the process's thread pool."""
+def _bind_runtime(engine: llvm.ExecutionEngine | SharedLibrary) -> None:
+    """Fill in the globals through which a module reaches the process's runtime, those it
+    has: the thread count `tj.config.set_num_threads` writes (until then the module runs
+    serially), the thread pool (thread_pool.py) and the block cache for temporaries
+    (block_cache.py; until then `aligned_alloc` and `free`)."""
+    from tracejit.codegen import block_cache
     from tracejit.codegen.thread_pool import POOL_GLOBAL, bound_pool_address
     from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
 
-    address = engine.get_global_value_address(THREADS_GLOBAL)
-    if address:
-        ctypes.c_void_p.from_address(address).value = ctypes.addressof(THREAD_COUNT)
-    pool = engine.get_global_value_address(POOL_GLOBAL)
-    if pool:  # the process's worker threads (thread_pool.py), else threads made per call
-        ctypes.c_void_p.from_address(pool).value = bound_pool_address()
+    def fill(name: str, address: Callable[[], int | None]) -> None:
+        slot = engine.get_global_value_address(name)
+        if slot:
+            ctypes.c_void_p.from_address(slot).value = address()
+
+    fill(THREADS_GLOBAL, lambda: ctypes.addressof(THREAD_COUNT))
+    fill(POOL_GLOBAL, bound_pool_address)
+    fill(block_cache.ALLOC_GLOBAL, lambda: block_cache.addresses()[0])
+    fill(block_cache.FREE_GLOBAL, lambda: block_cache.addresses()[1])
 
 
 class Kernel:
@@ -221,7 +226,7 @@ class JitModule:
         self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
-        _bind_thread_count(engine)
+        _bind_runtime(engine)
         # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
         self.parse_seconds = 0.0
         self.optimize_seconds = 0.0

@@ -114,7 +114,28 @@ def _wait_at_exit() -> None:
 
 def _build(llvm_ir: str, destination: Path) -> None:
     with contextlib.suppress(Exception):  # best effort: the object code path still works
-        link(pic_object_code(llvm_ir), destination)
+        with _in_llvm:
+            object_code = pic_object_code(llvm_ir)
+        link(object_code, destination)
+
+
+_in_llvm = threading.Lock()
+"""Held while a build thread is inside LLVM. `os.fork()` waits for it: a child forked then
+would inherit LLVM's locks held by a thread it does not have, and hang in its first compile
+(as frontend/tiered.py makes a fork wait for the background compile)."""
+
+
+def _after_fork_in_child() -> None:
+    global _in_llvm
+    _in_llvm = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=lambda: _in_llvm.acquire(),
+        after_in_parent=lambda: _in_llvm.release(),
+        after_in_child=_after_fork_in_child,
+    )
 
 
 def pic_object_code(llvm_ir: str) -> bytes:

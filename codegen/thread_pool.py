@@ -110,6 +110,8 @@ def bound_pool_address() -> int | None:
 def _forget_workers_in_child() -> None:
     """The child of a fork has only the forking thread: no workers, and no other caller
     holding the pool (a parent's call in another thread never returns here)."""
+    global _LOCK
+    _LOCK = threading.Lock()
     for name in ("workers", "busy"):
         if name in _STATE:
             _STATE[name].value = 0

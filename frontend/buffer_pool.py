@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-POOLED_BYTES = 1 << 20  # below this, np.empty is cheaper than anything the pool can do
+from tracejit.ir.memory_contract import CACHED_BYTES_MIN, initial_cache_bytes
+
+POOLED_BYTES = CACHED_BYTES_MIN  # below this, np.empty is cheaper than anything the pool can do
 ALIGNMENT = 64
-CACHE_BYTES_ENV = "TRACEJIT_BUFFER_CACHE_BYTES"
-DEFAULT_CACHE_BYTES = 512 << 20
 
 _libc = ctypes.CDLL(None)
 _aligned_alloc = _libc.aligned_alloc
@@ -134,12 +134,7 @@ class _PooledBlock:
             self._pool.give_back(self._address, self._size)
 
 
-def _initial_limit() -> int:
-    env = os.environ.get(CACHE_BYTES_ENV)
-    return max(int(env), 0) if env else DEFAULT_CACHE_BYTES
-
-
-POOL = BufferPool(_initial_limit())
+POOL = BufferPool(initial_cache_bytes())
 
 
 def _after_fork_in_child() -> None:

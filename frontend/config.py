@@ -121,15 +121,20 @@ def loop_unroll_limit() -> int | None:
     return _loop_unroll_limit
 
 
-# --- reused output buffers (frontend/buffer_pool.py) ------------------------------------------
+# --- reused memory (frontend/buffer_pool.py, codegen/block_cache.py, ir/memory_contract.py) --
 def set_buffer_cache_bytes(limit: int) -> None:
-    """Keep at most `limit` bytes of freed kernel outputs for reuse (default 512 MiB, or
-    `TRACEJIT_BUFFER_CACHE_BYTES`); 0 keeps none. Outputs of 1 MiB and more come from this
-    cache, so a loop of calls does not page-fault fresh memory in every time."""
+    """Keep at most `limit` bytes of freed kernel outputs for reuse, and as much again of
+    freed kernel temporaries (default 512 MiB each, or `TRACEJIT_BUFFER_CACHE_BYTES`); 0
+    keeps none. Outputs and temporaries of 1 MiB and more come from these caches, so a loop
+    of calls does not page-fault fresh memory in every time."""
     from tracejit.frontend.buffer_pool import POOL
+    from tracejit.ir.memory_contract import CACHE_BYTES, CLEARS
 
     if int(limit) < 0:
         raise ValueError(f"set_buffer_cache_bytes: the limit must be >= 0, got {limit}")
+    CACHE_BYTES.value = int(limit)
+    for clear in CLEARS:  # kept temporaries over the new bound go now
+        clear()
     POOL.shrink_to(int(limit))
 
 
@@ -141,10 +146,14 @@ def buffer_cache_bytes() -> int:
 
 
 def clear_buffer_cache() -> None:
-    """Free every cached output buffer not in use (arrays still alive keep theirs)."""
+    """Free every cached block not in use: outputs (arrays still alive keep theirs) and
+    kernel temporaries."""
     from tracejit.frontend.buffer_pool import POOL
+    from tracejit.ir.memory_contract import CLEARS
 
     POOL.clear()
+    for clear in CLEARS:
+        clear()
 
 
 # --- threads (ir/parallel_contract.py, passes/parallelize.py, codegen/emit_parallel.py) -------
