@@ -17,7 +17,9 @@ for) keeps a block big enough for that bucket. `free` keeps it in one of SLOTS s
 the bound `tj.config.set_buffer_cache_bytes` sets (ir/memory_contract.py); a steady loop of
 calls then meets its blocks again. Smaller blocks go straight to the C heap. A block with an
 alignment over 64 is never taken from the slots (they hold no record of alignment), only
-allocated at its bucket's size. A block the cache hands out came from `aligned_alloc`, so a
+allocated at its bucket's size. A block `free` gets that is smaller than its bucket (one a
+kernel allocated with `aligned_alloc` before the cache was bound, runtime_binding.py) goes to
+the C heap (`malloc_usable_size` tells). A block the cache hands out came from `aligned_alloc`, so a
 kernel output the caller adopts and later frees with `free` (frontend/kernel_outputs.py) is
 fine. A spin lock guards the slots (kernels run in several Python threads at once; the
 pool's workers never allocate). `tracejit_block_clear` frees every kept block
@@ -37,10 +39,14 @@ import threading
 from llvmlite import ir
 
 from tracejit.codegen.llvm_types import I1, I32, I64, PTR, opaque
-from tracejit.ir.memory_contract import CACHE_BYTES, CACHED_BYTES_MIN, CLEARS
+from tracejit.ir.memory_contract import (  # noqa: F401 (the globals' names, re-exported)
+    ALLOC_GLOBAL,
+    CACHE_BYTES,
+    CACHED_BYTES_MIN,
+    CLEARS,
+    FREE_GLOBAL,
+)
 
-ALLOC_GLOBAL = "tracejit_block_alloc_ptr"
-FREE_GLOBAL = "tracejit_block_free_ptr"
 ALLOC, FREE, CLEAR = "tracejit_block_alloc", "tracejit_block_free", "tracejit_block_clear"
 SLOTS = 32
 """Blocks kept at most (each slot holds one block of any bucket)."""
@@ -110,6 +116,8 @@ class _CacheModule:
         self.aligned_alloc = ir.Function(self.module, ir.FunctionType(PTR, [I64, I64]),
                                          "aligned_alloc")  # fmt: skip
         self.free = ir.Function(self.module, ir.FunctionType(void, [PTR]), "free")
+        self.usable_size = ir.Function(self.module, ir.FunctionType(I64, [PTR]),
+                                       "malloc_usable_size")  # fmt: skip
         self.ctlz = ir.Function(self.module, ir.FunctionType(I64, [I64, I1]), "llvm.ctlz.i64")
         self._build_alloc()
         self._build_free()
@@ -179,6 +187,10 @@ class _CacheModule:
             b.call(self.free, [block])
             b.ret_void()
         bucket = self._bucket(b, size)
+        usable = b.call(self.usable_size, [block])
+        with b.if_then(b.icmp_unsigned("<", usable, bucket)):  # not one of ours: too small
+            b.call(self.free, [block])
+            b.ret_void()
         self._acquire(fn, b)
         kept = b.add(b.load(self.cached, typ=I64), bucket)
         bound = b.load(b.load(self.limit, typ=PTR), typ=I64)

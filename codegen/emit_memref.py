@@ -28,7 +28,6 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Operation, SSAValue
 
-from tracejit.codegen import block_cache
 from tracejit.codegen.context import Emitter, FunctionEmitter, MemRef, ModuleState
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import (
@@ -46,6 +45,7 @@ from tracejit.codegen.llvm_types import (
     storage_type,
 )
 from tracejit.ir import upstream_memref
+from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
 from tracejit.ir.runtime_contract import BOUNDS_ERROR, OUT_OF_MEMORY, check_message
 
 ALIGNMENT = 64
@@ -154,7 +154,7 @@ def _alloc(fx: FunctionEmitter, op: memref.AllocOp) -> MemRef:
                        ir.Constant(I64, 1), size)
     size = fx.b.and_(fx.b.add(size, ir.Constant(I64, align - 1)), ir.Constant(I64, -align))
     alignment = ir.Constant(I64, align)
-    ptr = _through_block_cache(fx, block_cache.ALLOC_GLOBAL, [size, alignment], PTR)
+    ptr = _through_block_cache(fx, ALLOC_GLOBAL, [size, alignment], PTR)
     _return_if_null(fx, ptr)
     return MemRef(ptr, shape_only.dims, mtype)
 
@@ -164,7 +164,7 @@ def _through_block_cache(fx: FunctionEmitter, name: str, args: list[ir.Value],
     """Call the block cache's function the loader put in the global `name`, or, while it is
     null, the C heap's (`aligned_alloc(align, size)` / `free(block)`)."""
     b = fx.b
-    function = b.load(fx.state.loader_filled(name), typ=PTR)
+    function = b.load_atomic(fx.state.loader_filled(name), "monotonic", 8, typ=PTR)
     cached, plain = fx.fn.append_basic_block("cached"), fx.fn.append_basic_block("heap")
     done = fx.fn.append_basic_block("allocated")
     b.cbranch(b.icmp_unsigned("!=", function, ir.Constant(PTR, None)), cached, plain)
@@ -229,7 +229,7 @@ def _dealloc(fx: FunctionEmitter, op: memref.DeallocOp) -> None:
                        ir.Constant(I64, 1), size)  # fmt: skip
     size = fx.b.and_(fx.b.add(size, ir.Constant(I64, ALIGNMENT - 1)),
                      ir.Constant(I64, -ALIGNMENT))  # fmt: skip
-    _through_block_cache(fx, block_cache.FREE_GLOBAL, [ref.ptr, size], VOID)
+    _through_block_cache(fx, FREE_GLOBAL, [ref.ptr, size], VOID)
 
 
 def _dim(fx: FunctionEmitter, op: memref.DimOp) -> ir.Value:

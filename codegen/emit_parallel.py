@@ -55,11 +55,12 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState
 from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
-from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY, POOL_GLOBAL
+from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
     PARALLEL_WORK_ATTR,
+    POOL_GLOBAL,
     THREADS_GLOBAL,
 )
 
@@ -276,7 +277,7 @@ def _parallel_for(module: ModuleState) -> ir.Function:
 def _run_on_pool(b: ir.IRBuilder, pool: ir.GlobalVariable, args: list[ir.Value]) -> None:
     """Return what the process's pool returns for the loop, unless there is no pool or it
     is busy with another caller's loop (then the code after this starts threads itself)."""
-    run = b.load(pool, typ=PTR)
+    run = b.load_atomic(pool, "monotonic", 8, typ=PTR)  # filled in while kernels may run
     with b.if_then(b.icmp_unsigned("!=", run, ir.Constant(PTR, None)), likely=True):
         status = b.call(_PoolAddress(run), args)
         with b.if_then(b.icmp_signed("!=", status, ir.Constant(I32, POOL_BUSY)), likely=True):

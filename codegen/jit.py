@@ -14,7 +14,7 @@ import functools
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tracejit.codegen.abi import KernelSignature, ctypes_prototype
@@ -176,24 +176,18 @@ def _run_and_dispose(
         manager.detach()
 
 
-def _bind_runtime(engine: llvm.ExecutionEngine | SharedLibrary) -> None:
+def _bind_runtime(owner: JitModule, engine: llvm.ExecutionEngine | SharedLibrary) -> None:
     """Fill in the globals through which a module reaches the process's runtime, those it
     has: the thread count `tj.config.set_num_threads` writes (until then the module runs
-    serially), the thread pool (thread_pool.py) and the block cache for temporaries
-    (block_cache.py; until then `aligned_alloc` and `free`)."""
-    from tracejit.codegen import block_cache
-    from tracejit.codegen.thread_pool import POOL_GLOBAL, bound_pool_address
+    serially) now, and the thread pool and the block cache for temporaries when they are
+    compiled (runtime_binding.py; until then threads per call, `aligned_alloc` and `free`)."""
+    from tracejit.codegen import runtime_binding
     from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
 
-    def fill(name: str, address: Callable[[], int | None]) -> None:
-        slot = engine.get_global_value_address(name)
-        if slot:
-            ctypes.c_void_p.from_address(slot).value = address()
-
-    fill(THREADS_GLOBAL, lambda: ctypes.addressof(THREAD_COUNT))
-    fill(POOL_GLOBAL, bound_pool_address)
-    fill(block_cache.ALLOC_GLOBAL, lambda: block_cache.addresses()[0])
-    fill(block_cache.FREE_GLOBAL, lambda: block_cache.addresses()[1])
+    slot = engine.get_global_value_address(THREADS_GLOBAL)
+    if slot:
+        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
+    runtime_binding.bind(owner, engine)
 
 
 class Kernel:
@@ -226,7 +220,7 @@ class JitModule:
         self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
-        _bind_runtime(engine)
+        _bind_runtime(self, engine)
         # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
         self.parse_seconds = 0.0
         self.optimize_seconds = 0.0

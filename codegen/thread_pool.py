@@ -46,9 +46,8 @@ import threading
 from llvmlite import ir
 
 from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
-from tracejit.ir.parallel_contract import MAX_THREADS
+from tracejit.ir.parallel_contract import MAX_THREADS, POOL_GLOBAL  # noqa: F401 (re-exported)
 
-POOL_GLOBAL = "tracejit_parallel_pool_ptr"
 RUN = "tracejit_pool_run"
 WORKER = "tracejit_pool_worker"
 POOL_BUSY = -(1 << 31)

@@ -15,6 +15,9 @@ import ctypes
 import os
 from collections.abc import Callable
 
+ALLOC_GLOBAL = "tracejit_block_alloc_ptr"  # where a module finds the block cache's alloc
+FREE_GLOBAL = "tracejit_block_free_ptr"  # and its free (codegen/block_cache.py)
+
 CACHED_BYTES_MIN = 1 << 20
 """Blocks of fewer bytes are not cached: malloc serves them from memory it already has."""
 CACHE_BYTES_ENV = "TRACEJIT_BUFFER_CACHE_BYTES"

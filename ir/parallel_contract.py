@@ -38,6 +38,7 @@ MAX_THREADS = 64
 """Threads one parallel loop is split over at most (the runtime's fixed-size tables)."""
 
 THREADS_GLOBAL = "tracejit_num_threads_ptr"
+POOL_GLOBAL = "tracejit_parallel_pool_ptr"  # the thread pool's run function (thread_pool.py)
 NUM_THREADS_ENV = "TRACEJIT_NUM_THREADS"
 
 

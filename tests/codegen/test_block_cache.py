@@ -4,6 +4,7 @@ to its bound, clears, and starts afresh in the child of a fork."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import resource
 
@@ -12,7 +13,8 @@ import pytest
 
 import tracejit as tj
 from tests.conftest import assert_same, run_eagerly
-from tracejit.codegen import block_cache
+from tracejit.codegen import block_cache, runtime_binding
+from tracejit.frontend.buffer_pool import bucket_size
 
 N = 2_000_003  # an 8 MB float32 temporary: cached (>= 1 MiB), not a multiple of a bucket
 
@@ -42,6 +44,8 @@ def minor_faults() -> int:
 def test_a_steady_loop_reuses_its_temporaries():
     x = values()
     expected = np.asarray(run_eagerly(pairwise_of_running_sum, x))
+    pairwise_of_running_sum(x)
+    assert runtime_binding.wait_until_ready(60)  # bound after a background compile
     for _ in range(3):
         assert_same(pairwise_of_running_sum(x), expected, rtol=1e-4, atol=1e-2)
     assert block_cache.kept_bytes() >= 4 * N
@@ -55,6 +59,8 @@ def test_a_steady_loop_reuses_its_temporaries():
 def test_clearing_and_a_zero_bound_keep_nothing():
     x = values()
     pairwise_of_running_sum(x)
+    assert runtime_binding.wait_until_ready(60)
+    pairwise_of_running_sum(x)
     assert block_cache.kept_bytes() > 0
     tj.config.clear_buffer_cache()
     assert block_cache.kept_bytes() == 0
@@ -66,6 +72,8 @@ def test_clearing_and_a_zero_bound_keep_nothing():
 
 def test_the_bound_is_kept():
     x = values()
+    pairwise_of_running_sum(x)
+    assert runtime_binding.wait_until_ready(60)
     tj.config.set_buffer_cache_bytes(4 << 20)  # less than one 8 MB temporary
     pairwise_of_running_sum(x)
     assert block_cache.kept_bytes() == 0
@@ -90,6 +98,8 @@ def test_data_dependent_outputs_still_free_with_the_c_heap():
 def test_the_child_of_a_fork_forgets_the_kept_blocks():
     x = values()
     pairwise_of_running_sum(x)
+    assert runtime_binding.wait_until_ready(60)
+    pairwise_of_running_sum(x)
     assert block_cache.kept_bytes() > 0
     read, write = os.pipe()
     pid = os.fork()
@@ -107,3 +117,24 @@ def test_the_child_of_a_fork_forgets_the_kept_blocks():
     os.close(read)
     os.waitpid(pid, 0)
     assert report == b"\x00", "the child kept its parent's blocks, or computed differently"
+
+
+def test_blocks_from_before_the_binding_are_freed_safely():
+    """A kernel that allocated a temporary with `aligned_alloc` (its global still null) and
+    frees it through the cache: the block is smaller than its bucket, so the cache passes it
+    to `free` instead of keeping it (a later bucket-sized alloc would overrun it)."""
+    pairwise_of_running_sum(values())
+    assert runtime_binding.wait_until_ready(60)
+    tj.config.clear_buffer_cache()
+    alloc, free = block_cache.addresses()
+    libc = ctypes.CDLL(None)
+    libc.aligned_alloc.restype = ctypes.c_void_p
+    libc.aligned_alloc.argtypes = [ctypes.c_size_t, ctypes.c_size_t]
+    size = (1 << 20) + 64  # its bucket is 1 MiB + 128 KiB, as the output pool rounds it
+    block = libc.aligned_alloc(64, size)
+    ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)(free)(block, size)
+    assert block_cache.kept_bytes() == 0
+    take = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)(alloc)
+    ours = take(size, 64)
+    ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)(free)(ours, size)
+    assert block_cache.kept_bytes() == bucket_size(size) == (1 << 20) + (128 << 10)

@@ -306,7 +306,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     import ctypes, json, sys
     import numpy as np
     import tracejit as tj
-    from tracejit.codegen import shared_library, thread_pool
+    from tracejit.codegen import runtime_binding, shared_library, thread_pool
     from tracejit.ir import parallel_contract as pc
 
     tj.config.set_cache_dir(sys.argv[1])
@@ -320,6 +320,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     for count in (1, 2, 3):
         tj.config.set_num_threads(count)
         outs.append(f(x).tobytes().hex())
+    runtime_binding.wait_until_ready(60)
     engine = f.get_concrete_function(x)._compilation.jit._engine
     slot = engine.get_global_value_address(pc.THREADS_GLOBAL)
     bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(pc.THREAD_COUNT)

@@ -4,6 +4,7 @@ bits as one thread."""
 
 from __future__ import annotations
 
+import ctypes
 import os
 import time
 
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.codegen import thread_pool
+from tracejit.codegen import runtime_binding, thread_pool
 
 BIG = 1_000_003
 
@@ -33,8 +34,12 @@ def values() -> np.ndarray:
 
 
 def one_thread_result(x: np.ndarray) -> np.ndarray:
+    """One thread's result, after the pool is compiled and bound (runtime_binding.py: the
+    first calls start threads per call meanwhile)."""
     tj.config.set_num_threads(1)
-    return scaled(x)
+    result = scaled(x)
+    assert runtime_binding.wait_until_ready(60)
+    return result
 
 
 def test_workers_are_started_once_and_reused():
@@ -60,6 +65,7 @@ def test_more_threads_start_more_workers():
 
 def test_idle_workers_sleep():
     """After a short spin the workers wait on a futex: an idle process uses no CPU."""
+    one_thread_result(values())
     tj.config.set_num_threads(4)
     scaled(values())
     time.sleep(0.2)  # past the spin
@@ -73,6 +79,7 @@ def test_the_child_of_a_fork_starts_its_own_workers():
     expected = one_thread_result(x)
     tj.config.set_num_threads(2)
     scaled(x)  # the parent's workers exist; the child has none
+    assert thread_pool.started_workers() >= 1
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: report through the pipe, never return into pytest
@@ -89,3 +96,21 @@ def test_the_child_of_a_fork_starts_its_own_workers():
     os.close(read)
     os.waitpid(pid, 0)
     assert report == b"\x00", "the child's result or worker count was wrong"
+
+
+def test_calls_before_the_pool_is_bound_start_their_own_threads():
+    """A module loaded before the pool is compiled forks with threads of its own meanwhile:
+    the same bits, no pool worker involved (runtime_binding.py)."""
+    x = values()
+    expected = one_thread_result(x)
+
+    @tj.function
+    def fresh(x):
+        return np.tanh(x) * 2.0 + 1.0
+
+    tj.config.set_num_threads(2)
+    engine = fresh.get_concrete_function(x).compilation.jit._engine
+    slot = engine.get_global_value_address(thread_pool.POOL_GLOBAL)
+    assert slot and ctypes.c_void_p.from_address(slot).value == thread_pool.pool_address()
+    ctypes.c_void_p.from_address(slot).value = None  # as if the pool were not compiled yet
+    assert np.array_equal(fresh(x), expected)
