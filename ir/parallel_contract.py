@@ -26,13 +26,13 @@ import os
 PARALLEL_LOOP_ATTR = "tj.parallel"
 PARALLEL_WORK_ATTR = "tj.parallel_work"
 
-MIN_PARALLEL_WORK = 1 << 18
+MIN_PARALLEL_WORK = 1 << 20
 """Estimated scalar operations a loop must do before threads are used. Handing a loop to the
-pool's workers and waiting for their pieces costs a few microseconds (starting threads, where
-there is no pool, 30-60 us). Measured with the pool on one Zen 5 core each (`x * 2 + 1`,
-float32): 60k elements take 2.5 us on one thread and 3.0 us on two, 125k (2^18 scalar
-operations) 7.6 and 4.4 us, 1M 72 and 44 us. A worker asleep when the call comes costs the
-caller nothing: it runs the pieces itself meanwhile."""
+pool's workers and waiting for their pieces costs ~2 us (starting threads, where there is no
+pool, 30-60 us). The estimate counts scalar ops, and vectorised code does 8-16 per
+instruction, so the bound is set well above the break-even of `x * 2 + 1` (float32: 125k
+elements, 2^18 ops, take 7.6 us on one thread and 4.4 on two; 500k, 2^20 ops, 42 and 23 us):
+at 2^18, W9's 10k-element staged loop forked every iteration and ran 1.5x slower."""
 
 MAX_THREADS = 64
 """Threads one parallel loop is split over at most (the runtime's fixed-size tables)."""
