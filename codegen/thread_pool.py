@@ -42,6 +42,7 @@ import os
 import platform
 import sys
 import threading
+from collections.abc import Callable
 
 from llvmlite import ir
 
@@ -176,22 +177,29 @@ class _PoolModule:
     def wait_while_equal(self, fn: ir.Function, b: ir.IRBuilder, word: str,
                          seen: ir.Value, name: str) -> ir.Value:  # fmt: skip
         """Spin, then sleep, until `word` differs from `seen`; returns its new value."""
+        return self.spin_until(fn, b, word, lambda now: b.icmp_unsigned("!=", now, seen), name)
+
+    def spin_until(self, fn: ir.Function, b: ir.IRBuilder, word: str,
+                   finished: Callable[[ir.Value], ir.Value], name: str) -> ir.Value:  # fmt: skip
+        """Read `word` until `finished(value)` holds: SPIN_ROUNDS times with a CPU pause in
+        between, then asleep on the futex while the word keeps the value last read.
+        Returns the value that finished."""
         entry = b.block
         head, spin, sleep, out = (fn.append_basic_block(f"{name}_{s}")
-                                  for s in ("check", "spin", "sleep", "changed"))  # fmt: skip
+                                  for s in ("check", "spin", "sleep", "done"))  # fmt: skip
         b.branch(head)
         b.position_at_end(head)
         rounds = b.phi(I64)
         rounds.add_incoming(ir.Constant(I64, 0), entry)
         now = self.load(b, word)
-        b.cbranch(b.icmp_unsigned("!=", now, seen), out, spin)
+        b.cbranch(finished(now), out, spin)
         b.position_at_end(spin)
         self.spin_pause(b)
         more = b.add(rounds, ir.Constant(I64, 1))
         rounds.add_incoming(more, spin)
         b.cbranch(b.icmp_unsigned("<", more, ir.Constant(I64, SPIN_ROUNDS)), head, sleep)
         b.position_at_end(sleep)
-        self.futex(b, word, FUTEX_WAIT_PRIVATE, seen)  # returns at once if word changed
+        self.futex(b, word, FUTEX_WAIT_PRIVATE, now)  # returns at once if the word changed
         rounds.add_incoming(more, sleep)
         b.branch(head)
         b.position_at_end(out)
@@ -326,25 +334,8 @@ class _PoolModule:
 
     def _wait_for_pieces(self, fn: ir.Function, b: ir.IRBuilder, pieces: ir.Value) -> None:
         """Until `done` == pieces: spin, then FUTEX_WAIT on `done`."""
-        entry = b.block
-        head, spin, sleep, out = (fn.append_basic_block(f"join_{s}")
-                                  for s in ("check", "spin", "sleep", "done"))  # fmt: skip
-        b.branch(head)
-        b.position_at_end(head)
-        rounds = b.phi(I64)
-        rounds.add_incoming(ir.Constant(I64, 0), entry)
-        done = self.load(b, "done")
-        b.cbranch(b.icmp_unsigned("==", b.zext(done, I64), pieces), out, spin)
-        b.position_at_end(spin)
-        self.spin_pause(b)
-        more = b.add(rounds, ir.Constant(I64, 1))
-        rounds.add_incoming(more, spin)
-        b.cbranch(b.icmp_unsigned("<", more, ir.Constant(I64, SPIN_ROUNDS)), head, sleep)
-        b.position_at_end(sleep)
-        self.futex(b, "done", FUTEX_WAIT_PRIVATE, done)
-        rounds.add_incoming(more, sleep)
-        b.branch(head)
-        b.position_at_end(out)
+        self.spin_until(fn, b, "done", lambda done: b.icmp_unsigned("==", b.zext(done, I64),
+                                                                    pieces), "join")  # fmt: skip
 
     def _first_failure(self, fn: ir.Function, b: ir.IRBuilder, pieces: ir.Value) -> ir.Value:
         """The status of the first piece that failed, or 0."""

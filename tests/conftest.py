@@ -51,6 +51,25 @@ def run_eagerly(function, *args, **kwargs):
         tj.config.run_functions_eagerly(False)
 
 
+def holds_in_forked_child(check) -> bool:
+    """Whether `check()` returns True in a child made by `os.fork()` (which reports through
+    a pipe and exits without ever returning into pytest)."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            code = 0 if check() else 2
+        finally:
+            os.write(write, bytes([code]))
+            os._exit(0)
+    os.close(write)
+    report = os.read(read, 1)
+    os.close(read)
+    os.waitpid(pid, 0)
+    return report == b"\x00"
+
+
 def assert_same(compiled, eager, rtol: float = 1e-6, atol: float = 0.0) -> None:
     """Same structure, dtypes and shapes; exact for ints and bools, close for floats."""
     if isinstance(eager, list | tuple):

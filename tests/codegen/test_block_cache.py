@@ -5,14 +5,13 @@ to its bound, clears, and starts afresh in the child of a fork."""
 from __future__ import annotations
 
 import ctypes
-import os
 import resource
 
 import numpy as np
 import pytest
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import assert_same, holds_in_forked_child, run_eagerly
 from tracejit.codegen import block_cache, runtime_binding
 from tracejit.frontend.buffer_pool import bucket_size
 
@@ -101,22 +100,12 @@ def test_the_child_of_a_fork_forgets_the_kept_blocks():
     assert runtime_binding.wait_until_ready(60)
     pairwise_of_running_sum(x)
     assert block_cache.kept_bytes() > 0
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report through the pipe, never return into pytest
-        code = 1
-        try:
-            forgot = block_cache.kept_bytes() == 0
-            same = np.array_equal(pairwise_of_running_sum(x), pairwise_of_running_sum(x))
-            code = 0 if forgot and same else 2
-        finally:
-            os.write(write, bytes([code]))
-            os._exit(0)
-    os.close(write)
-    report = os.read(read, 1)
-    os.close(read)
-    os.waitpid(pid, 0)
-    assert report == b"\x00", "the child kept its parent's blocks, or computed differently"
+
+    def child() -> bool:
+        forgot = block_cache.kept_bytes() == 0
+        return forgot and np.array_equal(pairwise_of_running_sum(x), pairwise_of_running_sum(x))
+
+    assert holds_in_forked_child(child), "the child kept its parent's blocks, or went wrong"
 
 
 def test_blocks_from_before_the_binding_are_freed_safely():

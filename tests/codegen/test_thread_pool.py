@@ -5,13 +5,13 @@ bits as one thread."""
 from __future__ import annotations
 
 import ctypes
-import os
 import time
 
 import numpy as np
 import pytest
 
 import tracejit as tj
+from tests.conftest import holds_in_forked_child
 from tracejit.codegen import runtime_binding, thread_pool
 
 BIG = 1_000_003
@@ -80,22 +80,12 @@ def test_the_child_of_a_fork_starts_its_own_workers():
     tj.config.set_num_threads(2)
     scaled(x)  # the parent's workers exist; the child has none
     assert thread_pool.started_workers() >= 1
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report through the pipe, never return into pytest
-        code = 1
-        try:
-            before = thread_pool.started_workers()
-            same = np.array_equal(scaled(x), expected)
-            code = 0 if before == 0 and same and thread_pool.started_workers() >= 1 else 2
-        finally:
-            os.write(write, bytes([code]))
-            os._exit(0)
-    os.close(write)
-    report = os.read(read, 1)
-    os.close(read)
-    os.waitpid(pid, 0)
-    assert report == b"\x00", "the child's result or worker count was wrong"
+    def child() -> bool:
+        before = thread_pool.started_workers()
+        same = np.array_equal(scaled(x), expected)
+        return before == 0 and same and thread_pool.started_workers() >= 1
+
+    assert holds_in_forked_child(child), "the child's result or worker count was wrong"
 
 
 def test_calls_before_the_pool_is_bound_start_their_own_threads():
