@@ -38,6 +38,7 @@ import threading
 
 from llvmlite import ir
 
+from tracejit.codegen.context import count_loop
 from tracejit.codegen.llvm_types import I1, I32, I64, PTR, opaque
 from tracejit.ir.memory_contract import (  # noqa: F401 (the globals' names, re-exported)
     ALLOC_GLOBAL,
@@ -132,6 +133,11 @@ class _CacheModule:
         return b.gep(table, [ir.Constant(I32, 0), index], inbounds=True,
                      source_etype=table.value_type)  # fmt: skip
 
+    @staticmethod
+    def _each_slot(fn: ir.Function, b: ir.IRBuilder, name: str) -> count_loop:
+        """`for (slot = 0; slot < SLOTS; ++slot)` (a with-statement)."""
+        return count_loop(b, fn, ir.Constant(I64, 0), ir.Constant(I64, SLOTS), name)
+
     def _acquire(self, fn: ir.Function, b: ir.IRBuilder) -> None:
         spin, taken = fn.append_basic_block("lock"), fn.append_basic_block("locked")
         b.branch(spin)
@@ -167,7 +173,7 @@ class _CacheModule:
         with b.if_then(b.icmp_unsigned(">", align, ir.Constant(I64, ALIGNMENT))):
             b.ret(b.call(self.aligned_alloc, [align, bucket]))
         self._acquire(fn, b)
-        with _Slots(fn, b, "find") as slot:
+        with self._each_slot(fn, b, "find") as slot:
             held = self._slot(b, self.sizes, slot)
             with b.if_then(b.icmp_unsigned("==", b.load(held, typ=I64), bucket)):
                 block = b.load(self._slot(b, self.blocks, slot), typ=PTR)
@@ -194,7 +200,7 @@ class _CacheModule:
         self._acquire(fn, b)
         kept = b.add(b.load(self.cached, typ=I64), bucket)
         bound = b.load(b.load(self.limit, typ=PTR), typ=I64)
-        with b.if_then(b.icmp_signed("<=", kept, bound)), _Slots(fn, b, "keep") as slot:
+        with b.if_then(b.icmp_signed("<=", kept, bound)), self._each_slot(fn, b, "keep") as slot:
             held = self._slot(b, self.sizes, slot)
             with b.if_then(b.icmp_unsigned("==", b.load(held, typ=I64), ir.Constant(I64, 0))):
                 b.store(block, self._slot(b, self.blocks, slot))
@@ -210,7 +216,7 @@ class _CacheModule:
         fn = ir.Function(self.module, ir.FunctionType(ir.VoidType(), []), CLEAR)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         self._acquire(fn, b)
-        with _Slots(fn, b, "clear") as slot:
+        with self._each_slot(fn, b, "clear") as slot:
             held = self._slot(b, self.sizes, slot)
             with b.if_then(b.icmp_unsigned("!=", b.load(held, typ=I64), ir.Constant(I64, 0))):
                 b.call(self.free, [b.load(self._slot(b, self.blocks, slot), typ=PTR)])
@@ -218,30 +224,3 @@ class _CacheModule:
         b.store(ir.Constant(I64, 0), self.cached)
         self._release(b)
         b.ret_void()
-
-
-class _Slots:
-    """`for (slot = 0; slot < SLOTS; ++slot)`: the with-block emits the body at `b`."""
-
-    def __init__(self, fn: ir.Function, b: ir.IRBuilder, name: str) -> None:
-        self.fn, self.b, self.name = fn, b, name
-
-    def __enter__(self) -> ir.Value:
-        b = self.b
-        before = b.block
-        self.head = self.fn.append_basic_block(f"{self.name}_slot")
-        body = self.fn.append_basic_block(f"{self.name}_body")
-        self.exit = self.fn.append_basic_block(f"{self.name}_done")
-        b.branch(self.head)
-        b.position_at_end(self.head)
-        self.slot = b.phi(I64)
-        self.slot.add_incoming(ir.Constant(I64, 0), before)
-        b.cbranch(b.icmp_unsigned("<", self.slot, ir.Constant(I64, SLOTS)), body, self.exit)
-        b.position_at_end(body)
-        return self.slot
-
-    def __exit__(self, *exc: object) -> None:
-        b = self.b
-        self.slot.add_incoming(b.add(self.slot, ir.Constant(I64, 1)), b.block)
-        b.branch(self.head)
-        b.position_at_end(self.exit)

@@ -16,7 +16,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, SSAValue
 
 from tracejit.codegen.errors import CodegenError
-from tracejit.codegen.llvm_types import PTR, opaque
+from tracejit.codegen.llvm_types import I64, PTR, opaque
 
 # An emitter translates one op; a returned value is bound to the op's single result. Its
 # second parameter is the op class it is registered under (emit_load takes a LoadOp), which
@@ -153,3 +153,31 @@ class FunctionEmitter:
         slot = ir.IRBuilder(self.entry).alloca(typ)
         slot.align = align
         return opaque(slot)
+
+
+class count_loop:  # noqa: N801  (used as a `with` statement, like IRBuilder.if_then)
+    """`for (t = start; t < stop; ++t)`: the with-block emits the body at `b`."""
+
+    def __init__(self, b: ir.IRBuilder, fn: ir.Function, start: ir.Value, stop: ir.Value,
+                 name: str) -> None:  # fmt: skip
+        self.b, self.fn, self.start, self.stop, self.name = b, fn, start, stop, name
+
+    def __enter__(self) -> ir.Value:
+        b = self.b
+        self.before = b.block
+        self.head = self.fn.append_basic_block(self.name + "_head")
+        self.body = self.fn.append_basic_block(self.name + "_body")
+        self.exit = self.fn.append_basic_block(self.name + "_exit")
+        b.branch(self.head)
+        b.position_at_end(self.head)
+        self.t = b.phi(I64)
+        self.t.add_incoming(self.start, self.before)
+        b.cbranch(b.icmp_signed("<", self.t, self.stop), self.body, self.exit)
+        b.position_at_end(self.body)
+        return self.t
+
+    def __exit__(self, *exc: object) -> None:
+        b = self.b
+        self.t.add_incoming(b.add(self.t, ir.Constant(I64, 1)), b.block)
+        b.branch(self.head)
+        b.position_at_end(self.exit)

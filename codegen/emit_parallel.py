@@ -53,7 +53,7 @@ from llvmlite import ir
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
-from tracejit.codegen.context import FunctionEmitter, ModuleState
+from tracejit.codegen.context import FunctionEmitter, ModuleState, count_loop
 from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
 from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY
 from tracejit.ir.parallel_contract import (
@@ -254,18 +254,18 @@ def _parallel_for(module: ModuleState) -> ir.Function:
         def thread_id(t: ir.Value) -> ir.Value:
             return b.gep(ids, [ir.Constant(I32, 0), t], inbounds=True, source_etype=id_table)
 
-        with _count_loop(b, fn, ONE, count, "start") as t:
+        with count_loop(b, fn, ONE, count, "start") as t:
             failed = b.call(create, [thread_id(t), ir.Constant(PTR, None), worker, state])
             with b.if_then(b.icmp_signed("!=", failed, ZERO32), likely=False):
                 b.store(ir.Constant(I64, 0), thread_id(t))  # the others do its share
         b.call(run_pieces, [state])
-        with _count_loop(b, fn, ONE, count, "join") as t:
+        with count_loop(b, fn, ONE, count, "join") as t:
             started = b.load(thread_id(t), typ=I64)
             with b.if_then(b.icmp_unsigned("!=", started, ir.Constant(I64, 0))):
                 b.call(join, [started, ir.Constant(PTR, None)])
         status = opaque(b.alloca(I32))
         b.store(ZERO32, status)
-        with _count_loop(b, fn, ir.Constant(I64, 0), pieces, "statuses") as piece:
+        with count_loop(b, fn, ir.Constant(I64, 0), pieces, "statuses") as piece:
             so_far = b.load(status, typ=I32)  # the failure in the first piece wins
             found = b.load(_status_slot(b, state, piece), typ=I32)
             b.store(b.select(b.icmp_signed("!=", so_far, ZERO32), so_far, found), status)
@@ -306,31 +306,3 @@ def _chunk_count(b: ir.IRBuilder, fn: ir.Function, threads: ir.GlobalVariable,
     for limit in (n, ir.Constant(I64, MAX_THREADS)):
         count = b.select(b.icmp_signed("<", limit, count), limit, count)
     return count
-
-
-class _count_loop:  # noqa: N801  (used as a `with` statement, like IRBuilder.if_then)
-    """`for (t = start; t < stop; ++t)`: the with-block emits the body at `b`."""
-
-    def __init__(self, b: ir.IRBuilder, fn: ir.Function, start: ir.Value, stop: ir.Value,
-                 name: str) -> None:  # fmt: skip
-        self.b, self.fn, self.start, self.stop, self.name = b, fn, start, stop, name
-
-    def __enter__(self) -> ir.Value:
-        b = self.b
-        self.before = b.block
-        self.head = self.fn.append_basic_block(self.name + "_head")
-        self.body = self.fn.append_basic_block(self.name + "_body")
-        self.exit = self.fn.append_basic_block(self.name + "_exit")
-        b.branch(self.head)
-        b.position_at_end(self.head)
-        self.t = b.phi(I64)
-        self.t.add_incoming(self.start, self.before)
-        b.cbranch(b.icmp_signed("<", self.t, self.stop), self.body, self.exit)
-        b.position_at_end(self.body)
-        return self.t
-
-    def __exit__(self, *exc: object) -> None:
-        b = self.b
-        self.t.add_incoming(b.add(self.t, ir.Constant(I64, 1)), b.block)
-        b.branch(self.head)
-        b.position_at_end(self.exit)
