@@ -8,6 +8,7 @@ own, in a scratch buffer of twice its length, allocated once for all lines:
     while width < n:                        ceil(log2 n) passes: O(n log n)
         to = n - from                       the other half of the scratch buffer
         for lo in range(0, n, 2 * width):   merge the sorted runs [lo, mid) and [mid, hi)
+                                            (tj.parallel: the merges are independent)
             merge(scratch[from + lo : from + hi] -> scratch[to + lo : to + hi])
         width, from = 2 * width, to
     line = scratch[from : from + n]         (or positions[from : from + n])
@@ -25,12 +26,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, i64
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import DYNAMIC_INDEX, MemRefType, UnitAttr, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of, is_float
+from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.ir.sort import SortOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
@@ -145,6 +147,11 @@ def _merge_passes(b: Builder, lines: _Lines) -> SSAValue:
             return []
 
         for_loop(b, index_constant(b, 0), lines.n, double, [], merge_pair)
+        # The merges of one pass read and write disjoint ranges: threads may share them
+        # (`parallelize` decides at run time, by their count).
+        merges = b.insertion_point.block.last_op
+        assert isinstance(merges, scf.ForOp)
+        merges.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
         return [double, target]
 
     return while_loop(b, [one, zero], test, one_pass)[1]

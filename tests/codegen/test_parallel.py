@@ -203,6 +203,21 @@ def test_matmul_of_unknown_shapes(k):
         assert not result.any()
 
 
+@pytest.mark.parametrize("kind", ["values", "indices"])
+def test_sort_passes_share_their_merges(kind):
+    """A sort's early passes (many short merges) split over threads: np.sort and a stable
+    argsort, with NaN, +-inf and -0.0 among ties."""
+
+    @tj.function
+    def f(x):
+        return np.sort(x) if kind == "values" else np.argsort(x, kind="stable")
+
+    rng = np.random.default_rng(12)
+    x = with_specials(rng.integers(-50, 50, BIG).astype(np.float32))  # many equal keys
+    assert_identical_and_right(f, x, rtol=0, atol=0)
+    assert_forks(f, x)
+
+
 @pytest.mark.parametrize("transposed", [False, True])
 def test_matrix_vector_row_blocks(transposed):
     """m @ v and v @ m.T (tile_matvec's blocks of rows) split over threads."""

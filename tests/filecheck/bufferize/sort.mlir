@@ -54,7 +54,9 @@ builtin.module {
 // CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[TO]], %[[OUT]] : index
 // CHECK-NEXT:           %[[PICK:.*]] = arith.select %[[TAKE]], %[[B]], %[[A]] : f32
 // CHECK-NEXT:           memref.store %[[PICK]], %[[KEYS]][%[[AT]]] : memref<?xf32>
-// CHECK:              scf.yield %[[DOUBLE]], %[[TO]] : index, index
+//                    the merges of one pass touch disjoint ranges: marked for threads
+// CHECK:            } {tj.parallel}
+// CHECK-NEXT:       scf.yield %[[DOUBLE]], %[[TO]] : index, index
 
 // copy the sorted column out of the half the last pass wrote
 // CHECK:          scf.for %[[K:.*]] = %{{.*}} to %[[C4]] step %{{.*}} {
