@@ -19,6 +19,7 @@ inside LLVM would inherit its held locks); the child compiles again on its first
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import threading
@@ -29,6 +30,7 @@ from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
 from tracejit.ir.parallel_contract import POOL_GLOBAL
 
 GLOBALS = (POOL_GLOBAL, ALLOC_GLOBAL, FREE_GLOBAL)
+EXIT_WAIT_SECONDS = 5.0
 START_DELAY_SECONDS = 0.1
 """The compile starts this long after the first module needs it: the first call of a new
 process (~11 ms from the cache) then runs without a compile beside it taking the GIL."""
@@ -55,6 +57,7 @@ def bind(owner: Any, engine: Any) -> None:
                 _compiler = threading.Timer(START_DELAY_SECONDS, _compile)
                 _compiler.name, _compiler.daemon = "tracejit-runtime", True
                 _compiler.start()
+                atexit.register(_settle_at_exit)
             return
     _write(slots, _ready)
 
@@ -66,6 +69,16 @@ def wait_until_ready(timeout: float | None = None) -> bool:
     if thread is not None:
         thread.join(timeout)
     return _ready is not None
+
+
+def _settle_at_exit() -> None:
+    """LLVM's static destructors run when the process exits: a compile still inside LLVM then
+    could crash the exit (as shared_library.py says of its builds). A compile not started
+    yet is cancelled; one under way is waited for (tens of milliseconds)."""
+    thread = _compiler
+    if isinstance(thread, threading.Timer):
+        thread.cancel()
+        thread.join(EXIT_WAIT_SECONDS)
 
 
 def _compile() -> None:
