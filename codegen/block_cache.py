@@ -34,7 +34,6 @@ from __future__ import annotations
 import ctypes
 import functools
 import os
-import threading
 
 from llvmlite import ir
 
@@ -70,13 +69,12 @@ def _compiled() -> dict[str, int]:
 
 
 _KEEP: list[object] = []
-_LOCK = threading.Lock()
 
 
 def addresses() -> tuple[int, int]:
-    """(alloc, free): the cache's functions, compiled the first time."""
-    with _LOCK:
-        names = _compiled()
+    """(alloc, free): the cache's functions, compiled the first time (by runtime_binding's
+    one background compile)."""
+    names = _compiled()
     return names[ALLOC], names[FREE]
 
 
@@ -88,8 +86,6 @@ def kept_bytes() -> int:
 
 
 def _forget_in_child() -> None:
-    global _LOCK
-    _LOCK = threading.Lock()
     if not _compiled.cache_info().currsize:
         return
     names = _compiled()

@@ -39,6 +39,7 @@ from tracejit.codegen.llvm_types import (
     VOID,
     alignment,
     byte_size,
+    call_address,
     checked_memref,
     opaque,
     scalar_type,
@@ -169,8 +170,8 @@ def _through_block_cache(fx: FunctionEmitter, name: str, args: list[ir.Value],
     done = fx.fn.append_basic_block("allocated")
     b.cbranch(b.icmp_unsigned("!=", function, ir.Constant(PTR, None)), cached, plain)
     b.position_at_end(cached)
-    through_cache = b.call(_FunctionAt(function, ir.FunctionType(result, [a.type for a in args])),
-                           args)  # fmt: skip
+    function_type = ir.FunctionType(result, [a.type for a in args])
+    through_cache = call_address(b, function, function_type, args)
     b.branch(done)
     b.position_at_end(plain)
     if result == PTR:
@@ -186,18 +187,6 @@ def _through_block_cache(fx: FunctionEmitter, name: str, args: list[ir.Value],
     merged.add_incoming(through_cache, cached)
     merged.add_incoming(direct, plain)
     return merged
-
-
-class _FunctionAt:
-    """A function's address as a callee: llvmlite's `call` asks its callee for
-    `function_type` and `get_reference`, which only functions answer (as in
-    emit_parallel._TaskAddress)."""
-
-    def __init__(self, address: ir.Value, function_type: ir.FunctionType) -> None:
-        self.address, self.function_type, self.type = address, function_type, address.type
-
-    def get_reference(self) -> str:
-        return self.address.get_reference()
 
 
 def _return_if_null(fx: FunctionEmitter, ptr: ir.Value) -> None:

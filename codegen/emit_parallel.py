@@ -54,8 +54,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState, count_loop
-from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
-from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY
+from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, opaque
+from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY, TASK_TYPE
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
@@ -68,7 +68,6 @@ TASK_SUFFIX = "__task"
 
 ONE = ir.Constant(I64, 1)
 ZERO32 = ir.Constant(I32, 0)
-
 
 
 def is_parallel_call(op: func.CallOp) -> bool:
@@ -142,7 +141,7 @@ def _task(state: ModuleState, callee: ir.Function, count: int, types: list[ir.Ty
 _NEXT, _TASK, _CTX, _LO, _N, _PIECES, _STATUS = range(7)
 MAX_PIECES = MAX_THREADS * PIECES_PER_THREAD
 _STATE = ir.LiteralStructType([I64, PTR, PTR, I64, I64, I64, ir.ArrayType(I32, MAX_PIECES)])
-_TASK_TYPE = ir.FunctionType(I32, [PTR, I64, I64])  # i32 task(ptr ctx, i64 lo, i64 hi)
+_POOL_RUN_TYPE = ir.FunctionType(I32, [PTR, PTR, I64, I64, I64])  # thread_pool.RUN
 
 FORK = "tracejit_parallel_fork"
 PIECES = "tracejit_parallel_pieces"
@@ -159,23 +158,8 @@ def _status_slot(b: ir.IRBuilder, state: ir.Value, piece: ir.Value) -> ir.Value:
                  source_etype=_STATE)  # fmt: skip
 
 
-class _TaskAddress:
-    """A task's address as a callee. llvmlite's `call` asks its callee for `function_type` and
-    `get_reference`, which only functions answer; LLVM itself calls through any `ptr` given
-    the call's type (`call i32 %task(ptr, i64, i64)`)."""
-
-    function_type = _TASK_TYPE
-
-    def __init__(self, address: ir.Value) -> None:
-        self.address = address
-        self.type = address.type
-
-    def get_reference(self) -> str:
-        return self.address.get_reference()
-
-
 def _call_task(b: ir.IRBuilder, task: ir.Value, args: list[ir.Value]) -> ir.Value:
-    return b.call(_TaskAddress(task), args)
+    return call_address(b, task, TASK_TYPE, args)
 
 
 def _run_pieces(module: ModuleState) -> ir.Function:
@@ -279,13 +263,9 @@ def _run_on_pool(b: ir.IRBuilder, pool: ir.GlobalVariable, args: list[ir.Value])
     is busy with another caller's loop (then the code after this starts threads itself)."""
     run = b.load_atomic(pool, "monotonic", 8, typ=PTR)  # filled in while kernels may run
     with b.if_then(b.icmp_unsigned("!=", run, ir.Constant(PTR, None)), likely=True):
-        status = b.call(_PoolAddress(run), args)
+        status = call_address(b, run, _POOL_RUN_TYPE, args)
         with b.if_then(b.icmp_signed("!=", status, ir.Constant(I32, POOL_BUSY)), likely=True):
             b.ret(status)
-
-
-class _PoolAddress(_TaskAddress):
-    function_type = ir.FunctionType(I32, [PTR, PTR, I64, I64, I64])
 
 
 def _chunk_count(b: ir.IRBuilder, fn: ir.Function, threads: ir.GlobalVariable,

@@ -114,3 +114,22 @@ def checked_memref(attr: Attribute) -> MemRefType:
     if not isinstance(attr.layout, NoneAttr):
         raise CodegenError(f"memref layout {attr.layout} is not supported (identity only)")
     return attr
+
+
+def call_address(
+    b: ir.IRBuilder, address: ir.Value, function_type: ir.FunctionType, args: list[ir.Value]
+) -> ir.Value:
+    """Call the function at `address` (a `ptr` value) as a `function_type`: LLVM calls
+    through any `ptr` given the call's type (`call i32 %task(ptr, i64, i64)`)."""
+    return b.call(_FunctionAt(address, function_type), args)
+
+
+class _FunctionAt:
+    """A function's address as a callee: llvmlite's `call` asks its callee for
+    `function_type` and `get_reference`, which only functions answer."""
+
+    def __init__(self, address: ir.Value, function_type: ir.FunctionType) -> None:
+        self.address, self.function_type, self.type = address, function_type, address.type
+
+    def get_reference(self) -> str:
+        return self.address.get_reference()

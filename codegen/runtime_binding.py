@@ -13,8 +13,8 @@ in at once.
 The globals are written while kernels may run in other threads; kernels read them with
 atomic (monotonic) loads, so a kernel sees either null or the address. A slot is written only
 while its module is alive: the binding keeps a weak reference to the module's owner and
-writes under the GIL with the owner held. `os.fork()` waits for the compile (a child forked
-inside LLVM would inherit its held locks); the child compiles again on its first need.
+writes under the GIL with the owner held. `os.fork()` waits for the compile
+(shared_library.BACKGROUND_LLVM); the child compiles again on its first need.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ START_DELAY_SECONDS = 0.1
 process (~11 ms from the cache) then runs without a compile beside it taking the GIL."""
 
 _lock = threading.Lock()
-_in_llvm = threading.Lock()
 _ready: dict[str, int | None] | None = None
 _pending: list[tuple[weakref.ref, list[tuple[str, int]]]] = []
 _compiler: threading.Thread | None = None
@@ -84,11 +83,12 @@ def _settle_at_exit() -> None:
 def _compile() -> None:
     global _ready
     from tracejit.codegen import block_cache, thread_pool  # they load llvmlite's IR builder
+    from tracejit.codegen.shared_library import BACKGROUND_LLVM
 
-    with _in_llvm:
+    with BACKGROUND_LLVM:
         alloc, free = block_cache.addresses()
         addresses = {
-            POOL_GLOBAL: thread_pool.bound_pool_address(),
+            POOL_GLOBAL: thread_pool.pool_address(),
             ALLOC_GLOBAL: alloc,
             FREE_GLOBAL: free,
         }
@@ -109,15 +109,11 @@ def _write(slots: list[tuple[str, int]], addresses: dict[str, int | None]) -> No
 
 
 def _after_fork_in_child() -> None:
-    global _lock, _in_llvm, _compiler
-    _lock, _in_llvm = threading.Lock(), threading.Lock()
+    global _lock, _compiler
+    _lock = threading.Lock()
     if _ready is None:  # the parent's compile thread does not exist here: start anew
         _compiler = None
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(
-        before=lambda: _in_llvm.acquire(),
-        after_in_parent=lambda: _in_llvm.release(),
-        after_in_child=_after_fork_in_child,
-    )
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -114,27 +114,23 @@ def _wait_at_exit() -> None:
 
 def _build(llvm_ir: str, destination: Path) -> None:
     with contextlib.suppress(Exception):  # best effort: the object code path still works
-        with _in_llvm:
+        with BACKGROUND_LLVM:
             object_code = pic_object_code(llvm_ir)
         link(object_code, destination)
 
 
-_in_llvm = threading.Lock()
-"""Held while a build thread is inside LLVM. `os.fork()` waits for it: a child forked then
-would inherit LLVM's locks held by a thread it does not have, and hang in its first compile
-(as frontend/tiered.py makes a fork wait for the background compile)."""
-
-
-def _after_fork_in_child() -> None:
-    global _in_llvm
-    _in_llvm = threading.Lock()
-
+BACKGROUND_LLVM = threading.Lock()
+"""Held by a background thread while it is inside LLVM: a build here, or the runtime's
+compile (runtime_binding.py). `os.fork()` waits for it: a child forked then would inherit
+LLVM's locks held by a thread it does not have, and hang in its first compile (as
+frontend/tiered.py makes a fork wait for the background compile). The forking thread holds
+it across the fork and lets go of it on both sides."""
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(
-        before=lambda: _in_llvm.acquire(),
-        after_in_parent=lambda: _in_llvm.release(),
-        after_in_child=_after_fork_in_child,
+        before=BACKGROUND_LLVM.acquire,
+        after_in_parent=BACKGROUND_LLVM.release,
+        after_in_child=BACKGROUND_LLVM.release,
     )
 
 

@@ -41,16 +41,16 @@ import functools
 import os
 import platform
 import sys
-import threading
 from collections.abc import Callable
 
 from llvmlite import ir
 
-from tracejit.codegen.llvm_types import I32, I64, PTR, opaque
+from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, opaque
 from tracejit.ir.parallel_contract import MAX_THREADS, POOL_GLOBAL  # noqa: F401 (re-exported)
 
 RUN = "tracejit_pool_run"
 WORKER = "tracejit_pool_worker"
+TASK_TYPE = ir.FunctionType(I32, [PTR, I64, I64])  # i32 task(ptr ctx, i64 lo, i64 hi)
 POOL_BUSY = -(1 << 31)
 """What `tracejit_pool_run` returns when another call holds the pool (no check status is
 negative: they are message indices)."""
@@ -76,7 +76,8 @@ _PTR_STATE = ("task", "ctx")
 @functools.cache
 def pool_address() -> int | None:
     """The address of `tracejit_pool_run`, compiling the pool the first time; None where
-    there is no pool (not Linux on x86-64 or AArch64)."""
+    there is no pool (not Linux on x86-64 or AArch64). The first call is runtime_binding's
+    one background compile."""
     machine = platform.machine()
     if not sys.platform.startswith("linux") or machine not in SYS_FUTEX:
         return None
@@ -92,7 +93,6 @@ def pool_address() -> int | None:
 
 _KEEP: list[object] = []
 _STATE: dict[str, ctypes.c_int32] = {}
-_LOCK = threading.Lock()
 
 
 def started_workers() -> int:
@@ -101,17 +101,9 @@ def started_workers() -> int:
     return _STATE["workers"].value if "workers" in _STATE else 0
 
 
-def bound_pool_address() -> int | None:
-    """`pool_address()`, compiled under a lock (two threads may load modules at once)."""
-    with _LOCK:
-        return pool_address()
-
-
 def _forget_workers_in_child() -> None:
     """The child of a fork has only the forking thread: no workers, and no other caller
     holding the pool (a parent's call in another thread never returns here)."""
-    global _LOCK
-    _LOCK = threading.Lock()
     for name in ("workers", "busy"):
         if name in _STATE:
             _STATE[name].value = 0
@@ -232,7 +224,7 @@ class _PoolModule:
         ctx, lo, n = (self.load(b, name) for name in ("ctx", "lo", "n"))
         start, stop = (b.add(lo, b.udiv(b.mul(n, p), pieces))
                        for p in (piece, b.add(piece, ir.Constant(I64, 1))))  # fmt: skip
-        status = b.call(_Address(task), [ctx, start, stop])
+        status = call_address(b, task, TASK_TYPE, [ctx, start, stop])
         slot = b.gep(self.statuses, [ir.Constant(I32, 0), piece], inbounds=True,
                      source_etype=self.statuses.value_type)  # fmt: skip
         b.store(status, slot)
@@ -357,16 +349,3 @@ class _PoolModule:
         result.add_incoming(ir.Constant(I32, 0), head)
         result.add_incoming(status, read)
         return result
-
-
-class _Address:
-    """A task's address as a callee (see emit_parallel._TaskAddress)."""
-
-    function_type = ir.FunctionType(I32, [PTR, I64, I64])
-
-    def __init__(self, address: ir.Value) -> None:
-        self.address = address
-        self.type = address.type
-
-    def get_reference(self) -> str:
-        return self.address.get_reference()

@@ -102,10 +102,10 @@ SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
 }
 
 REGISTER_BYTES = {"avx2": 32, "avx512": 64}
-"""The vector register of each target `vector-bytes` names: NR holds two of them. With 16
+"""The vector register size of each `target` (the pass option): NR holds two of them. With 16
 AVX2 registers MR x NR = 6 x 2 vectors fill 12 of them; AVX-512 has 32, so the same 12
 accumulators are twice as wide (6 of them left the FMA units a quarter idle: a 512x512
-f32 product ran at 183 GFLOP/s on one Zen 5 core, 232 with 64-byte vectors)."""
+f32 product ran at 183 GFLOP/s on one Zen 5 core, 237 with 64-byte vectors)."""
 REGISTER_ROWS = 6  # MR
 DEPTH_BLOCK = 256  # KC
 ROW_BLOCK = 72  # MC, a multiple of MR
@@ -230,7 +230,7 @@ class TiledMatmul:
     def __init__(self, match: MatmulGeneric, vector_bytes: int):
         self.match = match
         op = match.op
-        self.fill = zero_fill_before(match)  # before the prologue goes between them
+        self.fill = zero_fill_before(match)  # found before the prologue goes between them
         self.a, self.b_in, self.c = op.operands
         self.maps = [attr.data for attr in op.get_indexing_maps()]
         k_then_j = (AffineExpr.dimension(match.k), AffineExpr.dimension(match.j))
@@ -245,6 +245,8 @@ class TiledMatmul:
             self.element, static_extent(op, match.i), static_extent(op, match.j), vector_bytes
         )
         self.m, self.n, self.k = (self._extent(d) for d in (match.i, match.j, match.k))
+        if self.static.get(self.k, 0) == 0:  # K may be 0: no depth block would store into C
+            self.fill = None
 
     # --- index arithmetic (folded when both sides are constants) ---------------------------
     def const(self, value: int) -> SSAValue:
@@ -370,8 +372,6 @@ class TiledMatmul:
         self.packed = self.named(self.scratch(self._panel_shape()), "packed")
         self.m_last, self.n_last = self.sub(self.m, self.const(1)), self.sub(self.n, self.const(1))
         self.zero = self.named(scalar.constant(self.prologue, 0, self.element), "zero")
-        if self.static.get(self.k, 0) == 0:  # K may be 0: no depth block would store
-            self.fill = None
         self.batch_loops({}, 0)
         Rewriter.erase_op(self.match.op)
         if self.fill is not None:  # the first depth block's stores set every element of C

@@ -12,12 +12,12 @@ on buffers whose matrix is read along its rows,
 one dot product per row and loads `x[k]` again for each; here each `x[k]` feeds ROWS rows:
 
     scf.for %i0 = 0 to M - M % ROWS step ROWS {tj.parallel}
-      %acc0..3 = C[i0 .. i0+3]
-      scf.for %k = 0 to K iter_args(%acc0..3) {     LLVM vectorises along k: ROWS vector
+      %acc0..7 = C[i0 .. i0+7]
+      scf.for %k = 0 to K iter_args(%acc0..7) {     LLVM vectorises along k: ROWS vector
         %xk = x[k]                                   accumulators, one load of x per ROWS
         %acc_r += A[i0 + r, k] * %xk                 rows, all loads of A contiguous
       }
-      C[i0 .. i0+3] = %acc0..3
+      C[i0 .. i0+7] = %acc0..7
     }
     scf.for %i = M - M % ROWS to M { one row at a time }
 
