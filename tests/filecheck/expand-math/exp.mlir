@@ -55,3 +55,20 @@ func.func @expm1_f64(%x: f64) -> f64 {
 // CHECK:         arith.cmpf oeq, %x
 // CHECK-NEXT:    %r = arith.select %{{.*}}, %x, %{{.*}} : f64
 // CHECK-NOT:     math.expm1
+
+// tanh: t = expm1(-2|x|) by the exp reduction (no error term), then one division
+// t/(2 + t), whose magnitude takes the sign of x. No select between two formulas.
+func.func @tanh_f32(%x: f32) -> f32 {
+  %r = math.tanh %x : f32
+  func.return %r : f32
+}
+// CHECK-LABEL: func.func @tanh_f32
+// CHECK-NOT:     math.tanh
+// CHECK:         %[[AX:.*]] = math.absf %x : f32
+// CHECK:         arith.mulf %[[AX]], %{{.*}} : f32
+// CHECK:         math.roundeven %{{.*}} : f32
+// CHECK:         %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[TWO]], %[[T:.*]] : f32
+// CHECK-NEXT:    %[[Q:.*]] = arith.divf %[[T]], %[[D]] : f32
+// CHECK-NEXT:    %r = math.copysign %[[Q]], %x : f32
+// CHECK-NEXT:    func.return %r : f32
