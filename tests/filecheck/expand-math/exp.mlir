@@ -56,8 +56,8 @@ func.func @expm1_f64(%x: f64) -> f64 {
 // CHECK-NEXT:    %r = arith.select %{{.*}}, %x, %{{.*}} : f64
 // CHECK-NOT:     math.expm1
 
-// tanh: t = expm1(-2|x|) by the exp reduction (no error term), then one division
-// t/(2 + t), whose magnitude takes the sign of x. No select between two formulas.
+// tanh: t = expm1(-2|x|) and 1 + u = 1 + e^(-2|x|) from one exp reduction (no error term),
+// one fma each; then one division, whose magnitude takes the sign of x.
 func.func @tanh_f32(%x: f32) -> f32 {
   %r = math.tanh %x : f32
   func.return %r : f32
@@ -67,8 +67,13 @@ func.func @tanh_f32(%x: f32) -> f32 {
 // CHECK:         %[[AX:.*]] = math.absf %x : f32
 // CHECK:         arith.mulf %[[AX]], %{{.*}} : f32
 // CHECK:         math.roundeven %{{.*}} : f32
-// CHECK:         %[[TWO:.*]] = arith.constant 2.000000e+00 : f32
-// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[TWO]], %[[T:.*]] : f32
+// CHECK:         %[[E:.*]] = arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:         %[[S:.*]] = arith.bitcast %{{.*}} : i32 to f32
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[SM1:.*]] = arith.subf %[[S]], %[[ONE]] : f32
+// CHECK-NEXT:    %[[T:.*]] = math.fma %[[E]], %[[S]], %[[SM1]] : f32
+// CHECK-NEXT:    %[[SP1:.*]] = arith.addf %[[S]], %[[ONE]] : f32
+// CHECK-NEXT:    %[[D:.*]] = math.fma %[[E]], %[[S]], %[[SP1]] : f32
 // CHECK-NEXT:    %[[Q:.*]] = arith.divf %[[T]], %[[D]] : f32
 // CHECK-NEXT:    %r = math.copysign %[[Q]], %x : f32
 // CHECK-NEXT:    func.return %r : f32
