@@ -103,6 +103,8 @@ class FunctionEmitter:
         self.phis: dict[Block, list[list[ir.PhiInstr]]] = {}
         self._edges: list[_Edge] = []
         self.entry: ir.Block | None = None
+        self.fences_at_return = False
+        """Whether a return must first fence the function's non-temporal stores."""
 
     def get(self, value: SSAValue) -> ir.Value:
         found = self._lookup(value)

@@ -16,10 +16,13 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.codegen.context import Emitter, FunctionEmitter
 from tracejit.codegen.emit_parallel import emit_parallel_call, is_parallel_call
+from tracejit.codegen.emit_vector import fence_streamed_lines
 from tracejit.codegen.errors import CodegenError
 
 
 def _return(fx: FunctionEmitter, op: func.ReturnOp) -> None:
+    if fx.fences_at_return:
+        fence_streamed_lines(fx)
     if not op.arguments:
         fx.b.ret_void()
     elif len(op.arguments) == 1:

@@ -29,6 +29,7 @@ from tracejit.codegen.emit_memref import (
     memref_with_dims,
 )
 from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
+from tracejit.codegen.emit_vector import VECTOR_EMITTERS, fences_at_return
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
@@ -42,6 +43,7 @@ EMITTERS: dict[type[Operation], Emitter] = {
     **MEMREF_EMITTERS,
     **CONTROL_EMITTERS,
     **OWNERSHIP_EMITTERS,
+    **VECTOR_EMITTERS,
 }
 NAMED_EMITTERS: dict[str, Emitter] = {**ARITH_NAMED_EMITTERS}
 
@@ -150,6 +152,7 @@ class _FunctionTranslator:
     def __init__(self, state: ModuleState, op: func.FuncOp) -> None:
         self.op = op
         self.fx = FunctionEmitter(state, state.functions[op.sym_name.data])
+        self.fx.fences_at_return = fences_at_return(op)
 
     def run(self) -> None:
         fx = self.fx

@@ -88,11 +88,18 @@ def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> Non
 def _check_indices(
     fx: FunctionEmitter, op: Operation, ref: MemRef, indices: Sequence[SSAValue]
 ) -> None:
-    if not indices or not fx.state.check_bounds:
-        return
+    if indices and fx.state.check_bounds:
+        check_index_values(fx, op, ref, [fx.get(index) for index in indices])
+
+
+def check_index_values(
+    fx: FunctionEmitter, op: Operation, ref: MemRef, indices: Sequence[ir.Value]
+) -> None:
+    """Make the kernel fail with `op`'s bounds-check message unless every index is inside
+    its dim."""
     inside: ir.Value = ir.Constant(I1, 1)
     for index, dim in zip(indices, ref.dims, strict=True):  # 0 <= i < dim, unsigned
-        inside = fx.b.and_(inside, fx.b.icmp_unsigned("<", fx.get(index), dim))
+        inside = fx.b.and_(inside, fx.b.icmp_unsigned("<", index, dim))
     _return_status_if(fx, fx.b.not_(inside), _bounds_status(fx, op))
 
 

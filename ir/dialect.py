@@ -74,6 +74,8 @@ UPSTREAM_DIALECTS: dict[str, Callable[[], Dialect]] = {
     "cf": _dialect_in("xdsl.dialects.cf", "Cf"),
     "tensor": _dialect_in("xdsl.dialects.tensor", "Tensor"),
     "affine": _dialect_in("xdsl.dialects.affine", "Affine"),
+    # vector.load/store (stream-stores writes whole cache lines), printed as upstream does
+    "vector": _dialect_in("tracejit.ir.upstream_vector", "VECTOR"),
 }
 
 

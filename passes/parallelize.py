@@ -75,7 +75,7 @@ UNKNOWN_TRIPS = 16
 
 ALLOWED_DIALECTS = ("arith.", "math.", "scf.", "complex.")
 ALLOWED_MEMREF = {"memref.load", "memref.store", "memref.alloca", "memref.dim",
-                  "memref.get_global"}  # fmt: skip
+                  "memref.get_global", "vector.load", "vector.store"}  # fmt: skip
 
 
 def static_index(value: SSAValue) -> int | None:

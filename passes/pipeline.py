@@ -76,6 +76,12 @@ def _simplify_loops():
     return SimplifyLoopsPass
 
 
+def _stream_stores():
+    from tracejit.passes.stream_stores import StreamStoresPass
+
+    return StreamStoresPass
+
+
 def _parallelize():
     from tracejit.passes.parallelize import ParallelizePass
 
@@ -135,6 +141,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "scf-to-cf": _scf_to_cf,
     "lower-asserts": _lower_asserts,
     "simplify-loops": _simplify_loops,
+    "stream-stores": _stream_stores,
     "parallelize": _parallelize,
     "export-linalg": _export_linalg,  # not lowering steps: the ways out to and in from
     "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
@@ -149,6 +156,7 @@ LOWERING_PIPELINE = (
     "lower-to-loops",
     "expand-math",
     "simplify-loops",
+    "stream-stores",
     "parallelize",
     "scf-to-cf",
     "lower-asserts",
