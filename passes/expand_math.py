@@ -33,7 +33,7 @@ f64; `math.erf` for erf). The test asserts <= 4 for both; with TRACEJIT_SLOW=1 i
 | log2  | 1            | 1            | 2            | 1            |
 | log10 | 2            | 1            | 2            | 2            |
 | log1p | 1            | 1            | 1            | 1            |
-| tanh  | 3            | 2            | 3            | 2            |
+| tanh  | 3            | 2            | 2            | 2            |
 | sin   | 2            | 1            | 1            | 1            |
 | cos   | 2            | 1            | 1            | 1            |
 | tan   | 1            | 1            | 3            | 3            |
