@@ -163,3 +163,24 @@ def test_a_line_reaching_past_the_end_fails_its_check(monkeypatch):
         assert status > 0 and messages[status - 1].startswith("OutOfBoundsError: vector.store")
         with pytest.raises(IndexError, match="out-of-bounds access by vector.store"):
             runtime_errors.raise_for_status(status, messages)
+
+
+def test_rows_that_start_off_a_line_boundary():
+    """3001 float32 per row: most rows start inside a cache line, so their lines take the
+    ordinary-store path, the rest the non-temporal one; broadcasting reads along the rows."""
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3000, 3001)).astype(np.float32)
+    b = rng.standard_normal(3001).astype(np.float32)
+    f = tj.function(lambda a, b: (a - b[None, :], a[:, ::-1] * 2))
+    try:
+        for threads in (1, 2):
+            tj.config.set_num_threads(threads)
+            f(a, b)
+            tj.config.wait_for_compiles()
+            got = f(a, b)
+            np.testing.assert_array_equal(got[0], a - b[None, :])
+            np.testing.assert_array_equal(got[1], a[:, ::-1] * 2)
+    finally:
+        tj.config.set_num_threads(None)
+    lowered = str(f.get_concrete_function(a, b).ir(after="stream-stores"))
+    assert ("vector.store" in lowered) == (a.nbytes >= host_last_level_cache_bytes())
