@@ -32,10 +32,11 @@ from tracejit.codegen.emit_memref import check_index_values, element_ptr
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I32, I64, VOID, alignment, storage_type
 from tracejit.ir import upstream_vector
+from tracejit.ir.host import CACHE_LINE_BYTES
 from tracejit.ir.upstream_vector import is_nontemporal
 
-LINE_ALIGNMENT = 64
-"""The alignment a non-temporal line store needs (a cache line; a whole AVX-512 register)."""
+LINE_ALIGNMENT = CACHE_LINE_BYTES
+"""The alignment a non-temporal line store needs (a whole AVX-512 register)."""
 
 
 def fences_at_return(op: func.FuncOp) -> bool:
@@ -51,7 +52,7 @@ def fence_streamed_lines(fx: FunctionEmitter) -> None:
         fx.b.fence("seq_cst")
 
 
-def _vector_type(fx: FunctionEmitter, vtype: object, ref: MemRef) -> ir.VectorType:
+def _vector_type(vtype: object, ref: MemRef) -> ir.VectorType:
     if not isinstance(vtype, VectorType) or len(vtype.get_shape()) != 1:
         raise CodegenError(f"vector load/store: only 1-D vectors are supported, not {vtype}")
     return ir.VectorType(storage_type(ref.type.element_type), vtype.get_shape()[0])
@@ -72,7 +73,7 @@ def _line_ptr(
 
 def _load(fx: FunctionEmitter, op: vector.LoadOp) -> ir.Value:
     ref = fx.memref(op.base)
-    vtype = _vector_type(fx, op.result.type, ref)
+    vtype = _vector_type(op.result.type, ref)
     ptr = _line_ptr(fx, op, ref, op.indices, vtype.count)
     return fx.b.load(ptr, typ=vtype, align=alignment(ref.type.element_type))
 
@@ -80,7 +81,7 @@ def _load(fx: FunctionEmitter, op: vector.LoadOp) -> ir.Value:
 def _store(fx: FunctionEmitter, op: vector.StoreOp) -> None:
     ref = fx.memref(op.base)
     value = fx.get(op.vector)
-    vtype = _vector_type(fx, op.vector.type, ref)
+    vtype = _vector_type(op.vector.type, ref)
     ptr = _line_ptr(fx, op, ref, op.indices, vtype.count)
     align = alignment(ref.type.element_type)
     if not is_nontemporal(op):

@@ -33,6 +33,9 @@ def vector_target_of(cpuinfo: str) -> str:
     return "avx2"
 
 
+CACHE_LINE_BYTES = 64
+"""The cache line of every x86-64 and most AArch64 CPUs: what a non-temporal store writes whole."""
+
 CACHES = "/sys/devices/system/cpu/cpu0/cache"
 ASSUMED_CACHE_BYTES = 32 << 20
 """The last-level cache assumed when Linux does not say (a server CPU's L3 slice)."""

@@ -69,13 +69,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref, upstream_vector
-from tracejit.ir.host import host_last_level_cache_bytes
+from tracejit.ir.host import CACHE_LINE_BYTES, host_last_level_cache_bytes
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.parallelize import defined_inside, static_index, trip_count
 from tracejit.passes.support.indices import index_constant
 
-LINE_BYTES = 64
-"""A cache line: the smallest element type fills one line per tile."""
+LINE_BYTES = CACHE_LINE_BYTES
+"""The smallest element type fills one cache line per tile."""
 
 _VIEWS = (memref.CastOp, memref.SubviewOp, memref.ReinterpretCastOp, memref.CollapseShapeOp,
           memref.ExpandShapeOp)  # fmt: skip
