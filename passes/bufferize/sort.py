@@ -36,6 +36,7 @@ from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.ir.sort import SortOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.bufferize.radix_sort import RadixCounts
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest, while_loop
@@ -86,19 +87,21 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
     lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), op.kind.data == "indices")
+    radix = RadixCounts(bufferizer.builder, element_of(op.input))
 
     def sort_line(b: Builder, others: list[SSAValue]) -> None:
         def at(k: SSAValue) -> list[SSAValue]:
             return [*others[:axis], k, *others[axis:]]
 
         _load_line(b, lines, source, at)
-        start = _merge_passes(b, lines)
+        start = radix.sort(b, lines.n, lines.buffers(), lambda b: _merge_passes(b, lines))
         sorted_values = lines.positions if lines.positions is not None else lines.keys
         _store_line(b, lines.n, sorted_values, start, output, at)
 
     loop_nest(bufferizer.builder, dims[:axis] + dims[axis + 1 :], sort_line)
     for buffer in lines.buffers():
         bufferizer.builder.insert(memref.DeallocOp.get(buffer))
+    radix.free(bufferizer.builder)
     bufferizer.values[op.result] = output
 
 
