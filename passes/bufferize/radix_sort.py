@@ -59,40 +59,58 @@ MIN_LENGTH = 256
 more than the merge passes it saves)."""
 
 
-class RadixCounts:
-    """The counts of one `tj.sort`'s radix sort (allocated once for all its lines), and what
-    decides the keys: the element type, its bit width and its number of digits."""
+# load(b, k): copy element k of the line into the scratch buffers (first half), return it
+Load = Callable[[Builder, SSAValue], SSAValue]
 
-    def __init__(self, b: Builder, element: Attribute):
-        self.element = element
+
+class RadixSort:
+    """The radix sort of one `tj.sort`'s lines of length `n`: the element type and what it
+    decides (the key's bit width, the number of digits), and the counts, allocated once for
+    all lines (none when `n` is known to be short)."""
+
+    def __init__(self, b: Builder, n: SSAValue, element: Attribute):
+        self.n, self.element = n, element
         self.bits = 1 if is_bool(element) else element.bitwidth  # type: ignore[attr-defined]
         self.word = i32 if self.bits <= 32 else i64  # the key, widened for the digit masks
         self.digits = -(-self.bits // DIGIT_BITS)
-        size = self.digits * BUCKETS
-        self.counts = b.insert(
-            upstream_memref.AllocOp([], [], MemRefType(IndexType(), [size]))
-        ).memref
+        known = _constant(n)
+        # with the length known at trace time, only one of the two sorts is built
+        self.choice = None if known is None else known >= MIN_LENGTH
+        self._counts: SSAValue | None = None
+        if self.choice is not False:
+            counts = MemRefType(IndexType(), [self.digits * BUCKETS])
+            self._counts = b.insert(upstream_memref.AllocOp([], [], counts)).memref
+
+    @property
+    def counts(self) -> SSAValue:
+        assert self._counts is not None, "a line known to be short has no counts"
+        return self._counts
 
     def free(self, b: Builder) -> None:
-        b.insert(memref.DeallocOp.get(self.counts))
+        if self._counts is not None:
+            b.insert(memref.DeallocOp.get(self._counts))
 
     def sort(
         self,
         b: Builder,
-        n: SSAValue,
         scratch: Sequence[SSAValue],
+        load: Load,
         merge_sort: Callable[[Builder], SSAValue],
     ) -> SSAValue:
-        """Where the sorted line starts in the scratch buffers (0 or n): radix sorted when
-        n >= MIN_LENGTH, else by `merge_sort`. `scratch` is the elements' buffer, then the
-        positions' for "indices"; the line is in their first half."""
-        long = b.insert(arith.CmpiOp(n, index_constant(b, MIN_LENGTH), "uge")).result
-        radix = _block(lambda b: self._radix_sort(b, n, scratch))
+        """Copy the line into the scratch buffers with `load` and sort it; returns where the
+        sorted line starts in them (0 or n). Radix sorted when n >= MIN_LENGTH, else by
+        `merge_sort` (which loads the line itself). `scratch` is the elements' buffer, then
+        the positions' for "indices"."""
+        if self.choice is not None:
+            return self._radix_sort(b, scratch, load) if self.choice else merge_sort(b)
+        long = b.insert(arith.CmpiOp(self.n, index_constant(b, MIN_LENGTH), "uge")).result
+        radix = _block(lambda b: self._radix_sort(b, scratch, load))
         merge = _block(merge_sort)
         return b.insert(scf.IfOp(long, [IndexType()], Region(radix), Region(merge))).results[0]
 
-    def _radix_sort(self, b: Builder, n: SSAValue, scratch: Sequence[SSAValue]) -> SSAValue:
-        self._count(b, n, scratch[0])
+    def _radix_sort(self, b: Builder, scratch: Sequence[SSAValue], load: Load) -> SSAValue:
+        n, counts = self.n, self.counts
+        self._count(b, load)
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def one_pass(b: Builder, d: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
@@ -100,7 +118,7 @@ class RadixCounts:
             base = b.insert(arith.MuliOp(d, index_constant(b, BUCKETS))).result
             shift = _shift(b, d, self.word)
             first = self._digit(b, _load(b, scratch[0], [source]), shift)
-            alone = _load(b, self.counts, [_add(b, base, first)])
+            alone = _load(b, counts, [_add(b, base, first)])
             same = b.insert(arith.CmpiOp(alone, n, "eq")).result
 
             def scatter(b: Builder) -> SSAValue:
@@ -116,38 +134,41 @@ class RadixCounts:
         digits = index_constant(b, self.digits)
         return for_loop(b, zero, digits, one, [zero], one_pass)[0]
 
-    def _count(self, b: Builder, n: SSAValue, elements: SSAValue) -> None:
-        """counts[d * BUCKETS + c] = how many of elements[0:n] have c as digit d."""
+    def _count(self, b: Builder, load: Load) -> None:
+        """Load the line; counts[d * BUCKETS + c] = how many of its elements have c as
+        digit d."""
+        counts = self.counts
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def clear(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            _store(b, zero, self.counts, [j])
+            _store(b, zero, counts, [j])
             return []
 
         for_loop(b, zero, index_constant(b, self.digits * BUCKETS), one, [], clear)
 
         def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            key = self._key(b, _load(b, elements, [k]))
+            key = self._key(b, load(b, k))
 
             def digit(b: Builder, d: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 base = b.insert(arith.MuliOp(d, index_constant(b, BUCKETS))).result
                 slot = _add(b, base, _digit_of(b, key, _shift(b, d, self.word)))
-                _store(b, _add(b, _load(b, self.counts, [slot]), one), self.counts, [slot])
+                _store(b, _add(b, _load(b, counts, [slot]), one), counts, [slot])
                 return []
 
             for_loop(b, zero, index_constant(b, self.digits), one, [], digit)
             return []
 
-        for_loop(b, zero, n, one, [], element)
+        for_loop(b, zero, self.n, one, [], element)
 
     def _prefix_sums(self, b: Builder, base: SSAValue) -> None:
         """counts[base + c] = the sum of counts[base : base + c] (where bucket c starts)."""
+        counts = self.counts
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def bucket(b: Builder, c: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
             slot = _add(b, base, c)
-            count = _load(b, self.counts, [slot])
-            _store(b, carried[0], self.counts, [slot])
+            count = _load(b, counts, [slot])
+            _store(b, carried[0], counts, [slot])
             return [_add(b, carried[0], count)]
 
         for_loop(b, zero, index_constant(b, BUCKETS), one, [zero], bucket)
@@ -164,14 +185,15 @@ class RadixCounts:
     ) -> None:
         """Move each element of the `source` half (and its position) to the `target` half,
         at the next free place of its bucket, in order."""
+        counts = self.counts
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             at = _add(b, source, k)
             value = _load(b, scratch[0], [at])
             slot = _add(b, base, self._digit(b, value, shift))
-            place = _load(b, self.counts, [slot])
-            _store(b, _add(b, place, one), self.counts, [slot])
+            place = _load(b, counts, [slot])
+            _store(b, _add(b, place, one), counts, [slot])
             to = [_add(b, target, place)]
             _store(b, value, scratch[0], to)
             for payload in scratch[1:]:
@@ -223,6 +245,13 @@ def _shift(b: Builder, d: SSAValue, word: Attribute) -> SSAValue:
     """The shift of digit `d` (an index) as a `word`."""
     bits = b.insert(arith.MuliOp(d, index_constant(b, DIGIT_BITS))).result
     return b.insert(arith.IndexCastOp(bits, word)).result
+
+
+def _constant(n: SSAValue) -> int | None:
+    """The value of an index known at trace time (an `arith.constant`), else None."""
+    if isinstance(n.owner, arith.ConstantOp) and isinstance(n.owner.value, IntegerAttr):
+        return n.owner.value.value.data
+    return None
 
 
 def _int(b: Builder, value: int, type: Attribute) -> SSAValue:

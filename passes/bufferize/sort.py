@@ -23,7 +23,7 @@ run into that run, so no load leaves the scratch buffer.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -36,7 +36,7 @@ from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.ir.sort import SortOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
-from tracejit.passes.bufferize.radix_sort import RadixCounts
+from tracejit.passes.bufferize.radix_sort import RadixSort
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest, while_loop
@@ -87,14 +87,20 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
     lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), op.kind.data == "indices")
-    radix = RadixCounts(bufferizer.builder, element_of(op.input))
+    radix = RadixSort(bufferizer.builder, lines.n, element_of(op.input))
 
     def sort_line(b: Builder, others: list[SSAValue]) -> None:
         def at(k: SSAValue) -> list[SSAValue]:
             return [*others[:axis], k, *others[axis:]]
 
-        _load_line(b, lines, source, at)
-        start = radix.sort(b, lines.n, lines.buffers(), lambda b: _merge_passes(b, lines))
+        def load(b: Builder, k: SSAValue) -> SSAValue:
+            return _load_element(b, lines, source, at, k)
+
+        def merge_sort(b: Builder) -> SSAValue:
+            _load_line(b, lines, load)
+            return _merge_passes(b, lines)
+
+        start = radix.sort(b, lines.buffers(), load, merge_sort)
         sorted_values = lines.positions if lines.positions is not None else lines.keys
         _store_line(b, lines.n, sorted_values, start, output, at)
 
@@ -105,14 +111,21 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     bufferizer.values[op.result] = output
 
 
-def _load_line(b: Builder, lines: _Lines, source: SSAValue, at) -> None:
-    """scratch[k] = source[at(k)] (and positions[k] = k) for k in [0, n)."""
+def _load_element(b: Builder, lines: _Lines, source: SSAValue, at, k: SSAValue) -> SSAValue:
+    """scratch[k] = source[at(k)] (and positions[k] = k); returns the element."""
+    element = _load(b, source, at(k))
+    _store(b, element, lines.keys, [k])
+    if lines.positions is not None:
+        _store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
+    return element
+
+
+def _load_line(b: Builder, lines: _Lines, load: Callable[[Builder, SSAValue], SSAValue]) -> None:
+    """`load(k)` (scratch[k] = source[at(k)], ...) for k in [0, n)."""
     zero, one = index_constant(b, 0), index_constant(b, 1)
 
     def body(b: Builder, k: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        _store(b, _load(b, source, at(k)), lines.keys, [k])
-        if lines.positions is not None:
-            _store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
+        load(b, k)
         return []
 
     for_loop(b, zero, lines.n, one, [], body)
