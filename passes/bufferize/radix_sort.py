@@ -1,31 +1,40 @@
 """Long lines of `tj.sort` (used by passes/bufferize/sort.py): a stable least-significant-digit
-radix sort, in the scratch buffer the merge sort uses (two halves of n elements, plus the
-positions for "indices").
+radix sort, in the scratch buffers the merge sort uses (two halves of n elements, and the
+positions' for "indices").
 
 Each element has a key, an unsigned integer whose unsigned order is NumPy's order: unsigned
 integers and bools as they are, signed integers with the sign bit flipped, floats with
 -0.0 made +0.0 (NumPy holds them equal: a stable sort keeps their order) and then, for a
 negative number, every bit flipped, otherwise the sign bit; every NaN (any sign, any
 payload) takes the largest key, so NaNs go last, in their order. The scratch buffer holds
-the elements themselves, never the keys: a key is computed again when it is needed, so
--0.0 and NaN payloads come out bit for bit and "values" carries no payload.
+the elements themselves, never their keys: a key is computed again where it is needed (a
+few scalar ops, cheaper than moving it), so -0.0 and NaN payloads come out bit for bit and
+"values" moves nothing but the elements.
 
-    counts[d][c] = number of elements whose digit d is c     (one read, all digits at once)
+The line is cut into chunks of CHUNK elements, each with its own counts, so that threads
+may share the chunks (the chunks depend on n alone: the result is the same for every
+thread count):
+
+    for each chunk (tj.parallel):            copy the chunk in (and positions = 0 .. n-1)
+        counts[d][chunk][c] = number of its elements whose digit d is c   (all d at once)
     from = 0
-    for d in range(digits):                   the least significant digit first
-        if counts[d][digit d of scratch[from]] == n:  continue   (one value: nothing moves)
-        counts[d] = exclusive prefix sums of counts[d]        (where each bucket starts)
-        for k in range(n):                    in order: equal digits keep their order
-            c = digit d of scratch[from + k]
-            scratch[(n - from) + counts[d][c]] = scratch[from + k]   (and its position)
-            counts[d][c] += 1
+    for d in range(digits):                  the least significant digit first
+        if sum over chunks of counts[d][chunk][digit d of scratch[from]] == n:
+            continue                         one digit value: nothing would move
+        counts[d] = exclusive prefix sums, bucket by bucket, chunk by chunk in each
+        for each chunk (tj.parallel):        its places in a bucket follow the chunks before
+            for k in the chunk, in order:    equal digits keep their order: stable
+                c = digit d of scratch[from + k]
+                scratch[(n - from) + counts[d][chunk][c]] = scratch[from + k]  (and position)
+                counts[d][chunk][c] += 1
         from = n - from
     the sorted line is scratch[from : from + n]
 
-A digit has `DIGIT_BITS` bits (the last one of a key may have fewer): `digits` passes of
-O(n), against the merge sort's ceil(log2 n). The counts (one row of `BUCKETS` per digit)
-are zeroed for each line, which is why short lines keep the merge sort:
-`sort.py` picks this sort at run time for lines of `MIN_LENGTH` elements or more.
+A digit has DIGIT_BITS bits (the last one of a key may have fewer): `digits` passes of O(n),
+against the merge sort's ceil(log2 n). The counts (BUCKETS per digit and chunk) are
+zeroed and summed for every line, which is why short lines keep the merge sort: `sort.py`
+builds both, and this one is taken at run time for lines of LENGTH_PER_DIGIT * digits
+elements or more.
 """
 
 from __future__ import annotations
@@ -35,12 +44,14 @@ from collections.abc import Callable, Sequence
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
     AnyFloat,
     FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
     MemRefType,
+    UnitAttr,
     i32,
     i64,
 )
@@ -49,18 +60,26 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
+from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop
 
 DIGIT_BITS = 8
+"""8-bit digits: 11-bit ones (3 passes for f32 instead of 4) were slower here, their 2048
+buckets scattering to too many places at once (10M float32: 68 ms against 50)."""
 BUCKETS = 1 << DIGIT_BITS
-MIN_LENGTH = 256
-"""Lines this long or longer are radix sorted (below, zeroing and summing the counts costs
-more than the merge passes it saves)."""
-
+CHUNK = 1 << 16
+"""Elements of a chunk: enough that its BUCKETS counts cost little, few enough that a long
+line has chunks for every thread."""
+LENGTH_PER_DIGIT = 8
+"""Lines of at least this many elements per digit of their key are radix sorted: below,
+zeroing and summing the counts (BUCKETS per digit) costs more than the merge passes saved
+(measured on random lines on x86-64: 8-bit keys cross over at ~8 elements, 16-bit at
+~16-20, f32 at ~28, f64 at ~56, i64 at ~80)."""
 
 # load(b, k): copy element k of the line into the scratch buffers (first half), return it
 Load = Callable[[Builder, SSAValue], SSAValue]
+ForBody = Callable[[Builder, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
 
 
 class RadixSort:
@@ -73,13 +92,17 @@ class RadixSort:
         self.bits = 1 if is_bool(element) else element.bitwidth  # type: ignore[attr-defined]
         self.word = i32 if self.bits <= 32 else i64  # the key, widened for the digit masks
         self.digits = -(-self.bits // DIGIT_BITS)
+        self.min_length = LENGTH_PER_DIGIT * self.digits
         known = _constant(n)
         # with the length known at trace time, only one of the two sorts is built
-        self.choice = None if known is None else known >= MIN_LENGTH
+        self.choice = None if known is None else known >= self.min_length
         self._counts: SSAValue | None = None
         if self.choice is not False:
-            counts = MemRefType(IndexType(), [self.digits * BUCKETS])
-            self._counts = b.insert(upstream_memref.AllocOp([], [], counts)).memref
+            chunk = index_constant(b, CHUNK)
+            self.chunks = b.insert(arith.CeilDivUIOp(n, chunk)).result
+            rows = _mul(b, self.chunks, index_constant(b, self.digits * BUCKETS))
+            counts = MemRefType(IndexType(), [DYNAMIC_INDEX])
+            self._counts = b.insert(upstream_memref.AllocOp([rows], [], counts)).memref
 
     @property
     def counts(self) -> SSAValue:
@@ -98,33 +121,32 @@ class RadixSort:
         merge_sort: Callable[[Builder], SSAValue],
     ) -> SSAValue:
         """Copy the line into the scratch buffers with `load` and sort it; returns where the
-        sorted line starts in them (0 or n). Radix sorted when n >= MIN_LENGTH, else by
+        sorted line starts in them (0 or n). Radix sorted when n >= `min_length`, else by
         `merge_sort` (which loads the line itself). `scratch` is the elements' buffer, then
         the positions' for "indices"."""
         if self.choice is not None:
             return self._radix_sort(b, scratch, load) if self.choice else merge_sort(b)
-        long = b.insert(arith.CmpiOp(self.n, index_constant(b, MIN_LENGTH), "uge")).result
+        long = b.insert(arith.CmpiOp(self.n, index_constant(b, self.min_length), "uge")).result
         radix = _block(lambda b: self._radix_sort(b, scratch, load))
         merge = _block(merge_sort)
         return b.insert(scf.IfOp(long, [IndexType()], Region(radix), Region(merge))).results[0]
 
     def _radix_sort(self, b: Builder, scratch: Sequence[SSAValue], load: Load) -> SSAValue:
-        n, counts = self.n, self.counts
         self._count(b, load)
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def one_pass(b: Builder, d: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
             source = carried[0]
-            base = b.insert(arith.MuliOp(d, index_constant(b, BUCKETS))).result
+            base = _mul(b, d, index_constant(b, BUCKETS))  # where counts[d] starts
             shift = _shift(b, d, self.word)
             first = self._digit(b, _load(b, scratch[0], [source]), shift)
-            alone = _load(b, counts, [_add(b, base, first)])
-            same = b.insert(arith.CmpiOp(alone, n, "eq")).result
+            alone = _load(b, self.counts, [_add(b, base, first)])
+            same = b.insert(arith.CmpiOp(alone, self.n, "eq")).result
 
             def scatter(b: Builder) -> SSAValue:
-                target = b.insert(arith.SubiOp(n, source)).result
+                target = b.insert(arith.SubiOp(self.n, source)).result
                 self._prefix_sums(b, base)
-                self._scatter(b, n, scratch, source, target, base, shift)
+                self._scatter(b, scratch, source, target, base, shift)
                 return target
 
             moved = _block(scatter)
@@ -135,40 +157,53 @@ class RadixSort:
         return for_loop(b, zero, digits, one, [zero], one_pass)[0]
 
     def _count(self, b: Builder, load: Load) -> None:
-        """Load the line; counts[d * BUCKETS + c] = how many of its elements have c as
-        digit d."""
-        counts = self.counts
+        """Load the line and count its digits: counts[d * BUCKETS + c] = how many elements
+        have c as digit d. Each chunk counts its own elements in its own counts (threads
+        may share the chunks), then the other chunks' counts are added to chunk 0's."""
         zero, one = index_constant(b, 0), index_constant(b, 1)
+        size = index_constant(b, self.digits * BUCKETS)  # the counts of one chunk
 
-        def clear(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            _store(b, zero, counts, [j])
-            return []
+        def chunk(b: Builder, i: SSAValue, lo: SSAValue, hi: SSAValue) -> None:
+            start = _mul(b, i, size)
+            for_loop(b, zero, size, one, [], _storing(zero, self.counts, start))
 
-        for_loop(b, zero, index_constant(b, self.digits * BUCKETS), one, [], clear)
+            def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                key = self._key(b, load(b, k))
 
-        def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            key = self._key(b, load(b, k))
+                def digit(b: Builder, d: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                    base = _add(b, start, _mul(b, d, index_constant(b, BUCKETS)))
+                    slot = _add(b, base, _digit_of(b, key, _shift(b, d, self.word)))
+                    _store(b, _add(b, _load(b, self.counts, [slot]), one), self.counts, [slot])
+                    return []
 
-            def digit(b: Builder, d: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                base = b.insert(arith.MuliOp(d, index_constant(b, BUCKETS))).result
-                slot = _add(b, base, _digit_of(b, key, _shift(b, d, self.word)))
-                _store(b, _add(b, _load(b, counts, [slot]), one), counts, [slot])
+                for_loop(b, zero, index_constant(b, self.digits), one, [], digit)
                 return []
 
-            for_loop(b, zero, index_constant(b, self.digits), one, [], digit)
+            for_loop(b, lo, hi, one, [], element)
+
+        self._chunks(b, chunk)
+
+        def fold(b: Builder, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            start = _mul(b, i, size)
+
+            def add(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                more = _load(b, self.counts, [_add(b, start, j)])
+                _store(b, _add(b, _load(b, self.counts, [j]), more), self.counts, [j])
+                return []
+
+            for_loop(b, zero, size, one, [], add)
             return []
 
-        for_loop(b, zero, self.n, one, [], element)
+        for_loop(b, one, self.chunks, one, [], fold)  # no loop at all for one chunk
 
     def _prefix_sums(self, b: Builder, base: SSAValue) -> None:
         """counts[base + c] = the sum of counts[base : base + c] (where bucket c starts)."""
-        counts = self.counts
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def bucket(b: Builder, c: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
             slot = _add(b, base, c)
-            count = _load(b, counts, [slot])
-            _store(b, carried[0], counts, [slot])
+            count = _load(b, self.counts, [slot])
+            _store(b, carried[0], self.counts, [slot])
             return [_add(b, carried[0], count)]
 
         for_loop(b, zero, index_constant(b, BUCKETS), one, [zero], bucket)
@@ -176,7 +211,6 @@ class RadixSort:
     def _scatter(
         self,
         b: Builder,
-        n: SSAValue,
         scratch: Sequence[SSAValue],
         source: SSAValue,
         target: SSAValue,
@@ -185,22 +219,39 @@ class RadixSort:
     ) -> None:
         """Move each element of the `source` half (and its position) to the `target` half,
         at the next free place of its bucket, in order."""
-        counts = self.counts
         zero, one = index_constant(b, 0), index_constant(b, 1)
 
         def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
             at = _add(b, source, k)
             value = _load(b, scratch[0], [at])
             slot = _add(b, base, self._digit(b, value, shift))
-            place = _load(b, counts, [slot])
-            _store(b, _add(b, place, one), counts, [slot])
+            place = _load(b, self.counts, [slot])
+            _store(b, _add(b, place, one), self.counts, [slot])
             to = [_add(b, target, place)]
             _store(b, value, scratch[0], to)
             for payload in scratch[1:]:
                 _store(b, _load(b, payload, [at]), payload, to)
             return []
 
-        for_loop(b, zero, n, one, [], element)
+        for_loop(b, zero, self.n, one, [], element)
+
+    def _chunks(self, b: Builder, body: Callable[[Builder, SSAValue, SSAValue, SSAValue], None]):
+        """`body(b, i, lo, hi)` for each chunk i = [lo, hi) of the line, in a loop marked for
+        threads (each chunk writes its own elements and counts)."""
+        zero, one = index_constant(b, 0), index_constant(b, 1)
+        size = index_constant(b, CHUNK)
+
+        def chunk(b: Builder, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            lo = _mul(b, i, size)
+            # min(lo + CHUNK, n): the form `parallelize` reads as CHUNK iterations of work
+            hi = b.insert(arith.MinUIOp(_add(b, lo, size), self.n)).result
+            body(b, i, lo, hi)
+            return []
+
+        for_loop(b, zero, self.chunks, one, [], chunk)
+        loop = b.insertion_point.block.last_op
+        assert isinstance(loop, scf.ForOp)
+        loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
 
     def _digit(self, b: Builder, value: SSAValue, shift: SSAValue) -> SSAValue:
         return _digit_of(b, self._key(b, value), shift)
@@ -243,8 +294,17 @@ def _digit_of(b: Builder, key: SSAValue, shift: SSAValue) -> SSAValue:
 
 def _shift(b: Builder, d: SSAValue, word: Attribute) -> SSAValue:
     """The shift of digit `d` (an index) as a `word`."""
-    bits = b.insert(arith.MuliOp(d, index_constant(b, DIGIT_BITS))).result
-    return b.insert(arith.IndexCastOp(bits, word)).result
+    return b.insert(arith.IndexCastOp(_mul(b, d, index_constant(b, DIGIT_BITS)), word)).result
+
+
+def _storing(value: SSAValue, buffer: SSAValue, start: SSAValue) -> ForBody:
+    """A loop body storing `value` at buffer[start + j]."""
+
+    def body(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        _store(b, value, buffer, [_add(b, start, j)])
+        return []
+
+    return body
 
 
 def _constant(n: SSAValue) -> int | None:
@@ -270,6 +330,10 @@ def _block(body: Callable[[Builder], SSAValue]) -> Block:
 
 def _add(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
     return b.insert(arith.AddiOp(x, y)).result
+
+
+def _mul(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
+    return b.insert(arith.MuliOp(x, y)).result
 
 
 def _load(b: Builder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
