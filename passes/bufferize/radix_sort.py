@@ -315,7 +315,9 @@ def _constant(n: SSAValue) -> int | None:
 
 
 def _int(b: Builder, value: int, type: Attribute) -> SSAValue:
-    width = type.width.data  # type: ignore[attr-defined]
+    """An integer constant of `type` with the bits of `value` (given unsigned or signed)."""
+    assert isinstance(type, IntegerType)
+    width = type.width.data
     signed = value - (1 << width) if value >= 1 << (width - 1) else value
     return b.insert(arith.ConstantOp(IntegerAttr(signed, type))).result
 

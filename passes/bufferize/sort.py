@@ -1,7 +1,12 @@
-"""Buffer form of `tj.sort` (used by `bufferize`): a bottom-up merge sort per line.
+"""Buffer form of `tj.sort` (used by `bufferize`): a bottom-up merge sort per short line, a
+radix sort per long one.
 
 Every line along the sorted axis (one per position of the other dims) is sorted on its
-own, in a scratch buffer of twice its length, allocated once for all lines:
+own, in a scratch buffer of twice its length, allocated once for all lines. A line long
+enough for its key (n >= 8 per 8-bit digit: 32 for float32, 64 for int64) takes the LSD
+radix sort of radix_sort.py, which shares the scratch buffer and ends in either half like
+the merge sort; both sorts are built when n is not known at trace time (an scf.if picks
+one per call), only the one that applies when it is. Short lines, the merge sort:
 
     scratch[0:n] = line                     (and positions[0:n] = 0 .. n-1 for "indices")
     width, from = 1, 0
@@ -18,7 +23,9 @@ elements keep their order: the sort is stable, and "indices" is
 `np.argsort(kind="stable")`. "Smaller" is NumPy's order: NaN after every number, unsigned
 integers compared unsigned. The merge is branch-free (`arith.select` picks the element and
 advances one of the two run positions), and its loads clamp the position of an exhausted
-run into that run, so no load leaves the scratch buffer.
+run into that run, so no load leaves the scratch buffer. Both sorts are stable with the
+same equal elements (-0.0 == +0.0, NaN == NaN), so a line's result does not depend on
+which sort took it.
 """
 
 from __future__ import annotations

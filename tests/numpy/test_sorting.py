@@ -179,8 +179,9 @@ def radix_values(dtype, n, seed=0):
     if dtype.kind == "b":
         return rng.random(n) < 0.3
     if dtype.kind == "f":
-        specials = [-0.0, 0.0, np.inf, -np.inf, nan(dtype), nan(dtype, True), nan(dtype, False, 5),
-                    nan(dtype, True, 3), -1.5, 1.5, np.finfo(dtype).max, -np.finfo(dtype).tiny]  # fmt: skip
+        nans = [nan(dtype), nan(dtype, True), nan(dtype, False, 5), nan(dtype, True, 3)]
+        extremes = [np.finfo(dtype).max, -np.finfo(dtype).tiny]
+        specials = [-0.0, 0.0, np.inf, -np.inf, -1.5, 1.5, *nans, *extremes]
         spread = (rng.standard_normal(n) * 1000).astype(dtype)
         picked = np.array(specials, dtype)[rng.integers(0, len(specials), n)]
         return np.where(rng.random(n) < 0.4, picked, spread).astype(dtype)
@@ -221,8 +222,9 @@ def test_signed_zeros_and_nans_keep_their_order(dtype):
     """-0.0 == +0.0 and every NaN equal to every NaN: a stable sort keeps their input order
     (NaN payloads and signs survive np.sort)."""
     f = tj.function(lambda x: (np.sort(x), np.argsort(x, kind="stable")))
-    pattern = np.array([0.0, -0.0, nan(dtype, True, 7), -0.0, nan(dtype), 0.0, -np.inf,
-                        nan(dtype, False, 9), -0.0, np.inf, nan(dtype, True)], dtype)  # fmt: skip
+    nans = [nan(dtype, True, 7), nan(dtype), nan(dtype, False, 9), nan(dtype, True)]
+    pattern = np.array([0.0, -0.0, nans[0], -0.0, nans[1], 0.0, -np.inf, nans[2], -0.0, np.inf,
+                        nans[3]], dtype)  # fmt: skip
     for repeat in (1, 40, 10_000):  # merge sorted, then radix sorted
         x = np.tile(pattern, repeat)
         values, positions = f(x)
