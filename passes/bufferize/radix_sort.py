@@ -11,30 +11,32 @@ the elements themselves, never their keys: a key is computed again where it is n
 few scalar ops, cheaper than moving it), so -0.0 and NaN payloads come out bit for bit and
 "values" moves nothing but the elements.
 
-The line is cut into chunks of CHUNK elements, each with its own counts, so that threads
-may share the chunks (the chunks depend on n alone: the result is the same for every
+The line is loaded and its digits counted in chunks of CHUNK elements, each chunk with
+its own counts, so that threads may share the chunks; the passes themselves are serial
+(the chunks depend on n alone, and a stable sort has one result: the same for every
 thread count):
 
-    for each chunk (tj.parallel):            copy the chunk in (and positions = 0 .. n-1)
-        counts[d][chunk][c] = number of its elements whose digit d is c   (all d at once)
+    for each chunk (tj.parallel):            copy it in (and positions[k] = k)
+        counts[chunk][d][c] = how many of its elements have c as digit d  (all d at once)
+    counts[0] += counts[1] + ... (the line's counts)
+    moves(d) = counts[0][d][digit d of scratch[0]] != n      (not one value for the line)
+    passes = 1 + the last d that moves (0 if none)
     from = 0
-    for d in range(digits):                  the least significant digit first
-        if sum over chunks of counts[d][chunk][digit d of scratch[from]] == n:
-            continue                         one digit value: nothing would move
-        counts[d] = exclusive prefix sums, bucket by bucket, chunk by chunk in each
-        for each chunk (tj.parallel):        its places in a bucket follow the chunks before
-            for k in the chunk, in order:    equal digits keep their order: stable
-                c = digit d of scratch[from + k]
-                scratch[(n - from) + counts[d][chunk][c]] = scratch[from + k]  (and position)
-                counts[d][chunk][c] += 1
+    for d in range(passes):                  the least significant digit first
+        if not moves(d): continue            nothing would move
+        counts[0][d] = exclusive prefix sums of counts[0][d]   (where each bucket starts)
+        for k in range(n):                   in order: equal digits keep their order
+            c = digit d of scratch[from + k]
+            scratch[(n - from) + counts[0][d][c]] = scratch[from + k]   (and its position)
+            counts[0][d][c] += 1
         from = n - from
     the sorted line is scratch[from : from + n]
 
-A digit has DIGIT_BITS bits (the last one of a key may have fewer): `digits` passes of O(n),
-against the merge sort's ceil(log2 n). The counts (BUCKETS per digit and chunk) are
-zeroed and summed for every line, which is why short lines keep the merge sort: `sort.py`
-builds both, and this one is taken at run time for lines of LENGTH_PER_DIGIT * digits
-elements or more.
+A digit has DIGIT_BITS bits (the last one of a key may have fewer): at most `digits`
+passes of O(n), against the merge sort's ceil(log2 n); small integers skip their high
+digits. The counts (BUCKETS per digit) are zeroed and summed for every line, which is why
+short lines keep the merge sort: `sort.py` builds both, and this one is taken at run time
+for lines of LENGTH_PER_DIGIT * digits elements or more.
 """
 
 from __future__ import annotations
@@ -127,34 +129,41 @@ class RadixSort:
         if self.choice is not None:
             return self._radix_sort(b, scratch, load) if self.choice else merge_sort(b)
         long = b.insert(arith.CmpiOp(self.n, index_constant(b, self.min_length), "uge")).result
-        radix = _block(lambda b: self._radix_sort(b, scratch, load))
-        merge = _block(merge_sort)
-        return b.insert(scf.IfOp(long, [IndexType()], Region(radix), Region(merge))).results[0]
+        return _if(b, long, lambda b: self._radix_sort(b, scratch, load), merge_sort)
 
     def _radix_sort(self, b: Builder, scratch: Sequence[SSAValue], load: Load) -> SSAValue:
         self._count(b, load)
         zero, one = index_constant(b, 0), index_constant(b, 1)
+        first = self._key(b, _load(b, scratch[0], [zero]))  # shares every digit shared
+
+        def moves(b: Builder, d: SSAValue) -> SSAValue:
+            """Not every element has the first one's digit d: the pass of d moves some."""
+            digit = _digit_of(b, first, _shift(b, d, self.word))
+            alone = _load(b, self.counts, [_add(b, _mul(b, d, _buckets(b)), digit)])
+            return b.insert(arith.CmpiOp(alone, self.n, "ne")).result
+
+        def last(b: Builder, d: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            return [b.insert(arith.SelectOp(moves(b, d), _add(b, d, one), carried[0])).result]
+
+        # The passes stop after the last digit that moves anything: on small integers the
+        # high digits cost nothing, and LLVM, not knowing the trip count, does not unroll
+        # the passes (an i64 sort would compile 8 copies of them, 2x slower)
+        digits = index_constant(b, self.digits)
+        passes = for_loop(b, zero, digits, one, [zero], last)[0]
 
         def one_pass(b: Builder, d: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
             source = carried[0]
-            base = _mul(b, d, index_constant(b, BUCKETS))  # where counts[d] starts
-            shift = _shift(b, d, self.word)
-            first = self._digit(b, _load(b, scratch[0], [source]), shift)
-            alone = _load(b, self.counts, [_add(b, base, first)])
-            same = b.insert(arith.CmpiOp(alone, self.n, "eq")).result
 
             def scatter(b: Builder) -> SSAValue:
                 target = b.insert(arith.SubiOp(self.n, source)).result
+                base = _mul(b, d, _buckets(b))  # where counts[d] starts
                 self._prefix_sums(b, base)
-                self._scatter(b, scratch, source, target, base, shift)
+                self._scatter(b, scratch, source, target, base, _shift(b, d, self.word))
                 return target
 
-            moved = _block(scatter)
-            kept = Block([scf.YieldOp(source)])
-            return b.insert(scf.IfOp(same, [IndexType()], Region(kept), Region(moved))).results
+            return [_if(b, moves(b, d), scatter, lambda b: source)]
 
-        digits = index_constant(b, self.digits)
-        return for_loop(b, zero, digits, one, [zero], one_pass)[0]
+        return for_loop(b, zero, passes, one, [zero], one_pass)[0]
 
     def _count(self, b: Builder, load: Load) -> None:
         """Load the line and count its digits: counts[d * BUCKETS + c] = how many elements
@@ -320,6 +329,21 @@ def _int(b: Builder, value: int, type: Attribute) -> SSAValue:
     width = type.width.data
     signed = value - (1 << width) if value >= 1 << (width - 1) else value
     return b.insert(arith.ConstantOp(IntegerAttr(signed, type))).result
+
+
+def _if(
+    b: Builder,
+    condition: SSAValue,
+    then: Callable[[Builder], SSAValue],
+    otherwise: Callable[[Builder], SSAValue],
+) -> SSAValue:
+    """`scf.if` yielding one index: `then`'s or `otherwise`'s."""
+    regions = Region(_block(then)), Region(_block(otherwise))
+    return b.insert(scf.IfOp(condition, [IndexType()], *regions)).results[0]
+
+
+def _buckets(b: Builder) -> SSAValue:
+    return index_constant(b, BUCKETS)
 
 
 def _block(body: Callable[[Builder], SSAValue]) -> Block:

@@ -6,8 +6,9 @@
 // needed: -0.0 as +0.0, then negative numbers with every bit flipped, others with the sign
 // bit, and NaN (any sign or payload) the largest key. The counts, per chunk of 65536
 // elements (threads may share the chunks), are counted for every digit while the line is
-// loaded; each pass (skipped when one bucket holds the whole line) turns a digit's counts
-// into bucket starts and scatters the elements, in order, into the other half.
+// loaded; each pass (skipped when one bucket holds the whole line; none after the last
+// digit that moves anything) turns a digit's counts into bucket starts and scatters the
+// elements, in order, into the other half.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
@@ -68,17 +69,28 @@ builtin.module {
 // CHECK-NEXT:     scf.for %{{.*}} = %[[ONE:.*]] to %[[CHUNKS]] step %[[ONE]] {
 // CHECK:              memref.store %{{.*}}, %[[COUNTS]]
 
-// one pass per digit, carrying the half the line is in
-// CHECK:          %[[RADIX:.*]] = scf.for %[[D:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[FROM:.*]] = %{{.*}}) -> (index) {
-// CHECK:            %[[BASE:.*]] = arith.muli %[[D]], %{{.*}} : index
-// CHECK:            %[[SHIFT:.*]] = arith.index_cast %{{.*}} : index to i32
-// CHECK-NEXT:       %[[FIRST:.*]] = memref.load %[[SCRATCH]][%[[FROM]]] : memref<?xf32>
+// the key of the line's first element: a digit that every element shares is its digit;
+// the passes end after the last digit that some element does not share
+// CHECK:          %[[FIRST:.*]] = memref.load %[[SCRATCH]][%{{.*}}] : memref<?xf32>
+// CHECK:          %[[KEY0:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:     %[[DIGITS:.*]] = arith.constant 4 : index
+// CHECK-NEXT:     %[[PASSES:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[DIGITS]] step %[[ONE:.*]] iter_args(%[[LAST:.*]] = %{{.*}}) -> (index) {
+// CHECK:            %[[SHIFTED:.*]] = arith.shrui %[[KEY0]], %{{.*}} : i32
 // CHECK:            %[[ALONE:.*]] = memref.load %[[COUNTS]][%{{.*}}] : memref<?xindex>
-// CHECK-NEXT:       %[[SAME:.*]] = arith.cmpi eq, %[[ALONE]], %[[N]] : index
-// CHECK-NEXT:       %[[NEXT:.*]] = scf.if %[[SAME]] -> (index) {
-// CHECK-NEXT:         scf.yield %[[FROM]] : index
-// CHECK-NEXT:       } else {
+// CHECK-NEXT:       %[[MOVES:.*]] = arith.cmpi ne, %[[ALONE]], %[[N]] : index
+// CHECK-NEXT:       %[[AFTER:.*]] = arith.addi %[[D]], %[[ONE]] : index
+// CHECK-NEXT:       %[[NEW_LAST:.*]] = arith.select %[[MOVES]], %[[AFTER]], %[[LAST]] : index
+// CHECK-NEXT:       scf.yield %[[NEW_LAST]] : index
+
+// one pass per digit up to there, carrying the half the line is in; a digit every
+// element shares moves nothing: its pass is skipped
+// CHECK:          %[[RADIX:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[PASSES]] step %{{.*}} iter_args(%[[FROM:.*]] = %{{.*}}) -> (index) {
+// CHECK:            %[[ALONE:.*]] = memref.load %[[COUNTS]][%{{.*}}] : memref<?xindex>
+// CHECK-NEXT:       %[[MOVES:.*]] = arith.cmpi ne, %[[ALONE]], %[[N]] : index
+// CHECK-NEXT:       %[[NEXT:.*]] = scf.if %[[MOVES]] -> (index) {
 // CHECK-NEXT:         %[[TO:.*]] = arith.subi %[[N]], %[[FROM]] : index
+// CHECK-NEXT:         %[[B256:.*]] = arith.constant 256 : index
+// CHECK-NEXT:         %[[BASE:.*]] = arith.muli %[[D]], %[[B256]] : index
 
 //                     bucket starts: exclusive prefix sums of the digit's counts
 // CHECK:              scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
@@ -89,6 +101,7 @@ builtin.module {
 // CHECK-NEXT:           scf.yield %[[SUM2]] : index
 
 //                     the scatter, in order (stable): each element to its bucket's next place
+// CHECK:              %[[SHIFT:.*]] = arith.index_cast %{{.*}} : index to i32
 // CHECK:              scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
 // CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[FROM]], %[[K]] : index
 // CHECK-NEXT:           %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
@@ -102,6 +115,8 @@ builtin.module {
 // CHECK-NEXT:           memref.store %[[E]], %[[SCRATCH]][%[[OUT]]] : memref<?xf32>
 // CHECK-NEXT:         }
 // CHECK-NEXT:         scf.yield %[[TO]] : index
+// CHECK-NEXT:       } else {
+// CHECK-NEXT:         scf.yield %[[FROM]] : index
 // CHECK-NEXT:       }
 // CHECK-NEXT:       scf.yield %[[NEXT]] : index
 // CHECK-NEXT:     }

@@ -80,7 +80,8 @@ builtin.module {
 // CHECK-NEXT:   %[[MIN:.*]] = arith.constant 8 : index
 // CHECK-NEXT:   %[[LONG:.*]] = arith.cmpi uge, %[[N]], %[[MIN]] : index
 // CHECK-NEXT:   %[[START:.*]] = scf.if %[[LONG]] -> (index) {
-// CHECK:          %[[RADIX:.*]] = scf.for %{{.*}} iter_args
+// CHECK:          %[[PASSES:.*]] = scf.for %{{.*}} iter_args
+// CHECK:          %[[RADIX:.*]] = scf.for %{{.*}} = %{{.*}} to %[[PASSES]] step
 // CHECK:          scf.yield %[[RADIX]] : index
 // CHECK-NEXT:   } else {
 // CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
