@@ -30,7 +30,7 @@ which sort took it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref, scf
@@ -93,21 +93,20 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     dims, sizes = line_dims(bufferizer, source)
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
-    lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), op.kind.data == "indices")
-    radix = RadixSort(bufferizer.builder, lines.n, element_of(op.input))
+    indices = op.kind.data == "indices"
+    lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), indices)
+    radix = RadixSort(bufferizer.builder, lines.n, element_of(op.input), indices)
 
     def sort_line(b: Builder, others: list[SSAValue]) -> None:
         def at(k: SSAValue) -> list[SSAValue]:
             return [*others[:axis], k, *others[axis:]]
 
-        def load(b: Builder, k: SSAValue) -> SSAValue:
-            return _load_element(b, lines, source, at, k)
-
         def merge_sort(b: Builder) -> SSAValue:
-            _load_line(b, lines, load)
+            _load_line(b, lines, source, at)
             return _merge_passes(b, lines)
 
-        start = radix.sort(b, lines.buffers(), load, merge_sort)
+        read = lambda b, k: _load(b, source, at(k))  # noqa: E731
+        start = radix.sort(b, lines.buffers(), read, merge_sort)
         sorted_values = lines.positions if lines.positions is not None else lines.keys
         _store_line(b, lines.n, sorted_values, start, output, at)
 
@@ -118,21 +117,14 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     bufferizer.values[op.result] = output
 
 
-def _load_element(b: Builder, lines: _Lines, source: SSAValue, at, k: SSAValue) -> SSAValue:
-    """scratch[k] = source[at(k)] (and positions[k] = k); returns the element."""
-    element = _load(b, source, at(k))
-    _store(b, element, lines.keys, [k])
-    if lines.positions is not None:
-        _store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
-    return element
-
-
-def _load_line(b: Builder, lines: _Lines, load: Callable[[Builder, SSAValue], SSAValue]) -> None:
-    """`load(k)` (scratch[k] = source[at(k)], ...) for k in [0, n)."""
+def _load_line(b: Builder, lines: _Lines, source: SSAValue, at) -> None:
+    """scratch[k] = source[at(k)] (and positions[k] = k) for k in [0, n)."""
     zero, one = index_constant(b, 0), index_constant(b, 1)
 
     def body(b: Builder, k: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        load(b, k)
+        _store(b, _load(b, source, at(k)), lines.keys, [k])
+        if lines.positions is not None:
+            _store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
         return []
 
     for_loop(b, zero, lines.n, one, [], body)

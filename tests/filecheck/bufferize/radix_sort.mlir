@@ -40,7 +40,6 @@ builtin.module {
 // CHECK-NEXT:         memref.store %{{.*}}, %[[COUNTS]]
 // CHECK:            scf.for %[[K:.*]] = %{{.*}} to %[[HI]] step %{{.*}} {
 // CHECK-NEXT:         %[[E:.*]] = memref.load %[[X]][%[[K]]] : memref<?xf32>
-// CHECK-NEXT:         memref.store %[[E]], %[[SCRATCH]][%[[K]]] : memref<?xf32>
 // CHECK-NEXT:         %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT:         %[[IS_ZERO:.*]] = arith.cmpf oeq, %[[E]], %[[ZERO]] : f32
 // CHECK-NEXT:         %[[NUMBER:.*]] = arith.select %[[IS_ZERO]], %[[ZERO]], %[[E]] : f32
@@ -53,6 +52,7 @@ builtin.module {
 // CHECK-NEXT:         %[[NAN:.*]] = arith.cmpf uno, %[[E]], %[[E]] : f32
 // CHECK-NEXT:         %[[LARGEST:.*]] = arith.constant -1 : i32
 // CHECK-NEXT:         %[[KEY:.*]] = arith.select %[[NAN]], %[[LARGEST]], %[[ORDERED]] : i32
+// CHECK-NEXT:         memref.store %[[E]], %[[SCRATCH]][%[[K]]] : memref<?xf32>
 // CHECK-NEXT:         %[[DIGITS:.*]] = arith.constant 4 : index
 // CHECK-NEXT:         scf.for %[[D:.*]] = %{{.*}} to %[[DIGITS]] step %{{.*}} {
 // CHECK:                %[[SHIFTED:.*]] = arith.shrui %[[KEY]], %{{.*}} : i32
@@ -71,7 +71,7 @@ builtin.module {
 
 // the key of the line's first element: a digit that every element shares is its digit;
 // the passes end after the last digit that some element does not share
-// CHECK:          %[[FIRST:.*]] = memref.load %[[SCRATCH]][%{{.*}}] : memref<?xf32>
+// CHECK:          %[[FIRST:.*]] = memref.load %[[X]][%{{.*}}] : memref<?xf32>
 // CHECK:          %[[KEY0:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
 // CHECK-NEXT:     %[[DIGITS:.*]] = arith.constant 4 : index
 // CHECK-NEXT:     %[[PASSES:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[DIGITS]] step %[[ONE:.*]] iter_args(%[[LAST:.*]] = %{{.*}}) -> (index) {
@@ -140,19 +140,34 @@ builtin.module {
 // CHECK:        memref.dealloc %[[SCRATCH]] : memref<?xf32>
 // CHECK-NEXT:   memref.dealloc %[[COUNTS]] : memref<?xindex>
 
-// argsort of 300 int16: known to be long, so the radix sort alone (no scf.if, no merge);
-// the key flips the sign bit; the positions move with the elements.
+// argsort of 300 int16: known to be long, so the radix sort alone (no scf.if, no merge
+// sort). The key flips the sign bit; a key of 32 bits or fewer is packed above its
+// position, key << 32 | k, and only those i64 move; the positions are cut out at the end.
 // CHECK:        %[[POS:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
 // CHECK-NOT:    scf.if
-// CHECK:          %[[K64:.*]] = arith.index_cast %{{.*}} : index to i64
-// CHECK-NEXT:     memref.store %[[K64]], %[[POS]]
+// CHECK:          %[[E16:.*]] = memref.load %[[Y]][%[[K:.*]]] : memref<300xi16>
 // CHECK-NEXT:     %[[SIGN16:.*]] = arith.constant -32768 : i16
-// CHECK-NEXT:     %[[KEY16:.*]] = arith.xori %{{.*}}, %[[SIGN16]] : i16
-// CHECK-NEXT:     arith.extui %[[KEY16]] : i16 to i32
+// CHECK-NEXT:     %[[KEY16:.*]] = arith.xori %[[E16]], %[[SIGN16]] : i16
+// CHECK-NEXT:     %[[KEY32:.*]] = arith.extui %[[KEY16]] : i16 to i32
+// CHECK-NEXT:     %[[KEY64:.*]] = arith.extui %[[KEY32]] : i32 to i64
+// CHECK-NEXT:     %[[C32:.*]] = arith.constant 32 : i64
+// CHECK-NEXT:     %[[HIGH:.*]] = arith.shli %[[KEY64]], %[[C32]] : i64
+// CHECK-NEXT:     %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK-NEXT:     %[[PACKED:.*]] = arith.ori %[[HIGH]], %[[K64]] : i64
+// CHECK-NEXT:     memref.store %[[PACKED]], %[[POS]][%[[K]]] : memref<?xi64>
 // CHECK:        scf.if
-// CHECK:            %[[P:.*]] = memref.load %[[POS]][%{{.*}}] : memref<?xi64>
-// CHECK-NEXT:       memref.store %[[P]], %[[POS]][%{{.*}}] : memref<?xi64>
+//                 a digit of the packed key: 32 bits further up
+// CHECK:            %[[UP:.*]] = arith.constant 32 : index
+// CHECK-NEXT:       %[[BITS:.*]] = arith.addi %{{.*}}, %[[UP]] : index
+// CHECK-NEXT:       %[[SHIFT:.*]] = arith.index_cast %[[BITS]] : index to i64
+// CHECK:              %[[P:.*]] = memref.load %[[POS]][%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:         %[[DIGIT:.*]] = arith.shrui %[[P]], %[[SHIFT]] : i64
+// CHECK:              memref.store %[[P]], %[[POS]][%{{.*}}] : memref<?xi64>
 // CHECK-NOT:    scf.while
+// CHECK:        %[[LOW:.*]] = arith.constant 4294967295 : i64
+// CHECK:          %[[Q:.*]] = memref.load %[[POS]]
+// CHECK-NEXT:     %[[ALONE:.*]] = arith.andi %[[Q]], %[[LOW]] : i64
+// CHECK-NEXT:     memref.store %[[ALONE]], %[[POS]]
 // CHECK:        memref.load %[[POS]]
 // CHECK-NEXT:   memref.store %{{.*}}, %[[I]]
 // CHECK:        func.return

@@ -70,8 +70,9 @@ builtin.module {
 
 // argsort of a dynamic unsigned line: the counts of the radix sort too (one digit of 256
 // buckets per chunk), and the merge sort for lines shorter than 8 elements (one 8-bit
-// digit) in the scf.if's else branch: unsigned compare, positions merged alongside the keys,
-// and the positions are what is copied out of the half the chosen sort ends in.
+// digit; or longer than 2^32, whose positions would not pack with the keys into an i64)
+// in the scf.if's else branch: unsigned compare, positions merged alongside the keys, and
+// the positions are what is copied out of the half the chosen sort ends in.
 // CHECK:        %[[N:.*]] = memref.dim %[[U]], %{{.*}} : memref<?xi8>
 // CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[N]], %[[N]] : index
 // CHECK-NEXT:   %[[UKEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi8>
@@ -79,7 +80,10 @@ builtin.module {
 // CHECK:        %[[COUNTS:.*]] = memref.alloc(%{{.*}}) : memref<?xindex>
 // CHECK-NEXT:   %[[MIN:.*]] = arith.constant 8 : index
 // CHECK-NEXT:   %[[LONG:.*]] = arith.cmpi uge, %[[N]], %[[MIN]] : index
-// CHECK-NEXT:   %[[START:.*]] = scf.if %[[LONG]] -> (index) {
+// CHECK-NEXT:   %[[MAX:.*]] = arith.constant 4294967296 : index
+// CHECK-NEXT:   %[[FITS:.*]] = arith.cmpi ule, %[[N]], %[[MAX]] : index
+// CHECK-NEXT:   %[[RADIX_SORTED:.*]] = arith.andi %[[LONG]], %[[FITS]] : i1
+// CHECK-NEXT:   %[[START:.*]] = scf.if %[[RADIX_SORTED]] -> (index) {
 // CHECK:          %[[PASSES:.*]] = scf.for %{{.*}} iter_args
 // CHECK:          %[[RADIX:.*]] = scf.for %{{.*}} = %{{.*}} to %[[PASSES]] step
 // CHECK:          scf.yield %[[RADIX]] : index
