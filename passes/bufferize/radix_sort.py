@@ -184,8 +184,9 @@ class RadixSort:
 
     def _count(self, b: Builder, scratch: Sequence[SSAValue], read: Read) -> None:
         """Copy the line in and count its digits: counts[d * BUCKETS + c] = how many
-        elements have c as digit d. Each chunk counts its own elements in its own counts (threads
-        may share the chunks), then the other chunks' counts are added to chunk 0's."""
+        elements have c as digit d. Each chunk counts its own elements in its own counts
+        (threads may share the chunks), then the other chunks' counts are added to chunk
+        0's."""
         zero, one = index_constant(b, 0), index_constant(b, 1)
         size = index_constant(b, self.digits * BUCKETS)  # the counts of one chunk
 
@@ -196,15 +197,7 @@ class RadixSort:
             def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                 value = read(b, k)
                 key = self._key(b, value)
-                if self.packed:
-                    wide = b.insert(arith.ExtUIOp(key, i64)).result
-                    high = b.insert(arith.ShLIOp(wide, _int(b, 32, i64))).result
-                    packed = b.insert(arith.OrIOp(high, _position(b, k))).result
-                    _store(b, packed, scratch[1], [k])
-                else:
-                    _store(b, value, scratch[0], [k])
-                    for positions in scratch[1:]:
-                        _store(b, _position(b, k), positions, [k])
+                self._copy_in(b, scratch, k, value, key)
 
                 def digit(b: Builder, d: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
                     base = _add(b, start, _mul(b, d, index_constant(b, BUCKETS)))
@@ -231,6 +224,20 @@ class RadixSort:
             return []
 
         for_loop(b, one, self.chunks, one, [], fold)  # no loop at all for one chunk
+
+    def _copy_in(
+        self, b: Builder, scratch: Sequence[SSAValue], k: SSAValue, value: SSAValue, key: SSAValue
+    ) -> None:
+        """Element k (`value`, whose key is `key`) into the first half of the scratch
+        buffers: itself (and position k), or key << 32 | k when packed."""
+        if self.packed:
+            wide = b.insert(arith.ExtUIOp(key, i64)).result
+            high = b.insert(arith.ShLIOp(wide, _int(b, 32, i64))).result
+            _store(b, b.insert(arith.OrIOp(high, _position(b, k))).result, scratch[1], [k])
+            return
+        _store(b, value, scratch[0], [k])
+        for positions in scratch[1:]:
+            _store(b, _position(b, k), positions, [k])
 
     def _prefix_sums(self, b: Builder, base: SSAValue) -> None:
         """counts[base + c] = the sum of counts[base : base + c] (where bucket c starts)."""
