@@ -83,8 +83,8 @@ of "indices" are merge sorted)."""
 LENGTH_PER_DIGIT = 8
 """Lines of at least this many elements per digit of their key are radix sorted: below,
 zeroing and summing the counts (BUCKETS per digit) costs more than the merge passes saved
-(measured on random lines on x86-64: 8-bit keys cross over at ~8 elements, 16-bit at
-~16-20, f32 at ~28, f64 at ~56, i64 at ~80)."""
+(measured on random lines on x86-64, in two runs: 8-bit keys cross over at ~8-10
+elements, 16-bit at ~16-20, f32 at ~28, f64 at ~48-56, i64 at ~60-80)."""
 
 # read(b, k): element k of the line (in the input)
 Read = Callable[[Builder, SSAValue], SSAValue]
