@@ -105,7 +105,9 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
             _load_line(b, lines, source, at)
             return _merge_passes(b, lines)
 
-        read = lambda b, k: _load(b, source, at(k))  # noqa: E731
+        def read(b: Builder, k: SSAValue) -> SSAValue:
+            return _load(b, source, at(k))
+
         start = radix.sort(b, lines.buffers(), read, merge_sort)
         sorted_values = lines.positions if lines.positions is not None else lines.keys
         _store_line(b, lines.n, sorted_values, start, output, at)

@@ -305,3 +305,18 @@ def _one_kernel(dtype):
         lambda x: (np.sort(x), np.argsort(x, kind="stable")),
         input_signature=(tj.TensorSpec([None], dtype),),
     )
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.int64])
+def test_radix_chunks_for_any_thread_count(dtype):
+    """A line of several chunks (counted by threads): the same result for 1, 2 and 3
+    threads, NumPy's stable order."""
+    f = tj.function(lambda x: (np.sort(x), np.argsort(x, kind="stable")))
+    x = radix_values(dtype, 3 * 65536 + 5, seed=7)
+    before = tj.config.num_threads()
+    try:
+        for threads in (1, 2, 3):
+            tj.config.set_num_threads(threads)
+            assert_stably_sorted(x, *f(x))
+    finally:
+        tj.config.set_num_threads(before)
