@@ -261,7 +261,9 @@ class RadixSort:
         d: SSAValue,
     ) -> None:
         """Move each element of the `source` half (and its position) to the `target` half,
-        at the next free place of its bucket of digit d, in order."""
+        at the next free place of its bucket of digit d, in order. (Filling each bucket
+        from both ends at once, the line's first half up and its second half down, to
+        have two chains of places, was 2x slower: twice the places written at a time.)"""
         zero, one = index_constant(b, 0), index_constant(b, 1)
         moved = scratch[1:] if self.packed else scratch
         shift = _shift(b, d, i64 if self.packed else self.word, 32 if self.packed else 0)
