@@ -86,8 +86,11 @@ zeroing and summing the counts (BUCKETS per digit) costs more than the merge pas
 (measured on random lines on x86-64, in two runs: 8-bit keys cross over at ~8-10
 elements, 16-bit at ~16-20, f32 at ~28, f64 at ~48-56, i64 at ~60-80)."""
 
-# read(b, k): element k of the line (in the input)
+# read(b, k): element k of the line (in the input); write(b, k, x): the result's element k
 Read = Callable[[Builder, SSAValue], SSAValue]
+Write = Callable[[Builder, SSAValue, SSAValue], None]
+# put(b, place, moved): where a pass puts an element (and its position) in the order
+Put = Callable[[Builder, SSAValue, Sequence[SSAValue]], None]
 ForBody = Callable[[Builder, SSAValue, Sequence[SSAValue]], Sequence[SSAValue]]
 
 
@@ -131,21 +134,30 @@ class RadixSort:
         b: Builder,
         scratch: Sequence[SSAValue],
         read: Read,
-        merge_sort: Callable[[Builder], SSAValue],
-    ) -> SSAValue:
-        """Sort the line (`read(k)` is its element k) in the scratch buffers; returns where
-        it starts sorted in them (0 or n). Radix sorted when n >= `min_length`, else by
-        `merge_sort` (which copies the line in itself). `scratch` is the elements' buffer,
-        then the positions' for "indices"."""
+        write: Write,
+        merge_sort: Callable[[Builder], None],
+    ) -> None:
+        """Sort the line (`read(k)` is its element k) into the result (`write(k, x)` sets
+        its element k). Radix sorted when n >= `min_length`, else by `merge_sort`.
+        `scratch` is the elements' buffer, then the positions' for "indices"."""
         if self.choice is not None:
-            return self._radix_sort(b, scratch, read) if self.choice else merge_sort(b)
+            if self.choice:
+                self._radix_sort(b, scratch, read, write)
+            else:
+                merge_sort(b)
+            return
         long: SSAValue = _at_least(b, self.n, self.min_length)
         if self.packed:  # and the positions fit in 32 bits
             fits = b.insert(arith.CmpiOp(self.n, index_constant(b, MAX_PACKED), "ule")).result
             long = b.insert(arith.AndIOp(long, fits)).result
-        return _if(b, long, lambda b: self._radix_sort(b, scratch, read), merge_sort)
+        radix, merge = Block(), Block()
+        self._radix_sort(Builder(InsertPoint.at_end(radix)), scratch, read, write)
+        merge_sort(Builder(InsertPoint.at_end(merge)))
+        for block in (radix, merge):
+            block.add_op(scf.YieldOp())
+        b.insert(scf.IfOp(long, [], Region(radix), Region(merge)))
 
-    def _radix_sort(self, b: Builder, scratch: Sequence[SSAValue], read: Read) -> SSAValue:
+    def _radix_sort(self, b: Builder, scratch: Sequence[SSAValue], read: Read, write: Write):
         self._count(b, scratch, read)
         zero, one = index_constant(b, 0), index_constant(b, 1)
         first = self._key(b, read(b, zero))  # shares every digit shared
@@ -170,17 +182,61 @@ class RadixSort:
 
             def scatter(b: Builder) -> SSAValue:
                 target = b.insert(arith.SubiOp(self.n, source)).result
-                base = _mul(b, d, _buckets(b))  # where counts[d] starts
-                self._prefix_sums(b, base)
-                self._scatter(b, scratch, source, target, base, d)
+                self._prefix_sums(b, d)
+                self._scatter(b, scratch, source, d, self._into(scratch, target))
                 return target
 
             return [_if(b, moves(b, d), scatter, lambda b: source)]
 
-        start = for_loop(b, zero, passes, one, [zero], one_pass)[0]
-        if self.packed:
-            self._unpack(b, scratch[1], start)
-        return start
+        def unmoved(b: Builder) -> None:
+            """One key for the whole line: it is sorted as it is."""
+
+            def body(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                write(b, k, _position(b, k) if len(scratch) > 1 else read(b, k))
+                return []
+
+            for_loop(b, zero, self.n, one, [], body)
+
+        def moved(b: Builder) -> None:
+            """The passes but the last into the other half and back, the last into the
+            result (packed positions without their keys)."""
+            final = b.insert(arith.SubiOp(passes, one)).result
+            source = for_loop(b, zero, final, one, [zero], one_pass)[0]
+            self._prefix_sums(b, final)
+            self._scatter(b, scratch, source, final, self._out(scratch, write))
+
+        none = b.insert(arith.CmpiOp(passes, zero, "eq")).result
+        branches = Block(), Block()
+        for block, body in zip(branches, (unmoved, moved), strict=True):
+            body(Builder(InsertPoint.at_end(block)))
+            block.add_op(scf.YieldOp())
+        b.insert(scf.IfOp(none, [], Region(branches[0]), Region(branches[1])))
+
+    def _into(self, scratch: Sequence[SSAValue], target: SSAValue) -> Put:
+        """Where a pass puts what it moves: at `target` + place in the scratch buffers."""
+
+        def put(b: Builder, place: SSAValue, moved: Sequence[SSAValue]) -> None:
+            to = [_add(b, target, place)]
+            for value, buffer in zip(moved, self._moved(scratch), strict=True):
+                _store(b, value, buffer, to)
+
+        return put
+
+    def _out(self, scratch: Sequence[SSAValue], write: Write) -> Put:
+        """Where the last pass puts what it moves: the result's element (the position for
+        "indices", cut off its key when packed)."""
+
+        def put(b: Builder, place: SSAValue, moved: Sequence[SSAValue]) -> None:
+            result = moved[-1]
+            if self.packed:
+                result = b.insert(arith.AndIOp(result, _int(b, 0xFFFFFFFF, i64))).result
+            write(b, place, result)
+
+        return put
+
+    def _moved(self, scratch: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        """The buffers a pass moves: packed positions, or elements (and positions)."""
+        return scratch[1:] if self.packed else scratch
 
     def _count(self, b: Builder, scratch: Sequence[SSAValue], read: Read) -> None:
         """Copy the line in and count its digits: counts[d * BUCKETS + c] = how many
@@ -239,9 +295,10 @@ class RadixSort:
         for positions in scratch[1:]:
             _store(b, _position(b, k), positions, [k])
 
-    def _prefix_sums(self, b: Builder, base: SSAValue) -> None:
-        """counts[base + c] = the sum of counts[base : base + c] (where bucket c starts)."""
+    def _prefix_sums(self, b: Builder, d: SSAValue) -> None:
+        """counts[d][c] = the sum of counts[d][:c] (where bucket c starts)."""
         zero, one = index_constant(b, 0), index_constant(b, 1)
+        base = _mul(b, d, _buckets(b))  # where counts[d] starts
 
         def bucket(b: Builder, c: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
             slot = _add(b, base, c)
@@ -252,33 +309,25 @@ class RadixSort:
         for_loop(b, zero, index_constant(b, BUCKETS), one, [zero], bucket)
 
     def _scatter(
-        self,
-        b: Builder,
-        scratch: Sequence[SSAValue],
-        source: SSAValue,
-        target: SSAValue,
-        base: SSAValue,
-        d: SSAValue,
+        self, b: Builder, scratch: Sequence[SSAValue], source: SSAValue, d: SSAValue, put: Put
     ) -> None:
-        """Move each element of the `source` half (and its position) to the `target` half,
-        at the next free place of its bucket of digit d, in order. (Filling each bucket
-        from both ends at once, the line's first half up and its second half down, to
-        have two chains of places, was 2x slower: twice the places written at a time.)"""
+        """Move each element of the `source` half (and its position) to the next free
+        place of its bucket of digit d, in order, with `put`. (Filling each bucket from
+        both ends at once, the line's first half up and its second half down, to have two
+        chains of places, was 2x slower: twice the places written at a time.)"""
         zero, one = index_constant(b, 0), index_constant(b, 1)
-        moved = scratch[1:] if self.packed else scratch
+        buffers = self._moved(scratch)
+        base = _mul(b, d, _buckets(b))
         shift = _shift(b, d, i64 if self.packed else self.word, 32 if self.packed else 0)
 
         def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            at = _add(b, source, k)
-            value = _load(b, moved[0], [at])
-            key = value if self.packed else self._key(b, value)
-            slot = _add(b, base, _digit_of(b, key, shift))
-            place = _load(b, self.counts, [slot])
-            _store(b, _add(b, place, one), self.counts, [slot])
-            to = [_add(b, target, place)]
-            _store(b, value, moved[0], to)
-            for payload in moved[1:]:
-                _store(b, _load(b, payload, [at]), payload, to)
+            at = [_add(b, source, k)]
+            moved = [_load(b, buffer, at) for buffer in buffers]
+            key = moved[0] if self.packed else self._key(b, moved[0])
+            slot = [_add(b, base, _digit_of(b, key, shift))]
+            place = _load(b, self.counts, slot)
+            _store(b, _add(b, place, one), self.counts, slot)
+            put(b, place, moved)
             return []
 
         for_loop(b, zero, self.n, one, [], element)
@@ -300,19 +349,6 @@ class RadixSort:
         loop = b.insertion_point.block.last_op
         assert isinstance(loop, scf.ForOp)
         loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
-
-    def _unpack(self, b: Builder, positions: SSAValue, start: SSAValue) -> None:
-        """positions[start + k] = its low 32 bits: the position without its key (a pass
-        of its own: cutting the keys off in the last scatter was no faster)."""
-        zero, one = index_constant(b, 0), index_constant(b, 1)
-        low = _int(b, 0xFFFFFFFF, i64)
-
-        def body(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            at = [_add(b, start, k)]
-            _store(b, b.insert(arith.AndIOp(_load(b, positions, at), low)).result, positions, at)
-            return []
-
-        for_loop(b, zero, self.n, one, [], body)
 
     def _key(self, b: Builder, value: SSAValue) -> SSAValue:
         """The element's key (module docstring), zero-extended to `self.word`."""

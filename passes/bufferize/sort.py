@@ -101,16 +101,19 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
         def at(k: SSAValue) -> list[SSAValue]:
             return [*others[:axis], k, *others[axis:]]
 
-        def merge_sort(b: Builder) -> SSAValue:
+        def merge_sort(b: Builder) -> None:
             _load_line(b, lines, source, at)
-            return _merge_passes(b, lines)
+            start = _merge_passes(b, lines)
+            sorted_values = lines.positions if lines.positions is not None else lines.keys
+            _store_line(b, lines.n, sorted_values, start, output, at)
 
         def read(b: Builder, k: SSAValue) -> SSAValue:
             return _load(b, source, at(k))
 
-        start = radix.sort(b, lines.buffers(), read, merge_sort)
-        sorted_values = lines.positions if lines.positions is not None else lines.keys
-        _store_line(b, lines.n, sorted_values, start, output, at)
+        def write(b: Builder, k: SSAValue, value: SSAValue) -> None:
+            _store(b, value, output, at(k))
+
+        radix.sort(b, lines.buffers(), read, write, merge_sort)
 
     loop_nest(bufferizer.builder, dims[:axis] + dims[axis + 1 :], sort_line)
     for buffer in lines.buffers():
