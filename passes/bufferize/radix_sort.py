@@ -1,6 +1,6 @@
 """Long lines of `tj.sort` (used by passes/bufferize/sort.py): a stable least-significant-digit
 radix sort, in the scratch buffers the merge sort uses (two halves of n elements, and the
-positions' for "indices").
+positions' for "indices"), whose last pass stores into the result.
 
 Each element has a key, an unsigned integer whose unsigned order is NumPy's order: unsigned
 integers and bools as they are, signed integers with the sign bit flipped, floats with
@@ -11,8 +11,8 @@ payload) takes the largest key, so NaNs go last, in their order.
 What the passes move: for "values", the elements themselves, never their keys: a key is
 computed again where it is needed (a few scalar ops, cheaper than moving it), so -0.0 and
 NaN payloads come out bit for bit. For "indices" of keys of 32 bits or fewer, one i64 per
-element, key << 32 | position, in the positions' buffer (the positions are cut out after
-the last pass): one scattered store per element instead of two made np.argsort of 10M
+element, key << 32 | position, in the positions' buffer (the last pass stores the
+position alone): one scattered store per element instead of two made np.argsort of 10M
 float32 1.5x faster. For 64-bit keys, the elements and their positions side by side.
 
 The line is loaded and its digits counted in chunks of CHUNK elements, each chunk with
@@ -24,17 +24,18 @@ thread count):
         counts[chunk][d][c] = how many of its elements have c as digit d  (all d at once)
     counts[0] += counts[1] + ... (the line's counts)
     moves(d) = counts[0][d][digit d of line[0]] != n     (not one digit value for the line)
-    passes = 1 + the last d that moves (0 if none)
+    passes = 1 + the last d that moves
+    if there is none: result = line          (one key: sorted as it is; positions 0 .. n-1)
     from = 0
     for d in range(passes):                  the least significant digit first
         if not moves(d): continue            nothing would move
         counts[0][d] = exclusive prefix sums of counts[0][d]   (where each bucket starts)
         for k in range(n):                   in order: equal digits keep their order
             c = digit d of scratch[from + k]
-            scratch[(n - from) + counts[0][d][c]] = scratch[from + k]   (and its position)
-            counts[0][d][c] += 1
+            to = counts[0][d][c]; counts[0][d][c] += 1
+            scratch[(n - from) + to] = scratch[from + k]             (and its position)
+                                             the last pass: result[to] = element or position
         from = n - from
-    the sorted line is scratch[from : from + n]     (packed: positions & 0xFFFFFFFF)
 
 A digit has DIGIT_BITS bits (the last one of a key may have fewer): at most `digits`
 passes of O(n), against the merge sort's ceil(log2 n); small integers skip their high

@@ -4,9 +4,9 @@ radix sort per long one.
 Every line along the sorted axis (one per position of the other dims) is sorted on its
 own, in a scratch buffer of twice its length, allocated once for all lines. A line long
 enough for its key (n >= 8 per 8-bit digit: 32 for float32, 64 for int64) takes the LSD
-radix sort of radix_sort.py, which shares the scratch buffer and ends in either half like
-the merge sort; both sorts are built when n is not known at trace time (an scf.if picks
-one per call), only the one that applies when it is. Short lines, the merge sort:
+radix sort of radix_sort.py, which shares the scratch buffer and stores the sorted line
+into the result itself; both sorts are built when n is not known at trace time (an scf.if
+picks one per call), only the one that applies when it is. Short lines, the merge sort:
 
     scratch[0:n] = line                     (and positions[0:n] = 0 .. n-1 for "indices")
     width, from = 1, 0

@@ -6,9 +6,9 @@
 // needed: -0.0 as +0.0, then negative numbers with every bit flipped, others with the sign
 // bit, and NaN (any sign or payload) the largest key. The counts, per chunk of 65536
 // elements (threads may share the chunks), are counted for every digit while the line is
-// loaded; each pass (skipped when one bucket holds the whole line; none after the last
-// digit that moves anything) turns a digit's counts into bucket starts and scatters the
-// elements, in order, into the other half.
+// loaded. The passes end at the last digit that moves anything; each (skipped when one
+// bucket holds the whole line) turns a digit's counts into bucket starts and scatters the
+// elements, in order, into the other half; the last one scatters into the result.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
@@ -30,7 +30,7 @@ builtin.module {
 // CHECK-NEXT:   %[[COUNTS:.*]] = memref.alloc(%[[SIZE]]) : memref<?xindex>
 // CHECK-NEXT:   %[[MIN:.*]] = arith.constant 32 : index
 // CHECK-NEXT:   %[[LONG:.*]] = arith.cmpi uge, %[[N]], %[[MIN]] : index
-// CHECK-NEXT:   %[[START:.*]] = scf.if %[[LONG]] -> (index) {
+// CHECK-NEXT:   scf.if %[[LONG]] {
 
 // each chunk clears its counts, loads its elements and counts their 4 digits
 // CHECK:          scf.for %[[C:.*]] = %{{.*}} to %[[CHUNKS]] step %{{.*}} {
@@ -82,69 +82,88 @@ builtin.module {
 // CHECK-NEXT:       %[[NEW_LAST:.*]] = arith.select %[[MOVES]], %[[AFTER]], %[[LAST]] : index
 // CHECK-NEXT:       scf.yield %[[NEW_LAST]] : index
 
-// one pass per digit up to there, carrying the half the line is in; a digit every
-// element shares moves nothing: its pass is skipped
-// CHECK:          %[[RADIX:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[PASSES]] step %{{.*}} iter_args(%[[FROM:.*]] = %{{.*}}) -> (index) {
-// CHECK:            %[[ALONE:.*]] = memref.load %[[COUNTS]][%{{.*}}] : memref<?xindex>
-// CHECK-NEXT:       %[[MOVES:.*]] = arith.cmpi ne, %[[ALONE]], %[[N]] : index
-// CHECK-NEXT:       %[[NEXT:.*]] = scf.if %[[MOVES]] -> (index) {
-// CHECK-NEXT:         %[[TO:.*]] = arith.subi %[[N]], %[[FROM]] : index
-// CHECK-NEXT:         %[[B256:.*]] = arith.constant 256 : index
-// CHECK-NEXT:         %[[BASE:.*]] = arith.muli %[[D]], %[[B256]] : index
-
-//                     bucket starts: exclusive prefix sums of the digit's counts
-// CHECK:              scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
-// CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[BASE]], %[[B]] : index
-// CHECK-NEXT:           %[[COUNT:.*]] = memref.load %[[COUNTS]][%[[AT]]] : memref<?xindex>
-// CHECK-NEXT:           memref.store %[[SUM]], %[[COUNTS]][%[[AT]]] : memref<?xindex>
-// CHECK-NEXT:           %[[SUM2:.*]] = arith.addi %[[SUM]], %[[COUNT]] : index
-// CHECK-NEXT:           scf.yield %[[SUM2]] : index
-
-//                     the scatter, in order (stable): each element to its bucket's next place
-// CHECK:              %[[SHIFT:.*]] = arith.index_cast %{{.*}} : index to i32
-// CHECK:              scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
-// CHECK-NEXT:           %[[AT:.*]] = arith.addi %[[FROM]], %[[K]] : index
-// CHECK-NEXT:           %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
-// CHECK:                %[[KEY:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT:           %[[SHIFTED:.*]] = arith.shrui %[[KEY]], %[[SHIFT]] : i32
-// CHECK:                %[[SLOT:.*]] = arith.addi %[[BASE]], %{{.*}} : index
-// CHECK-NEXT:           %[[PLACE:.*]] = memref.load %[[COUNTS]][%[[SLOT]]] : memref<?xindex>
-// CHECK-NEXT:           %[[AFTER:.*]] = arith.addi %[[PLACE]], %{{.*}} : index
-// CHECK-NEXT:           memref.store %[[AFTER]], %[[COUNTS]][%[[SLOT]]] : memref<?xindex>
-// CHECK-NEXT:           %[[OUT:.*]] = arith.addi %[[TO]], %[[PLACE]] : index
-// CHECK-NEXT:           memref.store %[[E]], %[[SCRATCH]][%[[OUT]]] : memref<?xf32>
-// CHECK-NEXT:         }
-// CHECK-NEXT:         scf.yield %[[TO]] : index
-// CHECK-NEXT:       } else {
-// CHECK-NEXT:         scf.yield %[[FROM]] : index
+// a line of one key is sorted as it is
+// CHECK:          %[[NONE:.*]] = arith.cmpi eq, %[[PASSES]], %{{.*}} : index
+// CHECK-NEXT:     scf.if %[[NONE]] {
+// CHECK-NEXT:       scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:         %[[E:.*]] = memref.load %[[X]][%[[K]]] : memref<?xf32>
+// CHECK-NEXT:         memref.store %[[E]], %[[V]][%[[K]]] : memref<?xf32>
 // CHECK-NEXT:       }
-// CHECK-NEXT:       scf.yield %[[NEXT]] : index
-// CHECK-NEXT:     }
-// CHECK-NEXT:     scf.yield %[[RADIX]] : index
+// CHECK-NEXT:     } else {
 
-// short lines: the merge sort, which loads the line itself
+// the passes before the last, carrying the half the line is in; a digit every element
+// shares moves nothing: its pass is skipped
+// CHECK-NEXT:       %[[FINAL:.*]] = arith.subi %[[PASSES]], %{{.*}} : index
+// CHECK-NEXT:       %[[FROM_LAST:.*]] = scf.for %[[D:.*]] = %{{.*}} to %[[FINAL]] step %{{.*}} iter_args(%[[FROM:.*]] = %{{.*}}) -> (index) {
+// CHECK:              %[[ALONE:.*]] = memref.load %[[COUNTS]][%{{.*}}] : memref<?xindex>
+// CHECK-NEXT:         %[[MOVES:.*]] = arith.cmpi ne, %[[ALONE]], %[[N]] : index
+// CHECK-NEXT:         %[[NEXT:.*]] = scf.if %[[MOVES]] -> (index) {
+// CHECK-NEXT:           %[[TO:.*]] = arith.subi %[[N]], %[[FROM]] : index
+
+//                       bucket starts: exclusive prefix sums of the digit's counts
+// CHECK:                %[[BASE:.*]] = arith.muli %[[D]], %{{.*}} : index
+// CHECK:                scf.for %[[B:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (index) {
+// CHECK-NEXT:             %[[AT:.*]] = arith.addi %[[BASE]], %[[B]] : index
+// CHECK-NEXT:             %[[COUNT:.*]] = memref.load %[[COUNTS]][%[[AT]]] : memref<?xindex>
+// CHECK-NEXT:             memref.store %[[SUM]], %[[COUNTS]][%[[AT]]] : memref<?xindex>
+// CHECK-NEXT:             %[[SUM2:.*]] = arith.addi %[[SUM]], %[[COUNT]] : index
+// CHECK-NEXT:             scf.yield %[[SUM2]] : index
+
+//                       the scatter, in order (stable): each element to its bucket's next place
+// CHECK:                %[[SHIFT:.*]] = arith.index_cast %{{.*}} : index to i32
+// CHECK-NEXT:           scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:             %[[AT:.*]] = arith.addi %[[FROM]], %[[K]] : index
+// CHECK-NEXT:             %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// CHECK:                  %[[KEY:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:             %[[SHIFTED:.*]] = arith.shrui %[[KEY]], %[[SHIFT]] : i32
+// CHECK:                  %[[SLOT:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK-NEXT:             %[[PLACE:.*]] = memref.load %[[COUNTS]][%[[SLOT]]] : memref<?xindex>
+// CHECK-NEXT:             %[[AFTER:.*]] = arith.addi %[[PLACE]], %{{.*}} : index
+// CHECK-NEXT:             memref.store %[[AFTER]], %[[COUNTS]][%[[SLOT]]] : memref<?xindex>
+// CHECK-NEXT:             %[[OUT:.*]] = arith.addi %[[TO]], %[[PLACE]] : index
+// CHECK-NEXT:             memref.store %[[E]], %[[SCRATCH]][%[[OUT]]] : memref<?xf32>
+// CHECK-NEXT:           }
+// CHECK-NEXT:           scf.yield %[[TO]] : index
+// CHECK-NEXT:         } else {
+// CHECK-NEXT:           scf.yield %[[FROM]] : index
+// CHECK-NEXT:         }
+// CHECK-NEXT:         scf.yield %[[NEXT]] : index
+// CHECK-NEXT:       }
+
+// the last pass (it always moves something) scatters into the result
+// CHECK:            %[[FINAL_BASE:.*]] = arith.muli %[[FINAL]], %{{.*}} : index
+// CHECK:            scf.for
+// CHECK:            scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:         %[[AT:.*]] = arith.addi %[[FROM_LAST]], %[[K]] : index
+// CHECK-NEXT:         %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// CHECK:              %[[PLACE:.*]] = memref.load %[[COUNTS]][%[[SLOT:.*]]] : memref<?xindex>
+// CHECK-NEXT:         %[[AFTER:.*]] = arith.addi %[[PLACE]], %{{.*}} : index
+// CHECK-NEXT:         memref.store %[[AFTER]], %[[COUNTS]][%[[SLOT]]] : memref<?xindex>
+// CHECK-NEXT:         memref.store %[[E]], %[[V]][%[[PLACE]]] : memref<?xf32>
+// CHECK-NEXT:       }
+// CHECK-NEXT:     }
+
+// short lines: the merge sort, which loads the line itself and copies it out
 // CHECK-NEXT:   } else {
 // CHECK:          scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
 // CHECK-NEXT:       %[[E:.*]] = memref.load %[[X]][%[[K]]] : memref<?xf32>
 // CHECK-NEXT:       memref.store %[[E]], %[[SCRATCH]][%[[K]]] : memref<?xf32>
-// CHECK:          scf.while
+// CHECK:          %{{.*}}, %[[START:.*]] = scf.while
 // CHECK:            } {tj.parallel}
 // CHECK-NEXT:       scf.yield %{{.*}}, %{{.*}} : index, index
 // CHECK-NEXT:     }
-// CHECK-NEXT:     scf.yield %{{.*}} : index
-// CHECK-NEXT:   }
-// CHECK:        scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
-// CHECK-NEXT:     %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
-// CHECK-NEXT:     %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
-// CHECK-NEXT:     memref.store %[[E]], %[[V]][%[[K]]] : memref<?xf32>
+// CHECK:          scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:       %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
+// CHECK-NEXT:       %[[E:.*]] = memref.load %[[SCRATCH]][%[[AT]]] : memref<?xf32>
+// CHECK-NEXT:       memref.store %[[E]], %[[V]][%[[K]]] : memref<?xf32>
 // CHECK:        memref.dealloc %[[SCRATCH]] : memref<?xf32>
 // CHECK-NEXT:   memref.dealloc %[[COUNTS]] : memref<?xindex>
 
-// argsort of 300 int16: known to be long, so the radix sort alone (no scf.if, no merge
-// sort). The key flips the sign bit; a key of 32 bits or fewer is packed above its
-// position, key << 32 | k, and only those i64 move; the positions are cut out at the end.
+// argsort of 300 int16: known to be long, so the radix sort alone (no merge sort). The
+// key flips the sign bit; a key of 32 bits or fewer is packed above its position,
+// key << 32 | k, and only those i64 move; the last pass stores the positions alone.
 // CHECK:        %[[POS:.*]] = memref.alloc(%{{.*}}) : memref<?xi64>
-// CHECK-NOT:    scf.if
+// CHECK-NOT:    scf.while
 // CHECK:          %[[E16:.*]] = memref.load %[[Y]][%[[K:.*]]] : memref<300xi16>
 // CHECK-NEXT:     %[[SIGN16:.*]] = arith.constant -32768 : i16
 // CHECK-NEXT:     %[[KEY16:.*]] = arith.xori %[[E16]], %[[SIGN16]] : i16
@@ -155,19 +174,22 @@ builtin.module {
 // CHECK-NEXT:     %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
 // CHECK-NEXT:     %[[PACKED:.*]] = arith.ori %[[HIGH]], %[[K64]] : i64
 // CHECK-NEXT:     memref.store %[[PACKED]], %[[POS]][%[[K]]] : memref<?xi64>
+//               a line of one key: positions 0 .. n-1
 // CHECK:        scf.if
+// CHECK:            %[[K64:.*]] = arith.index_cast %{{.*}} : index to i64
+// CHECK-NEXT:       memref.store %[[K64]], %[[I]][%{{.*}}] : memref<300xi64>
+// CHECK:        } else {
 //                 a digit of the packed key: 32 bits further up
-// CHECK:            %[[UP:.*]] = arith.constant 32 : index
-// CHECK-NEXT:       %[[BITS:.*]] = arith.addi %{{.*}}, %[[UP]] : index
-// CHECK-NEXT:       %[[SHIFT:.*]] = arith.index_cast %[[BITS]] : index to i64
-// CHECK:              %[[P:.*]] = memref.load %[[POS]][%{{.*}}] : memref<?xi64>
-// CHECK-NEXT:         %[[DIGIT:.*]] = arith.shrui %[[P]], %[[SHIFT]] : i64
-// CHECK:              memref.store %[[P]], %[[POS]][%{{.*}}] : memref<?xi64>
-// CHECK-NOT:    scf.while
-// CHECK:        %[[LOW:.*]] = arith.constant 4294967295 : i64
-// CHECK:          %[[Q:.*]] = memref.load %[[POS]]
-// CHECK-NEXT:     %[[ALONE:.*]] = arith.andi %[[Q]], %[[LOW]] : i64
-// CHECK-NEXT:     memref.store %[[ALONE]], %[[POS]]
-// CHECK:        memref.load %[[POS]]
-// CHECK-NEXT:   memref.store %{{.*}}, %[[I]]
+// CHECK:              %[[UP:.*]] = arith.constant 32 : index
+// CHECK-NEXT:         %[[BITS:.*]] = arith.addi %{{.*}}, %[[UP]] : index
+// CHECK-NEXT:         %[[SHIFT:.*]] = arith.index_cast %[[BITS]] : index to i64
+// CHECK:                %[[P:.*]] = memref.load %[[POS]][%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:           %[[DIGIT:.*]] = arith.shrui %[[P]], %[[SHIFT]] : i64
+// CHECK:                memref.store %[[P]], %[[POS]][%{{.*}}] : memref<?xi64>
+//                 the last pass: the position without its key, into the result
+// CHECK:            %[[Q:.*]] = memref.load %[[POS]]
+// CHECK:            %[[PLACE:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<?xindex>
+// CHECK:            %[[LOW:.*]] = arith.constant 4294967295 : i64
+// CHECK-NEXT:       %[[ALONE:.*]] = arith.andi %[[Q]], %[[LOW]] : i64
+// CHECK-NEXT:       memref.store %[[ALONE]], %[[I]][%[[PLACE]]] : memref<300xi64>
 // CHECK:        func.return

@@ -72,7 +72,8 @@ builtin.module {
 // buckets per chunk), and the merge sort for lines shorter than 8 elements (one 8-bit
 // digit; or longer than 2^32, whose positions would not pack with the keys into an i64)
 // in the scf.if's else branch: unsigned compare, positions merged alongside the keys, and
-// the positions are what is copied out of the half the chosen sort ends in.
+// the positions are what is copied out of the half the merge passes end in. (The radix
+// sort's last pass stores into the result itself: radix_sort.mlir.)
 // CHECK:        %[[N:.*]] = memref.dim %[[U]], %{{.*}} : memref<?xi8>
 // CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[N]], %[[N]] : index
 // CHECK-NEXT:   %[[UKEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi8>
@@ -83,10 +84,13 @@ builtin.module {
 // CHECK-NEXT:   %[[MAX:.*]] = arith.constant 4294967296 : index
 // CHECK-NEXT:   %[[FITS:.*]] = arith.cmpi ule, %[[N]], %[[MAX]] : index
 // CHECK-NEXT:   %[[RADIX_SORTED:.*]] = arith.andi %[[LONG]], %[[FITS]] : i1
-// CHECK-NEXT:   %[[START:.*]] = scf.if %[[RADIX_SORTED]] -> (index) {
+// CHECK-NEXT:   scf.if %[[RADIX_SORTED]] {
 // CHECK:          %[[PASSES:.*]] = scf.for %{{.*}} iter_args
-// CHECK:          %[[RADIX:.*]] = scf.for %{{.*}} = %{{.*}} to %[[PASSES]] step
-// CHECK:          scf.yield %[[RADIX]] : index
+// CHECK:          %[[FINAL:.*]] = arith.subi %[[PASSES]], %{{.*}} : index
+// CHECK-NEXT:     scf.for %{{.*}} = %{{.*}} to %[[FINAL]] step
+// CHECK:          memref.store %{{.*}}, %[[I]][%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:   }
+// CHECK-NEXT:   }
 // CHECK-NEXT:   } else {
 // CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
 // CHECK-NEXT:     %{{.*}} = arith.constant 1 : index
@@ -95,13 +99,19 @@ builtin.module {
 // CHECK-NEXT:       memref.store %[[E]], %[[UKEYS]][%[[K]]] : memref<?xi8>
 // CHECK-NEXT:       %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
 // CHECK-NEXT:       memref.store %[[K64]], %[[POS]][%[[K]]] : memref<?xi64>
+// CHECK:          %{{.*}}, %[[START:.*]] = scf.while
 // CHECK:          arith.cmpi ult, %{{.*}}, %{{.*}} : i8
 // CHECK:          arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT:     memref.store %{{.*}}, %[[POS]]
-// CHECK:        scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
-// CHECK-NEXT:     %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
-// CHECK-NEXT:     memref.load %[[POS]][%[[AT]]]
-// CHECK-NEXT:     memref.store %{{.*}}, %[[I]]
+// CHECK:            } {tj.parallel}
+// CHECK-NEXT:       scf.yield %{{.*}}, %{{.*}} : index, index
+// CHECK-NEXT:     }
+// CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:       %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
+// CHECK-NEXT:       memref.load %[[POS]][%[[AT]]]
+// CHECK-NEXT:       memref.store %{{.*}}, %[[I]]
 // CHECK:        memref.dealloc %[[UKEYS]] : memref<?xi8>
 // CHECK-NEXT:   memref.dealloc %[[POS]] : memref<?xi64>
 // CHECK-NEXT:   memref.dealloc %[[COUNTS]] : memref<?xindex>
