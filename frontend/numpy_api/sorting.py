@@ -1,4 +1,4 @@
-"""`np.sort` and `np.argsort` as `tj.sort` (a merge sort along the axis, O(n log n)).
+"""`np.sort` and `np.argsort` as `tj.sort` (radix sorts along the axis; merge sorts if short).
 
 NumPy's order: ascending, NaN after every number; `axis=None` sorts the flattened array.
 `kind=` and `stable=` are accepted and change nothing: tracejit always sorts stably, so

@@ -1,7 +1,12 @@
-"""Buffer form of `tj.sort` (used by `bufferize`): a bottom-up merge sort per line.
+"""Buffer form of `tj.sort` (used by `bufferize`): a bottom-up merge sort per short line, a
+radix sort per long one.
 
 Every line along the sorted axis (one per position of the other dims) is sorted on its
-own, in a scratch buffer of twice its length, allocated once for all lines:
+own, in a scratch buffer of twice its length, allocated once for all lines. A line long
+enough for its key (n >= 8 per 8-bit digit: 32 for float32, 64 for int64) takes the LSD
+radix sort of radix_sort.py, which shares the scratch buffer and stores the sorted line
+into the result itself; both sorts are built when n is not known at trace time (an scf.if
+picks one per call), only the one that applies when it is. Short lines, the merge sort:
 
     scratch[0:n] = line                     (and positions[0:n] = 0 .. n-1 for "indices")
     width, from = 1, 0
@@ -18,7 +23,9 @@ elements keep their order: the sort is stable, and "indices" is
 `np.argsort(kind="stable")`. "Smaller" is NumPy's order: NaN after every number, unsigned
 integers compared unsigned. The merge is branch-free (`arith.select` picks the element and
 advances one of the two run positions), and its loads clamp the position of an exhausted
-run into that run, so no load leaves the scratch buffer.
+run into that run, so no load leaves the scratch buffer. Both sorts are stable with the
+same equal elements (-0.0 == +0.0, NaN == NaN), so a line's result does not depend on
+which sort took it.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.ir.sort import SortOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.bufferize.radix_sort import RadixSort
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest, while_loop
@@ -85,20 +93,32 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     dims, sizes = line_dims(bufferizer, source)
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
-    lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), op.kind.data == "indices")
+    indices = op.kind.data == "indices"
+    lines = _Lines(bufferizer.builder, dims[axis], element_of(op.input), indices)
+    radix = RadixSort(bufferizer.builder, lines.n, element_of(op.input), indices)
 
     def sort_line(b: Builder, others: list[SSAValue]) -> None:
         def at(k: SSAValue) -> list[SSAValue]:
             return [*others[:axis], k, *others[axis:]]
 
-        _load_line(b, lines, source, at)
-        start = _merge_passes(b, lines)
-        sorted_values = lines.positions if lines.positions is not None else lines.keys
-        _store_line(b, lines.n, sorted_values, start, output, at)
+        def merge_sort(b: Builder) -> None:
+            _load_line(b, lines, source, at)
+            start = _merge_passes(b, lines)
+            sorted_values = lines.positions if lines.positions is not None else lines.keys
+            _store_line(b, lines.n, sorted_values, start, output, at)
+
+        def read(b: Builder, k: SSAValue) -> SSAValue:
+            return _load(b, source, at(k))
+
+        def write(b: Builder, k: SSAValue, value: SSAValue) -> None:
+            _store(b, value, output, at(k))
+
+        radix.sort(b, lines.buffers(), read, write, merge_sort)
 
     loop_nest(bufferizer.builder, dims[:axis] + dims[axis + 1 :], sort_line)
     for buffer in lines.buffers():
         bufferizer.builder.insert(memref.DeallocOp.get(buffer))
+    radix.free(bufferizer.builder)
     bufferizer.values[op.result] = output
 
 

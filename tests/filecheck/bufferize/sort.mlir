@@ -1,11 +1,13 @@
-// bufferize of tj.sort: a bottom-up merge sort of each line along the axis, as scf loops.
-// The scratch buffer has room for two copies of a line (2 * n, on the heap, freed after
-// the last line); a line is copied in (with its positions 0..n-1 for "indices"), merged
-// in passes of doubling width (scf.while) that alternate between the two halves, and
-// copied out from the half the last pass wrote. The merge is branch-free: the right run's
-// element goes first only when it sorts strictly before the left one (stable): for floats
-// when it is a number and the left one is greater or NaN (`ugt`), so NaN goes after every
-// number. Loads clamp an exhausted run's position into the run.
+// bufferize of tj.sort: a bottom-up merge sort of each short line along the axis, as scf
+// loops (long lines take the radix sort: radix_sort.mlir). The scratch buffer has room for
+// two copies of a line (2 * n, on the heap, freed after the last line); a line is copied in
+// (with its positions 0..n-1 for "indices"), merged in passes of doubling width (scf.while)
+// that alternate between the two halves, and copied out from the half the last pass wrote.
+// The merge is branch-free: the right run's element goes first only when it sorts strictly
+// before the left one (stable): for floats when it is a number and the left one is greater
+// or NaN (`ugt`), so NaN goes after every number. Loads clamp an exhausted run's position
+// into the run. Lines of 4 are known to be short: no radix sort is built for them; a line
+// of dynamic length gets both sorts, and an scf.if picks one per call.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
@@ -21,6 +23,7 @@ builtin.module {
 // CHECK-NEXT:   %[[C3:.*]] = arith.constant 3 : index
 // CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[C4]], %[[C4]] : index
 // CHECK-NEXT:   %[[KEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xf32>
+// CHECK-NOT:    memref<?xindex>
 // CHECK:        scf.for %[[COL:.*]] = %{{.*}} to %[[C3]] step %{{.*}} {
 
 // copy the column in
@@ -65,18 +68,50 @@ builtin.module {
 // CHECK-NEXT:       memref.store %[[E]], %[[V]][%[[K]], %[[COL]]] : memref<4x3xf32>
 // CHECK:        memref.dealloc %[[KEYS]] : memref<?xf32>
 
-// argsort of a dynamic unsigned line: unsigned compare, positions merged alongside the
-// keys, and the positions are what is copied out.
+// argsort of a dynamic unsigned line: the counts of the radix sort too (one digit of 256
+// buckets per chunk), and the merge sort for lines shorter than 8 elements (one 8-bit
+// digit; or longer than 2^32, whose positions would not pack with the keys into an i64)
+// in the scf.if's else branch: unsigned compare, positions merged alongside the keys, and
+// the positions are what is copied out of the half the merge passes end in. (The radix
+// sort's last pass stores into the result itself: radix_sort.mlir.)
 // CHECK:        %[[N:.*]] = memref.dim %[[U]], %{{.*}} : memref<?xi8>
 // CHECK-NEXT:   %[[TWICE:.*]] = arith.addi %[[N]], %[[N]] : index
 // CHECK-NEXT:   %[[UKEYS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi8>
 // CHECK-NEXT:   %[[POS:.*]] = memref.alloc(%[[TWICE]]) : memref<?xi64>
-// CHECK:          %[[K64:.*]] = arith.index_cast %{{.*}} : index to i64
-// CHECK-NEXT:     memref.store %[[K64]], %[[POS]]
+// CHECK:        %[[COUNTS:.*]] = memref.alloc(%{{.*}}) : memref<?xindex>
+// CHECK-NEXT:   %[[MIN:.*]] = arith.constant 8 : index
+// CHECK-NEXT:   %[[LONG:.*]] = arith.cmpi uge, %[[N]], %[[MIN]] : index
+// CHECK-NEXT:   %[[MAX:.*]] = arith.constant 4294967296 : index
+// CHECK-NEXT:   %[[FITS:.*]] = arith.cmpi ule, %[[N]], %[[MAX]] : index
+// CHECK-NEXT:   %[[RADIX_SORTED:.*]] = arith.andi %[[LONG]], %[[FITS]] : i1
+// CHECK-NEXT:   scf.if %[[RADIX_SORTED]] {
+// CHECK:          %[[PASSES:.*]] = scf.for %{{.*}} iter_args
+// CHECK:          %[[FINAL:.*]] = arith.subi %[[PASSES]], %{{.*}} : index
+// CHECK-NEXT:     scf.for %{{.*}} = %{{.*}} to %[[FINAL]] step
+// CHECK:          memref.store %{{.*}}, %[[I]][%{{.*}}] : memref<?xi64>
+// CHECK-NEXT:   }
+// CHECK-NEXT:   }
+// CHECK-NEXT:   } else {
+// CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:       %[[E:.*]] = memref.load %[[U]][%[[K]]] : memref<?xi8>
+// CHECK-NEXT:       memref.store %[[E]], %[[UKEYS]][%[[K]]] : memref<?xi8>
+// CHECK-NEXT:       %[[K64:.*]] = arith.index_cast %[[K]] : index to i64
+// CHECK-NEXT:       memref.store %[[K64]], %[[POS]][%[[K]]] : memref<?xi64>
+// CHECK:          %{{.*}}, %[[START:.*]] = scf.while
 // CHECK:          arith.cmpi ult, %{{.*}}, %{{.*}} : i8
 // CHECK:          arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
 // CHECK-NEXT:     memref.store %{{.*}}, %[[POS]]
-// CHECK:        memref.load %[[POS]]
-// CHECK-NEXT:   memref.store %{{.*}}, %[[I]]
+// CHECK:            } {tj.parallel}
+// CHECK-NEXT:       scf.yield %{{.*}}, %{{.*}} : index, index
+// CHECK-NEXT:     }
+// CHECK-NEXT:     %{{.*}} = arith.constant 0 : index
+// CHECK-NEXT:     %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:     scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} {
+// CHECK-NEXT:       %[[AT:.*]] = arith.addi %[[START]], %[[K]] : index
+// CHECK-NEXT:       memref.load %[[POS]][%[[AT]]]
+// CHECK-NEXT:       memref.store %{{.*}}, %[[I]]
 // CHECK:        memref.dealloc %[[UKEYS]] : memref<?xi8>
 // CHECK-NEXT:   memref.dealloc %[[POS]] : memref<?xi64>
+// CHECK-NEXT:   memref.dealloc %[[COUNTS]] : memref<?xindex>
