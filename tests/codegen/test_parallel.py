@@ -204,9 +204,10 @@ def test_matmul_of_unknown_shapes(k):
 
 
 @pytest.mark.parametrize("kind", ["values", "indices"])
-def test_sort_passes_share_their_merges(kind):
-    """A sort's early passes (many short merges) split over threads: np.sort and a stable
-    argsort, with NaN, +-inf and -0.0 among ties."""
+def test_sorts_share_their_counting(kind):
+    """A long line's radix sort counts its digits in chunks split over threads (each chunk
+    its own counts, added in order): np.sort and a stable argsort, with NaN, +-inf and
+    -0.0 among ties, identical for every thread count."""
 
     @tj.function
     def f(x):
