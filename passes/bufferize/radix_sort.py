@@ -68,6 +68,7 @@ from xdsl.rewriter import InsertPoint
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import is_bool, is_float, is_unsigned
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
+from tracejit.passes.support.build import add, load, mul, store
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop
 
@@ -117,7 +118,7 @@ class RadixSort:
         if self.choice is not False:
             chunk = index_constant(b, CHUNK)
             self.chunks = b.insert(arith.CeilDivUIOp(n, chunk)).result
-            rows = _mul(b, self.chunks, index_constant(b, self.digits * BUCKETS))
+            rows = mul(b, self.chunks, index_constant(b, self.digits * BUCKETS))
             counts = MemRefType(IndexType(), [DYNAMIC_INDEX])
             self._counts = b.insert(upstream_memref.AllocOp([rows], [], counts)).memref
 
@@ -166,11 +167,11 @@ class RadixSort:
         def moves(b: Builder, d: SSAValue) -> SSAValue:
             """Not every element has the first one's digit d: the pass of d moves some."""
             digit = _digit_of(b, first, _shift(b, d, self.word))
-            alone = _load(b, self.counts, [_add(b, _mul(b, d, _buckets(b)), digit)])
+            alone = load(b, self.counts, [add(b, mul(b, d, _buckets(b)), digit)])
             return b.insert(arith.CmpiOp(alone, self.n, "ne")).result
 
         def last(b: Builder, d: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            return [b.insert(arith.SelectOp(moves(b, d), _add(b, d, one), carried[0])).result]
+            return [b.insert(arith.SelectOp(moves(b, d), add(b, d, one), carried[0])).result]
 
         # The passes stop after the last digit that moves anything: on small integers the
         # high digits cost nothing, and LLVM, not knowing the trip count, does not unroll
@@ -217,9 +218,9 @@ class RadixSort:
         """Where a pass puts what it moves: at `target` + place in the scratch buffers."""
 
         def put(b: Builder, place: SSAValue, moved: Sequence[SSAValue]) -> None:
-            to = [_add(b, target, place)]
+            to = [add(b, target, place)]
             for value, buffer in zip(moved, self._moved(scratch), strict=True):
-                _store(b, value, buffer, to)
+                store(b, value, buffer, to)
 
         return put
 
@@ -248,7 +249,7 @@ class RadixSort:
         size = index_constant(b, self.digits * BUCKETS)  # the counts of one chunk
 
         def chunk(b: Builder, i: SSAValue, lo: SSAValue, hi: SSAValue) -> None:
-            start = _mul(b, i, size)
+            start = mul(b, i, size)
             for_loop(b, zero, size, one, [], _storing(zero, self.counts, start))
 
             def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
@@ -257,9 +258,9 @@ class RadixSort:
                 self._copy_in(b, scratch, k, value, key)
 
                 def digit(b: Builder, d: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                    base = _add(b, start, _mul(b, d, index_constant(b, BUCKETS)))
-                    slot = _add(b, base, _digit_of(b, key, _shift(b, d, self.word)))
-                    _store(b, _add(b, _load(b, self.counts, [slot]), one), self.counts, [slot])
+                    base = add(b, start, mul(b, d, index_constant(b, BUCKETS)))
+                    slot = add(b, base, _digit_of(b, key, _shift(b, d, self.word)))
+                    store(b, add(b, load(b, self.counts, [slot]), one), self.counts, [slot])
                     return []
 
                 for_loop(b, zero, index_constant(b, self.digits), one, [], digit)
@@ -270,14 +271,14 @@ class RadixSort:
         self._chunks(b, chunk)
 
         def fold(b: Builder, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            start = _mul(b, i, size)
+            start = mul(b, i, size)
 
-            def add(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-                more = _load(b, self.counts, [_add(b, start, j)])
-                _store(b, _add(b, _load(b, self.counts, [j]), more), self.counts, [j])
+            def add_counts(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                more = load(b, self.counts, [add(b, start, j)])
+                store(b, add(b, load(b, self.counts, [j]), more), self.counts, [j])
                 return []
 
-            for_loop(b, zero, size, one, [], add)
+            for_loop(b, zero, size, one, [], add_counts)
             return []
 
         for_loop(b, one, self.chunks, one, [], fold)  # no loop at all for one chunk
@@ -290,22 +291,22 @@ class RadixSort:
         if self.packed:
             wide = b.insert(arith.ExtUIOp(key, i64)).result
             high = b.insert(arith.ShLIOp(wide, _int(b, 32, i64))).result
-            _store(b, b.insert(arith.OrIOp(high, _position(b, k))).result, scratch[1], [k])
+            store(b, b.insert(arith.OrIOp(high, _position(b, k))).result, scratch[1], [k])
             return
-        _store(b, value, scratch[0], [k])
+        store(b, value, scratch[0], [k])
         for positions in scratch[1:]:
-            _store(b, _position(b, k), positions, [k])
+            store(b, _position(b, k), positions, [k])
 
     def _prefix_sums(self, b: Builder, d: SSAValue) -> None:
         """counts[d][c] = the sum of counts[d][:c] (where bucket c starts)."""
         zero, one = index_constant(b, 0), index_constant(b, 1)
-        base = _mul(b, d, _buckets(b))  # where counts[d] starts
+        base = mul(b, d, _buckets(b))  # where counts[d] starts
 
         def bucket(b: Builder, c: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            slot = _add(b, base, c)
-            count = _load(b, self.counts, [slot])
-            _store(b, carried[0], self.counts, [slot])
-            return [_add(b, carried[0], count)]
+            slot = add(b, base, c)
+            count = load(b, self.counts, [slot])
+            store(b, carried[0], self.counts, [slot])
+            return [add(b, carried[0], count)]
 
         for_loop(b, zero, index_constant(b, BUCKETS), one, [zero], bucket)
 
@@ -318,16 +319,16 @@ class RadixSort:
         chains of places, was 2x slower: twice the places written at a time.)"""
         zero, one = index_constant(b, 0), index_constant(b, 1)
         buffers = self._moved(scratch)
-        base = _mul(b, d, _buckets(b))
+        base = mul(b, d, _buckets(b))
         shift = _shift(b, d, i64 if self.packed else self.word, 32 if self.packed else 0)
 
         def element(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            at = [_add(b, source, k)]
-            moved = [_load(b, buffer, at) for buffer in buffers]
+            at = [add(b, source, k)]
+            moved = [load(b, buffer, at) for buffer in buffers]
             key = moved[0] if self.packed else self._key(b, moved[0])
-            slot = [_add(b, base, _digit_of(b, key, shift))]
-            place = _load(b, self.counts, slot)
-            _store(b, _add(b, place, one), self.counts, slot)
+            slot = [add(b, base, _digit_of(b, key, shift))]
+            place = load(b, self.counts, slot)
+            store(b, add(b, place, one), self.counts, slot)
             put(b, place, moved)
             return []
 
@@ -340,9 +341,9 @@ class RadixSort:
         size = index_constant(b, CHUNK)
 
         def chunk(b: Builder, i: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            lo = _mul(b, i, size)
+            lo = mul(b, i, size)
             # min(lo + CHUNK, n): the form `parallelize` reads as CHUNK iterations of work
-            hi = b.insert(arith.MinUIOp(_add(b, lo, size), self.n)).result
+            hi = b.insert(arith.MinUIOp(add(b, lo, size), self.n)).result
             body(b, i, lo, hi)
             return []
 
@@ -389,9 +390,9 @@ def _digit_of(b: Builder, key: SSAValue, shift: SSAValue) -> SSAValue:
 
 def _shift(b: Builder, d: SSAValue, word: Attribute, offset: int = 0) -> SSAValue:
     """The shift of digit `d` (an index) as a `word`, for a key `offset` bits up."""
-    bits = _mul(b, d, index_constant(b, DIGIT_BITS))
+    bits = mul(b, d, index_constant(b, DIGIT_BITS))
     if offset:
-        bits = _add(b, bits, index_constant(b, offset))
+        bits = add(b, bits, index_constant(b, offset))
     return b.insert(arith.IndexCastOp(bits, word)).result
 
 
@@ -399,7 +400,7 @@ def _storing(value: SSAValue, buffer: SSAValue, start: SSAValue) -> ForBody:
     """A loop body storing `value` at buffer[start + j]."""
 
     def body(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        _store(b, value, buffer, [_add(b, start, j)])
+        store(b, value, buffer, [add(b, start, j)])
         return []
 
     return body
@@ -451,17 +452,5 @@ def _block(body: Callable[[Builder], SSAValue]) -> Block:
     return block
 
 
-def _add(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert(arith.AddiOp(x, y)).result
 
 
-def _mul(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert(arith.MuliOp(x, y)).result
-
-
-def _load(b: Builder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
-    return b.insert(memref.LoadOp.get(buffer, indices)).res
-
-
-def _store(b: Builder, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-    b.insert(memref.StoreOp.get(value, buffer, indices))

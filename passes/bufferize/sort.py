@@ -45,6 +45,7 @@ from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
 from tracejit.passes.bufferize.radix_sort import RadixSort
 from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.build import add, load, min_unsigned, store
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest, while_loop
 
@@ -69,20 +70,8 @@ def _alloc(b: Builder, element: Attribute, size: SSAValue) -> SSAValue:
     ).memref
 
 
-def _add(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert(arith.AddiOp(x, y)).result
 
 
-def _min(b: Builder, x: SSAValue, y: SSAValue) -> SSAValue:
-    return b.insert(arith.MinUIOp(x, y)).result
-
-
-def _load(b: Builder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
-    return b.insert(memref.LoadOp.get(buffer, indices)).res
-
-
-def _store(b: Builder, value: SSAValue, buffer: SSAValue, indices: Sequence[SSAValue]) -> None:
-    b.insert(memref.StoreOp.get(value, buffer, indices))
 
 
 def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
@@ -108,10 +97,10 @@ def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
             _store_line(b, lines.n, sorted_values, start, output, at)
 
         def read(b: Builder, k: SSAValue) -> SSAValue:
-            return _load(b, source, at(k))
+            return load(b, source, at(k))
 
         def write(b: Builder, k: SSAValue, value: SSAValue) -> None:
-            _store(b, value, output, at(k))
+            store(b, value, output, at(k))
 
         radix.sort(b, lines.buffers(), read, write, merge_sort)
 
@@ -127,9 +116,9 @@ def _load_line(b: Builder, lines: _Lines, source: SSAValue, at) -> None:
     zero, one = index_constant(b, 0), index_constant(b, 1)
 
     def body(b: Builder, k: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        _store(b, _load(b, source, at(k)), lines.keys, [k])
+        store(b, load(b, source, at(k)), lines.keys, [k])
         if lines.positions is not None:
-            _store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
+            store(b, b.insert(arith.IndexCastOp(k, i64)).result, lines.positions, [k])
         return []
 
     for_loop(b, zero, lines.n, one, [], body)
@@ -140,7 +129,7 @@ def _store_line(b: Builder, n: SSAValue, scratch: SSAValue, start: SSAValue, out
     zero, one = index_constant(b, 0), index_constant(b, 1)
 
     def body(b: Builder, k: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
-        _store(b, _load(b, scratch, [_add(b, start, k)]), output, at(k))
+        store(b, load(b, scratch, [add(b, start, k)]), output, at(k))
         return []
 
     for_loop(b, zero, n, one, [], body)
@@ -158,11 +147,11 @@ def _merge_passes(b: Builder, lines: _Lines) -> SSAValue:
     def one_pass(b: Builder, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
         width, source = carried
         target = b.insert(arith.SubiOp(lines.n, source)).result
-        double = _add(b, width, width)
+        double = add(b, width, width)
 
         def merge_pair(b: Builder, lo: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
-            mid = _min(b, _add(b, lo, width), lines.n)
-            hi = _min(b, _add(b, lo, double), lines.n)
+            mid = min_unsigned(b, add(b, lo, width), lines.n)
+            hi = min_unsigned(b, add(b, lo, double), lines.n)
             _merge(b, lines, source, target, lo, mid, hi)
             return []
 
@@ -194,22 +183,22 @@ def _merge(
 
     def step(b: Builder, k: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
         i, j = carried
-        left = _add(b, source, _min(b, i, last_left))  # clamped: in bounds even when done
-        right = _add(b, source, _min(b, j, last_right))
-        a, c = _load(b, lines.keys, [left]), _load(b, lines.keys, [right])
+        left = add(b, source, min_unsigned(b, i, last_left))  # clamped: in bounds even when done
+        right = add(b, source, min_unsigned(b, j, last_right))
+        a, c = load(b, lines.keys, [left]), load(b, lines.keys, [right])
         left_done = b.insert(arith.CmpiOp(i, mid, "uge")).result
         right_open = b.insert(arith.CmpiOp(j, hi, "ult")).result
         right_first = _before(b, c, a, lines.element)
         take_right = b.insert(
             arith.OrIOp(left_done, b.insert(arith.AndIOp(right_open, right_first)).result)
         ).result
-        out = [_add(b, target, k)]
-        _store(b, b.insert(arith.SelectOp(take_right, c, a)).result, lines.keys, out)
+        out = [add(b, target, k)]
+        store(b, b.insert(arith.SelectOp(take_right, c, a)).result, lines.keys, out)
         if lines.positions is not None:
-            p, q = _load(b, lines.positions, [left]), _load(b, lines.positions, [right])
-            _store(b, b.insert(arith.SelectOp(take_right, q, p)).result, lines.positions, out)
-        next_i = b.insert(arith.SelectOp(take_right, i, _add(b, i, one))).result
-        next_j = b.insert(arith.SelectOp(take_right, _add(b, j, one), j)).result
+            p, q = load(b, lines.positions, [left]), load(b, lines.positions, [right])
+            store(b, b.insert(arith.SelectOp(take_right, q, p)).result, lines.positions, out)
+        next_i = b.insert(arith.SelectOp(take_right, i, add(b, i, one))).result
+        next_j = b.insert(arith.SelectOp(take_right, add(b, j, one), j)).result
         return [next_i, next_j]
 
     for_loop(b, lo, hi, one, [lo, mid], step)
