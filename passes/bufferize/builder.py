@@ -216,11 +216,9 @@ class FunctionBufferizer:
             raise DiagnosticException(
                 f"bufferize: {dynamic} dynamic sizes needed for {result.type}, got {len(sizes)}"
             )
-        if dynamic == 0 and _byte_size(buffer_type) <= STACK_BYTES:
-            alloca = upstream_memref.AllocaOp.get(
-                buffer_type.element_type, 64, buffer_type.get_shape()
-            )
-            return self.builder.insert(alloca).memref
+        on_stack = self.stack_buffer(buffer_type)
+        if on_stack is not None:
+            return on_stack
         alloc = upstream_memref.AllocOp(list(sizes), [], buffer_type)
         if dynamic == 0 and _in_loop(result):
             buffer = self._hoist(alloc)
@@ -228,6 +226,16 @@ class FunctionBufferizer:
             buffer = self.builder.insert(alloc).memref
         self.allocations.append(buffer)
         return buffer
+
+    def stack_buffer(self, buffer_type: MemRefType) -> SSAValue | None:
+        """A stack buffer of `buffer_type` when it is static and at most STACK_BYTES (the code
+        generator allocates it once, at the function's entry, even inside a loop), else None."""
+        if any(d == DYNAMIC_INDEX for d in buffer_type.get_shape()):
+            return None
+        if _byte_size(buffer_type) > STACK_BYTES:
+            return None
+        alloca = upstream_memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
+        return self.builder.insert(alloca).memref
 
     def _hoist(self, alloc: memref.AllocOp) -> SSAValue:
         """Allocate a static temporary of a loop's body once, at the function's entry, and

@@ -166,10 +166,14 @@ def _copy_all(
     saved = []
     for source, target in zip(sources, targets, strict=True):
         if source is not target and source in targets:
-            temporary = bufferizer.builder.insert(
-                upstream_memref.AllocOp([], [], source.type)
-            ).memref
-            bufferizer.allocations.append(temporary)
+            # on the stack when small: a loop's scalars are saved on every iteration, and a
+            # heap block each time made an element-by-element loop nest 300x slower
+            temporary = bufferizer.stack_buffer(source.type)  # type: ignore[arg-type]
+            if temporary is None:
+                temporary = bufferizer.builder.insert(
+                    upstream_memref.AllocOp([], [], source.type)
+                ).memref
+                bufferizer.allocations.append(temporary)
             bufferizer.copy_into(source, temporary)
             source = temporary
         saved.append(source)
