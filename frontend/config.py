@@ -93,11 +93,14 @@ def tiered_compilation() -> bool:
 
 
 def wait_for_compiles() -> None:
-    """Block until every background compile started by tiered execution has finished
-    (benchmarks call it between measurements; tests to see compiled code)."""
-    from tracejit.frontend import tiered
+    """Block until every background compile has finished: those tiered execution started,
+    then the thread pool's and the block cache's (compiled once per process, in the
+    background, after the first kernel that needs them). Benchmarks call it between
+    measurements, tests to see compiled code: afterwards calls run at their steady speed."""
+    from tracejit.frontend import driver, tiered
 
     tiered.wait_for_compiles()
+    driver.wait_for_runtime()
 
 
 # --- staging Python index loops (frontend/autograph/operators.py: for_stmt) ------------------

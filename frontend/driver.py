@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -122,6 +123,16 @@ def compile_to_machine_code(
     from tracejit import codegen
 
     return codegen.compile_module(module, callbacks=callbacks, check_bounds=check_bounds)
+
+
+def wait_for_runtime() -> None:
+    """Wait for the compile of the thread pool and the block cache, if one was started
+    (codegen/runtime_binding.py: in the background, shortly after the first kernel that
+    needs them is loaded); until it is done, parallel loops start threads on every call and
+    temporaries come from malloc. Nothing is imported when no kernel was ever loaded."""
+    binding = sys.modules.get("tracejit.codegen.runtime_binding")
+    if binding is not None:
+        binding.wait_until_ready()
 
 
 @functools.cache
