@@ -167,7 +167,7 @@ class _Widening:
         return TensorType(value.type.get_element_type(), self.shape)
 
     def insert(self, op: Operation) -> SSAValue:
-        self.rewriter.insert_op(op, InsertPoint.before(self.before))
+        self.rewriter.insert(op, InsertPoint.before(self.before))
         return op.results[0]
 
 
@@ -192,4 +192,4 @@ class MaskedUpdateAsSelect(RewritePattern):
         chosen = widening.insert(SelectOp(widening.array(mask), whole, widening.array(op.dest)))
         if widening.unflatten:
             chosen = widening.insert(ReshapeOp(chosen, dest))
-        rewriter.replace_op(op, [], [chosen])
+        rewriter.replace(op, [], [chosen])
