@@ -107,12 +107,19 @@ class _Widening:
         self.shape = tuple(mask.type.get_shape())
         self.sources: list[SSAValue] = []
         self.unflatten = False
+        self.checked: dict[SSAValue, bool] = {}
         self.done: dict[SSAValue, SSAValue] = {}
 
     def possible(self, value: SSAValue) -> bool:
         """Whether `value` is an element-wise expression of gathers at the mask's
         positions of arrays of its shape (checked, and the arrays listed, before anything
-        is built, so that a failed match changes nothing)."""
+        is built, so that a failed match changes nothing). Each value is looked at once:
+        a chain of `t = t * t` shares every operand."""
+        if value not in self.checked:
+            self.checked[value] = self._possible(value)
+        return self.checked[value]
+
+    def _possible(self, value: SSAValue) -> bool:
         owner = value.owner
         if isinstance(owner, GatherOp):
             source = owner.input.type

@@ -72,6 +72,7 @@ from tracejit.ir import upstream_memref, upstream_vector
 from tracejit.ir.host import CACHE_LINE_BYTES, host_last_level_cache_bytes
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.parallelize import defined_inside, static_index, trip_count
+from tracejit.passes.support.build import add, mul
 from tracejit.passes.support.indices import index_constant
 
 LINE_BYTES = CACHE_LINE_BYTES
@@ -159,7 +160,7 @@ def _split(b: Builder, lb: SSAValue, ub: SSAValue, lanes: int) -> tuple[SSAValue
     length: SSAValue = b.insert(arith.SubiOp(ub, lb)).result
     length = b.insert(arith.MaxSIOp(length, zero)).result  # ub < lb: no iteration, no line
     count = b.insert(arith.DivUIOp(length, width)).result
-    return count, b.insert(arith.AddiOp(lb, b.insert(arith.MuliOp(count, width)).result)).result
+    return count, add(b, lb, mul(b, count, width))
 
 
 def _line_body(loop: scf.ForOp, stores: Sequence[memref.StoreOp], lanes: int) -> Region:
@@ -174,9 +175,9 @@ def _line_body(loop: scf.ForOp, stores: Sequence[memref.StoreOp], lanes: int) ->
     for tile in tiles.values():
         tile.name_hint = "tile"
     width = index_constant(b, lanes)
-    base: SSAValue = b.insert(arith.MuliOp(block.args[0], width)).result
+    base = mul(b, block.args[0], width)
     if static_index(loop.lb) != 0:
-        base = b.insert(arith.AddiOp(loop.lb, base)).result
+        base = add(b, loop.lb, base)
     base.name_hint = "base"
     zero, one = index_constant(b, 0), index_constant(b, 1)
     b.insert(scf.ForOp(zero, width, one, [], _tile_body(loop, tiles, base)))
@@ -196,7 +197,7 @@ def _tile_body(loop: scf.ForOp, tiles: dict[memref.StoreOp, SSAValue], base: SSA
     b = Builder(InsertPoint.at_end(block))
     lane = block.args[0]
     lane.name_hint = "lane"
-    element = b.insert(arith.AddiOp(base, lane)).result
+    element = add(b, base, lane)
     mapping: dict[SSAValue, SSAValue] = {loop.body.block.args[0]: element}
     for op in loop.body.block.ops:
         if op in tiles:

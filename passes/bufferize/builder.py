@@ -237,6 +237,16 @@ class FunctionBufferizer:
         alloca = upstream_memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
         return self.builder.insert(alloca).memref
 
+    def temporary(self, buffer_type: MemRefType, sizes: Sequence[SSAValue] = ()) -> SSAValue:
+        """A scratch buffer for one op: on the stack when `stack_buffer` allows, else on the
+        heap, freed with the other temporaries (`sizes`: its dynamic dims)."""
+        on_stack = self.stack_buffer(buffer_type)
+        if on_stack is not None:
+            return on_stack
+        buffer = self.builder.insert(upstream_memref.AllocOp(list(sizes), [], buffer_type)).memref
+        self.allocations.append(buffer)
+        return buffer
+
     def _hoist(self, alloc: memref.AllocOp) -> SSAValue:
         """Allocate a static temporary of a loop's body once, at the function's entry, and
         free it when the function returns: the region still owns it (it may be overwritten

@@ -24,7 +24,6 @@ from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.ir import upstream_memref
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
 from tracejit.passes.bufferize.in_place import owned_and_dead
 
@@ -168,12 +167,7 @@ def _copy_all(
         if source is not target and source in targets:
             # on the stack when small: a loop's scalars are saved on every iteration, and a
             # heap block each time made an element-by-element loop nest 300x slower
-            temporary = bufferizer.stack_buffer(source.type)  # type: ignore[arg-type]
-            if temporary is None:
-                temporary = bufferizer.builder.insert(
-                    upstream_memref.AllocOp([], [], source.type)
-                ).memref
-                bufferizer.allocations.append(temporary)
+            temporary = bufferizer.temporary(source.type)  # type: ignore[arg-type]
             bufferizer.copy_into(source, temporary)
             source = temporary
         saved.append(source)

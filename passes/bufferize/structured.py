@@ -9,7 +9,6 @@ reduction's identity and then accumulate into it. argmax/argmin accumulate a pai
 from __future__ import annotations
 
 from collections.abc import Sequence
-from math import prod
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
@@ -27,7 +26,6 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -35,7 +33,6 @@ from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
-    STACK_BYTES,
     BodyBuilder,
     FunctionBufferizer,
     Handler,
@@ -228,16 +225,9 @@ def _reduce_iterators(rank: int, axes: tuple[int, ...]) -> list[Attribute]:
 def _temporary(
     bufferizer: FunctionBufferizer, like: SSAValue, element: Attribute, sizes: list[SSAValue]
 ) -> SSAValue:
-    """A scratch buffer shaped like tensor `like`, placed as `destination` places one:
-    small static buffers on the stack, others on the heap, freed with the temporaries."""
+    """A scratch buffer shaped like tensor `like` (FunctionBufferizer.temporary)."""
     buffer_type = MemRefType(element, like.type.get_shape())  # type: ignore[attr-defined]
-    count = prod(buffer_type.get_shape())
-    if not sizes and count * element.bitwidth <= 8 * STACK_BYTES:  # type: ignore[attr-defined]
-        alloca = upstream_memref.AllocaOp.get(element, 64, buffer_type.get_shape())
-        return bufferizer.builder.insert(alloca).memref
-    buffer = bufferizer.builder.insert(upstream_memref.AllocOp(sizes, [], buffer_type)).memref
-    bufferizer.allocations.append(buffer)
-    return buffer
+    return bufferizer.temporary(buffer_type, sizes)
 
 
 def multi_output_generic(
