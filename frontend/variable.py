@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from tracejit.frontend import array_subclasses
 from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -41,6 +42,7 @@ class Variable(ArrayOperators):
             initial_value = initial_value()
         if isinstance(initial_value, Tensor | Variable):
             initial_value = _concrete(initial_value)
+        array_subclasses.check_argument(initial_value, "initial_value")
         self._buffer = np.array(initial_value, dtype=dtype, order="C", copy=True)
         if not self._buffer.dtype.isnative:
             self._buffer = self._buffer.astype(self._buffer.dtype.newbyteorder("="))
