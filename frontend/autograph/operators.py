@@ -673,12 +673,11 @@ class _Loop:
         loop): a read of one after a loop that never assigned it raises at run time, as
         Python raises UnboundLocalError. The return value needs none: the return lowering
         reads it only after a `return` assigned it."""
+        guarded = [i for i in placeholders if not is_return_value(self.names[i])]
+        if not guarded:
+            return {}
         unassigned = primitives.constant(np.asarray(False))
-        return {
-            i: (unassigned, _unbound(self.names[i], where))
-            for i in placeholders
-            if not is_return_value(self.names[i])
-        }
+        return {i: (unassigned, _unbound(self.names[i], where)) for i in guarded}
 
     def _placeholders(self, init: list, carried: list[int], body, counter: tuple) -> list[int]:
         """Give undefined-before variables read after the loop a zeros initial value."""
