@@ -312,9 +312,9 @@ def _half_matmul(
     adds its products in k order (lower-to-loops keeps that order); then one pass rounds
     C to float16 into the output."""
     sizes = bufferizer.sizes_like(op.result, output)
-    wide = bufferizer.temporary(MemRefType(f32, op.result.type.get_shape()), sizes)  # type: ignore[attr-defined]
+    wide = bufferizer.temporary(MemRefType(f32, op.result.type.get_shape()), sizes)
     fill(bufferizer, wide, 0, f32, op.location)
-    loops = len(op.result.type.get_shape()) + 1  # type: ignore[attr-defined]
+    loops = len(op.result.type.get_shape()) + 1
     iterators = [PARALLEL] * (loops - 1) + [REDUCTION]
     if rank_of(op.rhs) > 1:  # k before j: swap the last two loop dims
         swap = [AffineExpr.dimension(d) for d in range(loops)]
