@@ -330,7 +330,9 @@ class Function:
             if program.created_variables and self._tracing_count > 0:
                 raise ValueError(
                     f"{self.__name__}: tj.function-decorated function tried to create "
-                    "variables on non-first call."
+                    "variables on non-first call. Create each tj.Variable once, outside the "
+                    "function (e.g. in a tj.Module's __init__), or on the first call only "
+                    "(`if self.v is None: self.v = tj.Variable(...)`)"
                 )
             concrete = ConcreteFunction(
                 program, self._signature, self._names, treedef, leaves, *_pipeline(self._pipeline)
@@ -404,7 +406,9 @@ class Function:
         return ("tracejit.Function", token_of(self))
 
     def __repr__(self) -> str:
-        return f"<tj.Function {getattr(self, '__qualname__', self._python_function)}>"
+        name = getattr(self, "__qualname__", self._python_function)
+        traces = self._tracing_count
+        return f"<tj.Function {name}: {traces} trace{'' if traces == 1 else 's'}>"
 
 
 class BoundFunction:

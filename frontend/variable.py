@@ -24,6 +24,7 @@ from tracejit.ir.dtypes import tensor_type
 from tracejit.ir.state import VarReadOp, VarWriteOp
 
 _names = itertools.count()
+_unnamed = itertools.count()  # unnamed Variables made so far, for their names
 
 
 class Variable(ArrayOperators):
@@ -46,7 +47,10 @@ class Variable(ArrayOperators):
         self._buffer = np.array(initial_value, dtype=dtype, order="C", copy=True)
         if not self._buffer.dtype.isnative:
             self._buffer = self._buffer.astype(self._buffer.dtype.newbyteorder("="))
-        self._name = f"{name or 'Variable'}:0" if name is None or ":" not in name else name
+        if name is None:  # distinct, as TensorFlow's graph names: Variable:0, Variable_1:0, ...
+            unnamed = next(_unnamed)
+            name = "Variable" if unnamed == 0 else f"Variable_{unnamed}"
+        self._name = name if ":" in name else f"{name}:0"
         self.trainable = trainable
         self._id = next(_names)
         if is_tracing():
