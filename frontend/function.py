@@ -275,7 +275,11 @@ class Function:
         signature: InputSignature | None = None,
         allow_specs: bool = False,
     ):
-        bound = self._signature.bind(*args, **kwargs)
+        try:
+            bound = self._signature.bind(*args, **kwargs)
+        except TypeError as error:  # "too many positional arguments", with whose and where
+            name = getattr(self, "__name__", "function")
+            raise TypeError(at_user_line(f"{name}(): {error}")) from None
         bound.apply_defaults()
         if signature is not None:
             signature.convert(bound, allow_specs)

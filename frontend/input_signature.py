@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.cache_key import leaf_key, native
+from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.structure import TreeDef, flatten, flatten_up_to, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
@@ -62,11 +63,15 @@ class InputSignature:
         values = [bound.arguments[name] for name in self.names]
         try:
             leaves = flatten_up_to(self.treedef, values)
-            converted = [
-                _convert(v, s, allow_specs) for v, s in zip(leaves, self.spec_leaves, strict=True)
-            ]
         except ValueError:
             raise ValueError(self._incompatible(values)) from None
+        converted = []
+        for index, (value, spec) in enumerate(zip(leaves, self.spec_leaves, strict=True)):
+            try:
+                converted.append(_convert(value, spec, allow_specs))
+            except ValueError as error:
+                which = f"argument '{self._name_of_leaf(index)}' was declared {spec!r}, but {error}"
+                raise ValueError(self._incompatible(values, at_user_line(which))) from None
         for name, value in zip(self.names, unflatten(self.treedef, converted), strict=True):
             bound.arguments[name] = value
 
@@ -121,11 +126,18 @@ class InputSignature:
         ]
         return leaves[:start] + specs + leaves[stop:]
 
-    def _incompatible(self, values: list[Any]) -> str:
+    def _name_of_leaf(self, index: int) -> str:
+        for name, child in zip(self.names, self.treedef.children, strict=False):
+            if index < child.num_leaves:
+                return name
+            index -= child.num_leaves
+        return "?"
+
+    def _incompatible(self, values: list[Any], which: str = "") -> str:
         inputs = ",\n    ".join(repr(v) for v in values)
         specs = ",\n    ".join(repr(s) for s in self.specs)
         return (
-            "Python inputs incompatible with input_signature:\n"
+            f"Python inputs incompatible with input_signature: {which}\n"
             f"  inputs: (\n    {inputs})\n  input_signature: (\n    {specs})."
         )
 
@@ -147,27 +159,31 @@ def rank(leaf: Any) -> int | None:
 def _convert(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
     if isinstance(value, TensorSpec):
         if not allow_specs or value.dtype != spec.dtype or not _shapes_compatible(value, spec):
-            raise ValueError("incompatible spec")
+            raise ValueError(f"got {value!r}")
         return value
     if isinstance(value, Tensor):  # called from inside another traced function
         described = TensorSpec(value.shape, value.dtype)
         if value.dtype != spec.dtype or not _shapes_compatible(described, spec):
-            raise ValueError("incompatible tensor")
+            raise ValueError(f"got a tensor of dtype {value.dtype} and shape {value.shape}")
         return value
     if isinstance(value, np.ndarray | np.generic):
         array = np.asarray(value)
         if native(array.dtype) != spec.dtype:
-            raise ValueError("dtype mismatch")
+            raise ValueError(f"got {_describe(array)}")
     else:  # Python scalars and (nested) lists are converted, as tf.function does
         source = np.asarray(value)
         if source.dtype == object or not np.can_cast(source.dtype, spec.dtype, "same_kind"):
-            raise ValueError("cannot convert")
+            raise ValueError(f"got {value!r}, which does not convert to {spec.dtype}")
         array = np.asarray(value, dtype=spec.dtype)
     if not spec.is_compatible_with(array):
-        raise ValueError("shape mismatch")
+        raise ValueError(f"got {_describe(array)}")
     if isinstance(value, np.ndarray | np.generic):
         return value
     return array[()] if array.ndim == 0 else array  # a Python number: a scalar, immutable
+
+
+def _describe(array: np.ndarray) -> str:
+    return f"an array of dtype {array.dtype} and shape {array.shape}"
 
 
 def _is_scalar(leaf: Any) -> bool:

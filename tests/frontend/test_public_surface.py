@@ -33,3 +33,30 @@ def test_repr_of_a_function_names_it_and_counts_its_traces():
     assert repr(scaled).endswith("scaled: 1 trace>")
     scaled(np.ones(3))
     assert repr(scaled).endswith("scaled: 2 traces>")
+
+
+@tj.function(input_signature=[tj.TensorSpec([None], np.float32), tj.TensorSpec([], np.int64)])
+def _scaled(x, n):
+    return x * n
+
+
+def test_a_mismatch_with_the_input_signature_names_the_argument_the_spec_and_the_line():
+    import pytest
+
+    with pytest.raises(ValueError) as info:
+        _scaled(np.ones(3, np.float64), np.int64(2))
+    first = str(info.value).splitlines()[0]
+    assert first.startswith("Python inputs incompatible with input_signature: argument 'x'")
+    assert "declared TensorSpec(shape=(None,), dtype=float32" in first
+    assert "got an array of dtype float64 and shape (3,)" in first
+    assert first.endswith("(test_public_surface.py:47)")
+    vector_n = r"argument 'n' .* got an array of dtype int64 and shape \(2,\)"
+    with pytest.raises(ValueError, match=vector_n):
+        _scaled(np.ones(3, np.float32), np.array([1, 2]))
+
+
+def test_too_many_arguments_names_the_function_and_the_line():
+    import pytest
+
+    with pytest.raises(TypeError, match=r"^_scaled\(\): too many positional arguments \(test_"):
+        _scaled(np.ones(3, np.float32), 2, 3)
