@@ -13,11 +13,19 @@ from __future__ import annotations
 
 import inspect
 import threading
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.frontend import array_subclasses, buffer_pool, driver, primitives, tiered
+from tracejit.frontend import (
+    array_subclasses,
+    buffer_pool,
+    compile_log,
+    driver,
+    primitives,
+    tiered,
+)
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
@@ -190,15 +198,19 @@ class ConcreteFunction:
         return self._compilation
 
     def _compile_fresh(
-        self, record_stages: bool = False, after_pass: Any = None
+        self, record_stages: bool = False, after_pass: Any = None, background: bool = False
     ) -> driver.Compilation:
-        return driver.compile(
+        start = time.perf_counter()
+        compilation = driver.compile(
             self.graph.module,
             self._pipeline,
             py_functions=self._program.py_functions,
             record_stages=record_stages,
             after_pass=after_pass,
         )
+        seconds = time.perf_counter() - start
+        compile_log.compiled(self._call_name(), compilation, seconds, background)
+        return compilation
 
     def _install(self, compilation: driver.Compilation) -> None:
         """Make `compilation` the one this function calls (under `self._lock`; the kernel is

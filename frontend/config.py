@@ -180,6 +180,21 @@ def num_threads() -> int:
     return THREAD_COUNT.value
 
 
+def set_log_compiles(enabled: bool) -> None:
+    """Log every trace, compile and cache store at WARNING (logger "tracejit"), as JAX's
+    `jax_log_compiles` does; off (the default), they are logged at DEBUG."""
+    from tracejit.frontend import compile_log
+
+    compile_log.set_log_compiles(enabled)
+
+
+def log_compiles() -> bool:
+    """Whether traces and compiles are logged at WARNING (`set_log_compiles`)."""
+    from tracejit.frontend import compile_log
+
+    return compile_log.log_compiles()
+
+
 __all__ = [
     "CACHE_DIR_ENV",
     "CACHE_MAX_BYTES_ENV",
@@ -191,11 +206,13 @@ __all__ = [
     "cache_max_bytes",
     "clear_buffer_cache",
     "functions_run_eagerly",
+    "log_compiles",
     "loop_unroll_limit",
     "num_threads",
     "run_functions_eagerly",
     "set_buffer_cache_bytes",
     "set_cache_dir",
+    "set_log_compiles",
     "set_loop_unroll_limit",
     "set_num_threads",
     "set_tiered_compilation",

@@ -276,6 +276,9 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
             "llvm_ir": compilation.jit.optimized_llvm_ir,
         }
         if cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra):
+            from tracejit.frontend import compile_log
+
+            compile_log.stored(key, len(compilation.jit.object_code or b""))
             _build_library(cache, key, extra["callbacks"], extra["llvm_ir"])
     return compilation
 

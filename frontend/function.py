@@ -14,13 +14,14 @@ import inspect
 import os
 import sys
 import threading
+import time
 import warnings
 import weakref
 from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import array_subclasses, config
+from tracejit.frontend import array_subclasses, compile_log, config
 from tracejit.frontend.autodiff import eager as eager_tapes
 from tracejit.frontend.autodiff.tape import recording_in
 
@@ -322,6 +323,7 @@ class Function:
             scalars = frozenset(i for i, leaf in enumerate(leaves) if isinstance(leaf, np.generic))
             if signature is not None:
                 leaves = signature.trace_leaves(leaves, treedef)
+            start = time.perf_counter()
             program = trace(
                 convert(self._python_function) if self._autograph else self._python_function,
                 self._signature,
@@ -342,6 +344,12 @@ class Function:
                 program, self._signature, self._names, treedef, leaves, *_pipeline(self._pipeline)
             )
             self._retracing.record_trace(key, self._cache.keys(), self._names)
+            compile_log.traced(
+                self.__name__ if hasattr(self, "__name__") else "function",
+                compile_log.describe_leaves(leaves),
+                self._retracing.last_reason,
+                time.perf_counter() - start,
+            )
             self._cache[key] = concrete
             self._tracing_count += 1
             return concrete

@@ -218,7 +218,7 @@ def _compile(concrete: ConcreteFunction) -> None:
     with concrete._lock:
         if concrete._compilation is not None:
             return
-    compilation = concrete._compile_fresh(after_pass=_check_stop)
+    compilation = concrete._compile_fresh(after_pass=_check_stop, background=True)
     if _stopping:
         raise _Stopped
     with concrete._lock:
