@@ -31,6 +31,7 @@ from tracejit.codegen.emit_memref import (
 from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.emit_vector import VECTOR_EMITTERS, fences_at_return
 from tracejit.codegen.errors import CodegenError
+from tracejit.codegen.interrupts import INTERRUPT_EMITTERS
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
 from tracejit.codegen.switches import bounds_checks_enabled
@@ -44,6 +45,7 @@ EMITTERS: dict[type[Operation], Emitter] = {
     **CONTROL_EMITTERS,
     **OWNERSHIP_EMITTERS,
     **VECTOR_EMITTERS,
+    **INTERRUPT_EMITTERS,
 }
 NAMED_EMITTERS: dict[str, Emitter] = {**ARITH_NAMED_EMITTERS}
 

@@ -181,12 +181,13 @@ def _bind_runtime(owner: JitModule, engine: llvm.ExecutionEngine | SharedLibrary
     has: the thread count `tj.config.set_num_threads` writes (until then the module runs
     serially) now, and the thread pool and the block cache for temporaries when they are
     compiled (runtime_binding.py; until then threads per call, `aligned_alloc` and `free`)."""
-    from tracejit.codegen import runtime_binding
+    from tracejit.codegen import interrupts, runtime_binding
     from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
 
     slot = engine.get_global_value_address(THREADS_GLOBAL)
     if slot:
         ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
+    interrupts.bind(engine)  # staged loops poll Ctrl-C (interrupts.py)
     runtime_binding.bind(owner, engine)
 
 

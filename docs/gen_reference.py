@@ -93,12 +93,14 @@ def public_members(cls: type) -> list[tuple[str, Any]]:
 
 
 def namespace_members(namespace: Any) -> list[tuple[str, Any]]:
-    """A module's `__all__`, else the functions and classes it defines (not its imports);
-    for a class used as a namespace (`tj.errors`), its public attributes."""
+    """A module's `__all__` (its functions and classes: constants are left to the guide),
+    else the functions and classes it defines (not its imports); for a class used as a
+    namespace (`tj.errors`), its public attributes."""
     if isinstance(namespace, type):
         return [(n, v) for n, v in vars(namespace).items() if not n.startswith("_")]
     if hasattr(namespace, "__all__"):
-        return [(n, getattr(namespace, n)) for n in namespace.__all__]
+        members = [(n, getattr(namespace, n)) for n in namespace.__all__]
+        return [(n, v) for n, v in members if callable(v) or inspect.ismodule(v)]
     return [
         (name, value)
         for name, value in vars(namespace).items()

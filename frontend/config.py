@@ -195,29 +195,29 @@ def log_compiles() -> bool:
     return compile_log.log_compiles()
 
 
-__all__ = [
+__all__ = [  # in the order they are defined (docs/reference.md lists them so)
+    "run_functions_eagerly",
+    "functions_run_eagerly",
+    "set_cache_dir",
+    "cache_dir",
+    "cache_max_bytes",
+    "set_tiered_compilation",
+    "tiered_compilation",
+    "wait_for_compiles",
+    "set_loop_unroll_limit",
+    "loop_unroll_limit",
+    "set_buffer_cache_bytes",
+    "buffer_cache_bytes",
+    "clear_buffer_cache",
+    "set_num_threads",
+    "num_threads",
+    "set_log_compiles",
+    "log_compiles",
     "CACHE_DIR_ENV",
     "CACHE_MAX_BYTES_ENV",
     "DEFAULT_CACHE_MAX_BYTES",
     "DEFAULT_LOOP_UNROLL_LIMIT",
     "TIERED_ENV",
-    "buffer_cache_bytes",
-    "cache_dir",
-    "cache_max_bytes",
-    "clear_buffer_cache",
-    "functions_run_eagerly",
-    "log_compiles",
-    "loop_unroll_limit",
-    "num_threads",
-    "run_functions_eagerly",
-    "set_buffer_cache_bytes",
-    "set_cache_dir",
-    "set_log_compiles",
-    "set_loop_unroll_limit",
-    "set_num_threads",
-    "set_tiered_compilation",
-    "tiered_compilation",
-    "wait_for_compiles",
 ]
 
 

@@ -461,3 +461,10 @@ def is_valid_pipeline(spec: str) -> bool:
     except (Exception, ArgSpecParseError):  # unknown pass, bad option (a BaseException)
         return False
     return True
+
+
+def clear_interrupt() -> None:
+    """Forget the Ctrl-C that stopped a kernel (codegen/interrupts.py), once it is raised."""
+    from tracejit.codegen import interrupts
+
+    interrupts.clear()

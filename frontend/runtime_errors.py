@@ -47,6 +47,8 @@ def raise_for_status(status: int, messages: Sequence[str]) -> None:
             f"internal out-of-bounds access by {text} in a compiled kernel (a tracejit bug: "
             "please report it with the function; found by TRACEJIT_CHECK_BOUNDS=1)"
         )
+    if name == "KeyboardInterrupt":  # Ctrl-C stopped a staged loop (codegen/interrupts.py)
+        _raise_interrupt(text)
     raise _error_type(name)(text)
 
 
@@ -57,3 +59,16 @@ def _error_type(name: str) -> type[Exception]:
     if isinstance(known, type) and issubclass(known, Exception):
         return known
     return InvalidArgumentError
+
+
+def _raise_interrupt(text: str) -> None:
+    """Raise the KeyboardInterrupt of the Ctrl-C that stopped the kernel: Python's own, by
+    running its pending signal handler now (else it would raise a second one later), or
+    ours if it was handled already (or a handler of the user's swallowed it)."""
+    import ctypes
+
+    from tracejit.frontend import driver
+
+    driver.clear_interrupt()
+    ctypes.pythonapi.PyErr_CheckSignals()  # raises the pending KeyboardInterrupt, if any
+    raise KeyboardInterrupt(text)

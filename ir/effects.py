@@ -4,13 +4,28 @@
 
 The message starts with the Python exception class the caller sees when the
 condition is false at run time (`IndexError`, `InvalidArgumentError`, ...).
+
+    tj.check_interrupt
+
+stops the call with KeyboardInterrupt when Ctrl-C was pressed since the compiled function
+was entered (`tj.clear_interrupt` at its entry forgets an earlier one): staged loops check
+on every trip (passes/lower_control_flow.py); lower-asserts expands it into a read of the
+flag, `%stop = tj.interrupted`, and a `cf.assert` (codegen/interrupts.py says how the flag
+is set and read).
 """
 
 from __future__ import annotations
 
 from xdsl.dialects.builtin import StringAttr, TensorType, i1
 from xdsl.ir import SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, prop_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import MemoryWriteEffect
 from xdsl.utils.exceptions import VerifyException
 
@@ -36,3 +51,37 @@ class AssertOp(IRDLOperation):
         error_type, _, text = self.message.data.partition(": ")
         if not error_type.isidentifier() or not text:
             raise VerifyException("tj.assert message must look like 'ErrorType: text'")
+
+
+@irdl_op_definition
+class InterruptedOp(IRDLOperation):
+    """Whether Ctrl-C was pressed since the function was entered (an i1 read at run time
+    from the process's interrupt flag: never merged, hoisted or removed)."""
+
+    name = "tj.interrupted"
+    stop = result_def(i1)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "attr-dict"
+
+    def __init__(self) -> None:
+        super().__init__(result_types=[i1])
+
+
+@irdl_op_definition
+class ClearInterruptOp(IRDLOperation):
+    """Forget a Ctrl-C pressed before the function was entered (Python has raised its
+    KeyboardInterrupt for it already): at the entry of a function that polls."""
+
+    name = "tj.clear_interrupt"
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class CheckInterruptOp(IRDLOperation):
+    """Stop the call with KeyboardInterrupt if Ctrl-C was pressed (expanded by
+    lower-asserts into `tj.interrupted` and a `cf.assert`)."""
+
+    name = "tj.check_interrupt"
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "attr-dict"

@@ -9,8 +9,15 @@ scalars with `tensor.extract`, which `bufferize` turns into loads:
           %r = scf.if %c -> (tensor<4xf32>) {.. scf.yield ..} else {.. scf.yield ..}
 
     tj.while %x0 : ... { ^bb0(%x): .. tj.condition %p } do { ^bb0(%x): .. tj.yield %x2 }
-      ->  scf.while (%x = %x0) : ... { .. %c = tensor.extract %p[]; scf.condition(%c) %x }
+      ->  scf.while (%x = %x0) : ... { tj.check_interrupt
+                                       .. %c = tensor.extract %p[]; scf.condition(%c) %x }
           do { ^bb0(%x): .. scf.yield %x2 }
+
+Every trip of a staged loop first polls the interrupt flag, so Ctrl-C stops a long loop
+within a trip (a load and a branch: staged loops are the user's loops, not the element
+loops of lower-to-loops; lower-asserts expands the check); a function with such loops
+forgets, on entry, a Ctrl-C pressed before it was called (`tj.clear_interrupt`).
+codegen/interrupts.py sets the flag.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import scf, tensor
+from xdsl.dialects import func, scf, tensor
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -30,6 +37,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
+from tracejit.ir.effects import CheckInterruptOp, ClearInterruptOp
 
 
 def _extract(predicate, rewriter: PatternRewriter, point: InsertPoint):
@@ -63,6 +71,9 @@ class WhileToScf(RewritePattern):
         after = rewriter.move_region_contents_to_new_regions(op.after_region)
         condition_op = before.block.last_op
         assert isinstance(condition_op, ConditionOp)
+        check = CheckInterruptOp()
+        check.location = op.location
+        rewriter.insert(check, InsertPoint.at_start(before.block))
         condition = _extract(condition_op.predicate, rewriter, InsertPoint.before(condition_op))
         rewriter.replace(condition_op, scf.ConditionOp(condition, *before.block.args))
         body_end = after.block.last_op
@@ -75,7 +86,17 @@ class WhileToScf(RewritePattern):
 
 def lower_control_flow(module: ModuleOp) -> None:
     PatternRewriteWalker(IfToScf(), apply_recursively=True).rewrite_module(module)
+    polling = {
+        f for f in module.walk() if isinstance(f, func.FuncOp) and _has_while(f)
+    }  # fmt: skip
     PatternRewriteWalker(WhileToScf(), apply_recursively=True).rewrite_module(module)
+    for function in polling:
+        if function.body.blocks:
+            function.body.block.insert_op_before(ClearInterruptOp(), function.body.block.first_op)
+
+
+def _has_while(function: func.FuncOp) -> bool:
+    return any(isinstance(op, WhileOp) for op in function.walk())
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from xdsl.ir import Operation
 
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
-from tracejit.ir.effects import AssertOp
+from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.fused import ELEMENTWISE_OPS
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
@@ -79,8 +79,16 @@ def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
     bufferizer.builder.insert(assert_op)
 
 
+def keep_interrupt_op(bufferizer: FunctionBufferizer, op: Operation) -> None:
+    """`tj.check_interrupt` / `tj.clear_interrupt` touch no tensor: kept as they are."""
+    new = op.clone()
+    bufferizer.builder.insert(new)
+
+
 ELEMENTWISE_HANDLERS: dict[type[Operation], Handler] = {
     **dict.fromkeys(ELEMENTWISE_OPS, lower_elementwise),
     ConstantOp: lower_constant,
     AssertOp: lower_assert,
+    CheckInterruptOp: keep_interrupt_op,
+    ClearInterruptOp: keep_interrupt_op,
 }

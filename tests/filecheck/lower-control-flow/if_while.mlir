@@ -25,6 +25,9 @@ builtin.module {
   }
 }
 
+// A function with a staged loop forgets a Ctrl-C pressed before it was entered, and each
+// trip checks for one first (KeyboardInterrupt; lower-asserts expands the check).
+// CHECK:      tj.clear_interrupt
 // CHECK:      %[[P:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
 // CHECK-NEXT: %[[R:.*]] = scf.if %[[P]] -> (tensor<4xf32>) {
 // CHECK-NEXT:   scf.yield %{{.*}} : tensor<4xf32>
@@ -33,6 +36,7 @@ builtin.module {
 // CHECK-NEXT:   scf.yield %[[NEG]] : tensor<4xf32>
 // CHECK-NEXT: }
 // CHECK-NEXT: %{{.*}}, %[[X:.*]] = scf.while (%[[I1:.*]] = %{{.*}}, %[[X1:.*]] = %[[R]]) : (tensor<i64>, tensor<4xf32>) -> (tensor<i64>, tensor<4xf32>) {
+// CHECK-NEXT:   tj.check_interrupt
 // CHECK-NEXT:   %[[C:.*]] = tj.cast %[[I1]] : tensor<i64> to tensor<i1>
 // CHECK-NEXT:   %[[CI:.*]] = tensor.extract %[[C]][] : tensor<i1>
 // CHECK-NEXT:   scf.condition(%[[CI]]) %[[I1]], %[[X1]] : tensor<i64>, tensor<4xf32>
