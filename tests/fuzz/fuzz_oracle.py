@@ -101,7 +101,7 @@ def run(program, namespace: dict, call) -> Outcome:
     for name, initial in program.variables.items():
         namespace[name]._buffer[...] = initial
     stdout = io.StringIO()
-    outcome = Outcome(arguments=[a.copy() for a in program.inputs])
+    outcome = Outcome(arguments=program.arguments())
     quiet = warnings.catch_warnings(record=True)
     with contextlib.redirect_stdout(stdout), np.errstate(all="ignore"), quiet as caught:
         warnings.simplefilter("ignore")
@@ -122,14 +122,15 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
     outcome = run(program, namespace, function)
     outcome.traced = function.experimental_get_tracing_count() > 0
     yield DEFAULT_PIPELINE, outcome
-    relaxed = _with_unknown_dims(namespace["program"], program)
-    outcome = run(program, namespace, relaxed)
-    outcome.traced = relaxed.experimental_get_tracing_count() > 0
-    yield UNKNOWN_DIMS, outcome
+    if "python" not in program.arg_kinds:  # a Python number is static, not a tensor spec
+        relaxed = _with_unknown_dims(namespace["program"], program)
+        outcome = run(program, namespace, relaxed)
+        outcome.traced = relaxed.experimental_get_tracing_count() > 0
+        yield UNKNOWN_DIMS, outcome
     if not optional_lists:
         return
     try:
-        base = function.get_concrete_function(*program.inputs)
+        base = function.get_concrete_function(*program.arguments())
     except Exception:
         return  # already reported by the default run
     for optional in optional_lists:
@@ -139,7 +140,7 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
             base._signature,
             base._names,
             base._arg_treedef,
-            list(program.inputs),
+            program.arguments(),
             pipeline=pipeline,
         )
         yield pipeline, run(program, namespace, concrete)
