@@ -153,7 +153,8 @@ class Program:
         """The program as a self-contained Python module (what a regression test embeds)."""
         lines = ["import numpy as np", "import tracejit as tj", ""]
         if any(k != "array" for k in self.arg_kinds):
-            shown = ", ".join(_shown(a, k) for a, k in zip(self.inputs, self.arg_kinds, strict=True))
+            pairs = zip(self.inputs, self.arg_kinds, strict=True)
+            shown = ", ".join(_shown(a, k) for a, k in pairs)
             lines.insert(2, f"# called as program({shown})")
         for name, array in self.constants.items():
             lines.append(f"{name} = {array_literal(array)}")
