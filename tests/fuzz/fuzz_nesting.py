@@ -51,8 +51,8 @@ import tracejit as tj
 NEST_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)]
 MAX_DEPTH = 3
 MAX_TRIPS = 6  # iterations per entry of one loop, eagerly
-INT_VALUES = [0, 1, 1, 2, 2, 3, 4, -1]
-FLOAT_VALUES = [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0, -1.0]
+INT_VALUES = [2, 1, 3, 2, 1, 0, 4, -1]  # hypothesis favours the first: loops that run
+FLOAT_VALUES = [2.0, 1.5, 3.0, 1.0, 2.5, 0.5, 0.0, -1.0]
 # An argument, or a view or an element of one (what `t = ...` may alias).
 ARG_ALIAS = re.compile(r"a\d+(\[.*\])?")
 # an argument: (kind, ndim); 0-d ones as each kind, 1-d ones as arrays
@@ -131,7 +131,7 @@ class Nest:
         """A trip count: a literal, or (int programs) a value of the program."""
         if self.dtype.kind != "f" and scope.reads and not self.chance(3):
             return self.choose(scope.reads)
-        return self.choose(["0", "1", "2", "3", "4"])
+        return self.choose(["2", "3", "1", "4", "0"])
 
     def condition(self, scope: Scope) -> str:
         x = self.choose(scope.reads) if scope.reads else "1"
@@ -151,7 +151,10 @@ class Nest:
             forms += [f"{self.choose(zero_d)}[...]", f"{self.choose(zero_d)}[()]"]
         if scope.reads:
             x = self.choose(scope.reads)
-            forms += [f"{x} + {self.literal()}", f"{x} - {self.atom(scope)}", f"np.copy({x})"]
+            # a new 0-d ndarray of the program's dtype (np.copy(3) would be int64: a loop
+            # variable changing dtype, which the contract refuses)
+            forms += [f"{x} + {self.literal()}", f"{x} - {self.atom(scope)}"]
+            forms.append(f"np.array({x}, np.{self.dtype.name})")
         return self.choose(forms)
 
     def assign(self, scope: Scope) -> list[str]:
@@ -210,12 +213,23 @@ class Nest:
         before, header, first, last = [], "", [], []
         if kind == "while":
             counters = [t for t in scope.targets if t not in scope.frozen and "[" not in t]
-            if counters and self.chance(2):
+            args = [f"a{k}" for k, (_, ndim) in enumerate(self.forms) if ndim == 0]
+            how = self.draw(st.integers(0, 2))
+            if counters and how == 0:
                 counter = self.choose(counters)  # an argument or an outer variable
+            elif args and how == 1:  # a fresh alias of an argument (`tmp = b`, issue 35)
+                counter = self.fresh("c")
+                before = [f"{counter} = {self.choose(args)}"]
+                self.arg_aliases.add(counter)
+                scope.reads.append(counter)
+                scope.targets[counter] = scope.level
+                self.tags.add(f"first assigned at L{scope.level}")
+                self.tags.add(f"while counter aliasing an argument at L{scope.level}")
             else:
                 counter = self.fresh("c")
                 before = self.assign_named(counter, scope)
-            step = self.step(counter, "-", "1", scope)
+            step = self.step(counter, "-", "1", inner)
+            self.tags.add(f"L{scope.targets[counter]} variable written at L{inner.level}")
             header = f"while {self.choose([f'{counter} > 0', f'0 < {counter}'])}:"
             if self.chance(2):
                 first = [step]

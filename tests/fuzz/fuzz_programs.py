@@ -152,16 +152,16 @@ class Program:
     def source(self) -> str:
         """The program as a self-contained Python module (what a regression test embeds)."""
         lines = ["import numpy as np", "import tracejit as tj", ""]
-        if any(k != "array" for k in self.arg_kinds):
-            pairs = zip(self.inputs, self.arg_kinds, strict=True)
-            shown = ", ".join(_shown(a, k) for a, k in pairs)
-            lines.insert(2, f"# called as program({shown})")
         for name, array in self.constants.items():
             lines.append(f"{name} = {array_literal(array)}")
         for name, array in self.variables.items():
             lines.append(f"{name} = tj.Variable({array_literal(array)})")
         params = ", ".join(f"a{i}" for i in range(len(self.inputs)))
-        lines += ["", "", f"def program({params}):"]
+        lines += ["", ""]
+        if any(k != "array" for k in self.arg_kinds):
+            pairs = zip(self.inputs, self.arg_kinds, strict=True)
+            lines.append(f"# called as program({', '.join(_shown(a, k) for a, k in pairs)})")
+        lines.append(f"def program({params}):")
         lines += ["    " + line for stmt in self.body for line in stmt.splitlines()]
         items = ", ".join(f"{name!r}: {name}" for name in self.outputs)
         lines.append(f"    return {{{items}}}")
