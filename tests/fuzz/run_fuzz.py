@@ -35,7 +35,7 @@ CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it
 GENERATORS = ("mixed", "statements", "nested")
 # Seconds one program may run (eager, trace, compile, the compiled runs): a staged loop that
 # never ends is a finding too, so the worker exits and the program is saved as a crash.
-PROGRAM_TIMEOUT = 60
+PROGRAM_TIMEOUT = 300
 
 
 def strategy_for(generator: str, gradients: bool):
