@@ -139,6 +139,15 @@ class Program:
     prints: bool = False
     # the builder of each statement (statistics only: run_fuzz.py counts programs per kind)
     kinds: list[str] = field(default_factory=list)
+    # How each input is passed (`ARGUMENT_KINDS`; empty: every input as its ndarray). A NumPy
+    # scalar is immutable where a 0-d ndarray is written in place (`x = a; x -= 1`), and a
+    # Python number is a static value of the trace: each kind has its own semantics.
+    arg_kinds: list[str] = field(default_factory=list)
+
+    def arguments(self) -> list[Any]:
+        """Fresh copies of the inputs, each passed as its kind (a call may write into them)."""
+        kinds = self.arg_kinds or ["array"] * len(self.inputs)
+        return [as_kind(a, k) for a, k in zip(self.inputs, kinds, strict=True)]
 
     def source(self) -> str:
         """The program as a self-contained Python module (what a regression test embeds)."""
@@ -148,7 +157,11 @@ class Program:
         for name, array in self.variables.items():
             lines.append(f"{name} = tj.Variable({array_literal(array)})")
         params = ", ".join(f"a{i}" for i in range(len(self.inputs)))
-        lines += ["", "", f"def program({params}):"]
+        lines += ["", ""]
+        if any(k != "array" for k in self.arg_kinds):
+            pairs = zip(self.inputs, self.arg_kinds, strict=True)
+            lines.append(f"# called as program({', '.join(_shown(a, k) for a, k in pairs)})")
+        lines.append(f"def program({params}):")
         lines += ["    " + line for stmt in self.body for line in stmt.splitlines()]
         items = ", ".join(f"{name!r}: {name}" for name in self.outputs)
         lines.append(f"    return {{{items}}}")
@@ -168,6 +181,30 @@ class Program:
         namespace: dict[str, Any] = {"__name__": "fuzz_program"}
         exec(compile(text, filename, "exec"), namespace)  # noqa: S102
         return namespace
+
+
+# How an input is passed: "array" (its ndarray, 0-d ones included), "numpy" (a NumPy scalar
+# of its dtype: np.int32(1), ...), "python" (a Python bool/int/float: a static value).
+ARGUMENT_KINDS = ("array", "numpy", "python")
+
+
+def as_kind(array: np.ndarray, kind: str) -> Any:
+    """A fresh copy of the (0-d, unless "array") input `array` passed as `kind`."""
+    if kind == "array":
+        return array.copy()
+    if kind == "numpy":
+        return array.dtype.type(array[()])
+    if kind == "python":
+        return array[()].item()
+    raise ValueError(f"unknown argument kind {kind!r}")
+
+
+def _shown(array: np.ndarray, kind: str) -> str:
+    if kind == "array":
+        return f"np.array({array.tolist()!r}, np.{array.dtype.name})"
+    if kind == "numpy":
+        return f"np.{array.dtype.name}({array[()].item()!r})"
+    return repr(array[()].item())
 
 
 def array_literal(array: np.ndarray) -> str:

@@ -30,14 +30,36 @@ HERE = Path(__file__).resolve().parent
 CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it is running
 
 
-def worker(count: int, seed: int, gradients: bool = False) -> None:
+# The generators a run draws from: fuzz_programs' statements, fuzz_nesting's nested staged
+# loops over arguments of every kind (1 program in 3 by default), or one of them only.
+GENERATORS = ("mixed", "statements", "nested")
+# Seconds one program may run (eager, trace, compile, the compiled runs): a staged loop that
+# never ends is a finding too, so the worker exits and the program is saved as a crash.
+PROGRAM_TIMEOUT = 300
+
+
+def strategy_for(generator: str, gradients: bool):
+    import numpy as np
+    from fuzz_nesting import nested_programs
+    from fuzz_programs import programs
+    from hypothesis import strategies as st
+
+    if gradients:  # differentiated: fuzz_programs' float64 first input
+        return programs(first_input=np.float64)
+    if generator == "statements":
+        return programs()
+    if generator == "nested":
+        return nested_programs()
+    return st.one_of(programs(), programs(), nested_programs())
+
+
+def worker(count: int, seed: int, gradients: bool = False, generator: str = "mixed") -> None:
     """Run `count` programs; print TRIED <kinds> per program, FAILED <kinds> for the first
     failing one and MISMATCH <path> once it is shrunk."""
+    import faulthandler
     import pickle
 
-    import numpy as np
     from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
-    from fuzz_programs import programs
     from fuzz_regressions import Recorder
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as hypothesis_seed
@@ -46,7 +68,7 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
     recorder = Recorder(gradients=gradients)
     current = Path(os.environ[CURRENT])
     failed = []  # once a program failed, the calls that follow are hypothesis shrinking it
-    strategy = programs(first_input=np.float64) if gradients else programs()
+    strategy = strategy_for(generator, gradients)
 
     @hypothesis_seed(seed)
     @settings(
@@ -58,6 +80,7 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
     @given(program=strategy, optional=st.lists(st.sampled_from(OPTIONAL_PASSES), max_size=5))
     def fuzz(program, optional):
         current.write_bytes(pickle.dumps((program, [optional])))
+        faulthandler.dump_traceback_later(PROGRAM_TIMEOUT, exit=True)  # a hang: a crash
         if not failed:
             print("TRIED", ",".join(sorted(set(program.kinds))), flush=True)
         findings = check(program, [optional], gradients)
@@ -81,13 +104,14 @@ def worker(count: int, seed: int, gradients: bool = False) -> None:
 
 
 def run_batch(
-    count: int, seed: int, state: Path, gradients: bool = False
+    count: int, seed: int, state: Path, gradients: bool = False, generator: str = "mixed"
 ) -> tuple[int, list[str], str | None, int, dict]:
     """(programs tried, mismatch reports, crash report or None, programs that hit a known
     open bug, per-kind counts) of one worker process."""
     env = {**os.environ, CURRENT: str(state), "PYTHONFAULTHANDLER": "1"}
     command = [sys.executable, str(Path(__file__)), "--worker", str(count), "--seed", str(seed)]
     command += ["--grad"] if gradients else []
+    command += ["--generator", generator]
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=7200)
     lines = done.stdout.splitlines()
     tried = sum(line.startswith("TRIED") for line in lines)
@@ -140,6 +164,13 @@ def main() -> None:
         help="iree: also compile each program with IREE (export-linalg; the interop extra) "
         "and compare it with NumPy and tracejit, in this process (fuzz_iree.py)",
     )
+    parser.add_argument(
+        "--generator",
+        choices=GENERATORS,
+        default="mixed",
+        help="statements: fuzz_programs only; nested: fuzz_nesting only (nested staged loops, "
+        "arguments of every kind); mixed (default): both, 1 program in 3 nested",
+    )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.oracle == "iree":
@@ -149,7 +180,7 @@ def main() -> None:
         print(report.summary())
         sys.exit(1 if report.counts["disagree"] or report.counts["iree_failure"] else 0)
     if args.worker is not None:
-        worker(args.worker, args.seed, args.grad)
+        worker(args.worker, args.seed, args.grad, args.generator)
         return
     rng = random.Random(args.seed)
     totals = {"tried": 0, "mismatches": 0, "crashes": 0, "known": 0}
@@ -159,7 +190,8 @@ def main() -> None:
             left = args.count - totals["tried"]
             counts = [min(args.batch, left - start) for start in range(0, left, args.batch)]
             batches = [
-                (count, rng.randrange(2**32), k, args.grad) for k, count in enumerate(counts)
+                (count, rng.randrange(2**32), k, args.grad, args.generator)
+                for k, count in enumerate(counts)
             ]
             for report in pool.map(lambda b: _run_and_report(*b), batches):
                 _add(totals, report)
@@ -172,16 +204,30 @@ def main() -> None:
     if totals["known"]:
         print(f"(+ {totals['known']} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
     print("per statement kind: programs tried / mismatches / crashes")
-    for kind, tried in per_kind["tried"].most_common():
-        failed, crashed = per_kind["failed"][kind], per_kind["crashed"][kind]
-        print(f"  {kind:<16} {tried:>6} / {failed} / {crashed}")
+    _table(per_kind, lambda kind: not kind.startswith(SHAPE))
+    if any(kind.startswith(SHAPE) for kind in per_kind["tried"]):
+        print("nesting shapes (fuzz_nesting): programs tried / mismatches / crashes")
+        _table(per_kind, lambda kind: kind.startswith(SHAPE), sort=True)
     sys.exit(1 if totals["mismatches"] or totals["crashes"] else 0)
 
 
-def _run_and_report(count: int, seed: int, slot: int, gradients: bool) -> tuple:
+SHAPE = "shape:"  # fuzz_nesting's tags in Program.kinds (counted, not statement kinds)
+
+
+def _table(per_kind: dict[str, Counter], keep, sort: bool = False) -> None:
+    """One line per kind `keep` accepts: tried / failed / crashed (shapes by name, so that a
+    tag missing from a run, a blind spot, is easy to see next to its neighbours)."""
+    tried = [(k, n) for k, n in per_kind["tried"].most_common() if keep(k)]
+    for kind, count in sorted(tried) if sort else tried:
+        failed, crashed = per_kind["failed"][kind], per_kind["crashed"][kind]
+        name = kind.removeprefix(SHAPE)
+        print(f"  {name:<16} {count:>6} / {failed} / {crashed}")
+
+
+def _run_and_report(count: int, seed: int, slot: int, gradients: bool, generator: str) -> tuple:
     """One worker process's batch; prints its findings as soon as it ends."""
     state = HERE / f".fuzz_current_{os.getpid()}_{slot}.pickle"
-    done, found, crash, known, kinds = run_batch(count, seed, state, gradients)
+    done, found, crash, known, kinds = run_batch(count, seed, state, gradients, generator)
     state.unlink(missing_ok=True)
     for line in found:
         print(line, flush=True)
