@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tracejit.frontend import buffer_pool, driver, primitives, tiered
+from tracejit.frontend import variable as tj_variable
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
@@ -293,6 +294,9 @@ class ConcreteFunction:
             self._compile()
         if program.written_inputs:
             check_writable(program, leaves, self._call_name())
+        if tj_variable.noting:  # an eager GradientTape records this call: keep their values
+            for ref in program.variables:
+                tj_variable.note_use(ref())
         variables = [self._variable_buffer(ref) for ref in program.variables]
         shapes = self._output_shapes(inputs)
         outputs = [
