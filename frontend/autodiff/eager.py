@@ -18,6 +18,7 @@ recorded call produced is an error, not a None.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import threading
 import weakref
@@ -52,7 +53,7 @@ class Call:
     variables: list[Any] = field(default_factory=list)  # those differentiated (watched, float)
 
 
-@dataclass
+@dataclass(eq=False)  # tapes are told apart by identity (open_tapes().remove)
 class EagerRecord:
     calls: list[Call] = field(default_factory=list)
     watched: dict[int, np.ndarray] = field(default_factory=dict)
@@ -184,6 +185,13 @@ _vjps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # id(Variable) -> the Variable that vector-Jacobian products read and write in its place
 _copies: dict[int, Any] = {}
 _copy_ids: set[int] = set()  # the copies' own ids
+
+
+@atexit.register
+def _drop_products() -> None:
+    """Before the interpreter tears modules down: the products' traces hold the Variables
+    they were given by identity, whose death callbacks then find no modules to call."""
+    _vjps.clear()
 _copies_lock = threading.RLock()  # one product at a time fills and runs on the copies
 
 
