@@ -109,19 +109,12 @@ class EagerRecord:
 
 
 def _not_recorded_message() -> str:
-    from tracejit.frontend import config
-
-    message = (
+    return (
         "tape.gradient target was not computed by a tj.function called while the tape "
         "recorded (outside tj.function a tape records tj.function calls, not NumPy code): "
-        "compute the target inside a tj.function"
+        "compute the target inside a tj.function (a loss too: `loss = mse(model(x), y)` "
+        "with `mse` a tj.function)"
     )
-    if config.functions_run_eagerly():
-        message += (
-            "; tj.config.run_functions_eagerly(True) runs tj.functions as plain NumPy, which "
-            "no tape can record: gradients need the functions traced"
-        )
-    return message
 
 
 def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray | None) -> None:
