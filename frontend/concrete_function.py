@@ -294,9 +294,11 @@ class ConcreteFunction:
             self._compile()
         if program.written_inputs:
             check_writable(program, leaves, self._call_name())
-        if tj_variable.noting:  # an eager GradientTape records this call: keep their values
-            for ref in program.variables:
+        if tj_variable.noting:  # an eager GradientTape records this call: keep the values
+            for ref in program.variables:  # of the Variables and arguments it may change
                 tj_variable.note_use(ref())
+            for k in program.written_inputs:
+                tj_variable.note_array(leaves[program.input_positions[k]])
         variables = [self._variable_buffer(ref) for ref in program.variables]
         shapes = self._output_shapes(inputs)
         outputs = [

@@ -33,14 +33,15 @@ noting = 0
 
 
 @contextmanager
-def noting_uses() -> Iterator[dict[int, tuple[Variable, np.ndarray]]]:
+def noting_uses() -> Iterator[dict[int, tuple[Any, np.ndarray]]]:
     """Collect the Variables used in the block (read or written, by a kernel or eagerly),
-    each with a copy of its value from before the block's first use of it: the values an
-    eager GradientTape differentiates a recorded tj.Function call at (autodiff/eager.py)."""
+    and the argument arrays a kernel writes, each with a copy of its value from before the
+    block's first use of it: the values an eager GradientTape differentiates a recorded
+    tj.Function call at (autodiff/eager.py)."""
     global noting
     if not hasattr(_uses, "stack"):
         _uses.stack = []
-    used: dict[int, tuple[Variable, np.ndarray]] = {}
+    used: dict[int, tuple[Any, np.ndarray]] = {}
     _uses.stack.append(used)
     noting += 1
     try:
@@ -57,6 +58,15 @@ def note_use(variable: Variable | None) -> None:
     used = _uses.stack[-1]
     if id(variable) not in used:
         used[id(variable)] = (variable, variable._buffer.copy())
+
+
+def note_array(array: Any) -> None:
+    """Inside `noting_uses`: keep the value of an argument array the call will write."""
+    if not isinstance(array, np.ndarray) or not getattr(_uses, "stack", None):
+        return
+    used = _uses.stack[-1]
+    if id(array) not in used:
+        used[id(array)] = (array, array.copy())
 
 
 class Variable(ArrayOperators):

@@ -27,8 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend import config
 from tracejit.frontend.structure import flatten, unflatten
-from tracejit.frontend.variable import noting_uses
+from tracejit.frontend.variable import Variable, note_array, noting_uses
 
 _local = threading.local()
 # How many eager tapes are open in any thread: `Function.__call__` checks this one int
@@ -51,6 +52,8 @@ class Call:
     # every Variable the call used, with its value when the call began
     used: list[tuple[Any, np.ndarray]] = field(default_factory=list)
     variables: list[Any] = field(default_factory=list)  # those differentiated (watched, float)
+    # id -> the value before the call of each argument array the call wrote
+    written: dict[int, np.ndarray] = field(default_factory=dict)
 
 
 @dataclass(eq=False)  # tapes are told apart by identity (open_tapes().remove)
@@ -150,16 +153,19 @@ def record(function: Any, args: tuple, kwargs: dict, method: bool = False) -> An
         tape.paused = True
     try:
         with noting_uses() as used:
+            if config.functions_run_eagerly():  # NumPy may write any argument in place
+                for leaf in flatten((args, kwargs))[0]:
+                    note_array(leaf)
             result = function._call(args, kwargs, method=method)
     finally:
         for tape in tapes:
             tape.paused = False
     outputs = flatten(result)[0]
-    values = list(used.values())
+    variables = [(v, value) for v, value in used.values() if isinstance(v, Variable)]
+    written = {key: value for key, (a, value) in used.items() if isinstance(a, np.ndarray)}
     for tape in tapes:
-        tape.calls.append(
-            Call(function, args, dict(kwargs), outputs, values, tape.differentiated(values))
-        )
+        tape.calls.append(Call(function, args, dict(kwargs), outputs, variables,
+                               tape.differentiated(variables), written))
     return result
 
 
@@ -199,8 +205,10 @@ def run_vjp(call: Call, seeds: list[np.ndarray]) -> tuple[list[Any], list[tuple[
     with _copies_lock:
         for variable, value in call.used:
             _copy_of(variable).assign(value)
-        concrete = vjp.get_concrete_function(call.args, call.kwargs, variables, seeds)
-        arg_grads, var_grads = concrete(call.args, call.kwargs, variables, seeds)
+        leaves, tree = flatten((call.args, call.kwargs))  # the arguments as the call got them
+        args, kwargs = unflatten(tree, [call.written.get(id(x), x) for x in leaves])
+        concrete = vjp.get_concrete_function(args, kwargs, variables, seeds)
+        arg_grads, var_grads = concrete(args, kwargs, variables, seeds)
     return list(arg_grads), list(zip(variables, var_grads, strict=True))
 
 

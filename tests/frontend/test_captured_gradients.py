@@ -419,3 +419,24 @@ def test_eager_jacobian_with_respect_to_a_captured_variable():
     with tj.GradientTape() as tape:
         y = f(x)
     np.testing.assert_allclose(tape.jacobian(y, v), np.diag(2 * v.numpy() * x))
+
+
+@pytest.mark.parametrize("eager", [False, True], ids=["compiled", "eager"])
+def test_an_argument_the_call_writes_is_differentiated_at_its_value_before(eager):
+    w = tj.Variable(np.array([0.5, 2.0]))
+
+    @tj.function
+    def f(x, counts):
+        out = np.sum(w * x * counts)
+        counts += 1  # NumPy semantics: the caller's array changes
+        return out
+
+    x, counts = np.array([1.0, 3.0]), np.array([1.0, 2.0])
+    with eagerly(eager):
+        with tj.GradientTape() as tape:
+            tape.watch(x)
+            out = f(x, counts)
+        gx, gw = tape.gradient(out, [x, w])
+    np.testing.assert_array_equal(counts, [2.0, 3.0])  # written once, by the call
+    np.testing.assert_array_equal(gx, w.numpy() * [1.0, 2.0])
+    np.testing.assert_array_equal(gw, x * [1.0, 2.0])

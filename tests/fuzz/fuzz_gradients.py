@@ -195,21 +195,42 @@ def captured_variables_check(program) -> tuple[str, str | None]:
     """`L`'s compiled tj.function, called under a GradientTape opened outside it: the
     gradients of the Variables it captures against central differences of `L` in their
     initial values (a Variable the call writes is differentiated at the value it began with,
-    through the writes, as a tape inside the function does)."""
-    floats = [n for n, v in program.variables.items() if v.dtype == np.float64 and v.size]
-    if not floats:
-        return "skipped", None
+    through the writes, as a tape inside the function does). Besides the program's own
+    Variables, its float64 inputs of rank >= 1 are lifted into Variables the function reads
+    (`A0 = tj.Variable(a0)`, the program called with `A0.read_value()`): generated programs
+    seldom create float Variables, and a lifted input must get the gradient it gets as an
+    argument."""
     namespace = program.build()
     python = namespace["program"]
     inputs = [a.copy() for a in program.inputs]
+    lifted = {f"A{i}": i for i, a in enumerate(inputs) if a.dtype == np.float64 and a.ndim
+              and a.size}
+    initial = {name: value.copy() for name, value in program.variables.items()}
+    initial.update({name: inputs[i].copy() for name, i in lifted.items()})
+    variables = {name: namespace[name] for name in program.variables}
+    variables.update({name: tj.Variable(initial[name]) for name in lifted})
+    floats = [n for n, v in initial.items() if v.dtype == np.float64 and v.size]
+    if not floats:
+        return "skipped", None
     rng = np.random.default_rng(len(program.source()) + 1)
 
-    def outputs(initials: dict) -> dict:
-        _reset(program, namespace)
-        for name, value in initials.items():
-            namespace[name]._buffer[...] = value
+    def reset(values: dict) -> None:
+        for name, value in {**initial, **values}.items():
+            variables[name]._buffer[...] = value
+
+    def run(*args: Any) -> dict:
+        given = iter(args)
+        return python(*[
+            variables[f"A{i}"].read_value() if f"A{i}" in lifted else next(given)
+            for i in range(len(inputs))
+        ])
+
+    arguments = [a for i, a in enumerate(inputs) if f"A{i}" not in lifted]
+
+    def outputs(values: dict) -> dict:
+        reset(values)
         with _quiet():
-            return python(*[np.array(a) for a in inputs])
+            return run(*[np.array(a) for a in arguments])
 
     try:
         eager = outputs({})
@@ -225,20 +246,20 @@ def captured_variables_check(program) -> tuple[str, str | None]:
         return "skipped", None
 
     def loss(*args: Any) -> Any:
-        out = python(*args)
+        out = run(*args)
         return sum(np.sum(out[name] * w) for name, w in weights.items())
 
     compiled = tj.function(loss)
-    variables = [namespace[n] for n in program.variables]  # every dtype: ints must get None
+    names = list(initial)  # every dtype: an integer Variable must get None
 
     def taped(eagerly: bool) -> tuple[Any, list[Any]]:
-        _reset(program, namespace)
+        reset({})
         tj.config.run_functions_eagerly(eagerly)
         try:
             with _quiet(), tj.GradientTape() as tape:
-                value = compiled(*[a.copy() for a in inputs])
+                value = compiled(*[a.copy() for a in arguments])
             with _quiet():
-                return value, tape.gradient(value, variables)
+                return value, tape.gradient(value, [variables[n] for n in names])
         finally:
             tj.config.run_functions_eagerly(False)
 
@@ -247,15 +268,18 @@ def captured_variables_check(program) -> tuple[str, str | None]:
     except NotDifferentiableError:
         return "refused", None
     except Exception as error:  # noqa: BLE001
-        if _plain_compile_fails(program, namespace, loss):
+        reset({})
+        try:
+            with _quiet():
+                tj.function(loss)(*[a.copy() for a in arguments])
+        except Exception:  # noqa: BLE001  (tracejit refuses the loss itself)
             return "skipped", None
         return "compared", (
             f"tape.gradient of captured Variables raised {type(error).__name__}: {error}"
         )
-    names = list(program.variables)
     for name, grad in zip(names, grads, strict=True):
-        if program.variables[name].dtype.kind != "f" and grad is not None:
-            return "compared", f"the {program.variables[name].dtype} Variable {name} got a gradient"
+        if initial[name].dtype.kind != "f" and grad is not None:
+            return "compared", f"the {initial[name].dtype} Variable {name} got a gradient"
     try:
         eager_value, eager_grads = taped(True)
     except Exception:  # noqa: BLE001  (the eager program may fail where the compiled one does not)
@@ -273,31 +297,34 @@ def captured_variables_check(program) -> tuple[str, str | None]:
                 )
 
     def eager_loss(values: list[np.ndarray]) -> float:
-        _reset(program, namespace)
-        for name, value in zip(floats, values, strict=True):
-            namespace[name]._buffer[...] = value
+        reset(dict(zip(floats, values, strict=True)))
         with _quiet():
             try:
-                return float(loss(*[np.array(a) for a in inputs]))
+                return float(loss(*[np.array(a) for a in arguments]))
             except Exception:  # noqa: BLE001
                 return float("nan")
 
-    initials = [program.variables[n].copy() for n in floats]
-    base = eager_loss(initials)
+    starts = [initial[n].copy() for n in floats]
+    base = eager_loss(starts)
+    reset({})
     if not np.isfinite(base) or not abs(float(value) - base) <= 1e-6 * max(1.0, abs(base)):
         return "skipped", None
     infinite = any(
         not np.isfinite(np.asarray(v, np.float64)).all()
-        for v in [*inputs, *initials, *eager.values()]
+        for v in [*inputs, *starts, *eager.values()]
         if np.asarray(v).dtype.kind in "fc"
     )
     by_name = dict(zip(names, grads, strict=True))
     for position, name in enumerate(floats):
         grad = by_name[name]
-        grad = np.zeros_like(initials[position]) if grad is None else np.asarray(grad)
-        finding = _compare_input(initials, position, grad, eager_loss, base, rng, infinite,
-                                 label=f"{name} (a Variable captured, outer tape)")
+        grad = np.zeros_like(starts[position]) if grad is None else np.asarray(grad)
+        label = f"{name} (a Variable captured, outer tape)"
+        if name in lifted:
+            label = f"{name} (input a{lifted[name]} lifted into a captured Variable, outer tape)"
+        finding = _compare_input(starts, position, grad, eager_loss, base, rng, infinite,
+                                 label=label)
         if finding:
+            reset({})
             return "compared", finding
-    _reset(program, namespace)
+    reset({})
     return "compared", None

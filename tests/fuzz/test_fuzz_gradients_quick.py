@@ -79,4 +79,4 @@ def test_the_captured_variables_check_finds_a_wrong_gradient(monkeypatch):
     monkeypatch.setitem(adjoints.ADJOINTS, SinOp, _unary(lambda x, r: unary(SinOp, x)))
     monkeypatch.setattr(eager, "_vjps", type(eager._vjps)())  # products traced anew
     kind, finding = fuzz_gradients.captured_variables_check(program)
-    assert kind == "compared" and "V0 (a Variable captured, outer tape)" in finding
+    assert kind == "compared" and "captured" in finding and "outer tape" in finding
