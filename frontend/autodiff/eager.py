@@ -184,6 +184,7 @@ _vjps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # id(Variable) -> the Variable that vector-Jacobian products read and write in its place
 _copies: dict[int, Any] = {}
 _copy_ids: set[int] = set()  # the copies' own ids
+_copies_lock = threading.RLock()  # one product at a time fills and runs on the copies
 
 
 @atexit.register
@@ -191,7 +192,6 @@ def _drop_products() -> None:
     """Before the interpreter tears modules down: the products' traces hold the Variables
     they were given by identity, whose death callbacks then find no modules to call."""
     _vjps.clear()
-_copies_lock = threading.RLock()  # one product at a time fills and runs on the copies
 
 
 def run_vjp(call: Call, seeds: list[np.ndarray]) -> tuple[list[Any], list[tuple[Any, Any]]]:
@@ -259,7 +259,6 @@ def _copy_of(variable: Any) -> Any:
     """The one Variable that stands for `variable` in vector-Jacobian products (made on
     first use, outside every trace's bookkeeping; dropped with `variable`)."""
     from tracejit.frontend.tracing import current_trace, is_tracing
-    from tracejit.frontend.variable import Variable
 
     with _copies_lock:
         copy = _copies.get(id(variable))
