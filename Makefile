@@ -2,19 +2,26 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+PACKAGE_STAMP := $(VENV)/.package-installed
 STAMP := $(VENV)/.installed
 
 .PHONY: demo test bench fuzz lint typecheck clean
 
-# The interop extra (upstream MLIR's iree-opt and IREE, ~0.5 GB) is installed too, so that
-# `make test` runs tests/interop; without it those tests skip with their reason.
-$(STAMP): pyproject.toml Makefile
+# `make demo` needs the package alone (numpy, xdsl, llvmlite): a light first command.
+$(PACKAGE_STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(PACKAGE_STAMP)
+
+# The rest adds the test extra and the interop extra (upstream MLIR's iree-opt and IREE,
+# ~0.5 GB) to the same .venv, so that `make test` runs tests/interop; without it those tests
+# skip with their reason.
+$(STAMP): $(PACKAGE_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,interop]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+demo: $(PACKAGE_STAMP)
 	$(BIN)/python examples/quickstart.py
 
 test: $(STAMP)

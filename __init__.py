@@ -80,7 +80,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
+    """The public API only (not the modules and helpers this file imports)."""
+    return sorted(__all__)
 
 
 class errors:  # noqa: N801  (a namespace, like tf.errors)

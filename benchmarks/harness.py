@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import dask_bench, gradients, kernel_bench, latency, scale
+from benchmarks import dask_bench, gradients, kernel_bench, latency, load, scale
 from benchmarks.kernels import KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
 from benchmarks.timing import (
@@ -26,8 +26,8 @@ from benchmarks.timing import (
 )
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale", "kernels", "gradients", "dask")
-DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients", "dask")
+SECTIONS = ("latency", "cache", "scale", "kernels", "gradients", "dask", "load")
+DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients", "dask", "load")
 
 
 @dataclass
@@ -243,6 +243,10 @@ def run(args: argparse.Namespace) -> int:
         report["kernels"] = kernel_bench.report(args.quick, kernel_keys)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)
+    if "load" in sections:
+        rows = load.run_load(quick=args.quick)
+        load.report(rows)
+        report["load"] = rows
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, default=str))
     print(f"\nwrote {args.json}")

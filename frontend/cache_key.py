@@ -69,8 +69,20 @@ def tensor_key(shape: tuple | None, dtype: np.dtype) -> tuple:
     return ("tensor", tuple(shape) if shape is not None else None, dtype)
 
 
+def scalar_key(dtype: np.dtype) -> tuple:
+    """The key of a NumPy scalar argument: immutable, unlike a 0-d array (`y = x; y += 1`
+    writes a 0-d array x, not a scalar x), so the two never share a trace."""
+    return ("numpy scalar", dtype)
+
+
+def _is_scalar_key(key: Any) -> bool:
+    return isinstance(key, tuple) and key[:1] == ("numpy scalar",)
+
+
 def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -> Any:
-    if isinstance(leaf, np.ndarray | np.generic):
+    if isinstance(leaf, np.generic):
+        return scalar_key(native(leaf.dtype))
+    if isinstance(leaf, np.ndarray):
         return tensor_key(leaf.shape, native(leaf.dtype))
     if isinstance(leaf, TensorSpec | Tensor):
         return tensor_key(leaf.shape, leaf.dtype)
@@ -137,6 +149,12 @@ def spec_of(leaf: Any) -> TensorSpec:
 
 def describe_leaf_change(old: Any, new: Any) -> str:
     """Why two keys of one argument differ, for the retracing warning."""
+    if _is_scalar_key(old) and _is_scalar_key(new):
+        return f"a new dtype ({old[1]} -> {new[1]})"
+    if _is_scalar_key(old) and is_tensor_key(new):
+        return "an array where a NumPy scalar was (a 0-d array can be written in place)"
+    if is_tensor_key(old) and _is_scalar_key(new):
+        return "a NumPy scalar where an array was (a scalar cannot be written in place)"
     if isinstance(old, tuple) and old[:1] == ("tensor",) and new[:1] == ("tensor",):
         if old[2] != new[2]:
             return f"a new dtype ({old[2]} -> {new[2]})"

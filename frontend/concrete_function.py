@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.frontend import buffer_pool, driver, primitives, tiered
+from tracejit.frontend import array_subclasses, buffer_pool, driver, primitives, tiered
 from tracejit.frontend import variable as tj_variable
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.autodiff.tape import recording_in
@@ -434,6 +434,7 @@ def _rename_py_functions(
 
 
 def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:
+    array_subclasses.check_argument(value, f"input {position}")
     array = np.asarray(value)
     if not array.dtype.isnative:
         array = array.astype(native(array.dtype))

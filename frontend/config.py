@@ -178,3 +178,32 @@ def num_threads() -> int:
     from tracejit.ir.parallel_contract import THREAD_COUNT
 
     return THREAD_COUNT.value
+
+
+__all__ = [
+    "CACHE_DIR_ENV",
+    "CACHE_MAX_BYTES_ENV",
+    "DEFAULT_CACHE_MAX_BYTES",
+    "DEFAULT_LOOP_UNROLL_LIMIT",
+    "TIERED_ENV",
+    "buffer_cache_bytes",
+    "cache_dir",
+    "cache_max_bytes",
+    "clear_buffer_cache",
+    "functions_run_eagerly",
+    "loop_unroll_limit",
+    "num_threads",
+    "run_functions_eagerly",
+    "set_buffer_cache_bytes",
+    "set_cache_dir",
+    "set_loop_unroll_limit",
+    "set_num_threads",
+    "set_tiered_compilation",
+    "tiered_compilation",
+    "wait_for_compiles",
+]
+
+
+def __dir__() -> list[str]:
+    """`dir(tj.config)`: the settings, not the modules this file imports."""
+    return sorted(__all__)

@@ -293,7 +293,7 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
             new = body_fn(*unflatten(treedef, given))
             new_leaves, new_def = flatten(tuple(new))
             if new_def != treedef:
-                raise ValueError(
+                raise TypeError(  # TensorFlow's type for a loop variable's structure change
                     at_user_line(
                         f"a staged loop body must keep the loop variables' structure, got {new!r}"
                     )
@@ -512,7 +512,12 @@ def _next_value(leaf: Any, init: Tensor, name: str) -> Tensor:
     if kind and value.shape == init.shape and np.result_type(kind(0), init.dtype) == init.dtype:
         value = primitives.cast(value, init.dtype)  # a weak value takes the loop's dtype
     if value.dtype != init.dtype or value.shape != init.shape:
-        raise ValueError(
+        # TensorFlow's types: TypeError for a dtype change (checked first), ValueError for a
+        # shape change (a weak literal's dtype is not fixed: becoming a vector is a shape change)
+        kind = weak_type(init)
+        weak_fits = kind is not None and np.result_type(kind(0), value.dtype) == value.dtype
+        error = TypeError if value.dtype != init.dtype and not weak_fits else ValueError
+        raise error(
             at_user_line(
                 f"loop variable '{name}' changes from dtype {init.dtype} and shape {init.shape} "
                 f"to dtype {value.dtype} and shape {value.shape} inside a staged loop; a "

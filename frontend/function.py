@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import config
+from tracejit.frontend import array_subclasses, config
 from tracejit.frontend.autodiff import eager as eager_tapes
 from tracejit.frontend.autodiff.tape import recording_in
 
@@ -283,6 +283,10 @@ class Function:
         for name in self._tensor_hints:
             bound.arguments[name] = _as_array(bound.arguments[name])
         leaves, treedef = flatten(tuple(bound.arguments.values()))
+        if any(type(leaf) is not np.ndarray and isinstance(leaf, np.ndarray) for leaf in leaves):
+            for name, value in bound.arguments.items():  # masked arrays, np.matrix, ...
+                for leaf in flatten(value)[0]:
+                    array_subclasses.check_argument(leaf, name)
         return leaves, self._key(leaves, treedef, signature), treedef
 
     def _key(self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None) -> Any:
@@ -312,6 +316,7 @@ class Function:
             if concrete is not None:  # another thread traced it meanwhile
                 return concrete
             _refuse_generators(self._python_function)
+            scalars = frozenset(i for i, leaf in enumerate(leaves) if isinstance(leaf, np.generic))
             if signature is not None:
                 leaves = signature.trace_leaves(leaves, treedef)
             program = trace(
@@ -321,11 +326,14 @@ class Function:
                 leaves,
                 treedef,
                 attributes={"tj.implements": self._implements} if self._implements else {},
+                scalar_inputs=scalars,
             )
             if program.created_variables and self._tracing_count > 0:
                 raise ValueError(
                     f"{self.__name__}: tj.function-decorated function tried to create "
-                    "variables on non-first call."
+                    "variables on non-first call. Create each tj.Variable once, outside the "
+                    "function (e.g. in a tj.Module's __init__), or on the first call only "
+                    "(`if self.v is None: self.v = tj.Variable(...)`)"
                 )
             concrete = ConcreteFunction(
                 program, self._signature, self._names, treedef, leaves, *_pipeline(self._pipeline)
@@ -399,7 +407,9 @@ class Function:
         return ("tracejit.Function", token_of(self))
 
     def __repr__(self) -> str:
-        return f"<tj.Function {getattr(self, '__qualname__', self._python_function)}>"
+        name = getattr(self, "__qualname__", self._python_function)
+        traces = self._tracing_count
+        return f"<tj.Function {name}: {traces} trace{'' if traces == 1 else 's'}>"
 
 
 class BoundFunction:

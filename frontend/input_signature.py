@@ -89,7 +89,13 @@ class InputSignature:
             if spec.shape is None
         )
         others = leaves[:start] + leaves[stop:]
-        return tuple(leaf_key(leaf, on_death) for leaf in others) + ranks
+        # NumPy scalars are immutable and 0-d arrays are not (`y = x; y += 1`): one trace each
+        scalars = tuple(i for i, leaf in enumerate(leaves[start:stop]) if _is_scalar(leaf))
+        return (
+            tuple(leaf_key(leaf, on_death) for leaf in others)
+            + ranks
+            + ((("numpy scalars", scalars),) if scalars else ())
+        )
 
     def template_key(
         self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
@@ -159,7 +165,13 @@ def _convert(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
         array = np.asarray(value, dtype=spec.dtype)
     if not spec.is_compatible_with(array):
         raise ValueError("shape mismatch")
-    return value if isinstance(value, np.ndarray | np.generic) else array
+    if isinstance(value, np.ndarray | np.generic):
+        return value
+    return array[()] if array.ndim == 0 else array  # a Python number: a scalar, immutable
+
+
+def _is_scalar(leaf: Any) -> bool:
+    return isinstance(leaf, np.generic)
 
 
 def _shapes_compatible(value: TensorSpec, spec: TensorSpec) -> bool:

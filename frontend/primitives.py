@@ -14,6 +14,7 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import SSAValue
 
+from tracejit.frontend import array_subclasses
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import emit
@@ -27,6 +28,8 @@ from tracejit.ir.shape_ops import BroadcastInDimOp
 
 def constant(value: object, dtype: np.dtype | None = None) -> Tensor:
     """A `tj.constant` holding `np.asarray(value, dtype)`."""
+    if type(value) is not np.ndarray:
+        array_subclasses.check_constant(value)
     array = np.asarray(value, dtype=dtype)
     return Tensor(emit(ConstantOp.from_array(array)).result)
 

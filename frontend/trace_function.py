@@ -84,10 +84,13 @@ def trace(
     leaves: list[Any],
     treedef: TreeDef,
     attributes: dict[str, str] | None = None,
+    scalar_inputs: frozenset[int] = frozenset(),
 ) -> TracedProgram:
     """Trace `python_function` called with the bound arguments `unflatten(treedef, leaves)`.
 
-    `attributes` are set on the traced `func.func` (e.g. `tj.implements`)."""
+    `attributes` are set on the traced `func.func` (e.g. `tj.implements`). `scalar_inputs`:
+    the leaves that stand for NumPy scalars (np.float64(2.0), ...), which are immutable:
+    `x += 1` on one rebinds the name, where on a 0-d array it writes the array."""
     positions = [i for i, leaf in enumerate(leaves) if is_tensor_leaf(leaf)]
     specs = [spec_of(leaves[i]) for i in positions]
     for spec in specs:
@@ -114,8 +117,10 @@ def trace(
             assert shape is not None  # a traced input's rank is known
             symbolic[position] = Tensor(arg, dims=_input_dims(index, shape))
         arguments = [symbolic[position] for position in positions]
-        for argument in arguments:
-            argument._is_array = True  # a 0-d argument is an array: `x += 1` writes it
+        for position, argument in zip(positions, arguments, strict=True):
+            # a 0-d array argument is written by `x += 1`; a NumPy scalar is not (`y = x;
+            # y -= 1` leaves x as it was, as in Python)
+            argument._is_array = position not in scalar_inputs
         outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []

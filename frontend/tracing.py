@@ -38,6 +38,7 @@ class TraceContext:
         self.builder = Builder(InsertPoint.at_end(function.body.block))
         self.open_blocks: list[Block] = [function.body.block]  # where staged values are visible
         self.read_guards: list[tuple[SSAValue, SSAValue, str]] = []  # see guard_reads
+        self.pass_throughs: set[tuple[SSAValue, Operation]] = set()  # see insert_read_guards
         self.variables: list[Variable] = []  # captured tj.Variables, in handle-argument order
         self._handles: dict[int, SSAValue] = {}
         self.created_variables: list[Variable] = []
@@ -69,14 +70,26 @@ class TraceContext:
         variable a staged loop may not have assigned); see `insert_read_guards`."""
         self.read_guards.append((value, defined, message))
 
+    def guard_of(self, value: SSAValue) -> tuple[SSAValue, str] | None:
+        """The run-time flag saying whether guarded `value` was assigned, and the error of a
+        read when it was not (None: `value` is not guarded)."""
+        for guarded, defined, message in reversed(self.read_guards):
+            if guarded is value:
+                return defined, message
+        return None
+
     def insert_read_guards(self) -> None:
         """Put a `tj.assert` before each op that reads a guarded value, in that op's block, so
-        it fails exactly when Python's read would (not on paths that never read it)."""
+        it fails exactly when Python's read would (not on paths that never read it). A staged
+        loop that carries a guarded value carries its flag too (autograph/operators.py), so
+        handing it to the loop or yielding it unchanged is no read (`pass_throughs`)."""
         from tracejit.ir.effects import AssertOp
 
         for value, defined, message in self.read_guards:
             for use in list(value.uses):
                 reader = use.operation
+                if (value, reader) in self.pass_throughs:
+                    continue
                 assert reader.parent is not None
                 check = AssertOp(defined, message)
                 check.location = reader.location

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
+from tracejit.frontend import array_subclasses
 from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -26,6 +27,7 @@ from tracejit.ir.dtypes import tensor_type
 from tracejit.ir.state import VarReadOp, VarWriteOp
 
 _names = itertools.count()
+_unnamed = itertools.count()  # unnamed Variables made so far, for their names
 _uses = threading.local()
 # How many `noting_uses` scopes are open in any thread: a Variable's eager reads and
 # writes (and a kernel's) check this one int before they look for one.
@@ -85,10 +87,14 @@ class Variable(ArrayOperators):
             initial_value = initial_value()
         if isinstance(initial_value, Tensor | Variable):
             initial_value = _concrete(initial_value)
+        array_subclasses.check_argument(initial_value, "initial_value")
         self._buffer = np.array(initial_value, dtype=dtype, order="C", copy=True)
         if not self._buffer.dtype.isnative:
             self._buffer = self._buffer.astype(self._buffer.dtype.newbyteorder("="))
-        self._name = f"{name or 'Variable'}:0" if name is None or ":" not in name else name
+        if name is None:  # distinct, as TensorFlow's graph names: Variable:0, Variable_1:0, ...
+            unnamed = next(_unnamed)
+            name = "Variable" if unnamed == 0 else f"Variable_{unnamed}"
+        self._name = name if ":" in name else f"{name}:0"
         self.trainable = trainable
         self._id = next(_names)
         if is_tracing():

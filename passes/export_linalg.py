@@ -39,6 +39,8 @@ from xdsl.dialects.builtin import (
     IntegerType,
     ModuleOp,
     TensorType,
+    f16,
+    f32,
     i1,
     i8,
     i64,
@@ -524,19 +526,50 @@ def _matmul(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     rhs_reads = _batch_reads(rhs[:-2], out[:batch]) + [k] + n
     result_type = upstream_type(op.result.type, op)
     assert isinstance(result_type, TensorType)
-    init = ex.filled(result_type, 0, element)
     maps = [
         affine(rank, lhs_reads),
         affine(rank, rhs_reads),
         affine(rank, list(map(AffineDimExpr, range(len(out))))),
     ]
     iterators = [PARALLEL] * len(out) + [REDUCTION]
+    operands = [ex.get(op.lhs), ex.get(op.rhs)]
+    if element == f16:
+        return [_half_matmul(ex, operands, result_type, maps, iterators)]
+    init = ex.filled(result_type, 0, element)
 
     def body(b: Builder, args: Sequence[SSAValue], acc: SSAValue) -> SSAValue:
         product = scalar.emit_scalar(b, ew.MulOp, args, element)
         return scalar.emit_combiner(b, "sum", acc, product, element)
 
-    return [ex.generic([ex.get(op.lhs), ex.get(op.rhs)], init, maps, iterators, body)]
+    return [ex.generic(operands, init, maps, iterators, body)]
+
+
+def _half_matmul(
+    ex: Exporter,
+    operands: Sequence[SSAValue],
+    result_type: TensorType,
+    maps: Sequence[AffineMapAttr],
+    iterators: Sequence[Attribute],
+) -> SSAValue:
+    """A float16 matmul as NumPy (and bufferize) computes it: the products widened to
+    float32 and summed in k order (no `reassoc`) from 0 in a float32 tensor, which is then
+    rounded to float16 once."""
+    shape = result_type.get_shape()
+    wide = ex.filled(TensorType(f32, shape), 0, f32)
+
+    def body(b: Builder, args: Sequence[SSAValue], acc: SSAValue) -> SSAValue:
+        x, y = (b.insert(arith.ExtFOp(v, f32)).result for v in args)
+        return b.insert(arith.AddfOp(acc, b.insert(arith.MulfOp(x, y)).result)).result
+
+    total = ex.generic(operands, wide, maps, iterators, body)
+    rank = len(shape)
+    return ex.generic(
+        [total],
+        ex.empty(result_type),
+        [identity(rank)] * 2,
+        [PARALLEL] * rank,
+        lambda b, args, _: b.insert(arith.TruncFOp(args[0], f16)).result,
+    )
 
 
 def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list[AffineExpr]:

@@ -1,6 +1,8 @@
 """IR dumps between passes: `--print-ir-{before,after}[-all]` and `--print-changed[=diff]`.
 
-Each dump is headed like mlir-opt's, `// ----- IR after <pass> -----`. The driver only calls
+Each dump is headed like mlir-opt's, `// ----- IR after <pass> -----`, and goes to stderr, as
+mlir-opt's do: stdout (or `-o`) gets the final module alone, so `tracejit-opt ... | FileCheck`
+sees only the result (`2>&1` checks the dumps). The driver only calls
 back after a pass; the IR before pass k is the IR after pass k-1 (or the input), so the
 "before" dump of k is written when k finishes, or by `before_failure` when k fails.
 """
@@ -44,7 +46,7 @@ def header(when: str, pass_name: str) -> str:
 
 
 class IrDumper:
-    """The after-pass hook that writes the requested dumps to stdout. Without a dump
+    """The after-pass hook that writes the requested dumps to stderr. Without a dump
     request it only records the passes that ran: printing the IR after every pass costs as
     much as the passes."""
 
@@ -59,13 +61,13 @@ class IrDumper:
             return
         text = str(module)
         self.before_failure(pass_name)
-        sys.stdout.write(self.after_dump(pass_name, text))
+        sys.stderr.write(self.after_dump(pass_name, text))
         self.previous = text
 
     def before_failure(self, pass_name: str) -> None:
         """Write the "before" dump of `pass_name` (also called when the pass fails)."""
         if self.request.before_all or pass_name in self.request.before:
-            sys.stdout.write(header("before", pass_name) + self.previous + "\n")
+            sys.stderr.write(header("before", pass_name) + self.previous + "\n")
 
     def after_dump(self, pass_name: str, text: str) -> str:
         request = self.request

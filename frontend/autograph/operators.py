@@ -17,7 +17,7 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Block
+from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.frontend import mutation, primitives
 from tracejit.frontend.autograph import builtins, index_loops
@@ -38,6 +38,7 @@ from tracejit.frontend.structure import flatten, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.trace_warnings import is_numpy_random, warn_frozen_random
 from tracejit.frontend.tracing import current_trace, is_tracing
+from tracejit.ir.control_flow import IfOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
 
 __all__ = [
@@ -332,6 +333,8 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
     except (_ReturnsInOneBranch, _BranchRaises):
         set_state(init)  # staged again: from the state before the if
         raise
+    if len(then_outputs) == 2:
+        _carry_guards_through_if(pred, then_outputs, results)
     final = list(init)
     for i, value in zip(outputs, results, strict=True):
         final[i] = value
@@ -340,10 +343,52 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
     set_state(write_back(init, final))
 
 
+def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> None:
+    """A variable that a staged loop may have left unassigned (guarded, see `_Loop.stage`)
+    and that one branch assigns: after the if it is assigned if the branch taken did, and
+    yielding it unchanged from the other branch is no read."""
+    for then, other, result in zip(*branches, results, strict=True):
+        leaves = [leaf for leaf in flatten(result)[0] if isinstance(leaf, Tensor)]
+        if not leaves or then is result or not isinstance(leaves[0].value.owner, IfOp):
+            continue
+        if_op = leaves[0].value.owner
+        guards = [_guard_outside(value, if_op) for value in (then, other)]
+        if all(guard is None for guard in guards) or any(g is False for g in guards):
+            continue
+        yes = primitives.constant(np.asarray(True))
+        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]
+        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]
+        _guard(result, np.where(truth(pred), *flags), message)
+        trace = current_trace()
+        for value in (then, other):
+            for leaf in flatten(value)[0]:
+                if isinstance(leaf, Tensor):
+                    trace.pass_throughs.update(
+                        (leaf._value, use.operation)
+                        for use in leaf._value.uses
+                        if isinstance(use.operation, YieldOp) and if_op.is_ancestor(use.operation)
+                    )
+
+
+def _guard_outside(value: Any, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
+    """The guard of a branch's value as (flag, message) when its flag is defined outside
+    the if; None when the value is not guarded; False when its flag is inside the if."""
+    # the raw values: `.value` of a view would take it again from its parent, here
+    leaves = [leaf._value for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
+    guard = current_trace().guard_of(leaves[0]) if leaves else None
+    if guard is None:
+        return None
+    flag = guard[0]
+    owner = flag.owner if isinstance(flag.owner, Operation) else flag.owner.parent_op()
+    if owner is not None and if_op.is_ancestor(owner):
+        return False
+    return Tensor(flag), guard[1]
+
+
 def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], where: str) -> None:
     for index, (name, value) in enumerate(zip(names, out, strict=True)):
         if is_undefined(value):
-            raise UnboundLocalError(
+            raise ValueError(  # TensorFlow's type for a variable undefined on one path
                 f"'{name}' is not defined on every path through the staged if at {where}; "
                 "assign it in both branches (or before the if)"
             )
@@ -356,7 +401,7 @@ def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], wh
         if earlier and is_return_value(name):
             other = earlier[0][index]
             if (value is None) != (other is None):
-                raise TypeError(
+                raise ValueError(  # TensorFlow's type, as for a variable undefined on one path
                     f"the staged if at {where} returns a value in one branch and nothing (None) "
                     "in the other; return a value of the same dtype and shape on every path"
                 )
@@ -572,15 +617,19 @@ class _Loop:
         where = str(user_location())
         counter = () if index is None else (index[0],)
         carried = [i for i, value in enumerate(init) if not is_undefined(value)]
+        inherited = _inherited_guards(init, carried)
         placeholders = self._placeholders(init, carried, body, counter)
         carried = sorted(carried + placeholders)
-        ran = (primitives.constant(np.asarray(False)),) if placeholders else ()
-        extra = len(counter) + len(ran)
+        guards = {**inherited, **self._new_guards(placeholders, where)}
+        extra = len(counter) + len(guards)
+        guarded_args: set[SSAValue] = set()
 
         def enter(values: tuple) -> tuple:
             state = list(init)
             for i, value in zip(carried, values[extra:], strict=True):
                 state[i] = value
+            for i, flag in zip(guards, values[len(counter) : extra], strict=True):
+                guarded_args.update(_guard(state[i], flag, guards[i][1]))  # block arguments
             self.set_state(tuple(state))
             return values[: len(counter)]
 
@@ -593,31 +642,42 @@ class _Loop:
             state = self.get_state()
             self._check_structure_kept(init, state, carried, where)
             step = (index[1](*count),) if index is not None else ()
-            ran_now = (primitives.constant(np.asarray(True)),) if ran else ()
-            return (*step, *ran_now, *(state[i] for i in carried))
+            assigned = [_assigned(state[i], guarded_args) for i in guards]
+            return (*step, *assigned, *(state[i] for i in carried))
 
-        loop_vars = (*counter, *ran, *(init[i] for i in carried))
-        labels = ["the loop counter"][: len(counter)] + ["the loop-ran flag"][: len(ran)]
+        loop_vars = (*counter, *(flag for flag, _ in guards.values()), *(init[i] for i in carried))
+        labels = ["the loop counter"][: len(counter)]
+        labels += [f"whether '{_display(self.names[i])}' was assigned" for i in guards]
         labels += [_display(self.names[i]) for i in carried]
         results = while_loop(cond_fn, body_fn, loop_vars, names=labels)
+        _pass_through([init[i] for i in guards], guarded_args)
         final: list[Any] = [LoopLocal(n, where) for n in self.names]
         for i, value in zip(carried, results[extra:], strict=True):
             final[i] = value
-            for leaf in flatten(value)[0] if i in placeholders else ():
-                if isinstance(leaf, Tensor):
-                    message = _unbound(self.names[i], where)
-                    current_trace().guard_reads(leaf.value, results[len(counter)].value, message)
+        for i, flag in zip(guards, results[len(counter) : extra], strict=True):
+            _guard(final[i], flag, guards[i][1])
         self.set_state(write_back(init, final))
 
     def _check_structure_kept(self, init: list, state: tuple, carried: list[int], where: str):
         for i in carried:
             if _is_container(init[i]) and flatten(state[i])[1] != flatten(init[i])[1]:
-                raise ValueError(
+                raise TypeError(  # TensorFlow's type for a loop variable's structure change
                     f"'{self.names[i]}' changes its structure inside the staged loop at {where} "
                     "(a list appended to or a dict given new keys in each iteration): a staged "
                     "loop's variables keep their structure. Accumulate into a tj.TensorArray "
                     "(`ta = ta.write(i, v)`, then `ta.stack()`) or fill a preallocated array"
                 )
+
+    def _new_guards(self, placeholders: list[int], where: str) -> dict[int, tuple[Tensor, str]]:
+        """Flags saying whether the body assigned each placeholder variable (False before the
+        loop): a read of one after a loop that never assigned it raises at run time, as
+        Python raises UnboundLocalError. The return value needs none: the return lowering
+        reads it only after a `return` assigned it."""
+        guarded = [i for i in placeholders if not is_return_value(self.names[i])]
+        if not guarded:
+            return {}
+        unassigned = primitives.constant(np.asarray(False))
+        return {i: (unassigned, _unbound(self.names[i], where)) for i in guarded}
 
     def _placeholders(self, init: list, carried: list[int], body, counter: tuple) -> list[int]:
         """Give undefined-before variables read after the loop a zeros initial value."""
@@ -658,6 +718,55 @@ class _Loop:
                 self.set_state(tuple(init))
                 for op in reversed(list(block.ops)):
                     block.erase_op(op, safe_erase=False)
+
+
+def _inherited_guards(init: list, carried: list[int]) -> dict[int, tuple[Tensor, str]]:
+    """The carried variables that an earlier staged loop may have left unassigned (their
+    value is guarded, see `_Loop.stage`): this loop carries their flags along."""
+    guards = {}
+    for i in carried:
+        leaves = [leaf for leaf in flatten(init[i])[0] if isinstance(leaf, Tensor)]
+        guard = current_trace().guard_of(leaves[0]._value) if leaves else None
+        if guard is not None:
+            guards[i] = (Tensor(guard[0]), guard[1])
+    return guards
+
+
+def _guard(value: Any, flag: Tensor, message: str) -> list[SSAValue]:
+    """Make every read of `value`'s tensors check `flag` at run time; return them."""
+    values = [leaf._value for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
+    for guarded in values:
+        current_trace().guard_reads(guarded, flag.value, message)
+    return values
+
+
+def _assigned(value: Any, carried: set[SSAValue]) -> Tensor:
+    """Whether a variable was assigned by the end of a loop body: its flag if it still
+    holds a guarded value (unchanged, or from an inner staged loop), else True. The loop
+    carries that flag, so the body yielding the value is no read (added to `carried`)."""
+    leaves = [leaf for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
+    guard = current_trace().guard_of(leaves[0]._value) if leaves else None
+    if guard is None:
+        return primitives.constant(np.asarray(True))
+    carried.update(leaf._value for leaf in leaves)
+    return Tensor(guard[0])
+
+
+def _pass_through(inits: list[Any], guarded_args: set[SSAValue]) -> None:
+    """Handing a guarded value to a staged loop, or yielding a guarded value the loop
+    carries (a block argument unchanged, also from a branch of an `if` in the body, or an
+    inner loop's result), is no read: the loop carries the flags along (reads after the
+    loop check the loop's own)."""
+    trace = current_trace()
+    for value in inits:
+        for leaf in flatten(value)[0]:
+            if isinstance(leaf, Tensor):
+                uses = leaf._value.uses
+                trace.pass_throughs.update((leaf._value, use.operation) for use in uses)
+    for arg in guarded_args:
+        for use in arg.uses:
+            if isinstance(use.operation, YieldOp):
+                trace.pass_throughs.add((arg, use.operation))
 
 
 def _has_spec(value: Any) -> bool:

@@ -35,8 +35,10 @@ class Undefined:
     def message(self) -> str:
         return f"cannot access local variable '{self.name}' where it is not associated with a value"
 
+    error: type[Exception] = UnboundLocalError  # what reading it raises
+
     def fail(self, *args: Any, **kwargs: Any) -> Any:
-        raise UnboundLocalError(at_user_line(self.message()))
+        raise self.error(at_user_line(self.message()))
 
     def __repr__(self) -> str:
         return f"<undefined {self.name}>"
@@ -51,6 +53,9 @@ class PartiallyDefined(Undefined):
     """Assigned in only one branch of a staged `if`; `spec` is (shape, dtype) there, if known."""
 
     __slots__ = ("where", "spec")
+    # TensorFlow's AutoGraph raises ValueError for a variable (or return value) that a staged
+    # if defines on one path only (Python's own error would be UnboundLocalError)
+    error = ValueError
 
     def __init__(self, name: str, where: str, spec: tuple | None):
         super().__init__(name)

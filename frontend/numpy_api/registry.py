@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend import array_subclasses
 from tracejit.frontend.source_location import at_user_line
 from tracejit.ir.dtypes import UnsupportedDtypeError
 
@@ -47,11 +48,14 @@ def unsupported(fn: Any, detail: str = "") -> TypeError:
 
 def _read_variables(values: Any) -> Any:
     """Replace tj.Variables (also in lists/tuples) by their current values: NumPy hands
-    `np.matmul(tensor, variable)` to the Tensor, whose implementations expect tensors."""
+    `np.matmul(tensor, variable)` to the Tensor, whose implementations expect tensors.
+    Refuse array subclasses whose meaning tracejit would drop (frontend/array_subclasses.py)."""
     from tracejit.frontend.variable import Variable
 
     if isinstance(values, Variable):
         return values.value()
+    if isinstance(values, np.ndarray) and type(values) is not np.ndarray:
+        array_subclasses.check_constant(values)  # a masked array's mask would be dropped
     if isinstance(values, list | tuple):
         return type(values)(_read_variables(v) for v in values)
     return values

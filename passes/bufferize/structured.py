@@ -18,6 +18,8 @@ from xdsl.dialects.builtin import (
     LocationAttr,
     MemRefType,
     TensorType,
+    f16,
+    f32,
     i64,
 )
 from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
@@ -262,13 +264,17 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     lhs_shape, rhs_shape = op.lhs.type.get_shape(), op.rhs.type.get_shape()  # type: ignore[attr-defined]
     out_shape = op.result.type.get_shape()
     output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
-    fill(bufferizer, output, 0, element, op.location)
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
     if isinstance(op.rhs.owner, TransposeOp) and read_in_place_by_matmul(op.rhs.owner):
         # B is the transpose's operand, in place (`values` maps the transpose to it): its
         # rows are the columns of B, so read B[k, j] at [j, k], each dot product along a row
         j, k = rhs_map.data.results
         rhs_map = projection_map(len(out_shape) + 1, [k, j])
+    if element == f16:
+        _half_matmul(bufferizer, op, [lhs, rhs], output, [lhs_map, rhs_map, out_map])
+        bufferizer.values[op.result] = output
+        return
+    fill(bufferizer, output, 0, element, op.location)
     loops = len(out_shape) + 1
     combiner = "any" if is_bool(element) else "sum"
 
@@ -285,6 +291,52 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
         op.location,
     )
     bufferizer.values[op.result] = output
+
+
+def _half_matmul(
+    bufferizer: FunctionBufferizer,
+    op: MatmulOp,
+    inputs: Sequence[SSAValue],
+    output: SSAValue,
+    maps: Sequence[AffineMapAttr],
+) -> None:
+    """A float16 matmul as NumPy computes it (`HALF_matmul_inner_noblas`, and `HALF_dot`
+    for np.dot/inner/vdot): each element is a float32 sum from 0 of the products, in k
+    order, rounded to float16 once. Summed in float16 instead, an 8x1000 @ 1000x8
+    product of values in [0, 1) was off by up to 0.5 (NumPy: 0.12).
+
+    The products of two float16s are exact in float32, and the sum is not `reassoc`, so
+    the result is NumPy's bit for bit (tile-matmul leaves such a generic alone). The sum
+    accumulates into a float32 scratch C; with a j dim the loops run (batch..., i, k, j),
+    so the innermost loop walks rows of B and C and vectorises while every element still
+    adds its products in k order (lower-to-loops keeps that order); then one pass rounds
+    C to float16 into the output."""
+    sizes = bufferizer.sizes_like(op.result, output)
+    wide = bufferizer.temporary(MemRefType(f32, op.result.type.get_shape()), sizes)
+    fill(bufferizer, wide, 0, f32, op.location)
+    loops = len(op.result.type.get_shape()) + 1
+    iterators = [PARALLEL] * (loops - 1) + [REDUCTION]
+    if rank_of(op.rhs) > 1:  # k before j: swap the last two loop dims
+        swap = [AffineExpr.dimension(d) for d in range(loops)]
+        swap[-2], swap[-1] = swap[-1], swap[-2]
+        maps = [AffineMapAttr(m.data.replace_dims_and_symbols(swap, [], loops, 0)) for m in maps]
+        iterators[-2:] = [REDUCTION, PARALLEL]
+
+    def body(b: Builder, ins, outs):
+        x, y = (b.insert(arith.ExtFOp(v, f32)).result for v in ins)
+        product = b.insert(arith.MulfOp(x, y)).result  # exact: 11 x 11 significant bits
+        return [b.insert(arith.AddfOp(outs[0], product)).result]  # in order: no reassoc
+
+    bufferizer.generic(inputs, wide, maps, iterators, body, op.location)
+    rank = rank_of(output)
+    bufferizer.generic(
+        [wide],
+        output,
+        [identity_map(rank)] * 2,
+        [PARALLEL] * rank,
+        lambda b, ins, outs: [b.insert(arith.TruncFOp(ins[0], f16)).result],
+        op.location,
+    )
 
 
 def read_in_place_by_matmul(op: TransposeOp) -> bool:

@@ -123,7 +123,7 @@ def line_of(function, text):
 
 
 def test_list_growing_in_a_staged_loop_is_refused_with_the_way_out():
-    with pytest.raises(ValueError, match="'items' changes its structure") as info:
+    with pytest.raises(TypeError, match="'items' changes its structure") as info:
         tj.function(appends_in_staged_loop)(np.int32(3))
     assert "tj.TensorArray" in str(info.value)
     assert f"test_container_state.py:{line_of(appends_in_staged_loop, 'for i')}" in str(info.value)

@@ -314,9 +314,10 @@ def becomes_a_vector(x):
     return s
 
 
-def test_real_dtype_change_is_a_value_error_naming_the_variable_and_line():
+def test_real_dtype_change_is_a_type_error_naming_the_variable_and_line():
+    """TypeError for a dtype change, ValueError for a shape change, as TensorFlow's."""
     message = "loop variable 's' changes from dtype float64 and shape () to dtype int32"
-    with pytest.raises(ValueError, match=re.escape(message) + ".*" + where(becomes_int, "for v")):
+    with pytest.raises(TypeError, match=re.escape(message) + ".*" + where(becomes_int, "for v")):
         tj.function(becomes_int)(np.arange(3, dtype=np.int32))
 
 

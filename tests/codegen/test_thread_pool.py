@@ -133,3 +133,53 @@ def test_wait_for_compiles_waits_for_the_pool_too(tmp_path):
                           env={**os.environ, "TRACEJIT_NUM_THREADS": "2"}, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "pool ready: True", done.stdout
+
+
+def _pool_run():
+    address = thread_pool.pool_address()
+    if address is None:
+        pytest.skip("no thread pool on this platform (Linux on x86-64 or AArch64 only)")
+    signature = ctypes.CFUNCTYPE(
+        ctypes.c_int32, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64,
+        ctypes.c_int64,
+    )  # fmt: skip
+    return signature(address)
+
+
+def test_a_caller_that_waited_for_a_late_worker_runs_alone_then_recovers():
+    """A worker preempted in its piece (other processes hold the cores) made the caller wait
+    a time slice per call, 30x the one-thread time. Simulated here by a task whose pieces
+    sleep on workers: the caller, done first, waits longer than it worked, so the next call
+    runs on the calling thread alone (one task call for the whole range), with the penalty
+    doubling while it happens again and halving while calls go well."""
+    import threading
+
+    run = _pool_run()
+    caller = threading.get_ident()
+    calls: list[tuple[int, int, bool]] = []
+
+    @ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+    def task(ctx, lo, hi):
+        on_caller = threading.get_ident() == caller
+        calls.append((lo, hi, on_caller))
+        time.sleep(0.001 if on_caller else 0.05 if slow_workers else 0)
+        return 0
+
+    slow_workers = False
+    while thread_pool.backoff_state() != (0, 0):  # other tests' calls: let it settle
+        run(task, None, 0, 64, 2)
+    slow_workers = True
+    for expected_penalty in (1, 2, 4):
+        calls.clear()
+        assert run(task, None, 0, 64, 2) == 0
+        assert any(not on_caller for *_, on_caller in calls), "no worker took a piece"
+        assert thread_pool.backoff_state() == (expected_penalty, expected_penalty)
+        for _ in range(expected_penalty):  # backing off: the whole range, on this thread
+            calls.clear()
+            assert run(task, None, 0, 64, 2) == 0
+            assert calls == [(0, 64, True)]
+        assert thread_pool.backoff_state()[0] == 0
+    slow_workers = False
+    for _ in range(20):  # calls that go well halve the penalty back to 0
+        run(task, None, 0, 64, 2)
+    assert thread_pool.backoff_state() == (0, 0)

@@ -105,7 +105,7 @@ def test_loop_value_changing_dtype_is_an_error():
             lambda x: np.sum(x), lambda x: (x.astype(np.float32),), (x,), names=("x",)
         )
 
-    with pytest.raises(ValueError, match=r"loop variable 'x' changes from dtype float64"):
+    with pytest.raises(TypeError, match=r"loop variable 'x' changes from dtype float64"):
         f(np.ones(2))
 
 

@@ -30,9 +30,9 @@ def test_double_tracing_sequence_from_the_guide(check_against_eager):
     double(1)
     double(2)
     assert double.experimental_get_tracing_count() == 4  # Python values are part of the key
-    double(np.int32(1))  # a NumPy scalar is a tensor: same trace as i32(1)'s 0-d int32
-    double(np.int32(7))
-    assert double.experimental_get_tracing_count() == 4
+    double(np.int32(1))  # a NumPy scalar is a tensor input, immutable unlike i32(1)'s 0-d
+    double(np.int32(7))  # array (`y = a; y += 1` writes an array): one more trace, for both
+    assert double.experimental_get_tracing_count() == 5
 
 
 def test_keywords_and_defaults_share_one_trace():

@@ -32,7 +32,8 @@ Failures that are the contract (AutoGraph's), not findings:
 * a program whose last statement builds a container the contract refuses (named
   `vK_grows`: a list appended to in a staged loop; `vK_uneven`: a dict given a key, or a list
   appended to, in one branch of a staged if): every compiled run must refuse it while
-  tracing, with a ValueError naming that container and the line of the staged loop or if
+  tracing, with a TypeError (loop) or ValueError (if) naming that container and the line
+  of the staged loop or if
   (`expected_refusal`); a compiled run that accepts it is a finding.
 
 Each compiled run lowers with `verify_each=True` (the IR verifies after every pass).
@@ -246,23 +247,26 @@ def zero_trip_pairing(compiled: Outcome, eager: Outcome) -> str | None:
 # Containers the generator builds so that the contract refuses them at trace time
 # (fuzz_programs.refused_state), and the refusals' messages.
 REFUSED_CONTAINER = re.compile(r"\b(v\d+_(?:grows|uneven))\b")
-REFUSALS = {
-    "grows": (r"changes its structure inside the staged loop at", ("for ", "while ")),
-    "uneven": (r"has a different structure in the two branches of the staged if at", ("if ",)),
+REFUSALS = {  # TensorFlow's types: TypeError for a loop variable's structure change
+    "grows": (TypeError, r"changes its structure inside the staged loop at", ("for ", "while ")),
+    "uneven": (
+        ValueError, r"has a different structure in the two branches of the staged if at", ("if ",)
+    ),
 }
 
 
 def expected_refusal(program, compiled: Outcome, containers: list[str]) -> str | None:
     """The program ends with a container the contract refuses: the compiled run must raise
-    ValueError while tracing, naming the container and the user's line that stages the
-    loop or if changing it (`file.py:N` of the generated program)."""
+    (TypeError for a loop, ValueError for an if) while tracing, naming the container and the
+    user's line that stages the loop or if changing it (`file.py:N` of the generated
+    program)."""
     error = compiled.error
     text = str(error)
     for container in containers:
-        message, headers = REFUSALS[container.rsplit("_", 1)[1]]
+        kind, message, headers = REFUSALS[container.rsplit("_", 1)[1]]
         found = re.search(rf"'{container}' {message} (\S+\.py):(\d+) ", text)
         if (
-            type(error) is ValueError
+            type(error) is kind
             and not compiled.traced
             and found is not None
             and _stages(program, found.group(1), int(found.group(2)), headers, container)

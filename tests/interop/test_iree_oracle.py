@@ -75,3 +75,23 @@ def test_numpy_semantics_survive_iree(dtype):
     expected = program(a.copy(), b, m, s)
     for theirs, numpy in zip(got, expected, strict=True):
         np.testing.assert_array_equal(theirs, np.asarray(numpy))
+
+
+def test_float16_products_survive_iree():
+    """A float16 matmul is exported as a float32 sum in k order rounded once (NumPy's
+    HALF_matmul): IREE's results are NumPy's to the bit, where a float16 running sum was
+    off by several units (8x1000 @ 1000x8 of values in [0, 1))."""
+
+    def program(a, b, v):
+        return a @ b, a @ v, v @ b
+
+    rng = np.random.default_rng(35)
+    a, b = rng.random((8, 1000)).astype(np.float16), rng.random((1000, 8)).astype(np.float16)
+    v = rng.random(1000).astype(np.float16)
+    exported = iree_oracle.export(tj.function(program).get_concrete_function(a, b, v), "half")
+    got = iree_oracle.call(
+        iree_oracle.compile_many([exported.function])["half"], [a, b, v], exported.result_dtypes
+    )
+    for theirs, numpy in zip(got, program(a, b, v), strict=True):
+        assert theirs.dtype == np.float16
+        np.testing.assert_array_equal(theirs.view(np.uint16), numpy.view(np.uint16))

@@ -124,7 +124,8 @@ def test_creating_variables_on_a_later_trace_is_an_error():
 
     f(np.float64(1.0))  # first trace: allowed (the function owns the Variable)
     assert f(np.float64(2.0)) == 3.0
-    with pytest.raises(ValueError, match="tried to create variables on non-first call.$"):
+    hint = r"non-first call\. Create each tj.Variable once, outside the function"
+    with pytest.raises(ValueError, match=hint):
         f(np.ones(2))
 
 
@@ -153,3 +154,11 @@ def test_assign_in_a_staged_loop_updates_in_place():
     assert accumulate(np.int64(4)) == 10
     assert total.numpy() == 10
     assert accumulate(np.int64(3)) == 16
+
+
+def test_unnamed_variables_get_distinct_names_and_given_names_are_kept():
+    first, second = tj.Variable(1.0), tj.Variable(2.0)
+    assert first.name != second.name
+    assert first.name.endswith(":0") and second.name.endswith(":0")
+    assert tj.Variable(3.0, name="weights").name == "weights:0"
+    assert tj.Variable(3.0, name="bias:0").name == "bias:0"

@@ -1,9 +1,9 @@
 // Named pipelines, stdin ('-'), -o FILE, and the --emit ladder starting from the stage the
 // input is at (here: a loops-level module lowered further to cf and to LLVM).
-// RUN: tracejit-opt %s --pipeline tensor-opt --print-ir-after-all | filecheck %s --check-prefix=TENSOR
+// RUN: tracejit-opt %s --pipeline tensor-opt --print-ir-after-all 2>&1 | filecheck %s --check-prefix=TENSOR
 // RUN: cat %s | tracejit-opt - --pipeline lower -o %t.cf.mlir
 // RUN: filecheck %s --check-prefix=LOWER < %t.cf.mlir
-// RUN: tracejit-opt %s --emit loops | tracejit-opt - --emit cf --print-ir-after-all | filecheck %s --check-prefix=LADDER
+// RUN: tracejit-opt %s --emit loops | tracejit-opt - --emit cf --print-ir-after-all 2>&1 | filecheck %s --check-prefix=LADDER
 // RUN: tracejit-opt %s --emit cf | tracejit-opt - --emit llvm | filecheck %s --check-prefix=LLVM
 
 builtin.module {

@@ -1,6 +1,6 @@
 // --print-changed prints only the passes that changed the IR; =diff as a unified diff.
-// RUN: tracejit-opt %s -p dce,cse,canonicalize --print-changed | filecheck %s
-// RUN: tracejit-opt %s -p dce,cse,canonicalize --print-changed=diff | filecheck %s --check-prefix=DIFF
+// RUN: tracejit-opt %s -p dce,cse,canonicalize --print-changed 2>&1 | filecheck %s
+// RUN: tracejit-opt %s -p dce,cse,canonicalize --print-changed=diff 2>&1 | filecheck %s --check-prefix=DIFF
 
 builtin.module {
   func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

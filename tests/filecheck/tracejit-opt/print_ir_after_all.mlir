@@ -1,5 +1,7 @@
-// --print-ir-after-all dumps the module after every pass, headed like mlir-opt.
-// RUN: tracejit-opt %s -p canonicalize,bufferize --print-ir-after-all | filecheck %s
+// --print-ir-after-all dumps the module after every pass, headed like mlir-opt, to stderr;
+// stdout gets the final module alone, as mlir-opt's does.
+// RUN: tracejit-opt %s -p canonicalize,bufferize --print-ir-after-all 2>&1 | filecheck %s
+// RUN: tracejit-opt %s -p canonicalize,bufferize --print-ir-after-all 2>/dev/null | filecheck %s --check-prefix=STDOUT
 
 builtin.module {
   func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
@@ -16,5 +18,10 @@ builtin.module {
 // CHECK-NEXT:   %{{.*}} = tj.mul %{{.*}}, %{{.*}} : tensor<4xf32>
 // CHECK:      // ----- IR after bufferize -----
 // CHECK:        func.func @f(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) {
-// The final module is printed once more at the end:
+// The final module is printed once more at the end (on stdout):
 // CHECK:      func.func @f(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) {
+
+// STDOUT-NOT:  IR after
+// STDOUT:      builtin.module {
+// STDOUT-NEXT:   func.func @f(%{{.*}}: memref<4xf32>, %{{.*}}: memref<4xf32>) {
+// STDOUT-NOT:  IR after

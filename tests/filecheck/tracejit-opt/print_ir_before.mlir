@@ -1,7 +1,7 @@
 // --print-ir-before-all, --print-ir-before=PASS and --print-ir-after=PASS[,PASS].
-// RUN: tracejit-opt %s -p canonicalize,cse --print-ir-before-all | filecheck %s --check-prefix=ALL
-// RUN: tracejit-opt %s -p canonicalize,cse --print-ir-before=cse | filecheck %s --check-prefix=ONE
-// RUN: tracejit-opt %s -p canonicalize,cse,bufferize --print-ir-after=cse,bufferize | filecheck %s --check-prefix=AFTER
+// RUN: tracejit-opt %s -p canonicalize,cse --print-ir-before-all 2>&1 | filecheck %s --check-prefix=ALL
+// RUN: tracejit-opt %s -p canonicalize,cse --print-ir-before=cse 2>&1 | filecheck %s --check-prefix=ONE
+// RUN: tracejit-opt %s -p canonicalize,cse,bufferize --print-ir-after=cse,bufferize 2>&1 | filecheck %s --check-prefix=AFTER
 // RUN: not tracejit-opt %s -p cse --print-ir-after=nosuch 2>&1 | filecheck %s --check-prefix=BAD
 
 builtin.module {
