@@ -26,6 +26,7 @@ from tracejit.frontend import (
     primitives,
     tiered,
 )
+from tracejit.frontend import variable as tj_variable
 from tracejit.frontend.argument_writes import check_writable, copy_back
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
@@ -305,6 +306,11 @@ class ConcreteFunction:
             self._compile()
         if program.written_inputs:
             check_writable(program, leaves, self._call_name())
+        if tj_variable.noting:  # an eager GradientTape records this call: keep the values
+            for ref in program.variables:  # of the Variables and arguments it may change
+                tj_variable.note_use(ref())
+            for k in program.written_inputs:
+                tj_variable.note_array(leaves[program.input_positions[k]])
         variables = [self._variable_buffer(ref) for ref in program.variables]
         shapes = self._output_shapes(inputs)
         outputs = [

@@ -156,15 +156,16 @@ class Function:
     def _call(self, args: tuple, kwargs: dict, method: bool = False) -> Any:
         """Run on these arguments; `method`: args[0] is the bound instance, which the
         input_signature does not describe."""
-        if config.functions_run_eagerly():
-            return self._python_function(*args, **kwargs)
         if is_tracing() and recording_in(current_trace()):
             # A GradientTape records the caller: stage this function's code right into the
-            # caller's trace, so the tape sees its ops (and its custom gradients).
+            # caller's trace, so the tape sees its ops (and its custom gradients). Also
+            # under run_functions_eagerly: a trace (an eager tape's gradient) is staging.
             python_function = self._python_function
             return (convert(python_function) if self._autograph else python_function)(
                 *args, **kwargs
             )
+        if config.functions_run_eagerly():
+            return self._python_function(*args, **kwargs)
         signature = self._signature_for(method)
         leaves, key, treedef = self._bind(args, kwargs, signature)
         if signature is not None and is_tracing():
@@ -432,6 +433,8 @@ class BoundFunction:
         functools.update_wrapper(self, function.python_function)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
+            return eager_tapes.record(self._function, (self._instance, *args), kwargs, True)
         return self._function._call_method(self._instance, args, kwargs)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> BoundConcreteFunction:

@@ -9,7 +9,7 @@ per-thread stack.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
@@ -49,9 +49,14 @@ class TraceContext:
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
+        # Variable -> the Variable this trace reads and writes in its place (an eager
+        # tape's vector-Jacobian product works on copies: autodiff/eager.py); None: itself
+        self.substitute: Callable[[Variable], Variable] | None = None
 
     def capture_variable(self, variable: Variable, value_type: Attribute) -> SSAValue:
         """The `!tj.var` handle of `variable`: a function argument added on first use."""
+        if self.substitute is not None:
+            variable = self.substitute(variable)
         handle = self._handles.get(id(variable))
         if handle is None:
             block = self.function.body.block

@@ -10,6 +10,9 @@ the call. NumPy functions and operators on a Variable use its current value.
 from __future__ import annotations
 
 import itertools
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -25,6 +28,47 @@ from tracejit.ir.state import VarReadOp, VarWriteOp
 
 _names = itertools.count()
 _unnamed = itertools.count()  # unnamed Variables made so far, for their names
+_uses = threading.local()
+# How many `noting_uses` scopes are open in any thread: a Variable's eager reads and
+# writes (and a kernel's) check this one int before they look for one.
+noting = 0
+
+
+@contextmanager
+def noting_uses() -> Iterator[dict[int, tuple[Any, np.ndarray]]]:
+    """Collect the Variables used in the block (read or written, by a kernel or eagerly),
+    and the argument arrays a kernel writes, each with a copy of its value from before the
+    block's first use of it: the values an eager GradientTape differentiates a recorded
+    tj.Function call at (autodiff/eager.py)."""
+    global noting
+    if not hasattr(_uses, "stack"):
+        _uses.stack = []
+    used: dict[int, tuple[Any, np.ndarray]] = {}
+    _uses.stack.append(used)
+    noting += 1
+    try:
+        yield used
+    finally:
+        noting -= 1
+        _uses.stack.pop()
+
+
+def note_use(variable: Variable | None) -> None:
+    """Inside `noting_uses`: keep the value `variable` has before this first use."""
+    if variable is None or not getattr(_uses, "stack", None):
+        return
+    used = _uses.stack[-1]
+    if id(variable) not in used:
+        used[id(variable)] = (variable, variable._buffer.copy())
+
+
+def note_array(array: Any) -> None:
+    """Inside `noting_uses`: keep the value of an argument array the call will write."""
+    if not isinstance(array, np.ndarray) or not getattr(_uses, "stack", None):
+        return
+    used = _uses.stack[-1]
+    if id(array) not in used:
+        used[id(array)] = (array, array.copy())
 
 
 class Variable(ArrayOperators):
@@ -75,6 +119,8 @@ class Variable(ArrayOperators):
 
     def numpy(self) -> np.ndarray:
         """A copy of the current value (a NumPy scalar for 0-d Variables)."""
+        if noting:
+            note_use(self)
         value = self._buffer.copy()
         return value[()] if value.ndim == 0 else value
 
@@ -110,6 +156,8 @@ class Variable(ArrayOperators):
             return self.value() if read_value else None
         array = np.asarray(value)
         self._check_shape(array.shape)
+        if noting:
+            note_use(self)
         np.copyto(self._buffer, array, casting="same_kind")
         return self
 
@@ -178,6 +226,8 @@ class Variable(ArrayOperators):
             raise TypeError(
                 at_user_line(f"{self._name} cannot become a concrete array while tracing")
             )
+        if noting:
+            note_use(self)
         return self._buffer.astype(dtype) if dtype is not None else self._buffer.copy()
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):

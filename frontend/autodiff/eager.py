@@ -1,16 +1,25 @@
 """A GradientTape outside `tj.function`: it records calls of `tj.Function`s.
 
-Each recorded call keeps its arguments and results. `gradient` walks the calls backwards;
-for each call whose results received a cotangent it runs the Function's vector-Jacobian
-product, itself a compiled `tj.Function` (`vjp_function`: the Function's Python code
-traced under a tape, and the tape's gradient taken with the cotangents as
+Each recorded call keeps its arguments and results, and the value each Variable it used
+(read or wrote, captured or passed) had when the call began. `gradient` walks the calls
+backwards; for each call whose results received a cotangent it runs the Function's
+vector-Jacobian product, itself a compiled `tj.Function` (`vjp_function`: the Function's
+Python code traced under a tape, and the tape's gradient taken with the cotangents as
 `output_gradients`), which returns cotangents for the call's float array arguments and for
-the trainable Variables the call read. Plain NumPy code between the calls is not recorded
-(it is not staged): a target that no recorded call produced is an error, not a None.
+the Variables the tape watches among those the call used. The product does not touch those
+Variables: its trace reads and writes a copy of each (`_copy_of`), filled with the value
+the call began with, so it differentiates the values the call read (not the ones it or a
+later call left) and does not repeat the call's writes. A Variable is watched as in
+TensorFlow: trainable and read while the tape records (`watch_accessed_variables=True`),
+or given to `tape.watch` before the call; an integer one gets no gradient (None).
+Plain NumPy code between the calls is not recorded (it is not staged): a target that no
+recorded call produced is an error, not a None.
 """
 
 from __future__ import annotations
 
+import atexit
+import functools
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -18,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend import config
 from tracejit.frontend.structure import flatten, unflatten
+from tracejit.frontend.variable import Variable, note_array, noting_uses
 
 _local = threading.local()
 # How many eager tapes are open in any thread: `Function.__call__` checks this one int
@@ -34,17 +45,36 @@ def open_tapes() -> list[EagerRecord]:
 
 @dataclass
 class Call:
-    function: Any
+    function: Any  # a tj.Function (a method's instance is the first of `args`)
     args: tuple
     kwargs: dict
     outputs: list[Any]
+    # every Variable the call used, with its value when the call began
+    used: list[tuple[Any, np.ndarray]] = field(default_factory=list)
+    variables: list[Any] = field(default_factory=list)  # those differentiated (watched, float)
+    # id -> the value before the call of each argument array the call wrote
+    written: dict[int, np.ndarray] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(eq=False)  # tapes are told apart by identity (open_tapes().remove)
 class EagerRecord:
     calls: list[Call] = field(default_factory=list)
     watched: dict[int, np.ndarray] = field(default_factory=dict)
     paused: bool = False
+    watch_accessed: bool = True
+    # the tape's watched Variables (GradientTape._watched_variables, the same dict)
+    watched_variables: dict[int, Any] = field(default_factory=dict)
+
+    def differentiated(self, used: list[tuple[Any, np.ndarray]]) -> list[Any]:
+        """Of the Variables a call used, those this tape differentiates: watched (trainable
+        and accessed, or `tape.watch`ed before the call) and of a float dtype."""
+        variables = []
+        for variable, _ in used:
+            if self.watch_accessed and variable.trainable:
+                self.watched_variables.setdefault(id(variable), variable)
+            if id(variable) in self.watched_variables and variable.dtype.kind == "f":
+                variables.append(variable)
+        return variables
 
     def watch(self, array: np.ndarray) -> None:
         self.watched[id(array)] = array
@@ -82,22 +112,17 @@ class EagerRecord:
 
 
 def _not_recorded_message() -> str:
-    from tracejit.frontend import config
-
-    message = (
+    return (
         "tape.gradient target was not computed by a tj.function called while the tape "
         "recorded (outside tj.function a tape records tj.function calls, not NumPy code): "
-        "compute the target inside a tj.function"
+        "compute the target inside a tj.function (a loss too: `loss = mse(model(x), y)` "
+        "with `mse` a tj.function)"
     )
-    if config.functions_run_eagerly():
-        message += (
-            "; tj.config.run_functions_eagerly(True) runs tj.functions as plain NumPy, which "
-            "no tape can record: gradients need the functions traced"
-        )
-    return message
 
 
-def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray) -> None:
+def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray | None) -> None:
+    if grad is None:
+        return
     key = id(key_object)
     store[key] = grad if key not in store else store[key] + grad
 
@@ -117,14 +142,30 @@ def _result(leaf, cotangents, variable_grads, unconnected):
 
 
 # --- recording calls ---------------------------------------------------------------------
-def record(function: Any, args: tuple, kwargs: dict) -> Any:
-    """Call `function` and put the call on every open eager tape of this thread."""
-    result = function._call(args, kwargs)
+def record(function: Any, args: tuple, kwargs: dict, method: bool = False) -> Any:
+    """Call `function` and put the call on every open eager tape of this thread, with the
+    Variables it used and their values before the call. `method`: args[0] is the bound
+    instance (`Function._call`'s argument)."""
     tapes = [t for t in open_tapes() if not t.paused]
-    if tapes:
-        outputs = flatten(result)[0]
+    if not tapes:
+        return function._call(args, kwargs, method=method)
+    for tape in tapes:  # the Functions this one calls (eagerly) are part of its record
+        tape.paused = True
+    try:
+        with noting_uses() as used:
+            if config.functions_run_eagerly():  # NumPy may write any argument in place
+                for leaf in flatten((args, kwargs))[0]:
+                    note_array(leaf)
+            result = function._call(args, kwargs, method=method)
+    finally:
         for tape in tapes:
-            tape.calls.append(Call(function, args, dict(kwargs), outputs))
+            tape.paused = False
+    outputs = flatten(result)[0]
+    variables = [(v, value) for v, value in used.values() if isinstance(v, Variable)]
+    written = {key: value for key, (a, value) in used.items() if isinstance(a, np.ndarray)}
+    for tape in tapes:
+        tape.calls.append(Call(function, args, dict(kwargs), outputs, variables,
+                               tape.differentiated(variables), written))
     return result
 
 
@@ -140,46 +181,101 @@ def closed() -> None:
 
 # --- the vector-Jacobian product of a Function --------------------------------------------
 _vjps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# id(Variable) -> the Variable that vector-Jacobian products read and write in its place
+_copies: dict[int, Any] = {}
+_copy_ids: set[int] = set()  # the copies' own ids
+_copies_lock = threading.RLock()  # one product at a time fills and runs on the copies
+
+
+@atexit.register
+def _drop_products() -> None:
+    """Before the interpreter tears modules down: the products' traces hold the Variables
+    they were given by identity, whose death callbacks then find no modules to call."""
+    _vjps.clear()
 
 
 def run_vjp(call: Call, seeds: list[np.ndarray]) -> tuple[list[Any], list[tuple[Any, Any]]]:
     """Cotangents of the call's argument leaves (None for non-float ones) and of the
-    trainable Variables it read."""
-    vjp, read = vjp_function(call.function)
-    arg_grads, var_grads = vjp(call.args, call.kwargs, seeds)
-    return list(arg_grads), list(zip(read.get("variables", ()), var_grads, strict=True))
+    Variables it differentiates (`call.variables`), at the values the call began with.
+
+    Compiled even under `tj.config.run_functions_eagerly(True)` (through its
+    ConcreteFunction): the gradient of a call run as plain NumPy comes from its trace."""
+    vjp = vjp_function(call.function)
+    variables = tuple(call.variables)
+    with _copies_lock:
+        for variable, value in call.used:
+            _copy_of(variable).assign(value)
+        leaves, tree = flatten((call.args, call.kwargs))  # the arguments as the call got them
+        args, kwargs = unflatten(tree, [call.written.get(id(x), x) for x in leaves])
+        concrete = vjp.get_concrete_function(args, kwargs, variables, seeds)
+        arg_grads, var_grads = concrete(args, kwargs, variables, seeds)
+    return list(arg_grads), list(zip(variables, var_grads, strict=True))
 
 
 def vjp_function(function: Any):
-    """A `tj.Function` computing the call's cotangents, and a dict that the trace fills
-    with the Variables the function read (the order of the second result)."""
+    """A `tj.Function` computing a call's cotangents: of its float array arguments, and
+    (`variables`) of those Variables. Its trace reads each Variable's copy (`_copy_of`)."""
     if function in _vjps:
         return _vjps[function]
     from tracejit.frontend.autodiff.tape import GradientTape
     from tracejit.frontend.function import function as tj_function
     from tracejit.frontend.tensor import Tensor
+    from tracejit.frontend.tracing import current_trace
 
-    read: dict[str, Any] = {}
-
-    def vjp(args, kwargs, seeds):
+    def vjp(args, kwargs, variables, seeds):
+        context = current_trace()
+        context.substitute = functools.partial(_substitute, context)
         leaves, tree = flatten((args, kwargs))
-        with GradientTape(persistent=True) as tape:
+        with GradientTape(persistent=True, watch_accessed_variables=False) as tape:
             tape.watch([x for x in leaves if isinstance(x, Tensor)])
             args, kwargs = unflatten(tree, leaves)
-            outputs = flatten(function(*args, **kwargs))[0]
-        sources = [x if isinstance(x, Tensor) else None for x in leaves]
+            outputs = flatten(function._call(args, kwargs))[0]  # inlined: the tape records
+        sources = [x if isinstance(x, Tensor) and x.dtype.kind == "f" else None for x in leaves]
         wanted = [x for x in sources if x is not None]
         grads = iter(tape.gradient(outputs, wanted, output_gradients=seeds))
         arg_grads = [next(grads) if x is not None else None for x in sources]
-        variables = list(tape.watched_variables())
-        read["variables"] = variables
-        var_grads = tape.gradient(outputs, variables, output_gradients=seeds,
+        copies = [_copy_of(v) for v in variables]
+        tape.watch(copies)
+        var_grads = tape.gradient(outputs, copies, output_gradients=seeds,
                                   unconnected_gradients="zero")
         return arg_grads, var_grads
 
-    pair = (tj_function(vjp), read)
-    _vjps[function] = pair
-    return pair
+    vjp_fn = tj_function(vjp)
+    _vjps[function] = vjp_fn
+    return vjp_fn
+
+
+def _substitute(context: Any, variable: Any) -> Any:
+    """In a vector-Jacobian product's trace: the copy in place of each Variable (not one
+    the traced code creates itself, nor a copy)."""
+    if any(variable is made for made in context.created_variables):
+        return variable
+    if id(variable) in _copy_ids:
+        return variable
+    return _copy_of(variable)
+
+
+def _copy_of(variable: Any) -> Any:
+    """The one Variable that stands for `variable` in vector-Jacobian products (made on
+    first use, outside every trace's bookkeeping; dropped with `variable`)."""
+    from tracejit.frontend.tracing import current_trace, is_tracing
+
+    with _copies_lock:
+        copy = _copies.get(id(variable))
+        if copy is None:
+            copy = Variable(variable._buffer, name=f"{variable.name.split(':')[0]}/vjp",
+                            trainable=True)
+            if is_tracing():  # not a Variable the traced function creates
+                current_trace().created_variables.remove(copy)
+            _copies[id(variable)] = copy
+            _copy_ids.add(id(copy))
+            weakref.finalize(variable, _forget_copy, id(variable), id(copy))
+        return copy
+
+
+def _forget_copy(original: int, copy: int) -> None:
+    _copies.pop(original, None)
+    _copy_ids.discard(copy)
 
 
 def jacobian(tape: Any, target: Any, sources: Any, unconnected: str) -> Any:

@@ -15,6 +15,7 @@ backwards over the recorded calls.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -65,7 +66,9 @@ class GradientTape:
         self._watched_values: set[SSAValue] = set()
         self._watched_tensors: dict[int, tuple[Tensor, SSAValue]] = {}
         self._watched_variables: dict[int, Variable] = {}
-        self._eager = eager.EagerRecord()
+        self._eager = eager.EagerRecord(
+            watch_accessed=watch_accessed_variables, watched_variables=self._watched_variables
+        )
 
     # --- recording -------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
@@ -144,6 +147,7 @@ class GradientTape:
                 "gradients (or jacobians); use tj.GradientTape(persistent=True)"
             )
         self._used = True
+        _warn_non_float_sources(sources)
         if self._trace is None:
             return self._eager.gradient(target, sources, output_gradients, unconnected_gradients)
         if not is_tracing() or current_trace() is not self._trace:
@@ -251,6 +255,19 @@ class GradientTape:
         """d target[i] / d source[j] for every element: shape `target.shape + source.shape`
         (one reverse sweep per target element, so for small targets)."""
         return eager.jacobian(self, target, sources, unconnected_gradients)
+
+
+def _warn_non_float_sources(sources: Any) -> None:
+    """TensorFlow's warning for a source that cannot have a gradient (an integer or bool
+    Variable or array): its gradient is None (zeros with unconnected_gradients="zero")."""
+    for leaf in flatten(sources)[0]:
+        dtype = getattr(leaf, "dtype", None)
+        if dtype is not None and not is_float_dtype(dtype):
+            warnings.warn(
+                "The dtype of the source tensor must be floating (e.g. float32) when calling "
+                f"GradientTape.gradient, got {np.dtype(dtype)}: its gradient is None",
+                stacklevel=3,
+            )
 
 
 def is_float_dtype(dtype: np.dtype) -> bool:

@@ -56,3 +56,27 @@ def test_the_gradient_oracle_finds_a_wrong_gradient(monkeypatch):
     monkeypatch.setitem(adjoints.ADJOINTS, SinOp, _unary(lambda x, r: unary(SinOp, x)))
     kind, finding = fuzz_gradients.gradient_check(program)
     assert kind == "compared" and "finite differences" in finding
+
+
+def test_the_captured_variables_check_finds_a_wrong_gradient(monkeypatch):
+    """The same wrong adjoint, reached through a Variable the tj.function captures and an
+    outer GradientTape (Keras's pattern); an integer Variable must get None."""
+    import fuzz_gradients
+    from fuzz_programs import Program
+
+    from tracejit.frontend.autodiff import adjoints, eager
+    from tracejit.frontend.autodiff.adjoints import _unary
+    from tracejit.frontend.primitives import unary
+    from tracejit.ir.elementwise_unary import SinOp
+
+    program = Program(
+        inputs=[np.array([0.3, 1.2])],
+        variables={"V0": np.array([0.5, -0.2]), "V1": np.array([2, 3])},
+        body=["v1 = np.sin(a0 * V0) * V1", "V0.assign(v1)", "v2 = V0 * V0"],
+        outputs={"v1": None, "v2": None},
+    )
+    assert fuzz_gradients.captured_variables_check(program) == ("compared", None)
+    monkeypatch.setitem(adjoints.ADJOINTS, SinOp, _unary(lambda x, r: unary(SinOp, x)))
+    monkeypatch.setattr(eager, "_vjps", type(eager._vjps)())  # products traced anew
+    kind, finding = fuzz_gradients.captured_variables_check(program)
+    assert kind == "compared" and "captured" in finding and "outer tape" in finding
