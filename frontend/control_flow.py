@@ -17,6 +17,7 @@ branches is weak. A loop variable that really changes dtype or shape raises Valu
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -559,13 +560,44 @@ class _TraceMark:
 
 
 # --- tj.range -------------------------------------------------------------------------------
+_NO_LIMIT: Any = object()  # `tj.range(n)`: not `None`, which `tj.range(1, None)` passes
+
+
+def _check_bound(name: str, bound: Any) -> None:
+    """A bound of `tj.range` must be an integer, as `range`'s (TF's `tf.range` takes floats,
+    but a float loop counter is not what a NumPy user means by `range`)."""
+    if isinstance(bound, Tensor):
+        if bound.ndim != 0:
+            raise TypeError(at_user_line(f"tj.range {name} must be a 0-d tensor, got {bound!r}"))
+        return
+    if bound is None:
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} is None, as `range(1, None)` is a TypeError in Python; "
+                "for the size of a dim known only at run time write x.shape[k] of the traced "
+                "array x (a run-time int64 tensor), not a Python value that is None"
+            )
+        )
+    try:
+        operator.index(bound)
+    except TypeError:
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} must be an integer (a Python int or an integer tensor), "
+                f"got {type(bound).__name__} {bound!r}"
+            )
+        ) from None
+
+
 class Range:
     """`tj.range(start, limit=None, delta=1)`: like `range`, but a `for` loop over it is
     staged (not unrolled) by AutoGraph; iterating it directly needs concrete bounds."""
 
-    def __init__(self, start: Any, limit: Any = None, delta: Any = 1):
-        if limit is None:
+    def __init__(self, start: Any, limit: Any = _NO_LIMIT, delta: Any = 1):
+        if limit is _NO_LIMIT:
             start, limit = 0, start
+        for name, bound in (("start", start), ("limit", limit), ("delta", delta)):
+            _check_bound(name, bound)
         self.start, self.limit, self.delta = start, limit, delta
 
     def __iter__(self):

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
+from tracejit.frontend import primitives, runtime_sizes
 from tracejit.frontend.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.source_location import at_user_line
@@ -100,6 +100,9 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
+    measured = runtime_sizes.sizes_to_dims(shape)
+    if measured is not None:
+        return primitives.reshape(x, _reshape_to_sizes(x, measured[0]))
     if None in x.shape:
         return primitives.reshape(x, _dynamic_reshape(x, as_shape(shape)))
     return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
@@ -134,6 +137,51 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     times = known_source // known_target
     merged = unknown[0] if len(unknown) == 1 and times == 1 else Product(unknown, times)
     return [merged if s == -1 else s for s in shape]
+
+
+def _reshape_to_sizes(x: Tensor, target: list) -> list:
+    """The dims of a reshape to a shape naming run-time sizes (`x.reshape(x.shape[0], -1)`,
+    frontend/runtime_sizes.py): each is the dim it measures, which must be one of `x`'s
+    dims unknown at trace time; a -1 stands for what is left of `x`'s size."""
+    from tracejit.frontend.dims import Product, Unknown
+
+    def refuse(problem: str) -> NotImplementedError:
+        shown = tuple("?" if not isinstance(t, int) else t for t in target)
+        return NotImplementedError(
+            at_user_line(f"np.reshape of shape {x.shape} to {shown} (? a run-time size): {problem}")
+        )
+
+    if any(isinstance(t, Tensor) for t in target):
+        raise refuse("a size computed at run time (not x.shape[k] itself) is not supported")
+    target = [t if not isinstance(t, int | np.integer) else operator.index(t) for t in target]
+    remaining = [d for d in x.dims if not isinstance(d, int)]
+    for dim in (t for t in target if not isinstance(t, int)):
+        if dim not in remaining:
+            raise refuse("a run-time size that is not one of the array's unknown dims")
+        remaining.remove(dim)
+    known_source = math.prod(d for d in x.dims if isinstance(d, int))
+    known_target = math.prod(t for t in target if isinstance(t, int) and t != -1)
+    holes = sum(1 for t in target if isinstance(t, int) and t == -1)
+    if holes > 1 or any(isinstance(t, int) and t < -1 for t in target):
+        raise ValueError(at_user_line("can only specify one unknown dimension"))
+    if holes == 0:
+        if remaining or known_source != known_target:
+            raise ValueError(
+                at_user_line(f"cannot reshape array of shape {x.shape} into the shape given")
+            )
+        return target
+    if known_target == 0 or known_source % known_target:
+        raise refuse(f"the static sizes {known_source} are not a multiple of {known_target}")
+    times = known_source // known_target
+    if not remaining:
+        fill: Any = times
+    elif len(remaining) == 1 and times == 1:
+        fill = remaining[0]
+    elif any(isinstance(d, Unknown) for d in remaining):
+        raise refuse("it reshapes a dim only the kernel knows")
+    else:
+        fill = Product(tuple(remaining), times)
+    return [fill if isinstance(t, int) and t == -1 else t for t in target]
 
 
 @implements(np.reshape)
