@@ -71,6 +71,12 @@ def _record_dims(value: SSAValue, dims: tuple) -> None:
         current_trace().dims[value] = tuple(dims)
 
 
+def _tracing() -> bool:
+    from tracejit.frontend.tracing import is_tracing
+
+    return is_tracing()
+
+
 # Tensors are numbered as they are made: a staged loop tells the arrays made before it
 # (whose writes it must carry) from its own by this number.
 _SERIALS = itertools.count()
@@ -138,7 +144,7 @@ class Tensor(ArrayOperators):
         """The shape; a dim unknown at trace time is `None` to tracejit's own code and a
         run-time int64 tensor (its size at run time) to the user's
         (frontend/runtime_sizes.py)."""
-        if None in self._shape and runtime_sizes.read_by_user(1):
+        if None in self._shape and runtime_sizes.read_by_user(1) and _tracing():
             return runtime_sizes.shape(self)
         return self._shape
 
@@ -147,7 +153,8 @@ class Tensor(ArrayOperators):
         """The number of elements: `None` (to tracejit's own code) or a run-time int64
         tensor (to the user's) when a dim is unknown at trace time."""
         if None in self._shape:
-            return runtime_sizes.size(self) if runtime_sizes.read_by_user(1) else None
+            user = runtime_sizes.read_by_user(1) and _tracing()
+            return runtime_sizes.size(self) if user else None
         return int(np.prod(self._shape, dtype=np.int64))
 
     def __len__(self) -> int:

@@ -102,7 +102,7 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
     measured = runtime_sizes.sizes_to_dims(shape)
     if measured is not None:
-        return primitives.reshape(x, _reshape_to_sizes(x, measured[0]))
+        return primitives.reshape(x, _reshape_to_sizes(x, shape))
     if None in x.shape:
         return primitives.reshape(x, _dynamic_reshape(x, as_shape(shape)))
     return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
@@ -139,18 +139,23 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     return [merged if s == -1 else s for s in shape]
 
 
-def _reshape_to_sizes(x: Tensor, target: list) -> list:
+def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
     """The dims of a reshape to a shape naming run-time sizes (`x.reshape(x.shape[0], -1)`,
     frontend/runtime_sizes.py): each is the dim it measures, which must be one of `x`'s
     dims unknown at trace time; a -1 stands for what is left of `x`'s size."""
     from tracejit.frontend.dims import Product, Unknown
 
+    entries = shape if isinstance(shape, tuple | list) else [shape]
+    shape_text = "(" + ", ".join("?" if isinstance(t, Tensor) else str(t) for t in entries) + ")"
+
     def refuse(problem: str) -> NotImplementedError:
-        shown = tuple("?" if not isinstance(t, int) else t for t in target)
         return NotImplementedError(
-            at_user_line(f"np.reshape of shape {x.shape} to {shown} (? a run-time size): {problem}")
+            at_user_line(
+                f"np.reshape of shape {x.shape} to {shape_text} (? a run-time size): {problem}"
+            )
         )
 
+    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]
     if any(isinstance(t, Tensor) for t in target):
         raise refuse("a size computed at run time (not x.shape[k] itself) is not supported")
     target = [t if not isinstance(t, int | np.integer) else operator.index(t) for t in target]
@@ -172,6 +177,16 @@ def _reshape_to_sizes(x: Tensor, target: list) -> list:
         return target
     if known_target == 0 or known_source % known_target:
         raise refuse(f"the static sizes {known_source} are not a multiple of {known_target}")
+    # NumPy finds the -1 by dividing by the other sizes: one of 0 fails, even for no elements
+    for entry in shape:
+        if runtime_sizes.dim_of(entry) is not None:
+            primitives.assert_true(
+                entry != 0,
+                at_user_line(
+                    f"ValueError: cannot reshape array of size 0 into shape {shape_text} "
+                    "(a run-time size in it is 0, and NumPy cannot tell the -1 then)"
+                ),
+            )
     times = known_source // known_target
     if not remaining:
         fill: Any = times
