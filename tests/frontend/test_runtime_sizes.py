@@ -71,7 +71,7 @@ def sizes_as_results(x):
 @tj.function(input_signature=VECTOR)
 def staged_if_on_size(x):
     idx = np.flatnonzero(x < 0.2)
-    if idx.size > 0:
+    if idx.size > 0:  # noqa: SIM108 - an if statement, staged
         y = x[idx].sum() / idx.size
     else:
         y = x.sum() * 0.0 - 1.0
