@@ -178,6 +178,8 @@ class Tensor(ArrayOperators):
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
+        if self.dim_of is not None:
+            return f"<tj.Tensor run-time size of dim {self.dim_of[2]} dtype=int64>"
         dims = ", ".join("None" if d is None else str(d) for d in self.shape)
         return f"<tj.Tensor shape=({dims}{',' if len(self.shape) == 1 else ''}) dtype={self.dtype}>"
 

@@ -234,6 +234,34 @@ def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict)
     return result
 
 
+def broadcast_to_(array: Any, shape: Any, subok: bool = False) -> Any:
+    """`np.broadcast_to(v, x.shape)` of a value that is not a tensor (NumPy would not hand
+    it to tracejit) and a shape naming run-time sizes (frontend/runtime_sizes.py)."""
+    sized = is_tracing() and runtime_sizes.sizes_to_dims(shape) is not None
+    if sized and not isinstance(array, Tensor):
+        array = primitives.constant(np.asarray(array))
+    return np.broadcast_to(array, shape, subok=subok)
+
+
+def arange_(*args: Any, **kwargs: Any) -> Any:
+    """`np.arange(n)` where `n` is a run-time size `x.shape[k]`: 0, 1, ..., n - 1 (only this
+    form; NumPy runs the others)."""
+    if not (is_tracing() and len(args) == 1 and runtime_sizes.dim_of(args[0]) is not None):
+        return np.arange(*args, **kwargs)
+    if set(kwargs) - {"dtype"}:
+        raise NotImplementedError(
+            at_user_line(f"np.arange of a run-time size with {sorted(kwargs)} is not supported")
+        )
+    dtype = np.dtype(kwargs.get("dtype") or np.int64)
+    dim, value, axis = runtime_sizes.dim_of(args[0])
+    one = primitives.constant(np.asarray(1, np.int64))
+    ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
+    counted = np.cumsum(ones) - 1
+    result = counted.astype(dtype) if dtype != np.int64 else counted
+    result._is_array = True
+    return result
+
+
 def len_(value: Any) -> Any:
     """`len(t)`: a run-time int64 tensor when the first dim of `t` is known only at run
     time (Python's `len` must return an int, so only converted code can give one)."""
@@ -244,6 +272,8 @@ def len_(value: Any) -> Any:
 
 OVERRIDES: dict[Any, Callable[..., Any]] = {
     len: len_,
+    np.broadcast_to: broadcast_to_,
+    np.arange: arange_,
     np.zeros: _new_array(np.zeros),
     np.ones: _new_array(np.ones),
     np.full: _new_array(np.full),

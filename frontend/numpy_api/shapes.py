@@ -415,6 +415,9 @@ def vstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
 # --- repetition ---------------------------------------------------------------------------
 @implements(np.broadcast_to)
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tensor:
+    measured = runtime_sizes.sizes_to_dims(shape)
+    if measured is not None:
+        return _broadcast_to_sizes(tensor_of(array), *measured)
     x = static_tensor(np.broadcast_to, array)
     shape = as_shape(shape)
     if any(s < 0 for s in shape):
@@ -622,3 +625,33 @@ def tril(m: Any, k: Any = 0) -> Tensor:
 @implements(np.triu)
 def triu(m: Any, k: Any = 0) -> Tensor:
     return _triangle(np.triu, m, k, lower=False)
+
+
+def _broadcast_to_sizes(x: Tensor, dims: list, witnesses: dict) -> Tensor:
+    """`np.broadcast_to(x, shape)` for a shape naming run-time sizes (`x.shape[k]` of
+    traced arrays, frontend/runtime_sizes.py): each of `x`'s dims must be 1 or the dim the
+    size measures (a read-only copy: `x` is not an array with unknown dims here)."""
+    if any(isinstance(d, Tensor) for d in dims):
+        raise NotImplementedError(
+            at_user_line(
+                "np.broadcast_to: a size computed at run time (not x.shape[k] itself) is not "
+                "supported as a shape"
+            )
+        )
+    dims = [d if not isinstance(d, int | np.integer) else operator.index(d) for d in dims]
+    if any(isinstance(d, int) and d < 0 for d in dims):
+        raise ValueError(at_user_line("all elements of broadcast shape must be non-negative"))
+    pairs = zip(reversed(x.dims), reversed(dims), strict=False)
+    if len(dims) < x.ndim or not all(s == 1 or s == t for s, t in pairs):
+        raise NotImplementedError(
+            at_user_line(
+                f"np.broadcast_to of shape {x.shape} to a shape with run-time sizes: each dim "
+                "must be 1 or the very dim the size measures"
+            )
+        )
+    result = primitives.broadcast_to(x, dims, witnesses)
+    return refuse_writes(
+        result,
+        "assignment destination is read-only: np.broadcast_to returns a read-only view "
+        "(as in NumPy); write into a copy (`np.broadcast_to(x, shape).copy()`)",
+    )
