@@ -253,6 +253,94 @@ def test_reshape_to_run_time_size_and_minus_one(n):
     check(reshape_rows_and_rest, x, numpy_result=(x, x.reshape(n, 1, 3)))
 
 
+@tj.function(input_signature=VECTOR)
+def loops_over_unknown_rows(x):
+    total = 0.0
+    for v in x:  # a staged loop to the run-time x.shape[0]
+        total += v
+    weighted = 0.0
+    for i, w in enumerate(x[x > 0.3]):
+        weighted += w * i
+    steps = 0
+    for j in np.arange(x.shape[0]):
+        steps += j
+    inside = 0
+    for _ in tj.range(2):
+        inside += x.size
+    return total, weighted, steps, inside
+
+
+@given(vectors())
+@FEW
+def test_loops_over_rows_of_unknown_dims(x):
+    picked = x[x > 0.3]
+    expected = (
+        np.float64(x.sum()) if x.size else 0.0,
+        sum(v * i for i, v in enumerate(picked)) if picked.size else 0.0,
+        sum(range(x.size)),
+        2 * x.size,
+    )
+    compiled = check(loops_over_unknown_rows, x)
+    np.testing.assert_allclose(compiled[:2], expected[:2])
+    assert compiled[2:] == expected[2:]
+
+
+@tj.function(input_signature=VECTOR)
+def made_from_sizes(x):
+    idx = np.flatnonzero(x < 0.2)
+    return (
+        np.full(x.shape, 2.5),
+        np.empty((x.shape[0],)) * 0,
+        np.ones(idx.size, np.int8),
+        np.broadcast_to(3.0, idx.shape),
+        np.broadcast_to(x.sum(), (x.shape[0], 2)),
+        np.zeros_like(x, shape=(2, x.shape[0])),
+        np.arange(idx.size) * 2,
+        np.arange(x.shape[0], dtype=np.float32),
+    )
+
+
+@given(vectors())
+@FEW
+def test_arrays_made_from_run_time_sizes(x):
+    n, k = x.size, np.flatnonzero(x < 0.2).size
+    expected = (
+        np.full(n, 2.5),
+        np.zeros(n),
+        np.ones(k, np.int8),
+        np.full(k, 3.0),
+        np.full((n, 2), x.sum()),
+        np.zeros((2, n)),
+        np.arange(k) * 2,
+        np.arange(n, dtype=np.float32),
+    )
+    check(made_from_sizes, x, numpy_result=expected)
+
+
+@tj.function(input_signature=VECTOR)
+def index_with_sizes(x):
+    idx = np.flatnonzero(x < 0.2)
+    return x[x.size - 1], x[len(x) // 2], x[: idx.size][::-1], int(idx.size) + 1, min(x.size, 3)
+
+
+@given(vectors(min_size=1))
+@FEW
+def test_sizes_as_indices_and_in_builtins(x):
+    k = np.flatnonzero(x < 0.2).size
+    expected = (x[-1], x[len(x) // 2], x[:k][::-1], k + 1, min(x.size, 3))
+    check(index_with_sizes, x, numpy_result=expected)
+
+
+def test_sizes_without_autograph_are_run_time_values():
+    @tj.function(input_signature=VECTOR, autograph=False)
+    def f(x):
+        idx = np.flatnonzero(x < 0.2)
+        return x.shape[0] * 10 + idx.size
+
+    for x in (np.zeros(0), np.array([0.5]), np.array([0.1, 0.5, 0.0])):
+        check(f, x, numpy_result=x.size * 10 + np.flatnonzero(x < 0.2).size)
+
+
 def test_sizes_seen_while_tracing_are_int64_tensors():
     seen = {}
 
@@ -297,6 +385,18 @@ def test_tj_range_of_none_is_a_type_error_at_the_users_line():
     assert "None" in str(info.value) and "x.shape" in str(info.value)
     with pytest.raises(TypeError, match=re.escape(where)):
         run_eagerly(f, np.arange(3.0))  # range(1, None) in Python too... at the user's line
+
+
+def test_python_range_of_none_in_converted_code_is_at_the_users_line():
+    def body(x):
+        total = 0.0
+        for i in range(1, None):  # the range
+            total += x[i]
+        return total
+
+    where = f"{THIS_FILE}:{_line_of(body, 'the range')}"
+    with pytest.raises(TypeError, match=re.escape(where)):
+        tj.function(body)(np.arange(3.0))
 
 
 @pytest.mark.parametrize("bounds", [(None,), (0, 2.5), (0, 3, None)])
