@@ -10,6 +10,7 @@ needed (`bool(t)`, `np.asarray(t)`) raises an error that says what to do instead
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -140,22 +141,22 @@ class Tensor(ArrayOperators):
         return len(self.shape)
 
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> tuple[int | None, ...]:
         """The shape; a dim unknown at trace time is `None` to tracejit's own code and a
         run-time int64 tensor (its size at run time) to the user's
-        (frontend/runtime_sizes.py)."""
+        (frontend/runtime_sizes.py; typed for tracejit's own code)."""
         if None in self._shape and runtime_sizes.read_by_user(1) and _tracing():
             return runtime_sizes.shape(self)
         return self._shape
 
     @property
-    def size(self) -> Any:
+    def size(self) -> int | None:
         """The number of elements: `None` (to tracejit's own code) or a run-time int64
         tensor (to the user's) when a dim is unknown at trace time."""
         if None in self._shape:
             user = runtime_sizes.read_by_user(1) and _tracing()
             return runtime_sizes.size(self) if user else None
-        return int(np.prod(self._shape, dtype=np.int64))
+        return math.prod(self._shape)  # type: ignore[arg-type]  # no None here
 
     def __len__(self) -> int:
         if not self._shape:

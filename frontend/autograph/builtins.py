@@ -246,17 +246,18 @@ def broadcast_to_(array: Any, shape: Any, subok: bool = False) -> Any:
 def arange_(*args: Any, **kwargs: Any) -> Any:
     """`np.arange(n)` where `n` is a run-time size `x.shape[k]`: 0, 1, ..., n - 1 (only this
     form; NumPy runs the others)."""
-    if not (is_tracing() and len(args) == 1 and runtime_sizes.dim_of(args[0]) is not None):
+    measured = runtime_sizes.dim_of(args[0]) if is_tracing() and len(args) == 1 else None
+    if measured is None:
         return np.arange(*args, **kwargs)
     if set(kwargs) - {"dtype"}:
         raise NotImplementedError(
             at_user_line(f"np.arange of a run-time size with {sorted(kwargs)} is not supported")
         )
     dtype = np.dtype(kwargs.get("dtype") or np.int64)
-    dim, value, axis = runtime_sizes.dim_of(args[0])
+    dim, value, axis = measured
     one = primitives.constant(np.asarray(1, np.int64))
     ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
-    counted = np.cumsum(ones) - 1
+    counted: Tensor = np.cumsum(ones) - 1  # type: ignore[assignment]  # dispatched to Tensor
     result = counted.astype(dtype) if dtype != np.int64 else counted
     result._is_array = True
     return result
