@@ -560,7 +560,15 @@ class _TraceMark:
 
 
 # --- tj.range -------------------------------------------------------------------------------
-_NO_LIMIT: Any = object()  # `tj.range(n)`: not `None`, which `tj.range(1, None)` passes
+class _NoLimit:
+    """`tj.range(n)`'s missing limit: not `None`, which `tj.range(1, None)` passes (a
+    TypeError, as `range(1, None)`); shown as the `None` TF's signature has."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NO_LIMIT: Any = _NoLimit()
 
 
 def _check_bound(name: str, bound: Any) -> None:

@@ -142,17 +142,17 @@ class Tensor(ArrayOperators):
 
     @property
     def shape(self) -> tuple[int | None, ...]:
-        """The shape; a dim unknown at trace time is `None` to tracejit's own code and a
-        run-time int64 tensor (its size at run time) to the user's
-        (frontend/runtime_sizes.py; typed for tracejit's own code)."""
+        """The shape: a dim unknown at trace time is a 0-d int64 tensor holding its size at
+        run time (to tracejit's own code, which the type describes, it is None; see
+        frontend/runtime_sizes.py)."""
         if None in self._shape and runtime_sizes.read_by_user(1) and _tracing():
             return runtime_sizes.shape(self)
         return self._shape
 
     @property
     def size(self) -> int | None:
-        """The number of elements: `None` (to tracejit's own code) or a run-time int64
-        tensor (to the user's) when a dim is unknown at trace time."""
+        """The number of elements: a 0-d int64 tensor holding it at run time when a dim is
+        unknown at trace time (None to tracejit's own code)."""
         if None in self._shape:
             user = runtime_sizes.read_by_user(1) and _tracing()
             return runtime_sizes.size(self) if user else None
