@@ -17,7 +17,6 @@ branches is weak. A loop variable that really changes dtype or shape raises Valu
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -572,8 +571,8 @@ _NO_LIMIT: Any = _NoLimit()
 
 
 def _check_bound(name: str, bound: Any) -> None:
-    """A bound of `tj.range` must be an integer, as `range`'s (TF's `tf.range` takes floats,
-    but a float loop counter is not what a NumPy user means by `range`)."""
+    """A bound of `tj.range` is a number or a tensor (as `tf.range`'s, floats too); `None`
+    is Python's `range(1, None)` TypeError, not "no limit"."""
     if isinstance(bound, Tensor):
         if bound.ndim != 0:
             raise TypeError(at_user_line(f"tj.range {name} must be a 0-d tensor, got {bound!r}"))
@@ -586,15 +585,15 @@ def _check_bound(name: str, bound: Any) -> None:
                 "array x (a run-time int64 tensor), not a Python value that is None"
             )
         )
-    try:
-        operator.index(bound)
-    except TypeError:
+    if not isinstance(bound, int | float | np.number) or isinstance(
+        bound, complex | np.complexfloating
+    ):
         raise TypeError(
             at_user_line(
-                f"tj.range {name} must be an integer (a Python int or an integer tensor), "
-                f"got {type(bound).__name__} {bound!r}"
+                f"tj.range {name} must be a number or a 0-d tensor, got "
+                f"{type(bound).__name__} {bound!r}"
             )
-        ) from None
+        )
 
 
 class Range:

@@ -290,7 +290,7 @@ def made_from_sizes(x):
     idx = np.flatnonzero(x < 0.2)
     return (
         np.full(x.shape, 2.5),
-        np.empty((x.shape[0],)) * 0,
+        np.empty((x.shape[0], 1)).size,
         np.ones(idx.size, np.int8),
         np.broadcast_to(3.0, idx.shape),
         np.broadcast_to(x.sum(), (x.shape[0], 2)),
@@ -306,7 +306,7 @@ def test_arrays_made_from_run_time_sizes(x):
     n, k = x.size, np.flatnonzero(x < 0.2).size
     expected = (
         np.full(n, 2.5),
-        np.zeros(n),
+        n,
         np.ones(k, np.int8),
         np.full(k, 3.0),
         np.full((n, 2), x.sum()),
@@ -399,8 +399,8 @@ def test_python_range_of_none_in_converted_code_is_at_the_users_line():
         tj.function(body)(np.arange(3.0))
 
 
-@pytest.mark.parametrize("bounds", [(None,), (0, 2.5), (0, 3, None)])
-def test_tj_range_bounds_must_be_integers(bounds):
+@pytest.mark.parametrize("bounds", [(None,), (0, "3"), (0, 3, None), (None, 3)])
+def test_tj_range_bounds_must_be_numbers(bounds):
     with pytest.raises(TypeError, match=re.escape(THIS_FILE)):
         tj.range(*bounds)
 
