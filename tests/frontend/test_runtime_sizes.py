@@ -399,6 +399,18 @@ def test_python_range_of_none_in_converted_code_is_at_the_users_line():
         tj.function(body)(np.arange(3.0))
 
 
+def test_python_range_of_run_time_size_without_autograph_is_clear():
+    @tj.function(input_signature=VECTOR, autograph=False)
+    def f(x):
+        total = 0.0
+        for i in range(1, x.shape[0]):  # not staged without AutoGraph
+            total += x[i]
+        return total
+
+    with pytest.raises(TypeError, match=r"Python int.*" + re.escape(THIS_FILE)):
+        f(np.arange(3.0))
+
+
 @pytest.mark.parametrize("bounds", [(None,), (0, "3"), (0, 3, None), (None, 3)])
 def test_tj_range_bounds_must_be_numbers(bounds):
     with pytest.raises(TypeError, match=re.escape(THIS_FILE)):
