@@ -176,6 +176,14 @@ class Tensor(ArrayOperators):
         range raises nothing while tracing, see frontend/non_strict.py)."""
         if not self.shape:
             raise TypeError(at_user_line("iteration over a 0-d array"))
+        if self._shape[0] is None:
+            raise TypeError(
+                at_user_line(
+                    "iterating a tensor whose first dim is known only at run time takes a "
+                    "staged loop: AutoGraph (on by default) stages `for row in x`; or write "
+                    "tj.while_loop over x.shape[0]"
+                )
+            )
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:

@@ -426,6 +426,15 @@ def test_len_of_unknown_dim_without_autograph_says_what_to_write():
         f(np.arange(3.0, dtype=np.float32))
 
 
+def test_iterating_unknown_rows_without_autograph_says_what_to_write():
+    @tj.function(input_signature=VECTOR, autograph=False)
+    def f(x):
+        return sum(x)
+
+    with pytest.raises(TypeError, match=r"staged loop.*" + re.escape(THIS_FILE)):
+        f(np.arange(3.0))
+
+
 def test_len_without_autograph_of_known_dims_is_an_int():
     @tj.function(autograph=False)
     def f(x):
