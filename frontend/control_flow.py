@@ -564,13 +564,52 @@ class _TraceMark:
 
 
 # --- tj.range -------------------------------------------------------------------------------
+class _NoLimit:
+    """`tj.range(n)`'s missing limit: not `None`, which `tj.range(1, None)` passes (a
+    TypeError, as `range(1, None)`); shown as the `None` TF's signature has."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NO_LIMIT: Any = _NoLimit()
+
+
+def _check_bound(name: str, bound: Any) -> None:
+    """A bound of `tj.range` is a number or a tensor (as `tf.range`'s, floats too); `None`
+    is Python's `range(1, None)` TypeError, not "no limit"."""
+    if isinstance(bound, Tensor):
+        if bound.ndim != 0:
+            raise TypeError(at_user_line(f"tj.range {name} must be a 0-d tensor, got {bound!r}"))
+        return
+    if bound is None:
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} is None, as `range(1, None)` is a TypeError in Python; "
+                "for the size of a dim known only at run time write x.shape[k] of the traced "
+                "array x (a run-time int64 tensor), not a Python value that is None"
+            )
+        )
+    if not isinstance(bound, int | float | np.number) or isinstance(
+        bound, complex | np.complexfloating
+    ):
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} must be a number or a 0-d tensor, got "
+                f"{type(bound).__name__} {bound!r}"
+            )
+        )
+
+
 class Range:
     """`tj.range(start, limit=None, delta=1)`: like `range`, but a `for` loop over it is
     staged (not unrolled) by AutoGraph; iterating it directly needs concrete bounds."""
 
-    def __init__(self, start: Any, limit: Any = None, delta: Any = 1):
-        if limit is None:
+    def __init__(self, start: Any, limit: Any = _NO_LIMIT, delta: Any = 1):
+        if limit is _NO_LIMIT:
             start, limit = 0, start
+        for name, bound in (("start", start), ("limit", limit), ("delta", delta)):
+            _check_bound(name, bound)
         self.start, self.limit, self.delta = start, limit, delta
 
     def __iter__(self):

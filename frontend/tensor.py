@@ -10,6 +10,7 @@ needed (`bool(t)`, `np.asarray(t)`) raises an error that says what to do instead
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ from numpy.typing import DTypeLike
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
+from tracejit.frontend import runtime_sizes
 from tracejit.frontend.array_operators import ArrayOperators
 from tracejit.frontend.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
@@ -70,6 +72,12 @@ def _record_dims(value: SSAValue, dims: tuple) -> None:
         current_trace().dims[value] = tuple(dims)
 
 
+def _tracing() -> bool:
+    from tracejit.frontend.tracing import is_tracing
+
+    return is_tracing()
+
+
 # Tensors are numbered as they are made: a staged loop tells the arrays made before it
 # (whose writes it must carry) from its own by this number.
 _SERIALS = itertools.count()
@@ -84,7 +92,7 @@ class Tensor(ArrayOperators):
     """A symbolic NumPy array inside a traced function."""
 
     __slots__ = (
-        "_value", "shape", "dtype", "dims", "weak",
+        "_value", "_shape", "dtype", "dims", "weak", "dim_of",
         "_view", "_version", "_serial", "_is_array", "_write_refused",
     )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
@@ -93,13 +101,13 @@ class Tensor(ArrayOperators):
         ttype = value.type
         assert isinstance(ttype, TensorType), ttype
         self._value = value
-        self.shape: tuple[int | None, ...] = static_shape(ttype)
+        self._shape: tuple[int | None, ...] = static_shape(ttype)
         self.dtype: np.dtype = numpy_dtype(ttype.get_element_type())
         # Where each dim's size comes from (frontend/dims.py): ints when known at trace
         # time; for unknown dims, recorded per value in the trace or inherited from an
         # operand of the same shape.
-        self.dims = dims if dims is not None else _dims_of(value, self.shape)
-        if dims is not None and None in self.shape:
+        self.dims = dims if dims is not None else _dims_of(value, self._shape)
+        if dims is not None and None in self._shape:
             _record_dims(value, dims)
         # Weakly typed (NEP 50, JAX's weak types): the value stands for a Python int or float
         # (a loop variable initialised from a literal, and arithmetic on it with literals), so
@@ -113,6 +121,9 @@ class Tensor(ArrayOperators):
         self._serial = next(_SERIALS)
         self._is_array = False
         self._write_refused = ""
+        # (dim, tensor value, axis) when this is the run-time size `x.shape[axis]` given to
+        # the user (frontend/runtime_sizes.py): passed back as a size, it means that dim.
+        self.dim_of: Any = None
 
     @property
     def value(self) -> SSAValue:
@@ -130,26 +141,54 @@ class Tensor(ArrayOperators):
         return len(self.shape)
 
     @property
+    def shape(self) -> tuple[int | None, ...]:
+        """The shape: a dim unknown at trace time is a 0-d int64 tensor holding its size at
+        run time (to tracejit's own code, which the type describes, it is None; see
+        frontend/runtime_sizes.py)."""
+        if None in self._shape and runtime_sizes.read_by_user(1) and _tracing():
+            return runtime_sizes.shape(self)
+        return self._shape
+
+    @property
     def size(self) -> int | None:
-        if any(d is None for d in self.shape):
-            return None
-        return int(np.prod([d for d in self.shape if d is not None], dtype=np.int64))
+        """The number of elements: a 0-d int64 tensor holding it at run time when a dim is
+        unknown at trace time (None to tracejit's own code)."""
+        if None in self._shape:
+            user = runtime_sizes.read_by_user(1) and _tracing()
+            return runtime_sizes.size(self) if user else None
+        return math.prod(self._shape)  # type: ignore[arg-type]  # no None here
 
     def __len__(self) -> int:
-        if not self.shape:
+        if not self._shape:
             raise TypeError(at_user_line("len() of unsized object (a 0-d tensor)"))
-        if self.shape[0] is None:
-            raise TypeError(at_user_line("len() of a tensor whose first dim is unknown"))
-        return self.shape[0]
+        if self._shape[0] is None:
+            raise TypeError(
+                at_user_line(
+                    "len() of a tensor whose first dim is known only at run time: Python's "
+                    "len() must return a Python int; write x.shape[0] (a run-time int64 "
+                    "tensor), or len(x) in a function AutoGraph converts (the default)"
+                )
+            )
+        return self._shape[0]
 
     def __iter__(self) -> Iterator[Tensor]:
         """The rows, as NumPy iterates (not `__getitem__` until IndexError: an index out of
         range raises nothing while tracing, see frontend/non_strict.py)."""
         if not self.shape:
             raise TypeError(at_user_line("iteration over a 0-d array"))
+        if self._shape[0] is None:
+            raise TypeError(
+                at_user_line(
+                    "iterating a tensor whose first dim is known only at run time takes a "
+                    "staged loop: AutoGraph (on by default) stages `for row in x`; or write "
+                    "tj.while_loop over x.shape[0]"
+                )
+            )
         return (self[i] for i in range(len(self)))
 
     def __repr__(self) -> str:
+        if self.dim_of is not None:
+            return f"<tj.Tensor run-time size of dim {self.dim_of[2]} dtype=int64>"
         dims = ", ".join("None" if d is None else str(d) for d in self.shape)
         return f"<tj.Tensor shape=({dims}{',' if len(self.shape) == 1 else ''}) dtype={self.dtype}>"
 

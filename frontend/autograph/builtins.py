@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
+from tracejit.frontend import primitives, runtime_sizes
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tracing import is_tracing
@@ -191,6 +191,9 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     a constant must not bake in whatever memory held."""
 
     def staged(*args: Any, **kwargs: Any) -> Any:
+        sized = _with_runtime_sizes(function, args, kwargs)
+        if sized is not None:
+            return sized
         result = (fill or function)(*args, **kwargs)
         if isinstance(result, np.ndarray) and is_tracing() and result.dtype in SUPPORTED_DTYPES:
             if result.size:  # one value everywhere: a splat, without reading the array
@@ -204,7 +207,74 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     return staged
 
 
+def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
+    sees as run-time tensors, frontend/runtime_sizes.py): the 0-d array NumPy makes for
+    shape `()`, broadcast to those dims. None when the shape holds no run-time size."""
+    if not is_tracing() or function in (np.zeros_like, np.ones_like, np.full_like):
+        return None
+    if function is np.empty_like:
+        return None
+    shape = args[0] if args else kwargs.get("shape")
+    found = runtime_sizes.sizes_to_dims(shape)
+    if found is None:
+        return None
+    dims, witnesses = found
+    if any(isinstance(d, Tensor) for d in dims):
+        raise TypeError(
+            at_user_line(
+                f"np.{function.__name__}: a size computed at run time (not x.shape[k] itself) "
+                "is not supported as an array size"
+            )
+        )
+    rest = {k: v for k, v in kwargs.items() if k != "shape"}
+    scalar = (np.zeros if function is np.empty else function)((), *args[1:], **rest)
+    result = primitives.broadcast_to(primitives.constant(scalar), dims, witnesses)
+    result._is_array = True
+    return result
+
+
+def broadcast_to_(array: Any, shape: Any, subok: bool = False) -> Any:
+    """`np.broadcast_to(v, x.shape)` of a value that is not a tensor (NumPy would not hand
+    it to tracejit) and a shape naming run-time sizes (frontend/runtime_sizes.py)."""
+    sized = is_tracing() and runtime_sizes.sizes_to_dims(shape) is not None
+    if sized and not isinstance(array, Tensor):
+        array = primitives.constant(np.asarray(array))
+    return np.broadcast_to(array, shape, subok=subok)
+
+
+def arange_(*args: Any, **kwargs: Any) -> Any:
+    """`np.arange(n)` where `n` is a run-time size `x.shape[k]`: 0, 1, ..., n - 1 (only this
+    form; NumPy runs the others)."""
+    measured = runtime_sizes.dim_of(args[0]) if is_tracing() and len(args) == 1 else None
+    if measured is None:
+        return np.arange(*args, **kwargs)
+    if set(kwargs) - {"dtype"}:
+        raise NotImplementedError(
+            at_user_line(f"np.arange of a run-time size with {sorted(kwargs)} is not supported")
+        )
+    dtype = np.dtype(kwargs.get("dtype") or np.int64)
+    dim, value, axis = measured
+    one = primitives.constant(np.asarray(1, np.int64))
+    ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
+    counted: Tensor = np.cumsum(ones) - 1  # type: ignore[assignment]  # dispatched to Tensor
+    result = counted.astype(dtype) if dtype != np.int64 else counted
+    result._is_array = True
+    return result
+
+
+def len_(value: Any) -> Any:
+    """`len(t)`: a run-time int64 tensor when the first dim of `t` is known only at run
+    time (Python's `len` must return an int, so only converted code can give one)."""
+    if isinstance(value, Tensor) and value.ndim and value._shape[0] is None:
+        return runtime_sizes.dim_size(value, 0)
+    return len(value)
+
+
 OVERRIDES: dict[Any, Callable[..., Any]] = {
+    len: len_,
+    np.broadcast_to: broadcast_to_,
+    np.arange: arange_,
     np.zeros: _new_array(np.zeros),
     np.ones: _new_array(np.ones),
     np.full: _new_array(np.full),

@@ -55,7 +55,7 @@ class Enumerated:
 
 
 def enumerate_(iterable: Any, start: int = 0) -> Any:
-    rows = isinstance(iterable, Tensor) and iterable.ndim > 0 and iterable.shape[0] is not None
+    rows = isinstance(iterable, Tensor) and iterable.ndim > 0  # an unknown dim: a run-time size
     if rows or _trip_count(iterable) is not None and isinstance(iterable, np.ndarray):
         return Enumerated(iterable, start)
     return enumerate(iterable, start)

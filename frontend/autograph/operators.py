@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
-from tracejit.frontend import mutation, primitives
+from tracejit.frontend import mutation, primitives, runtime_sizes
 from tracejit.frontend.autograph import builtins, index_loops
 from tracejit.frontend.autograph.conversion import converted_call
 from tracejit.frontend.autograph.index_loops import Enumerated
@@ -189,7 +189,12 @@ def _range(*args: Any) -> Any:
                     "Python; cast with .astype(np.int64) if you mean it"
                 )
             )
-    return Range(*args) if tensors else range(*args)
+    if tensors:
+        return Range(*args)
+    try:
+        return range(*args)
+    except TypeError as error:  # range(1, None): Python's error, at the user's line
+        raise TypeError(at_user_line(str(error))) from None
 
 
 BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
@@ -566,9 +571,7 @@ def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body, enumerate_from=N
     `for i, row in enumerate(tensor, start)`)."""
     if tensor.ndim == 0:
         raise TypeError(at_user_line("iteration over a 0-d tensor"))
-    rows = tensor.shape[0]
-    if rows is None:
-        raise NotImplementedError(at_user_line("iterating a tensor whose first dim is unknown"))
+    rows = runtime_sizes.dim_size(tensor, 0)  # a run-time int64 tensor for an unknown dim
     first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
     loop.stage(
         lambda index: _with_extra(index < rows, extra_test),

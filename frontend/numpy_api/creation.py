@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
+from tracejit.frontend import primitives, runtime_sizes
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.source_location import at_user_line
 from tracejit.frontend.tensor import Tensor
@@ -70,6 +70,10 @@ def _constant_like(numpy_fn: Callable, fill: int) -> Callable[..., Tensor]:
         if shape is None and _has_unknown_dims(a):
             value = primitives.constant(np.full((), fill, a.dtype if dtype is None else dtype))
             return _array(_broadcast_like(value, a))
+        measured = runtime_sizes.sizes_to_dims(shape)
+        if measured is not None:  # shape=(x.shape[0], 2): sizes only the kernel knows
+            value = primitives.constant(np.full((), fill, a.dtype if dtype is None else dtype))
+            return _array(primitives.broadcast_to(value, *measured))
         shape, dtype = _target(a, dtype, shape)
         return _array(primitives.constant(np.full(shape, fill, dtype)))
 

@@ -170,8 +170,10 @@ def _describe(value: Any) -> str:
 
 
 @implements(np.shape)
-def _shape(a: Any) -> tuple[int | None, ...]:
-    return a.shape  # static at trace time (None for a dim known only at run time)
+def _shape(a: Any) -> tuple:
+    from tracejit.frontend import runtime_sizes
+
+    return runtime_sizes.shape(a)  # run-time int64 tensors for dims unknown at trace time
 
 
 @implements(np.ndim)
@@ -180,5 +182,11 @@ def _ndim(a: Any) -> int:
 
 
 @implements(np.size)
-def _size(a: Any, axis: int | None = None) -> int | None:
-    return a.size if axis is None else a.shape[axis]
+def _size(a: Any, axis: int | None = None) -> Any:
+    from tracejit.frontend import runtime_sizes
+
+    if axis is None:
+        return runtime_sizes.size(a)
+    from numpy.lib.array_utils import normalize_axis_index
+
+    return runtime_sizes.dim_size(a, normalize_axis_index(axis, a.ndim))

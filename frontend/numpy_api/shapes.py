@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
+from tracejit.frontend import primitives, runtime_sizes
 from tracejit.frontend.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.source_location import at_user_line
@@ -100,6 +100,9 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
+    measured = runtime_sizes.sizes_to_dims(shape)
+    if measured is not None:
+        return primitives.reshape(x, _reshape_to_sizes(x, shape))
     if None in x.shape:
         return primitives.reshape(x, _dynamic_reshape(x, as_shape(shape)))
     return primitives.reshape(x, resolve_shape(x.size or 0, as_shape(shape)))
@@ -134,6 +137,66 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     times = known_source // known_target
     merged = unknown[0] if len(unknown) == 1 and times == 1 else Product(unknown, times)
     return [merged if s == -1 else s for s in shape]
+
+
+def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
+    """The dims of a reshape to a shape naming run-time sizes (`x.reshape(x.shape[0], -1)`,
+    frontend/runtime_sizes.py): each is the dim it measures, which must be one of `x`'s
+    dims unknown at trace time; a -1 stands for what is left of `x`'s size."""
+    from tracejit.frontend.dims import Product, Unknown
+
+    entries = shape if isinstance(shape, tuple | list) else [shape]
+    shape_text = "(" + ", ".join("?" if isinstance(t, Tensor) else str(t) for t in entries) + ")"
+
+    def refuse(problem: str) -> NotImplementedError:
+        return NotImplementedError(
+            at_user_line(
+                f"np.reshape of shape {x.shape} to {shape_text} (? a run-time size): {problem}"
+            )
+        )
+
+    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]
+    if any(isinstance(t, Tensor) for t in target):
+        raise refuse("a size computed at run time (not x.shape[k] itself) is not supported")
+    target = [t if not isinstance(t, int | np.integer) else operator.index(t) for t in target]
+    remaining = [d for d in x.dims if not isinstance(d, int)]
+    for dim in (t for t in target if not isinstance(t, int)):
+        if dim not in remaining:
+            raise refuse("a run-time size that is not one of the array's unknown dims")
+        remaining.remove(dim)
+    known_source = math.prod(d for d in x.dims if isinstance(d, int))
+    known_target = math.prod(t for t in target if isinstance(t, int) and t != -1)
+    holes = sum(1 for t in target if isinstance(t, int) and t == -1)
+    if holes > 1 or any(isinstance(t, int) and t < -1 for t in target):
+        raise ValueError(at_user_line("can only specify one unknown dimension"))
+    if holes == 0:
+        if remaining or known_source != known_target:
+            raise ValueError(
+                at_user_line(f"cannot reshape array of shape {x.shape} into the shape given")
+            )
+        return target
+    if known_target == 0 or known_source % known_target:
+        raise refuse(f"the static sizes {known_source} are not a multiple of {known_target}")
+    # NumPy finds the -1 by dividing by the other sizes: one of 0 fails, even for no elements
+    for entry in shape:
+        if runtime_sizes.dim_of(entry) is not None:
+            primitives.assert_true(
+                entry != 0,
+                at_user_line(
+                    f"ValueError: cannot reshape array of size 0 into shape {shape_text} "
+                    "(a run-time size in it is 0, and NumPy cannot tell the -1 then)"
+                ),
+            )
+    times = known_source // known_target
+    if not remaining:
+        fill: Any = times
+    elif len(remaining) == 1 and times == 1:
+        fill = remaining[0]
+    elif any(isinstance(d, Unknown) for d in remaining):
+        raise refuse("it reshapes a dim only the kernel knows")
+    else:
+        fill = Product(tuple(remaining), times)
+    return [fill if isinstance(t, int) and t == -1 else t for t in target]
 
 
 @implements(np.reshape)
@@ -352,6 +415,9 @@ def vstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
 # --- repetition ---------------------------------------------------------------------------
 @implements(np.broadcast_to)
 def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tensor:
+    measured = runtime_sizes.sizes_to_dims(shape)
+    if measured is not None:
+        return _broadcast_to_sizes(tensor_of(array), *measured)
     x = static_tensor(np.broadcast_to, array)
     shape = as_shape(shape)
     if any(s < 0 for s in shape):
@@ -559,3 +625,33 @@ def tril(m: Any, k: Any = 0) -> Tensor:
 @implements(np.triu)
 def triu(m: Any, k: Any = 0) -> Tensor:
     return _triangle(np.triu, m, k, lower=False)
+
+
+def _broadcast_to_sizes(x: Tensor, dims: list, witnesses: dict) -> Tensor:
+    """`np.broadcast_to(x, shape)` for a shape naming run-time sizes (`x.shape[k]` of
+    traced arrays, frontend/runtime_sizes.py): each of `x`'s dims must be 1 or the dim the
+    size measures (a read-only copy: `x` is not an array with unknown dims here)."""
+    if any(isinstance(d, Tensor) for d in dims):
+        raise NotImplementedError(
+            at_user_line(
+                "np.broadcast_to: a size computed at run time (not x.shape[k] itself) is not "
+                "supported as a shape"
+            )
+        )
+    dims = [d if not isinstance(d, int | np.integer) else operator.index(d) for d in dims]
+    if any(isinstance(d, int) and d < 0 for d in dims):
+        raise ValueError(at_user_line("all elements of broadcast shape must be non-negative"))
+    pairs = zip(reversed(x.dims), reversed(dims), strict=False)
+    if len(dims) < x.ndim or not all(s == 1 or s == t for s, t in pairs):
+        raise NotImplementedError(
+            at_user_line(
+                f"np.broadcast_to of shape {x.shape} to a shape with run-time sizes: each dim "
+                "must be 1 or the very dim the size measures"
+            )
+        )
+    result = primitives.broadcast_to(x, dims, witnesses)
+    return refuse_writes(
+        result,
+        "assignment destination is read-only: np.broadcast_to returns a read-only view "
+        "(as in NumPy); write into a copy (`np.broadcast_to(x, shape).copy()`)",
+    )
