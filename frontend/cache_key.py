@@ -155,7 +155,7 @@ def describe_leaf_change(old: Any, new: Any) -> str:
         return "an array where a NumPy scalar was (a 0-d array can be written in place)"
     if is_tensor_key(old) and _is_scalar_key(new):
         return "a NumPy scalar where an array was (a scalar cannot be written in place)"
-    if isinstance(old, tuple) and old[:1] == ("tensor",) and new[:1] == ("tensor",):
+    if is_tensor_key(old) and is_tensor_key(new):
         if old[2] != new[2]:
             return f"a new dtype ({old[2]} -> {new[2]})"
         return f"a new shape ({old[1]} -> {new[1]})"

@@ -578,7 +578,7 @@ _NO_LIMIT: Any = _NoLimit()
 def _check_bound(name: str, bound: Any) -> None:
     """A bound of `tj.range` is a number or a tensor (as `tf.range`'s, floats too); `None`
     is Python's `range(1, None)` TypeError, not "no limit"."""
-    if isinstance(bound, Tensor):
+    if isinstance(bound, Tensor | np.ndarray):  # a 0-d array when run eagerly
         if bound.ndim != 0:
             raise TypeError(at_user_line(f"tj.range {name} must be a 0-d tensor, got {bound!r}"))
         return

@@ -48,6 +48,8 @@ from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import trace
 from tracejit.frontend.tracing import current_trace, is_tracing
 
+# Held here: at interpreter exit `sys` may be torn down before a weakref callback runs
+_is_finalizing = sys.is_finalizing
 
 class Function:
     """A Python function that runs as compiled machine code, traced per input signature."""
@@ -302,7 +304,7 @@ class Function:
 
     def _forget(self, dead: IdentityKey) -> None:
         """An object in some cache keys was garbage-collected: drop those traces."""
-        if sys.is_finalizing():  # module globals may already be gone; nothing to keep tidy
+        if _is_finalizing is None or _is_finalizing():  # module globals may already be gone
             return
         with self._lock:
             for cache in (self._cache, self._polymorphic):

@@ -239,6 +239,12 @@ def user_raise(exception: Any) -> Any:
     return exception
 
 
+class _ReturnLaterInTrace(Exception):
+    """The branch traced first leaves the return value unset where static analysis says a
+    branch may set it (`if c: return a` then a Python `if` that does not return): staged
+    again with the branches in the other order, to learn its type from the other branch."""
+
+
 class _ReturnsInOneBranch(Exception):
     """A branch of a staged if returns (sets the return value) and the other does not: the
     if is staged again with the return value defined before it (zeros of its type), since
@@ -260,11 +266,17 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
     error when it is taken, as in Python: it fails an assertion and then, so that it has
     outputs of the right types, traces the other branch (never run: the kernel stops)."""
     raising: dict[int, str] = {}
+    swapped = False
     while True:
         try:
             return _stage_if_once(
-                pred, body, orelse, get_state, set_state, names, branch_names, raising
+                pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped
             )
+        except _ReturnLaterInTrace:
+            swapped = True
+            pred, body, orelse = np.logical_not(truth(pred)), orelse, body
+            branch_names = (branch_names[1], branch_names[0])
+            raising = {1 - branch: message for branch, message in raising.items()}
         except _ReturnsInOneBranch as returns:
             state = list(get_state())
             state[returns.index] = _zeros_like(returns.value)
@@ -304,7 +316,9 @@ def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int
     return run
 
 
-def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names, raising) -> None:
+def _stage_if_once(
+    pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped=False
+) -> None:
     init = get_state()
     fns = [body, orelse]
     body, orelse = _raising_branch(0, fns, raising), _raising_branch(1, fns, raising)
@@ -314,6 +328,7 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
     where = str(user_location())
     assigned: dict[int, Any] = {}  # one-sided variable -> its value where assigned
     then_outputs: list[tuple] = []
+    returned: dict[int, Any] = {}  # a return-value output -> its value where set
 
     def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
         def run() -> tuple:
@@ -324,6 +339,13 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
             for i in one_sided:
                 if i in assigned and is_return_value(names[i]) and _has_spec(assigned[i]):
                     raise _ReturnsInOneBranch(i, assigned[i])
+            for i in (i for i in outputs if is_return_value(names[i])):
+                if not is_undefined(values[i]):
+                    returned[i] = values[i]
+                elif i in returned and _has_spec(returned[i]):
+                    raise _ReturnsInOneBranch(i, returned[i])
+                elif not then_outputs and not swapped:
+                    raise _ReturnLaterInTrace
             out = tuple(values[i] for i in outputs)
             _check_branch_outputs(out, then_outputs, [names[i] for i in outputs], where)
             then_outputs.append(out)
@@ -335,7 +357,7 @@ def _stage_if_once(pred, body, orelse, get_state, set_state, names, branch_names
         results = cond(
             pred, branch(body), branch(orelse), names=[_display(names[i]) for i in outputs]
         )
-    except (_ReturnsInOneBranch, _BranchRaises):
+    except (_ReturnsInOneBranch, _BranchRaises, _ReturnLaterInTrace):
         set_state(init)  # staged again: from the state before the if
         raise
     if len(then_outputs) == 2:
@@ -537,7 +559,12 @@ def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:
 
 
 def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
-    bounds = (rng.start, rng.limit, rng.delta)
+    # Python's range reads its bounds once: a snapshot of each (an array the body writes,
+    # `k = n; for i in range(k): n -= 1`, must not move the end of the loop)
+    bounds = tuple(
+        Tensor(b.value, b.dims, weak=b.weak) if isinstance(b, Tensor) else b
+        for b in (rng.start, rng.limit, rng.delta)
+    )
     dtype = np.result_type(*(b.dtype if isinstance(b, Tensor) else b for b in bounds))
     start, limit, delta = (_tensor(b, dtype) if isinstance(b, Tensor) else b for b in bounds)
     if isinstance(delta, Tensor):

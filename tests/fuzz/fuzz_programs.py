@@ -655,7 +655,9 @@ def _matmul_err(a: Value, c: Value) -> Any:
             y = np.nan_to_num(np.abs(c.array.astype(np.float64)), posinf=0.0)
             scale = _magnitude(np.asarray(x @ y))
         cross = _err(a) * _magnitude(c.array) + _err(c) * _magnitude(a.array)
-        return k * cross + 2 * k * _eps(result.dtype) * scale
+        # NumPy sums float16 products in float32 and rounds once: hold compiled code to that
+        acc = np.dtype(np.float32) if result.dtype == np.float16 else result.dtype
+        return k * cross + (2 * k * _eps(acc) + _eps(result.dtype)) * scale
 
     return bound
 

@@ -45,7 +45,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "fuzz_nesting: a return under a staged if, then a return under a Python if, in a loop: UnboundLocalError 'retval_' is not defined on every path through the staged if"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)

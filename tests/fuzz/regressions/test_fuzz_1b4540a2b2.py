@@ -43,7 +43,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "fuzz_nesting: a staged range's bound is re-read every iteration: `for i in tj.range(n)` (or range(n), n a 0-d ndarray) whose body writes n in place (`n -= 1` through an alias) runs 2 times, NumPy 3 (`n += 1`: never ends)"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
