@@ -18,6 +18,7 @@ from tracejit.codegen.context import Emitter, FunctionEmitter
 from tracejit.codegen.emit_parallel import emit_parallel_call, is_parallel_call
 from tracejit.codegen.emit_vector import fence_streamed_lines
 from tracejit.codegen.errors import CodegenError
+from tracejit.codegen.interrupts import INTERRUPT_CALLS
 
 
 def _return(fx: FunctionEmitter, op: func.ReturnOp) -> None:
@@ -33,6 +34,8 @@ def _return(fx: FunctionEmitter, op: func.ReturnOp) -> None:
 
 def _call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value | None:
     name = op.callee.root_reference.data
+    if name in INTERRUPT_CALLS:  # the Ctrl-C flag: a load or store, not a call
+        return INTERRUPT_CALLS[name](fx.b, fx.state.module)
     callee = fx.state.functions.get(name)
     if callee is None:
         raise CodegenError(f"func.call: no func.func @{name} in the module")

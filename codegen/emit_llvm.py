@@ -31,7 +31,7 @@ from tracejit.codegen.emit_memref import (
 from tracejit.codegen.emit_ownership import OWNERSHIP_EMITTERS
 from tracejit.codegen.emit_vector import VECTOR_EMITTERS, fences_at_return
 from tracejit.codegen.errors import CodegenError
-from tracejit.codegen.interrupts import INTERRUPT_EMITTERS
+from tracejit.codegen.interrupts import INTERRUPT_CALLS
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
 from tracejit.codegen.switches import bounds_checks_enabled
@@ -45,7 +45,6 @@ EMITTERS: dict[type[Operation], Emitter] = {
     **CONTROL_EMITTERS,
     **OWNERSHIP_EMITTERS,
     **VECTOR_EMITTERS,
-    **INTERRUPT_EMITTERS,
 }
 NAMED_EMITTERS: dict[str, Emitter] = {**ARITH_NAMED_EMITTERS}
 
@@ -105,6 +104,8 @@ def _param_types(op: func.FuncOp, signature: KernelSignature) -> list[ir.Type]:
 
 
 def _declare_function(state: ModuleState, op: func.FuncOp) -> None:
+    if op.sym_name.data in INTERRUPT_CALLS and not op.body.blocks:
+        return  # emitted inline where called (codegen/interrupts.py)
     signature = kernel_signature(op)  # rejects unsupported argument and result types
     outputs = op.function_type.outputs.data
     ret = scalar_type(outputs[0]) if outputs else VOID

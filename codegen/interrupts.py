@@ -7,11 +7,12 @@ loop ignored Ctrl-C for 10 s, and a loop of 10^13 trips for ever. Here:
 * the process has one i32 flag, in a small LLVM module of its own compiled on first use,
   with a C signal handler `tracejit_on_sigint` that sets the flag and then calls the handler
   it replaced (Python's, which notes the signal as before, so the KeyboardInterrupt comes);
-* every trip of a staged loop reads the flag (`tj.interrupted`, a load through the global
+* every trip of a staged loop reads the flag (`func.call @tracejit_interrupted`, emitted
+  inline as a load through the global
   `tracejit_interrupt_flag_ptr` that the loader fills in; until then it points at a zero of
   the module's own) and, when set, returns the KeyboardInterrupt status
-  (passes/lower_control_flow.py, lower_asserts.py); a function with such loops clears the
-  flag on entry (`tj.clear_interrupt`), forgetting a Ctrl-C Python has handled already;
+  (passes/lower_control_flow.py, bufferize); a function with such loops clears the flag on
+  entry (`@tracejit_clear_interrupt`), forgetting a Ctrl-C Python has handled already;
 * the caller then runs Python's pending signal handler, so KeyboardInterrupt is raised once,
   at the call (frontend/runtime_errors.py).
 
@@ -29,13 +30,11 @@ import ctypes.util
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from llvmlite import ir
-from xdsl.ir import Operation
 
-from tracejit.codegen.context import Emitter, FunctionEmitter
 from tracejit.codegen.llvm_types import I32, PTR, call_address, opaque
-from tracejit.ir.effects import ClearInterruptOp, InterruptedOp
 
 INTERRUPT_GLOBAL = "tracejit_interrupt_flag_ptr"
 _NO_INTERRUPT = "tracejit_no_interrupt"
@@ -88,17 +87,10 @@ def emit_clear(b: ir.IRBuilder, module: ir.Module) -> None:
     b.atomic_rmw("xchg", flag, ir.Constant(I32, 0), "monotonic")
 
 
-def _interrupted(fx: FunctionEmitter, op: Operation) -> ir.Value:
-    return emit_interrupted(fx.b, fx.state.module)
-
-
-def _clear(fx: FunctionEmitter, op: Operation) -> None:
-    emit_clear(fx.b, fx.state.module)
-
-
-INTERRUPT_EMITTERS: dict[type[Operation], Emitter] = {
-    InterruptedOp: _interrupted,
-    ClearInterruptOp: _clear,
+# The calls bufferize makes (passes/bufferize/elementwise.py), emitted inline: no function.
+INTERRUPT_CALLS: dict[str, Callable[[ir.IRBuilder, ir.Module], ir.Value | None]] = {
+    "tracejit_interrupted": emit_interrupted,
+    "tracejit_clear_interrupt": emit_clear,
 }
 
 

@@ -42,12 +42,13 @@ def describe_leaves(leaves: list[Any]) -> str:
     """`f32[3], i64[], 2.0`: the arguments of a trace, as its log line shows them."""
     import numpy as np
 
+    from tracejit.frontend.cache_key import is_tensor_leaf
+
     parts = []
     for leaf in leaves:
-        shape, dtype = getattr(leaf, "shape", None), getattr(leaf, "dtype", None)
-        if shape is not None and dtype is not None:
-            dims = ",".join("?" if d is None else str(d) for d in shape)
-            parts.append(f"{np.dtype(dtype).name}[{dims}]")
+        if is_tensor_leaf(leaf) and leaf.shape is not None:  # (a class, e.g. a dtype, is not)
+            dims = ",".join("?" if d is None else str(d) for d in leaf.shape)
+            parts.append(f"{np.dtype(leaf.dtype).name}[{dims}]")
         else:
             parts.append(repr(leaf)[:40])
     return ", ".join(parts)

@@ -12,12 +12,7 @@ from xdsl.ir import Dialect
 from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.cumulative import CumulativeOp
-from tracejit.ir.effects import (
-    AssertOp,
-    CheckInterruptOp,
-    ClearInterruptOp,
-    InterruptedOp,
-)
+from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
@@ -45,7 +40,6 @@ TJ = Dialect(
         AssertOp,
         CheckInterruptOp,
         ClearInterruptOp,
-        InterruptedOp,
         PoisonOp,
         *CONTROL_FLOW_OPS,
         *STATE_OPS,

@@ -9,9 +9,10 @@ condition is false at run time (`IndexError`, `InvalidArgumentError`, ...).
 
 stops the call with KeyboardInterrupt when Ctrl-C was pressed since the compiled function
 was entered (`tj.clear_interrupt` at its entry forgets an earlier one): staged loops check
-on every trip (passes/lower_control_flow.py); lower-asserts expands it into a read of the
-flag, `%stop = tj.interrupted`, and a `cf.assert` (codegen/interrupts.py says how the flag
-is set and read).
+on every trip (passes/lower_control_flow.py). bufferize turns them into upstream MLIR: calls
+of `@tracejit_interrupted() -> i1` (with a `cf.assert`) and `@tracejit_clear_interrupt()`,
+which the code generator emits as a load and a store of the process's flag
+(codegen/interrupts.py).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     prop_def,
-    result_def,
     traits_def,
 )
 from xdsl.traits import MemoryWriteEffect
@@ -54,20 +54,6 @@ class AssertOp(IRDLOperation):
 
 
 @irdl_op_definition
-class InterruptedOp(IRDLOperation):
-    """Whether Ctrl-C was pressed since the function was entered (an i1 read at run time
-    from the process's interrupt flag: never merged, hoisted or removed)."""
-
-    name = "tj.interrupted"
-    stop = result_def(i1)
-    traits = traits_def(MemoryWriteEffect())
-    assembly_format = "attr-dict"
-
-    def __init__(self) -> None:
-        super().__init__(result_types=[i1])
-
-
-@irdl_op_definition
 class ClearInterruptOp(IRDLOperation):
     """Forget a Ctrl-C pressed before the function was entered (Python has raised its
     KeyboardInterrupt for it already): at the entry of a function that polls."""
@@ -79,8 +65,8 @@ class ClearInterruptOp(IRDLOperation):
 
 @irdl_op_definition
 class CheckInterruptOp(IRDLOperation):
-    """Stop the call with KeyboardInterrupt if Ctrl-C was pressed (expanded by
-    lower-asserts into `tj.interrupted` and a `cf.assert`)."""
+    """Stop the call with KeyboardInterrupt if Ctrl-C was pressed (bufferize makes it a
+    call of `@tracejit_interrupted` and a `cf.assert`)."""
 
     name = "tj.check_interrupt"
     traits = traits_def(MemoryWriteEffect())

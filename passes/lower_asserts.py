@@ -23,20 +23,11 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func
-from xdsl.dialects.builtin import (
-    ArrayAttr,
-    FunctionType,
-    IntegerAttr,
-    ModuleOp,
-    StringAttr,
-    i1,
-    i32,
-)
+from xdsl.dialects.builtin import ArrayAttr, FunctionType, IntegerAttr, ModuleOp, StringAttr, i32
 from xdsl.ir import Block
 from xdsl.passes import ModulePass
 from xdsl.utils.hints import isa
 
-from tracejit.ir.effects import CheckInterruptOp, InterruptedOp
 from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 
@@ -47,28 +38,8 @@ def _status_block(code: int) -> Block:
     return block
 
 
-INTERRUPT_MESSAGE = "KeyboardInterrupt: a staged loop of the compiled function was interrupted"
-
-
-def expand_interrupt_checks(function: func.FuncOp) -> None:
-    """`tj.check_interrupt` -> `%stop = tj.interrupted; cf.assert (not %stop), "Keyboard..."`."""
-    for check in [op for op in function.walk() if isinstance(op, CheckInterruptOp)]:
-        stop = InterruptedOp()
-        true = arith.ConstantOp(IntegerAttr(-1, i1))
-        go = arith.XOrIOp(stop.stop, true.result)
-        assert_op = cf.AssertOp(go.result, INTERRUPT_MESSAGE)
-        block = check.parent_block()
-        assert block is not None
-        for new in (stop, true, go, assert_op):
-            new.location = check.location
-            block.insert_op_before(new, check)
-        check.detach()
-        check.erase()
-
-
 def lower_function_asserts(function: func.FuncOp, messages: list[str]) -> None:
     """Give `function` an i32 status result and turn its asserts into branches."""
-    expand_interrupt_checks(function)
     for assert_op in [op for op in function.walk() if isinstance(op, cf.AssertOp)]:
         messages.append(assert_op.msg.data)
         block = assert_op.parent_block()

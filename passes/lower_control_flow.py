@@ -15,7 +15,7 @@ scalars with `tensor.extract`, which `bufferize` turns into loads:
 
 Every trip of a staged loop first polls the interrupt flag, so Ctrl-C stops a long loop
 within a trip (a load and a branch: staged loops are the user's loops, not the element
-loops of lower-to-loops; lower-asserts expands the check); a function with such loops
+loops of lower-to-loops; bufferize makes the check a call and an assert); a function with such loops
 forgets, on entry, a Ctrl-C pressed before it was called (`tj.clear_interrupt`).
 codegen/interrupts.py sets the flag.
 """

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from xdsl.dialects import cf, memref
-from xdsl.dialects.builtin import MemRefType, StringAttr, UnitAttr
+from xdsl.dialects import arith, cf, func, memref
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, UnitAttr, i1
 from xdsl.ir import Operation
 
 from tracejit.ir.constant import ConstantOp
@@ -79,16 +79,43 @@ def lower_assert(bufferizer: FunctionBufferizer, op: AssertOp) -> None:
     bufferizer.builder.insert(assert_op)
 
 
-def keep_interrupt_op(bufferizer: FunctionBufferizer, op: Operation) -> None:
-    """`tj.check_interrupt` / `tj.clear_interrupt` touch no tensor: kept as they are."""
-    new = op.clone()
-    bufferizer.builder.insert(new)
+INTERRUPTED, CLEAR_INTERRUPT = "tracejit_interrupted", "tracejit_clear_interrupt"
+INTERRUPT_MESSAGE = "KeyboardInterrupt: a staged loop of the compiled function was interrupted"
+
+
+def _runtime_function(module: ModuleOp, name: str, results: list) -> None:
+    """Declare `func.func private @name() -> results` once in `module` (upstream MLIR's
+    form of a function the code generator provides; codegen/interrupts.py)."""
+    if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
+        return
+    declaration = func.FuncOp.external(name, [], results)
+    module.body.block.insert_op_before(declaration, module.body.block.first_op)
+
+
+def lower_check_interrupt(bufferizer: FunctionBufferizer, op: CheckInterruptOp) -> None:
+    """`tj.check_interrupt` -> `%stop = func.call @tracejit_interrupted() : () -> i1` and
+    `cf.assert (not %stop), "KeyboardInterrupt: ..."` (lower-asserts returns its status)."""
+    _runtime_function(bufferizer.module, INTERRUPTED, [i1])
+    b = bufferizer.builder
+    stop = b.insert(func.CallOp(INTERRUPTED, [], [i1]))
+    true = b.insert(arith.ConstantOp(IntegerAttr(-1, i1)))
+    go = b.insert(arith.XOrIOp(stop.res[0], true.result))
+    check = b.insert(cf.AssertOp(go.result, INTERRUPT_MESSAGE))
+    for new in (stop, true, go, check):
+        new.location = op.location
+
+
+def lower_clear_interrupt(bufferizer: FunctionBufferizer, op: ClearInterruptOp) -> None:
+    """`tj.clear_interrupt` -> `func.call @tracejit_clear_interrupt() : () -> ()`."""
+    _runtime_function(bufferizer.module, CLEAR_INTERRUPT, [])
+    call = bufferizer.builder.insert(func.CallOp(CLEAR_INTERRUPT, [], []))
+    call.location = op.location
 
 
 ELEMENTWISE_HANDLERS: dict[type[Operation], Handler] = {
     **dict.fromkeys(ELEMENTWISE_OPS, lower_elementwise),
     ConstantOp: lower_constant,
     AssertOp: lower_assert,
-    CheckInterruptOp: keep_interrupt_op,
-    ClearInterruptOp: keep_interrupt_op,
+    CheckInterruptOp: lower_check_interrupt,
+    ClearInterruptOp: lower_clear_interrupt,
 }

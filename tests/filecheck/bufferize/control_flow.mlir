@@ -27,8 +27,8 @@ builtin.module {
 }
 
 // CHECK:      func.func @f(%[[P:.*]]: memref<i1>, %[[A:.*]]: memref<4xf32>, %[[N:.*]]: memref<i64>, %[[OUT:.*]]: memref<4xf32>) {
-// The Ctrl-C ops touch no tensor: kept as they are.
-// CHECK-NEXT:   tj.clear_interrupt
+// The Ctrl-C ops become calls of functions the code generator provides (check_interrupt.mlir).
+// CHECK-NEXT:   func.call @tracejit_clear_interrupt() : () -> ()
 // CHECK-NEXT:   %[[PV:.*]] = memref.load %[[P]][] : memref<i1>
 // CHECK-NEXT:   %[[R:.*]] = memref.alloca() alignment = 64 : memref<4xf32>
 // CHECK-NEXT:   scf.if %[[PV]] {
@@ -41,7 +41,7 @@ builtin.module {
 // CHECK:        linalg.generic {{.*}} ins(%[[N]] : memref<i64>) outs(%[[I]] : memref<i64>)
 // CHECK:        linalg.generic {{.*}} ins(%[[R]] : memref<4xf32>) outs(%[[OUT]] : memref<4xf32>)
 // CHECK:        scf.while () : () -> () {
-// CHECK-NEXT:     tj.check_interrupt
+// CHECK-NEXT:     func.call @tracejit_interrupted() : () -> i1
 // CHECK:          scf.condition(%{{.*}})
 // CHECK-NEXT:   } do {
 // CHECK:          math.exp

@@ -26,7 +26,7 @@ builtin.module {
 }
 
 // A function with a staged loop forgets a Ctrl-C pressed before it was entered, and each
-// trip checks for one first (KeyboardInterrupt; lower-asserts expands the check).
+// trip checks for one first (KeyboardInterrupt; bufferize makes it a call and an assert).
 // CHECK:      tj.clear_interrupt
 // CHECK:      %[[P:.*]] = tensor.extract %{{.*}}[] : tensor<i1>
 // CHECK-NEXT: %[[R:.*]] = scf.if %[[P]] -> (tensor<4xf32>) {
