@@ -91,8 +91,9 @@ def lower_control_flow(module: ModuleOp) -> None:
     }  # fmt: skip
     PatternRewriteWalker(WhileToScf(), apply_recursively=True).rewrite_module(module)
     for function in polling:
-        if function.body.blocks:
-            function.body.block.insert_op_before(ClearInterruptOp(), function.body.block.first_op)
+        entry = function.body.block
+        if entry.first_op is not None:  # a function with a loop has ops
+            entry.insert_op_before(ClearInterruptOp(), entry.first_op)
 
 
 def _has_while(function: func.FuncOp) -> bool:

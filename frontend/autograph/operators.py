@@ -385,7 +385,7 @@ def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> 
         yes = primitives.constant(np.asarray(True))
         flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]
         message = next(guard[1] for guard in guards if guard)  # type: ignore[index]
-        _guard(result, np.where(truth(pred), *flags), message)
+        _guard(result, primitives.select(truth(pred), *flags), message)
         trace = current_trace()
         for value in (then, other):
             for leaf in flatten(value)[0]:

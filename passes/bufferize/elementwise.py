@@ -89,7 +89,9 @@ def _runtime_function(module: ModuleOp, name: str, results: list) -> None:
     if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
         return
     declaration = func.FuncOp.external(name, [], results)
-    module.body.block.insert_op_before(declaration, module.body.block.first_op)
+    first = module.body.block.first_op  # (the function being bufferized: never None)
+    assert first is not None
+    module.body.block.insert_op_before(declaration, first)
 
 
 def lower_check_interrupt(bufferizer: FunctionBufferizer, op: CheckInterruptOp) -> None:
