@@ -43,7 +43,7 @@ from tracejit.frontend.kernel_outputs import adopt
 from tracejit.frontend.mutation import assign
 from tracejit.frontend.runtime_errors import raise_for_status
 from tracejit.frontend.signature_format import named_leaves, pretty_signature, split_arguments
-from tracejit.frontend.structure import TreeDef, flatten, unflatten
+from tracejit.frontend.structure import TreeDef, flatten, leaf_owner, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 from tracejit.frontend.trace_function import TracedProgram
@@ -286,11 +286,7 @@ class ConcreteFunction:
                 )
 
     def _leaf_name(self, index: int) -> str:
-        for name, child in zip(self._names, self._arg_treedef.children, strict=False):
-            if index < child.num_leaves:
-                return name
-            index -= child.num_leaves
-        return "?"
+        return leaf_owner(self._arg_treedef, self._names, index)
 
     def call_leaves(self, leaves: list[Any]) -> Any:
         """Run the kernel on the argument leaves (Python leaves already match the trace)."""

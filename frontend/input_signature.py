@@ -20,7 +20,7 @@ import numpy as np
 
 from tracejit.frontend.cache_key import leaf_key, native
 from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.structure import TreeDef, flatten, flatten_up_to, unflatten
+from tracejit.frontend.structure import TreeDef, flatten, flatten_up_to, leaf_owner, unflatten
 from tracejit.frontend.tensor import Tensor
 from tracejit.frontend.tensor_spec import TensorSpec
 
@@ -70,7 +70,8 @@ class InputSignature:
             try:
                 converted.append(_convert(value, spec, allow_specs))
             except ValueError as error:
-                which = f"argument '{self._name_of_leaf(index)}' was declared {spec!r}, but {error}"
+                name = leaf_owner(self.treedef, self.names, index)
+                which = f"argument '{name}' was declared {spec!r}, but {error}"
                 raise ValueError(self._incompatible(values, at_user_line(which))) from None
         for name, value in zip(self.names, unflatten(self.treedef, converted), strict=True):
             bound.arguments[name] = value
@@ -125,13 +126,6 @@ class InputSignature:
             for leaf, spec in zip(leaves[start:stop], self.spec_leaves, strict=True)
         ]
         return leaves[:start] + specs + leaves[stop:]
-
-    def _name_of_leaf(self, index: int) -> str:
-        for name, child in zip(self.names, self.treedef.children, strict=False):
-            if index < child.num_leaves:
-                return name
-            index -= child.num_leaves
-        return "?"
 
     def _incompatible(self, values: list[Any], which: str = "") -> str:
         inputs = ",\n    ".join(repr(v) for v in values)

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from tracejit.frontend.cache_key import describe_leaf_change
+from tracejit.frontend.structure import leaf_owner
 
 THRESHOLD = 5
 
@@ -56,14 +57,5 @@ def _reason(key: Any, earlier: list[Any], names: list[str]) -> str:
         key=lambda k: sum(a != b for a, b in zip(k[1], leaves, strict=True)),
     )
     position = next(i for i, (a, b) in enumerate(zip(closest[1], leaves, strict=True)) if a != b)
-    name = _leaf_owner(treedef, position, names)
+    name = leaf_owner(treedef, names, position, names[-1] if names else "?")
     return f"{describe_leaf_change(closest[1][position], leaves[position])} in argument '{name}'"
-
-
-def _leaf_owner(treedef: Any, position: int, names: list[str]) -> str:
-    """The parameter whose value holds leaf number `position`."""
-    for name, child in zip(names, treedef.children, strict=False):
-        if position < child.num_leaves:
-            return name
-        position -= child.num_leaves
-    return names[-1] if names else "?"

@@ -115,3 +115,13 @@ def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
     for child_def, child in zip(treedef.children, children, strict=True):
         leaves.extend(flatten_up_to(child_def, child))
     return leaves
+
+
+def leaf_owner(treedef: TreeDef, names: Any, index: int, missing: str = "?") -> str:
+    """The name (of `names`, one per child of `treedef`: the arguments) whose value holds
+    leaf number `index`."""
+    for name, child in zip(names, treedef.children, strict=False):
+        if index < child.num_leaves:
+            return name
+        index -= child.num_leaves
+    return missing
