@@ -201,8 +201,8 @@ def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
         return value.shape, np.result_type(kind(0), other.dtype)  # NEP 50: may take other's
     if isinstance(value, Tensor):
         return value.shape, value.dtype
-    if isinstance(other, Tensor) and other_kind and kind:
-        return (), np.result_type(kind(0), other_kind(0))
+    if other_kind and kind and not isinstance(value, Tensor):  # Python numbers: promoted,
+        return (), np.result_type(kind(0), other_kind(0))  # weak (`r = 0` or `r = 0.5`)
     if isinstance(other, Tensor) and isinstance(value, bool | int | float):
         return (), other.dtype  # a weak Python scalar takes the tensor's dtype
     array = np.asarray(value)
