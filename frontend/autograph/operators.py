@@ -440,9 +440,17 @@ def _is_container(value: Any) -> bool:
 
 
 def fresh_containers(state: tuple) -> tuple:
-    """`state` with its lists and dicts copied (nested ones too), so that each staged branch
-    changes its own copy and the traced values of one never leak into the other."""
-    return tuple(unflatten(*reversed(flatten(v))) if _is_container(v) else v for v in state)
+    """`state` with its lists and dicts copied (nested ones too), and its NumPy arrays (the
+    function's constants, which `c += 1` would change while the branch is traced, whichever
+    branch runs), so that each staged branch changes its own copy and the traced values of
+    one never leak into the other."""
+    def fresh(value: Any) -> Any:
+        if _is_container(value):
+            leaves, treedef = flatten(value)
+            return unflatten(treedef, [fresh(leaf) for leaf in leaves])
+        return value.copy() if type(value) is np.ndarray else value
+
+    return tuple(fresh(v) for v in state)
 
 
 def write_back(init: Sequence[Any], final: Sequence[Any]) -> tuple:
