@@ -99,6 +99,7 @@ def test_wheel_holds_every_subpackage_and_nothing_else(wheel):
     missing = [module for module in _source_modules() if module not in names]
     assert not missing, f"not in the wheel: {missing}"
     assert "tracejit/frontend/numpy_api/__init__.py" in names
+    assert "tracejit/py.typed" in names  # PEP 561: type checkers read the annotations
     tops = {name.split("/")[0] for name in names}
     assert tops == {"tracejit", wheel.name.split("-py3")[0] + ".dist-info"}, tops
     stray = [
