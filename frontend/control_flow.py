@@ -205,6 +205,8 @@ def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
         return (), np.result_type(kind(0), other_kind(0))  # weak (`r = 0` or `r = 0.5`)
     if isinstance(other, Tensor) and isinstance(value, bool | int | float):
         return (), other.dtype  # a weak Python scalar takes the tensor's dtype
+    if isinstance(other, np.generic | np.ndarray) and weak_type(value):
+        return (), other.dtype  # ... and a NumPy value's (`r = 0` or `r = 0 + np.int32(0)`)
     array = np.asarray(value)
     return array.shape, array.dtype
 
