@@ -307,6 +307,7 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
             }
             retrace = arrays.learn(given, new_leaves)
             if not changes and not retrace:
+                arrays.check_aliases_by_name(given, new_leaves, by_name, after)
                 values = [
                     _next_value(new_leaves[i], init, labels[i])
                     for i, init in zip(by_name, inits, strict=True)
@@ -327,6 +328,15 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
     results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
     arrays.finish(op.res[len(inits) :])
     return tuple(unflatten(treedef, results))
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation:
+    """`op` or the op holding it (through nested regions) that is directly in `block`."""
+    while op.parent is not block:
+        parent = op.parent_op()
+        assert parent is not None, "a use of a loop's block argument outside the loop"
+        op = parent
+    return op
 
 
 def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:
@@ -421,6 +431,44 @@ class _WrittenArrays:
             self._carry(root)
             retrace = True
         return retrace
+
+    def check_aliases_by_name(
+        self, given: list[Any], new_leaves: list[Any], by_name: list[int], body: Block
+    ) -> None:
+        """A loop variable carried by name is a copy of its value at the start of each trip.
+        When that value is (a view of) an array the loop writes in place -- it was one
+        before the loop (`c = a; while ...: a += 1; c = c - 1`) or the body rebinds it to
+        one -- NumPy's name sees the write in that trip and the copy does not: refused
+        unless every read of the variable in the body comes before the array's first write."""
+        position = {op: n for n, op in enumerate(body.ops)}
+        for i in by_name:
+            for value in (self.leaves[i], new_leaves[i]):
+                if not isinstance(value, Tensor) or not isinstance(given[i], Tensor):
+                    continue
+                root = mutation.root_of(value)
+                if root not in self.log.first_write_after or not _holds(self.roots, root):
+                    continue
+                written = self.log.first_write_after[root]
+                last_before = -1 if written is None else position[written]
+                if any(position[_ancestor_in(use.operation, body)] > last_before
+                       for use in given[i]._value.uses):
+                    raise NotImplementedError(self._alias_message(i, root))
+
+    def _alias_message(self, i: int, root: Tensor) -> str:
+        name = self.labels[i]
+        others = [
+            self.labels[k]
+            for k, leaf in enumerate(self.leaves)
+            if k != i and isinstance(leaf, Tensor) and mutation.root_of(leaf) is root
+        ]
+        array = f"'{others[0]}'" if others else "an array"
+        copy = f"{name} = {others[0] if others else name}.copy()"
+        return at_user_line(
+            f"'{name}' refers to {array} (or a view of it) that a staged loop changes in "
+            f"place, and is read after the change; NumPy's '{name}' would see the change "
+            "while it refers to that array, a staged loop carries it by value. Copy it "
+            f"(`{copy}`) where it is assigned, or read it before the change"
+        )
 
     def _carry(self, root: Tensor) -> None:
         if not _holds(self.roots, root):

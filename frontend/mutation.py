@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend import primitives
 from tracejit.frontend.source_location import at_user_line
@@ -88,6 +88,9 @@ class WriteLog:
     """The roots written while tracing one staged region, with their values before it."""
 
     before: dict[Tensor, SSAValue] = field(default_factory=dict)
+    # the last op staged in the region's block when each root was first written (None: none
+    # yet), so that a staged loop can tell which reads of a value came before the write
+    first_write_after: dict[Tensor, Operation | None] = field(default_factory=dict)
 
 
 _local = threading.local()  # traces are per thread (frontend/tracing.py)
@@ -114,8 +117,15 @@ def set_root_value(root: Tensor, value: SSAValue) -> None:
     logs = _logs()
     if logs and root not in logs[-1].before:
         logs[-1].before[root] = root._value
+        logs[-1].first_write_after[root] = _last_staged_op()
     root._value = value
     root._version += 1
+
+
+def _last_staged_op() -> Operation | None:
+    from tracejit.frontend.tracing import current_trace
+
+    return current_trace().open_blocks[-1].last_op
 
 
 def restore(root: Tensor, value: SSAValue) -> None:

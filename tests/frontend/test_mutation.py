@@ -408,6 +408,59 @@ def test_staged_if_writes_through_a_view():
     check_writes(maybe, np.arange(4.0), np.int64(0))
 
 
+def test_loop_variable_aliasing_a_written_array_read_after_the_write_is_refused():
+    # NumPy: on the first trip `c` is `a0`, so `c - 1` reads a0 after `a0 += 1` (a0 ends 5);
+    # a staged loop carries `c` by value, which would give 4 (found by the fuzzer)
+    @tj.function
+    def countdown(a0):
+        r = 0
+        c = a0
+        while c > 0:
+            r += 1
+            a0 += 1
+            c = c - 1
+        return r
+
+    with pytest.raises(NotImplementedError, match=r"'c' refers to 'a0'.*c = a0.copy\(\)"):
+        countdown(np.array(2, np.int32))
+
+    @tj.function
+    def rebound_each_trip(a, n):  # from the second trip on `c` is `a`, read after `a += 1`
+        c = a.copy()
+        s = 0.0
+        for _ in range(n):
+            a += 1.0
+            s = s + c.sum()
+            c = a
+        return s
+
+    with pytest.raises(NotImplementedError, match="changes in place, and is read after"):
+        rebound_each_trip(np.zeros(3), np.int64(3))
+
+
+def test_loop_variable_aliasing_a_written_array_read_before_the_write():
+    @tj.function
+    def read_first(a, n):
+        c = a
+        for _ in range(n):
+            c = c + 1.0
+            a += 1.0
+        return c
+
+    check_writes(read_first, np.zeros(3), np.int64(3))
+
+    @tj.function
+    def rows(x):  # a row view carried by name, read before the next row is written
+        dp = np.zeros(x.shape)
+        prev = dp[0]
+        for i in range(1, x.shape[0]):
+            dp[i] = prev + x[i]
+            prev = dp[i]
+        return dp
+
+    check_writes(rows, np.arange(12.0).reshape(4, 3))
+
+
 def test_changed_in_place_then_reassigned_in_a_loop_is_refused():
     @tj.function
     def confusing(x):

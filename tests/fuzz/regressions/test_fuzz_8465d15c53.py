@@ -46,7 +46,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "open (issue 35 follow-up): `c = a0; while c > 0: a0 += 1; c = c - 1` with a 0-d array a0 -- a loop variable that aliases an array on the first trip only, written through the other name and then rebound, is carried by name (final a0 4, NumPy 5); it should be refused like the in-place-then-rebind case or carried by alias"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
