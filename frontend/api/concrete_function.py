@@ -18,21 +18,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.compiler import driver
-from tracejit.frontend.api import compile_log, tiered
+from tracejit.compiler import compile_log, driver
+from tracejit.frontend.api import tiered
 from tracejit.frontend.api.argument_writes import check_writable, copy_back
 from tracejit.frontend.api.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.api.kernel_outputs import adopt
+from tracejit.frontend.api.pickling_hooks import PICKLING
 from tracejit.frontend.api.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.api.trace_function import TracedProgram
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.staging import array_subclasses, primitives
 from tracejit.frontend.staging import variable as tj_variable
 from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum, resolve
-from tracejit.frontend.staging.mutation import assign
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
+from tracejit.frontend.staging.views import assign
 from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
 from tracejit.runtime import buffer_pool
 from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
@@ -137,9 +138,7 @@ class ConcreteFunction:
     def __reduce__(self) -> tuple:
         """Pickle by value: the traced IR, its signature, the captured Variables' values and,
         once compiled, the object code (`saved_model/pickling.py`, the code `save` uses)."""
-        from tracejit.frontend.export.saved_model.pickling import reduce_concrete
-
-        return reduce_concrete(self)
+        return PICKLING.reduce_concrete(self)
 
     def _call_name(self) -> str:
         return f"{self.graph.function_name}({', '.join(self._names)})"

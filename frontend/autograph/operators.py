@@ -31,7 +31,7 @@ from tracejit.frontend.autograph.undefined import (
 )
 from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
-from tracejit.frontend.staging import mutation, primitives, runtime_sizes
+from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import Range, cond, while_loop
 from tracejit.frontend.staging.source_location import at_user_line, user_location
 from tracejit.frontend.staging.tensor import Tensor
@@ -738,7 +738,7 @@ class _Loop:
         arrays it writes get their values back)."""
         leaves, treedef = flatten((*counter, *(init[i] for i in carried)))
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
-        with mutation.write_log() as written:
+        with views.write_log() as written:
             try:
                 with current_trace().building_in(block):
                     weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
@@ -752,7 +752,7 @@ class _Loop:
                     return self.get_state()
             finally:
                 for root, value in written.before.items():
-                    mutation.restore(root, value)
+                    views.restore(root, value)
                 self.set_state(tuple(init))
                 for op in reversed(list(block.ops)):
                     block.erase_op(op, safe_erase=False)

@@ -26,6 +26,8 @@ from tracejit.runtime.structure import flatten
 class LoadedFunction:
     """A saved `tj.Function`: its concrete functions, chosen by the call's arguments."""
 
+    saved_function = True  # saved again as a function (frontend/api/object_graph.py)
+
     def __init__(self, name: str, concretes: list[ConcreteFunction], used_object_code: list[bool]):
         self.__name__ = name
         self.concrete_functions = list(concretes)
@@ -167,6 +169,8 @@ def _describe_call(args: tuple, kwargs: dict) -> str:
 class LoadedObject(Module):
     """A saved object: its Functions, Variables and sub-objects as attributes (a tj.Module,
     so `variables` and `trainable_variables` work as on the original)."""
+
+    not_saved_attributes = frozenset({"signatures"})  # saved as the named entry points
 
     def __init__(self, name: str | None = None):
         super().__init__(name)

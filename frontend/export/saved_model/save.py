@@ -24,15 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.api import object_graph
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.frontend.api.function import BoundConcreteFunction, BoundFunction, Function
 from tracejit.frontend.api.rank_polymorphic import RankPolymorphicConcreteFunction
-from tracejit.frontend.export.saved_model import (
-    concrete_record,
-    manifest,
-    object_code,
-    object_graph,
-)
+from tracejit.frontend.export.saved_model import concrete_record, manifest, object_code
 from tracejit.frontend.export.saved_model.errors import SaveError
 from tracejit.frontend.staging.variable import Variable
 
