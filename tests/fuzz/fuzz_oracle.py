@@ -148,10 +148,10 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
     for optional in optional_lists:
         pipeline = pipeline_with(optional)
         concrete = ConcreteFunction(
-            base._program,
-            base._signature,
-            base._names,
-            base._arg_treedef,
+            base.record.program,
+            base.record.signature,
+            base.record.names,
+            base.record.arg_treedef,
             program.arguments(),
             pipeline=pipeline,
         )

@@ -199,7 +199,7 @@ def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
 def _traced_for(concrete: ConcreteFunction, instance: Any) -> bool:
     from tracejit.frontend.api.cache_key import IdentityKey
 
-    key = concrete._static_leaves.get(0)
+    key = concrete.record.static_leaves.get(0)
     if not isinstance(key, IdentityKey):
         return False
     return (key.ref() if key.ref is not None else key.strong) is instance
