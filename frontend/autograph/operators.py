@@ -587,10 +587,11 @@ def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
             return index < limit if delta > 0 else index > limit
         return ((delta > 0) & (index < limit)) | ((delta < 0) & (index > limit))
 
-    # a counter from Python int bounds stands for a Python int: weakly typed (NEP 50)
-    python = not any(isinstance(b, Tensor) for b in bounds)
+    # a counter from Python int bounds (or weak tensors standing for Python ints: a loop
+    # variable initialised from a literal) stands for a Python int: weakly typed (NEP 50)
+    python = all(b.weak if isinstance(b, Tensor) else True for b in bounds)
     first = (
-        start
+        Tensor(start.value, start.dims, weak=python)
         if isinstance(start, Tensor)
         else Tensor(primitives.constant(np.asarray(start, dtype)).value, weak=python)
     )
