@@ -148,7 +148,7 @@ def test_the_host_identity_needs_no_llvm_and_names_the_cpu_features():
     """The key is computed without loading LLVM (a shared-library hit never loads it), from
     what LLVM's own host detection reads: on x86 Linux the CPU model and its feature flags."""
     code = (
-        "import sys, json; from tracejit.codegen import object_cache as oc; "
+        "import sys, json; from tracejit.compiler import object_cache as oc; "
         "e = json.loads(oc.environment()); "
         "print(json.dumps(['llvmlite.binding' in sys.modules, e['cpu']]))"
     )

@@ -11,13 +11,13 @@ import pytest
 import tracejit as tj
 from tracejit.codegen import shared_library
 from tracejit.compiler import driver, object_cache
-from tracejit.frontend.api import config
+from tracejit.compiler.options import OPTIONS
 
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "_cache_dir", config._cache_dir)
-    monkeypatch.setattr(config, "_cache_max_bytes", config._cache_max_bytes)
+    monkeypatch.setattr(OPTIONS, "cache_dir", OPTIONS.cache_dir)
+    monkeypatch.setattr(OPTIONS, "cache_max_bytes", OPTIONS.cache_max_bytes)
     monkeypatch.setattr(object_cache, "_warned", set())  # each test sees its warning
     tj.config.set_cache_dir(tmp_path / "nested" / "cache")
     return tmp_path / "nested" / "cache"

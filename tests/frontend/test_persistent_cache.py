@@ -16,7 +16,6 @@ import tracejit as tj
 from tracejit.codegen import shared_library
 from tracejit.compiler import driver
 from tracejit.compiler.options import OPTIONS, from_environment
-from tracejit.frontend.api import config
 
 # A process that compiles (or loads) `f`, calls it, and prints the results and cache counters.
 # With "forbid", compiling is made impossible: the call must be served by the cache.
@@ -161,8 +160,8 @@ def test_concurrent_compiling_processes_leave_one_valid_entry(tmp_path):
 
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
-    monkeypatch.setattr(config, "_cache_dir", config._cache_dir)
-    monkeypatch.setattr(config, "_cache_max_bytes", config._cache_max_bytes)
+    monkeypatch.setattr(OPTIONS, "cache_dir", OPTIONS.cache_dir)
+    monkeypatch.setattr(OPTIONS, "cache_max_bytes", OPTIONS.cache_max_bytes)
     tj.config.set_cache_dir(tmp_path / "cache")
     return tmp_path / "cache"
 

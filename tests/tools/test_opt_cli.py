@@ -20,11 +20,11 @@ from xdsl.passes import ModulePass, get_pass_option_infos
 
 import tracejit as tj
 from tracejit.compiler import driver
-from tracejit.passes import pipeline
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, NAMED_PIPELINES, PASSES
 from tracejit.tools.op_stats import dialect_counts
 from tracejit.tools.opt_main import main
 from tracejit.tools.pass_info import description
+from tracejit.tools.pass_registry import ALL_PASSES
 from tracejit.tools.python_input import load_function
 from tracejit.tools.run_module import format_results
 from tracejit.tools.signature_parser import parse_signature
@@ -91,7 +91,8 @@ def test_help_and_list_passes_show_exactly_the_registry(capsys, flag):
     status, out, _ = cli(capsys, flag)
     assert status == 0
     listed = listed_passes(out.split("passes:\n")[-1].split("default pipeline:")[0])
-    assert listed == {name: description(name) for name in PASSES}
+    assert listed == {name: description(name) for name in ALL_PASSES}  # value-and-grad too
+    assert set(PASSES) < set(ALL_PASSES)
     assert f"default pipeline: {','.join(DEFAULT_PIPELINE)}\n" in out
     for name, passes in NAMED_PIPELINES.items():
         assert re.search(rf"^  {name} +{','.join(passes)}$", out, flags=re.M)
@@ -132,7 +133,7 @@ class Crash(ModulePass):
 @pytest.fixture
 def test_passes(monkeypatch):
     for cls in (TagModule, BreakMul, Crash):
-        monkeypatch.setitem(pipeline.PASSES, cls.name, lambda cls=cls: cls)
+        monkeypatch.setitem(ALL_PASSES, cls.name, lambda cls=cls: cls)
 
 
 def test_pass_options_are_listed_and_reach_the_pass(capsys, tmp_path, test_passes):

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import pytest
 from xdsl.passes import ModulePass
 
-from tracejit.passes import pipeline
 from tracejit.tools.mlir_input import Chunk, split_input
 from tracejit.tools.opt_main import main
+from tracejit.tools.pass_registry import ALL_PASSES
 
 
 def cli(capsys, *argv: object) -> tuple[int, str, str]:
@@ -207,7 +207,7 @@ class Crash(ModulePass):
 
 
 def test_an_error_without_position_is_expected_at_unknown(capsys, tmp_path, monkeypatch):
-    monkeypatch.setitem(pipeline.PASSES, Crash.name, lambda: Crash)
+    monkeypatch.setitem(ALL_PASSES, Crash.name, lambda: Crash)
     path = write(
         tmp_path, function("f", VALID, "  // expected-error @unknown {{'crash' failed}}\n")
     )
