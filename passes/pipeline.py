@@ -101,7 +101,7 @@ def _import_linalg():
 
 
 def _canonicalize():
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from tracejit.passes.canonicalize import CanonicalizePass
 
     return CanonicalizePass
 
