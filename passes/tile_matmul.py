@@ -17,7 +17,7 @@ does; the result differs from NumPy's by rounding only. Left for `lower-to-loops
 vector and dot products (their k loop is already the contiguous one, a vectorised
 reduction) and static products of fewer than `min-volume` multiply-adds (the plain nest is
 as fast there and far cheaper to compile). A matrix @ vector product whose matrix is read
-along its rows gets its dot products blocked by rows instead (`tile_matvec.py`).
+along its rows gets its dot products blocked by rows instead (`support/tile_matvec.py`).
 
 Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm) within
 chunks of C's columns:
@@ -92,7 +92,7 @@ from tracejit.ir.host import host_vector_target
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
-from tracejit.passes.tile_matvec import is_small_matvec, match_matvec, tile_matvec
+from tracejit.passes.support.tile_matvec import is_small_matvec, match_matvec, tile_matvec
 
 # The sum that may be tiled, keyed by the product it adds up.
 SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
