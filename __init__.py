@@ -15,25 +15,28 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as _np
 
-from tracejit.frontend.errors import FailedPreconditionError, InvalidArgumentError
+from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
 
 if TYPE_CHECKING:  # what type checkers and editors see; at run time the names load on first use
-    from tracejit.frontend import autograph, config, debugging, optimizers, saved_model
+    from tracejit.frontend import autograph
+    from tracejit.frontend.api import config, optimizers
+    from tracejit.frontend.api.concrete_function import ConcreteFunction, Graph
+    from tracejit.frontend.api.function import Function, function
+    from tracejit.frontend.api.module import Module
+    from tracejit.frontend.api.retracing import RetracingWarning
     from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
     from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
-    from tracejit.frontend.concrete_function import ConcreteFunction, Graph
-    from tracejit.frontend.control_flow import Range as range  # noqa: A001
-    from tracejit.frontend.control_flow import cond, while_loop
-    from tracejit.frontend.function import Function, function
-    from tracejit.frontend.module import Module
-    from tracejit.frontend.printing import print_ as print  # noqa: A001
-    from tracejit.frontend.py_function import py_function
-    from tracejit.frontend.retracing import RetracingWarning
-    from tracejit.frontend.tensor import Tensor
-    from tracejit.frontend.tensor_array import TensorArray
-    from tracejit.frontend.tensor_spec import TensorSpec
-    from tracejit.frontend.trace_warnings import FrozenRandomWarning
-    from tracejit.frontend.variable import Variable
+    from tracejit.frontend.export import saved_model
+    from tracejit.frontend.staging import debugging
+    from tracejit.frontend.staging.control_flow import Range as range  # noqa: A001
+    from tracejit.frontend.staging.control_flow import cond, while_loop
+    from tracejit.frontend.staging.printing import print_ as print  # noqa: A001
+    from tracejit.frontend.staging.py_function import py_function
+    from tracejit.frontend.staging.tensor import Tensor
+    from tracejit.frontend.staging.tensor_array import TensorArray
+    from tracejit.frontend.staging.tensor_spec import TensorSpec
+    from tracejit.frontend.staging.trace_warnings import FrozenRandomWarning
+    from tracejit.frontend.staging.variable import Variable
 
 # Public name -> (module, attribute; None for the module itself). `import tracejit` stays cheap
 # (the tracer, NumPy API and autodiff are ~0.4 s of imports) so that `tracejit-opt` on an .mlir
@@ -41,31 +44,31 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names l
 # imports its module (PEP 562).
 _LAZY: dict[str, tuple[str, str | None]] = {
     "autograph": ("tracejit.frontend.autograph", None),
-    "config": ("tracejit.frontend.config", None),
-    "debugging": ("tracejit.frontend.debugging", None),
-    "optimizers": ("tracejit.frontend.optimizers", None),
-    "saved_model": ("tracejit.frontend.saved_model", None),
+    "config": ("tracejit.frontend.api.config", None),
+    "debugging": ("tracejit.frontend.staging.debugging", None),
+    "optimizers": ("tracejit.frontend.api.optimizers", None),
+    "saved_model": ("tracejit.frontend.export.saved_model", None),
     "GradientTape": ("tracejit.frontend.autodiff", "GradientTape"),
     "custom_gradient": ("tracejit.frontend.autodiff", "custom_gradient"),
     "grad": ("tracejit.frontend.autodiff", "grad"),
     "value_and_grad": ("tracejit.frontend.autodiff", "value_and_grad"),
     "LoopUnrolledWarning": ("tracejit.frontend.autograph.index_loops", "LoopUnrolledWarning"),
-    "ConcreteFunction": ("tracejit.frontend.concrete_function", "ConcreteFunction"),
-    "Graph": ("tracejit.frontend.concrete_function", "Graph"),
-    "range": ("tracejit.frontend.control_flow", "Range"),
-    "cond": ("tracejit.frontend.control_flow", "cond"),
-    "while_loop": ("tracejit.frontend.control_flow", "while_loop"),
-    "Function": ("tracejit.frontend.function", "Function"),
-    "function": ("tracejit.frontend.function", "function"),
-    "Module": ("tracejit.frontend.module", "Module"),
-    "print": ("tracejit.frontend.printing", "print_"),
-    "py_function": ("tracejit.frontend.py_function", "py_function"),
-    "RetracingWarning": ("tracejit.frontend.retracing", "RetracingWarning"),
-    "Tensor": ("tracejit.frontend.tensor", "Tensor"),
-    "TensorArray": ("tracejit.frontend.tensor_array", "TensorArray"),
-    "TensorSpec": ("tracejit.frontend.tensor_spec", "TensorSpec"),
-    "FrozenRandomWarning": ("tracejit.frontend.trace_warnings", "FrozenRandomWarning"),
-    "Variable": ("tracejit.frontend.variable", "Variable"),
+    "ConcreteFunction": ("tracejit.frontend.api.concrete_function", "ConcreteFunction"),
+    "Graph": ("tracejit.frontend.api.concrete_function", "Graph"),
+    "range": ("tracejit.frontend.staging.control_flow", "Range"),
+    "cond": ("tracejit.frontend.staging.control_flow", "cond"),
+    "while_loop": ("tracejit.frontend.staging.control_flow", "while_loop"),
+    "Function": ("tracejit.frontend.api.function", "Function"),
+    "function": ("tracejit.frontend.api.function", "function"),
+    "Module": ("tracejit.frontend.api.module", "Module"),
+    "print": ("tracejit.frontend.staging.printing", "print_"),
+    "py_function": ("tracejit.frontend.staging.py_function", "py_function"),
+    "RetracingWarning": ("tracejit.frontend.api.retracing", "RetracingWarning"),
+    "Tensor": ("tracejit.frontend.staging.tensor", "Tensor"),
+    "TensorArray": ("tracejit.frontend.staging.tensor_array", "TensorArray"),
+    "TensorSpec": ("tracejit.frontend.staging.tensor_spec", "TensorSpec"),
+    "FrozenRandomWarning": ("tracejit.frontend.staging.trace_warnings", "FrozenRandomWarning"),
+    "Variable": ("tracejit.frontend.staging.variable", "Variable"),
 }
 
 

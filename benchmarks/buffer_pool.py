@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import tracejit as tj
-from tracejit.frontend.buffer_pool import POOL
+from tracejit.runtime.buffer_pool import POOL
 
 
 def w2(x, y):

@@ -24,13 +24,13 @@ def main() -> None:
 
     import tracejit as tj
     from benchmarks.workloads import WORKLOADS
-    from tracejit.frontend import driver
+    from tracejit.compiler import driver
 
     report: dict[str, object] = {}
     if args.preimport:
         start = time.perf_counter()
         import tracejit.codegen.jit
-        import tracejit.codegen.object_cache  # noqa: F401
+        import tracejit.compiler.object_cache  # noqa: F401
         report["preimport"] = time.perf_counter() - start
 
     tj.config.set_cache_dir(args.dir)

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 FUNCTIONS = {

@@ -37,7 +37,7 @@ def compile_breakdown(
 
     import tracejit as tj
     from tracejit.codegen import jit, module_signatures, translate_module
-    from tracejit.frontend import driver
+    from tracejit.compiler import driver
     from tracejit.passes.pipeline import TENSOR_OPT_PIPELINE
 
     clock = time.perf_counter

@@ -25,7 +25,7 @@ FULL = Budget(repeats=15, min_sample=0.05, max_seconds=6.0, first_calls=3)
 
 def settle_compiles() -> None:
     """Wait for tracejit's background compiles, if it is imported: with tiered execution
-    (frontend/tiered.py) a first call is interpreted and its compile runs in a background
+    (frontend/api/tiered.py) a first call is interpreted and its compile runs in a background
     thread, which must neither overlap the next measurement nor be counted in it."""
     import sys
 

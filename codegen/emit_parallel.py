@@ -19,7 +19,7 @@ many parallel loops compile 2-6x slower. The outlined function is `noinline` for
 reason: the plain call and the task then share one optimised loop body. The fork reads the
 thread count T through the global `tracejit_num_threads_ptr` (filled in after loading with
 the address of `ir.parallel_contract.THREAD_COUNT`; null means 1). With T > 1 it hands the
-loop to the process's thread pool (codegen/thread_pool.py, reached through the global
+loop to the process's thread pool (runtime/thread_pool.py, reached through the global
 `tracejit_parallel_pool_ptr`, also filled in by the loader): workers started once, parked
 on a futex between calls, which cut [lo, hi) into min(PIECES_PER_THREAD * T, hi - lo)
 contiguous pieces taken from a shared counter.
@@ -55,7 +55,6 @@ from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState, count_loop
 from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, opaque
-from tracejit.codegen.thread_pool import PIECES_PER_THREAD, POOL_BUSY, TASK_TYPE
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
@@ -63,6 +62,7 @@ from tracejit.ir.parallel_contract import (
     POOL_GLOBAL,
     THREADS_GLOBAL,
 )
+from tracejit.runtime.thread_pool import PIECES_PER_THREAD, POOL_BUSY, TASK_TYPE
 
 TASK_SUFFIX = "__task"
 

@@ -14,7 +14,7 @@ loop ignored Ctrl-C for 10 s, and a loop of 10^13 trips for ever. Here:
   (passes/lower_control_flow.py, bufferize); a function with such loops clears the flag on
   entry (`@tracejit_clear_interrupt`), forgetting a Ctrl-C Python has handled already;
 * the caller then runs Python's pending signal handler, so KeyboardInterrupt is raised once,
-  at the call (frontend/runtime_errors.py).
+  at the call (runtime/runtime_errors.py).
 
 The handler is installed with sigaction keeping the flags and mask of Python's (so
 interrupted system calls still fail with EINTR, as Python expects), only over a C function

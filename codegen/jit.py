@@ -181,8 +181,9 @@ def _bind_runtime(owner: JitModule, engine: llvm.ExecutionEngine | SharedLibrary
     has: the thread count `tj.config.set_num_threads` writes (until then the module runs
     serially) now, and the thread pool and the block cache for temporaries when they are
     compiled (runtime_binding.py; until then threads per call, `aligned_alloc` and `free`)."""
-    from tracejit.codegen import interrupts, runtime_binding
+    from tracejit.codegen import interrupts
     from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
+    from tracejit.runtime import runtime_binding
 
     slot = engine.get_global_value_address(THREADS_GLOBAL)
     if slot:

@@ -123,7 +123,7 @@ BACKGROUND_LLVM = threading.Lock()
 """Held by a background thread while it is inside LLVM: a build here, or the runtime's
 compile (runtime_binding.py). `os.fork()` waits for it: a child forked then would inherit
 LLVM's locks held by a thread it does not have, and hang in its first compile (as
-frontend/tiered.py makes a fork wait for the background compile). The forking thread holds
+frontend/api/tiered.py makes a fork wait for the background compile). The forking thread holds
 it across the fork and lets go of it on both sides."""
 
 if hasattr(os, "register_at_fork"):

@@ -8,7 +8,7 @@ negative power); TensorFlow raises them only when the op runs, and not at all wh
 op's result is unused (non-strict execution). When such an error shows up while tracing,
 the frontend stages this op in place of the failing op's result and keeps the exception;
 the trace ends by raising it if the value is used, or by removing the op (and what only it
-feeds) if not: see frontend/non_strict.py. So traced IR never contains a `tj.poison`; the
+feeds) if not: see frontend/staging/non_strict.py. So traced IR never contains a `tj.poison`; the
 op exists in the dialect so that the trace in between is ordinary, verifiable IR.
 
 It is `Pure` and has no operands: like any pure op whose result is unused, DCE removes it.

@@ -305,7 +305,7 @@ class SliceOp(IRDLOperation, HasFolderInterface):
     values (also on a static dim: `x[i]`, `x[i - 1 : i + 2]` in an index loop): a start
     of `?` (printed as the i64 minimum, MLIR's `kDynamic`) is taken from
     `starts`, and every `?` result dim from `sizes`, in order. The frontend computes them
-    from the operand's `tj.dim` with NumPy's slice rules (frontend/slice_bounds.py):
+    from the operand's `tj.dim` with NumPy's slice rules (frontend/staging/slice_bounds.py):
 
     %s = tj.slice %x, start = [1, 0], step = [1, 1] sizes(%count)
            : tensor<?x3xf32> to tensor<?x3xf32>
@@ -366,7 +366,7 @@ class SliceOp(IRDLOperation, HasFolderInterface):
                 raise VerifyException("tj.slice step must not be zero")
             if DYNAMIC_INDEX in (size, count, first):
                 # run-time starts and counts come from the frontend's checked windows
-                # (tj.to_index, frontend/slice_bounds.py), also on static dims
+                # (tj.to_index, frontend/staging/slice_bounds.py), also on static dims
                 continue
             last = first + (count - 1) * stride
             if count > 0 and not (0 <= first < size and 0 <= last < size):

@@ -1,6 +1,6 @@
 """TensorArray storage ops: a TensorArray is a tensor of rows plus a row count.
 
-`tj.TensorArray` (frontend/tensor_array.py) keeps its elements as the rows of one
+`tj.TensorArray` (frontend/staging/tensor_array.py) keeps its elements as the rows of one
 tensor `storage[capacity, *element_shape]`. These ops give that tensor value semantics:
 each returns a new tensor, and `bufferize` updates the buffer in place when the old
 value is dead (passes/bufferize/tensor_array.py).
@@ -16,7 +16,7 @@ out-of-range index never reaches these ops at run time. `grow` doubles: a tensor
 fewer than `n` rows gets `max(2 * rows, n)` rows, the new ones zero, so a loop writing
 one row per iteration reallocates O(log n) times. `export` hands a tensor whose size is
 only known at run time to the caller: its result is the descriptor `[address, dims...]`
-of a heap buffer the caller then owns (see frontend/kernel_outputs.py).
+of a heap buffer the caller then owns (see frontend/api/kernel_outputs.py).
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import tracejit as tj
 # the fuzzer (fuzz_oracle.py) verify after each pass, and name the pass that broke the IR.
 os.environ.setdefault("TRACEJIT_VERIFY_EACH", "end")
 
-# Tiered execution (frontend/tiered.py) would answer every test's first call with the graph
+# Tiered execution (frontend/api/tiered.py) would answer every test's first call with the graph
 # interpreter, which evaluates each op with the same NumPy code the tests compare against: the
 # compiled code would then only be tested from the second call on, which most tests never make.
 # So the suite turns it off (also for the subprocesses it starts), and tests/frontend/

@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, StringAttr, TensorType
 
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.ir.dtypes import numpy_dtype
 from tracejit.passes.export_linalg import export_module
 from tracejit.passes.pipeline import TENSOR_OPT_PIPELINE

@@ -13,7 +13,7 @@ import numpy as np
 from xdsl.parser import Parser
 from xdsl.utils.exceptions import ParseError
 
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.ir.dialect import make_context
 from tracejit.passes.import_linalg import ImportError_, import_module
 from tracejit.passes.pipeline import DEFAULT_PIPELINE

@@ -1,7 +1,7 @@
 """One tracejit-opt invocation: load the input, run the passes with the requested dumps,
 emit a stage, optionally compile and run, and collect timings and op counts.
 
-Lowering and compiling go through `frontend/driver.py` exactly as `ConcreteFunction` does,
+Lowering and compiling go through `compiler/driver.py` exactly as `ConcreteFunction` does,
 so what this prints for a Python function is what `ConcreteFunction.ir(after=...)`,
 `.llvm_ir` and `.asm` return.
 """
@@ -16,7 +16,7 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ArgSpecParseError, ParseError
 
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.passes.pipeline import EMIT_LAST_PASS, NAMED_PIPELINES, Pipeline, PipelineError
 from tracejit.tools import diagnostics
 from tracejit.tools.diagnostics import ToolError

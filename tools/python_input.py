@@ -2,7 +2,7 @@
 with Python-valued arguments from `--arg name=value`.
 
 The result is the function's `ConcreteFunction`: the CLI lowers its `graph.module` through
-`frontend/driver.py` exactly as the ConcreteFunction does, so both show the same IR.
+`compiler/driver.py` exactly as the ConcreteFunction does, so both show the same IR.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pathlib
 import sys
 from typing import Any
 
-from tracejit.frontend.concrete_function import ConcreteFunction
-from tracejit.frontend.function import Function
+from tracejit.frontend.api.concrete_function import ConcreteFunction
+from tracejit.frontend.api.function import Function
 from tracejit.tools.opt_args import UsageError, split_assignment
 from tracejit.tools.signature_parser import parse_signature
 

@@ -73,8 +73,8 @@ def format_results(value: Any, label: str = "result") -> str:
 
 # --- a Python input: call the ConcreteFunction ------------------------------------------------
 def run_concrete(concrete: Any, texts: list[str]) -> str:
-    from tracejit.frontend.structure import flatten
-    from tracejit.frontend.tensor_spec import TensorSpec
+    from tracejit.frontend.staging.tensor_spec import TensorSpec
+    from tracejit.runtime.structure import flatten
 
     args, kwargs = concrete.structured_input_signature
     leaves, _ = flatten((args, kwargs))
@@ -185,8 +185,8 @@ def run_lowered(
     input_function: func.FuncOp, lowered: ModuleOp, compiled: Any, texts: list[str]
 ) -> str:
     """Call the lowered form of `input_function` in `compiled` and print its outputs."""
-    from tracejit.frontend import driver
-    from tracejit.frontend.runtime_errors import raise_for_status
+    from tracejit.compiler import driver
+    from tracejit.runtime.runtime_errors import raise_for_status
 
     name = input_function.sym_name.data
     kernel = compiled.kernel(name)

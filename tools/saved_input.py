@@ -29,8 +29,8 @@ def is_saved_input(target: str) -> bool:
 
 def loaded_function(target: str) -> Any:
     """The LoadedFunction `target` names."""
-    from tracejit.frontend.saved_model import load
-    from tracejit.frontend.saved_model.loaded import LoadedFunction
+    from tracejit.frontend.export.saved_model import load
+    from tracejit.frontend.export.saved_model.loaded import LoadedFunction
     from tracejit.tools.opt_args import UsageError
 
     directory, _, name = target.rpartition(":")
@@ -110,8 +110,8 @@ def saved_concrete(target: str, signature: str | None, arg_texts: list[str]) -> 
 def list_signatures(target: str) -> str:
     """`--list`: each saved signature as the command-line flags that select it."""
     directory, _, name = target.rpartition(":")
-    from tracejit.frontend.saved_model import load
-    from tracejit.frontend.saved_model.loaded import LoadedFunction
+    from tracejit.frontend.export.saved_model import load
+    from tracejit.frontend.export.saved_model.loaded import LoadedFunction
 
     if not name and not isinstance(load(directory), LoadedFunction):
         targets = [f"{directory}:{n}" for n in saved_function_names(directory)]
@@ -132,14 +132,14 @@ def _list_one(target: str) -> str:
 
 def _flags(concrete: Any) -> str:
     """`--signature "f32[4,3]" --arg scale=2.0` for one concrete function."""
-    from tracejit.frontend.tensor_spec import TensorSpec
+    from tracejit.frontend.staging.tensor_spec import TensorSpec
 
     specs: list[str] = []
     values: list[str] = []
     args, kwargs = concrete.structured_input_signature
     names = list(concrete._signature.parameters)
     for name, value in [*zip(names, args, strict=False), *kwargs.items()]:
-        from tracejit.frontend.structure import flatten
+        from tracejit.runtime.structure import flatten
 
         leaves, _ = flatten(value)
         if all(isinstance(leaf, TensorSpec) for leaf in leaves):
@@ -160,7 +160,7 @@ def _spec_text(spec: Any) -> str:
 
 
 def _describe(value: Any) -> str:
-    from tracejit.frontend.tensor_spec import TensorSpec
+    from tracejit.frontend.staging.tensor_spec import TensorSpec
 
     if isinstance(value, TensorSpec):
         return _spec_text(value)

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from tracejit.frontend.tensor_spec import TensorSpec
+from tracejit.frontend.staging.tensor_spec import TensorSpec
 
 SHORT_DTYPES = {
     "bool": np.bool_,

@@ -21,8 +21,8 @@ import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation
 
-from tracejit.frontend import primitives as P
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives as P
+from tracejit.frontend.staging.tensor import Tensor
 from tracejit.ir import elementwise_binary as B
 from tracejit.ir import elementwise_unary as U
 from tracejit.ir.elementwise import CastOp

@@ -18,7 +18,7 @@ from xdsl.ir import Operation, SSAValue
 from tracejit.frontend.autodiff import custom, indexing_adjoints  # noqa: F401 (its rules)
 from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
 from tracejit.frontend.autodiff.control_flow import if_adjoint, while_adjoint
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor
 from tracejit.ir.control_flow import IfOp, WhileOp
 from tracejit.ir.dtypes import numpy_dtype
 

@@ -21,8 +21,8 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.traits import IsTerminator
 
 from tracejit.frontend.autodiff.adjoints import add, zeros_like
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import current_trace
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import current_trace
 from tracejit.ir.control_flow import IfOp, WhileOp, YieldOp
 
 Sweep = Callable[..., dict[SSAValue, Tensor]]
@@ -118,8 +118,8 @@ def while_adjoint(
     The loop runs again, pushing the values it carries into each iteration onto run-time
     stacks (dynamic TensorArrays); a second loop then walks the iterations backwards,
     recomputing one iteration's body from its stacked inputs and sweeping it."""
-    from tracejit.frontend.control_flow import while_loop
-    from tracejit.frontend.tensor_array import TensorArray
+    from tracejit.frontend.staging.control_flow import while_loop
+    from tracejit.frontend.staging.tensor_array import TensorArray
 
     outer = [
         v for v in captured_values(op.after_region)
@@ -174,7 +174,7 @@ def while_adjoint(
 
 
 def _index(value: int) -> Tensor:
-    from tracejit.frontend import primitives
+    from tracejit.frontend.staging import primitives
 
     return primitives.constant(np.int64(value))
 

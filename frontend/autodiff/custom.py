@@ -25,11 +25,11 @@ from typing import Any
 from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import SSAValue
 
-from tracejit.frontend import primitives
-from tracejit.frontend.structure import flatten, unflatten
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import current_trace, emit, is_tracing
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import current_trace, emit, is_tracing
 from tracejit.ir.shape_ops import ReshapeOp
+from tracejit.runtime.structure import flatten, unflatten
 
 MARK = "tj.custom_gradient"  # the boundary op's attribute
 

@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import config
-from tracejit.frontend.structure import flatten, unflatten
-from tracejit.frontend.variable import Variable, note_array, noting_uses
+from tracejit.frontend.api import config
+from tracejit.frontend.staging.variable import Variable, note_array, noting_uses
+from tracejit.runtime.structure import flatten, unflatten
 
 _local = threading.local()
 # How many eager tapes are open in any thread: `Function.__call__` checks this one int
@@ -128,7 +128,7 @@ def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray | None) -> Non
 
 
 def _result(leaf, cotangents, variable_grads, unconnected):
-    from tracejit.frontend.variable import Variable
+    from tracejit.frontend.staging.variable import Variable
 
     grad = (variable_grads if isinstance(leaf, Variable) else cotangents).get(id(leaf))
     if grad is None and id(leaf) in cotangents:
@@ -217,10 +217,10 @@ def vjp_function(function: Any):
     (`variables`) of those Variables. Its trace reads each Variable's copy (`_copy_of`)."""
     if function in _vjps:
         return _vjps[function]
+    from tracejit.frontend.api.function import function as tj_function
     from tracejit.frontend.autodiff.tape import GradientTape
-    from tracejit.frontend.function import function as tj_function
-    from tracejit.frontend.tensor import Tensor
-    from tracejit.frontend.tracing import current_trace
+    from tracejit.frontend.staging.tensor import Tensor
+    from tracejit.frontend.staging.tracing import current_trace
 
     def vjp(args, kwargs, variables, seeds):
         context = current_trace()
@@ -258,7 +258,7 @@ def _substitute(context: Any, variable: Any) -> Any:
 def _copy_of(variable: Any) -> Any:
     """The one Variable that stands for `variable` in vector-Jacobian products (made on
     first use, outside every trace's bookkeeping; dropped with `variable`)."""
-    from tracejit.frontend.tracing import current_trace, is_tracing
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
 
     with _copies_lock:
         copy = _copies.get(id(variable))

@@ -17,7 +17,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from tracejit.frontend import primitives as P
 from tracejit.frontend.autodiff.adjoints import (
     _operand,
     add,
@@ -26,7 +25,8 @@ from tracejit.frontend.autodiff.adjoints import (
     window_start,
     zeros_like,
 )
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives as P
+from tracejit.frontend.staging.tensor import Tensor
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp
 
@@ -46,7 +46,7 @@ def _static_shape(x: Tensor, what: str) -> tuple[int, ...]:
 def scatter_add(size: int, positions: Tensor, values: Tensor) -> Tensor:
     """A 1-d array of `size` zeros plus `values[k]` at `positions[k]` for every k (repeats
     add up), by a staged loop over k."""
-    from tracejit.frontend.control_flow import while_loop
+    from tracejit.frontend.staging.control_flow import while_loop
 
     count = int(positions.shape[0])  # type: ignore[arg-type]
     total = P.broadcast_to(P.constant(np.zeros((), values.dtype)), (size,))

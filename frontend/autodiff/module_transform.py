@@ -23,11 +23,11 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 
-from tracejit.frontend import primitives
 from tracejit.frontend.autodiff.adjoints import zeros_like
 from tracejit.frontend.autodiff.backprop import backpropagate, is_float
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import TraceContext, tracing
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import TraceContext, tracing
 
 
 def value_and_grad_function(module: ModuleOp, function: func.FuncOp) -> func.FuncOp:

@@ -23,17 +23,17 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
-from tracejit.frontend import primitives
 from tracejit.frontend.autodiff import eager
 from tracejit.frontend.autodiff.adjoints import zeros_like
 from tracejit.frontend.autodiff.backprop import backpropagate, is_float
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.structure import flatten, unflatten
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import TraceContext, current_trace, is_tracing
-from tracejit.frontend.variable import Variable
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import TraceContext, current_trace, is_tracing
+from tracejit.frontend.staging.variable import Variable
 from tracejit.ir.elementwise_binary import AddOp as _ADD
 from tracejit.ir.state import VarReadOp, VarWriteOp
+from tracejit.runtime.structure import flatten, unflatten
 
 _local = threading.local()
 UNCONNECTED = ("none", "zero")

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.autodiff.tape import GradientTape
-from tracejit.frontend.structure import flatten
+from tracejit.runtime.structure import flatten
 
 
 def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
@@ -30,8 +30,8 @@ def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
 def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (with `has_aux`,
     `((value, aux), gradient)`: f returns `(value, aux)`, only value is differentiated)."""
-    from tracejit.frontend.function import Function
-    from tracejit.frontend.function import function as tj_function
+    from tracejit.frontend.api.function import Function
+    from tracejit.frontend.api.function import function as tj_function
 
     positions, single = _argnums(argnums)
     inner = f if isinstance(f, Function) else tj_function(f)
@@ -78,7 +78,7 @@ def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any
 
 
 def _gradient_function(python_function: Any, positions: tuple[int, ...]) -> Any:
-    from tracejit.frontend.function import Function
+    from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):
         """A tj.Function whose differentiated arguments may be Python numbers."""

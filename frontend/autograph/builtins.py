@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives, runtime_sizes
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import is_tracing
+from tracejit.frontend.staging import primitives, runtime_sizes
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
@@ -209,7 +209,7 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
 
 def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
-    sees as run-time tensors, frontend/runtime_sizes.py): the 0-d array NumPy makes for
+    sees as run-time tensors, frontend/staging/runtime_sizes.py): the 0-d array NumPy makes for
     shape `()`, broadcast to those dims. None when the shape holds no run-time size."""
     if not is_tracing() or function in (np.zeros_like, np.ones_like, np.full_like):
         return None
@@ -236,7 +236,7 @@ def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict)
 
 def broadcast_to_(array: Any, shape: Any, subok: bool = False) -> Any:
     """`np.broadcast_to(v, x.shape)` of a value that is not a tensor (NumPy would not hand
-    it to tracejit) and a shape naming run-time sizes (frontend/runtime_sizes.py)."""
+    it to tracejit) and a shape naming run-time sizes (frontend/staging/runtime_sizes.py)."""
     sized = is_tracing() and runtime_sizes.sizes_to_dims(shape) is not None
     if sized and not isinstance(array, Tensor):
         array = primitives.constant(np.asarray(array))

@@ -33,8 +33,8 @@ import tracejit
 from tracejit.frontend.autograph import analysis
 from tracejit.frontend.autograph.lowering import Namer
 from tracejit.frontend.autograph.transformer import ExpressionConverter, FunctionConverter
-from tracejit.frontend.source_lines import source_lines
-from tracejit.frontend.trace_warnings import warn_at_user_line
+from tracejit.frontend.staging.source_lines import source_lines
+from tracejit.frontend.staging.trace_warnings import warn_at_user_line
 
 _FACTORY = "__tj_autograph_factory"
 _INNER = "__tj_autograph_converted"
@@ -157,7 +157,7 @@ def _recursion_guarded(function: Any, converted: Any, args: tuple, kwargs: dict)
 
 
 def _recursion_message(function: Any) -> str:
-    from tracejit.frontend.source_location import at_user_line
+    from tracejit.frontend.staging.source_location import at_user_line
 
     return at_user_line(
         f"the recursion of {function.__qualname__}() did not end while tracing. A recursion "

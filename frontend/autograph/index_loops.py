@@ -32,10 +32,10 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import config
-from tracejit.frontend.source_location import user_location
-from tracejit.frontend.structure import flatten
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.api import config
+from tracejit.frontend.staging.source_location import user_location
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.runtime.structure import flatten
 
 
 class LoopUnrolledWarning(UserWarning):
@@ -110,8 +110,8 @@ def stage_or_unroll(
             StagedPrintWarning,
             stacklevel=3,
         )
-    from tracejit.frontend.control_flow import _TraceMark
-    from tracejit.frontend.tracing import current_trace
+    from tracejit.frontend.staging.control_flow import _TraceMark
+    from tracejit.frontend.staging.tracing import current_trace
 
     state = loop.get_state()
     mark = _TraceMark(current_trace())

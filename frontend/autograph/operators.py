@@ -2,7 +2,7 @@
 
 Each dispatcher looks at its condition or iterable at trace time. A Python value runs
 the construct as plain Python (one branch; an unrolled loop). A symbolic `tj.Tensor`
-stages it through `frontend/control_flow.py` (`tj.if` / `tj.while`), passing exactly
+stages it through `frontend/staging/control_flow.py` (`tj.if` / `tj.while`), passing exactly
 the statement's state variables (names found statically by the converter) as branch
 outputs or loop-carried values. Variables without a value on some path are handled
 here (see `undefined.py`): they stay out of the staged op and are only an error if used.
@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block, Operation, SSAValue
 
-from tracejit.frontend import mutation, primitives, runtime_sizes
 from tracejit.frontend.autograph import builtins, index_loops
 from tracejit.frontend.autograph.conversion import converted_call
 from tracejit.frontend.autograph.index_loops import Enumerated
@@ -30,16 +29,17 @@ from tracejit.frontend.autograph.undefined import (
     is_return_value,
     is_undefined,
 )
-from tracejit.frontend.control_flow import Range, cond, while_loop
 from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
-from tracejit.frontend.source_location import at_user_line, user_location
-from tracejit.frontend.structure import flatten, unflatten
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.trace_warnings import is_numpy_random, warn_frozen_random
-from tracejit.frontend.tracing import current_trace, is_tracing
+from tracejit.frontend.staging import mutation, primitives, runtime_sizes
+from tracejit.frontend.staging.control_flow import Range, cond, while_loop
+from tracejit.frontend.staging.source_location import at_user_line, user_location
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.trace_warnings import is_numpy_random, warn_frozen_random
+from tracejit.frontend.staging.tracing import current_trace, is_tracing
 from tracejit.ir.control_flow import IfOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
+from tracejit.runtime.structure import flatten, unflatten
 
 __all__ = [
     "Undefined",
@@ -822,7 +822,7 @@ def _zeros_like(value: Any) -> Any:
 
 def _zeros_of(leaf: Any) -> Any:
     kind = weak_type(leaf)  # a Python int/float or a weak tensor: the literal 0 (or 0.0),
-    if kind:  # weak too, takes the dtype the loop body gives it (frontend/control_flow.py)
+    if kind:  # weak too, takes the dtype the loop body gives it (frontend/staging/control_flow.py)
         return kind(0)
     shape, dtype = _spec_of(leaf)  # type: ignore[misc]
     if None not in shape:

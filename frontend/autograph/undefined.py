@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.staging.source_location import at_user_line
 
 _RETURN_VALUE = re.compile(r"retval_(_\d+)?")
 

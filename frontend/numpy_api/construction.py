@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.registry import _read_variables, implements, unsupported
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.tracing import is_tracing
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
@@ -178,7 +178,7 @@ def _marked_array(x: Tensor) -> Tensor:
 
 def _is_scalar(x: Tensor) -> bool:
     """A 0-d value NumPy holds as a scalar (a reduction's result, ...), not an array."""
-    from tracejit.frontend.mutation import updates_in_place
+    from tracejit.frontend.staging.mutation import updates_in_place
 
     return x.ndim == 0 and not updates_in_place(x)
 

@@ -23,10 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives, runtime_sizes
 from tracejit.frontend.numpy_api.registry import implements, unsupported
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives, runtime_sizes
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 
 def _target(a: Tensor, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:

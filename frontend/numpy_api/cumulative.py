@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.numpy_api.shapes import normalize_axis, reshape_tensor
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.tensor import Tensor
 
 
 def _scan(kind: str, numpy_fn: Any, a: Any, axis: Any, dtype: Any, out: Any) -> Tensor:

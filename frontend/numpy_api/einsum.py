@@ -31,11 +31,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import static_tensor
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 # Labels standing for the dims covered by `...` (right-aligned across operands).
 _ELLIPSIS_LABELS = "".join(chr(0x400 + i) for i in range(32))

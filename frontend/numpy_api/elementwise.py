@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.nonzero import where_one_argument
 from tracejit.frontend.numpy_api.promotion import (
@@ -31,9 +30,10 @@ from tracejit.frontend.numpy_api.promotion import (
     weak_type,
 )
 from tracejit.frontend.numpy_api.registry import implements, unsupported
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
-from tracejit.frontend.trace_warnings import warn_at_user_line
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.trace_warnings import warn_at_user_line
 from tracejit.ir import elementwise as ew
 from tracejit.ir.folding import constant_value
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -127,7 +127,7 @@ def _power(x: Tensor, y: Tensor) -> Tensor:
     """x ** y; signed integer exponents are checked as NumPy does (at trace time when
     they are constants, else by a run-time check raising NumPy's ValueError). A negative
     constant exponent makes the result a pending ValueError, raised only if the result
-    is used (non-strict execution, frontend/non_strict.py)."""
+    is used (non-strict execution, frontend/staging/non_strict.py)."""
     if y.dtype.kind == "i" and 0 not in y.shape:  # no exponents, nothing to check
         exponents = _constant_through_broadcast(y)
         if exponents is None:

@@ -1,6 +1,6 @@
 """NumPy functions that change an array in place: `np.copyto`, `np.put`, `np.fill_diagonal`.
 
-Each is an assignment into a traced array (frontend/mutation.py), so it follows the same
+Each is an assignment into a traced array (frontend/staging/mutation.py), so it follows the same
 rules as `a[key] = v`: the array and every view of it see the change, and a written
 argument changes the caller's array.
 """
@@ -13,8 +13,8 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 
 def _target(fn: Any, array: Any) -> Tensor:

@@ -20,7 +20,7 @@ Errors of unused results: an index out of range is an error of the data, which
 TensorFlow raises only when the indexing runs, and never when its result is unused
 (non-strict execution). So where a Python int or a constant index array is out of
 range, the failing step's result (the slice, or the checked index) is a `tj.poison`
-carrying the IndexError (`primitives.poison`): frontend/non_strict.py raises it when the
+carrying the IndexError (`primitives.poison`): frontend/staging/non_strict.py raises it when the
 trace ends if the result is used, and drops it otherwise. Errors of the key itself (its
 types, too many indices, shapes that do not broadcast) are raised at once.
 """
@@ -36,15 +36,15 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
-from tracejit.frontend import primitives
-from tracejit.frontend.dims import FULL_SLICES, UNKNOWN, Dim, sliced
-from tracejit.frontend.mutation import make_view
 from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
-from tracejit.frontend.slice_bounds import index_constant, index_of, slice_window
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.dims import FULL_SLICES, UNKNOWN, Dim, sliced
+from tracejit.frontend.staging.mutation import make_view
+from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -319,7 +319,7 @@ def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
 
 def _basic(x: Tensor, entries: Sequence[Entry], ellipsis: bool = False) -> Tensor:
     """A basic key: a window, then a reshape dropping the int dims and adding new axes.
-    The result is a view of `x` (frontend/mutation.py) unless it is one element picked by
+    The result is a view of `x` (frontend/staging/mutation.py) unless it is one element picked by
     ints only, which NumPy returns as a scalar (a copy); with an `ellipsis` in the key
     (`x[0, 0, ...]`, `x[...]` of a 0-d x) it is a 0-d array, a view, as in NumPy."""
     window, error = _window_of(x, entries)

@@ -13,11 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, loop_dtypes
 from tracejit.frontend.numpy_api.registry import implements, unsupported
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 
 def _shape(x: Any) -> tuple[int | None, ...]:

@@ -11,7 +11,7 @@ order, and those k dims become one dim of length `count_nonzero(mask)`. Here tha
     x[m, 0]     ints apply first      gather(x[:, 0], flatnonzero(m), axis=0)
 
 A mask computed in the function selects a number of elements only the kernel knows (a
-`Counted` dim, frontend/dims.py): selections made with the same mask have the same
+`Counted` dim, frontend/staging/dims.py): selections made with the same mask have the same
 length, so `x[m] + y[m]` works. A NumPy mask (a constant) is applied at trace time and
 keeps the shape static. The mask's shape must match the dims it covers (IndexError, as
 in NumPy). Slices, `...`, `None` and integers may share the key with the mask, with
@@ -27,11 +27,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
-from tracejit.frontend.dims import Dim, DimSource, Product, Sliced, require_equal
 from tracejit.frontend.numpy_api.nonzero import flat_indices
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.dims import Dim, DimSource, Product, Sliced, require_equal
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 
 def is_mask(item: Any) -> bool:
@@ -133,8 +133,8 @@ def _dims(mask: Tensor | np.ndarray) -> tuple:
 
 def _check_mask_shape(covered: Sequence[Dim], mask_dims: Sequence[Dim], first_axis: int) -> None:
     """The mask's dims must be the dims it covers: at trace time where both are known,
-    else at run time (frontend/dims.py)."""
-    from tracejit.frontend.tracing import current_trace
+    else at run time (frontend/staging/dims.py)."""
+    from tracejit.frontend.staging.tracing import current_trace
 
     for axis, (size, mask_size) in enumerate(zip(covered, mask_dims, strict=True), first_axis):
         if isinstance(size, int) and isinstance(mask_size, int):

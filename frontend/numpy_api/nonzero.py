@@ -2,9 +2,9 @@
 
 All of them are built on one op, `tj.nonzero` (ir/nonzero.py, `np.argwhere`): the
 kernel counts the non-zero elements, then allocates and fills their coordinates. The
-length is a `Counted` dim (frontend/dims.py): unknown while tracing, the same for every
+length is a `Counted` dim (frontend/staging/dims.py): unknown while tracing, the same for every
 selection made with the same array, and returned to the caller as a NumPy array the
-kernel allocated (frontend/kernel_outputs.py).
+kernel allocated (frontend/api/kernel_outputs.py).
 
     np.argwhere(x)      the coordinates, shape (count, x.ndim)
     np.nonzero(x)       a tuple of x.ndim index arrays, its columns (also `t.nonzero()`
@@ -22,12 +22,12 @@ from typing import Any
 import numpy as np
 from xdsl.ir import SSAValue
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.reductions import normalize_axes
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 _NO_0D = (
     "Calling nonzero on 0d arrays is not allowed. Use np.atleast_1d(scalar).nonzero() instead."

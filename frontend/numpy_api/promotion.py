@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.construction import array_dtype, array_of
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -87,7 +87,7 @@ def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
 
 def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
     """NumPy's broadcast shape; dims unknown at trace time become run-time constraints
-    (frontend/dims.py)."""
+    (frontend/staging/dims.py)."""
     if all(None not in t.shape for t in tensors):
         try:
             return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
@@ -96,8 +96,8 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
             raise ValueError(
                 at_user_line(f"operands could not be broadcast together with shapes {shapes}")
             ) from None
-    from tracejit.frontend.dims import broadcast_dims
-    from tracejit.frontend.tracing import current_trace
+    from tracejit.frontend.staging.dims import broadcast_dims
+    from tracejit.frontend.staging.tracing import current_trace
 
     distinct = {t.value: t for t in tensors}.values()  # x * x: one operand, one unknown dim
     return broadcast_dims([t.dims for t in distinct], current_trace().dim_constraints)
@@ -112,7 +112,7 @@ def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
 def _unknown_dim_witnesses(tensors: Sequence[Tensor], rank: int) -> dict[int, tuple]:
     """{result axis: (tensor value, its axis)} for result dims unknown at trace time whose
     size no input gives: the one operand that has the dim reads it at run time."""
-    from tracejit.frontend.dims import DimSource
+    from tracejit.frontend.staging.dims import DimSource
 
     found: dict[int, tuple] = {}
     for t in tensors:

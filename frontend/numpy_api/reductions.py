@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.promotion import as_tensor, dtype_descriptor
 from tracejit.frontend.numpy_api.registry import implements, unsupported
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 # Reductions NumPy cannot start on an empty axis, with the name its error message uses.
 _NO_IDENTITY = {"max": "maximum", "min": "minimum", "argmax": "argmax", "argmin": "argmin"}
@@ -56,7 +56,7 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
 
 def _keep_dims(result: Tensor, source: Tensor, axes: tuple[int, ...]) -> Tensor:
     """Re-insert the reduced axes as size-1 dims (`keepdims=True`)."""
-    from tracejit.frontend.tracing import emit
+    from tracejit.frontend.staging.tracing import emit
     from tracejit.ir.dtypes import tensor_type
     from tracejit.ir.shape_ops import BroadcastInDimOp
 

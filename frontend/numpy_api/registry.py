@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import array_subclasses
-from tracejit.frontend.source_location import at_user_line
+from tracejit.frontend.staging import array_subclasses
+from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.ir.dtypes import UnsupportedDtypeError
 
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
@@ -49,8 +49,9 @@ def unsupported(fn: Any, detail: str = "") -> TypeError:
 def _read_variables(values: Any) -> Any:
     """Replace tj.Variables (also in lists/tuples) by their current values: NumPy hands
     `np.matmul(tensor, variable)` to the Tensor, whose implementations expect tensors.
-    Refuse array subclasses whose meaning tracejit would drop (frontend/array_subclasses.py)."""
-    from tracejit.frontend.variable import Variable
+    Refuse array subclasses whose meaning tracejit would drop
+    (frontend/staging/array_subclasses.py)."""
+    from tracejit.frontend.staging.variable import Variable
 
     if isinstance(values, Variable):
         return values.value()
@@ -78,7 +79,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
         raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
     if out is None:
         return new_array(result, inputs)
-    from tracejit.frontend.mutation import write_out
+    from tracejit.frontend.staging.mutation import write_out
 
     return write_out(out, result, ufunc)
 
@@ -117,8 +118,8 @@ ARRAY_RESULTS = {np.where, np.roll}
 
 
 def _is_array(x: Any) -> bool:
-    from tracejit.frontend.mutation import updates_in_place
-    from tracejit.frontend.tensor import Tensor
+    from tracejit.frontend.staging.mutation import updates_in_place
+    from tracejit.frontend.staging.tensor import Tensor
 
     return isinstance(x, np.ndarray) or (isinstance(x, Tensor) and updates_in_place(x))
 
@@ -127,7 +128,7 @@ def new_array(result: Any, arguments: Any) -> Any:
     """`result` as a new array: when an implementation hands back an argument or a view
     (`np.floor` of integers, `np.concatenate([t])`, `np.roll(t, 0)`, ...), another Tensor
     holding the same value (values are immutable in the trace: no copy is staged)."""
-    from tracejit.frontend.tensor import Tensor
+    from tracejit.frontend.staging.tensor import Tensor
 
     if not isinstance(result, Tensor):
         return result
@@ -157,7 +158,7 @@ def naming_unsupported_dtype(error: UnsupportedDtypeError, what: str, values: An
 
 
 def _describe(value: Any) -> str:
-    from tracejit.frontend.tensor import Tensor
+    from tracejit.frontend.staging.tensor import Tensor
 
     if isinstance(value, Tensor):
         return f"a traced array of shape {value.shape} and dtype {value.dtype}"
@@ -171,7 +172,7 @@ def _describe(value: Any) -> str:
 
 @implements(np.shape)
 def _shape(a: Any) -> tuple:
-    from tracejit.frontend import runtime_sizes
+    from tracejit.frontend.staging import runtime_sizes
 
     return runtime_sizes.shape(a)  # run-time int64 tensors for dims unknown at trace time
 
@@ -183,7 +184,7 @@ def _ndim(a: Any) -> int:
 
 @implements(np.size)
 def _size(a: Any, axis: int | None = None) -> Any:
-    from tracejit.frontend import runtime_sizes
+    from tracejit.frontend.staging import runtime_sizes
 
     if axis is None:
         return runtime_sizes.size(a)

@@ -16,11 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives, runtime_sizes
-from tracejit.frontend.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives, runtime_sizes
+from tracejit.frontend.staging.mutation import make_view, permuted, refuse_writes, reshaped
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 
 # --- helpers shared by the shape, indexing and einsum modules ---------------------------
@@ -111,7 +111,7 @@ def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
 def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     """The dims of a reshape of a tensor with dims unknown at trace time: the target's
     one -1 stands for the element count over its other (static) entries (a `Product`)."""
-    from tracejit.frontend.dims import Product, Unknown
+    from tracejit.frontend.staging.dims import Product, Unknown
 
     if shape.count(-1) == 1 and len(shape) == x.ndim:
         # the -1 stands for the one unknown dim: no reshape at all (`x[m].ravel()`)
@@ -141,9 +141,9 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
 
 def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
     """The dims of a reshape to a shape naming run-time sizes (`x.reshape(x.shape[0], -1)`,
-    frontend/runtime_sizes.py): each is the dim it measures, which must be one of `x`'s
+    frontend/staging/runtime_sizes.py): each is the dim it measures, which must be one of `x`'s
     dims unknown at trace time; a -1 stands for what is left of `x`'s size."""
-    from tracejit.frontend.dims import Product, Unknown
+    from tracejit.frontend.staging.dims import Product, Unknown
 
     entries = shape if isinstance(shape, tuple | list) else [shape]
     shape_text = "(" + ", ".join("?" if isinstance(t, Tensor) else str(t) for t in entries) + ")"
@@ -329,8 +329,8 @@ def _check_joinable(tensors: Sequence[Tensor], axis: int) -> None:
 
 def _run_time_equal(tensors: Sequence[Tensor], axis: int) -> None:
     """Dims unknown at trace time off the joined axis must match: the caller checks."""
-    from tracejit.frontend.dims import require_equal
-    from tracejit.frontend.tracing import current_trace
+    from tracejit.frontend.staging.dims import require_equal
+    from tracejit.frontend.staging.tracing import current_trace
 
     for d in range(tensors[0].ndim):
         if d != axis:
@@ -629,7 +629,7 @@ def triu(m: Any, k: Any = 0) -> Tensor:
 
 def _broadcast_to_sizes(x: Tensor, dims: list, witnesses: dict) -> Tensor:
     """`np.broadcast_to(x, shape)` for a shape naming run-time sizes (`x.shape[k]` of
-    traced arrays, frontend/runtime_sizes.py): each of `x`'s dims must be 1 or the dim the
+    traced arrays, frontend/staging/runtime_sizes.py): each of `x`'s dims must be 1 or the dim the
     size measures (a read-only copy: `x` is not an array with unknown dims here)."""
     if any(isinstance(d, Tensor) for d in dims):
         raise NotImplementedError(

@@ -14,12 +14,12 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend import primitives
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.numpy_api.shapes import normalize_axis, reshape_tensor
-from tracejit.frontend.source_location import at_user_line
-from tracejit.frontend.tensor import Tensor
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 

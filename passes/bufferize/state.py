@@ -6,7 +6,7 @@
 * `tj.print` and `tj.py_call` become calls of run-time callbacks: bodiless functions
   named `__tj_callback_<n>`, taking the buffers (inputs, then outputs) and returning an
   i32 status. The caller binds each to a Python function when it compiles the module
-  (see `frontend/callbacks.py`); a non-zero status fails the call with the message
+  (see `runtime/callbacks.py`); a non-zero status fails the call with the message
   "CallbackError: <n>", and the caller re-raises the callback's own exception.
 
     tj.print %x {pieces = ["x = ", "\\n"]} : tensor<3xf32>

@@ -1,4 +1,4 @@
-"""Kernel temporaries come from the block cache (codegen/block_cache.py): a steady loop of
+"""Kernel temporaries come from the block cache (runtime/block_cache.py): a steady loop of
 calls stops page-faulting them in, results stay those of eager NumPy, and the cache keeps
 to its bound, clears, and starts afresh in the child of a fork."""
 
@@ -12,8 +12,8 @@ import pytest
 
 import tracejit as tj
 from tests.conftest import assert_same, holds_in_forked_child, run_eagerly
-from tracejit.codegen import block_cache, runtime_binding
-from tracejit.frontend.buffer_pool import bucket_size
+from tracejit.runtime import block_cache, runtime_binding
+from tracejit.runtime.buffer_pool import bucket_size
 
 N = 2_000_003  # an 8 MB float32 temporary: cached (>= 1 MiB), not a multiple of a bucket
 

@@ -15,8 +15,8 @@ from xdsl.dialects import arith, func
 from xdsl.dialects.builtin import FloatAttr, ModuleOp, f64
 
 from tracejit.codegen import load_object
-from tracejit.codegen import object_cache as oc
 from tracejit.codegen.abi import KernelSignature, MemRefArg, ScalarArg
+from tracejit.compiler import object_cache as oc
 
 AXPY = """
 func.func @axpy(%x: memref<?xf64>, %a: f64, %out: memref<?xf64>) {
@@ -245,7 +245,7 @@ def test_stale_temp_files_are_cleaned_and_unwritable_dirs_are_harmless(tmp_path,
 WRITER = textwrap.dedent("""
     import sys
     import numpy as np
-    from tracejit.codegen import object_cache as oc
+    from tracejit.compiler import object_cache as oc
     from tracejit.codegen.abi import KernelSignature, ScalarArg
     cache = oc.ObjectCache(sys.argv[1])
     signatures = {"k": KernelSignature("k", (ScalarArg(np.dtype(np.int64)),), None)}

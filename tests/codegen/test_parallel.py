@@ -322,7 +322,9 @@ CACHE_SCRIPT = textwrap.dedent("""
     import ctypes, json, sys
     import numpy as np
     import tracejit as tj
-    from tracejit.codegen import runtime_binding, shared_library, thread_pool
+    from tracejit.codegen import shared_library
+    from tracejit.runtime import runtime_binding
+    from tracejit.runtime import thread_pool
     from tracejit.ir import parallel_contract as pc
 
     tj.config.set_cache_dir(sys.argv[1])

@@ -1,4 +1,4 @@
-"""The process's worker threads (codegen/thread_pool.py): started once and reused by every
+"""The process's worker threads (runtime/thread_pool.py): started once and reused by every
 parallel loop, asleep when idle, started again in the child of a fork, and giving the same
 bits as one thread."""
 
@@ -16,7 +16,7 @@ import pytest
 
 import tracejit as tj
 from tests.conftest import holds_in_forked_child
-from tracejit.codegen import runtime_binding, thread_pool
+from tracejit.runtime import runtime_binding, thread_pool
 
 BIG = 1_000_003
 
@@ -113,7 +113,7 @@ def test_calls_before_the_pool_is_bound_start_their_own_threads():
 FRESH_PROCESS = """
 import numpy as np
 import tracejit as tj
-from tracejit.codegen import runtime_binding
+from tracejit.runtime import runtime_binding
 
 f = tj.function(lambda x: np.tanh(x) * 2.0 + 1.0)
 f(np.ones(1_000_003, np.float32))  # a parallel kernel: the pool's compile is started

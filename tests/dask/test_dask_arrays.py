@@ -85,7 +85,7 @@ def test_a_shared_cache_spares_the_second_worker_the_compile(client, kernels, tm
 
 
 def cache_stats():
-    from tracejit.frontend import driver
+    from tracejit.compiler import driver
 
     stats = driver.object_cache().stats
     return {"hits": stats.hits, "stores": stats.stores}

@@ -22,7 +22,7 @@ import pytest
 import tracejit as tj
 from tracejit.codegen import translate_module
 from tracejit.codegen.jit import _initialize, _optimize, _skip_optimizing_entry_points, host_cpu
-from tracejit.frontend.driver import lower
+from tracejit.compiler.driver import lower
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 CHAPTER = REPO_ROOT / "docs" / "tutorial" / "08-llvm-and-the-jit.md"

@@ -604,7 +604,7 @@ def test_08_expanded_exp_on_special_values(dtype):
 
 def test_08_aliased_out_on_special_values():
     names = solution("08_llvm_and_the_jit")
-    from tracejit.frontend.driver import compile_to_machine_code, lower
+    from tracejit.compiler.driver import compile_to_machine_code, lower
 
     axpy = names["axpy"]
     x = edge_values(np.dtype("float32"))

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend.saved_model import LoadError, SaveError
-from tracejit.frontend.saved_model import manifest as saved_model_manifest
+from tracejit.frontend.export.saved_model import LoadError, SaveError
+from tracejit.frontend.export.saved_model import manifest as saved_model_manifest
 
 
 def test_py_function_cannot_be_saved(tmp_path):

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend.saved_model import SaveError
+from tracejit.frontend.export.saved_model import SaveError
 
 
 def _concrete_with_variable():

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tracejit.codegen import object_cache
+from tracejit.compiler import object_cache
 
 
 class Scale(tj.Module):

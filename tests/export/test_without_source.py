@@ -60,7 +60,7 @@ LOAD = textwrap.dedent("""
     import json, sys
     import numpy as np
     import tracejit as tj
-    from tracejit.frontend import driver
+    from tracejit.compiler import driver
 
     try:
         import model_def

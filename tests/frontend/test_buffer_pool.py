@@ -1,4 +1,4 @@
-"""Large kernel outputs come from reused memory (frontend/buffer_pool.py): a block goes back to
+"""Large kernel outputs come from reused memory (runtime/buffer_pool.py): a block goes back to
 the pool when the last array over it dies, never earlier, and the pool stays bounded."""
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ import pytest
 
 import tracejit as tj
 from tests.conftest import assert_same, run_eagerly
-from tracejit.frontend import buffer_pool
-from tracejit.frontend.buffer_pool import POOL, POOLED_BYTES, bucket_size
+from tracejit.runtime import buffer_pool
+from tracejit.runtime.buffer_pool import POOL, POOLED_BYTES, bucket_size
 
 BIG = POOLED_BYTES // 4 + 1000  # float32 elements: just over the pooled size
 
@@ -160,7 +160,7 @@ _RSS_PROBE = """
 import gc, json, os, sys
 import numpy as np
 import tracejit as tj
-from tracejit.frontend.buffer_pool import POOL
+from tracejit.runtime.buffer_pool import POOL
 
 def rss():
     with open("/proc/self/statm") as statm:

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.codegen import object_cache, shared_library
-from tracejit.frontend import config, driver
+from tracejit.codegen import shared_library
+from tracejit.compiler import driver, object_cache
+from tracejit.frontend.api import config
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The per-call fast path (frontend/fast_path.py) through the METH_FASTCALL entry point
+"""The per-call fast path (runtime/fast_path.py) through the METH_FASTCALL entry point
 (codegen/pyobject_entry.py): same results as eager, reference counts right, and every
 unusual call still takes the slow path and its clear errors."""
 

@@ -103,7 +103,8 @@ def mse(prediction, target):
 
 
 # --- the pattern: a tj.Module's method reads its Variables ----------------------
-@pytest.mark.filterwarnings("ignore::tracejit.frontend.retracing.RetracingWarning")  # new Modules
+# new Modules each time
+@pytest.mark.filterwarnings("ignore::tracejit.frontend.api.retracing.RetracingWarning")
 @settings(max_examples=8, deadline=None)
 @given(batch=st.integers(1, 4), seed=st.integers(0, 2**16))
 def test_module_variables_get_the_gradients_of_finite_differences(batch, seed):

@@ -658,7 +658,7 @@ def test_shapes_seen_while_tracing():
 
     f.get_concrete_function()
     # a dim known only at run time is a run-time size (a 0-d int64 tensor) to the user's code
-    # (frontend/runtime_sizes.py); None marks it here
+    # (frontend/staging/runtime_sizes.py); None marks it here
     for shape in seen.values():
         assert all(isinstance(d, int) or (d.shape == () and d.dtype == np.int64) for d in shape)
     static = {k: tuple(None if isinstance(d, tj.Tensor) else d for d in v) for k, v in seen.items()}

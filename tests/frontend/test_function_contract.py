@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend.tracing import is_tracing
+from tracejit.frontend.staging.tracing import is_tracing
 
 
 def i32(values):

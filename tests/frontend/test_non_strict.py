@@ -1,4 +1,4 @@
-"""Non-strict execution (frontend/non_strict.py): an error NumPy raises from the data while
+"""Non-strict execution (frontend/staging/non_strict.py): an error NumPy raises from the data while
 tracing (an index out of range, ...) is raised only if the failing op's result is used by
 a result or a side effect; an unused failing op is dropped, as tf.function drops it."""
 

@@ -14,7 +14,8 @@ import pytest
 
 import tracejit as tj
 from tracejit.codegen import shared_library
-from tracejit.frontend import config, driver
+from tracejit.compiler import driver
+from tracejit.frontend.api import config
 
 # A process that compiles (or loads) `f`, calls it, and prints the results and cache counters.
 # With "forbid", compiling is made impossible: the call must be served by the cache.
@@ -24,7 +25,8 @@ SCRIPT = textwrap.dedent("""
     import tracejit as tj
     import tracejit.codegen
     from tracejit.codegen import shared_library
-    from tracejit.frontend import driver, primitives
+    from tracejit.compiler import driver
+    from tracejit.frontend.staging import primitives
 
     cache_dir, mode = sys.argv[1], sys.argv[2]
     tj.config.set_cache_dir(cache_dir)

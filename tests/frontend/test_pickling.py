@@ -1,5 +1,5 @@
 """tj.Function pickles by reference to its Python function, with its options and without its
-traces, through pickle, cloudpickle and process pools (frontend/pickling.py)."""
+traces, through pickle, cloudpickle and process pools (frontend/export/pickling.py)."""
 
 import concurrent.futures
 import multiprocessing
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend import pickling
+from tracejit.frontend.export import pickling
 
 HERE = pathlib.Path(__file__).resolve().parent
 

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend import primitives
+from tracejit.frontend.staging import primitives
 
 
 @tj.function

@@ -5,7 +5,7 @@ np.nonzero, a boolean mask) reads, in the user's code, as a run-time int64 tenso
 `idx.size`, `len(idx)`, `idx.shape[0]`, `np.size(idx)`, `np.shape(idx)[0]` work in
 arithmetic, comparisons (a staged `if`), `range`/`tj.range` bounds, slice bounds, as array
 sizes (`np.zeros(x.shape)`, `x.reshape(x.shape[0], -1)`) and as results
-(frontend/runtime_sizes.py). Every test compares the compiled call with the eager one and
+(frontend/staging/runtime_sizes.py). Every test compares the compiled call with the eager one and
 with NumPy itself. `tj.range(1, None)` is Python's TypeError, at the user's line.
 """
 

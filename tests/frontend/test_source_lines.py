@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend.source_lines import source_lines
+from tracejit.frontend.staging.source_lines import source_lines
 
 
 def _decorated(function):

@@ -1,4 +1,4 @@
-"""Tiered execution (frontend/tiered.py, frontend/graph_interpreter.py): a new trace's first
+"""Tiered execution (frontend/api/tiered.py, runtime/graph_interpreter.py): a new trace's first
 call is interpreted with NumPy and compiled in the background; later calls run machine code.
 
 The suite runs with tiering off (tests/conftest.py); every test here turns it on. The
@@ -24,8 +24,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tracejit.frontend import driver, graph_interpreter, tiered
+from tracejit.compiler import driver
+from tracejit.frontend.api import tiered
 from tracejit.frontend.numpy_api.elementwise import UFUNC_RULES
+from tracejit.runtime import graph_interpreter
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*tj.function retracing")
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]

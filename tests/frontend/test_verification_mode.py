@@ -4,7 +4,7 @@ the pytest suite uses), `0` never. Invalid IR must not get past `end` unnoticed.
 import pytest
 from xdsl.dialects import arith, builtin, func
 
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.passes.pipeline import PipelineError
 
 

@@ -34,9 +34,9 @@ from fuzz_oracle import compare_arrays, run
 from fuzz_programs import draw_programs
 
 import tracejit as tj
-from tracejit.frontend.structure import flatten
 from tracejit.passes.export_linalg import ExportError
 from tracejit.passes.import_linalg import ImportError_
+from tracejit.runtime.structure import flatten
 from tracejit.tools import iree_oracle
 from tracejit.tools.linalg_roundtrip import run_upstream_text
 

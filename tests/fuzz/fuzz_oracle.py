@@ -54,7 +54,7 @@ from typing import Any
 import numpy as np
 
 import tracejit as tj
-from tracejit.frontend.concrete_function import ConcreteFunction
+from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, LOWERING_PIPELINE, PASSES
 
 os.environ["TRACEJIT_VERIFY_EACH"] = "1"  # driver.lower verifies after every pass
@@ -200,7 +200,7 @@ KNOWN_BUGS: dict[str, re.Pattern[str]] = {
 # Refusals the contract documents, with a message saying what to write instead: a compiled
 # run that raises one where eager NumPy ran is not a finding (a refusal, not a wrong answer).
 DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
-    # frontend/control_flow.py: an array written in place (through any alias) and rebound
+    # frontend/staging/control_flow.py: an array written in place (through any alias) and rebound
     # in one staged loop, which NumPy would write in the first trip only
     (NotImplementedError, re.compile(r"is changed in place and then assigned a new array")),
     # the same: a loop variable carried by value that refers to an array the loop writes in

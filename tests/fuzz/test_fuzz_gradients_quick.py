@@ -47,7 +47,7 @@ def test_the_gradient_oracle_finds_a_wrong_gradient(monkeypatch):
 
     from tracejit.frontend.autodiff import adjoints
     from tracejit.frontend.autodiff.adjoints import _unary
-    from tracejit.frontend.primitives import unary
+    from tracejit.frontend.staging.primitives import unary
     from tracejit.ir.elementwise_unary import SinOp
 
     program = Program(inputs=[np.array([0.3, 1.2])], body=["v1 = np.sin(a0)"],
@@ -66,7 +66,7 @@ def test_the_captured_variables_check_finds_a_wrong_gradient(monkeypatch):
 
     from tracejit.frontend.autodiff import adjoints, eager
     from tracejit.frontend.autodiff.adjoints import _unary
-    from tracejit.frontend.primitives import unary
+    from tracejit.frontend.staging.primitives import unary
     from tracejit.ir.elementwise_unary import SinOp
 
     program = Program(

@@ -18,8 +18,8 @@ from xdsl.dialects import arith, builtin, func, memref
 from xdsl.parser import Parser
 
 from tracejit.codegen import compile_module
-from tracejit.frontend import runtime_errors
 from tracejit.ir import runtime_contract
+from tracejit.runtime import runtime_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 

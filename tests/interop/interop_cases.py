@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.parser import Parser
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.ir.dialect import make_context
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, Pipeline
 

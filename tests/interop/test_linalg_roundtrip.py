@@ -9,7 +9,7 @@ import pytest
 from interop_cases import example_programs
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.passes.export_linalg import export_module
 from tracejit.passes.pipeline import TENSOR_OPT_PIPELINE
 from tracejit.tools.linalg_roundtrip import run_upstream_text

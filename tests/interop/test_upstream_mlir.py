@@ -20,7 +20,7 @@ from interop_cases import (  # noqa: E402
 )
 
 import tracejit as tj  # noqa: E402
-from tracejit.frontend import driver  # noqa: E402
+from tracejit.compiler import driver
 from tracejit.passes.pipeline import DEFAULT_PIPELINE  # noqa: E402
 from tracejit.tools.upstream_mlir import check_modules  # noqa: E402
 

@@ -20,7 +20,7 @@ import pytest
 from xdsl.parser import Parser
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.ir.dialect import make_context
 from tracejit.passes.expand_math import SIN_COS_LIMIT
 from tracejit.passes.support.expand_math_builder import SLOW_PATH_ATTR

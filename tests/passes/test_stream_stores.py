@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from xdsl.parser import Parser
 
 import tracejit as tj
-from tracejit.frontend import driver, runtime_errors
+from tracejit.compiler import driver
 from tracejit.ir import runtime_contract
 from tracejit.ir.dialect import make_context
 from tracejit.ir.host import host_last_level_cache_bytes
+from tracejit.runtime import runtime_errors
 
 LOWER = "stream-stores{min-bytes=0},parallelize,scf-to-cf"
 SIZE = 4096

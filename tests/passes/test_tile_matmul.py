@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.ir.dialect import make_context
 from tracejit.passes.tile_matmul import TileMatmulPass, match_matmul
 

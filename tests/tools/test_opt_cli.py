@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import IntegerAttr, TensorType, f32, i64
 from xdsl.passes import ModulePass, get_pass_option_infos
 
 import tracejit as tj
-from tracejit.frontend import driver
+from tracejit.compiler import driver
 from tracejit.passes import pipeline
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, NAMED_PIPELINES, PASSES
 from tracejit.tools.op_stats import dialect_counts

@@ -3,7 +3,7 @@
 import numpy as np
 
 import tracejit as tj
-from tracejit.frontend.driver import lower
+from tracejit.compiler.driver import lower
 
 TENSOR_PASSES = ["inline", "canonicalize", "cse", "fuse-elementwise", "lower-control-flow"]
 

@@ -5,7 +5,7 @@ import re
 import numpy as np
 
 import tracejit as tj
-from tracejit.frontend.driver import compile_to_machine_code, lower
+from tracejit.compiler.driver import compile_to_machine_code, lower
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 

@@ -1,7 +1,7 @@
 // bufferize of shape ops on dims unknown at trace time (`?`): the result buffer's
 // run-time sizes come from the operand (memref.dim) or the op's `sizes` (slice, reshape);
 // a run-time start is added to the scaled loop index. The index arithmetic the frontend
-// staged (frontend/slice_bounds.py: here x[-3:]) is copied as it is.
+// staged (frontend/staging/slice_bounds.py: here x[-3:]) is copied as it is.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {

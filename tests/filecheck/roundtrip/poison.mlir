@@ -1,4 +1,4 @@
-// tj.poison (the pending error of a failed op while tracing; frontend/non_strict.py)
+// tj.poison (the pending error of a failed op while tracing; frontend/staging/non_strict.py)
 // prints, parses back and prints the same text; dce removes an unused one, like any pure
 // op. A message that does not name an error type is rejected (invalid_ops.mlir).
 // RUN: tracejit-opt %s | tracejit-opt | filecheck %s

@@ -1,4 +1,4 @@
-# Non-strict execution while tracing (frontend/non_strict.py): the guide's
+# Non-strict execution while tracing (frontend/staging/non_strict.py): the guide's
 # unused_return_graph traces to just its return, as an index out of range whose result
 # is unused raises nothing (no tj.poison leaves the frontend); used, the same index
 # raises NumPy's IndexError naming the line.

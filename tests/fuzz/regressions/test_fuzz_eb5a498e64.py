@@ -7,12 +7,12 @@
 #   File "/work/main/codegen/jit.py", line 295 in _finalize
 #   File "/work/main/codegen/jit.py", line 331 in compile_llvm_ir
 #   File "/work/main/codegen/__init__.py", line 86 in compile_module
-#   File "/work/main/frontend/driver.py", line 359 in _compile_fresh
-#   File "/work/main/frontend/driver.py", line 234 in compile
-#   File "/work/main/frontend/concrete_function.py", line 185 in _compile_fresh
-#   File "/work/main/frontend/concrete_function.py", line 178 in _compile
-#   File "/work/main/frontend/concrete_function.py", line 283 in call_leaves
-#   File "/work/main/frontend/concrete_function.py", line 238 in __call__
+#   File "/work/main/compiler/driver.py", line 359 in _compile_fresh
+#   File "/work/main/compiler/driver.py", line 234 in compile
+#   File "/work/main/frontend/api/concrete_function.py", line 185 in _compile_fresh
+#   File "/work/main/frontend/api/concrete_function.py", line 178 in _compile
+#   File "/work/main/frontend/api/concrete_function.py", line 283 in call_leaves
+#   File "/work/main/frontend/api/concrete_function.py", line 238 in __call__
 #
 # The program:
 # import numpy as np

@@ -1,0 +1,452 @@
+"""`tj.ConcreteFunction`: one trace, compiled to machine code, callable on arrays.
+
+Compilation is lazy: the first call (or the first look at `llvm_ir` / `asm`) runs the pass
+pipeline and LLVM -- or, with tiered execution (`tiered.py`), the first call is interpreted
+with NumPy while the compile runs in a background thread, which later calls wait for. The
+call path then checks each input's dtype and shape, makes it C-contiguous, allocates the
+outputs with `np.empty` and calls the kernel with the buffers' addresses (the ABI in
+`codegen/abi.py`: inputs, then outputs); a non-zero status from the kernel becomes the
+exception its check names.
+"""
+
+from __future__ import annotations
+
+import inspect
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from tracejit.compiler import driver
+from tracejit.frontend.api import compile_log, tiered
+from tracejit.frontend.api.argument_writes import check_writable, copy_back
+from tracejit.frontend.api.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
+from tracejit.frontend.api.kernel_outputs import adopt
+from tracejit.frontend.api.signature_format import named_leaves, pretty_signature, split_arguments
+from tracejit.frontend.api.trace_function import TracedProgram
+from tracejit.frontend.autodiff.tape import recording_in
+from tracejit.frontend.staging import array_subclasses, primitives
+from tracejit.frontend.staging import variable as tj_variable
+from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum, resolve
+from tracejit.frontend.staging.mutation import assign
+from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor_spec import TensorSpec
+from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
+from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
+from tracejit.runtime import buffer_pool
+from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
+from tracejit.runtime.fast_path import (
+    SLOW_PATH,
+    FastCall,
+    build_fast_call,
+    expected_types,
+    is_small_kernel,
+)
+from tracejit.runtime.runtime_errors import raise_for_status
+from tracejit.runtime.structure import TreeDef, flatten, leaf_owner, unflatten
+
+if TYPE_CHECKING:
+    from xdsl.dialects import func
+    from xdsl.ir import Attribute
+
+
+class Graph:
+    """The traced module of a ConcreteFunction (`str(graph)` is its IR)."""
+
+    def __init__(self, program: TracedProgram):
+        self.module = program.module
+        self.function_name = program.function_name
+
+    def __str__(self) -> str:
+        return str(self.module)
+
+
+class ConcreteFunction:
+    """One trace of a `tj.Function` for one input signature."""
+
+    def __init__(
+        self,
+        program: TracedProgram,
+        signature: inspect.Signature,
+        names: list[str],
+        arg_treedef: TreeDef,
+        arg_leaves: list[Any],
+        pipeline: tuple[str, ...] = driver.DEFAULT_PIPELINE,
+    ):
+        self._program = program
+        self._signature = signature
+        self._names = names
+        self._arg_treedef = arg_treedef
+        # Python values of the trace; other objects only through their weak identity key,
+        # so a trace never keeps an argument object alive.
+        self._static_keys = {
+            i: leaf_key(leaf) for i, leaf in enumerate(arg_leaves) if not is_tensor_leaf(leaf)
+        }
+        self._static_leaves = {
+            i: key if isinstance(key, IdentityKey) else arg_leaves[i]
+            for i, key in self._static_keys.items()
+        }
+        self._pipeline = pipeline
+        self.graph = Graph(program)
+        self._lock = threading.Lock()
+        self._compilation: driver.Compilation | None = None
+        self._kernel: Any = None
+        self._stages: list[driver.Stage] | None = None  # recorded after compiling to run
+        self._messages: list[str] = []
+        self._callbacks: Any = None
+        self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
+        self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
+        self._tier = tiered.Tier()  # first call interpreted, compiled in the background
+        # Variables this function owns: those made when it was loaded or unpickled (the
+        # program only holds its Variables weakly)
+        self._owned_variables: list[Any] = []
+
+    # --- introspection -------------------------------------------------------------
+    def _input_leaves(self) -> list[Any]:
+        leaves: list[Any] = [None] * self._arg_treedef.num_leaves
+        specs = iter(self._program.input_specs)
+        for i in range(len(leaves)):
+            leaves[i] = self._static_leaves[i] if i in self._static_leaves else next(specs)
+        return leaves
+
+    @property
+    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+        """`((TensorSpec(shape=(), dtype=float32, name='a'),), {})`: args and kwargs."""
+        leaves = named_leaves(self._arg_treedef, self._input_leaves(), self._names)
+        return split_arguments(self._signature, unflatten(self._arg_treedef, leaves))
+
+    @property
+    def structured_outputs(self) -> Any:
+        leaves = list(self._program.output_leaves)
+        program = self._program
+        for position, spec in zip(
+            program.output_positions, program.output_specs[: program.result_count], strict=True
+        ):
+            leaves[position] = spec
+        return unflatten(self._program.output_treedef, leaves)
+
+    def pretty_printed_signature(self) -> str:
+        return pretty_signature(
+            self._signature, self._arg_treedef, self._input_leaves(), self.structured_outputs
+        )
+
+    def __repr__(self) -> str:
+        return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
+
+    def __reduce__(self) -> tuple:
+        """Pickle by value: the traced IR, its signature, the captured Variables' values and,
+        once compiled, the object code (`saved_model/pickling.py`, the code `save` uses)."""
+        from tracejit.frontend.export.saved_model.pickling import reduce_concrete
+
+        return reduce_concrete(self)
+
+    def _call_name(self) -> str:
+        return f"{self.graph.function_name}({', '.join(self._names)})"
+
+    def ir(self, after: str | None = None) -> str:
+        """The IR after the pass named `after` (its first run), or the final lowered IR.
+
+        Asked before the first call, the one compilation records every stage and then also
+        serves the calls; asked after it, the passes run again to record them."""
+        stages = self._lowering_stages()
+        if after is None:
+            return stages[-1].ir if stages else str(self.graph)
+        for stage in stages:
+            if stage.pass_name == after:
+                return stage.ir
+        raise ValueError(f"pass '{after}' is not in the pipeline {list(self._pipeline)}")
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR after LLVM's O3 pipeline."""
+        return self._compile().jit.optimized_llvm_ir
+
+    @property
+    def asm(self) -> str:
+        """The host assembly of the kernel."""
+        return self._compile().jit.asm
+
+    @property
+    def compilation(self) -> driver.Compilation:
+        """What compiling this trace produced (driver.py): machine code, run-time check
+        messages, callbacks, per-pass timings, and the stages when they were recorded."""
+        return self._compile()
+
+    # --- compilation -----------------------------------------------------------------
+    def _lowering_stages(self) -> list[driver.Stage]:
+        compilation = self._compile(record_stages=True)
+        if compilation.stages is not None:
+            return compilation.stages
+        with self._lock:  # compiled (to run) before the stages were asked for
+            if self._stages is None:
+                self._stages = driver.lower(
+                    self.graph.module, self._pipeline, record_stages=True
+                ).stages
+            return self._stages
+
+    def _compile(self, record_stages: bool = False) -> driver.Compilation:
+        if self._compilation is None:
+            tiered.wait_for_background_compile(self)  # raises what it raised
+        with self._lock:
+            if self._compilation is None:
+                self._install(self._compile_fresh(record_stages))
+        assert self._compilation is not None
+        return self._compilation
+
+    def _compile_fresh(
+        self, record_stages: bool = False, after_pass: Any = None, background: bool = False
+    ) -> driver.Compilation:
+        start = time.perf_counter()
+        compilation = driver.compile(
+            self.graph.module,
+            self._pipeline,
+            py_functions=self._program.py_functions,
+            record_stages=record_stages,
+            after_pass=after_pass,
+        )
+        seconds = time.perf_counter() - start
+        compile_log.compiled(self._call_name(), compilation, seconds, background)
+        return compilation
+
+    def _install(self, compilation: driver.Compilation) -> None:
+        """Make `compilation` the one this function calls (under `self._lock`; the kernel is
+        set last: a call that sees it, in any thread, sees everything else too)."""
+        kernel = compilation.jit.kernel(self._program.function_name)
+        self._dynamic_dims = kernel.signature.dynamic_dims
+        self._messages, self._callbacks = compilation.messages, compilation.callbacks
+        self.fast_call = self._build_fast_call(compilation.jit)
+        self._compilation = compilation
+        self._kernel = kernel.raw
+
+    def _build_fast_call(self, compiled: Any) -> FastCall | None:
+        if not driver.pyobject_entry_supported() or _has_callbacks(self):
+            return None
+        if self._program.has_unknown_dims:  # shapes are computed on the slow path
+            return None
+        expected = expected_types(self._program)
+        release_gil = not is_small_kernel(self._program)
+        entry = compiled.entry_point(self._program.function_name, expected, release_gil)
+        return build_fast_call(entry, self._program, self._fast_status)
+
+    def _fast_status(self, status: int) -> Any:
+        if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
+            return SLOW_PATH  # trace is needed)
+        self._raise(status)
+
+    # --- calling ---------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and self.fast_call is not None:
+            result = self.fast_call(args)
+            if result is not SLOW_PATH:
+                return result
+        try:
+            bound = self._signature.bind_partial(*args, **kwargs)
+            self._fill_traced_python_values(bound)
+            bound = self._signature.bind(*bound.args, **bound.kwargs)
+        except TypeError as error:
+            raise TypeError(f"{self._call_name()}: {error}") from None
+        bound.apply_defaults()
+        leaves, treedef = flatten(tuple(bound.arguments.values()))
+        if treedef != self._arg_treedef:
+            raise TypeError(
+                f"ConcreteFunction {self._call_name()} was called with arguments of a "
+                "different structure than it was traced with"
+            )
+        self._check_python_values(leaves)
+        return self.call_leaves(leaves)
+
+    def _fill_traced_python_values(self, bound: inspect.BoundArguments) -> None:
+        """Arguments traced as plain Python values may be omitted: `square(x)` for a trace
+        of `pow(a, b=2)`, as with tf.function's concrete functions."""
+        position = 0
+        for name, child in zip(self._names, self._arg_treedef.children, strict=False):
+            if name not in bound.arguments and child.kind == "leaf":
+                value = self._static_leaves.get(position)
+                if isinstance(value, IdentityKey):  # an object (an optimizer): if alive
+                    value = value.strong if value.ref is None else value.ref()
+                    if value is None:
+                        continue
+                if position in self._static_leaves:
+                    bound.arguments[name] = value
+            position += child.num_leaves
+
+    def _check_python_values(self, leaves: list[Any]) -> None:
+        for i, key in self._static_keys.items():
+            if leaf_key(leaves[i]) != key:
+                old, new = self._static_leaves[i], leaves[i]
+                raise TypeError(
+                    f"ConcreteFunction {self._call_name()} was constructed with "
+                    f"{type(old).__name__} value {old!r} in {self._leaf_name(i)}, but was "
+                    f"called with {type(new).__name__} value {new!r}"
+                )
+
+    def _leaf_name(self, index: int) -> str:
+        return leaf_owner(self._arg_treedef, self._names, index)
+
+    def call_leaves(self, leaves: list[Any]) -> Any:
+        """Run the kernel on the argument leaves (Python leaves already match the trace)."""
+        program = self._program
+        inputs = [
+            _checked_input(leaves[i], spec, i)
+            for i, spec in zip(program.input_positions, program.input_specs, strict=True)
+        ]
+        if self._kernel is None:
+            interpreted = tiered.interpret_first_call(self, inputs)
+            if interpreted is not None:
+                return self._results(leaves, interpreted)
+            self._compile()
+        if program.written_inputs:
+            check_writable(program, leaves, self._call_name())
+        if tj_variable.noting:  # an eager GradientTape records this call: keep the values
+            for ref in program.variables:  # of the Variables and arguments it may change
+                tj_variable.note_use(ref())
+            for k in program.written_inputs:
+                tj_variable.note_array(leaves[program.input_positions[k]])
+        variables = [self._variable_buffer(ref) for ref in program.variables]
+        shapes = self._output_shapes(inputs)
+        outputs = [
+            buffer_pool.empty(shape, spec.dtype)
+            for shape, spec in zip(shapes, program.output_specs, strict=True)
+        ]
+        buffers = [*inputs, *variables, *outputs]
+        status = self._kernel(
+            *[b.ctypes.data for b in buffers],
+            *[buffers[i].shape[d] for i, d in self._dynamic_dims],  # the ABI's trailing dims
+        )
+        if status:
+            self._raise(status)
+        return self._results(leaves, outputs)
+
+    def _results(self, leaves: list[Any], outputs: list[np.ndarray]) -> Any:
+        """The function's results from the kernel outputs (written inputs copied back)."""
+        program = self._program
+        count = program.result_count
+        copy_back(program, leaves, outputs[count:])
+        results = list(program.output_leaves)
+        for k, (position, out) in enumerate(
+            zip(program.output_positions, outputs[:count], strict=True)
+        ):
+            if k in program.exported:  # a descriptor of a kernel-allocated array
+                out = adopt(out, program.exported[k])
+            results[position] = out[()] if out.ndim == 0 else out
+        return unflatten(program.output_treedef, results)
+
+    def _output_shapes(self, inputs: list[np.ndarray]) -> list[tuple[int, ...]]:
+        """Output shapes from the input shapes; checks the run-time dim constraints."""
+        program = self._program
+        if not program.has_unknown_dims:
+            return [spec.shape for spec in program.output_specs]  # type: ignore[misc]
+        shapes = [a.shape for a in inputs]
+        for source, other in program.dim_constraints:
+            size, expected = resolve(source, shapes), resolve(other, shapes)
+            if size != expected:
+                raise InvalidArgumentError(
+                    f"Incompatible shapes: {_describe(source)} is {size} but "
+                    f"{_describe(other)} is {expected}; this function was traced with unknown "
+                    "dims, which must be equal where they meet (they are not broadcast)"
+                )
+        return [tuple(resolve(d, shapes) for d in dims) for dims in program.output_dims]
+
+    def _variable_buffer(self, ref: Any) -> np.ndarray:
+        variable = ref()
+        if variable is None:
+            raise FailedPreconditionError(
+                f"ConcreteFunction {self._call_name()} captured a tj.Variable that no longer "
+                "exists (it was garbage-collected); keep a reference to it, or trace again"
+            )
+        return variable._buffer
+
+    def _raise(self, status: int) -> None:
+        """Raise what a non-zero kernel status means: a failed check, or the exception a
+        run-time callback (py_function) raised."""
+        message = self._messages[status - 1] if 0 < status <= len(self._messages) else ""
+        if message.startswith(CALLBACK_ERROR) and self._callbacks is not None:
+            error = self._callbacks.take_error()
+            if error is not None:
+                raise error
+        raise_for_status(status, self._messages)
+
+    def call_symbolic(self, leaves: list[Any]) -> Any:
+        """Stage a call of this trace inside the function being traced now."""
+        from xdsl.dialects import func
+
+        callee = driver.inlined_function(self.graph.module, self._program.function_name)
+        context = current_trace()
+        _rename_py_functions(callee, self._program.py_functions, context)
+        name = context.add_callee(callee)
+        operands = []
+        for i in self._program.input_positions:
+            leaf = leaves[i]
+            tensor = leaf if isinstance(leaf, Tensor) else primitives.constant(leaf)
+            operands.append(tensor.value)
+        for ref, value_type in zip(self._program.variables, _variable_types(callee), strict=True):
+            operands.append(context.capture_variable(ref(), value_type))
+        result_types = [r for r in callee.function_type.outputs]
+        call = emit(func.CallOp(name, operands, result_types))
+        values = list(call.results)
+        if recording_in(context):  # a GradientTape differentiates the callee's ops
+            values = driver.inline_call(call, callee)
+        program = self._program
+        count = program.result_count
+        for k, value in zip(program.written_inputs, values[count:], strict=True):
+            written = leaves[program.input_positions[k]]
+            if isinstance(written, Tensor):  # the callee wrote the caller's traced array
+                assign(written, Tensor(value, written.dims))
+        results = list(program.output_leaves)
+        for position, value in zip(program.output_positions, values[:count], strict=True):
+            results[position] = Tensor(value)
+        return unflatten(self._program.output_treedef, results)
+
+
+def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
+    if isinstance(dim, int):
+        return "the traced size"
+    if isinstance(dim, Sliced):
+        bounds = ":".join("" if v is None else str(v) for v in (dim.start, dim.stop, dim.step))
+        return f"[{bounds}] of {_describe(dim.base)}"
+    if isinstance(dim, Product):
+        return " times ".join([_describe(f) for f in dim.factors] + [str(dim.times)])
+    if isinstance(dim, Sum):
+        return " plus ".join(_describe(t) for t in dim.terms)
+    return f"dim {dim.axis} of input {dim.input}"
+
+
+def _has_callbacks(concrete: ConcreteFunction) -> bool:
+    """Kernels with tj.print keep the slow path: printing dominates their cost anyway."""
+    return bool(concrete._callbacks and concrete._callbacks.sites)
+
+
+def _variable_types(callee: func.FuncOp) -> list[Attribute]:
+    from tracejit.ir.state import VarType
+
+    return [t.value_type for t in callee.function_type.inputs if isinstance(t, VarType)]
+
+
+def _rename_py_functions(
+    callee: func.FuncOp, py_functions: dict[str, Any], context: TraceContext
+) -> None:
+    """Re-register the callee's py_functions in the caller's trace under fresh names."""
+    from xdsl.dialects.builtin import StringAttr
+
+    from tracejit.ir.state import PyCallOp
+
+    for op in callee.walk():
+        if isinstance(op, PyCallOp):
+            new_name = context.register_py_function(py_functions[op.callback.data])
+            op.callback = StringAttr(new_name)
+
+
+def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:
+    array_subclasses.check_argument(value, f"input {position}")
+    array = np.asarray(value)
+    if not array.dtype.isnative:
+        array = array.astype(native(array.dtype))
+    if array.dtype != spec.dtype or not spec.is_compatible_with(array):
+        raise InvalidArgumentError(
+            f"input {position} has dtype {array.dtype} and shape {array.shape}, but this "
+            f"ConcreteFunction expects {spec}"
+        )
+    if not array.flags.c_contiguous:
+        array = np.ascontiguousarray(array)
+    return array

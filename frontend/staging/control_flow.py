@@ -1,0 +1,673 @@
+"""Staged control flow: `tj.cond`, `tj.while_loop` and `tj.range`.
+
+On Python values these are plain Python (one branch runs; the loop runs, and is
+unrolled if it happens while tracing). On a symbolic predicate they stage `tj.if` /
+`tj.while`: each branch, the condition and the body are traced once into a region.
+Branch outputs and loop values may be any nesting of tensors, arrays and Python
+numbers; Python numbers are converted to tensors (taking the other branch's dtype
+when it has a tensor there). Everything else must be identical in both branches.
+AutoGraph's `if`/`while`/`for` dispatch here.
+
+Python ints and floats stay weakly typed (NEP 50) as staged values: a loop variable a
+literal starts is a weak tensor (`Tensor.weak`) that takes the dtype NumPy's promotion
+gives the literal against what the body computes (`s = 0; s = s + x_int32[i]` is int32),
+re-tracing the loop once it is known; an if result from literals or weak values in both
+branches is weak. A loop variable that really changes dtype or shape raises ValueError.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Block, Operation, Region, SSAValue
+
+from tracejit.frontend.numpy_api.promotion import weak_type
+from tracejit.frontend.staging import mutation, primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message
+from tracejit.frontend.staging.tensor_array import prepare_loop_vars
+from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
+from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
+from tracejit.ir.dtypes import tensor_type
+from tracejit.runtime.structure import TreeDef, flatten, unflatten
+
+_NUMBERS = (bool, int, float, complex, np.generic, np.ndarray)
+
+
+def _is_number(leaf: Any) -> bool:
+    return isinstance(leaf, _NUMBERS) and not isinstance(leaf, str)
+
+
+def _predicate(pred: Tensor, what: str) -> Tensor:
+    """A 0-d bool tensor from a 0-d tensor (non-bools test `!= 0`, like Python's bool)."""
+    if pred.ndim != 0:
+        raise ValueError(
+            at_user_line(
+                f"the {what} must be a 0-d tensor, got shape {pred.shape}: the truth value "
+                "of an array with more than one element is ambiguous (use np.any / np.all)"
+            )
+        )
+    return primitives.cast(pred, np.dtype(np.bool_))
+
+
+def _label(names: Sequence[str] | None, treedef: TreeDef, position: int) -> str:
+    """The variable name of leaf `position` of the outputs, for error messages."""
+    if names and treedef.kind == "leaf":
+        return names[0]
+    if names:
+        for name, child in zip(names, treedef.children, strict=False):
+            if position < child.num_leaves:
+                return name
+            position -= child.num_leaves
+    return f"output {position}"
+
+
+# --- tj.cond ------------------------------------------------------------------------------
+def cond(
+    pred: Any,
+    true_fn: Callable[[], Any],
+    false_fn: Callable[[], Any],
+    *,
+    names: Sequence[str] | None = None,
+) -> Any:
+    """`true_fn()` if `pred` else `false_fn()`; staged as `tj.if` when `pred` is a tensor."""
+    if not isinstance(pred, Tensor):
+        return true_fn() if pred else false_fn()
+    predicate = _predicate(pred, "condition")
+    then_block, else_block = Block(), Block()
+    then = _trace_branch(then_block, true_fn)
+    other = _trace_branch(else_block, false_fn)
+    if then.treedef != other.treedef:
+        raise TypeError(
+            at_user_line(
+                "the branches of a staged if must return the same structure, got "
+                f"{then.out!r} and {other.out!r}"
+            )
+        )
+    # the same array object out of both branches stays that object (its value, if a
+    # branch wrote it, is carried with the written arrays below)
+    kept = [
+        a is b and isinstance(a, Tensor) for a, b in zip(then.leaves, other.leaves, strict=True)
+    ]
+    kinds = [
+        None if same else _merge(a, b, _label(names, then.treedef, i))
+        for i, (a, b, same) in enumerate(zip(then.snapshot, other.snapshot, kept, strict=True))
+    ]
+    roots = sorted(then.written.keys() | other.written.keys(), key=lambda r: r._serial)
+    _finish_region(then_block, then.snapshot, kinds, [then.value_of(r) for r in roots])
+    _finish_region(else_block, other.snapshot, kinds, [other.value_of(r) for r in roots])
+    types: list = [tensor_type(*kind) for kind in kinds if kind is not None]
+    types += [r._value.type for r in roots]
+    op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
+    results = iter(op.res)
+    leaves = [
+        Tensor(next(results), dims=_common_dims(a, b), weak=bool(weak_type(a) and weak_type(b)))
+        if kind is not None
+        else original
+        for a, b, kind, original in zip(
+            then.snapshot, other.snapshot, kinds, then.leaves, strict=True
+        )
+    ]
+    for root in roots:
+        mutation.set_root_value(root, next(results))
+    return unflatten(then.treedef, leaves)
+
+
+def _common_dims(a: Any, b: Any) -> tuple | None:
+    """The dims of an if result: a dim unknown at trace time keeps its source where both
+    branches agree on it (`x` and `x * 2`), else only the kernel knows it."""
+    from tracejit.frontend.staging.dims import UNKNOWN
+
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or None not in a.shape:
+        return None
+    return tuple(d if d == e else UNKNOWN for d, e in zip(a.dims, b.dims, strict=True))
+
+
+@dataclass
+class _Branch:
+    """One traced branch: its outputs (as returned, and as values taken inside the branch,
+    since a view read later would see the other branch's writes) and the arrays made
+    before the if that it wrote, with their values at its end."""
+
+    out: Any
+    leaves: list[Any]
+    treedef: TreeDef
+    snapshot: list[Any]
+    written: dict[Tensor, SSAValue]
+
+    def value_of(self, root: Tensor) -> SSAValue:
+        return self.written.get(root, root._value)
+
+
+def _trace_branch(block: Block, fn: Callable[[], Any]) -> _Branch:
+    """Trace `fn` into `block`; the arrays it writes get their values from before it back."""
+    mark = next_serial()
+    with current_trace().building_in(block), mutation.write_log() as log:
+        try:
+            out = fn()
+            leaves, treedef = flatten(out)
+            snapshot = [_snapshot(leaf) for leaf in leaves]
+            written = {r: r._value for r in log.before if r._serial < mark}
+        finally:
+            for root, before in log.before.items():
+                mutation.restore(root, before)
+    return _Branch(out, leaves, treedef, snapshot, written)
+
+
+def _snapshot(leaf: Any) -> Any:
+    if not isinstance(leaf, Tensor):
+        return leaf
+    return Tensor(leaf.value, leaf.dims, weak=leaf.weak)
+
+
+def _merge(a: Any, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
+    """The (shape, dtype) both branches' values of one output get, or None if Python."""
+    if not (isinstance(a, Tensor) or isinstance(b, Tensor) or (_is_number(a) and _is_number(b))):
+        if a is b or (type(a) is type(b) and a == b):
+            return None  # the same Python value on both paths: stays Python
+        raise TypeError(
+            at_user_line(
+                f"'{name}' must be a tensor or the same Python value in both branches of a "
+                f"staged if, got {a!r} and {b!r}"
+            )
+        )
+    for value in (a, b):
+        if not (isinstance(value, Tensor) or _is_number(value)):
+            raise TypeError(
+                at_user_line(
+                    f"'{name}' is {value!r} in one branch of a staged if and a tensor in the other"
+                )
+            )
+    spec_a, spec_b = _spec(a, b), _spec(b, a)
+    if spec_a != spec_b:
+        raise TypeError(
+            at_user_line(
+                f"'{name}' has dtype {spec_a[1]} and shape {spec_a[0]} in the true branch but "
+                f"dtype {spec_b[1]} and shape {spec_b[0]} in the false branch of a staged if"
+            )
+        )
+    return spec_a
+
+
+def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
+    kind, other_kind = weak_type(value), weak_type(other)
+    if isinstance(value, Tensor) and kind and other_kind:  # both weak: promoted, still weak
+        return value.shape, np.result_type(kind(0), other_kind(0))
+    if isinstance(value, Tensor) and kind and isinstance(other, Tensor):
+        return value.shape, np.result_type(kind(0), other.dtype)  # NEP 50: may take other's
+    if isinstance(value, Tensor):
+        return value.shape, value.dtype
+    if other_kind and kind and not isinstance(value, Tensor):  # Python numbers: promoted,
+        return (), np.result_type(kind(0), other_kind(0))  # weak (`r = 0` or `r = 0.5`)
+    if isinstance(other, Tensor) and isinstance(value, bool | int | float):
+        return (), other.dtype  # a weak Python scalar takes the tensor's dtype
+    if isinstance(other, np.generic | np.ndarray) and weak_type(value):
+        return (), other.dtype  # ... and a NumPy value's (`r = 0` or `r = 0 + np.int32(0)`)
+    array = np.asarray(value)
+    return array.shape, array.dtype
+
+
+def _finish_region(
+    block: Block, leaves: list[Any], kinds: list, arrays: Sequence[SSAValue] = ()
+) -> None:
+    """Convert the region's outputs to tensors of the agreed types and yield them, then
+    the values of the written arrays."""
+    with current_trace().building_in(block):
+        values = [
+            _as_tensor_of(leaf, kind) for leaf, kind in zip(leaves, kinds, strict=True) if kind
+        ]
+        emit(YieldOp(*(v.value for v in values), *arrays))
+
+
+def _as_tensor_of(leaf: Any, kind: tuple[tuple, np.dtype]) -> Tensor:
+    if isinstance(leaf, Tensor):
+        return primitives.cast(leaf, kind[1])  # a weak tensor may take the other branch's
+    return primitives.constant(np.asarray(leaf, dtype=kind[1]))
+
+
+# --- tj.while_loop ------------------------------------------------------------------------
+def while_loop(
+    cond_fn: Callable[..., Any],
+    body_fn: Callable[..., Any],
+    loop_vars: Sequence[Any],
+    *,
+    maximum_iterations: int | None = None,
+    names: Sequence[str] | None = None,
+) -> tuple[Any, ...]:
+    """Repeat `loop_vars = body_fn(*loop_vars)` while `cond_fn(*loop_vars)`; staged as
+    `tj.while` when the condition or a loop variable is a tensor."""
+    loop_vars = tuple(loop_vars)
+    iterations = 0
+    while not _any_tensor(loop_vars):
+        pred = cond_fn(*loop_vars)
+        if isinstance(pred, Tensor):
+            break
+        if not pred or (maximum_iterations is not None and iterations >= maximum_iterations):
+            return loop_vars
+        loop_vars = tuple(body_fn(*loop_vars))
+        iterations += 1
+    if maximum_iterations is not None:
+        raise NotImplementedError(at_user_line("staged while_loop(maximum_iterations=...)"))
+    return _staged_while(cond_fn, body_fn, loop_vars, names)
+
+
+def _any_tensor(values: Any) -> bool:
+    return any(isinstance(leaf, Tensor) for leaf in flatten(values)[0])
+
+
+def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
+    """Stage `tj.while`. A loop variable initialised from a Python int or float is weakly
+    typed (NEP 50): it takes the dtype NumPy's promotion gives the literal against the values
+    it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
+    s = s * 10 + i` is int32). The body is traced with the literal weak; if a weak variable
+    comes out of it with another dtype the literal adopts, the loop is traced again with that
+    variable of that dtype (the attempt is thrown away).
+
+    Arrays written in place (frontend/staging/mutation.py) are carried too: the body sees the same
+    array objects, whose values are the loop's block arguments while it is traced. Which
+    arrays the body writes is known once it has been traced: a loop variable written but
+    not rebound, or an array made before the loop and written through any name or view,
+    makes the loop be traced again with it carried that way."""
+    loop_vars = prepare_loop_vars(loop_vars, body_fn)  # TensorArrays: carried form
+    leaves, treedef = flatten(loop_vars)
+    labels = [_label(names, treedef, i) for i in range(len(leaves))]
+    adopted: dict[int, tuple[np.dtype, bool]] = {}  # leaf -> the (dtype, weak) its init takes
+    arrays = _WrittenArrays(leaves, labels)
+    while True:
+        mark = _TraceMark(current_trace())
+        by_name = [i for i in range(len(leaves)) if i not in arrays.kept]
+        inits = [_loop_init(leaves[i], labels[i], adopted.get(i)) for i in by_name]
+        types = [t.value.type for t in inits] + arrays.types()
+        before, after = Block(arg_types=types), Block(arg_types=types)
+        with arrays.tracing(before, len(inits)):
+            loop_leaves = arrays.leaves_in(_carried(before.args[: len(inits)], inits), by_name)
+            pred = cond_fn(*unflatten(treedef, loop_leaves))
+            if not isinstance(pred, Tensor):
+                pred = primitives.constant(bool(pred))
+            emit(ConditionOp(_predicate(pred, "loop condition").value))
+            arrays.check_condition()
+        with arrays.tracing(after, len(inits)):
+            given = arrays.leaves_in(_carried(after.args[: len(inits)], inits), by_name)
+            new = body_fn(*unflatten(treedef, given))
+            new_leaves, new_def = flatten(tuple(new))
+            if new_def != treedef:
+                raise TypeError(  # TensorFlow's type for a loop variable's structure change
+                    at_user_line(
+                        f"a staged loop body must keep the loop variables' structure, got {new!r}"
+                    )
+                )
+            changes = {
+                i: change
+                for i, init in zip(by_name, inits, strict=True)
+                if (change := _adopts(new_leaves[i], init)) is not None
+            }
+            retrace = arrays.learn(given, new_leaves)
+            if not changes and not retrace:
+                arrays.check_aliases_by_name(given, new_leaves, by_name, after)
+                values = [
+                    _next_value(new_leaves[i], init, labels[i])
+                    for i, init in zip(by_name, inits, strict=True)
+                ]
+                _check_sizes_kept(values, inits, names, treedef)
+                emit(YieldOp(*(v.value for v in values), *arrays.values()))
+        if not changes and not retrace:
+            break
+        made = [
+            init
+            for init, i in zip(inits, by_name, strict=True)
+            if not (isinstance(leaves[i], Tensor) and leaves[i].value is init.value)
+        ]
+        mark.rewind([before, after], made)
+        adopted.update(changes)
+    operands = [t.value for t in inits] + arrays.initial_values()
+    op = emit(WhileOp(operands, Region(before), Region(after)))
+    results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
+    arrays.finish(op.res[len(inits) :])
+    return tuple(unflatten(treedef, results))
+
+
+def _ancestor_in(op: Operation, block: Block) -> Operation:
+    """`op` or the op holding it (through nested regions) that is directly in `block`."""
+    while op.parent is not block:
+        parent = op.parent_op()
+        assert parent is not None, "a use of a loop's block argument outside the loop"
+        op = parent
+    return op
+
+
+def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:
+    """`tensor in tensors` by identity (`==` on tensors is staged, as in NumPy)."""
+    return any(t is tensor for t in tensors)
+
+
+class _WrittenArrays:
+    """The arrays a staged loop writes in place (see `_staged_while`): loop variables kept
+    as the same objects (`kept`), and the roots of the arrays written (`roots`), whose
+    values are loop values after the ones carried by name."""
+
+    def __init__(self, leaves: list[Any], labels: list[str]):
+        self.leaves, self.labels = leaves, labels
+        self.kept: set[int] = set()
+        self.roots: list[Tensor] = []
+        self.mark = next_serial()  # arrays made from here on belong to the loop
+        self.log: Any = None
+
+    def types(self) -> list:
+        return [root._value.type for root in self.roots]
+
+    def initial_values(self) -> list[SSAValue]:
+        return [root._value for root in self.roots]
+
+    def values(self) -> list[SSAValue]:
+        return [root._value for root in self.roots]
+
+    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[Any]:
+        """All loop variables: the kept ones as themselves, the others as `carried`."""
+        values = list(self.leaves)
+        for i, value in zip(by_name, carried, strict=True):
+            values[i] = value
+        return values
+
+    @contextmanager
+    def tracing(self, block: Block, first: int):
+        """Trace into `block` with the roots holding its arguments from `first` on; their
+        values from before the loop come back afterwards."""
+        swapped = list(self.roots)  # `learn` may add roots while the block is traced
+        outside = [root._value for root in swapped]
+        with current_trace().building_in(block), mutation.write_log() as log:
+            self.log = log
+            try:
+                for root, arg in zip(swapped, block.args[first:], strict=True):
+                    mutation.restore(root, arg)
+                yield
+            finally:
+                for root, value in zip(swapped, outside, strict=True):
+                    mutation.restore(root, value)
+                for root, value in log.before.items():
+                    if not _holds(swapped, root):
+                        mutation.restore(root, value)
+
+    def _outer_writes(self) -> list[Tensor]:
+        return [
+            r for r in self.log.before if r._serial < self.mark and not _holds(self.roots, r)
+        ]
+
+    def check_condition(self) -> None:
+        if self._outer_writes() or any(r in self.log.before for r in self.roots):
+            raise NotImplementedError(
+                at_user_line("the condition of a staged loop writes into an array")
+            )
+
+    def learn(self, given: list[Any], new_leaves: list[Any]) -> bool:
+        """After tracing the body: True if it must be traced again, carrying more arrays."""
+        retrace = False
+        for i, (was, now) in enumerate(zip(given, new_leaves, strict=True)):
+            if not isinstance(was, Tensor):
+                continue
+            kept = i in self.kept
+            written = _holds(self.roots, mutation.root_of(was)) if kept else was._version > 0
+            if i in self.kept or written:
+                if now is not was and written:
+                    raise NotImplementedError(
+                        at_user_line(
+                            f"'{self.labels[i]}' is changed in place and then assigned a new "
+                            "array inside a staged loop; NumPy would change the array from "
+                            "before the loop in the first iteration only. Copy it first "
+                            f"(`{self.labels[i]} = {self.labels[i]}.copy()` before the loop) "
+                            "or do not reassign it"
+                        )
+                    )
+                # an ndarray or number leaf (a constant while tracing) is written in its
+                # carried copy: no other name can see that copy, so by name is right
+                if i not in self.kept and isinstance(self.leaves[i], Tensor):
+                    self.kept.add(i)
+                    self._carry(mutation.root_of(self.leaves[i]))
+                    retrace = True
+        for root in self._outer_writes():
+            self._carry(root)
+            retrace = True
+        return retrace
+
+    def check_aliases_by_name(
+        self, given: list[Any], new_leaves: list[Any], by_name: list[int], body: Block
+    ) -> None:
+        """A loop variable carried by name is a copy of its value at the start of each trip.
+        When that value is (a view of) an array the loop writes in place -- it was one
+        before the loop (`c = a; while ...: a += 1; c = c - 1`) or the body rebinds it to
+        one -- NumPy's name sees the write in that trip and the copy does not: refused
+        unless every read of the variable in the body comes before the array's first write."""
+        position = {op: n for n, op in enumerate(body.ops)}
+        for i in by_name:
+            for value in (self.leaves[i], new_leaves[i]):
+                if not isinstance(value, Tensor) or not isinstance(given[i], Tensor):
+                    continue
+                root = mutation.root_of(value)
+                if root not in self.log.first_write_after or not _holds(self.roots, root):
+                    continue
+                written = self.log.first_write_after[root]
+                last_before = -1 if written is None else position[written]
+                if any(position[_ancestor_in(use.operation, body)] > last_before
+                       for use in given[i]._value.uses):
+                    raise NotImplementedError(self._alias_message(i, root))
+
+    def _alias_message(self, i: int, root: Tensor) -> str:
+        name = self.labels[i]
+        others = [
+            self.labels[k]
+            for k, leaf in enumerate(self.leaves)
+            if k != i and isinstance(leaf, Tensor) and mutation.root_of(leaf) is root
+        ]
+        array = f"'{others[0]}'" if others else "an array"
+        copy = f"{name} = {others[0] if others else name}.copy()"
+        return at_user_line(
+            f"'{name}' refers to {array} (or a view of it) that a staged loop changes in "
+            f"place, and is read after the change; NumPy's '{name}' would see the change "
+            "while it refers to that array, a staged loop carries it by value. Copy it "
+            f"(`{copy}`) where it is assigned, or read it before the change"
+        )
+
+    def _carry(self, root: Tensor) -> None:
+        if not _holds(self.roots, root):
+            self.roots.append(root)
+
+    def finish(self, results: Sequence[SSAValue]) -> None:
+        for root, value in zip(self.roots, results, strict=True):
+            mutation.set_root_value(root, value)
+
+
+def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
+    """Loop values as tensors with their initial values' dims (`_check_sizes_kept`), weak
+    types and kinds of 0-d value (an array, which `x[()] = v` and `x += v` write in place,
+    or a NumPy scalar: frontend/staging/mutation.py)."""
+    carried = []
+    for v, init in zip(values, inits, strict=True):
+        carried.append(Tensor(v, dims=init.dims, weak=init.weak))
+        carried[-1]._is_array = mutation.updates_in_place(init)  # a view too
+    return carried
+
+
+def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:
+    """A dim unknown at trace time must keep its size across iterations, as the loop was
+    traced assuming it does. (Dims only the kernel knows, like a dynamic TensorArray's,
+    may change: their sizes are read at run time wherever they are used.)"""
+    for i, (value, init) in enumerate(zip(values, inits, strict=True)):
+        if tuple(value.dims) != tuple(init.dims):
+            raise NotImplementedError(
+                at_user_line(
+                    f"loop variable '{_label(names, treedef, i)}' has shape {init.shape} before "
+                    f"a staged loop and a shape of other sizes after its body (dims "
+                    f"{list(init.dims)} -> {list(value.dims)}); a dim unknown at trace time "
+                    "must keep its size across the iterations of a staged loop"
+                )
+            )
+
+
+def _loop_tensor(leaf: Any, name: str) -> Tensor:
+    if isinstance(leaf, Tensor):
+        return leaf
+    if _is_number(leaf):
+        constant = primitives.constant(np.asarray(leaf))
+        if weak_type(leaf):  # a Python int/float: weak, until the body gives it a dtype
+            return Tensor(constant.value, weak=True)
+        return constant
+    raise TypeError(
+        at_user_line(
+            f"loop variable '{name}' must be a tensor or a number in a staged loop, got {leaf!r}"
+        )
+    )
+
+
+def _loop_init(leaf: Any, name: str, adopted: tuple[np.dtype, bool] | None) -> Tensor:
+    """The initial value of a loop variable: `leaf` as a tensor, of the dtype a weak `leaf`
+    adopted in an earlier attempt to trace the loop, if any."""
+    if adopted is None:
+        return _loop_tensor(leaf, name)
+    dtype, weak = adopted
+    if isinstance(leaf, Tensor):
+        init = primitives.cast(leaf, dtype)
+    else:
+        try:
+            init = primitives.constant(np.asarray(leaf, dtype=dtype))
+        except OverflowError as error:  # NEP 50: `s = 300` meeting int8 values raises
+            raise OverflowError(at_user_line(f"loop variable '{name}': {error}")) from None
+    return Tensor(init.value, init.dims, weak=weak)
+
+
+def _adopts(leaf: Any, init: Tensor) -> tuple[np.dtype, bool] | None:
+    """The (dtype, weak) a weak initial value adopts from the body's new value `leaf`, or
+    None if it keeps its own: NumPy's promotion of the literal against a tensor of dtype D
+    gives D (NEP 50) for a strong value; a weak int meeting a float becomes a weak float."""
+    kind = weak_type(init)
+    if kind is None:
+        return None
+    if isinstance(leaf, Tensor | np.ndarray | np.generic) and not weak_type(leaf):
+        dtype, shape = leaf.dtype, leaf.shape
+        if shape == init.shape and np.result_type(kind(0), dtype) == dtype:
+            return dtype, False
+        return None  # a real change: _next_value raises
+    if kind is int and weak_type(leaf) is float:
+        return np.dtype(np.float64), True
+    return None
+
+
+def _next_value(leaf: Any, init: Tensor, name: str) -> Tensor:
+    if isinstance(leaf, bool | int | float) and not isinstance(leaf, np.generic):
+        return primitives.constant(np.asarray(leaf, dtype=init.dtype))
+    value = _loop_tensor(leaf, name)
+    kind = weak_type(value)
+    if kind and value.shape == init.shape and np.result_type(kind(0), init.dtype) == init.dtype:
+        value = primitives.cast(value, init.dtype)  # a weak value takes the loop's dtype
+    if value.dtype != init.dtype or value.shape != init.shape:
+        # TensorFlow's types: TypeError for a dtype change (checked first), ValueError for a
+        # shape change (a weak literal's dtype is not fixed: becoming a vector is a shape change)
+        kind = weak_type(init)
+        weak_fits = kind is not None and np.result_type(kind(0), value.dtype) == value.dtype
+        error = TypeError if value.dtype != init.dtype and not weak_fits else ValueError
+        raise error(
+            at_user_line(
+                f"loop variable '{name}' changes from dtype {init.dtype} and shape {init.shape} "
+                f"to dtype {value.dtype} and shape {value.shape} inside a staged loop; a "
+                "loop-carried value must keep its dtype and shape"
+            )
+        )
+    return value
+
+
+class _TraceMark:
+    """What the trace context holds before an attempt to trace a loop, to forget what the
+    attempt added when it is thrown away (nothing of it may reach the final IR)."""
+
+    def __init__(self, context: TraceContext):
+        self.context = context
+        self.sizes = {name: len(getattr(context, name)) for name in self._RECORDS}
+        self.module_ops = len(context.module.body.block.ops)
+
+    # What a traced body adds for its ops: read guards of nested loops' results, pending
+    # errors of tj.poison values, py_function callbacks, run-time dim constraints. (Python
+    # side effects stay, tj.Variables created included, as in a trial trace of a body.)
+    _RECORDS = ("read_guards", "pending_errors", "py_functions", "dim_constraints")
+
+    def rewind(self, blocks: list[Block], inits: list[Tensor]) -> None:
+        """Erase the attempt's blocks and the initial values made for it; drop its records
+        and the callees (traced Functions it called) it added to the module."""
+        for block in blocks:
+            for op in reversed(list(block.ops)):
+                block.erase_op(op, safe_erase=False)
+        for init in inits:
+            owner = init.value.owner
+            if isinstance(owner, Operation) and not init.value.uses and owner.parent:
+                owner.parent.erase_op(owner)
+        for name, size in self.sizes.items():
+            record = getattr(self.context, name)
+            if isinstance(record, dict):
+                for key in list(record)[size:]:
+                    del record[key]
+            else:
+                del record[size:]
+        module = self.context.module.body.block
+        for op in list(module.ops)[self.module_ops :]:
+            module.erase_op(op, safe_erase=False)
+
+
+# --- tj.range -------------------------------------------------------------------------------
+class _NoLimit:
+    """`tj.range(n)`'s missing limit: not `None`, which `tj.range(1, None)` passes (a
+    TypeError, as `range(1, None)`); shown as the `None` TF's signature has."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+_NO_LIMIT: Any = _NoLimit()
+
+
+def _check_bound(name: str, bound: Any) -> None:
+    """A bound of `tj.range` is a number or a tensor (as `tf.range`'s, floats too); `None`
+    is Python's `range(1, None)` TypeError, not "no limit"."""
+    if isinstance(bound, Tensor | np.ndarray):  # a 0-d array when run eagerly
+        if bound.ndim != 0:
+            raise TypeError(at_user_line(f"tj.range {name} must be a 0-d tensor, got {bound!r}"))
+        return
+    if bound is None:
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} is None, as `range(1, None)` is a TypeError in Python; "
+                "for the size of a dim known only at run time write x.shape[k] of the traced "
+                "array x (a run-time int64 tensor), not a Python value that is None"
+            )
+        )
+    if not isinstance(bound, int | float | np.number) or isinstance(
+        bound, complex | np.complexfloating
+    ):
+        raise TypeError(
+            at_user_line(
+                f"tj.range {name} must be a number or a 0-d tensor, got "
+                f"{type(bound).__name__} {bound!r}"
+            )
+        )
+
+
+class Range:
+    """`tj.range(start, limit=None, delta=1)`: like `range`, but a `for` loop over it is
+    staged (not unrolled) by AutoGraph; iterating it directly needs concrete bounds."""
+
+    def __init__(self, start: Any, limit: Any = _NO_LIMIT, delta: Any = 1):
+        if limit is _NO_LIMIT:
+            start, limit = 0, start
+        for name, bound in (("start", start), ("limit", limit), ("delta", delta)):
+            _check_bound(name, bound)
+        self.start, self.limit, self.delta = start, limit, delta
+
+    def __iter__(self):
+        bounds = (self.start, self.limit, self.delta)
+        if any(isinstance(b, Tensor) for b in bounds):
+            message = python_value_message("the bound of a Python loop over tj.range")
+            raise TypeError(at_user_line(message))
+        return iter(range(*(int(b) for b in bounds)))
+
+    def __repr__(self) -> str:
+        return f"tj.range({self.start!r}, {self.limit!r}, {self.delta!r})"

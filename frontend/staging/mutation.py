@@ -1,0 +1,477 @@
+"""NumPy's mutation on traced arrays: item assignment, in-place operators and views.
+
+While tracing, an array is a value (an SSA value of the `tj` IR). Mutation is recorded
+functionally, the way JAX's `.at[].set` and PyTorch's functionalization do it:
+
+* `a[key] = v` stages a value-semantics update (`tj.insert_slice` for basic keys,
+  `tj.scatter` for index arrays, ir/update.py) and makes the update `a`'s value from
+  then on. Bufferization performs it in place when the old value is dead.
+* A Tensor made by basic indexing, a transpose or a reshape is a *view* of its base, as in
+  NumPy: it remembers how it was taken from its parent (`View.forward`) and how to put a
+  new value of it back (`View.backward`). Writing to a view writes its parent (and so on
+  up to the root); reading a view after its root changed takes it again.
+* `a += v` (and every augmented operator) on an array writes the result into `a`, cast to
+  `a`'s dtype with NumPy's `same_kind` rule; on a scalar (a 0-d value that NumPy would hold
+  as a Python or NumPy scalar) it rebinds the name, as Python does.
+
+Every root counts its writes (`Tensor._version`) so that views notice; the trace context
+logs which roots a staged branch or loop body writes (`write_log`), so that staged control
+flow carries their values (frontend/staging/control_flow.py), and an argument written by the
+function is copied back into the caller's array after the call.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from xdsl.ir import Operation, SSAValue
+
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor
+
+Forward = Callable[[Tensor], Tensor]
+Backward = Callable[[Tensor, Tensor], Tensor]
+
+
+@dataclass
+class View:
+    """How a view Tensor relates to its parent (see the module docstring)."""
+
+    parent: Tensor
+    forward: Forward  # parent -> this view's value
+    backward: Backward  # (parent, new value of the view) -> new value of the parent
+    seen: int = -1  # the root's version this view's value was taken at
+
+
+def root_of(tensor: Tensor) -> Tensor:
+    while tensor._view is not None:
+        tensor = tensor._view.parent
+    return tensor
+
+
+def sync(tensor: Tensor) -> SSAValue:
+    """The current value of a view: taken again from its parent if the root was written
+    since it was last taken, or if it was taken inside a staged branch or loop body that
+    is closed now (the other branch of an if may read the view without writing the root)."""
+    view = tensor._view
+    assert view is not None
+    version = root_of(tensor)._version
+    if view.seen != version or not _visible(tensor._value):
+        tensor._value = view.forward(view.parent).value
+        view.seen = version
+    return tensor._value
+
+
+def _visible(value: SSAValue) -> bool:
+    """Whether `value` may be used where ops are staged now: its block is open (not a
+    closed branch, nor a loop body traced in an attempt that was thrown away, whose ops
+    were erased: they have no block)."""
+    from xdsl.ir import BlockArgument
+
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return True
+    block = value.block if isinstance(value, BlockArgument) else value.owner.parent
+    return block is not None and block in current_trace().open_blocks
+
+
+# --- which roots a staged region writes --------------------------------------------------
+@dataclass
+class WriteLog:
+    """The roots written while tracing one staged region, with their values before it."""
+
+    before: dict[Tensor, SSAValue] = field(default_factory=dict)
+    # the last op staged in the region's block when each root was first written (None: none
+    # yet), so that a staged loop can tell which reads of a value came before the write
+    first_write_after: dict[Tensor, Operation | None] = field(default_factory=dict)
+
+
+_local = threading.local()  # traces are per thread (frontend/staging/tracing.py)
+
+
+def _logs() -> list[WriteLog]:
+    if not hasattr(_local, "logs"):
+        _local.logs = []
+    return _local.logs
+
+
+@contextmanager
+def write_log() -> Iterator[WriteLog]:
+    log = WriteLog()
+    _logs().append(log)
+    try:
+        yield log
+    finally:
+        _logs().pop()
+
+
+def set_root_value(root: Tensor, value: SSAValue) -> None:
+    """Make `value` the root's value (a write: logged, and views notice)."""
+    logs = _logs()
+    if logs and root not in logs[-1].before:
+        logs[-1].before[root] = root._value
+        logs[-1].first_write_after[root] = _last_staged_op()
+    root._value = value
+    root._version += 1
+
+
+def _last_staged_op() -> Operation | None:
+    from tracejit.frontend.staging.tracing import current_trace
+
+    return current_trace().open_blocks[-1].last_op
+
+
+def restore(root: Tensor, value: SSAValue) -> None:
+    """Put back a root's value from before a region was traced (not a write of the
+    enclosing region: the region's net effect is written by its caller)."""
+    root._value = value
+    root._version += 1
+
+
+# --- writing -------------------------------------------------------------------------------
+def assign(tensor: Tensor, new: Tensor) -> None:
+    """Give `tensor` (a root or a view) the value `new` (same shape and dtype)."""
+    refused = tensor._write_refused
+    if refused:
+        raise ValueError(at_user_line(refused))
+    view = tensor._view
+    if view is None:
+        set_root_value(tensor, new.value)
+        return
+    parent = view.parent
+    assign(parent, view.backward(parent, new))
+    tensor._value = new.value
+    view.seen = root_of(tensor)._version
+
+
+def make_view(parent: Tensor, child: Tensor, forward: Forward, backward: Backward) -> Tensor:
+    """`child` (just computed from `parent` by `forward`) as a view of `parent`."""
+    if child is parent or child._view is not None:
+        child = Tensor(child.value, child.dims)
+    child._view = View(parent, forward, backward, root_of(parent)._version)
+    if parent._write_refused:
+        child._write_refused = parent._write_refused
+    return child
+
+
+def refuse_writes(tensor: Tensor, why: str) -> Tensor:
+    """Mark `tensor` as one NumPy would give as a view that tracejit does not track: a
+    write to it raises (a silent difference from NumPy would be worse)."""
+    tensor._write_refused = why
+    return tensor
+
+
+# --- augmented assignment --------------------------------------------------------------------
+def updates_in_place(tensor: Tensor) -> bool:
+    """NumPy's `a += v` changes an array in place; on a scalar it rebinds the name. A 0-d
+    tensor is an array when it came in as one (an argument), was made as one
+    (np.zeros(()), ...) or is a view; results of reductions and ufuncs on scalars are
+    NumPy scalars."""
+    if tensor.weak:
+        return False
+    return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
+
+
+def augmented(tensor: Tensor, ufunc: np.ufunc, other: Any) -> Tensor:
+    """`tensor <op>= other`: the new object the name is bound to (`tensor` itself when
+    updated in place)."""
+    result = ufunc(tensor, other)
+    if not updates_in_place(tensor):
+        return result
+    if not isinstance(result, Tensor):
+        return result
+    if not np.can_cast(result.dtype, tensor.dtype, "same_kind"):
+        raise TypeError(
+            at_user_line(
+                f"Cannot cast ufunc '{ufunc.__name__}' output from {result.dtype!r} to "
+                f"{tensor.dtype!r} with casting rule 'same_kind' (NumPy raises here too); "
+                f"write `x = x {_SYMBOLS.get(ufunc.__name__, ufunc.__name__)} v` for a new "
+                "array of the promoted dtype, or cast v first"
+            )
+        )
+    if result.shape != tensor.shape:
+        raise ValueError(
+            at_user_line(
+                f"non-broadcastable output operand with shape {tensor.shape} doesn't match "
+                f"the broadcast shape {result.shape}"
+            )
+        )
+    assign(tensor, primitives.cast(result, tensor.dtype))
+    return tensor
+
+
+_SYMBOLS = {
+    "add": "+", "subtract": "-", "multiply": "*", "true_divide": "/", "floor_divide": "//",
+    "remainder": "%", "power": "**", "matmul": "@", "bitwise_and": "&", "bitwise_or": "|",
+    "bitwise_xor": "^", "left_shift": "<<", "right_shift": ">>",
+}  # fmt: skip
+
+
+# --- item assignment -------------------------------------------------------------------------
+def setitem(tensor: Tensor, key: Any, value: Any) -> None:
+    """`tensor[key] = value` with NumPy's semantics (the value broadcast to the selected
+    shape and cast to the array's dtype)."""
+    from tracejit.frontend.numpy_api import indexing
+
+    if tensor.ndim == 0 and not updates_in_place(tensor):
+        raise TypeError(
+            at_user_line(
+                "this 0-d value is a NumPy scalar (a reduction's or an element's result), "
+                "which does not support item assignment; make it an array first, e.g. "
+                "`s = np.array(s)`, or compute the new value instead"
+            )
+        )
+    mask = _boolean_mask(key, tensor)
+    if mask is not None:
+        assign(tensor, _masked(tensor, mask, value))
+        return
+    entries = [indexing._as_run_time_int(e) for e in indexing.read_key(key, tensor.ndim)]
+    if any(e.kind == indexing.Kind.ARRAY for e in entries):
+        assign(tensor, _scattered(tensor, key, value))
+        return
+    window, error = indexing._window_of(tensor, entries)
+    if error is not None:
+        raise error
+    selected = indexing._select(indexing._take_window(tensor, window), entries)
+    update = _broadcast_value(value, selected, tensor.dtype)
+    new = primitives.insert_slice(tensor, indexing._unselect(update, window, entries), window)
+    assign(tensor, new)
+
+
+def _as_value(value: Any, dtype: np.dtype) -> Tensor:
+    """The assigned value as a tensor; Python numbers follow NumPy's checks (300 into
+    int8 raises OverflowError, as NumPy does)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool) and dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        if not info.min <= value <= info.max:
+            raise OverflowError(
+                at_user_line(f"Python integer {value} out of bounds for {dtype} (as in NumPy)")
+            )
+    if isinstance(value, float) and dtype.kind in "iu" and not np.isfinite(value):
+        raise ValueError(at_user_line(f"cannot convert float {value} to integer (as in NumPy)"))
+    if isinstance(value, int | float | complex) and not isinstance(value, bool):
+        return primitives.constant(np.asarray(value).astype(dtype, casting="unsafe"))
+    if isinstance(value, list | tuple) and any(_has_tensor(v) for v in value):
+        return np.asarray(value)  # type: ignore[return-value]  # np.array of tensors: a Tensor
+    return primitives.constant(np.asarray(value))
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, list | tuple):
+        return any(_has_tensor(v) for v in value)
+    return isinstance(value, Tensor)
+
+
+def _broadcast_value(value: Any, selected: Tensor, dtype: np.dtype) -> Tensor:
+    """`value` as the selected part's shape and `dtype`: broadcast, after dropping leading
+    1s NumPy drops (`a[0] = [[1, 2, 3]]` for a row of 3)."""
+    tensor = _as_value(value, dtype)
+    while tensor.ndim > selected.ndim and tensor.shape[0] == 1:
+        tensor = primitives.reshape(tensor, tensor.dims[1:])
+    if None in tensor.shape or None in selected.shape:
+        return primitives.cast(_broadcast_unknown(tensor, selected), dtype)
+    try:
+        shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]
+        if shape != selected.shape:
+            raise ValueError
+    except ValueError:
+        raise _not_broadcastable(tensor, selected) from None
+    return primitives.cast(primitives.broadcast_to(tensor, selected.dims), dtype)
+
+
+def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
+    """`tensor` broadcast to `selected`'s dims, some unknown at trace time: NumPy's rule,
+    with the kernel checking that the unknown sizes that meet are equal."""
+    from tracejit.frontend.numpy_api.promotion import broadcast_shape
+
+    if tensor.ndim > selected.ndim:
+        raise _not_broadcastable(tensor, selected)
+    broadcast_shape([tensor, selected])  # raises, or records the run-time checks
+    witnesses = {
+        a: (selected.value, a) for a, d in enumerate(selected.dims) if not isinstance(d, int)
+    }
+    return primitives.broadcast_to(tensor, selected.dims, witnesses)
+
+
+def _not_broadcastable(tensor: Tensor, selected: Tensor) -> ValueError:
+    return ValueError(
+        at_user_line(
+            f"could not broadcast input array from shape {tensor.shape} into shape {selected.shape}"
+        )
+    )
+
+
+def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
+    """The mask of `a[mask] = v` (a bool array indexing the leading dims), else None."""
+    if isinstance(key, Tensor) and key.dtype == np.bool_ and key.ndim > 0:
+        mask = key
+    elif isinstance(key, np.ndarray | list) and np.asarray(key).dtype == np.bool_:
+        mask = primitives.constant(np.asarray(key))
+        if mask.ndim == 0:
+            return None
+    else:
+        return None
+    if mask.shape != tensor.shape[: mask.ndim]:
+        raise IndexError(
+            at_user_line(
+                f"boolean index of shape {mask.shape} does not match the indexed array's "
+                f"leading dims {tensor.shape[: mask.ndim]}"
+            )
+        )
+    return mask
+
+
+def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """`a[mask] = v`: for a v of one element (or one per trailing row), np.where; for one
+    value per selected element (`a[m] = a[m] - L`, a full-shape mask), a scatter to the
+    mask's flat positions."""
+    update = _as_value(value, tensor.dtype)
+    trailing = tensor.shape[mask.ndim :]
+    if update.ndim == 1 and not trailing and update.size != 1:
+        return _scattered_by_mask(tensor, mask, update)
+    if update.size != 1 and update.shape != trailing:
+        raise NotImplementedError(
+            at_user_line(
+                f"`a[mask] = v` with v of shape {update.shape} and a mask of shape "
+                f"{mask.shape}: assign one value, one row of shape {trailing}, or (with a "
+                "mask of a's whole shape) one value per selected element; or write "
+                "`a = np.where(mask, v_full, a)` with v_full of a's shape"
+            )
+        )
+    if update.size == 1:
+        update = primitives.reshape(update, ())
+    wide = primitives.reshape(mask, [*mask.dims, *([1] * len(trailing))])
+    return np.where(wide, primitives.cast(update, tensor.dtype), tensor)  # type: ignore[return-value]
+
+
+def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
+    """`a[mask] = v` with v holding one value per True element, in order (NumPy checks
+    their number; here the kernel does, when it is only known at run time)."""
+    from tracejit.frontend.numpy_api.nonzero import assert_same_counts, flat_indices
+    from tracejit.frontend.staging.dims import Counted
+
+    positions = flat_indices(mask)
+    if isinstance(update.shape[0], int) != isinstance(positions.shape[0], int) or (
+        update.dims[0] != positions.dims[0]
+    ):
+        counted = [d for d in (positions.dims[0], update.dims[0]) if isinstance(d, Counted)]
+        if len(counted) == 2:
+            assert_same_counts([d.of for d in counted])
+        else:
+            raise NotImplementedError(
+                at_user_line(
+                    f"`a[mask] = v` with v of shape {update.shape}: v must hold one value per "
+                    "selected element, e.g. `a[mask] = f(a[mask])`, or be one value"
+                )
+            )
+        update = Tensor(update.value, positions.dims)
+    # a new root's flat view: the scatter's result is assigned below (np.ravel of a Tensor
+    # is a Tensor; NumPy's stubs say ndarray)
+    flat: Tensor = np.ravel(tensor.copy())  # type: ignore[assignment]
+    message = at_user_line("IndexError: index out of bounds in an assignment")
+    new = primitives.scatter(flat, positions, primitives.cast(update, tensor.dtype), message)
+    return primitives.reshape(new, tensor.dims)
+
+
+def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
+    """`a[key] = v` with index arrays: the flat positions `key` selects (taken from
+    `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
+    elements, in order (a repeated position keeps the last, like NumPy)."""
+    from tracejit.frontend.numpy_api.indexing import getitem
+
+    if None in tensor.shape:
+        raise NotImplementedError(
+            at_user_line(
+                "assignment with index arrays into a tensor with dims unknown at trace time "
+                "is not supported; use slices, or np.where"
+            )
+        )
+    shape = tuple(d for d in tensor.shape if d is not None)  # all of them (checked above)
+    size = int(np.prod(shape, dtype=np.int64))
+    positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
+    picked = getitem(positions, key)
+    if None in picked.shape:  # index arrays of a size only the kernel knows
+        raise NotImplementedError(
+            at_user_line(
+                "assignment with index arrays whose sizes are unknown at trace time is not "
+                "supported; use slices, or np.where"
+            )
+        )
+    update = _broadcast_value(value, picked, tensor.dtype)
+    count = int(np.prod([d for d in picked.shape if d is not None], dtype=np.int64))
+    flat = primitives.reshape(tensor, [size])
+    message = at_user_line("IndexError: index out of bounds in an assignment")
+    new = primitives.scatter(
+        flat, primitives.reshape(picked, [count]), primitives.reshape(update, [count]), message
+    )
+    return primitives.reshape(new, tensor.dims)
+
+
+# --- ufunc out= ------------------------------------------------------------------------------
+def write_out(out: Any, result: Any, ufunc: np.ufunc) -> Any:
+    """`ufunc(..., out=out)`: the result written into the traced array `out` (cast with
+    NumPy's `same_kind` rule); returns that array, as NumPy does."""
+    target = out[0] if isinstance(out, tuple) and len(out) == 1 else out
+    if not isinstance(target, Tensor):
+        raise TypeError(
+            at_user_line(
+                f"{ufunc.__name__}(..., out=...) needs a traced array as `out` (an argument "
+                "or an array made inside the function), got "
+                f"{type(target).__name__}; write `y = np.{ufunc.__name__}(...)` instead"
+            )
+        )
+    if not np.can_cast(result.dtype, target.dtype, "same_kind"):
+        raise TypeError(
+            at_user_line(
+                f"Cannot cast ufunc '{ufunc.__name__}' output from {result.dtype!r} to "
+                f"{target.dtype!r} with casting rule 'same_kind'"
+            )
+        )
+    selected = primitives.reshape(target, target.dims)
+    assign(target, _broadcast_value(result, selected, target.dtype))
+    return target
+
+
+# --- views made by reshapes and transposes ---------------------------------------------------
+def reshaped(x: Tensor, result: Tensor) -> Tensor:
+    """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
+    it: a view of a contiguous array. Whether a view of a view is contiguous (so that NumPy
+    returns a view, not a copy) is not tracked, so a write to that one is refused."""
+    if x._view is not None:
+        return refuse_writes(
+            Tensor(result.value, result.dims),
+            "writing into a reshape of a view (a slice, transpose, ...) is not supported: "
+            "NumPy gives a view or a copy there depending on the memory layout. Write into "
+            "the sliced array itself, or make the reshape a copy (`.copy()`)",
+        )
+    dims = x.dims
+
+    def forward(parent: Tensor) -> Tensor:
+        return primitives.reshape(parent, result.dims)
+
+    def backward(parent: Tensor, new: Tensor) -> Tensor:
+        return primitives.reshape(new, dims)
+
+    return make_view(x, result, forward, backward)
+
+
+def permuted(x: Tensor, result: Tensor, permutation: list[int]) -> Tensor:
+    """`result`, `x` with its axes permuted (transpose, swapaxes, moveaxis): a view."""
+    inverse = [permutation.index(d) for d in range(len(permutation))]
+
+    def forward(parent: Tensor) -> Tensor:
+        return primitives.transpose(parent, permutation)
+
+    def backward(parent: Tensor, new: Tensor) -> Tensor:
+        return primitives.transpose(new, inverse)
+
+    return make_view(x, result, forward, backward)

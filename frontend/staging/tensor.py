@@ -1,0 +1,503 @@
+"""`tj.Tensor`: the symbolic array a traced function sees in place of an ndarray.
+
+A Tensor only carries an SSA value and its abstract value (shape, dtype). Python
+operators and NumPy calls on it are staged, not executed: NumPy hands ufuncs to
+`__array_ufunc__` and other functions to `__array_function__`, which look the call up
+in the NumPy registry (`frontend/numpy_api/`). Using a Tensor where a concrete value is
+needed (`bool(t)`, `np.asarray(t)`) raises an error that says what to do instead.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+from numpy.typing import DTypeLike
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+
+from tracejit.frontend.staging import runtime_sizes
+from tracejit.frontend.staging.array_operators import ArrayOperators
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.ir.dtypes import numpy_dtype, static_shape
+
+
+def _dims_of(value: SSAValue, shape: tuple) -> tuple:
+    if None not in shape:
+        return shape
+    from tracejit.frontend.staging.dims import UNKNOWN
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return tuple(UNKNOWN if d is None else d for d in shape)
+    known = current_trace().dims
+    if value in known:
+        return known[value]
+    owner = value.owner
+    from tracejit.ir.shape_ops import BroadcastInDimOp
+
+    if isinstance(owner, BroadcastInDimOp) and owner.operand in known:
+        return _broadcast_result_dims(owner, known[owner.operand], shape)
+    for operand in getattr(owner, "operands", ()):
+        same_shape = isinstance(operand.type, TensorType) and static_shape(operand.type) == shape
+        if same_shape and operand in known:
+            known[value] = known[operand]
+            return known[operand]
+    return tuple(UNKNOWN if d is None else d for d in shape)
+
+
+def _broadcast_result_dims(op, operand_dims: tuple, shape: tuple) -> tuple:
+    """A broadcast's result dims: an unknown result dim fed by an unknown operand dim
+    has that dim's source (e.g. `keepdims=True` inserting 1s)."""
+    from tracejit.frontend.staging.dims import UNKNOWN
+
+    mapped = {d: i for i, d in enumerate(op.get_dims())}
+    return tuple(
+        size
+        if size is not None
+        else operand_dims[mapped[d]]
+        if d in mapped and not isinstance(operand_dims[mapped[d]], int)
+        else UNKNOWN
+        for d, size in enumerate(shape)
+    )
+
+
+def _record_dims(value: SSAValue, dims: tuple) -> None:
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    if is_tracing():
+        current_trace().dims[value] = tuple(dims)
+
+
+def _tracing() -> bool:
+    from tracejit.frontend.staging.tracing import is_tracing
+
+    return is_tracing()
+
+
+# Tensors are numbered as they are made: a staged loop tells the arrays made before it
+# (whose writes it must carry) from its own by this number.
+_SERIALS = itertools.count()
+
+
+def next_serial() -> int:
+    """A number larger than every tensor's made so far (a mark to compare with)."""
+    return next(_SERIALS)
+
+
+class Tensor(ArrayOperators):
+    """A symbolic NumPy array inside a traced function."""
+
+    __slots__ = (
+        "_value", "_shape", "dtype", "dims", "weak", "dim_of",
+        "_view", "_version", "_serial", "_is_array", "_write_refused",
+    )  # fmt: skip
+    __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
+
+    def __init__(self, value: SSAValue, dims: tuple | None = None, weak: bool = False):
+        ttype = value.type
+        assert isinstance(ttype, TensorType), ttype
+        self._value = value
+        self._shape: tuple[int | None, ...] = static_shape(ttype)
+        self.dtype: np.dtype = numpy_dtype(ttype.get_element_type())
+        # Where each dim's size comes from (frontend/staging/dims.py): ints when known at trace
+        # time; for unknown dims, recorded per value in the trace or inherited from an
+        # operand of the same shape.
+        self.dims = dims if dims is not None else _dims_of(value, self._shape)
+        if dims is not None and None in self._shape:
+            _record_dims(value, dims)
+        # Weakly typed (NEP 50, JAX's weak types): the value stands for a Python int or float
+        # (a loop variable initialised from a literal, and arithmetic on it with literals), so
+        # promotion treats it as one: `weak + int32_tensor` is int32 (numpy_api/promotion.py).
+        self.weak = weak
+        # Mutation (frontend/staging/mutation.py): a view's link to its parent; a root's count of
+        # writes; when it was made; whether a 0-d value is an array (not a NumPy scalar);
+        # why a write to it is refused (a view NumPy would make that is not tracked).
+        self._view: Any = None
+        self._version = 0
+        self._serial = next(_SERIALS)
+        self._is_array = False
+        self._write_refused = ""
+        # (dim, tensor value, axis) when this is the run-time size `x.shape[axis]` given to
+        # the user (frontend/staging/runtime_sizes.py): passed back as a size, it means that dim.
+        self.dim_of: Any = None
+
+    @property
+    def value(self) -> SSAValue:
+        """The SSA value the tensor holds now (a view is taken again after its base was
+        written)."""
+        if self._view is None:
+            return self._value
+        from tracejit.frontend.staging.mutation import sync
+
+        return sync(self)
+
+    # --- abstract value ------------------------------------------------------------
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def shape(self) -> tuple[int | None, ...]:
+        """The shape: a dim unknown at trace time is a 0-d int64 tensor holding its size at
+        run time (to tracejit's own code, which the type describes, it is None; see
+        frontend/staging/runtime_sizes.py)."""
+        if None in self._shape and runtime_sizes.read_by_user(1) and _tracing():
+            return runtime_sizes.shape(self)
+        return self._shape
+
+    @property
+    def size(self) -> int | None:
+        """The number of elements: a 0-d int64 tensor holding it at run time when a dim is
+        unknown at trace time (None to tracejit's own code)."""
+        if None in self._shape:
+            user = runtime_sizes.read_by_user(1) and _tracing()
+            return runtime_sizes.size(self) if user else None
+        return math.prod(self._shape)  # type: ignore[arg-type]  # no None here
+
+    def __len__(self) -> int:
+        if not self._shape:
+            raise TypeError(at_user_line("len() of unsized object (a 0-d tensor)"))
+        if self._shape[0] is None:
+            raise TypeError(
+                at_user_line(
+                    "len() of a tensor whose first dim is known only at run time: Python's "
+                    "len() must return a Python int; write x.shape[0] (a run-time int64 "
+                    "tensor), or len(x) in a function AutoGraph converts (the default)"
+                )
+            )
+        return self._shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        """The rows, as NumPy iterates (not `__getitem__` until IndexError: an index out of
+        range raises nothing while tracing, see frontend/staging/non_strict.py)."""
+        if not self.shape:
+            raise TypeError(at_user_line("iteration over a 0-d array"))
+        if self._shape[0] is None:
+            raise TypeError(
+                at_user_line(
+                    "iterating a tensor whose first dim is known only at run time takes a "
+                    "staged loop: AutoGraph (on by default) stages `for row in x`; or write "
+                    "tj.while_loop over x.shape[0]"
+                )
+            )
+        return (self[i] for i in range(len(self)))
+
+    def __repr__(self) -> str:
+        if self.dim_of is not None:
+            return f"<tj.Tensor run-time size of dim {self.dim_of[2]} dtype=int64>"
+        dims = ", ".join("None" if d is None else str(d) for d in self.shape)
+        return f"<tj.Tensor shape=({dims}{',' if len(self.shape) == 1 else ''}) dtype={self.dtype}>"
+
+    # --- concrete-value misuse -----------------------------------------------------
+    def __bool__(self) -> bool:
+        raise TypeError(at_user_line(python_value_message("a Python bool")))
+
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        raise TypeError(
+            at_user_line(
+                "a symbolic tj.Tensor cannot be converted to a NumPy array while tracing "
+                "(its value is only known at run time); keep using NumPy functions on it"
+            )
+        )
+
+    def __index__(self) -> int:
+        raise TypeError(at_user_line(python_value_message("a Python int (an index or size)")))
+
+    def __float__(self) -> float:
+        raise TypeError(
+            at_user_line(python_value_message("a Python float", "t.astype(np.float64)"))
+        )
+
+    def __int__(self) -> int:
+        raise TypeError(at_user_line(python_value_message("a Python int", "t.astype(np.int64)")))
+
+    def __complex__(self) -> complex:
+        raise TypeError(at_user_line(python_value_message("a Python complex")))
+
+    def __contains__(self, item: Any) -> bool:
+        raise TypeError(
+            at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
+        )
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from tracejit.frontend.staging.mutation import setitem
+
+        setitem(self, key, value)
+
+    # In-place operators change an array (and the arrays it is a view of), as in NumPy;
+    # on a 0-d scalar they rebind the name (frontend/staging/mutation.py).
+    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+        from tracejit.frontend.staging.mutation import augmented
+
+        return augmented(self, ufunc, other)
+
+    def __iadd__(self, other):
+        return self._augmented(np.add, other)
+
+    def __isub__(self, other):
+        return self._augmented(np.subtract, other)
+
+    def __imul__(self, other):
+        return self._augmented(np.multiply, other)
+
+    def __itruediv__(self, other):
+        return self._augmented(np.true_divide, other)
+
+    def __ifloordiv__(self, other):
+        return self._augmented(np.floor_divide, other)
+
+    def __imod__(self, other):
+        return self._augmented(np.remainder, other)
+
+    def __ipow__(self, other):
+        return self._augmented(np.power, other)
+
+    def __imatmul__(self, other):
+        return self._augmented(np.matmul, other)
+
+    def __iand__(self, other):
+        return self._augmented(np.bitwise_and, other)
+
+    def __ior__(self, other):
+        return self._augmented(np.bitwise_or, other)
+
+    def __ixor__(self, other):
+        return self._augmented(np.bitwise_xor, other)
+
+    def __ilshift__(self, other):
+        return self._augmented(np.left_shift, other)
+
+    def __irshift__(self, other):
+        return self._augmented(np.right_shift, other)
+
+    def tolist(self) -> list:
+        raise TypeError(
+            at_user_line(
+                "t.tolist() needs the array's values, which are only known at run time; keep "
+                "it an array (index it, iterate over it, or return it)"
+            )
+        )
+
+    def fill(self, value: Any) -> None:
+        """Set every element to `value`, in place."""
+        self[...] = value
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or not hasattr(np.ndarray, name):
+            raise AttributeError(name)
+        raise AttributeError(
+            at_user_line(
+                f"ndarray.{name} is not supported on a traced tj.Tensor; use the NumPy "
+                f"function (np.{name}(t), where NumPy has one) or compute it another way"
+            )
+        )
+
+    __hash__ = object.__hash__
+
+    # --- NumPy protocols -----------------------------------------------------------
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        from tracejit.frontend.numpy_api.registry import call_ufunc
+
+        return call_ufunc(ufunc, method, inputs, kwargs)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+        from tracejit.frontend.numpy_api.registry import call_function
+
+        return call_function(func, args, kwargs)
+
+    # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
+    # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
+    # `order` and friends are passed through as given (the ignores below say so).
+    def __getitem__(self, key: Any) -> Tensor:
+        from tracejit.frontend.numpy_api.indexing import getitem
+
+        return getitem(self, key)
+
+    @property
+    def T(self) -> Tensor:
+        return np.transpose(self)  # type: ignore[return-value]  # dispatched to Tensor
+
+    def reshape(self, *shape: Any, order: str = "C") -> Tensor:
+        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+
+    def transpose(self, *axes: Any) -> Tensor:
+        single = len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list))
+        return np.transpose(self, (axes[0] if single else axes) or None)  # type: ignore[return-value]  # dispatched to Tensor
+
+    def ravel(self, order: str = "C") -> Tensor:
+        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+
+    def flatten(self, order: str = "C") -> Tensor:
+        """A copy, flat (NumPy's `flatten` never returns a view, unlike `ravel`)."""
+        flat = np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        return Tensor(flat.value, flat.dims)
+
+    def squeeze(self, axis: Any = None) -> Tensor:
+        return np.squeeze(self, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+
+    def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
+        return np.swapaxes(self, axis1, axis2)  # type: ignore[return-value]  # dispatched to Tensor
+
+    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
+        return np.take(self, indices, axis=axis, out=out, mode=mode)  # type: ignore[call-overload]  # dispatched to Tensor
+
+    def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
+        return np.repeat(self, repeats, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+
+    # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
+    def __eq__(self, other):
+        return np.equal(self, other)
+
+    def __ne__(self, other):
+        return np.not_equal(self, other)
+
+    # --- ndarray methods -----------------------------------------------------------
+    def astype(
+        self,
+        dtype: DTypeLike,
+        order: str = "K",
+        casting: str = "unsafe",
+        subok: bool = True,
+        copy: bool = True,
+    ) -> Tensor:
+        from tracejit.frontend.numpy_api.elementwise import stage_astype
+        from tracejit.frontend.staging.mutation import updates_in_place
+
+        result = stage_astype(self, dtype)
+        if not copy and result is self:
+            return result
+        if result is self or result._view is not None:  # NumPy copies
+            result = Tensor(result.value, result.dims)
+        result._is_array = updates_in_place(self)  # an array's astype is an array, 0-d too
+        return result
+
+    @property
+    def real(self) -> Tensor:
+        return np.real(self)
+
+    @property
+    def imag(self) -> Tensor:
+        return np.imag(self)
+
+    def conj(self) -> Tensor:
+        if self.dtype.kind != "c":
+            return self  # NumPy's method returns a real array itself (the ufunc copies)
+        return np.conjugate(self)  # type: ignore[return-value]  # dispatched to Tensor
+
+    conjugate = conj
+
+    def clip(self, min=None, max=None, out=None, **kwargs):
+        return np.clip(self, min, max, out, **kwargs)
+
+    def round(self, decimals=0, out=None):
+        return np.round(self, decimals, out)
+
+    # Reductions take NumPy's positional order (`out` is rejected by the NumPy function).
+    def sum(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.sum(self, axis, dtype, out, keepdims=keepdims, **kwargs)
+
+    def prod(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.prod(self, axis, dtype, out, keepdims=keepdims, **kwargs)
+
+    def max(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.max(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def min(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.min(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def mean(self, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        return np.mean(self, axis, dtype, out, keepdims=keepdims, **kwargs)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        return np.var(self, axis, dtype, out, ddof=ddof, keepdims=keepdims, **kwargs)
+
+    def std(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
+        return np.std(self, axis, dtype, out, ddof=ddof, keepdims=keepdims, **kwargs)
+
+    def any(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.any(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def all(self, axis=None, out=None, keepdims=False, **kwargs):
+        return np.all(self, axis, out, keepdims=keepdims, **kwargs)
+
+    def argmax(self, axis=None, out=None, *, keepdims=False):
+        return np.argmax(self, axis, out, keepdims=keepdims)
+
+    def argmin(self, axis=None, out=None, *, keepdims=False):
+        return np.argmin(self, axis, out, keepdims=keepdims)
+
+    def cumsum(self, axis=None, dtype=None, out=None):
+        return np.cumsum(self, axis, dtype, out)
+
+    def cumprod(self, axis=None, dtype=None, out=None):
+        return np.cumprod(self, axis, dtype, out)
+
+    def dot(self, other):
+        return np.dot(self, other)
+
+    def nonzero(self) -> tuple[Tensor, ...]:
+        """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
+        return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
+
+    def copy(self, order: str = "C") -> Tensor:
+        """A new array with the same values (not a view: writes to it stay in it)."""
+        copy = Tensor(self.value, self.dims)
+        copy._is_array = True
+        return copy
+
+    def item(self, *index: Any) -> Tensor:
+        """The element at `index` (the only one if none) as a 0-d tensor."""
+        if len(index) == 1 and isinstance(index[0], tuple):
+            index = index[0]
+        if len(index) > 1:
+            return self[index]
+        if index:
+            return np.ravel(self)[index[0]]
+        if self.size != 1:
+            raise ValueError(
+                at_user_line(
+                    f"t.item() of a tensor of shape {self.shape}: only one-element arrays "
+                    "convert to a scalar (NumPy raises here too)"
+                )
+            )
+        element: Tensor = np.reshape(self, ())  # type: ignore[assignment]  # dispatched to Tensor
+        return Tensor(element.value, element.dims)  # a new scalar, not a view of self
+
+
+def python_value_message(what: str, instead: str | None = None) -> str:
+    """Why a tensor cannot become a Python value here, and what to write instead, depending
+    on whether AutoGraph converted the user's code (`frontend/autograph/conversion.py`)."""
+    from tracejit.frontend.autograph.conversion import conversion_state
+    from tracejit.frontend.staging.source_location import user_frame
+
+    frame = user_frame()
+    state = conversion_state(frame.f_code) if frame is not None else "unconverted"
+    problem = (
+        f"a symbolic tj.Tensor cannot be used as {what} while tracing: its value is only known "
+        "at run time."
+    )
+    fix = f" Write {instead} instead." if instead else ""
+    if state == "converted":
+        return (
+            f"{problem} AutoGraph is on here, but it does not convert this use (a builtin or "
+            "library function given a tensor, e.g. bool(t), sorted(t), a list index or a "
+            f"size).{fix} Otherwise use NumPy on the tensor (np.where, np.maximum, np.any, "
+            "tj.cond)"
+        )
+    if state == "no source":
+        assert frame is not None  # conversion_state found the frame's code
+        name = frame.f_code.co_name
+        return (
+            f"{problem} AutoGraph could not read the source of {name}() (a function typed at "
+            "the prompt, in `python -c` or stdin, or a lambda sharing its line with another), "
+            "so its `if`/`while`/`for` run as plain Python. Define it in a file, or write the "
+            f"control flow with tj.cond / tj.while_loop / np.where.{fix}"
+        )
+    return (
+        f"{problem}{fix} Use tj.cond / np.where, or enable AutoGraph (tj.function's "
+        "autograph=True, the default) to stage `if`/`while` on tensors"
+    )

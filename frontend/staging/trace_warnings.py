@@ -1,0 +1,54 @@
+"""Warnings about what a trace does once that the user may expect on every call.
+
+They are issued at the user's line (not at tracejit's), once per user function, like
+TensorFlow's retracing warning.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend.staging.source_location import user_location
+
+
+class FrozenRandomWarning(UserWarning):
+    """NumPy's random generator ran at trace time: every call returns the same numbers."""
+
+
+_warned: set[Any] = set()  # the once_keys already warned about
+
+
+def warn_at_user_line(message: str, category: type[Warning], once_key: Any = None) -> None:
+    """`warnings.warn` pointing at the user's line; at most once per `once_key` when given."""
+    location = user_location()
+    if once_key is not None:
+        if once_key in _warned:
+            return
+        _warned.add(once_key)
+    if location is None:
+        warnings.warn(message, category, stacklevel=2)
+        return
+    warnings.warn_explicit(message, category, location.filename, location.line)
+
+
+def is_numpy_random(function: Any) -> bool:
+    """A function of `np.random` or a method of its generators (`rng.normal`, `np.random.rand`)."""
+    owner = getattr(function, "__self__", None)
+    if isinstance(owner, np.random.RandomState | np.random.Generator):
+        return True
+    return str(getattr(function, "__module__", "")).startswith("numpy.random")
+
+
+def warn_frozen_random(function: Any, user_code: Any) -> None:
+    name = getattr(function, "__qualname__", getattr(function, "__name__", "random"))
+    warn_at_user_line(
+        f"np.random ({name}) runs once, while tracing: its numbers are baked into the "
+        "compiled function, so every call returns the same ones (tf.function behaves the "
+        "same way). Pass the random numbers in as an argument instead, e.g. "
+        "f(x, rng.random(shape))",
+        FrozenRandomWarning,
+        once_key=(user_code, "random"),
+    )

@@ -1,0 +1,150 @@
+"""The per-call fast path of a ConcreteFunction: a closure built once per trace.
+
+The common call passes plain NumPy arrays, positionally, of the traced dtypes and
+shapes. For it, `Function.__call__` tries the fast closure of the trace it used last:
+the closure allocates the outputs (`np.empty`, or reused memory for large ones:
+buffer_pool.py) and hands the array objects to the
+kernel's array-object entry point (`codegen/pyobject_entry.py`), which checks their
+count, types, dtypes, ranks, static dims and contiguity itself while reading the data
+pointers — no per-argument Python work, no ctypes pointer conversions, no cache key,
+no structure rebuilding for one output.
+
+The entry is a METH_FASTCALL builtin returning its last argument on success and the
+status (an int) otherwise, or, where that is unavailable, a ctypes function returning
+the status (0 on success); `status is out or not status` accepts both.
+Anything unusual returns `SLOW_PATH`, and the caller takes the full path, which
+converts, checks and explains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import BuiltinFunctionType
+from typing import Any
+
+import numpy as np
+
+from tracejit.runtime.buffer_pool import allocator
+from tracejit.runtime.structure import LEAF, unflatten
+
+SLOW_PATH = object()  # "take the slow path" (a new shape, a copy needed, ...)
+
+FastCall = Callable[[tuple], Any]
+
+
+def expected_types(program: Any) -> list[int]:
+    """What the entry point checks: `[id(np.ndarray), id(dtype) per kernel argument]`."""
+    dtypes = [s.dtype for s in program.input_specs]
+    dtypes += [ref().dtype for ref in program.variables if ref() is not None]
+    dtypes += [s.dtype for s in program.output_specs]
+    return [id(np.ndarray)] + [id(np.dtype(d)) for d in dtypes]
+
+
+# Kernels touching fewer elements than this keep the GIL during the call: releasing and
+# re-acquiring it costs more than they run. Larger ones release it for other threads.
+SMALL_KERNEL_ELEMENTS = 1 << 16
+
+
+def is_small_kernel(program: Any) -> bool:
+    shapes = [s.shape for s in (*program.input_specs, *program.output_specs)]
+    if any(shape is None or None in shape for shape in shapes):
+        return False
+    return sum(int(np.prod(shape, dtype=np.int64)) for shape in shapes) <= SMALL_KERNEL_ELEMENTS
+
+
+def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -> FastCall | None:
+    """The fast closure for `program`'s kernel entry point, or None if not applicable."""
+    if entry is None or program.input_positions != list(range(len(program.input_positions))):
+        return None
+    if program.written_inputs:  # the full path copies them back (argument_writes.py)
+        return None
+    count = len(program.input_positions)  # the ctypes entry does not check the count
+    specs = [(tuple(s.shape), np.dtype(s.dtype)) for s in program.output_specs]
+    variables = list(program.variables)
+    if not variables and _is_single(program, specs):
+        return _single_array_call(entry, count, specs[0], on_status)
+    finish = _single_output(specs) if _is_single(program, specs) else _outputs(program, specs)
+    allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
+
+    def call(args: tuple) -> Any:
+        if len(args) != count:
+            return SLOW_PATH
+        buffers = []
+        for ref in variables:
+            variable = ref()
+            if variable is None:
+                return SLOW_PATH  # the slow path raises FailedPreconditionError
+            buffers.append(variable._buffer)
+        outs = [empty(shape, dtype) for empty, shape, dtype in allocations]
+        arrays = (*args, *buffers, *outs)
+        status = entry(*arrays)
+        if status is arrays[-1] or not status:
+            return finish(outs)
+        return on_status(status)
+
+    return call
+
+
+def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
+    """The commonest case, kept minimal: arrays in, one array (or NumPy scalar) out."""
+    shape, dtype = spec
+    empty = allocator(shape, dtype)
+    if not isinstance(entry, BuiltinFunctionType):  # ctypes: the count is checked here
+        return _single_array_ctypes_call(entry, count, spec, on_status)
+    if shape:
+
+        def call(args: tuple) -> Any:
+            out = empty(shape, dtype)
+            status = entry(*args, out)
+            return out if status is out else on_status(status)
+
+        return call
+
+    def call_scalar(args: tuple) -> Any:
+        out = empty(shape, dtype)
+        status = entry(*args, out)
+        return out[()] if status is out else on_status(status)
+
+    return call_scalar
+
+
+def _single_array_ctypes_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
+    shape, dtype = spec
+    empty = allocator(shape, dtype)
+    scalar = not shape
+
+    def call(args: tuple) -> Any:
+        if len(args) != count:
+            return SLOW_PATH
+        out = empty(shape, dtype)
+        status = entry(*args, out)
+        if status:
+            return on_status(status)
+        return out[()] if scalar else out
+
+    return call
+
+
+def _is_single(program: Any, specs: list) -> bool:
+    return program.output_treedef == LEAF and len(specs) == 1
+
+
+def _single_output(specs: list) -> Callable[[list], Any]:
+    scalar = len(specs[0][0]) == 0
+    return (lambda outs: outs[0][()]) if scalar else (lambda outs: outs[0])
+
+
+def _outputs(program: Any, specs: list) -> Callable[[list], Any]:
+    positions, template, treedef = (
+        program.output_positions,
+        program.output_leaves,
+        program.output_treedef,
+    )
+
+    def finish(outs: list) -> Any:
+        results = list(template)
+        for position, out in zip(positions, outs, strict=True):
+            results[position] = out[()] if out.ndim == 0 else out
+        return unflatten(treedef, results)
+
+    return finish
