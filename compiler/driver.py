@@ -30,6 +30,7 @@ from tracejit.passes.pipeline import (
     AfterPassHook,
     Pipeline,
     PipelineError,
+    default_pipeline,
 )
 
 
@@ -61,6 +62,25 @@ def verification_mode() -> str:
     return "off" if value in ("", "0") else "each"
 
 
+STREAM_MIN_BYTES_ENV = "TRACEJIT_STREAM_MIN_BYTES"
+
+
+def with_host_facts(pipeline: str | Sequence[str]) -> str:
+    """The pipeline's text. The default pipeline (DEFAULT_PIPELINE, as a list or a text,
+    or "default") is the text `default_pipeline` gives for this host: tile-matmul's vector
+    target from /proc/cpuinfo, and stream-stores' threshold the last-level cache size, or
+    TRACEJIT_STREAM_MIN_BYTES when set (0 streams every output it can). Any other pipeline
+    is run as given: its passes use the options it names, else their deterministic defaults."""
+    text = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
+    if text not in ("default", ",".join(DEFAULT_PIPELINE)):
+        return text
+    from tracejit.ir.host import host_last_level_cache_bytes, host_vector_target
+
+    setting = os.environ.get(STREAM_MIN_BYTES_ENV, "")
+    cache_bytes = int(setting) if setting.isdigit() else host_last_level_cache_bytes()
+    return default_pipeline(target=host_vector_target(), cache_bytes=cache_bytes)
+
+
 def lower(
     module: ModuleOp,
     pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
@@ -87,7 +107,7 @@ def lower(
             after_pass(pass_name, current)
         last = time.perf_counter()
 
-    passes = Pipeline.parse(pipeline)
+    passes = Pipeline.parse(with_host_facts(pipeline))
     try:
         passes.run(lowered.module, verify_each=verify_each, after_pass=hook)
         if verify_at_end and passes.names:
@@ -314,7 +334,7 @@ def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
 def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
     from tracejit.compiler.object_cache import cache_key, module_fingerprint
 
-    spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
+    spec = with_host_facts(pipeline)  # the default pipeline names this host's facts
     # bounds checks change the machine code: checked and unchecked never share
     checks = "bounds-checked" if check_bounds else "unchecked"
     return cache_key(module_fingerprint(module), spec, checks)
