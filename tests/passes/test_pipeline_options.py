@@ -9,6 +9,7 @@ import pytest
 
 import tracejit as tj
 from tracejit.compiler import driver, object_cache
+from tracejit.compiler.options import OPTIONS, from_environment
 from tracejit.ir.host import host_last_level_cache_bytes, host_vector_target
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, Pipeline, default_pipeline
 from tracejit.passes.stream_stores import DEFAULT_MIN_BYTES, StreamStoresPass
@@ -40,13 +41,15 @@ def test_a_bad_cache_size_is_refused():
 
 @pytest.mark.parametrize("spelled", [DEFAULT_PIPELINE, list(DEFAULT_PIPELINE), "default"])
 def test_the_driver_runs_the_default_pipeline_with_this_hosts_facts(spelled, monkeypatch):
-    monkeypatch.delenv(driver.STREAM_MIN_BYTES_ENV, raising=False)
+    monkeypatch.setattr(OPTIONS, "stream_min_bytes", None)
     host = default_pipeline(target=host_vector_target(), cache_bytes=host_last_level_cache_bytes())
     assert driver.with_host_facts(spelled) == host
 
 
 def test_the_stream_threshold_variable_still_applies_to_the_default_pipeline(monkeypatch):
-    monkeypatch.setenv(driver.STREAM_MIN_BYTES_ENV, "0")
+    assert from_environment({"TRACEJIT_STREAM_MIN_BYTES": "0"}).stream_min_bytes == 0
+    assert from_environment({"TRACEJIT_STREAM_MIN_BYTES": "lots"}).stream_min_bytes is None
+    monkeypatch.setattr(OPTIONS, "stream_min_bytes", 0)
     assert _options(driver.with_host_facts(DEFAULT_PIPELINE))[1] == 0
     assert "min-bytes" not in driver.with_host_facts("stream-stores")  # not to other pipelines
 
