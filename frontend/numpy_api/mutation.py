@@ -112,12 +112,20 @@ def _has_tensor(value: Any) -> bool:
     return isinstance(value, Tensor)
 
 
-def _broadcast_value(value: Any, selected: Tensor, dtype: np.dtype) -> Tensor:
+def _broadcast_value(
+    value: Any, selected: Tensor, dtype: np.dtype, advanced: bool = False
+) -> Tensor:
     """`value` as the selected part's shape and `dtype`: broadcast, after dropping leading
-    1s NumPy drops (`a[0] = [[1, 2, 3]]` for a row of 3)."""
+    1s NumPy drops (`a[0] = [[1, 2, 3]]` for a row of 3). With index arrays (`advanced`),
+    NumPy also drops any leading dims of a value when nothing is selected (`a[[0, 1], [2, 2]]
+    = v` on an `a` of shape (3, 3, 0) takes a `v` of shape (4, 2, 0)): the write is empty."""
     tensor = _as_value(value, dtype)
     while tensor.ndim > selected.ndim and tensor.shape[0] == 1:
         tensor = primitives.reshape(tensor, tensor.dims[1:])
+    if advanced and tensor.ndim > selected.ndim and 0 in selected.shape:
+        trailing = tensor.shape[tensor.ndim - selected.ndim :]
+        if None not in trailing and _broadcasts(trailing, selected.shape):
+            return primitives.broadcast_to(primitives.constant(np.zeros((), dtype)), selected.dims)
     if None in tensor.shape or None in selected.shape:
         return primitives.cast(_broadcast_unknown(tensor, selected), dtype)
     try:
@@ -127,6 +135,13 @@ def _broadcast_value(value: Any, selected: Tensor, dtype: np.dtype) -> Tensor:
     except ValueError:
         raise _not_broadcastable(tensor, selected) from None
     return primitives.cast(primitives.broadcast_to(tensor, selected.dims), dtype)
+
+
+def _broadcasts(shape: tuple, to: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, to) == to
+    except ValueError:
+        return False
 
 
 def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
@@ -248,7 +263,7 @@ def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
                 "supported; use slices, or np.where"
             )
         )
-    update = _broadcast_value(value, picked, tensor.dtype)
+    update = _broadcast_value(value, picked, tensor.dtype, advanced=True)
     count = int(np.prod([d for d in picked.shape if d is not None], dtype=np.int64))
     flat = primitives.reshape(tensor, [size])
     message = at_user_line("IndexError: index out of bounds in an assignment")

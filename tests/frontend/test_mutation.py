@@ -537,3 +537,18 @@ def test_copyto_put_and_fill_diagonal():
     check_writes(in_place, np.zeros((3, 3)), np.array([0.5, 1.5, 2.5]))
     with pytest.raises(TypeError, match="according to the rule 'same_kind'"):
         tj.function(lambda a: np.copyto(a, np.ones(3)))(np.zeros(3, np.int64))
+
+
+def test_index_array_assignment_of_an_empty_selection_takes_extra_leading_dims():
+    # NumPy drops any leading dims of the value when the index arrays select nothing
+    # (found by the fuzzer: a (3, 3, 0) value into a (3, 0) selection)
+    @tj.function
+    def fill(a, v):
+        b = a.copy()
+        b[[0, 2, 1], [1, 1, 0]] = v
+        return b
+
+    check_writes(fill, np.zeros((3, 3, 0)), np.zeros((4, 3, 0)))
+    check_writes(fill, np.zeros((3, 3, 0)), np.zeros((4, 1, 0)))
+    with pytest.raises(ValueError):  # a selection that is not empty: as NumPy, refused
+        fill(np.zeros((3, 3, 2)), np.zeros((4, 3, 2)))
