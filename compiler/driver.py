@@ -30,6 +30,7 @@ from tracejit.passes.pipeline import (
     Pipeline,
     PipelineError,
     Registry,
+    default_pipeline,
 )
 
 
@@ -56,6 +57,23 @@ def verification_mode() -> str:
     (compiler/options.py, `TRACEJIT_VERIFY_EACH`), off by default because verification costs
     as much as the passes (and grows faster than linearly with the number of blocks in xDSL)."""
     return OPTIONS.verify
+
+
+def with_host_facts(pipeline: str | Sequence[str]) -> str:
+    """The pipeline's text. The default pipeline (DEFAULT_PIPELINE, as a list or a text,
+    or "default") is the text `default_pipeline` gives for this host: tile-matmul's vector
+    target from /proc/cpuinfo, and stream-stores' threshold the last-level cache size, or
+    `OPTIONS.stream_min_bytes` when set (TRACEJIT_STREAM_MIN_BYTES). Any other pipeline is
+    run as given: its passes use the options it names, else their deterministic defaults."""
+    text = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
+    if text not in ("default", ",".join(DEFAULT_PIPELINE)):
+        return text
+    from tracejit.ir.host import host_last_level_cache_bytes, host_vector_target
+
+    cache_bytes = OPTIONS.stream_min_bytes
+    if cache_bytes is None:
+        cache_bytes = host_last_level_cache_bytes()
+    return default_pipeline(target=host_vector_target(), cache_bytes=cache_bytes)
 
 
 def lower(
@@ -86,7 +104,7 @@ def lower(
             after_pass(pass_name, current)
         last = time.perf_counter()
 
-    passes = Pipeline.parse(pipeline, registry)
+    passes = Pipeline.parse(with_host_facts(pipeline), registry)
     try:
         passes.run(lowered.module, verify_each=verify_each, after_pass=hook)
         if verify_at_end and passes.names:
@@ -300,7 +318,7 @@ def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
 def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
     from tracejit.compiler.object_cache import cache_key, module_fingerprint
 
-    spec = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
+    spec = with_host_facts(pipeline)  # the default pipeline names this host's facts
     # bounds checks change the machine code: checked and unchecked never share
     checks = "bounds-checked" if check_bounds else "unchecked"
     return cache_key(module_fingerprint(module), spec, checks)

@@ -15,6 +15,7 @@ generator as arguments, the runtime through `runtime/settings.py`, which this mo
 | `TRACEJIT_CHECK_BOUNDS`       | `0`         | `1`: range-check every memory access             |
 | `TRACEJIT_VERIFY_EACH`        | `0`         | `1`: verify the IR after each pass; `end`: once  |
 | `TRACEJIT_CC`                 | search      | C compiler linking cached kernels; empty: none   |
+| `TRACEJIT_STREAM_MIN_BYTES`   | the LLC     | outputs this big skip the cache; 0: every one    |
 
 docs/guide.md ("Environment variables") has the same table for users.
 """
@@ -42,6 +43,7 @@ class CompileOptions:
     check_bounds: bool = False  # range-check memory accesses (a compiler-bug detector)
     verify: str = "off"  # verify the IR after "each" pass, at the "end", or "off"
     c_compiler: str | None = _SEARCH  # linker driver for cached kernels; None: do not link
+    stream_min_bytes: int | None = None  # stream-stores' threshold; None: the last-level cache
 
     def describe(self) -> str:
         """`name=value` for every option, as a log line or an error shows them."""
@@ -66,6 +68,7 @@ def from_environment(environ: Mapping[str, str]) -> CompileOptions:
     cache_dir = environ.get("TRACEJIT_CACHE_DIR")
     verify = environ.get("TRACEJIT_VERIFY_EACH", "0")
     cc = environ.get("TRACEJIT_CC")
+    stream = environ.get("TRACEJIT_STREAM_MIN_BYTES", "").strip()
     return CompileOptions(
         cache_dir=Path(cache_dir).expanduser() if cache_dir else None,
         cache_max_bytes=_bytes(environ.get("TRACEJIT_CACHE_MAX_BYTES"), DEFAULT_CACHE_MAX_BYTES),
@@ -73,6 +76,7 @@ def from_environment(environ: Mapping[str, str]) -> CompileOptions:
         check_bounds=_flag(environ.get("TRACEJIT_CHECK_BOUNDS"), False),
         verify="end" if verify == "end" else "off" if verify in ("", "0") else "each",
         c_compiler=_SEARCH if cc is None else (cc or None),
+        stream_min_bytes=int(stream) if stream.isdigit() else None,
     )
 
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import TensorType, i1
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -35,12 +34,8 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator, Pure, RecursiveMemoryEffect
 from xdsl.utils.exceptions import VerifyException
-
-from tracejit.ir.folding import constant_value
 
 
 def _check_predicate(value: SSAValue, op_name: str) -> None:
@@ -87,7 +82,7 @@ class ConditionOp(IRDLOperation):
 
 
 @irdl_op_definition
-class IfOp(IRDLOperation, HasCanonicalizationPatternsInterface):
+class IfOp(IRDLOperation):
     """Run one of two single-block regions, chosen at run time by a 0-d bool tensor."""
 
     name = "tj.if"
@@ -110,10 +105,6 @@ class IfOp(IRDLOperation, HasCanonicalizationPatternsInterface):
         super().__init__(
             operands=[pred], result_types=[result_types], regions=[then_region, else_region]
         )
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        return (IfConstantPredicate(),)
 
     def verify_(self) -> None:
         _check_predicate(self.pred, self.name)
@@ -158,24 +149,6 @@ class WhileOp(IRDLOperation):
         if not isinstance(terminator, YieldOp):
             raise VerifyException("tj.while body region must end with tj.yield")
         _check_types(terminator.values.types, types, "tj.while body yield")
-
-
-class IfConstantPredicate(RewritePattern):
-    """tj.if on a constant keeps only the taken branch:  if true {A} else {B}  ->  A"""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: IfOp, rewriter: PatternRewriter) -> None:
-        predicate = constant_value(op.pred)
-        if predicate is None:
-            return
-        region = op.then_region if bool(predicate) else op.else_region
-        block = region.block
-        terminator = block.last_op
-        assert isinstance(terminator, YieldOp)
-        results = list(terminator.values)
-        rewriter.erase(terminator)
-        rewriter.inline_block(block, InsertPoint.before(op))
-        rewriter.replace(op, [], results)
 
 
 CONTROL_FLOW_OPS = (IfOp, WhileOp, YieldOp, ConditionOp)

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
-from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -36,7 +35,7 @@ from tracejit.ir.select import SelectOp
 
 
 @irdl_op_definition
-class CastOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class CastOp(IRDLOperation, HasFolderInterface):
     """Convert the element type, as NumPy's `astype` (float -> int truncates toward 0;
     to bool is `x != 0`; NaN and out-of-range floats to int are unspecified, as in C;
     complex -> real keeps the real part, complex -> bool is `z != 0`).
@@ -52,12 +51,6 @@ class CastOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInter
 
     def __init__(self, input: SSAValue, result_type: TensorType):
         super().__init__(operands=[input], result_types=[result_type])
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import CastToSameType
-
-        return (CastToSameType(),)
 
     def verify_(self) -> None:
         assert isinstance(self.input.type, TensorType)

@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
-from xdsl.pattern_rewriter import RewritePattern
 
 from tracejit.ir.elementwise_base import (
     ARITHMETIC,
@@ -42,7 +40,7 @@ def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @irdl_op_definition
-class AddOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
+class AddOp(ElementwiseBinaryOp):
     """a + b (integers wrap)
 
     %r = tj.add %a, %b : tensor<4xf32>
@@ -52,15 +50,9 @@ class AddOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     NUMPY: ClassVar = staticmethod(np.add)
     DOMAIN: ClassVar = ARITHMETIC
 
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import AddZero
-
-        return (AddZero(),)
-
 
 @irdl_op_definition
-class SubOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
+class SubOp(ElementwiseBinaryOp):
     """a - b (integers wrap)
 
     %r = tj.sub %a, %b : tensor<4xf32>
@@ -70,15 +62,9 @@ class SubOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     NUMPY: ClassVar = staticmethod(np.subtract)
     DOMAIN: ClassVar = ARITHMETIC
 
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import SubZero
-
-        return (SubZero(),)
-
 
 @irdl_op_definition
-class MulOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
+class MulOp(ElementwiseBinaryOp):
     """a * b (integers wrap)
 
     %r = tj.mul %a, %b : tensor<4xf32>
@@ -87,12 +73,6 @@ class MulOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     name = "tj.mul"
     NUMPY: ClassVar = staticmethod(np.multiply)
     DOMAIN: ClassVar = ARITHMETIC
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import MulOne, MulZero
-
-        return (MulOne(), MulZero())
 
 
 @irdl_op_definition
@@ -148,7 +128,7 @@ class FmodOp(ElementwiseBinaryOp):
 
 
 @irdl_op_definition
-class PowOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
+class PowOp(ElementwiseBinaryOp):
     """a ** b (integers wrap; an integer to a negative power is 0, or +-1 for a base of
     +-1: tracing checks the exponents and raises NumPy's ValueError first; complex powers
     as NumPy's `npy_cpow`: small integral exponents by repeated multiplication, others
@@ -160,12 +140,6 @@ class PowOp(ElementwiseBinaryOp, HasCanonicalizationPatternsInterface):
     name = "tj.pow"
     NUMPY: ClassVar = staticmethod(_power)
     DOMAIN: ClassVar = ARITHMETIC
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import PowHalf, PowOne, PowSquare
-
-        return (PowSquare(), PowHalf(), PowOne())
 
 
 @irdl_op_definition

@@ -8,9 +8,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from xdsl.interfaces import HasCanonicalizationPatternsInterface
 from xdsl.irdl import irdl_op_definition
-from xdsl.pattern_rewriter import RewritePattern
 
 from tracejit.ir.elementwise_base import (
     ARITHMETIC,
@@ -23,7 +21,7 @@ from tracejit.ir.elementwise_base import (
 
 
 @irdl_op_definition
-class NegOp(ElementwiseUnaryOp, HasCanonicalizationPatternsInterface):
+class NegOp(ElementwiseUnaryOp):
     """-x (integers wrap)
 
     %r = tj.neg %x : tensor<4xf32>
@@ -32,12 +30,6 @@ class NegOp(ElementwiseUnaryOp, HasCanonicalizationPatternsInterface):
     name = "tj.neg"
     NUMPY: ClassVar = staticmethod(np.negative)
     DOMAIN: ClassVar = ARITHMETIC
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import NegNeg
-
-        return (NegNeg(),)
 
 
 @irdl_op_definition

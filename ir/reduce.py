@@ -20,7 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import DenseArrayBase, StringAttr, TensorType, i1, i64
-from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -30,7 +30,6 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -58,7 +57,7 @@ def _keep_type(numpy_reduce: Callable[..., np.ndarray]) -> Callable[..., np.ndar
 
 
 @irdl_op_definition
-class ReduceOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class ReduceOp(IRDLOperation, HasFolderInterface):
     """Reduce `input` over `axes` with the combiner `kind` (see the module docstring)."""
 
     name = "tj.reduce"
@@ -97,12 +96,6 @@ class ReduceOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInt
                 "axes": DenseArrayBase.from_list(i64, sorted(axes)),
             },
         )
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import ReduceOverUnitAxes
-
-        return (ReduceOverUnitAxes(),)
 
     def get_axes(self) -> tuple[int, ...]:
         return tuple(self.axes.get_values())

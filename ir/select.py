@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType, i1
-from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -22,7 +22,6 @@ from xdsl.irdl import (
     result_def,
     traits_def,
 )
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -30,7 +29,7 @@ from tracejit.ir.folding import fold_with_numpy
 
 
 @irdl_op_definition
-class SelectOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class SelectOp(IRDLOperation, HasFolderInterface):
     """`on_true` where `condition` holds, else `on_false`, element by element."""
 
     name = "tj.select"
@@ -49,12 +48,6 @@ class SelectOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInt
             operands=[condition, on_true, on_false],
             result_types=[SSAValue.get(on_true).type],
         )
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import SelectConstantCondition
-
-        return (SelectConstantCondition(),)
 
     def verify_(self) -> None:
         condition, result = self.condition.type, self.result.type

@@ -22,7 +22,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
@@ -34,7 +34,6 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -201,7 +200,7 @@ def _check_static(op: IRDLOperation, *types: TensorType) -> None:
 
 
 @irdl_op_definition
-class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class ReshapeOp(IRDLOperation, HasFolderInterface):
     """The same elements in row-major order, with another shape (`np.reshape`).
 
     %r = tj.reshape %x : tensor<2x3xf32> to tensor<3x2xf32>
@@ -223,12 +222,6 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
 
     def __init__(self, operand: SSAValue, result_type: TensorType, sizes: Sequence[SSAValue] = ()):
         super().__init__(operands=[operand, list(sizes)], result_types=[result_type])
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import ReshapeOfReshape
-
-        return (ReshapeOfReshape(),)
 
     def verify_(self) -> None:
         source, target = _types(self)
@@ -254,7 +247,7 @@ class ReshapeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
 
 
 @irdl_op_definition
-class TransposeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class TransposeOp(IRDLOperation, HasFolderInterface):
     """Permute the dims: result dim `j` is operand dim `permutation[j]` (`np.transpose`).
 
     %t = tj.transpose %x, permutation = [1, 0] : tensor<2x3xf32> to tensor<3x2xf32>
@@ -276,12 +269,6 @@ class TransposeOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatterns
             result_types=[result_type],
             properties={"permutation": _array(permutation)},
         )
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.canonicalization import TransposeOfTranspose
-
-        return (TransposeOfTranspose(),)
 
     def get_permutation(self) -> tuple[int, ...]:
         return tuple(self.permutation.get_values())

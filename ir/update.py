@@ -36,7 +36,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.interfaces import HasCanonicalizationPatternsInterface, HasFolderInterface
+from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -50,7 +50,6 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -199,7 +198,7 @@ class InsertSliceOp(IRDLOperation, HasFolderInterface):
 
 
 @irdl_op_definition
-class ScatterOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsInterface):
+class ScatterOp(IRDLOperation, HasFolderInterface):
     """`dest` (1-d) with `dest[indices[k]] = updates[k]` for each k in order (a repeated
     index keeps the last update, as NumPy's `a[idx] = v` does). Indices wrap and are
     checked like `tj.gather`'s: outside `[-n, n)` the call fails with `message`."""
@@ -237,12 +236,6 @@ class ScatterOp(IRDLOperation, HasFolderInterface, HasCanonicalizationPatternsIn
         if updates.get_shape() != indices.get_shape():
             raise VerifyException("tj.scatter needs one update per index")
         _check_message(self, self.message)
-
-    @classmethod
-    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
-        from tracejit.ir.masked_update import MaskedUpdateAsSelect
-
-        return (MaskedUpdateAsSelect(),)
 
     def evaluate(self, updates: np.ndarray, dest: np.ndarray, indices: np.ndarray) -> np.ndarray:
         if out_of_range(indices, dest.shape[0]):

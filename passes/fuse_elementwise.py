@@ -122,7 +122,43 @@ OP_COSTS: dict[type[Operation], int] = {
             ew.ConjOp,
         )
     },
+    # a libm call or a long expansion per element: never recomputed in a second kernel
+    **dict.fromkeys(
+        (
+            ew.ExpOp,
+            ew.Expm1Op,
+            ew.Exp2Op,
+            ew.LogOp,
+            ew.Log1pOp,
+            ew.Log2Op,
+            ew.Log10Op,
+            ew.CbrtOp,
+            ew.SinOp,
+            ew.CosOp,
+            ew.TanOp,
+            ew.ArcsinOp,
+            ew.ArccosOp,
+            ew.ArctanOp,
+            ew.SinhOp,
+            ew.CoshOp,
+            ew.TanhOp,
+            ew.ArcsinhOp,
+            ew.ArccoshOp,
+            ew.ArctanhOp,
+            ew.FloorDivideOp,
+            ew.RemainderOp,
+            ew.FmodOp,
+            ew.PowOp,
+            ew.Arctan2Op,
+            ew.HypotOp,
+            ew.ReciprocalOp,
+        ),
+        EXPENSIVE,
+    ),
 }
+"""The cost of each element-wise op and view (the cost rule above); every element-wise op
+has an entry (tests/ir/test_op_tables.py). Ops not listed (none of them element-wise)
+cost EXPENSIVE."""
 
 
 def cost(op: Operation) -> int:

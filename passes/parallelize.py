@@ -28,7 +28,7 @@ case, so results are bit-identical for every thread count.
 
 First, a loop folding big partial results in order (a whole-array sum over its fixed blocks)
 is split into a marked loop storing the partials and a serial fold of them
-(passes/parallel_reductions.py): bit-identical for any thread count.
+(passes/support/parallel_reductions.py): bit-identical for any thread count.
 
 Which marked loop of a nest: the outermost one, unless it runs fewer than `MIN_TRIPS`
 iterations and the marked loops inside it run more (two rows of a long reduction, or a matmul
@@ -62,8 +62,8 @@ from tracejit.ir.parallel_contract import (
     PARALLEL_LOOP_ATTR,
     PARALLEL_WORK_ATTR,
 )
-from tracejit.passes.parallel_reductions import split_reductions
 from tracejit.passes.support.indices import index_constant
+from tracejit.passes.support.parallel_reductions import split_reductions
 
 MIN_TRIPS = 4
 """A marked loop with fewer (static) iterations yields to marked loops inside it with more.

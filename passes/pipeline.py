@@ -3,6 +3,13 @@
 `DEFAULT_PIPELINE` is the compiler, read top to bottom: the same list runs under
 `@tj.function` and `tracejit-opt --pipeline default`, and `tracejit-opt --help` prints it.
 Each pass lives in its own module named after it; the registry imports it on first use.
+
+A pass is a function of its IR and its options: none reads the machine it runs on. The
+two passes that depend on the CPU the code is compiled for take it as options
+(`tile-matmul{target=...}`, `stream-stores{min-bytes=...}`) and have deterministic
+defaults when a pipeline names none (AVX2, 32 MiB). `default_pipeline(target=...,
+cache_bytes=...)` is the default pipeline with given host facts filled in: the compiler
+driver (compiler/driver.py) runs it with the host's.
 """
 
 from __future__ import annotations
@@ -101,7 +108,7 @@ def _import_linalg():
 
 
 def _canonicalize():
-    from xdsl.transforms.canonicalize import CanonicalizePass
+    from tracejit.passes.canonicalize import CanonicalizePass
 
     return CanonicalizePass
 
@@ -165,6 +172,25 @@ LOWERING_PIPELINE = (
     "lower-asserts",
 )
 DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
+
+
+
+def default_pipeline(*, target: str, cache_bytes: int) -> str:
+    """The default pipeline as text, with the facts of the CPU the code is compiled for as
+    options: `target` (`avx2` or `avx512`) sizes tile-matmul's register tiles, and
+    `cache_bytes`, the last-level cache size, is the output size from which stream-stores
+    writes around the cache. Its passes are DEFAULT_PIPELINE's, in order:
+
+        ...,tile-matmul{target=avx512},...,stream-stores{min-bytes=33554432},...
+    """
+    if not isinstance(cache_bytes, int) or cache_bytes < 0:
+        raise ValueError(f"cache_bytes must be a size in bytes, got {cache_bytes!r}")
+    options = {
+        "tile-matmul": f"{{target={target}}}",
+        "stream-stores": f"{{min-bytes={cache_bytes}}}",
+    }
+    return ",".join(name + options.get(name, "") for name in DEFAULT_PIPELINE)
+
 
 NAMED_PIPELINES: dict[str, tuple[str, ...]] = {
     "default": DEFAULT_PIPELINE,

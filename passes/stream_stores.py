@@ -23,10 +23,10 @@ one `vector.store nontemporal = true`:
 Why: an ordinary store first reads its cache line from memory (to merge the other bytes
 of the line), so writing an output costs twice its size in memory traffic, and it evicts
 data the next kernel may want. A non-temporal store of a whole line goes to memory without
-that read. It pays only when the output does not fit in the cache anyway (`min-bytes`,
-by default the host's last-level cache): a smaller output is better left in the cache
-for whoever reads it next. x**2 + 3*y - tanh(x)*0.5 on 10M float32 on one Zen 5 core:
-2.75 -> 2.27 ms.
+that read. It pays only when the output does not fit in the cache anyway (`min-bytes`:
+the compiler driver gives the host's last-level cache size, see `StreamStoresPass`): a
+smaller output is better left in the cache for whoever reads it next.
+x**2 + 3*y - tanh(x)*0.5 on 10M float32 on one Zen 5 core: 2.75 -> 2.27 ms.
 
 LLVM's loop vectoriser cannot do this itself: it refuses a `!nontemporal` store it cannot
 prove aligned, and a scalar store's alignment is its element's. The tile loop is still
@@ -48,7 +48,6 @@ constant bounds) is left alone.
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -69,7 +68,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref, upstream_vector
-from tracejit.ir.host import CACHE_LINE_BYTES, host_last_level_cache_bytes
+from tracejit.ir.host import CACHE_LINE_BYTES
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.parallelize import defined_inside, static_index, trip_count
 from tracejit.passes.support.build import add, mul
@@ -217,7 +216,8 @@ def stream_stores(module: ModuleOp, min_bytes: int) -> None:
             stream(loop, stores)
 
 
-MIN_BYTES_ENV = "TRACEJIT_STREAM_MIN_BYTES"
+DEFAULT_MIN_BYTES = 32 << 20
+"""`min-bytes` when the pipeline names none: a server CPU's last-level cache (32 MiB)."""
 
 
 @dataclass(frozen=True)
@@ -226,17 +226,13 @@ class StreamStoresPass(ModulePass):
 
     name = "stream-stores"
 
-    min_bytes: int = -1
-    """Buffers of fewer bytes keep ordinary stores; -1: TRACEJIT_STREAM_MIN_BYTES if set,
-    else the host's last-level cache size (ir/host.py). Tests name a size, so their IR is
-    the same on every machine."""
+    min_bytes: int = DEFAULT_MIN_BYTES
+    """Buffers of fewer bytes keep ordinary stores (0: stream every store that qualifies).
+    The pass never looks at the CPU: the compiler driver gives the host's last-level cache
+    size (`passes/pipeline.py` `default_pipeline`), and a pipeline that names none gets
+    DEFAULT_MIN_BYTES, the same IR on every machine."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        stream_stores(op, self.min_bytes if self.min_bytes >= 0 else default_min_bytes())
-
-
-def default_min_bytes() -> int:
-    """TRACEJIT_STREAM_MIN_BYTES (the fuzzer sets 0 to stream every store it can), else
-    the host's last-level cache size."""
-    setting = os.environ.get(MIN_BYTES_ENV, "")
-    return int(setting) if setting.isdigit() else host_last_level_cache_bytes()
+        if self.min_bytes < 0:
+            raise ValueError(f"stream-stores: min-bytes must be >= 0, got {self.min_bytes}")
+        stream_stores(op, self.min_bytes)

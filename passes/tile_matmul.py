@@ -17,7 +17,7 @@ does; the result differs from NumPy's by rounding only. Left for `lower-to-loops
 vector and dot products (their k loop is already the contiguous one, a vectorised
 reduction) and static products of fewer than `min-volume` multiply-adds (the plain nest is
 as fast there and far cheaper to compile). A matrix @ vector product whose matrix is read
-along its rows gets its dot products blocked by rows instead (`tile_matvec.py`).
+along its rows gets its dot products blocked by rows instead (`support/tile_matvec.py`).
 
 Produces, inside loops over the batch dims, the loop order of BLIS (Goto's algorithm) within
 chunks of C's columns:
@@ -41,7 +41,7 @@ constant indices and SROA keeps it in vector registers across the k loop; per k 
 does NR/W vector loads of packed B, MR broadcasts of A and MR*NR/W vector FMAs, with no
 store. MR = 6 and NR = two vector registers give 12 accumulators + 2 B vectors + 1
 broadcast, which fit AVX2's 16 registers; the option `target` says which registers (AVX2's
-32 bytes or AVX-512's 64: see REGISTER_BYTES), `host` by default. The packed micro-panel
+32 bytes or AVX-512's 64: see REGISTER_BYTES), `avx2` by default. The packed micro-panel
 is contiguous (no stride-N walk over B), KC keeps it in L1 and the B panel in L2. Rows and
 columns of a tile that lie past the edge of C are computed from clamped (in-bounds) reads
 and never stored, so the micro-kernel has no remainder case; only a tile on the edge (the
@@ -88,11 +88,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.ir import upstream_memref
-from tracejit.ir.host import host_vector_target
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
-from tracejit.passes.tile_matvec import is_small_matvec, match_matvec, tile_matvec
+from tracejit.passes.support.tile_matvec import is_small_matvec, match_matvec, tile_matvec
 
 # The sum that may be tiled, keyed by the product it adds up.
 SUM_OF_PRODUCT: dict[type[Operation], type[Operation]] = {
@@ -106,6 +105,8 @@ REGISTER_BYTES = {"avx2": 32, "avx512": 64}
 AVX2 registers MR x NR = 6 x 2 vectors fill 12 of them; AVX-512 has 32, so the same 12
 accumulators are twice as wide (6 of them left the FMA units a quarter idle: a 512x512
 f32 product ran at 183 GFLOP/s on one Zen 5 core, 237 with 64-byte vectors)."""
+DEFAULT_TARGET = "avx2"
+"""The target when the pipeline names none: correct on every x86-64 CPU with AVX2."""
 REGISTER_ROWS = 6  # MR
 DEPTH_BLOCK = 256  # KC
 ROW_BLOCK = 72  # MC, a multiple of MR
@@ -606,13 +607,13 @@ class TileMatmulPass(ModulePass):
     min_volume: int = 4096
     """Static products with fewer multiply-adds (M*N*K) keep the plain generic."""
 
-    target: str = "host"
-    """Whose vector registers size the register tile: `avx2`, `avx512`, or `host` (the CPU
-    the code generator compiles for: `avx512` when it has AVX-512F). Tests name one, so
-    their IR is the same on every machine."""
+    target: str = DEFAULT_TARGET
+    """Whose vector registers size the register tile: `avx2` (the default: any x86-64 CPU
+    with AVX2) or `avx512`. The pass never looks at the CPU: the compiler driver names the
+    host's target (`passes/pipeline.py` `default_pipeline`), and a pipeline that names none
+    gets the same IR on every machine."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        target = host_vector_target() if self.target == "host" else self.target
-        if target not in REGISTER_BYTES:
-            raise ValueError(f"tile-matmul: unknown target {target!r}; use host, avx2 or avx512")
-        tile_matmuls(op, self.min_volume, REGISTER_BYTES[target])
+        if self.target not in REGISTER_BYTES:
+            raise ValueError(f"tile-matmul: unknown target {self.target!r}; use avx2 or avx512")
+        tile_matmuls(op, self.min_volume, REGISTER_BYTES[self.target])

@@ -25,6 +25,8 @@ from tracejit.frontend.staging import primitives as P
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.ir import elementwise_binary as B
 from tracejit.ir import elementwise_unary as U
+from tracejit.ir.compare import CompareOp
+from tracejit.ir.complex_parts import ConjOp, ImagOp, RealOp, ReciprocalOp
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -44,6 +46,20 @@ ADJOINTS: dict[type[Operation], Rule] = {}
 # Ops through which no gradient flows (piecewise constant, or not real-valued): the
 # cotangent stops there, as TensorFlow's `tf.floor`, `tf.sign`, comparisons do.
 PIECEWISE_CONSTANT = (U.SignOp, U.FloorOp, U.CeilOp, U.RintOp, U.TruncOp)
+
+# Element-wise ops declared without an adjoint, on purpose (tests/ir/test_op_tables.py
+# checks that every element-wise op has a rule or is declared here or above). Integer and
+# bool ops never receive a cotangent; the others raise NotDifferentiableError when one
+# reaches them, as any op without a rule does.
+NON_DIFFERENTIABLE: frozenset[type[Operation]] = frozenset({
+    # integers and bools only, or a bool result
+    U.BitwiseNotOp, B.BitwiseAndOp, B.BitwiseOrOp, B.BitwiseXorOp, B.LeftShiftOp,
+    B.RightShiftOp, CompareOp,
+    # float ops without a rule (yet)
+    B.FloorDivideOp, B.CopysignOp,
+    # complex: gradients are taken of real floats only
+    RealOp, ImagOp, ConjOp, ReciprocalOp,
+})  # fmt: skip
 
 
 def adjoint(*op_types: type[Operation]) -> Callable[[Rule], Rule]:

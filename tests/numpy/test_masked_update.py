@@ -1,6 +1,7 @@
 """`z[m] = f(z[m], c[m], ...)`: a masked update of an element-wise expression, compiled as
-the expression on the whole arrays and a select by the mask (ir/masked_update.py), against
-eager NumPy; the compiled module has no scatter left."""
+the expression on the whole arrays and a select by the mask
+(passes/canonicalize/masked_update.py), against eager NumPy; the compiled module has no
+scatter left."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""canonicalize's patterns (ir/canonicalization.py) change no result: each function runs
+"""canonicalize's patterns (passes/canonicalize/) change no result: each function runs
 compiled with the default pipeline, compiled without the tensor-level `canonicalize`, and
 eagerly in NumPy, on values that include -0.0, NaN, +-Inf and integer extremes.
 

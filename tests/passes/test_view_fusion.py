@@ -241,7 +241,7 @@ def test_bool_transposed_product():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.uint8, np.bool_])
 @pytest.mark.parametrize("rows", [40, 41, 43])  # blocks of 4 rows, then the rest one by one
 def test_row_blocked_matrix_vector_products(dtype, rows):
-    """Large enough for tile-matmul to block the dot products by rows (tile_matvec.py)."""
+    """Large enough for tile-matmul to block the dot products by rows (support/tile_matvec.py)."""
     rng = np.random.default_rng(rows)
     m = (rng.random((rows, 130)) * 10).astype(dtype)
     v = (rng.random(130) * 10).astype(dtype)

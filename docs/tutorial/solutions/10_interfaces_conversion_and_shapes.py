@@ -22,7 +22,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWal
 from xdsl.traits import RecursiveMemoryEffect, get_effects
 
 import tracejit as tj
-from tracejit.ir.canonicalization import splat_of
+from tracejit.passes.canonicalize.patterns import splat_of
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, PASSES, Pipeline
 
 

@@ -39,7 +39,7 @@ func.func @ordered(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>
 // CHECK-LABEL: func.func @ordered
 // CHECK-NEXT:    linalg.generic
 
-// Matrix @ vector (blocked by rows, tile_matvec.py) when small: 8*16 < min-volume.
+// Matrix @ vector (blocked by rows, support/tile_matvec.py) when small: 8*16 < min-volume.
 func.func @small_matvec(%a: memref<8x16xf32>, %v: memref<16xf32>, %out: memref<8xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, k) -> (i, k)>,
                                    affine_map<(i, k) -> (k)>,

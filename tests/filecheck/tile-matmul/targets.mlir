@@ -1,10 +1,13 @@
 // RUN: tracejit-opt %s -p 'tile-matmul{target=avx2}' | filecheck %s --check-prefix=AVX2
 // RUN: tracejit-opt %s -p 'tile-matmul{target=avx512}' | filecheck %s --check-prefix=AVX512
+// RUN: tracejit-opt %s -p tile-matmul | filecheck %s --check-prefix=AVX2
 // RUN: not tracejit-opt %s -p 'tile-matmul{target=sse}' 2>&1 | filecheck %s --check-prefix=BAD
+// RUN: not tracejit-opt %s -p 'tile-matmul{target=host}' 2>&1 | filecheck %s --check-prefix=HOST
 
 // The register tile is MR x NR = 6 rows x two vector registers: 16 f32 wide with AVX2's
 // 32-byte registers, 32 wide with AVX-512's 64-byte ones (and 32 of them to hold it).
-// `target=host` (the default) picks the CPU the code generator compiles for.
+// Without a target the pass tiles for AVX2 on every machine: it reads no host facts (the
+// compiler driver names the host's target in the pipeline it runs; `host` is no target).
 func.func @f32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
                                    affine_map<(i, j, k) -> (k, j)>,
@@ -21,4 +24,5 @@ func.func @f32(%a: memref<64x64xf32>, %b: memref<64x64xf32>, %c: memref<64x64xf3
 
 // AVX2:          %acc = memref.alloca() alignment = 64 : memref<6x16xf32>
 // AVX512:        %acc = memref.alloca() alignment = 64 : memref<6x32xf32>
-// BAD:           unknown target 'sse'; use host, avx2 or avx512
+// BAD:           unknown target 'sse'; use avx2 or avx512
+// HOST:          unknown target 'host'; use avx2 or avx512

@@ -28,7 +28,6 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import Pure
 
-from tracejit.ir.canonicalization import splat_of
 from tracejit.ir.compare import CompareOp
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.elementwise_base import ElementwiseBinaryOp, ElementwiseUnaryOp
@@ -37,6 +36,7 @@ from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.select import SelectOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp
 from tracejit.ir.update import ScatterOp
+from tracejit.passes.canonicalize.patterns import splat_of
 
 ELEMENTWISE = (ElementwiseUnaryOp, ElementwiseBinaryOp, CastOp, CompareOp, SelectOp)
 

@@ -1,6 +1,6 @@
 """Canonicalization patterns of the `tj` ops: small algebraic rewrites, each exact.
 
-`canonicalize` (xDSL's pass) applies these through the ops' canonicalization trait,
+`canonicalize` applies these through its table (`PATTERNS` in `__init__.py`, by op type),
 next to the ops' folders (`fold()`: constant evaluation and the identities that need no
 new op, e.g. `broadcast_in_dim` or `reshape` to the operand's own type, `transpose` by
 the identity, `select(c, x, x)`).
