@@ -49,6 +49,7 @@ from tracejit.ir.dense import dense_from_array
 from tracejit.ir.dtypes import numpy_dtype
 from tracejit.ir.matmul import MatmulOp as TjMatmulOp
 from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shaped import shaped_type
 
 
 class ImportError_(ValueError):  # noqa: N801  (not Python's ImportError)
@@ -170,8 +171,8 @@ class Importer:
         return self.insert(ConstantOp(dense_from_array(array)))
 
     def broadcast(self, value: SSAValue, dims: Sequence[int], shape: Sequence[int]) -> SSAValue:
-        element = value.type.get_element_type()  # type: ignore[attr-defined]
-        if tuple(value.type.get_shape()) == tuple(shape):  # type: ignore[attr-defined]
+        element = shaped_type(value).get_element_type()
+        if tuple(shaped_type(value).get_shape()) == tuple(shape):
             return value
         return self.insert(
             shape_ops.BroadcastInDimOp(value, list(dims), TensorType(element, list(shape)))
@@ -270,7 +271,7 @@ def _generic(im: Importer, op: Operation) -> SSAValue:
         return _to_output(im, scalars[yielded], maps[-1], domain, out_shape, op)
     kind, combiner = COMBINERS[type(combine)]
     kept_shape = [n for d, n in enumerate(domain) if d not in reduced]
-    element = init.type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(init).get_element_type()
     total = im.insert(ReduceOp(kind, scalars[yielded], reduced, TensorType(element, kept_shape)))
     kept_map = [d for d in range(len(domain)) if d not in reduced]
     total = _to_output(im, total, maps[-1], domain, out_shape, op, kept_map)
@@ -293,8 +294,8 @@ def _domain(op: GenericOp, maps) -> list[int]:
 
 def _over_domain(im: Importer, value: SSAValue, amap, domain, op) -> SSAValue:
     """`value`, read through `amap`, as a tensor of the whole loop domain."""
-    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
-    element = value.type.get_element_type()  # type: ignore[attr-defined]
+    shape = list(shaped_type(value).get_shape())
+    element = shaped_type(value).get_element_type()
     dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
     if len(dims) != len(shape):  # drop the dims read at 0 (size 1)
         kept = [n for n, e in zip(shape, amap.results, strict=True) if isinstance(e, AffineDimExpr)]

@@ -90,6 +90,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from tracejit.ir import upstream_memref
 from tracejit.ir.host import host_vector_target
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.tile_matvec import is_small_matvec, match_matvec, tile_matvec
@@ -544,7 +545,7 @@ def zero_fill_before(match: MatmulGeneric) -> GenericOp | None:
     fill, c = match.op.prev_op, match.op.outputs[0]
     if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c]:
         return None
-    rank = len(c.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shaped_type(c).get_shape())
     if fill.get_indexing_maps().data[0].data != AffineMap.identity(rank):
         return None
     if any(it.data != IteratorType.PARALLEL for it in fill.get_iterator_types()):
@@ -567,7 +568,7 @@ def static_extent(op: GenericOp, dim: int | None) -> int:
     if dim is None:
         return 1
     sizes = [
-        operand.type.get_shape()[position]  # type: ignore[attr-defined]
+        shaped_type(operand).get_shape()[position]
         for operand, attr in zip(op.operands, op.get_indexing_maps(), strict=True)
         for position, expr in enumerate(attr.data.results)
         if expr == AffineExpr.dimension(dim)

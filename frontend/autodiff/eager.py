@@ -97,9 +97,9 @@ class EagerRecord:
             seeds = [cotangents.get(id(o)) for o in call.outputs]
             if all(s is None for s in seeds):
                 continue
-            seeds = [np.zeros_like(o) if s is None else s for o, s in zip(call.outputs, seeds,
-                                                                           strict=True)]
-            arg_grads, var_grads = run_vjp(call, seeds)
+            filled = [np.zeros_like(o) if s is None else s for o, s in zip(call.outputs, seeds,
+                                                                            strict=True)]
+            arg_grads, var_grads = run_vjp(call, filled)
             for leaf, grad in zip(flatten((call.args, call.kwargs))[0], arg_grads, strict=True):
                 if grad is not None:
                     _add(cotangents, leaf, grad)

@@ -254,7 +254,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if not returned:
         return result
     x = as_tensor(a, _source_dtype(a))
-    return result, result.dtype.type(x.size / result.size)
+    sizes = x.size / result.size  # type: ignore[operator]  # None (unknown) fails as before
+    return result, result.dtype.type(sizes)
 
 
 @implements(np.var)
