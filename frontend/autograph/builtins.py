@@ -22,7 +22,7 @@ import numpy as np
 
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
@@ -41,7 +41,7 @@ def _scalar(value: Tensor, what: str) -> Tensor:
             )
         )
     # __array_function__: np.reshape of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return np.reshape(value, ()) if value.ndim else value  # type: ignore[return-value]
+    return dispatched(np.reshape(value, ())) if value.ndim else value
 
 
 def float_(value: Any = 0.0) -> Any:
@@ -257,7 +257,7 @@ def arange_(*args: Any, **kwargs: Any) -> Any:
     dim, value, axis = measured
     one = primitives.constant(np.asarray(1, np.int64))
     ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
-    counted: Tensor = np.cumsum(ones) - 1  # type: ignore[assignment]  # dispatched to Tensor
+    counted = dispatched(np.cumsum(ones)) - 1
     result = counted.astype(dtype) if dtype != np.int64 else counted
     result._is_array = True
     return result

@@ -34,7 +34,7 @@ from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import mutation, primitives, runtime_sizes
 from tracejit.frontend.staging.control_flow import Range, cond, while_loop
 from tracejit.frontend.staging.source_location import at_user_line, user_location
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.trace_warnings import is_numpy_random, warn_frozen_random
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
 from tracejit.ir.control_flow import IfOp, YieldOp
@@ -72,8 +72,8 @@ def truth(value: Tensor) -> Tensor:
         )
     # NumPy's stubs do not model __array_function__: on a Tensor these return a Tensor
     if value.ndim:
-        value = np.reshape(value, ())  # type: ignore[assignment]  # a Tensor
-    return value if value.dtype == np.bool_ else np.not_equal(value, 0)  # type: ignore[return-value]
+        value = dispatched(np.reshape(value, ()))
+    return value if value.dtype == np.bool_ else dispatched(np.not_equal(value, 0))
 
 
 def _as_bool(value: Any) -> Any:
@@ -623,7 +623,7 @@ def _with_extra(test: Tensor, extra_test) -> Tensor:
         return test
     extra = extra_test()
     if isinstance(extra, Tensor):
-        return np.logical_and(test, truth(extra))  # type: ignore[return-value]  # a Tensor
+        return dispatched(np.logical_and(test, truth(extra)))
     return test if extra else primitives.constant(np.asarray(False))
 
 

@@ -14,7 +14,7 @@ import numpy as np
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 
 def _target(fn: Any, array: Any) -> Tensor:
@@ -40,7 +40,7 @@ def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) ->
             )
         )
     if where is not True:
-        source = np.where(where, source, target)  # type: ignore[assignment]  # a Tensor
+        source = dispatched(np.where(where, source, target))
     target[...] = source
 
 

@@ -44,7 +44,7 @@ from tracejit.frontend.staging.dims import FULL_SLICES, UNKNOWN, Dim, sliced
 from tracejit.frontend.staging.mutation import make_view
 from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -276,7 +276,9 @@ def _fixed_window(first: Tensor, width: int, size: int, axis: int) -> tuple:
     """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`: `b - a`
     elements from `i + a`, which the kernel checks lie inside the dim. (NumPy would give
     fewer elements, or wrap a negative start: a different shape, refused at run time.)"""
-    fits: Tensor = np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))  # type: ignore[assignment]  # staged
+    fits = dispatched(
+        np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))
+    )
     primitives.assert_true(
         fits,
         at_user_line(

@@ -29,7 +29,7 @@ from tracejit.frontend.numpy_api.promotion import as_tensor, dtype_descriptor
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # Reductions NumPy cannot start on an empty axis, with the name its error message uses.
 _NO_IDENTITY = {"max": "maximum", "min": "minimum", "argmax": "argmax", "argmin": "argmin"}
@@ -235,9 +235,9 @@ def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
 def _squared_magnitude(x: Tensor) -> Tensor:
     """x * x, and for complex x re**2 + im**2 (a float: NumPy's _var on complex)."""
     if x.dtype.kind != "c":
-        return np.multiply(x, x)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.multiply(x, x))
     re, im = primitives.real(x), primitives.imag(x)
-    return np.add(np.multiply(re, re), np.multiply(im, im))  # type: ignore[return-value]
+    return dispatched(np.add(np.multiply(re, re), np.multiply(im, im)))
 
 
 @implements(np.mean)

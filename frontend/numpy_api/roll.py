@@ -24,7 +24,7 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # An axis's total shift: an int in [0, n), or a 0-d int64 tensor holding one.
 Offset = int | Tensor
@@ -96,7 +96,7 @@ def _offset(shift: Any, size: int) -> Offset:
 def _add(total: Offset, offset: Offset, size: int) -> Offset:
     if isinstance(total, int) and isinstance(offset, int):
         return (total + offset) % (size or 1)
-    return np.remainder(np.add(total, offset), size or 1)  # type: ignore[return-value]
+    return dispatched(np.remainder(np.add(total, offset), size or 1))
 
 
 def _roll_axis(x: Tensor, axis: int, offset: Offset) -> Tensor:

@@ -20,7 +20,7 @@ from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 
 # --- helpers shared by the shape, indexing and einsum modules ---------------------------
@@ -520,7 +520,9 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append:
             getitem(x, (*before, slice(None, -1))),
         )
         # __array_function__: on Tensors these return a Tensor (NumPy's stubs say ndarray)
-        x = np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)  # type: ignore[assignment]
+        x = dispatched(
+            np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)
+        )
     return x
 
 
@@ -614,7 +616,8 @@ def _triangle(fn: Any, m: Any, k: Any, lower: bool) -> Tensor:
     below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]
     keep = below if lower else ~below
     # __array_function__: np.where of Tensors is a Tensor (NumPy's stubs say ndarray)
-    return np.where(primitives.constant(keep), x, primitives.constant(np.zeros(1, x.dtype)))  # type: ignore[return-value]
+    mask = primitives.constant(keep)
+    return dispatched(np.where(mask, x, primitives.constant(np.zeros(1, x.dtype))))
 
 
 @implements(np.tril)

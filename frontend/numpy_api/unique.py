@@ -35,7 +35,7 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # The most elements np.unique takes of a size only the kernel knows (its n x n
 # comparisons are arrays then).
@@ -95,11 +95,11 @@ def _by_sorting(x: Tensor, v: Tensor, return_index, return_inverse, return_count
     if return_index:
         outputs.append(order[first])
     if return_inverse:
-        group: Tensor = np.cumsum(first.astype(np.intp)) - 1  # type: ignore[assignment]  # staged
+        group = dispatched(np.cumsum(first.astype(np.intp))) - 1
         outputs.append(primitives.reshape(group[np.argsort(order)], x.dims))
     if return_counts:
         last = np.concatenate([changes, one])  # the last of each run of equal values
-        outputs.append(np.flatnonzero(last) - np.flatnonzero(first) + 1)  # type: ignore[arg-type]  # staged: a Tensor
+        outputs.append(dispatched(np.flatnonzero(last)) - np.flatnonzero(first) + 1)
     return outputs
 
 
@@ -127,21 +127,22 @@ def _by_pairs(x: Tensor, v: Tensor, return_index, return_inverse, return_counts)
 
 
 def _flat(x: Tensor) -> Tensor:
-    return x if x.ndim == 1 else np.ravel(x)  # type: ignore[return-value]
+    return x if x.ndim == 1 else dispatched(np.ravel(x))
 
 
 def _same(a: Tensor, b: Tensor) -> Tensor:
     """a == b, NaN equal to NaN (broadcasting)."""
     if a.dtype.kind != "f":
-        return np.equal(a, b)  # type: ignore[return-value]
-    return np.logical_or(np.equal(a, b), np.logical_and(np.isnan(a), np.isnan(b)))  # type: ignore[return-value]
+        return dispatched(np.equal(a, b))
+    return dispatched(np.logical_or(np.equal(a, b), np.logical_and(np.isnan(a), np.isnan(b))))
 
 
 def _less(a: Tensor, b: Tensor) -> Tensor:
     """a < b in NumPy's sort order: NaN after every number (broadcasting)."""
     if a.dtype.kind != "f":
-        return np.less(a, b)  # type: ignore[return-value]
-    return np.logical_or(np.less(a, b), np.logical_and(np.isnan(b), np.logical_not(np.isnan(a))))  # type: ignore[return-value]
+        return dispatched(np.less(a, b))
+    less = np.less(a, b)
+    return dispatched(np.logical_or(less, np.logical_and(np.isnan(b), np.logical_not(np.isnan(a)))))
 
 
 def _positions(v: Tensor) -> Tensor:

@@ -33,7 +33,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 Forward = Callable[[Tensor], Tensor]
 Backward = Callable[[Tensor, Tensor], Tensor]
@@ -261,7 +261,7 @@ def _as_value(value: Any, dtype: np.dtype) -> Tensor:
     if isinstance(value, int | float | complex) and not isinstance(value, bool):
         return primitives.constant(np.asarray(value).astype(dtype, casting="unsafe"))
     if isinstance(value, list | tuple) and any(_has_tensor(v) for v in value):
-        return np.asarray(value)  # type: ignore[return-value]  # np.array of tensors: a Tensor
+        return dispatched(np.asarray(value))
     return primitives.constant(np.asarray(value))
 
 
@@ -350,7 +350,7 @@ def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
     if update.size == 1:
         update = primitives.reshape(update, ())
     wide = primitives.reshape(mask, [*mask.dims, *([1] * len(trailing))])
-    return np.where(wide, primitives.cast(update, tensor.dtype), tensor)  # type: ignore[return-value]
+    return dispatched(np.where(wide, primitives.cast(update, tensor.dtype), tensor))
 
 
 def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
@@ -376,7 +376,7 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
         update = Tensor(update.value, positions.dims)
     # a new root's flat view: the scatter's result is assigned below (np.ravel of a Tensor
     # is a Tensor; NumPy's stubs say ndarray)
-    flat: Tensor = np.ravel(tensor.copy())  # type: ignore[assignment]
+    flat = dispatched(np.ravel(tensor.copy()))
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(flat, positions, primitives.cast(update, tensor.dtype), message)
     return primitives.reshape(new, tensor.dims)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -23,6 +23,20 @@ from tracejit.frontend.staging import runtime_sizes
 from tracejit.frontend.staging.array_operators import ArrayOperators
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
+
+
+def dispatched(result: object) -> Tensor:
+    """A NumPy call's result on Tensor operands, which is a Tensor: NumPy hands the call to
+    `Tensor.__array_function__` / `__array_ufunc__`, which stage it. NumPy's stubs do not
+    model that dispatch and say ndarray; this says Tensor once (a cast, no run-time check)."""
+    return cast(Tensor, result)
+
+
+def staged(function: Callable[..., object], *args: object, **kwargs: object) -> Tensor:
+    """`function(*args, **kwargs)` of a NumPy function on a Tensor, as `dispatched` says; for
+    calls whose other arguments (`order` strings and the like, passed through as given and
+    checked by the implementation) NumPy's overloads would refuse."""
+    return dispatched(function(*args, **kwargs))
 
 
 def _dims_of(value: SSAValue, shape: tuple) -> tuple:
@@ -311,7 +325,7 @@ class Tensor(ArrayOperators):
 
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
     # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
-    # `order` and friends are passed through as given (the ignores below say so).
+    # `order` and friends are passed through as given (`dispatched` and `staged` say so).
     def __getitem__(self, key: Any) -> Tensor:
         from tracejit.frontend.numpy_api.indexing import getitem
 
@@ -319,34 +333,34 @@ class Tensor(ArrayOperators):
 
     @property
     def T(self) -> Tensor:
-        return np.transpose(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.transpose(self))
 
     def reshape(self, *shape: Any, order: str = "C") -> Tensor:
-        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        return staged(np.reshape, self, shape[0] if len(shape) == 1 else shape, order=order)
 
     def transpose(self, *axes: Any) -> Tensor:
         single = len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list))
-        return np.transpose(self, (axes[0] if single else axes) or None)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.transpose(self, (axes[0] if single else axes) or None))
 
     def ravel(self, order: str = "C") -> Tensor:
-        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        return staged(np.ravel, self, order=order)
 
     def flatten(self, order: str = "C") -> Tensor:
         """A copy, flat (NumPy's `flatten` never returns a view, unlike `ravel`)."""
-        flat = np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        flat = staged(np.ravel, self, order=order)
         return Tensor(flat.value, flat.dims)
 
     def squeeze(self, axis: Any = None) -> Tensor:
-        return np.squeeze(self, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.squeeze(self, axis=axis))
 
     def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
-        return np.swapaxes(self, axis1, axis2)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.swapaxes(self, axis1, axis2))
 
     def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
-        return np.take(self, indices, axis=axis, out=out, mode=mode)  # type: ignore[call-overload]  # dispatched to Tensor
+        return staged(np.take, self, indices, axis=axis, out=out, mode=mode)
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
-        return np.repeat(self, repeats, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.repeat(self, repeats, axis=axis))
 
     # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
     def __eq__(self, other):
@@ -386,7 +400,7 @@ class Tensor(ArrayOperators):
     def conj(self) -> Tensor:
         if self.dtype.kind != "c":
             return self  # NumPy's method returns a real array itself (the ufunc copies)
-        return np.conjugate(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.conjugate(self))
 
     conjugate = conj
 
@@ -441,7 +455,7 @@ class Tensor(ArrayOperators):
 
     def nonzero(self) -> tuple[Tensor, ...]:
         """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
-        return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return np.nonzero(self)  # type: ignore[return-value]  # a tuple of Tensors (dispatched)
 
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (not a view: writes to it stay in it)."""
@@ -464,7 +478,7 @@ class Tensor(ArrayOperators):
                     "convert to a scalar (NumPy raises here too)"
                 )
             )
-        element: Tensor = np.reshape(self, ())  # type: ignore[assignment]  # dispatched to Tensor
+        element = dispatched(np.reshape(self, ()))
         return Tensor(element.value, element.dims)  # a new scalar, not a view of self
 
 
