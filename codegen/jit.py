@@ -204,7 +204,7 @@ class Kernel:
         self.raw = ctypes_prototype(signature)(address)
         self.raw.engine = engine  # whoever keeps only `raw` keeps the machine code alive
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: object) -> Any:
         return self.raw(*self.signature.call_args(args))
 
 

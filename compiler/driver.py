@@ -300,7 +300,7 @@ def is_cached(
     return cache.path(_cache_key(module, pipeline, check_bounds)).is_file()
 
 
-def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
+def _build_library(cache: Any, key: str, sites: list, llvm_ir: Any) -> None:
     """Start linking the entry's shared library (`codegen/shared_library.py`), which a later
     process loads without LLVM; modules with run-time callbacks bind them per process, so they
     keep using the object code."""

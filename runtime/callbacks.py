@@ -83,7 +83,7 @@ class CallbackSet:
         )
         action = self._printer(site) if site.kind == PRINT_ATTR else self._caller(site)
 
-        def callback(*raw: Any) -> int:
+        def callback(*raw: object) -> int:
             try:
                 action(self._arrays(site, dtypes, raw))
                 return 0

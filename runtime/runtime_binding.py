@@ -41,7 +41,7 @@ _pending: list[tuple[weakref.ref, list[tuple[str, int]]]] = []
 _compiler: threading.Thread | None = None
 
 
-def bind(owner: Any, engine: Any) -> None:
+def bind(owner: object, engine: Any) -> None:
     """Fill in `engine`'s runtime globals now if the runtime is compiled, else when it is
     (`owner` keeps the engine's code alive: its slots are written only while it lives)."""
     slots = [(name, engine.get_global_value_address(name)) for name in GLOBALS]

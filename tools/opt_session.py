@@ -187,7 +187,7 @@ class Session:
         self.timing.add_compile(time.perf_counter() - start, compiled)
         return compiled
 
-    def run_function(self, lowered: ModuleOp | None, compiled: Any) -> str:
+    def run_function(self, lowered: ModuleOp | None, compiled: object) -> str:
         from tracejit.tools import run_module
 
         if self.concrete is not None:

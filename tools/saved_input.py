@@ -34,7 +34,7 @@ def loaded_function(target: str) -> Any:
     from tracejit.tools.opt_args import UsageError
 
     directory, _, name = target.rpartition(":")
-    found: Any = load(directory)
+    found: object = load(directory)
     if isinstance(found, LoadedFunction):
         if name not in ("", found.__name__):
             raise UsageError(f"{directory} holds one function, '{found.__name__}', not '{name}'")
@@ -159,7 +159,7 @@ def _spec_text(spec: Any) -> str:
     return f"{short}[{','.join('?' if d is None else str(d) for d in spec.shape)}]"
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     from tracejit.frontend.staging.tensor_spec import TensorSpec
 
     if isinstance(value, TensorSpec):

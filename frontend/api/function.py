@@ -382,7 +382,7 @@ class Function:
         return None
 
     # --- methods -----------------------------------------------------------------------
-    def __get__(self, instance: Any, owner: type | None = None) -> Function | BoundFunction:
+    def __get__(self, instance: object, owner: type | None = None) -> Function | BoundFunction:
         """As a method: bind the instance, a leaf keyed by identity (one trace per object);
         the input_signature then describes the arguments after it, as in TensorFlow."""
         if self._binding == "class":  # bound to the class, from the class or an instance
@@ -391,11 +391,11 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
-    def _call_method(self, instance: Any, args: tuple, kwargs: dict) -> Any:
+    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> Any:
         return self._call((instance, *args), kwargs, method=True)
 
     def _method_concrete_function(
-        self, instance: Any, args: tuple, kwargs: dict
+        self, instance: object, args: tuple, kwargs: dict
     ) -> BoundConcreteFunction:
         concrete = self._concrete_function(
             args, kwargs, self._signature_for(method=True), bound_to=(instance,)
@@ -430,7 +430,7 @@ class Function:
 class BoundFunction:
     """A `tj.Function` defined as a method, bound to one instance."""
 
-    def __init__(self, function: Function, instance: Any):
+    def __init__(self, function: Function, instance: object):
         self._function = function
         self._instance = instance
         functools.update_wrapper(self, function.python_function)
@@ -461,7 +461,7 @@ class BoundConcreteFunction:
     """A method's ConcreteFunction (traced for one instance), called without `self`."""
 
     def __init__(
-        self, concrete: ConcreteFunction | RankPolymorphicConcreteFunction, instance: Any
+        self, concrete: ConcreteFunction | RankPolymorphicConcreteFunction, instance: object
     ):
         self._concrete = concrete
         self._instance = instance
@@ -529,7 +529,7 @@ def _tensor_annotated(signature: inspect.Signature) -> set[str]:
     }
 
 
-def _as_array(value: Any) -> Any:
+def _as_array(value: object) -> Any:
     import numpy as np
 
     if isinstance(value, bool | int | float | list | tuple):
@@ -544,14 +544,14 @@ _DEPRECATED = {
 
 
 def function(
-    func: Any = None,
+    func: object = None,
     *,
-    input_signature: Any = None,
+    input_signature: object = None,
     autograph: bool = True,
     jit_compile: bool | None = None,
     reduce_retracing: bool = False,
     experimental_implements: str | None = None,
-    experimental_autograph_options: Any = None,
+    experimental_autograph_options: object = None,
     experimental_relax_shapes: bool | None = None,
     experimental_compile: bool | None = None,
     experimental_follow_type_hints: bool = False,

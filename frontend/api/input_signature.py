@@ -26,7 +26,7 @@ from tracejit.runtime.structure import TreeDef, flatten, flatten_up_to, leaf_own
 
 
 class InputSignature:
-    def __init__(self, specs: Any, signature: inspect.Signature, skip: int = 0):
+    def __init__(self, specs: object, signature: inspect.Signature, skip: int = 0):
         if not isinstance(specs, list | tuple):
             raise TypeError("input_signature must be a list or tuple of tj.TensorSpec")
         spec_leaves, self.treedef = flatten(list(specs))
@@ -136,7 +136,7 @@ class InputSignature:
         )
 
 
-def _unknown_dims(leaf: Any) -> tuple[None, ...]:
+def _unknown_dims(leaf: object) -> tuple[None, ...]:
     """Every dim of `leaf` unknown (a spec of unknown rank is not traced)."""
     n = rank(leaf)
     assert n is not None
@@ -150,7 +150,7 @@ def rank(leaf: Any) -> int | None:
     return np.ndim(leaf)
 
 
-def _convert(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
+def _convert(value: object, spec: TensorSpec, allow_specs: bool) -> Any:
     if isinstance(value, TensorSpec):
         if not allow_specs or value.dtype != spec.dtype or not _shapes_compatible(value, spec):
             raise ValueError(f"got {value!r}")
@@ -180,7 +180,7 @@ def _describe(array: np.ndarray) -> str:
     return f"an array of dtype {array.dtype} and shape {array.shape}"
 
 
-def _is_scalar(leaf: Any) -> bool:
+def _is_scalar(leaf: object) -> bool:
     return isinstance(leaf, np.generic)
 
 

@@ -61,7 +61,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list, strict=True))
 
-    def update(self, variable: Variable, grad: Any, step: Any) -> None:
+    def update(self, variable: Variable, grad: Any, step: object) -> None:
         raise NotImplementedError
 
 

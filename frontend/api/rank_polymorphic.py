@@ -54,7 +54,7 @@ class RankPolymorphicConcreteFunction:
         self._by_ranks: dict[tuple[int, ...], Any] = {}
 
     # --- the trace for given ranks -------------------------------------------------------
-    def concrete_for(self, *args: Any, **kwargs: Any) -> Any:
+    def concrete_for(self, *args: object, **kwargs: object) -> Any:
         """The ConcreteFunction (of one rank) these arguments run, traced if need be."""
         return self.concrete_for_leaves(self._leaves_of(args, kwargs))
 
@@ -77,7 +77,7 @@ class RankPolymorphicConcreteFunction:
         """The traces made so far, one per combination of ranks."""
         return list(self._by_ranks.values())
 
-    def _rank_of(self, leaf: Any, spec: TensorSpec) -> int:
+    def _rank_of(self, leaf: object, spec: TensorSpec) -> int:
         if isinstance(leaf, TensorSpec):
             if leaf.shape is None:
                 raise TypeError("a concrete function needs the rank of every input to run")
@@ -114,7 +114,7 @@ class RankPolymorphicConcreteFunction:
             )
         return leaves
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self.concrete_for(*args, **kwargs)(*args, **kwargs)
 
     # --- introspection, as a ConcreteFunction ----------------------------------------------
@@ -162,7 +162,7 @@ class RankPolymorphicConcreteFunction:
         return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
 
 
-def _template_leaf(leaf: Any) -> Any:
+def _template_leaf(leaf: object) -> Any:
     if isinstance(leaf, TensorSpec):
         return leaf
     if is_tensor_leaf(leaf):  # an array given next to a spec of unknown rank: its spec
@@ -171,7 +171,7 @@ def _template_leaf(leaf: Any) -> Any:
     return key if isinstance(key, IdentityKey) else leaf
 
 
-def _is_python(value: Any) -> bool:
+def _is_python(value: object) -> bool:
     return not isinstance(value, TensorSpec | IdentityKey)
 
 
@@ -199,7 +199,7 @@ def _merge_leaves(column: tuple) -> Any:
     return _NOT_TRACED
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: object, b: object) -> bool:
     try:
         return a is b or bool(type(a) is type(b) and a == b)
     except Exception:  # noqa: BLE001 - values without a plain truth value differ

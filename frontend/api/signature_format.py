@@ -46,7 +46,7 @@ def split_arguments(
 
 
 def pretty_signature(
-    signature: inspect.Signature, treedef: TreeDef, leaves: list[Any], outputs: Any
+    signature: inspect.Signature, treedef: TreeDef, leaves: list[Any], outputs: object
 ) -> str:
     names = list(signature.parameters)
     values = unflatten(treedef, named_leaves(treedef, leaves, names))
@@ -58,7 +58,7 @@ def pretty_signature(
     return "\n".join(lines)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     if isinstance(value, TensorSpec):
         return repr(TensorSpec(value.shape, value.dtype))
     if isinstance(value, list | tuple) and not hasattr(value, "_fields"):

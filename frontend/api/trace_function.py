@@ -75,7 +75,7 @@ def symbol_name(name: str) -> str:
 
 
 def trace(
-    python_function: Any,
+    python_function: object,
     signature: inspect.Signature,
     names: list[str],
     leaves: list[Any],

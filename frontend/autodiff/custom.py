@@ -60,7 +60,7 @@ def custom_gradient(f: Callable[..., Any]) -> Callable[..., Any]:
     per tensor argument (a single value when there is one)."""
 
     @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> Any:
         result, grad_fn = f(*args, **kwargs)
         if not is_tracing():
             return result  # eagerly (run_functions_eagerly): nothing records it
@@ -98,7 +98,7 @@ def apply(call: CustomGradient, cotangents: dict[SSAValue, Tensor]) -> list[Tens
                                                                               strict=True)]
 
 
-def _as_tensor(grad: Any, like: Tensor) -> Tensor:
+def _as_tensor(grad: object, like: Tensor) -> Tensor:
     import numpy as np
 
     if not isinstance(grad, Tensor):

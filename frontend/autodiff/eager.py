@@ -120,7 +120,7 @@ def _not_recorded_message() -> str:
     )
 
 
-def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray | None) -> None:
+def _add(store: dict[int, Any], key_object: object, grad: np.ndarray | None) -> None:
     if grad is None:
         return
     key = id(key_object)

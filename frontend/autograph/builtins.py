@@ -190,7 +190,7 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     like any other array. `np.empty` gives zeros: its contents are unspecified anyway, and
     a constant must not bake in whatever memory held."""
 
-    def staged(*args: Any, **kwargs: Any) -> Any:
+    def staged(*args: object, **kwargs: Any) -> Any:
         sized = _with_runtime_sizes(function, args, kwargs)
         if sized is not None:
             return sized
@@ -324,5 +324,5 @@ def setitem(value: Any, target: Any, key: Any) -> None:
     target[key] = value
 
 
-def _leaves(key: Any) -> tuple:
+def _leaves(key: object) -> tuple:
     return key if isinstance(key, tuple) else (key,)

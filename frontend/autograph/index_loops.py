@@ -71,7 +71,7 @@ def _trip_count(iterable: Any) -> int | None:
     return None
 
 
-def _traced(value: Any) -> bool:
+def _traced(value: object) -> bool:
     try:
         leaves = flatten(value)[0]
     except Exception:  # not a structure flatten knows: a plain Python object

@@ -76,11 +76,11 @@ def truth(value: Tensor) -> Tensor:
     return value if value.dtype == np.bool_ else dispatched(np.not_equal(value, 0))
 
 
-def _as_bool(value: Any) -> Any:
+def _as_bool(value: object) -> Any:
     return truth(value) if isinstance(value, Tensor) else bool(value)
 
 
-def not_(value: Any) -> Any:
+def not_(value: object) -> Any:
     if isinstance(value, Tensor):
         return np.logical_not(truth(value))
     return not value
@@ -118,7 +118,7 @@ def or_(*operands: Callable[[], Any]) -> Any:
     return value
 
 
-def if_exp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+def if_exp(test: object, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
     """`body() if test else orelse()`."""
     if isinstance(test, Tensor):
         return cond(truth(test), body, orelse)
@@ -150,7 +150,7 @@ def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
 
 
 # --- assert and return ------------------------------------------------------------------------
-def assert_stmt(test: Any, message: Callable[[], Any] | None) -> None:
+def assert_stmt(test: object, message: Callable[[], Any] | None) -> None:
     """`assert test, message`: a run-time check when `test` is a tensor."""
     if not isinstance(test, Tensor):
         if not test:
@@ -162,13 +162,13 @@ def assert_stmt(test: Any, message: Callable[[], Any] | None) -> None:
     primitives.assert_true(truth(test), f"AssertionError: {text}{where}")
 
 
-def ret(value: Any) -> Any:
+def ret(value: object) -> Any:
     """A function's return value, checked for variables without a value on some path."""
     check_defined(value)
     return value
 
 
-def check_defined(*values: Any) -> None:
+def check_defined(*values: object) -> None:
     for value in values:
         if isinstance(value, Undefined):
             value.fail()
@@ -207,7 +207,7 @@ setitem = builtins.setitem
 slice_ = slice
 
 
-def warn_if_random(function: Any) -> None:
+def warn_if_random(function: object) -> None:
     """Warn (once per user function) that an np.random call runs only while tracing."""
     if is_tracing() and is_numpy_random(function):
         warn_frozen_random(function, sys._getframe(2).f_code)
@@ -215,7 +215,7 @@ def warn_if_random(function: Any) -> None:
 
 # --- if ---------------------------------------------------------------------------------------
 def if_stmt(
-    test: Any,
+    test: object,
     body: Callable[[], None],
     orelse: Callable[[], None],
     get_state: GetState,
@@ -229,7 +229,7 @@ def if_stmt(
     _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
 
 
-def user_raise(exception: Any) -> Any:
+def user_raise(exception: object) -> Any:
     """`raise E` in converted code: marks `E` as raised by the user's code at this line, so
     a staged if can turn it into a run-time error of the branch that raises it."""
     if isinstance(exception, type) and issubclass(exception, BaseException):
@@ -250,7 +250,7 @@ class _ReturnsInOneBranch(Exception):
     if is staged again with the return value defined before it (zeros of its type), since
     the lowering reads it only where the return flag says it was set."""
 
-    def __init__(self, index: int, value: Any):
+    def __init__(self, index: int, value: object):
         self.index, self.value = index, value
 
 
@@ -397,7 +397,7 @@ def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> 
                     )
 
 
-def _guard_outside(value: Any, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
+def _guard_outside(value: object, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
     """The guard of a branch's value as (flag, message) when its flag is defined outside
     the if; None when the value is not guarded; False when its flag is inside the if."""
     # the raw values: `.value` of a view would take it again from its parent, here
@@ -435,7 +435,7 @@ def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], wh
 
 
 # --- containers changed in place (`d["k"] = t`, `xs.append(t)`) are branch/loop state ---------
-def _is_container(value: Any) -> bool:
+def _is_container(value: object) -> bool:
     return isinstance(value, list | dict)
 
 
@@ -444,7 +444,7 @@ def fresh_containers(state: tuple) -> tuple:
     function's constants, which `c += 1` would change while the branch is traced, whichever
     branch runs), so that each staged branch changes its own copy and the traced values of
     one never leak into the other."""
-    def fresh(value: Any) -> Any:
+    def fresh(value: object) -> Any:
         if _is_container(value):
             leaves, treedef = flatten(value)
             return unflatten(treedef, [fresh(leaf) for leaf in leaves])
@@ -472,7 +472,7 @@ def _display(name: str) -> str:
     return "the return value" if is_return_value(name) else name
 
 
-def _spec_of(value: Any) -> tuple | None:
+def _spec_of(value: object) -> tuple | None:
     """(shape, dtype) of a tensor or number (to build a placeholder), else None."""
     if isinstance(value, PartiallyDefined):
         return value.spec
@@ -507,7 +507,7 @@ def while_stmt(
 
 # --- for --------------------------------------------------------------------------------------
 def for_stmt(
-    iterable: Any,
+    iterable: object,
     extra_test: Callable[[], Any] | None,
     body: Callable[[Any], None],
     get_state: GetState,
@@ -537,7 +537,7 @@ def for_stmt(
         _python_for(loop, iterable, extra_test, body)
 
 
-def _staged_index_loop(loop: _Loop, iterable: Any, extra_test, body) -> None:
+def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
     """A Python `range`, 1-d NumPy array or `enumerate` of one iterated by a staged loop
     (index_loops.py)."""
     if isinstance(iterable, range):
@@ -671,10 +671,10 @@ class _Loop:
             self.set_state(tuple(state))
             return values[: len(counter)]
 
-        def cond_fn(*values: Any) -> Any:
+        def cond_fn(*values: object) -> Any:
             return test(*enter(values))
 
-        def body_fn(*values: Any) -> tuple:
+        def body_fn(*values: object) -> tuple:
             count = enter(values)
             body(*count)
             state = self.get_state()
@@ -770,7 +770,7 @@ def _inherited_guards(init: list, carried: list[int]) -> dict[int, tuple[Tensor,
     return guards
 
 
-def _guard(value: Any, flag: Tensor, message: str) -> list[SSAValue]:
+def _guard(value: object, flag: Tensor, message: str) -> list[SSAValue]:
     """Make every read of `value`'s tensors check `flag` at run time; return them."""
     values = [leaf._value for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
     for guarded in values:
@@ -778,7 +778,7 @@ def _guard(value: Any, flag: Tensor, message: str) -> list[SSAValue]:
     return values
 
 
-def _assigned(value: Any, carried: set[SSAValue]) -> Tensor:
+def _assigned(value: object, carried: set[SSAValue]) -> Tensor:
     """Whether a variable was assigned by the end of a loop body: its flag if it still
     holds a guarded value (unchanged, or from an inner staged loop), else True. The loop
     carries that flag, so the body yielding the value is no read (added to `carried`)."""
@@ -807,11 +807,11 @@ def _pass_through(inits: list[Any], guarded_args: set[SSAValue]) -> None:
                 trace.pass_throughs.add((arg, use.operation))
 
 
-def _has_spec(value: Any) -> bool:
+def _has_spec(value: object) -> bool:
     return all(_spec_of(leaf) is not None for leaf in flatten(value)[0])
 
 
-def _zeros_like(value: Any) -> Any:
+def _zeros_like(value: object) -> Any:
     """A value of `value`'s structure, dtypes and shapes, all zeros (None if it has leaves
     that are not tensors or numbers)."""
     leaves, treedef = flatten(value)
@@ -847,7 +847,7 @@ def _unbound(name: str, where: str) -> str:
     )
 
 
-def _type_of(leaf: Any):
+def _type_of(leaf: object):
     if isinstance(leaf, Tensor):
         return leaf.value.type
     array = np.asarray(leaf)

@@ -37,7 +37,7 @@ class Undefined:
 
     error: type[Exception] = UnboundLocalError  # what reading it raises
 
-    def fail(self, *args: Any, **kwargs: Any) -> Any:
+    def fail(self, *args: object, **kwargs: object) -> Any:
         raise self.error(at_user_line(self.message()))
 
     def __repr__(self) -> str:
@@ -89,7 +89,7 @@ class LoopLocal(Undefined):
         )
 
 
-def is_undefined(value: Any) -> bool:
+def is_undefined(value: object) -> bool:
     return isinstance(value, Undefined)
 
 

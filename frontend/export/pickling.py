@@ -171,7 +171,7 @@ def _resolve(module_name: str, qualname: str, must: bool = False) -> Any:
     if "<locals>" in qualname or "<lambda>" in qualname:
         return None
     if must:
-        target: Any = importlib.import_module(module_name)
+        target: object = importlib.import_module(module_name)
     else:
         target = sys.modules.get(module_name)  # never import while pickling
     for part in qualname.split("."):

@@ -35,13 +35,13 @@ from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
-def contains_tensor(x: Any) -> bool:
+def contains_tensor(x: object) -> bool:
     if isinstance(x, Tensor):
         return True
     return isinstance(x, list | tuple) and any(contains_tensor(e) for e in x)
 
 
-def array_dtype(x: Any) -> np.dtype:
+def array_dtype(x: object) -> np.dtype:
     """The dtype `np.array(x)` gives `x`: a tensor's own, a constant part's as NumPy
     discovers it, promoted over every element."""
     if isinstance(x, Tensor | np.ndarray):
@@ -68,7 +68,7 @@ def array_of(x: Any, dtype: Any = None) -> Tensor:
     return _build(x, dtype, ())
 
 
-def _build(x: Any, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
+def _build(x: object, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
     """`x` as a tensor of `dtype`; `outer` holds the lengths of the enclosing lists."""
     if isinstance(x, Tensor):
         return primitives.cast(x, dtype)
@@ -102,26 +102,26 @@ def _no_copy_possible(x: Any, dtype: Any) -> bool:
     return not isinstance(x, Tensor) or (dtype is not None and np.dtype(dtype) != x.dtype)
 
 
-def _check_like(fn: Callable, like: Any) -> None:
+def _check_like(fn: Callable, like: object) -> None:
     if like is not None:
         raise unsupported(fn, "(..., like=...)")
 
 
-def _check_device(fn: Callable, device: Any) -> None:
+def _check_device(fn: Callable, device: object) -> None:
     if device not in (None, "cpu"):
         raise unsupported(fn, f"(..., device={device!r})")
 
 
 def staged_array(
-    object: Any,
-    dtype: Any = None,
+    object: object,
+    dtype: object = None,
     *,
-    copy: Any = True,
-    order: Any = "K",
+    copy: object = True,
+    order: object = "K",
     subok: bool = False,
     ndmin: int = 0,
     ndmax: int = 0,
-    like: Any = None,
+    like: object = None,
 ) -> Tensor:
     """`np.array` of values involving tensors (a new array: arrays are values in a trace,
     so `order` and `subok` change nothing)."""
@@ -137,13 +137,13 @@ def staged_array(
 
 
 def staged_asarray(
-    a: Any,
-    dtype: Any = None,
-    order: Any = None,
+    a: object,
+    dtype: object = None,
+    order: object = None,
     *,
-    device: Any = None,
-    copy: Any = None,
-    like: Any = None,
+    device: object = None,
+    copy: object = None,
+    like: object = None,
 ) -> Tensor:
     """`np.asarray` / `np.asanyarray` of values involving tensors."""
     _check_like(np.asarray, like)
@@ -157,7 +157,7 @@ def staged_asarray(
 
 
 @implements(np.copy)
-def copy(a: Any, order: Any = "K", subok: bool = False) -> Tensor:
+def copy(a: object, order: object = "K", subok: bool = False) -> Tensor:
     """`np.copy(t)`: the same values (arrays are values in a trace)."""
     result = array_of(a)
     return _new_array(result) if result is a else _marked_array(result)
@@ -187,7 +187,7 @@ def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[.
     """`numpy_fn` itself, unless called while tracing on values involving tensors (or
     tj.Variables, which are read)."""
 
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         if is_tracing():
             args = _read_variables(args)
             kwargs = {k: _read_variables(v) for k, v in kwargs.items()}

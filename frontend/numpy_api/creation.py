@@ -40,7 +40,7 @@ def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
     return (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(d) for d in shape)
 
 
-def _check_device(fn: Callable, device: Any) -> None:
+def _check_device(fn: Callable, device: object) -> None:
     if device not in (None, "cpu"):
         raise unsupported(fn, f"(..., device={device!r})")
 
@@ -80,7 +80,7 @@ def _constant_like(numpy_fn: Callable, fill: int) -> Callable[..., Tensor]:
     return like
 
 
-def _has_unknown_dims(a: Any) -> bool:
+def _has_unknown_dims(a: object) -> bool:
     return isinstance(a, Tensor) and None in a.shape
 
 

@@ -21,7 +21,7 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.tensor import Tensor
 
 
-def _scan(kind: str, numpy_fn: Any, a: Any, axis: Any, dtype: Any, out: Any) -> Tensor:
+def _scan(kind: str, numpy_fn: Any, a: object, axis: Any, dtype: Any, out: object) -> Tensor:
     if out is not None:
         raise unsupported(numpy_fn, "(..., out=...)")
     x = array_of(a)
@@ -45,10 +45,10 @@ def _logical_scan(kind: str, x: Tensor, axis: int) -> Tensor:
 
 
 @implements(np.cumsum)
-def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
+def cumsum(a: object, axis: Any = None, dtype: Any = None, out: object = None) -> Tensor:
     return _scan("sum", np.cumsum, a, axis, dtype, out)
 
 
 @implements(np.cumprod)
-def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
+def cumprod(a: object, axis: Any = None, dtype: Any = None, out: object = None) -> Tensor:
     return _scan("prod", np.cumprod, a, axis, dtype, out)

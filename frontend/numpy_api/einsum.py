@@ -193,7 +193,9 @@ def _result_dtype(subscripts: str, tensors: Sequence[Tensor], dtype: Any) -> np.
 
 
 @implements(np.einsum)
-def einsum(*operands: Any, out: Any = None, optimize: Any = False, **kwargs: Any) -> Tensor:
+def einsum(
+    *operands: object, out: object = None, optimize: object = False, **kwargs: object,
+) -> Tensor:
     if out is not None or not operands or not isinstance(operands[0], str):
         raise NotImplementedError(
             at_user_line("np.einsum is supported with a subscripts string and no out=")
@@ -218,7 +220,7 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **kwargs: Any
 
 
 @implements(np.outer)
-def outer(a: Any, b: Any, out: Any = None) -> Tensor:
+def outer(a: object, b: object, out: object = None) -> Tensor:
     if out is not None:
         raise NotImplementedError(at_user_line("np.outer(..., out=...) is not supported"))
     x, y = static_tensor(np.outer, a), static_tensor(np.outer, b)
@@ -228,7 +230,7 @@ def outer(a: Any, b: Any, out: Any = None) -> Tensor:
 
 
 @implements(np.inner)
-def inner(a: Any, b: Any, /) -> Tensor:
+def inner(a: object, b: object, /) -> Tensor:
     x, y = static_tensor(np.inner, a), static_tensor(np.inner, b)
     if x.ndim == 0 or y.ndim == 0:
         return dispatched(np.multiply(x, y))

@@ -29,7 +29,7 @@ def _target(fn: Any, array: Any) -> Tensor:
 
 
 @implements(np.copyto)
-def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -> None:
+def copyto(dst: object, src: object, casting: Any = "same_kind", where: Any = True) -> None:
     target = _target(np.copyto, dst)
     source = tensor_of(src)
     if not np.can_cast(source.dtype, target.dtype, casting):
@@ -45,7 +45,7 @@ def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) ->
 
 
 @implements(np.put)
-def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+def put(a: object, ind: object, v: object, mode: str = "raise") -> None:
     if mode != "raise":
         raise NotImplementedError(at_user_line("np.put with mode other than 'raise'"))
     target = _target(np.put, a)
@@ -60,7 +60,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
 
 
 @implements(np.fill_diagonal)
-def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+def fill_diagonal(a: object, val: object, wrap: bool = False) -> None:
     target = _target(np.fill_diagonal, a)
     if target.ndim < 2 or (target.ndim > 2 and len(set(target.shape)) != 1):
         raise ValueError(at_user_line("All dimensions of input must be of equal length"))

@@ -92,7 +92,7 @@ def _array_entry(array: np.ndarray) -> Entry:
     return Entry(Kind.INT, int(array)) if array.ndim == 0 else Entry(Kind.ARRAY, array)
 
 
-def _entry(item: Any) -> Entry | None:
+def _entry(item: object) -> Entry | None:
     """One key item classified; None for `...` (expanded by the caller)."""
     if item is Ellipsis:
         return None
@@ -115,7 +115,7 @@ def _entry(item: Any) -> Entry | None:
     raise IndexError(at_user_line(_VALID))
 
 
-def read_key(key: Any, ndim: int) -> list[Entry]:
+def read_key(key: object, ndim: int) -> list[Entry]:
     """The key's entries with `...` (or the missing tail) expanded into full slices."""
     items = key if isinstance(key, tuple) else (key,)
     entries = [_entry(item) for item in items]
@@ -264,7 +264,7 @@ def _offset(tensor: Tensor) -> tuple[SSAValue, int]:
     return value, offset
 
 
-def _fixed_width(first: Any, stop: Any, stride: int) -> int | None:
+def _fixed_width(first: object, stop: Any, stride: int) -> int | None:
     """The element count of `x[i + a : i + b]` (b - a, whatever `i` is), or None."""
     if stride != 1 or not (isinstance(first, Tensor) and isinstance(stop, Tensor)):
         return None
@@ -423,7 +423,7 @@ def _linear_index(
     return linear
 
 
-def _separated_in_key(key: Any) -> bool:
+def _separated_in_key(key: object) -> bool:
     """NumPy's adjacency rule reads the key as written: a `...` between two index arrays
     separates them even where it stands for no dim (`x[:, 0, ..., idx]` of a 3-d x)."""
     items = key if isinstance(key, tuple) else (key,)
@@ -498,7 +498,7 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
     return out if adjacent else [*index_shape, *out]
 
 
-def getitem(x: Tensor, key: Any) -> Tensor:
+def getitem(x: Tensor, key: object) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
     if has_mask(key):
         return getitem_with_mask(x, key)
@@ -516,7 +516,9 @@ def getitem(x: Tensor, key: Any) -> Tensor:
 
 
 @implements(np.take)
-def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tensor:
+def take(
+    a: object, indices: Any, axis: Any = None, out: object = None, mode: str = "raise",
+) -> Tensor:
     if out is not None or mode != "raise":
         raise NotImplementedError(
             at_user_line("np.take with out= or mode other than 'raise' is not supported")

@@ -35,7 +35,7 @@ _NO_0D = (
 
 
 @implements(np.argwhere)
-def argwhere(a: Any) -> Tensor:
+def argwhere(a: object) -> Tensor:
     return primitives.nonzero(tensor_of(a))
 
 
@@ -47,7 +47,7 @@ def column(coordinates: Tensor, axis: int) -> Tensor:
 
 
 @implements(np.nonzero)
-def nonzero(a: Any) -> tuple[Tensor, ...]:
+def nonzero(a: object) -> tuple[Tensor, ...]:
     x = tensor_of(a)
     if x.ndim == 0:
         raise ValueError(at_user_line(_NO_0D))
@@ -63,17 +63,17 @@ def flat_indices(x: Tensor, of: Tensor | None = None) -> Tensor:
 
 
 @implements(np.flatnonzero)
-def flatnonzero(a: Any) -> Tensor:
+def flatnonzero(a: object) -> Tensor:
     return flat_indices(tensor_of(a))
 
 
-def where_one_argument(condition: Any) -> tuple[Tensor, ...]:
+def where_one_argument(condition: object) -> tuple[Tensor, ...]:
     """`np.where(condition)`: NumPy's `np.asarray(condition).nonzero()`."""
     return nonzero(condition)
 
 
 @implements(np.count_nonzero)
-def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Tensor:
+def count_nonzero(a: object, axis: Any = None, *, keepdims: bool = False) -> Tensor:
     """The number of non-zero elements (over `axis`), as intp: a sum of `x != 0`."""
     x = tensor_of(a)
     axes = normalize_axes(axis, x.ndim)

@@ -25,7 +25,7 @@ from tracejit.frontend.staging.tensor import Tensor
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 
-def dtype_descriptor(x: Any) -> np.dtype | type:
+def dtype_descriptor(x: object) -> np.dtype | type:
     """What `resolve_dtypes` needs: a dtype, or the Python type for a weak scalar."""
     if isinstance(x, Tensor):
         return weak_type(x) or x.dtype
@@ -43,7 +43,7 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
 _WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
 
 
-def weak_type(x: Any) -> type | None:
+def weak_type(x: object) -> type | None:
     """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
     complex, or a weak tensor standing for one; None for anything else (bools and NumPy
     scalars are strong)."""
@@ -65,13 +65,13 @@ def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...
         raise TypeError(at_user_line(f"np.{ufunc.__name__}: {error}")) from None
 
 
-def _strong(x: Any, descriptor: np.dtype | type) -> np.dtype | type:
+def _strong(x: object, descriptor: np.dtype | type) -> np.dtype | type:
     """A weak tensor's own dtype (int64/float64, what NumPy gives the Python scalar alone):
     resolving only Python types gives object loops for comparisons of Python ints."""
     return x.dtype if isinstance(x, Tensor) else descriptor
 
 
-def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
+def as_tensor(x: object, dtype: np.dtype) -> Tensor:
     """`x` as a Tensor of `dtype`: cast a Tensor, stage anything else as a constant."""
     if isinstance(x, Tensor):
         return primitives.cast(x, dtype)
@@ -122,7 +122,7 @@ def _unknown_dim_witnesses(tensors: Sequence[Tensor], rank: int) -> dict[int, tu
     return found
 
 
-def weak_result_type(*operands: Any) -> np.dtype:
+def weak_result_type(*operands: object) -> np.dtype:
     """`np.result_type` of the operands with Python scalars weak (NEP 50), as `np.where`."""
     descriptors = []
     for x in operands:

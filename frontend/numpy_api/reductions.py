@@ -66,7 +66,7 @@ def _keep_dims(result: Tensor, source: Tensor, axes: tuple[int, ...]) -> Tensor:
     return Tensor(emit(op).result)
 
 
-def _source_dtype(x: Any) -> np.dtype:
+def _source_dtype(x: object) -> np.dtype:
     return x.dtype if isinstance(x, Tensor) else np.dtype(dtype_descriptor(x))
 
 

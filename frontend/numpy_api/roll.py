@@ -31,7 +31,7 @@ Offset = int | Tensor
 
 
 @implements(np.roll)
-def roll(a: Any, shift: Any, axis: Any = None) -> Tensor:
+def roll(a: object, shift: object, axis: object = None) -> Tensor:
     x = require_static(np.roll, array_of(a))
     if axis is None:
         flat = roll(primitives.reshape(x, [x.size]), shift, 0)
@@ -70,7 +70,7 @@ def _pairs(shift: Any, axes: tuple[int, ...]) -> list[tuple[Any, int]]:
     return [(shifts[i % len(shifts)], axes[i % len(axes)]) for i in range(count)]
 
 
-def _has_tensor(x: Any) -> bool:
+def _has_tensor(x: object) -> bool:
     return isinstance(x, Tensor) or (
         isinstance(x, list | tuple) and any(isinstance(e, Tensor) for e in x)
     )

@@ -54,11 +54,11 @@ def _too_large(limit: int) -> str:
 
 @implements(np.unique)
 def unique(
-    ar: Any,
+    ar: object,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
-    axis: Any = None,
+    axis: object = None,
     *,
     equal_nan: bool = True,
     sorted: bool = True,  # NumPy allows any order when False: sorted is one

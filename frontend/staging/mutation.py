@@ -179,7 +179,7 @@ def updates_in_place(tensor: Tensor) -> bool:
     return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
 
 
-def augmented(tensor: Tensor, ufunc: np.ufunc, other: Any) -> Tensor:
+def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
     """`tensor <op>= other`: the new object the name is bound to (`tensor` itself when
     updated in place)."""
     result = ufunc(tensor, other)
@@ -215,7 +215,7 @@ _SYMBOLS = {
 
 
 # --- item assignment -------------------------------------------------------------------------
-def setitem(tensor: Tensor, key: Any, value: Any) -> None:
+def setitem(tensor: Tensor, key: object, value: Any) -> None:
     """`tensor[key] = value` with NumPy's semantics (the value broadcast to the selected
     shape and cast to the array's dtype)."""
     from tracejit.frontend.numpy_api import indexing
@@ -310,7 +310,7 @@ def _not_broadcastable(tensor: Tensor, selected: Tensor) -> ValueError:
     )
 
 
-def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
+def _boolean_mask(key: object, tensor: Tensor) -> Tensor | None:
     """The mask of `a[mask] = v` (a bool array indexing the leading dims), else None."""
     if isinstance(key, Tensor) and key.dtype == np.bool_ and key.ndim > 0:
         mask = key
@@ -382,7 +382,7 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
     return primitives.reshape(new, tensor.dims)
 
 
-def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
+def _scattered(tensor: Tensor, key: object, value: Any) -> Tensor:
     """`a[key] = v` with index arrays: the flat positions `key` selects (taken from
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""

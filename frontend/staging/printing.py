@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any
 
 import numpy as np
 
@@ -18,7 +17,7 @@ from tracejit.frontend.staging.tracing import emit, is_tracing
 from tracejit.ir.state import PrintOp
 
 
-def format_value(value: Any) -> str:
+def format_value(value: object) -> str:
     """NumPy's text for arrays and NumPy scalars (`[1 2 3]`, `0.5`); str() otherwise."""
     if hasattr(value, "numpy") and not isinstance(value, np.ndarray | np.generic):
         value = value.numpy()
@@ -27,7 +26,7 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
+def print_(*values: object, sep: str = " ", end: str = "\n") -> None:
     """Print `values` when the compiled function runs (like `tf.print`), to sys.stdout."""
     if not is_tracing():
         builtins.print(*(format_value(v) for v in values), sep=sep, end=end, file=sys.stdout)

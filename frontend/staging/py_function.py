@@ -49,7 +49,7 @@ def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:
 def py_function(
     func: Callable[..., Any],
     inp: Sequence[Any],
-    Tout: Any,  # noqa: N803
+    Tout: object,  # noqa: N803
     grad: Callable[..., Any] | None = None,
 ) -> Any:
     """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs.
@@ -78,11 +78,11 @@ def py_function(
     return results[0] if single else results
 
 
-def _with_gradient(func, inp: Sequence[Any], Tout: Any, grad: Callable[..., Any]) -> Any:  # noqa: N803
+def _with_gradient(func, inp: Sequence[Any], Tout: object, grad: Callable[..., Any]) -> Any:  # noqa: N803
     from tracejit.frontend.autodiff.custom import custom_gradient
 
     @custom_gradient
-    def call(*inputs: Any) -> Any:
+    def call(*inputs: object) -> Any:
         result = py_function(func, inputs, Tout)
         return result, lambda *upstreams: grad(*upstreams, *inputs)
 

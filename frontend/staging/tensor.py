@@ -232,19 +232,19 @@ class Tensor(ArrayOperators):
     def __complex__(self) -> complex:
         raise TypeError(at_user_line(python_value_message("a Python complex")))
 
-    def __contains__(self, item: Any) -> bool:
+    def __contains__(self, item: object) -> bool:
         raise TypeError(
             at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
         )
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: object, value: object) -> None:
         from tracejit.frontend.staging.mutation import setitem
 
         setitem(self, key, value)
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
     # on a 0-d scalar they rebind the name (frontend/staging/mutation.py).
-    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+    def _augmented(self, ufunc: np.ufunc, other: object) -> Any:
         from tracejit.frontend.staging.mutation import augmented
 
         return augmented(self, ufunc, other)
@@ -296,7 +296,7 @@ class Tensor(ArrayOperators):
             )
         )
 
-    def fill(self, value: Any) -> None:
+    def fill(self, value: object) -> None:
         """Set every element to `value`, in place."""
         self[...] = value
 
@@ -313,12 +313,12 @@ class Tensor(ArrayOperators):
     __hash__ = object.__hash__
 
     # --- NumPy protocols -----------------------------------------------------------
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         from tracejit.frontend.numpy_api.registry import call_ufunc
 
         return call_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+    def __array_function__(self, func: Any, types: object, args: Any, kwargs: Any):
         from tracejit.frontend.numpy_api.registry import call_function
 
         return call_function(func, args, kwargs)
@@ -326,7 +326,7 @@ class Tensor(ArrayOperators):
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
     # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
     # `order` and friends are passed through as given (`dispatched` and `staged` say so).
-    def __getitem__(self, key: Any) -> Tensor:
+    def __getitem__(self, key: object) -> Tensor:
         from tracejit.frontend.numpy_api.indexing import getitem
 
         return getitem(self, key)
@@ -335,7 +335,7 @@ class Tensor(ArrayOperators):
     def T(self) -> Tensor:
         return dispatched(np.transpose(self))
 
-    def reshape(self, *shape: Any, order: str = "C") -> Tensor:
+    def reshape(self, *shape: object, order: str = "C") -> Tensor:
         return staged(np.reshape, self, shape[0] if len(shape) == 1 else shape, order=order)
 
     def transpose(self, *axes: Any) -> Tensor:
@@ -356,7 +356,7 @@ class Tensor(ArrayOperators):
     def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
         return dispatched(np.swapaxes(self, axis1, axis2))
 
-    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
+    def take(self, indices: object, axis: object = None, out: object = None, mode: str = "raise"):
         return staged(np.take, self, indices, axis=axis, out=out, mode=mode)
 
     def repeat(self, repeats: Any, axis: Any = None) -> Tensor:

@@ -113,7 +113,7 @@ class TensorArray:
             return primitives.constant(np.int32(self._count))
         return np.int32(self._count)
 
-    def write(self, index: Any, value: Any) -> TensorArray:
+    def write(self, index: object, value: Any) -> TensorArray:
         """The array with element `index` set to `value` (use the returned array)."""
         value = self._element(value)
         if isinstance(index, Tensor):
@@ -331,7 +331,7 @@ def _check_dtype(got: np.dtype, want: np.dtype, what: str) -> None:
         )
 
 
-def _python_index(index: Any) -> int:
+def _python_index(index: object) -> int:
     if isinstance(index, np.ndarray) and index.ndim == 0:
         index = index[()]
     if not isinstance(index, int | np.integer) or isinstance(index, bool):
@@ -407,6 +407,6 @@ def _trial(body_fn: Callable[..., Any], loop_vars: tuple) -> Any:
             block.erase_op(op, safe_erase=False)
 
 
-def _constant_type(leaf: Any) -> Any:
+def _constant_type(leaf: object) -> Any:
     array = np.asarray(leaf)
     return tensor_type(array.shape, array.dtype)

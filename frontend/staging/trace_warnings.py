@@ -21,7 +21,7 @@ class FrozenRandomWarning(UserWarning):
 _warned: set[Any] = set()  # the once_keys already warned about
 
 
-def warn_at_user_line(message: str, category: type[Warning], once_key: Any = None) -> None:
+def warn_at_user_line(message: str, category: type[Warning], once_key: object = None) -> None:
     """`warnings.warn` pointing at the user's line; at most once per `once_key` when given."""
     location = user_location()
     if once_key is not None:
@@ -34,7 +34,7 @@ def warn_at_user_line(message: str, category: type[Warning], once_key: Any = Non
     warnings.warn_explicit(message, category, location.filename, location.line)
 
 
-def is_numpy_random(function: Any) -> bool:
+def is_numpy_random(function: object) -> bool:
     """A function of `np.random` or a method of its generators (`rng.normal`, `np.random.rand`)."""
     owner = getattr(function, "__self__", None)
     if isinstance(owner, np.random.RandomState | np.random.Generator):
@@ -42,7 +42,7 @@ def is_numpy_random(function: Any) -> bool:
     return str(getattr(function, "__module__", "")).startswith("numpy.random")
 
 
-def warn_frozen_random(function: Any, user_code: Any) -> None:
+def warn_frozen_random(function: object, user_code: object) -> None:
     name = getattr(function, "__qualname__", getattr(function, "__name__", "random"))
     warn_at_user_line(
         f"np.random ({name}) runs once, while tracing: its numbers are baked into the "

@@ -62,7 +62,7 @@ def note_use(variable: Variable | None) -> None:
         used[id(variable)] = (variable, variable._buffer.copy())
 
 
-def note_array(array: Any) -> None:
+def note_array(array: object) -> None:
     """Inside `noting_uses`: keep the value of an argument array the call will write."""
     if not isinstance(array, np.ndarray) or not getattr(_uses, "stack", None):
         return
@@ -78,7 +78,7 @@ class Variable(ArrayOperators):
 
     def __init__(
         self,
-        initial_value: Any,
+        initial_value: object,
         dtype: DTypeLike | None = None,
         name: str | None = None,
         trainable: bool = True,
@@ -144,7 +144,7 @@ class Variable(ArrayOperators):
 
     def assign(
         self,
-        value: Any,
+        value: object,
         use_locking: bool = False,
         name: str | None = None,
         read_value: bool = True,
@@ -179,7 +179,7 @@ class Variable(ArrayOperators):
     ) -> Any:
         return self.assign(np.subtract(self.value(), delta), read_value=read_value)
 
-    def _as_tensor(self, value: Any) -> Tensor:
+    def _as_tensor(self, value: object) -> Tensor:
         from tracejit.frontend.staging import primitives
 
         if isinstance(value, Variable):
@@ -230,13 +230,13 @@ class Variable(ArrayOperators):
             note_use(self)
         return self._buffer.astype(dtype) if dtype is not None else self._buffer.copy()
 
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         return getattr(ufunc, method)(*_values(inputs), **kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+    def __array_function__(self, func: Any, types: object, args: Any, kwargs: Any):
         return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
 
-    def __getitem__(self, index: Any) -> Any:
+    def __getitem__(self, index: object) -> Any:
         return self.value()[index]
 
     def __len__(self) -> int:
@@ -254,7 +254,7 @@ class Variable(ArrayOperators):
     __hash__ = object.__hash__
 
 
-def _values(value: Any) -> Any:
+def _values(value: object) -> Any:
     """Replace Variables (also inside lists/tuples) by their current values."""
     if isinstance(value, Variable):
         return value.value()
@@ -263,7 +263,7 @@ def _values(value: Any) -> Any:
     return value
 
 
-def _concrete(value: Any) -> np.ndarray:
+def _concrete(value: object) -> np.ndarray:
     if isinstance(value, Variable):
         return value.numpy()
     raise TypeError(

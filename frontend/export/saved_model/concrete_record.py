@@ -285,7 +285,7 @@ def tensor_type_of(spec: Any) -> Any:
     return tensor_type(spec.shape, spec.dtype)
 
 
-def _check_dim(dim: Any, program: TracedProgram, name: str) -> None:
+def _check_dim(dim: object, program: TracedProgram, name: str) -> None:
     """A run-time dim may only read an axis of an input that is unknown at trace time."""
     from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum
 

@@ -41,7 +41,7 @@ class LoadedFunction:
             if not c._static_keys and all(t.kind == "leaf" for t in c._arg_treedef.children)
         ]
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if not kwargs:  # arrays that fit a compiled trace exactly: its entry point checks them
             for concrete in self._all_array_traces:
                 fast = concrete.fast_call
@@ -62,7 +62,7 @@ class LoadedFunction:
             "trace new signatures: its Python source is not saved)."
         )
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> ConcreteFunction:
         """The saved concrete function these arguments (arrays or TensorSpecs) select."""
         only = len(self.concrete_functions) == 1
         for concrete in self.concrete_functions:
@@ -125,7 +125,7 @@ def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
         position += child.num_leaves
 
 
-def _converted(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
+def _converted(value: object, spec: TensorSpec, allow_specs: bool) -> Any:
     if isinstance(value, TensorSpec):
         fits = allow_specs and value.dtype == spec.dtype and _shape_fits(value.shape, spec)
         return value if fits else None
@@ -155,7 +155,7 @@ def _shape_fits(shape: tuple | None, spec: TensorSpec) -> bool:
 
 
 def _describe_call(args: tuple, kwargs: dict) -> str:
-    def one(value: Any) -> str:
+    def one(value: object) -> str:
         if isinstance(value, np.ndarray | np.generic):
             return f"array(shape={value.shape}, dtype={value.dtype})"
         return repr(value)

@@ -71,7 +71,7 @@ class _Writer:
         return index
 
 
-def save(obj: Any, export_dir: str | os.PathLike[str], signatures: Any = None) -> None:
+def save(obj: object, export_dir: str | os.PathLike[str], signatures: object = None) -> None:
     """Save `obj` (a `tj.Function`, a `tj.ConcreteFunction`, or an object such as a
     `tj.Module` holding them and `tj.Variable`s) to the directory `export_dir`.
 
@@ -114,7 +114,7 @@ def _named_functions(named: dict) -> list[object_graph.FunctionNode]:
     return found
 
 
-def _root_node(obj: Any, writer: _Writer, only: Any) -> dict:
+def _root_node(obj: object, writer: _Writer, only: Any) -> dict:
     if only is not None and not isinstance(obj, Function | BoundFunction):
         raise SaveError(
             "signatures= as a ConcreteFunction or list selects traces of a tj.Function; for "
