@@ -240,7 +240,7 @@ def _signature_from_json(data: Mapping[str, Any]) -> KernelSignature:
 
 
 def encode_entry(
-    object_code: bytes, signatures: Mapping[str, KernelSignature], extra: Mapping[str, Any]
+    object_code: bytes, signatures: Mapping[str, KernelSignature], extra: Mapping[str, object]
 ) -> bytes:
     """The bytes of one cache file (header + payload)."""
     meta = json.dumps(

@@ -118,7 +118,7 @@ class _Block:
     steps: tuple[Any, ...]
     terminator: tuple[int, ...]
 
-    def run(self, values: list[Any], deadline: float, arguments: Sequence[Any]) -> list[Any]:
+    def run(self, values: list[Any], deadline: float, arguments: Sequence[object]) -> list[Any]:
         for slot, value in zip(self.arguments, arguments, strict=True):
             values[slot] = value
         for step in self.steps:

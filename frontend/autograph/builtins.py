@@ -113,7 +113,7 @@ min_ = _extreme("min", lambda later, current: later < current)
 max_ = _extreme("max", lambda later, current: later > current)
 
 
-def _math(ufunc: np.ufunc, python: Callable[..., Any]) -> Callable[..., Any]:
+def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., Any]:
     def staged(*args: Any) -> Any:
         if not _has_tensor(args):
             return python(*args)
@@ -184,7 +184,7 @@ def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any],
     return staged
 
 
-def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = None):
+def _new_array(function: Callable[..., object], fill: Callable[..., object] | None = None):
     """`np.zeros(...)` and friends while tracing: a traced array (a constant to start with)
     rather than a NumPy one, so the function can write into it (`d[i] = t`, `d += t`)
     like any other array. `np.empty` gives zeros: its contents are unspecified anyway, and
@@ -207,7 +207,7 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     return staged
 
 
-def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def _with_runtime_sizes(function: Callable[..., object], args: tuple, kwargs: dict) -> Any:
     """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
     sees as run-time tensors, frontend/staging/runtime_sizes.py): the 0-d array NumPy makes for
     shape `()`, broadcast to those dims. None when the shape holds no run-time size."""

@@ -86,12 +86,14 @@ def not_(value: object) -> Any:
     return not value
 
 
-def _lazy_bool(combine: Callable[..., Any], rest: Sequence[Callable[[], Any]]) -> Callable[[], Any]:
+def _lazy_bool(
+    combine: Callable[..., object], rest: Sequence[Callable[[], Any]]
+) -> Callable[[], Any]:
     """`bool(combine(*rest))`, evaluated when called (a branch of a staged `and`/`or`)."""
     return lambda: _as_bool(combine(*rest))
 
 
-def and_(*operands: Callable[[], Any]) -> Any:
+def and_(*operands: Callable[[], object]) -> Any:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
     (so a later operand is only evaluated at run time when it matters)."""
     value = operands[0]()
@@ -105,7 +107,7 @@ def and_(*operands: Callable[[], Any]) -> Any:
     return value
 
 
-def or_(*operands: Callable[[], Any]) -> Any:
+def or_(*operands: Callable[[], object]) -> Any:
     """`a or b or ...`, lazy like Python (see `and_`)."""
     value = operands[0]()
     for index, operand in enumerate(operands[1:], start=1):
@@ -118,7 +120,7 @@ def or_(*operands: Callable[[], Any]) -> Any:
     return value
 
 
-def if_exp(test: object, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+def if_exp(test: object, body: Callable[[], object], orelse: Callable[[], object]) -> Any:
     """`body() if test else orelse()`."""
     if isinstance(test, Tensor):
         return cond(truth(test), body, orelse)
@@ -139,7 +141,7 @@ _COMPARE = {
 }
 
 
-def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
+def compare_chain(ops: Sequence[str], *operands: Callable[[], object]) -> Any:
     """`a < b < c` == `(a < b) and (b < c)` with `b` evaluated once."""
     left = operands[0]()
     right = operands[1]()
@@ -150,7 +152,7 @@ def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
 
 
 # --- assert and return ------------------------------------------------------------------------
-def assert_stmt(test: object, message: Callable[[], Any] | None) -> None:
+def assert_stmt(test: object, message: Callable[[], object] | None) -> None:
     """`assert test, message`: a run-time check when `test` is a tensor."""
     if not isinstance(test, Tensor):
         if not test:
@@ -486,7 +488,7 @@ def _spec_of(value: object) -> tuple | None:
 
 # --- while ------------------------------------------------------------------------------------
 def while_stmt(
-    test: Callable[[], Any],
+    test: Callable[[], object],
     body: Callable[[], None],
     get_state: GetState,
     set_state: SetState,
@@ -508,7 +510,7 @@ def while_stmt(
 # --- for --------------------------------------------------------------------------------------
 def for_stmt(
     iterable: object,
-    extra_test: Callable[[], Any] | None,
+    extra_test: Callable[[], object] | None,
     body: Callable[[Any], None],
     get_state: GetState,
     set_state: SetState,

@@ -13,7 +13,6 @@ so it is weak too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -54,7 +53,7 @@ def weak_type(x: object) -> type | None:
     return None
 
 
-def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...]:
+def loop_dtypes(ufunc: np.ufunc, operands: Sequence[object]) -> tuple[np.dtype, ...]:
     """(input dtypes..., output dtype) NumPy would use for `ufunc(*operands)`."""
     descriptors = tuple(dtype_descriptor(x) for x in operands)
     if not any(isinstance(d, np.dtype) for d in descriptors):  # weak tensors and literals only:

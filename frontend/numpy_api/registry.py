@@ -20,10 +20,10 @@ UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
-def implements(*numpy_functions: Callable[..., Any]):
+def implements(*numpy_functions: Callable[..., object]):
     """Register the decorated function as the staged form of `numpy_functions`."""
 
-    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+    def register(impl: Callable[..., object]) -> Callable[..., Any]:
         for fn in numpy_functions:
             table = UFUNCS if isinstance(fn, np.ufunc) else FUNCTIONS
             table[fn] = impl  # type: ignore[index]
@@ -84,7 +84,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     return write_out(out, result, ufunc)
 
 
-def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def call_function(fn: Callable[..., object], args: tuple, kwargs: dict) -> Any:
     impl = FUNCTIONS.get(fn)
     if impl is None:
         raise unsupported(fn)

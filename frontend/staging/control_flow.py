@@ -69,8 +69,8 @@ def _label(names: Sequence[str] | None, treedef: TreeDef, position: int) -> str:
 # --- tj.cond ------------------------------------------------------------------------------
 def cond(
     pred: object,
-    true_fn: Callable[[], Any],
-    false_fn: Callable[[], Any],
+    true_fn: Callable[[], object],
+    false_fn: Callable[[], object],
     *,
     names: Sequence[str] | None = None,
 ) -> Any:
@@ -143,7 +143,7 @@ class _Branch:
         return self.written.get(root, root._value)
 
 
-def _trace_branch(block: Block, fn: Callable[[], Any]) -> _Branch:
+def _trace_branch(block: Block, fn: Callable[[], object]) -> _Branch:
     """Trace `fn` into `block`; the arrays it writes get their values from before it back."""
     mark = next_serial()
     with current_trace().building_in(block), mutation.write_log() as log:
@@ -231,7 +231,7 @@ def _as_tensor_of(leaf: object, kind: tuple[tuple, np.dtype]) -> Tensor:
 
 # --- tj.while_loop ------------------------------------------------------------------------
 def while_loop(
-    cond_fn: Callable[..., Any],
+    cond_fn: Callable[..., object],
     body_fn: Callable[..., Any],
     loop_vars: Sequence[Any],
     *,

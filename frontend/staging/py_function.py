@@ -47,10 +47,10 @@ def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:
 
 
 def py_function(
-    func: Callable[..., Any],
-    inp: Sequence[Any],
+    func: Callable[..., object],
+    inp: Sequence[object],
     Tout: object,  # noqa: N803
-    grad: Callable[..., Any] | None = None,
+    grad: Callable[..., object] | None = None,
 ) -> Any:
     """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs.
 
@@ -78,7 +78,7 @@ def py_function(
     return results[0] if single else results
 
 
-def _with_gradient(func, inp: Sequence[Any], Tout: object, grad: Callable[..., Any]) -> Any:  # noqa: N803
+def _with_gradient(func, inp: Sequence[object], Tout: object, grad: Callable[..., object]) -> Any:  # noqa: N803
     from tracejit.frontend.autodiff.custom import custom_gradient
 
     @custom_gradient

@@ -377,7 +377,7 @@ def _replace_arrays(value: Any, replace: Callable[[TensorArray], TensorArray]) -
     return value
 
 
-def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., Any]) -> tuple:
+def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., object]) -> tuple:
     """Loop values ready to be carried: TensorArrays whose element shape is still unknown
     get it from one trial trace of the body (thrown away), and dynamic ones switch to
     run-time form so the body may grow them."""
@@ -390,7 +390,7 @@ def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., Any]) -> tuple:
     return _replace_arrays(loop_vars, lambda a: a.to_runtime_form())
 
 
-def _trial(body_fn: Callable[..., Any], loop_vars: tuple) -> Any:
+def _trial(body_fn: Callable[..., object], loop_vars: tuple) -> Any:
     """What `body_fn` returns when traced once into a throwaway block."""
     leaves, treedef = flatten(loop_vars)
     types = [
