@@ -219,7 +219,7 @@ def cache_key(*parts: str) -> str:
 
 
 # --- serialisation ---------------------------------------------------------------------------
-def _signature_json(signature: KernelSignature) -> dict[str, Any]:
+def _signature_json(signature: KernelSignature) -> dict[str, object]:
     def arg(a: MemRefArg | ScalarArg) -> dict[str, Any]:
         if isinstance(a, MemRefArg):
             return {"memref": a.dtype.str, "shape": list(a.shape)}

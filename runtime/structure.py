@@ -37,11 +37,11 @@ class TreeDef:
 LEAF = TreeDef("leaf")
 
 
-def _is_namedtuple(value: Any) -> bool:
+def _is_namedtuple(value: object) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def flatten(value: Any) -> tuple[list[Any], TreeDef]:
+def flatten(value: object) -> tuple[list[Any], TreeDef]:
     leaves: list[Any] = []
     return leaves, _flatten_into(value, leaves)
 
@@ -88,12 +88,12 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
     return dict(zip(treedef.keys, children, strict=True))
 
 
-def map_leaves(fn: Callable[[Any], Any], value: Any) -> Any:
+def map_leaves(fn: Callable[[Any], object], value: object) -> Any:
     leaves, treedef = flatten(value)
     return unflatten(treedef, [fn(leaf) for leaf in leaves])
 
 
-def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
+def flatten_up_to(treedef: TreeDef, value: object) -> list[Any]:
     """The sub-values of `value` at the leaves of `treedef` (a leaf takes a whole list).
 
     Raises ValueError when `value` does not have the structure `treedef` describes."""

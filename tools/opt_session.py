@@ -176,7 +176,7 @@ class Session:
         with self.timing.measure("assembly printing"):
             return compiled.asm
 
-    def compile(self, module: ModuleOp) -> Any:
+    def compile(self, module: ModuleOp) -> object:
         import tracejit.codegen  # noqa: F401  # imported before the clock starts
 
         start = time.perf_counter()

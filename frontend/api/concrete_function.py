@@ -71,7 +71,7 @@ class ConcreteFunction:
         signature: inspect.Signature,
         names: list[str],
         arg_treedef: TreeDef,
-        arg_leaves: list[Any],
+        arg_leaves: list[object],
         pipeline: tuple[str, ...] = driver.DEFAULT_PIPELINE,
     ):
         self._program = program
@@ -100,7 +100,7 @@ class ConcreteFunction:
         self._tier = tiered.Tier()  # first call interpreted, compiled in the background
         # Variables this function owns: those made when it was loaded or unpickled (the
         # program only holds its Variables weakly)
-        self._owned_variables: list[Any] = []
+        self._owned_variables: list[object] = []
 
     # --- introspection -------------------------------------------------------------
     def _input_leaves(self) -> list[Any]:
@@ -235,7 +235,7 @@ class ConcreteFunction:
         self._raise(status)
 
     # --- calling ---------------------------------------------------------------------
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> object:
         if not kwargs and self.fast_call is not None:
             result = self.fast_call(args)
             if result is not SLOW_PATH:
@@ -271,7 +271,7 @@ class ConcreteFunction:
                     bound.arguments[name] = value
             position += child.num_leaves
 
-    def _check_python_values(self, leaves: list[Any]) -> None:
+    def _check_python_values(self, leaves: list[object]) -> None:
         for i, key in self._static_keys.items():
             if leaf_key(leaves[i]) != key:
                 old, new = self._static_leaves[i], leaves[i]
@@ -318,7 +318,7 @@ class ConcreteFunction:
             self._raise(status)
         return self._results(leaves, outputs)
 
-    def _results(self, leaves: list[Any], outputs: list[np.ndarray]) -> Any:
+    def _results(self, leaves: list[object], outputs: list[np.ndarray]) -> object:
         """The function's results from the kernel outputs (written inputs copied back)."""
         program = self._program
         count = program.result_count
@@ -437,7 +437,7 @@ def _rename_py_functions(
             op.callback = StringAttr(new_name)
 
 
-def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:
+def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray:
     array_subclasses.check_argument(value, f"input {position}")
     array = np.asarray(value)
     if not array.dtype.isnative:

@@ -39,9 +39,9 @@ class RankPolymorphicConcreteFunction:
         self,
         name: str,
         signature: inspect.Signature,
-        template: list[Any],
+        template: list[object],
         treedef: TreeDef,
-        specialise: Callable[[list[Any]], Any],
+        specialise: Callable[[list[object]], object],
     ):
         self._name = name
         self._signature = signature
@@ -51,7 +51,7 @@ class RankPolymorphicConcreteFunction:
         self._template = [_template_leaf(leaf) for leaf in template]
         self._treedef = treedef
         self._specialise = specialise  # specs of known rank -> the Function's trace of them
-        self._by_ranks: dict[tuple[int, ...], Any] = {}
+        self._by_ranks: dict[tuple[int, ...], object] = {}
 
     # --- the trace for given ranks -------------------------------------------------------
     def concrete_for(self, *args: object, **kwargs: object) -> Any:
@@ -162,7 +162,7 @@ class RankPolymorphicConcreteFunction:
         return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
 
 
-def _template_leaf(leaf: object) -> Any:
+def _template_leaf(leaf: object) -> object:
     if isinstance(leaf, TensorSpec):
         return leaf
     if is_tensor_leaf(leaf):  # an array given next to a spec of unknown rank: its spec
@@ -182,7 +182,7 @@ def _live(key: IdentityKey) -> Any:
     return target
 
 
-def _merge_leaves(column: tuple) -> Any:
+def _merge_leaves(column: tuple) -> object:
     """One output leaf over every traced rank: a spec with the differing dims unknown (an
     unknown rank if the ranks differ), or the Python value all of them return."""
     first = column[0]

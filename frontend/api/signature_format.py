@@ -13,7 +13,7 @@ from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.runtime.structure import TreeDef, unflatten
 
 
-def named_leaves(treedef: TreeDef, leaves: list[Any], names: list[str]) -> list[Any]:
+def named_leaves(treedef: TreeDef, leaves: list[object], names: list[str]) -> list[object]:
     """TensorSpec leaves renamed after their parameter (`x`, or `x_1`, `x_2` when nested)."""
     named, position = list(leaves), 0
     for name, child in zip(names, treedef.children, strict=False):
@@ -29,7 +29,7 @@ def named_leaves(treedef: TreeDef, leaves: list[Any], names: list[str]) -> list[
 
 def split_arguments(
     signature: inspect.Signature, values: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
+) -> tuple[tuple[object, ...], dict[str, object]]:
     """Bound argument values (in parameter order) -> (args, kwargs) as a call would pass."""
     args: list[Any] = []
     kwargs: dict[str, Any] = {}

@@ -44,7 +44,7 @@ class TracedProgram:
     output_positions: list[int]  # which output leaves come from the kernel
     output_specs: list[TensorSpec]
     variables: list[Any] = field(default_factory=list)  # weakrefs to captured tj.Variables
-    py_functions: dict[str, Any] = field(default_factory=dict)
+    py_functions: dict[str, object] = field(default_factory=dict)
     created_variables: list[Any] = field(default_factory=list)  # created while tracing: owned
     # Dims unknown at trace time (frontend/staging/dims.py): each output's dims, and the pairs of
     # input dims that must be equal when the kernel runs.

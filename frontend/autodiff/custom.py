@@ -41,7 +41,7 @@ class CustomGradient:
 
     inputs: list[SSAValue]
     boundaries: list[SSAValue]
-    grad_fn: Callable[..., Any]
+    grad_fn: Callable[..., object]
     done: bool = False
 
 
@@ -60,14 +60,14 @@ def custom_gradient(f: Callable[..., tuple[Any, Callable[..., Any]]]) -> Callabl
     per tensor argument (a single value when there is one)."""
 
     @functools.wraps(f)
-    def wrapper(*args: object, **kwargs: object) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> object:
         result, grad_fn = f(*args, **kwargs)
         if not is_tracing():
             return result  # eagerly (run_functions_eagerly): nothing records it
         inputs = [leaf.value for leaf in flatten((args, kwargs))[0] if isinstance(leaf, Tensor)]
         leaves, tree = flatten(result)
         call = CustomGradient(inputs, [], grad_fn)
-        marked: list[Any] = []
+        marked: list[object] = []
         for leaf in leaves:
             if isinstance(leaf, Tensor):
                 boundary = ReshapeOp(leaf.value, primitives.result_type(leaf))

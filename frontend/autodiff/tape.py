@@ -274,7 +274,7 @@ def is_float_dtype(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "f"
 
 
-def _seeds(targets: list[Any], output_gradients: object) -> dict[SSAValue, Tensor]:
+def _seeds(targets: list[object], output_gradients: object) -> dict[SSAValue, Tensor]:
     given = [None] * len(targets) if output_gradients is None else flatten(output_gradients)[0]
     if len(given) != len(targets):
         raise ValueError(

@@ -113,7 +113,7 @@ min_ = _extreme("min", lambda later, current: later < current)
 max_ = _extreme("max", lambda later, current: later > current)
 
 
-def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., Any]:
+def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., object]:
     def staged(*args: Any) -> Any:
         if not _has_tensor(args):
             return python(*args)
@@ -166,7 +166,7 @@ def math_log(value: Any, base: Any = None) -> Any:
 def _rounding(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """math.floor/ceil/trunc: an integer result, as Python gives."""
 
-    def staged(value: Any) -> Any:
+    def staged(value: object) -> object:
         if not isinstance(value, Tensor):
             return python(value)
         return int_(ufunc(value) if value.dtype.kind == "f" else value)
@@ -176,7 +176,7 @@ def _rounding(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], 
 
 
 def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    def staged(value: Any) -> Any:
+    def staged(value: object) -> object:
         if not isinstance(value, Tensor):
             return python(value)
         return ufunc(_scalar(value, python.__name__))
@@ -190,7 +190,7 @@ def _new_array(function: Callable[..., object], fill: Callable[..., object] | No
     like any other array. `np.empty` gives zeros: its contents are unspecified anyway, and
     a constant must not bake in whatever memory held."""
 
-    def staged(*args: object, **kwargs: Any) -> Any:
+    def staged(*args: object, **kwargs: object) -> object:
         sized = _with_runtime_sizes(function, args, kwargs)
         if sized is not None:
             return sized
@@ -207,7 +207,7 @@ def _new_array(function: Callable[..., object], fill: Callable[..., object] | No
     return staged
 
 
-def _with_runtime_sizes(function: Callable[..., object], args: tuple, kwargs: dict) -> Any:
+def _with_runtime_sizes(function: Callable[..., object], args: tuple, kwargs: dict) -> object:
     """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
     sees as run-time tensors, frontend/staging/runtime_sizes.py): the 0-d array NumPy makes for
     shape `()`, broadcast to those dims. None when the shape holds no run-time size."""
@@ -271,7 +271,7 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-OVERRIDES: dict[Any, Callable[..., Any]] = {
+OVERRIDES: dict[object, Callable[..., object]] = {
     len: len_,
     np.broadcast_to: broadcast_to_,
     np.arange: arange_,

@@ -108,7 +108,7 @@ def convert(function: Any, warn: bool = True) -> Any:
     return converted
 
 
-def to_code(function: Any) -> str:
+def to_code(function: object) -> str:
     """The source AutoGraph produces for `function` (a function, method or tj.Function)."""
     function = getattr(function, "python_function", function)
     function = getattr(function, "__func__", function)
@@ -178,7 +178,7 @@ def conversion_state(code: types.CodeType) -> str:
     return "unconverted"
 
 
-def _builtin_key(function: Any) -> Any:
+def _builtin_key(function: object) -> object:
     try:
         hash(function)
     except TypeError:
@@ -186,7 +186,7 @@ def _builtin_key(function: Any) -> Any:
     return function
 
 
-def _is_user_function(function: Any) -> bool:
+def _is_user_function(function: object) -> bool:
     if not inspect.isfunction(function):
         return False
     code = function.__code__

@@ -61,7 +61,7 @@ def enumerate_(iterable: Any, start: int = 0) -> Any:
     return enumerate(iterable, start)
 
 
-def _trip_count(iterable: Any) -> int | None:
+def _trip_count(iterable: object) -> int | None:
     if isinstance(iterable, Enumerated):
         return _trip_count(iterable.values)
     if isinstance(iterable, range):

@@ -37,7 +37,7 @@ class Undefined:
 
     error: type[Exception] = UnboundLocalError  # what reading it raises
 
-    def fail(self, *args: object, **kwargs: object) -> Any:
+    def fail(self, *args: object, **kwargs: object) -> object:
         raise self.error(at_user_line(self.message()))
 
     def __repr__(self) -> str:

@@ -183,7 +183,7 @@ def _is_scalar(x: Tensor) -> bool:
     return x.ndim == 0 and not updates_in_place(x)
 
 
-def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., Any]:
+def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., object]:
     """`numpy_fn` itself, unless called while tracing on values involving tensors (or
     tj.Variables, which are read)."""
 
@@ -200,7 +200,7 @@ def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[.
 
 
 # NumPy's constructors -> what calls of them do in code AutoGraph converted.
-OVERRIDES: dict[Any, Callable[..., Any]] = {
+OVERRIDES: dict[object, Callable[..., object]] = {
     np.array: _dispatching(np.array, staged_array, "object"),
     np.asarray: _dispatching(np.asarray, staged_asarray, "a"),
     np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),

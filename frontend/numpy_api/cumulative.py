@@ -45,10 +45,10 @@ def _logical_scan(kind: str, x: Tensor, axis: int) -> Tensor:
 
 
 @implements(np.cumsum)
-def cumsum(a: object, axis: Any = None, dtype: Any = None, out: object = None) -> Tensor:
+def cumsum(a: object, axis: object = None, dtype: object = None, out: object = None) -> Tensor:
     return _scan("sum", np.cumsum, a, axis, dtype, out)
 
 
 @implements(np.cumprod)
-def cumprod(a: object, axis: Any = None, dtype: Any = None, out: object = None) -> Tensor:
+def cumprod(a: object, axis: object = None, dtype: object = None, out: object = None) -> Tensor:
     return _scan("prod", np.cumprod, a, axis, dtype, out)

@@ -264,7 +264,7 @@ def _offset(tensor: Tensor) -> tuple[SSAValue, int]:
     return value, offset
 
 
-def _fixed_width(first: object, stop: Any, stride: int) -> int | None:
+def _fixed_width(first: object, stop: object, stride: int) -> int | None:
     """The element count of `x[i + a : i + b]` (b - a, whatever `i` is), or None."""
     if stride != 1 or not (isinstance(first, Tensor) and isinstance(stop, Tensor)):
         return None
@@ -517,7 +517,7 @@ def getitem(x: Tensor, key: object) -> Tensor:
 
 @implements(np.take)
 def take(
-    a: object, indices: Any, axis: Any = None, out: object = None, mode: str = "raise",
+    a: object, indices: object, axis: object = None, out: object = None, mode: str = "raise",
 ) -> Tensor:
     if out is not None or mode != "raise":
         raise NotImplementedError(
@@ -549,7 +549,7 @@ def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
     return primitives.gather(x, index, axis, _runtime_message(axis, size))
 
 
-def _unknown_size(index: Any) -> bool:
+def _unknown_size(index: object) -> bool:
     """An index array whose size only the kernel knows (`x[np.flatnonzero(m)]`)."""
     return isinstance(index, Tensor) and None in index.shape
 

@@ -272,7 +272,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     return np.sqrt(_var(a, axis, dtype, ddof, keepdims))
 
 
-def _ddof(numpy_fn, ddof, kwargs: dict) -> Any:
+def _ddof(numpy_fn, ddof, kwargs: dict) -> object:
     """NumPy 2's `correction=` is another name for `ddof=` (pops it from `kwargs`)."""
     correction = kwargs.pop("correction", np._NoValue)
     if correction is np._NoValue:

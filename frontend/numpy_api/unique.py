@@ -26,8 +26,6 @@ rather than run for minutes.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tracejit.frontend.numpy_api.nonzero import column
@@ -62,7 +60,7 @@ def unique(
     *,
     equal_nan: bool = True,
     sorted: bool = True,  # NumPy allows any order when False: sorted is one
-) -> Any:
+) -> object:
     if axis is not None or not equal_nan:
         raise NotImplementedError(
             at_user_line("np.unique with axis= or equal_nan=False is not supported")

@@ -215,7 +215,7 @@ _SYMBOLS = {
 
 
 # --- item assignment -------------------------------------------------------------------------
-def setitem(tensor: Tensor, key: object, value: Any) -> None:
+def setitem(tensor: Tensor, key: object, value: object) -> None:
     """`tensor[key] = value` with NumPy's semantics (the value broadcast to the selected
     shape and cast to the array's dtype)."""
     from tracejit.frontend.numpy_api import indexing
@@ -245,7 +245,7 @@ def setitem(tensor: Tensor, key: object, value: Any) -> None:
     assign(tensor, new)
 
 
-def _as_value(value: Any, dtype: np.dtype) -> Tensor:
+def _as_value(value: object, dtype: np.dtype) -> Tensor:
     """The assigned value as a tensor; Python numbers follow NumPy's checks (300 into
     int8 raises OverflowError, as NumPy does)."""
     if isinstance(value, Tensor):
@@ -265,13 +265,13 @@ def _as_value(value: Any, dtype: np.dtype) -> Tensor:
     return primitives.constant(np.asarray(value))
 
 
-def _has_tensor(value: Any) -> bool:
+def _has_tensor(value: object) -> bool:
     if isinstance(value, list | tuple):
         return any(_has_tensor(v) for v in value)
     return isinstance(value, Tensor)
 
 
-def _broadcast_value(value: Any, selected: Tensor, dtype: np.dtype) -> Tensor:
+def _broadcast_value(value: object, selected: Tensor, dtype: np.dtype) -> Tensor:
     """`value` as the selected part's shape and `dtype`: broadcast, after dropping leading
     1s NumPy drops (`a[0] = [[1, 2, 3]]` for a row of 3)."""
     tensor = _as_value(value, dtype)
@@ -330,7 +330,7 @@ def _boolean_mask(key: object, tensor: Tensor) -> Tensor | None:
     return mask
 
 
-def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
+def _masked(tensor: Tensor, mask: Tensor, value: object) -> Tensor:
     """`a[mask] = v`: for a v of one element (or one per trailing row), np.where; for one
     value per selected element (`a[m] = a[m] - L`, a full-shape mask), a scatter to the
     mask's flat positions."""
@@ -382,7 +382,7 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
     return primitives.reshape(new, tensor.dims)
 
 
-def _scattered(tensor: Tensor, key: object, value: Any) -> Tensor:
+def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     """`a[key] = v` with index arrays: the flat positions `key` selects (taken from
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""

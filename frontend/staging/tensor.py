@@ -244,7 +244,7 @@ class Tensor(ArrayOperators):
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
     # on a 0-d scalar they rebind the name (frontend/staging/mutation.py).
-    def _augmented(self, ufunc: np.ufunc, other: object) -> Any:
+    def _augmented(self, ufunc: np.ufunc, other: object) -> object:
         from tracejit.frontend.staging.mutation import augmented
 
         return augmented(self, ufunc, other)

@@ -7,7 +7,6 @@ TensorFlow's retracing warning.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 
@@ -18,7 +17,7 @@ class FrozenRandomWarning(UserWarning):
     """NumPy's random generator ran at trace time: every call returns the same numbers."""
 
 
-_warned: set[Any] = set()  # the once_keys already warned about
+_warned: set[object] = set()  # the once_keys already warned about
 
 
 def warn_at_user_line(message: str, category: type[Warning], once_key: object = None) -> None:

@@ -35,7 +35,7 @@ noting = 0
 
 
 @contextmanager
-def noting_uses() -> Iterator[dict[int, tuple[Any, np.ndarray]]]:
+def noting_uses() -> Iterator[dict[int, tuple[object, np.ndarray]]]:
     """Collect the Variables used in the block (read or written, by a kernel or eagerly),
     and the argument arrays a kernel writes, each with a copy of its value from before the
     block's first use of it: the values an eager GradientTape differentiates a recorded

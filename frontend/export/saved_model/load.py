@@ -72,7 +72,7 @@ class _Loader:
             root.signatures = signatures  # type: ignore[attr-defined]
         return root
 
-    def _node(self, node: dict, path: str) -> Any:
+    def _node(self, node: dict, path: str) -> object:
         kind = node["kind"]
         if kind == "variable":
             return self.variables[int(node["index"])]

@@ -41,7 +41,7 @@ class LoadedFunction:
             if not c._static_keys and all(t.kind == "leaf" for t in c._arg_treedef.children)
         ]
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> object:
         if not kwargs:  # arrays that fit a compiled trace exactly: its entry point checks them
             for concrete in self._all_array_traces:
                 fast = concrete.fast_call
@@ -86,7 +86,7 @@ def _matching_leaves(
     kwargs: dict,
     allow_specs: bool = False,
     fill_traced: bool = False,
-) -> list[Any] | None:
+) -> list[object] | None:
     """The argument leaves of a call of `concrete`, converted to its specs; None if the
     arguments do not fit it. Omitted arguments take their defaults; `fill_traced` (when the
     function has one trace, as a ConcreteFunction call) lets an argument traced as a Python
@@ -125,7 +125,7 @@ def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
         position += child.num_leaves
 
 
-def _converted(value: object, spec: TensorSpec, allow_specs: bool) -> Any:
+def _converted(value: object, spec: TensorSpec, allow_specs: bool) -> object:
     if isinstance(value, TensorSpec):
         fits = allow_specs and value.dtype == spec.dtype and _shape_fits(value.shape, spec)
         return value if fits else None

@@ -106,7 +106,7 @@ def is_module(obj: object) -> bool:
     return isinstance(obj, Module)
 
 
-def attributes(obj: object) -> Iterator[tuple[str, Any]]:
+def attributes(obj: object) -> Iterator[tuple[str, object]]:
     """The instance attributes of `obj` by name, then its methods that are tj.Functions
     (bound to `obj`)."""
     from tracejit.frontend.export.saved_model.loaded import LoadedObject
@@ -150,7 +150,9 @@ def modules(obj: object) -> list[Any]:
     return found
 
 
-def _collect_modules(obj: object, seen: set[int], found: list[Any], is_root: bool = False) -> None:
+def _collect_modules(
+    obj: object, seen: set[int], found: list[object], is_root: bool = False
+) -> None:
     if id(obj) in seen:
         return
     if isinstance(obj, list | tuple | dict):

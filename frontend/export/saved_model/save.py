@@ -48,7 +48,7 @@ class _Writer:
         self.variables: list[Variable] = []
         self.variable_paths: list[str] = []
         self.variable_index: dict[int, int] = {}
-        self.keep: list[Any] = []  # the concretes numbered, so no id is reused meanwhile
+        self.keep: list[object] = []  # the concretes numbered, so no id is reused meanwhile
 
     def variable(self, variable: Variable, path: str = "") -> int:
         index = self.variable_index.get(id(variable))
@@ -114,7 +114,7 @@ def _named_functions(named: dict) -> list[object_graph.FunctionNode]:
     return found
 
 
-def _root_node(obj: object, writer: _Writer, only: Any) -> dict:
+def _root_node(obj: object, writer: _Writer, only: object) -> dict:
     if only is not None and not isinstance(obj, Function | BoundFunction):
         raise SaveError(
             "signatures= as a ConcreteFunction or list selects traces of a tj.Function; for "
@@ -126,7 +126,7 @@ def _root_node(obj: object, writer: _Writer, only: Any) -> dict:
     return _encode(node, writer, only)
 
 
-def _encode(node: object_graph.Node, writer: _Writer, only: Any) -> dict:
+def _encode(node: object_graph.Node, writer: _Writer, only: object) -> dict:
     if isinstance(node, object_graph.VariableNode):
         return {"kind": "variable", "index": writer.variable(node.variable, node.path)}
     if isinstance(node, object_graph.FunctionNode):
@@ -142,7 +142,7 @@ def _encode(node: object_graph.Node, writer: _Writer, only: Any) -> dict:
     return {"kind": node.kind, "items": items}
 
 
-def _function_indices(node: object_graph.FunctionNode, writer: _Writer, only: Any) -> list[int]:
+def _function_indices(node: object_graph.FunctionNode, writer: _Writer, only: object) -> list[int]:
     concretes = _concretes(node, only)
     bound = node.instance is not None
     return [writer.concrete(c, bound) for c in concretes]
