@@ -235,7 +235,7 @@ class ConcreteFunction:
         self._raise(status)
 
     # --- calling ---------------------------------------------------------------------
-    def __call__(self, *args: object, **kwargs: object) -> object:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if not kwargs and self.fast_call is not None:
             result = self.fast_call(args)
             if result is not SLOW_PATH:

@@ -146,7 +146,7 @@ class Function:
         shown = {id(owners.get(id(c), c)): owners.get(id(c), c) for c in concretes}
         return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             return eager_tapes.record(self, args, kwargs)
         fast = self._last_fast_call
@@ -210,7 +210,7 @@ class Function:
         return first
 
     def get_concrete_function(
-        self, *args: Any, **kwargs: Any
+        self, *args: object, **kwargs: object
     ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
         return self._concrete_function(args, kwargs, self._input_signature)
@@ -255,7 +255,7 @@ class Function:
         return polymorphic
 
     def _specialised(
-        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
     ) -> ConcreteFunction:
         """The trace for leaves whose specs all have a rank (from a rank-polymorphic one)."""
         key = self._key(leaves, treedef, signature)
@@ -391,7 +391,7 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
-    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> Any:
+    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> object:
         return self._call((instance, *args), kwargs, method=True)
 
     def _method_concrete_function(
@@ -435,7 +435,7 @@ class BoundFunction:
         self._instance = instance
         functools.update_wrapper(self, function.python_function)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             return eager_tapes.record(self._function, (self._instance, *args), kwargs, True)
         return self._function._call_method(self._instance, args, kwargs)
@@ -466,11 +466,11 @@ class BoundConcreteFunction:
         self._concrete = concrete
         self._instance = instance
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self._concrete(self._instance, *args, **kwargs)
 
     @property
-    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def structured_input_signature(self) -> tuple[tuple[object, ...], dict[str, object]]:
         args, kwargs = self._concrete.structured_input_signature
         return args[1:], kwargs
 
@@ -485,7 +485,7 @@ class BoundConcreteFunction:
         return f"ConcreteFunction bound to {self._instance!r}\n{self.pretty_printed_signature()}"
 
 
-def _binding_of(python_function: Any) -> str:
+def _binding_of(python_function: object) -> str:
     if isinstance(python_function, staticmethod):
         return "static"
     if isinstance(python_function, classmethod):
@@ -493,7 +493,7 @@ def _binding_of(python_function: Any) -> str:
     return "instance"
 
 
-def _refuse_generators(python_function: Any) -> None:
+def _refuse_generators(python_function: object) -> None:
     if not (
         inspect.isgeneratorfunction(python_function)
         or inspect.isasyncgenfunction(python_function)
@@ -515,7 +515,7 @@ def _all_arrays(args: tuple) -> bool:
     return all(type(a) is np.ndarray for a in args)
 
 
-def _contains(key: Any, dead: IdentityKey) -> bool:
+def _contains(key: object, dead: IdentityKey) -> bool:
     if key is dead:
         return True
     return isinstance(key, tuple) and any(_contains(part, dead) for part in key)
@@ -529,7 +529,7 @@ def _tensor_annotated(signature: inspect.Signature) -> set[str]:
     }
 
 
-def _as_array(value: object) -> Any:
+def _as_array(value: object) -> object:
     import numpy as np
 
     if isinstance(value, bool | int | float | list | tuple):
@@ -565,7 +565,7 @@ def function(
         _warn_deprecated("experimental_compile")
         jit_compile = experimental_compile if jit_compile is None else jit_compile
 
-    def decorate(python_function: Any) -> Function:
+    def decorate(python_function: object) -> Function:
         return Function(
             python_function,
             input_signature=input_signature,

@@ -83,7 +83,7 @@ class InputSignature:
         return start, start + len(self.spec_leaves)
 
     def static_key(
-        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+        self, leaves: list[object], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
     ) -> tuple:
         """The key of the arguments the signature does not cover (Python values, and the
         instance of a method), and the ranks of the inputs given for specs of unknown rank
@@ -104,7 +104,7 @@ class InputSignature:
         )
 
     def template_key(
-        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+        self, leaves: list[object], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
     ) -> tuple:
         """`static_key` without the ranks: what the one ConcreteFunction of a signature
         of unknown rank is keyed by."""
@@ -112,12 +112,12 @@ class InputSignature:
         others = leaves[:start] + leaves[stop:]
         return (self.key_tag,) + tuple(leaf_key(leaf, on_death) for leaf in others)
 
-    def template_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
+    def template_leaves(self, leaves: list[object], treedef: TreeDef) -> list[object]:
         """The leaves with the signature's own specs in place of the covered inputs."""
         start, stop = self._span(treedef)
         return leaves[:start] + list(self.spec_leaves) + leaves[stop:]
 
-    def trace_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
+    def trace_leaves(self, leaves: list[object], treedef: TreeDef) -> list[object]:
         """Leaves to trace with: the signature's specs in place of the covered inputs (a
         spec of unknown rank takes the rank of its argument, every dim unknown)."""
         start, stop = self._span(treedef)
@@ -127,7 +127,7 @@ class InputSignature:
         ]
         return leaves[:start] + specs + leaves[stop:]
 
-    def _incompatible(self, values: list[Any], which: str = "") -> str:
+    def _incompatible(self, values: list[object], which: str = "") -> str:
         inputs = ",\n    ".join(repr(v) for v in values)
         specs = ",\n    ".join(repr(s) for s in self.specs)
         return (
@@ -150,7 +150,7 @@ def rank(leaf: Any) -> int | None:
     return np.ndim(leaf)
 
 
-def _convert(value: object, spec: TensorSpec, allow_specs: bool) -> Any:
+def _convert(value: object, spec: TensorSpec, allow_specs: bool) -> object:
     if isinstance(value, TensorSpec):
         if not allow_specs or value.dtype != spec.dtype or not _shapes_compatible(value, spec):
             raise ValueError(f"got {value!r}")

@@ -40,7 +40,7 @@ class Optimizer:
         self._slots[key] = (weakref.ref(variable), slot)
         return slot
 
-    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Variable]]) -> Any:
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[object, Variable]]) -> Any:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable")

@@ -60,7 +60,7 @@ def custom_gradient(f: Callable[..., tuple[Any, Callable[..., Any]]]) -> Callabl
     per tensor argument (a single value when there is one)."""
 
     @functools.wraps(f)
-    def wrapper(*args: object, **kwargs: object) -> object:
+    def wrapper(*args: object, **kwargs: object) -> Any:
         result, grad_fn = f(*args, **kwargs)
         if not is_tracing():
             return result  # eagerly (run_functions_eagerly): nothing records it

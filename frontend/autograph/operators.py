@@ -76,11 +76,11 @@ def truth(value: Tensor) -> Tensor:
     return value if value.dtype == np.bool_ else dispatched(np.not_equal(value, 0))
 
 
-def _as_bool(value: object) -> Any:
+def _as_bool(value: object) -> object:
     return truth(value) if isinstance(value, Tensor) else bool(value)
 
 
-def not_(value: object) -> Any:
+def not_(value: object) -> object:
     if isinstance(value, Tensor):
         return np.logical_not(truth(value))
     return not value
@@ -88,12 +88,12 @@ def not_(value: object) -> Any:
 
 def _lazy_bool(
     combine: Callable[..., object], rest: Sequence[Callable[[], Any]]
-) -> Callable[[], Any]:
+) -> Callable[[], object]:
     """`bool(combine(*rest))`, evaluated when called (a branch of a staged `and`/`or`)."""
     return lambda: _as_bool(combine(*rest))
 
 
-def and_(*operands: Callable[[], object]) -> Any:
+def and_(*operands: Callable[[], object]) -> object:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
     (so a later operand is only evaluated at run time when it matters)."""
     value = operands[0]()
@@ -107,7 +107,7 @@ def and_(*operands: Callable[[], object]) -> Any:
     return value
 
 
-def or_(*operands: Callable[[], object]) -> Any:
+def or_(*operands: Callable[[], object]) -> object:
     """`a or b or ...`, lazy like Python (see `and_`)."""
     value = operands[0]()
     for index, operand in enumerate(operands[1:], start=1):
@@ -120,7 +120,7 @@ def or_(*operands: Callable[[], object]) -> Any:
     return value
 
 
-def if_exp(test: object, body: Callable[[], object], orelse: Callable[[], object]) -> Any:
+def if_exp(test: object, body: Callable[[], object], orelse: Callable[[], object]) -> object:
     """`body() if test else orelse()`."""
     if isinstance(test, Tensor):
         return cond(truth(test), body, orelse)
@@ -141,7 +141,7 @@ _COMPARE = {
 }
 
 
-def compare_chain(ops: Sequence[str], *operands: Callable[[], object]) -> Any:
+def compare_chain(ops: Sequence[str], *operands: Callable[[], object]) -> object:
     """`a < b < c` == `(a < b) and (b < c)` with `b` evaluated once."""
     left = operands[0]()
     right = operands[1]()
@@ -164,7 +164,7 @@ def assert_stmt(test: object, message: Callable[[], object] | None) -> None:
     primitives.assert_true(truth(test), f"AssertionError: {text}{where}")
 
 
-def ret(value: object) -> Any:
+def ret(value: object) -> object:
     """A function's return value, checked for variables without a value on some path."""
     check_defined(value)
     return value
@@ -231,7 +231,7 @@ def if_stmt(
     _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
 
 
-def user_raise(exception: object) -> Any:
+def user_raise(exception: object) -> object:
     """`raise E` in converted code: marks `E` as raised by the user's code at this line, so
     a staged if can turn it into a run-time error of the branch that raises it."""
     if isinstance(exception, type) and issubclass(exception, BaseException):
@@ -446,7 +446,7 @@ def fresh_containers(state: tuple) -> tuple:
     function's constants, which `c += 1` would change while the branch is traced, whichever
     branch runs), so that each staged branch changes its own copy and the traced values of
     one never leak into the other."""
-    def fresh(value: object) -> Any:
+    def fresh(value: object) -> object:
         if _is_container(value):
             leaves, treedef = flatten(value)
             return unflatten(treedef, [fresh(leaf) for leaf in leaves])
@@ -673,7 +673,7 @@ class _Loop:
             self.set_state(tuple(state))
             return values[: len(counter)]
 
-        def cond_fn(*values: object) -> Any:
+        def cond_fn(*values: object) -> object:
             return test(*enter(values))
 
         def body_fn(*values: object) -> tuple:
@@ -792,7 +792,7 @@ def _assigned(value: object, carried: set[SSAValue]) -> Tensor:
     return Tensor(guard[0])
 
 
-def _pass_through(inits: list[Any], guarded_args: set[SSAValue]) -> None:
+def _pass_through(inits: list[object], guarded_args: set[SSAValue]) -> None:
     """Handing a guarded value to a staged loop, or yielding a guarded value the loop
     carries (a block argument unchanged, also from a branch of an `if` in the body, or an
     inner loop's result), is no read: the loop carries the flags along (reads after the
@@ -813,7 +813,7 @@ def _has_spec(value: object) -> bool:
     return all(_spec_of(leaf) is not None for leaf in flatten(value)[0])
 
 
-def _zeros_like(value: object) -> Any:
+def _zeros_like(value: object) -> object:
     """A value of `value`'s structure, dtypes and shapes, all zeros (None if it has leaves
     that are not tensors or numbers)."""
     leaves, treedef = flatten(value)

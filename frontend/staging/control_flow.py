@@ -117,7 +117,7 @@ def cond(
     return unflatten(then.treedef, leaves)
 
 
-def _common_dims(a: object, b: Any) -> tuple | None:
+def _common_dims(a: object, b: object) -> tuple | None:
     """The dims of an if result: a dim unknown at trace time keeps its source where both
     branches agree on it (`x` and `x * 2`), else only the kernel knows it."""
     from tracejit.frontend.staging.dims import UNKNOWN
@@ -158,13 +158,13 @@ def _trace_branch(block: Block, fn: Callable[[], object]) -> _Branch:
     return _Branch(out, leaves, treedef, snapshot, written)
 
 
-def _snapshot(leaf: object) -> Any:
+def _snapshot(leaf: object) -> object:
     if not isinstance(leaf, Tensor):
         return leaf
     return Tensor(leaf.value, leaf.dims, weak=leaf.weak)
 
 
-def _merge(a: object, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
+def _merge(a: object, b: object, name: str) -> tuple[tuple, np.dtype] | None:
     """The (shape, dtype) both branches' values of one output get, or None if Python."""
     if not (isinstance(a, Tensor) or isinstance(b, Tensor) or (_is_number(a) and _is_number(b))):
         if a is b or (type(a) is type(b) and a == b):
@@ -259,7 +259,7 @@ def _any_tensor(values: object) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in flatten(values)[0])
 
 
-def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
+def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ...]:
     """Stage `tj.while`. A loop variable initialised from a Python int or float is weakly
     typed (NEP 50): it takes the dtype NumPy's promotion gives the literal against the values
     it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
@@ -365,7 +365,7 @@ class _WrittenArrays:
     def values(self) -> list[SSAValue]:
         return [root._value for root in self.roots]
 
-    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[Any]:
+    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[object]:
         """All loop variables: the kept ones as themselves, the others as `carried`."""
         values = list(self.leaves)
         for i, value in zip(by_name, carried, strict=True):

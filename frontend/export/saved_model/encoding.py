@@ -122,7 +122,7 @@ def same_structure(a: TreeDef, b: TreeDef) -> bool:
 
 
 # --- run-time dims (frontend/staging/dims.py) ---------------------------------------------------
-def encode_dim(dim: object) -> object:
+def encode_dim(dim: object) -> Any:
     if type(dim) is int:
         return dim
     if isinstance(dim, DimSource):

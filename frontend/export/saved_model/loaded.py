@@ -41,7 +41,7 @@ class LoadedFunction:
             if not c._static_keys and all(t.kind == "leaf" for t in c._arg_treedef.children)
         ]
 
-    def __call__(self, *args: object, **kwargs: object) -> object:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if not kwargs:  # arrays that fit a compiled trace exactly: its entry point checks them
             for concrete in self._all_array_traces:
                 fast = concrete.fast_call
