@@ -23,15 +23,16 @@ if TYPE_CHECKING:  # what type checkers and editors see; at run time the names l
     from tracejit.frontend.api.concrete_function import ConcreteFunction, Graph
     from tracejit.frontend.api.function import Function, function
     from tracejit.frontend.api.module import Module
+    from tracejit.frontend.api.py_function import py_function
     from tracejit.frontend.api.retracing import RetracingWarning
-    from tracejit.frontend.autodiff import GradientTape, custom_gradient, grad, value_and_grad
+    from tracejit.frontend.api.transforms import grad, value_and_grad
+    from tracejit.frontend.autodiff import GradientTape, custom_gradient
     from tracejit.frontend.autograph.index_loops import LoopUnrolledWarning
     from tracejit.frontend.export import saved_model
     from tracejit.frontend.staging import debugging
     from tracejit.frontend.staging.control_flow import Range as range  # noqa: A001
     from tracejit.frontend.staging.control_flow import cond, while_loop
     from tracejit.frontend.staging.printing import print_ as print  # noqa: A001
-    from tracejit.frontend.staging.py_function import py_function
     from tracejit.frontend.staging.tensor import Tensor
     from tracejit.frontend.staging.tensor_array import TensorArray
     from tracejit.frontend.staging.tensor_spec import TensorSpec
@@ -50,8 +51,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "saved_model": ("tracejit.frontend.export.saved_model", None),
     "GradientTape": ("tracejit.frontend.autodiff", "GradientTape"),
     "custom_gradient": ("tracejit.frontend.autodiff", "custom_gradient"),
-    "grad": ("tracejit.frontend.autodiff", "grad"),
-    "value_and_grad": ("tracejit.frontend.autodiff", "value_and_grad"),
+    "grad": ("tracejit.frontend.api.transforms", "grad"),
+    "value_and_grad": ("tracejit.frontend.api.transforms", "value_and_grad"),
     "LoopUnrolledWarning": ("tracejit.frontend.autograph.index_loops", "LoopUnrolledWarning"),
     "ConcreteFunction": ("tracejit.frontend.api.concrete_function", "ConcreteFunction"),
     "Graph": ("tracejit.frontend.api.concrete_function", "Graph"),
@@ -62,7 +63,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "function": ("tracejit.frontend.api.function", "function"),
     "Module": ("tracejit.frontend.api.module", "Module"),
     "print": ("tracejit.frontend.staging.printing", "print_"),
-    "py_function": ("tracejit.frontend.staging.py_function", "py_function"),
+    "py_function": ("tracejit.frontend.api.py_function", "py_function"),
     "RetracingWarning": ("tracejit.frontend.api.retracing", "RetracingWarning"),
     "Tensor": ("tracejit.frontend.staging.tensor", "Tensor"),
     "TensorArray": ("tracejit.frontend.staging.tensor_array", "TensorArray"),

@@ -54,7 +54,7 @@ def compile_breakdown(
         passes.append((name, now - last[0]))
         last[0] = now
 
-    lowered = driver.lower(concrete.graph.module, concrete._pipeline, after_pass=after_pass)
+    lowered = driver.lower(concrete.graph.module, concrete.record.pipeline, after_pass=after_pass)
     stages["tensor passes"] = sum(s for _, s in passes[: len(TENSOR_OPT_PIPELINE)])
     stages["lowering passes"] = sum(s for _, s in passes[len(TENSOR_OPT_PIPELINE) :])
 

@@ -76,7 +76,7 @@ def compile_module(
 ) -> JitModule:
     """Translate, optimise (O3, vectorised for the host) and JIT-compile `module`;
     `callbacks` gives the addresses of the module's run-time callback declarations;
-    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`);
+    `check_bounds` range-checks every memory access (default off; the driver passes its option);
     `keep_object_code` when the object code will be asked for (one code generation)."""
     from tracejit.codegen.emit_llvm import translate_module
     from tracejit.codegen.jit import compile_llvm_ir

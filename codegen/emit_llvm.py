@@ -34,7 +34,6 @@ from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.interrupts import INTERRUPT_CALLS
 from tracejit.codegen.llvm_types import I64, PTR, VOID, checked_memref, scalar_type
 from tracejit.codegen.pyobject_entry import emit_entry
-from tracejit.codegen.switches import bounds_checks_enabled
 from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 EMITTERS: dict[type[Operation], Emitter] = {
@@ -61,11 +60,11 @@ def build_llvm_module(
 ) -> ir.Module:
     """Translate `module`; `noalias_args` marks every memref pointer parameter `noalias`
     (only correct when the caller guarantees no two memref arguments overlap);
-    `check_bounds` range-checks every memory access (default: `TRACEJIT_CHECK_BOUNDS`):
+    `check_bounds` range-checks every memory access (None: off; the driver passes the
+    process's option, compiler/options.py):
     each check's message is appended to the module's check messages (MESSAGES_ATTR), which
     a failed check's status indexes like any other."""
-    if check_bounds is None:
-        check_bounds = bounds_checks_enabled()
+    check_bounds = bool(check_bounds)
     messages = module.attributes.get(MESSAGES_ATTR)
     state = ModuleState(
         ir.Module(name="tracejit"),

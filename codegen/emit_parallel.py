@@ -54,15 +54,16 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState, count_loop
-from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, opaque
+from tracejit.codegen.llvm_types import I32, I64, PTR, TASK_TYPE, call_address, opaque
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
     PARALLEL_WORK_ATTR,
+    PIECES_PER_THREAD,
+    POOL_BUSY,
     POOL_GLOBAL,
     THREADS_GLOBAL,
 )
-from tracejit.runtime.thread_pool import PIECES_PER_THREAD, POOL_BUSY, TASK_TYPE
 
 TASK_SUFFIX = "__task"
 

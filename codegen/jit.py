@@ -14,7 +14,7 @@ import functools
 import sys
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from tracejit.codegen.abi import KernelSignature, ctypes_prototype
@@ -176,20 +176,10 @@ def _run_and_dispose(
         manager.detach()
 
 
-def _bind_runtime(owner: JitModule, engine: llvm.ExecutionEngine | SharedLibrary) -> None:
-    """Fill in the globals through which a module reaches the process's runtime, those it
-    has: the thread count `tj.config.set_num_threads` writes (until then the module runs
-    serially) now, and the thread pool and the block cache for temporaries when they are
-    compiled (runtime_binding.py; until then threads per call, `aligned_alloc` and `free`)."""
-    from tracejit.codegen import interrupts
-    from tracejit.ir.parallel_contract import THREAD_COUNT, THREADS_GLOBAL
-    from tracejit.runtime import runtime_binding
-
-    slot = engine.get_global_value_address(THREADS_GLOBAL)
-    if slot:
-        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
-    interrupts.bind(engine)  # staged loops poll Ctrl-C (interrupts.py)
-    runtime_binding.bind(owner, engine)
+LOAD_HOOKS: list[Callable[[JitModule, llvm.ExecutionEngine | SharedLibrary], None]] = []
+"""Called with every module loaded, before its code runs: the runtime (a floor up,
+runtime/runtime_binding.py) appends the function that fills in the globals through which
+the module reaches it, so that this floor never imports the runtime."""
 
 
 class Kernel:
@@ -222,7 +212,8 @@ class JitModule:
         self._llvm_ir = llvm_ir  # for object code: the optimised IR it was made from, if known
         self.signatures = dict(signatures)
         self._kernels: dict[str, Kernel] = {}
-        _bind_runtime(self, engine)
+        for hook in LOAD_HOOKS:
+            hook(self, engine)
         # Wall time of the steps of `compile_llvm_ir` (0.0 for a module loaded from object code).
         self.parse_seconds = 0.0
         self.optimize_seconds = 0.0

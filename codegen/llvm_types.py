@@ -133,3 +133,6 @@ class _FunctionAt:
 
     def get_reference(self) -> str:
         return self.address.get_reference()
+
+# the thread pool's task: i32 task(ptr ctx, i64 lo, i64 hi) (runtime/thread_pool.py)
+TASK_TYPE = ir.FunctionType(I32, [PTR, I64, I64])

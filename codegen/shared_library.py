@@ -55,12 +55,16 @@ class SharedLibrary:
             return 0
 
 
+SEARCH = "search"
+"""`compiler_driver`'s choice meaning: the first of cc, gcc, clang found on PATH."""
+
+
 @functools.cache
-def compiler_driver() -> str | None:
-    """The C compiler driver that links libraries here (`TRACEJIT_CC`, else cc, gcc, clang)."""
-    chosen = os.environ.get("TRACEJIT_CC")
-    if chosen is not None:
-        return shutil.which(chosen) if chosen else None  # TRACEJIT_CC= turns linking off
+def compiler_driver(chosen: str | None = SEARCH) -> str | None:
+    """The C compiler driver that links libraries here: `chosen` (a name or a path; None:
+    none, linking is off; the driver passes `TRACEJIT_CC`), else cc, gcc or clang."""
+    if chosen != SEARCH:
+        return shutil.which(chosen) if chosen else None
     for name in ("cc", "gcc", "clang"):
         found = shutil.which(name)
         if found:
@@ -80,13 +84,15 @@ def load(path: Path) -> SharedLibrary | None:
         return None
 
 
-def build_in_background(llvm_ir: str, destination: Path) -> None:
+def build_in_background(llvm_ir: str, destination: Path, chosen: str | None = SEARCH) -> None:
     """Compile the optimised module `llvm_ir` as position-independent code and link it to
-    `destination`, in a daemon thread (see the module docstring)."""
-    if compiler_driver() is None:
+    `destination` with `compiler_driver(chosen)`, in a daemon thread (see the module
+    docstring)."""
+    driver = compiler_driver(chosen)
+    if driver is None:
         return
     thread = threading.Thread(
-        target=_build, args=(llvm_ir, destination), name="tracejit-link", daemon=True
+        target=_build, args=(llvm_ir, destination, driver), name="tracejit-link", daemon=True
     )
     with _pending_lock:
         _pending[:] = [t for t in _pending if t.is_alive()]
@@ -112,11 +118,11 @@ def _wait_at_exit() -> None:
     atexit.register(wait_for_builds, _EXIT_WAIT_SECONDS)
 
 
-def _build(llvm_ir: str, destination: Path) -> None:
+def _build(llvm_ir: str, destination: Path, driver: str) -> None:
     with contextlib.suppress(Exception):  # best effort: the object code path still works
         with BACKGROUND_LLVM:
             object_code = pic_object_code(llvm_ir)
-        link(object_code, destination)
+        link(object_code, destination, driver)
 
 
 BACKGROUND_LLVM = threading.Lock()
@@ -151,16 +157,13 @@ def pic_object_code(llvm_ir: str) -> bytes:
     return machine.emit_object(module)
 
 
-def link(object_code: bytes, destination: Path) -> bool:
-    """Link `object_code` into the shared library `destination` (atomically). False when
-    there is no compiler driver or it fails."""
+def link(object_code: bytes, destination: Path, driver: str) -> bool:
+    """Link `object_code` into the shared library `destination` (atomically) with the C
+    compiler `driver`. False when it fails."""
     # imported here: a process that only loads libraries from the cache never needs them
     import subprocess
     import tempfile
 
-    driver = compiler_driver()
-    if driver is None:
-        return False
     # the object file goes to the system's temp directory, the library to a temp name beside
     # its final one (the cache removes stale `.tmp-` files), then renamed into place
     fd, built = tempfile.mkstemp(dir=destination.parent, prefix=".tmp-", suffix=LIBRARY_SUFFIX)

@@ -8,7 +8,6 @@ prints for a function is exactly what the function runs.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -18,6 +17,7 @@ from typing import Any
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.hints import isa
 
+from tracejit.compiler.options import OPTIONS
 from tracejit.ir.runtime_contract import (
     ARG_DTYPES_ATTR,
     MESSAGES_ATTR,
@@ -26,10 +26,10 @@ from tracejit.ir.runtime_contract import (
 )
 from tracejit.passes.pipeline import (
     DEFAULT_PIPELINE,
-    PASSES,
     AfterPassHook,
     Pipeline,
     PipelineError,
+    Registry,
 )
 
 
@@ -52,13 +52,10 @@ class LoweredModule:
 
 def verification_mode() -> str:
     """When to verify the IR: after `each` pass, once at the `end` of a pipeline, or `off`.
-    Always each pass in the CLI and the fuzzer; for `tj.function` as `TRACEJIT_VERIFY_EACH`
-    says (`1`, `end`, unset or `0`), off by default because verification costs as much as
-    the passes (and grows faster than linearly with the number of blocks in xDSL)."""
-    value = os.environ.get("TRACEJIT_VERIFY_EACH", "0")
-    if value == "end":
-        return "end"
-    return "off" if value in ("", "0") else "each"
+    Always each pass in the CLI and the fuzzer; for `tj.function` as the options say
+    (compiler/options.py, `TRACEJIT_VERIFY_EACH`), off by default because verification costs
+    as much as the passes (and grows faster than linearly with the number of blocks in xDSL)."""
+    return OPTIONS.verify
 
 
 def lower(
@@ -67,9 +64,11 @@ def lower(
     record_stages: bool = False,
     verify_each: bool | None = None,
     after_pass: AfterPassHook | None = None,
+    registry: Registry | None = None,
 ) -> LoweredModule:
     """Run `pipeline` on a copy of `module` (the traced graph stays untouched); verify
-    after each pass if `verify_each` (default: as `verification_mode()` says)."""
+    after each pass if `verify_each` (default: as `verification_mode()` says). The pass
+    names are looked up in `registry` (default: passes/'s PASSES)."""
     mode = verification_mode() if verify_each is None else "given"
     verify_at_end = mode == "end"
     if verify_each is None:
@@ -87,7 +86,7 @@ def lower(
             after_pass(pass_name, current)
         last = time.perf_counter()
 
-    passes = Pipeline.parse(pipeline)
+    passes = Pipeline.parse(pipeline, registry)
     try:
         passes.run(lowered.module, verify_each=verify_each, after_pass=hook)
         if verify_at_end and passes.names:
@@ -121,7 +120,10 @@ def compile_to_machine_code(
     codegen JitModule); `callbacks` binds the module's callback declarations to function
     addresses. (`compile` is the whole way from a traced module.)"""
     from tracejit import codegen
+    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
 
+    if check_bounds is None:
+        check_bounds = OPTIONS.check_bounds
     return codegen.compile_module(module, callbacks=callbacks, check_bounds=check_bounds)
 
 
@@ -181,17 +183,6 @@ def inlined_function(module: ModuleOp, name: str):
     raise KeyError(name)
 
 
-def _value_and_grad_pass():
-    from tracejit.frontend.autodiff.module_transform import ValueAndGradPass
-
-    return ValueAndGradPass
-
-
-# Reverse-mode differentiation lives in the frontend (its adjoints stage ops the way tracing
-# does); the pass registry, which tracejit-opt reads, learns its name here.
-PASSES.setdefault("value-and-grad", _value_and_grad_pass)
-
-
 def inline_call(call, callee) -> list:
     """Replace `call` by a copy of `callee`'s body (passes/inline.py); the values it returned."""
     from tracejit.passes.inline import inline_call as inline
@@ -204,14 +195,12 @@ _object_caches: dict[tuple[str, int], object] = {}
 
 
 def object_cache():
-    """The `ObjectCache` that `tj.config` selects, or None when the cache is off."""
-    from tracejit.frontend.api import config
-
-    directory = config.cache_dir()
+    """The `ObjectCache` the options select (`tj.config.set_cache_dir`), or None when off."""
+    directory = OPTIONS.cache_dir
     if directory is None:
         return None
     from tracejit.compiler.object_cache import ObjectCache  # ~20 ms to import: only when on
-    index = (str(directory), config.cache_max_bytes())
+    index = (str(directory), OPTIONS.cache_max_bytes)
     if index not in _object_caches:
         _object_caches[index] = ObjectCache(*index)
     return _object_caches[index]
@@ -244,13 +233,12 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     With a cache directory set (`tj.config.set_cache_dir`) the object code is loaded from it
     when it holds this module (exact text), pipeline and bounds-check setting for this host
     and these versions (no passes, no LLVM), and stored after a fresh compile. Recording the
-    stages always compiles. `verify_each` and `check_bounds` default to the environment
-    (`TRACEJIT_VERIFY_EACH`, `TRACEJIT_CHECK_BOUNDS`). `after_pass` is called after each pass
-    of a fresh compile (tiered execution's background compile stops by raising from it)."""
-    from tracejit.codegen.switches import bounds_checks_enabled
-
+    stages always compiles. `verify_each` and `check_bounds` default to the process's options
+    (compiler/options.py: `TRACEJIT_VERIFY_EACH`, `tj.config.set_check_bounds`). `after_pass`
+    is called after each pass of a fresh compile (tiered execution's background compile stops
+    by raising from it)."""
     if check_bounds is None:
-        check_bounds = bounds_checks_enabled()
+        check_bounds = OPTIONS.check_bounds
     cache = object_cache()
     key = _cache_key(module, pipeline, check_bounds) if cache is not None else None
     if cache is not None and not record_stages:
@@ -276,7 +264,7 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
             "llvm_ir": compilation.jit.optimized_llvm_ir,
         }
         if cache.store(key, compilation.jit.object_code, compilation.jit.signatures, extra):
-            from tracejit.frontend.api import compile_log
+            from tracejit.compiler import compile_log
 
             compile_log.stored(key, len(compilation.jit.object_code or b""))
             _build_library(cache, key, extra["callbacks"], extra["llvm_ir"])
@@ -293,10 +281,8 @@ def is_cached(
     cache = object_cache()
     if cache is None:
         return False
-    from tracejit.codegen.switches import bounds_checks_enabled
-
     if check_bounds is None:
-        check_bounds = bounds_checks_enabled()
+        check_bounds = OPTIONS.check_bounds
     return cache.path(_cache_key(module, pipeline, check_bounds)).is_file()
 
 
@@ -308,7 +294,7 @@ def _build_library(cache: Any, key: str, sites: list, llvm_ir: Any) -> None:
         return
     from tracejit.codegen.shared_library import build_in_background
 
-    build_in_background(llvm_ir, cache.library_path(key))
+    build_in_background(llvm_ir, cache.library_path(key), OPTIONS.c_compiler)
 
 
 def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
@@ -333,6 +319,7 @@ def _load_cached(cache: Any, key: str, py_functions: dict | None) -> Compilation
         if loaded is not None:
             return Compilation(loaded, messages, None, from_cache=True)
     from tracejit.codegen.jit import load_object
+    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
 
     callbacks = _cached_callbacks(sites, py_functions)
     try:
@@ -348,6 +335,7 @@ def _load_library(cache: Any, key: str, entry: Any, llvm_ir: str | None) -> Any:
     """The entry's machine code from its shared library, or None when it has none (yet)."""
     from tracejit.codegen import shared_library
     from tracejit.codegen.jit import JitModule
+    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
 
     path = cache.library_path(key)
     if not cache.trusted(path):  # dlopen runs its code: only a library no one else could write
@@ -379,6 +367,7 @@ def _compile_fresh(
     after_pass: AfterPassHook | None = None,
 ) -> Compilation:
     from tracejit import codegen
+    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
     from tracejit.runtime.callbacks import CallbackSet
 
     lowered = lower(
@@ -406,9 +395,7 @@ def object_code_key(
 ) -> str:
     """The key the persistent cache gives `module`'s object code in this process: it changes
     with the IR, the pipeline, the bounds-check setting, the CPU and the compiler."""
-    from tracejit.codegen.switches import bounds_checks_enabled
-
-    return _cache_key(module, pipeline, bounds_checks_enabled())
+    return _cache_key(module, pipeline, OPTIONS.check_bounds)
 
 
 def encode_object_code(compilation: Compilation) -> bytes | None:
@@ -431,6 +418,7 @@ def decode_object_code(data: bytes) -> Compilation | None:
     LLVM will not load it."""
     from tracejit.codegen.jit import load_object
     from tracejit.compiler.object_cache import decode_entry
+    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
 
     entry = decode_entry(data)
     if entry is None or not isinstance(entry.extra.get("messages"), list):

@@ -184,9 +184,10 @@ def _source_digest() -> str:
     `.pyc` files against their sources: an edit changes the digest (a copy with other times
     only costs a recompile), and stat-ing ~100 files is 20x cheaper than reading them."""
     root = str(_PACKAGE_ROOT)
-    # The driver and the callback binding decide what an entry holds besides object code.
-    paths = [os.path.join(root, "frontend", name) for name in ("driver.py", "callbacks.py")]
-    for layer in ("ir", "passes", "codegen"):
+    # The driver (compiler/) and the runtime's binding decide what an entry holds besides
+    # object code.
+    paths: list[str] = []
+    for layer in ("ir", "passes", "codegen", "runtime", "compiler"):
         paths += _python_files(os.path.join(root, layer))
     digest = hashlib.sha256()
     for path in sorted(paths):

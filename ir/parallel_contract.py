@@ -10,18 +10,14 @@ Stated once because three layers meet here:
   iterations and calls it with PARALLEL_WORK_ATTR (estimated work per iteration) on the
   `func.call`; the code generator (codegen/emit_parallel.py) turns that call into a fork/join
   over threads when the call's work reaches MIN_PARALLEL_WORK, and into the plain call below.
-- The thread count is read by compiled code at run time from THREAD_COUNT, one C int per
-  process (`tj.config.set_num_threads` writes it), so changing it never recompiles and object
-  code cached on disk stays valid. A compiled module holds a pointer to it (a global filled
-  in after loading, THREADS_GLOBAL); while that pointer is null the module runs serially.
-
-THREAD_COUNT lives in `ir/` only because every layer may import `ir/`; it is plain ctypes.
+- The thread count is read by compiled code at run time from one C int per process
+  (runtime/settings.py's THREAD_COUNT, which `tj.config.set_num_threads` writes), so changing
+  it never recompiles and object code cached on disk stays valid. A compiled module holds a
+  pointer to it (a global filled in after loading, THREADS_GLOBAL); while that pointer is
+  null the module runs serially.
 """
 
 from __future__ import annotations
-
-import ctypes
-import os
 
 PARALLEL_LOOP_ATTR = "tj.parallel"
 PARALLEL_WORK_ATTR = "tj.parallel_work"
@@ -39,28 +35,9 @@ MAX_THREADS = 64
 
 THREADS_GLOBAL = "tracejit_num_threads_ptr"
 POOL_GLOBAL = "tracejit_parallel_pool_ptr"  # the thread pool's run function (thread_pool.py)
-NUM_THREADS_ENV = "TRACEJIT_NUM_THREADS"
-
-
-def default_thread_count() -> int:
-    """TRACEJIT_NUM_THREADS if set, else the CPUs this process may run on."""
-    env = os.environ.get(NUM_THREADS_ENV, "").strip()
-    if env:
-        try:
-            return clamp_thread_count(int(env))
-        except ValueError:  # a bad value must not make `import tracejit` fail
-            pass
-    try:
-        return clamp_thread_count(len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not Linux
-        return clamp_thread_count(os.cpu_count() or 1)
-
-
-def clamp_thread_count(count: int) -> int:
-    if count < 1:
-        raise ValueError(f"the thread count must be >= 1, got {count}")
-    return min(count, MAX_THREADS)
-
-
-THREAD_COUNT = ctypes.c_int32(default_thread_count())
-"""The thread count compiled code reads (through THREADS_GLOBAL) on every parallel loop."""
+POOL_BUSY = -(1 << 31)
+"""What `tracejit_pool_run` returns when another call holds the pool (no check status is
+negative: they are message indices)."""
+PIECES_PER_THREAD = 4
+"""Iterations are cut into this many pieces per thread, taken from a shared counter: on a
+loaded machine a thread that runs late takes fewer (a fixed split would wait for it)."""

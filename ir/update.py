@@ -1,7 +1,7 @@
 """Value-semantics updates: NumPy's item assignment as ops that return a new tensor.
 
 `a[1:3, j] = v` on a traced array does not write anything while tracing. The frontend
-(frontend/staging/mutation.py) stages an op whose result is `a` with the window replaced, and from
+(frontend/staging/views.py) stages an op whose result is `a` with the window replaced, and from
 then on the array's name reads that result (as JAX's `.at[].set` and PyTorch's
 functionalization do). Every pass keeps reasoning about values; `bufferize` then performs
 the update in the old value's buffer when that value is dead (passes/bufferize/updates.py),

@@ -8,7 +8,7 @@ Each pass lives in its own module named after it; the registry imports it on fir
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -126,6 +126,9 @@ def _dce():
     return DeadCodeElimination
 
 
+Registry = Mapping[str, Callable[[], type[ModulePass]]]
+"""Pass names to functions returning the pass class (imported on first use)."""
+
 PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "canonicalize": _canonicalize,
     "constant-fold": _constant_fold,
@@ -201,10 +204,14 @@ class Pipeline:
     passes: tuple[ModulePass, ...]
 
     @staticmethod
-    def parse(spec: str | Sequence[str]) -> Pipeline:
+    def parse(spec: str | Sequence[str], registry: Registry | None = None) -> Pipeline:
+        """Parse a pass list with the passes of `registry` (default: PASSES, this package's;
+        a caller adds others, e.g. tracejit-opt autodiff's `value-and-grad`)."""
         text = spec if isinstance(spec, str) else ",".join(spec)
         text = ",".join(NAMED_PIPELINES.get(text, (text,))) if text in NAMED_PIPELINES else text
-        return Pipeline(_parse_passes(text))
+        if registry is None or registry is PASSES:
+            return Pipeline(_parse_passes(text))
+        return Pipeline(_parse_with(text, registry))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -238,15 +245,20 @@ def _parse_passes(text: str) -> tuple[ModulePass, ...]:
     """The pass objects of a pass list, parsed once per distinct text (parsing the default
     pipeline costs ~1 ms, per compile). Sharing them is safe: passes are frozen dataclasses
     whose `apply` keeps no state in the pass."""
+    return _parse_with(text, PASSES)
+
+
+def _parse_with(text: str, registry: Registry) -> tuple[ModulePass, ...]:
     if not text.strip():
         return ()
-    unknown = _unknown_passes(text)
+    unknown = _unknown_passes(text, registry)
     if unknown:
-        raise ValueError(f"unknown pass '{unknown[0]}'; known passes: {', '.join(sorted(PASSES))}")
-    return tuple(PassPipeline.parse_spec(PASSES, text).passes)
+        known = ", ".join(sorted(registry))
+        raise ValueError(f"unknown pass '{unknown[0]}'; known passes: {known}")
+    return tuple(PassPipeline.parse_spec(dict(registry), text).passes)
 
 
-def _unknown_passes(text: str) -> list[str]:
+def _unknown_passes(text: str, registry: Registry) -> list[str]:
     names, depth, current = [], 0, ""
     for ch in text:
         depth += ch == "{"
@@ -257,10 +269,10 @@ def _unknown_passes(text: str) -> list[str]:
         else:
             current += ch
     names.append(current)
-    return [n.split("{")[0].strip() for n in names if n.split("{")[0].strip() not in PASSES]
+    return [n.split("{")[0].strip() for n in names if n.split("{")[0].strip() not in registry]
 
 
-def describe(pass_name: str) -> str:
+def describe(pass_name: str, registry: Registry | None = None) -> str:
     """The first line of a pass's docstring (for --list-passes)."""
-    doc = (PASSES[pass_name]().__doc__ or "").strip()
+    doc = ((registry or PASSES)[pass_name]().__doc__ or "").strip()
     return doc.splitlines()[0] if doc else ""

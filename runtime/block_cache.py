@@ -41,11 +41,10 @@ from tracejit.codegen.context import count_loop
 from tracejit.codegen.llvm_types import I1, I32, I64, PTR, opaque
 from tracejit.ir.memory_contract import (  # noqa: F401 (the globals' names, re-exported)
     ALLOC_GLOBAL,
-    CACHE_BYTES,
     CACHED_BYTES_MIN,
-    CLEARS,
     FREE_GLOBAL,
 )
+from tracejit.runtime.settings import CACHE_BYTES, CLEARS
 
 ALLOC, FREE, CLEAR = "tracejit_block_alloc", "tracejit_block_free", "tracejit_block_clear"
 SLOTS = 32

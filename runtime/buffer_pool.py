@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.ir.memory_contract import CACHED_BYTES_MIN, initial_cache_bytes
+from tracejit.ir.memory_contract import CACHED_BYTES_MIN
+from tracejit.runtime import settings
 
 POOLED_BYTES = CACHED_BYTES_MIN  # below this, np.empty is cheaper than anything the pool can do
 ALIGNMENT = 64
@@ -134,7 +135,7 @@ class _PooledBlock:
             self._pool.give_back(self._address, self._size)
 
 
-POOL = BufferPool(initial_cache_bytes())
+POOL = BufferPool(settings.CACHE_BYTES.value)
 
 
 def _after_fork_in_child() -> None:
@@ -160,3 +161,22 @@ def allocator(shape: tuple[int, ...], dtype: Any) -> Allocator:
 def empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """An output array of a shape known only now (the slow path)."""
     return allocator(shape, dtype)(shape, np.dtype(dtype))
+
+
+def set_cache_bytes(limit: int) -> None:
+    """Bound the cache of freed outputs and that of freed temporaries by `limit` bytes each;
+    cached blocks over the new bound are freed now."""
+    if limit < 0:
+        raise ValueError(f"set_buffer_cache_bytes: the limit must be >= 0, got {limit}")
+    settings.CACHE_BYTES.value = limit
+    for clear in settings.CLEARS:  # kept temporaries over the new bound go now
+        clear()
+    POOL.shrink_to(limit)
+
+
+def clear_caches() -> None:
+    """Free every cached block not in use: outputs (arrays still alive keep theirs) and
+    kernel temporaries."""
+    POOL.clear()
+    for clear in settings.CLEARS:
+        clear()

@@ -18,8 +18,16 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.staging.printing import format_value
 from tracejit.ir.runtime_contract import PRINT_ATTR
+
+
+def format_value(value: Any) -> str:
+    """NumPy's text for arrays and NumPy scalars (`[1 2 3]`, `0.5`); str() otherwise."""
+    if hasattr(value, "numpy") and not isinstance(value, np.ndarray | np.generic):
+        value = value.numpy()
+    if isinstance(value, np.ndarray | np.generic):
+        return str(np.asarray(value)) if np.ndim(value) else str(np.asarray(value)[()])
+    return str(value)
 
 
 @dataclass(frozen=True)

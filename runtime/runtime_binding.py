@@ -26,8 +26,10 @@ import threading
 import weakref
 from typing import Any
 
+from tracejit.codegen import interrupts, jit
 from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
-from tracejit.ir.parallel_contract import POOL_GLOBAL
+from tracejit.ir.parallel_contract import POOL_GLOBAL, THREADS_GLOBAL
+from tracejit.runtime.settings import THREAD_COUNT
 
 GLOBALS = (POOL_GLOBAL, ALLOC_GLOBAL, FREE_GLOBAL)
 EXIT_WAIT_SECONDS = 5.0
@@ -41,7 +43,20 @@ _pending: list[tuple[weakref.ref, list[tuple[str, int]]]] = []
 _compiler: threading.Thread | None = None
 
 
-def bind(owner: object, engine: Any) -> None:
+def bind_loaded_module(owner: Any, engine: Any) -> None:
+    """Fill in the globals through which a module reaches the process's runtime, those it
+    has: the thread count `tj.config.set_num_threads` writes (until then the module runs
+    serially) and the Ctrl-C flag now, and the thread pool and the block cache for
+    temporaries when they are compiled (`bind`; until then threads per call,
+    `aligned_alloc` and `free`). Registered with codegen/jit.py's LOAD_HOOKS below."""
+    slot = engine.get_global_value_address(THREADS_GLOBAL)
+    if slot:
+        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
+    interrupts.bind(engine)  # staged loops poll Ctrl-C (codegen/interrupts.py)
+    bind(owner, engine)
+
+
+def bind(owner: Any, engine: Any) -> None:
     """Fill in `engine`'s runtime globals now if the runtime is compiled, else when it is
     (`owner` keeps the engine's code alive: its slots are written only while it lives)."""
     slots = [(name, engine.get_global_value_address(name)) for name in GLOBALS]
@@ -117,3 +132,5 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+jit.LOAD_HOOKS.append(bind_loaded_module)

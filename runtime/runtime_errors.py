@@ -67,8 +67,8 @@ def _raise_interrupt(text: str) -> None:
     ours if it was handled already (or a handler of the user's swallowed it)."""
     import ctypes
 
-    from tracejit.compiler import driver
+    from tracejit.codegen import interrupts
 
-    driver.clear_interrupt()
+    interrupts.clear()
     ctypes.pythonapi.PyErr_CheckSignals()  # raises the pending KeyboardInterrupt, if any
     raise KeyboardInterrupt(text)

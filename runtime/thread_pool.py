@@ -45,19 +45,16 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, opaque
-from tracejit.ir.parallel_contract import MAX_THREADS, POOL_GLOBAL  # noqa: F401 (re-exported)
+from tracejit.codegen.llvm_types import I32, I64, PTR, TASK_TYPE, call_address, opaque
+from tracejit.ir.parallel_contract import (  # noqa: F401 (re-exported)
+    MAX_THREADS,
+    PIECES_PER_THREAD,
+    POOL_BUSY,
+    POOL_GLOBAL,
+)
 
 RUN = "tracejit_pool_run"
 WORKER = "tracejit_pool_worker"
-TASK_TYPE = ir.FunctionType(I32, [PTR, I64, I64])  # i32 task(ptr ctx, i64 lo, i64 hi)
-POOL_BUSY = -(1 << 31)
-"""What `tracejit_pool_run` returns when another call holds the pool (no check status is
-negative: they are message indices)."""
-
-PIECES_PER_THREAD = 4
-"""Iterations are cut into this many pieces per thread, taken from a shared counter: on a
-loaded machine a thread that runs late takes fewer (a fixed split would wait for it)."""
 MAX_PIECES = MAX_THREADS * PIECES_PER_THREAD
 SPIN_ROUNDS = 4_000
 """Checks (with a CPU pause between) before a thread sleeps on a futex: ~100 us of spinning

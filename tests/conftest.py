@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 
-import tracejit as tj
-
 # Tests verify the IR at the end of every pipeline (the library skips it unless asked: it is
 # slow). After every pass would double the suite's time; the lit tests (tracejit-opt) and
 # the fuzzer (fuzz_oracle.py) verify after each pass, and name the pass that broke the IR.
+# (Set before tracejit is imported: compiler/options.py reads the environment once.)
 os.environ.setdefault("TRACEJIT_VERIFY_EACH", "end")
+
+import tracejit as tj  # noqa: E402
 
 # Tiered execution (frontend/api/tiered.py) would answer every test's first call with the graph
 # interpreter, which evaluates each op with the same NumPy code the tests compare against: the

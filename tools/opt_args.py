@@ -1,6 +1,6 @@
 """The command line of tracejit-opt: flags, their checks, and the help text.
 
-The help's epilog is generated from the pass registry (`passes/pipeline.PASSES`) and the
+The help's epilog is generated from the pass registry (tools/pass_registry.py) and the
 named pipelines, so it cannot go stale. It is generated only when the help is printed:
 describing every pass imports every pass module (~0.3 s), which a run of one pass skips.
 """
@@ -10,8 +10,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from tracejit.passes.pipeline import NAMED_PIPELINES, PASSES
+from tracejit.passes.pipeline import NAMED_PIPELINES
 from tracejit.tools.pass_info import pass_listing, pipelines_listing
+from tracejit.tools.pass_registry import ALL_PASSES
 from tracejit.tools.saved_input import is_saved_input
 
 DESCRIPTION = """\
@@ -204,9 +205,10 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def pass_names(text: str, flag: str) -> set[str]:
     names = {name.strip() for name in text.split(",") if name.strip()}
-    unknown = sorted(names - set(PASSES))
+    unknown = sorted(names - set(ALL_PASSES))
     if unknown:
-        raise UsageError(f"{flag}: unknown pass '{unknown[0]}'; known: {', '.join(sorted(PASSES))}")
+        known = ", ".join(sorted(ALL_PASSES))
+        raise UsageError(f"{flag}: unknown pass '{unknown[0]}'; known: {known}")
     return names
 
 

@@ -24,6 +24,7 @@ from tracejit.tools.ir_dumps import DumpRequest, IrDumper, unused_requests
 from tracejit.tools.mlir_input import Chunk, input_name, parse_mlir, read_source
 from tracejit.tools.op_stats import dialect_counts, render_stats
 from tracejit.tools.opt_args import UsageError, is_python_input
+from tracejit.tools.pass_registry import ALL_PASSES
 from tracejit.tools.saved_input import is_saved_input
 from tracejit.tools.stages import is_upstream_tensor_module, ladder
 from tracejit.tools.timing import TimingReport
@@ -138,7 +139,11 @@ class Session:
         check_pipeline(passes)
         try:
             lowered = driver.lower(
-                module, passes, verify_each=not self.args.no_verify_each, after_pass=self.dumper
+                module,
+                passes,
+                verify_each=not self.args.no_verify_each,
+                after_pass=self.dumper,
+                registry=ALL_PASSES,
             )
         except PipelineError as error:
             assert self.dumper is not None
@@ -200,7 +205,7 @@ class Session:
 def check_pipeline(passes: str | Sequence[str]) -> None:
     """Report a bad pass list or pass option as a usage error, before anything runs."""
     try:
-        Pipeline.parse(passes)
+        Pipeline.parse(passes, ALL_PASSES)
     except (ValueError, TypeError) as error:
         raise UsageError(f"-p: {error}") from None
     except ArgSpecParseError as error:  # a BaseException in xDSL

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from xdsl.passes import get_pass_option_infos
 
-from tracejit.passes.pipeline import DEFAULT_PIPELINE, NAMED_PIPELINES, PASSES, describe
+from tracejit.passes.pipeline import DEFAULT_PIPELINE, NAMED_PIPELINES, describe
+from tracejit.tools.pass_registry import ALL_PASSES
 
 # xDSL's own passes without a docstring.
 _FALLBACK_DESCRIPTIONS = {
@@ -15,7 +16,7 @@ _FALLBACK_DESCRIPTIONS = {
 
 
 def description(pass_name: str) -> str:
-    return describe(pass_name) or _FALLBACK_DESCRIPTIONS.get(pass_name, "")
+    return describe(pass_name, ALL_PASSES) or _FALLBACK_DESCRIPTIONS.get(pass_name, "")
 
 
 QUOTES = "'\""  # a type written under `from __future__ import annotations` is a string
@@ -26,15 +27,15 @@ def options(pass_name: str) -> list[str]:
     return [
         f"{info.name}: {info.expected_type.strip(QUOTES)}"
         + ("" if info.default_value is None else f" = {info.default_value}")
-        for info in get_pass_option_infos(PASSES[pass_name]())
+        for info in get_pass_option_infos(ALL_PASSES[pass_name]())
     ]
 
 
 def pass_listing() -> str:
     """One line per registered pass, then one indented line per option."""
     lines = []
-    width = max(map(len, PASSES))
-    for name in sorted(PASSES):
+    width = max(map(len, ALL_PASSES))
+    for name in sorted(ALL_PASSES):
         lines.append(f"  {name:<{width}}  {description(name)}")
         lines.extend(f"  {'':<{width}}    {{{option}}}" for option in options(name))
     return "\n".join(lines) + "\n"

@@ -97,7 +97,7 @@ def saved_concrete(target: str, signature: str | None, arg_texts: list[str]) -> 
             f"(and --arg), as --list prints them:\n{list_signatures(target)}"
         )
     specs = parse_signature(signature) if signature is not None else []
-    args, kwargs = bind_in_order(concretes[0]._signature, specs, python_arguments(arg_texts))
+    args, kwargs = bind_in_order(concretes[0].record.signature, specs, python_arguments(arg_texts))
     try:
         return function.get_concrete_function(*args, **kwargs)
     except ValueError:
@@ -137,7 +137,7 @@ def _flags(concrete: Any) -> str:
     specs: list[str] = []
     values: list[str] = []
     args, kwargs = concrete.structured_input_signature
-    names = list(concrete._signature.parameters)
+    names = list(concrete.record.signature.parameters)
     for name, value in [*zip(names, args, strict=False), *kwargs.items()]:
         from tracejit.runtime.structure import flatten
 

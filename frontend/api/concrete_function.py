@@ -18,21 +18,23 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tracejit.compiler import driver
-from tracejit.frontend.api import compile_log, tiered
+from tracejit.compiler import compile_log, driver
+from tracejit.frontend.api import tiered
 from tracejit.frontend.api.argument_writes import check_writable, copy_back
 from tracejit.frontend.api.cache_key import IdentityKey, is_tensor_leaf, leaf_key, native
 from tracejit.frontend.api.kernel_outputs import adopt
+from tracejit.frontend.api.pickling_hooks import PICKLING
 from tracejit.frontend.api.signature_format import named_leaves, pretty_signature, split_arguments
 from tracejit.frontend.api.trace_function import TracedProgram
+from tracejit.frontend.api.trace_record import TraceRecord
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.staging import array_subclasses, primitives
 from tracejit.frontend.staging import variable as tj_variable
 from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum, resolve
-from tracejit.frontend.staging.mutation import assign
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
+from tracejit.frontend.staging.views import assign
 from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
 from tracejit.runtime import buffer_pool
 from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
@@ -74,20 +76,18 @@ class ConcreteFunction:
         arg_leaves: list[object],
         pipeline: tuple[str, ...] = driver.DEFAULT_PIPELINE,
     ):
-        self._program = program
-        self._signature = signature
-        self._names = names
-        self._arg_treedef = arg_treedef
         # Python values of the trace; other objects only through their weak identity key,
         # so a trace never keeps an argument object alive.
-        self._static_keys = {
+        static_keys = {
             i: leaf_key(leaf) for i, leaf in enumerate(arg_leaves) if not is_tensor_leaf(leaf)
         }
-        self._static_leaves = {
+        static_leaves = {
             i: key if isinstance(key, IdentityKey) else arg_leaves[i]
-            for i, key in self._static_keys.items()
+            for i, key in static_keys.items()
         }
-        self._pipeline = pipeline
+        self.record = TraceRecord(
+            program, signature, list(names), arg_treedef, static_keys, static_leaves, pipeline
+        )
         self.graph = Graph(program)
         self._lock = threading.Lock()
         self._compilation: driver.Compilation | None = None
@@ -98,51 +98,38 @@ class ConcreteFunction:
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
         self._tier = tiered.Tier()  # first call interpreted, compiled in the background
-        # Variables this function owns: those made when it was loaded or unpickled (the
-        # program only holds its Variables weakly)
-        self._owned_variables: list[object] = []
 
     # --- introspection -------------------------------------------------------------
-    def _input_leaves(self) -> list[Any]:
-        leaves: list[Any] = [None] * self._arg_treedef.num_leaves
-        specs = iter(self._program.input_specs)
-        for i in range(len(leaves)):
-            leaves[i] = self._static_leaves[i] if i in self._static_leaves else next(specs)
-        return leaves
-
     @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
         """`((TensorSpec(shape=(), dtype=float32, name='a'),), {})`: args and kwargs."""
-        leaves = named_leaves(self._arg_treedef, self._input_leaves(), self._names)
-        return split_arguments(self._signature, unflatten(self._arg_treedef, leaves))
+        record = self.record
+        leaves = named_leaves(record.arg_treedef, record.input_leaves(), record.names)
+        return split_arguments(record.signature, unflatten(record.arg_treedef, leaves))
 
     @property
     def structured_outputs(self) -> Any:
-        leaves = list(self._program.output_leaves)
-        program = self._program
+        leaves = list(self.record.program.output_leaves)
+        program = self.record.program
         for position, spec in zip(
             program.output_positions, program.output_specs[: program.result_count], strict=True
         ):
             leaves[position] = spec
-        return unflatten(self._program.output_treedef, leaves)
+        return unflatten(self.record.program.output_treedef, leaves)
 
     def pretty_printed_signature(self) -> str:
+        record = self.record
         return pretty_signature(
-            self._signature, self._arg_treedef, self._input_leaves(), self.structured_outputs
+            record.signature, record.arg_treedef, record.input_leaves(), self.structured_outputs
         )
 
     def __repr__(self) -> str:
-        return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
+        return f"ConcreteFunction {self.record.call_name()}\n{self.pretty_printed_signature()}"
 
     def __reduce__(self) -> tuple:
         """Pickle by value: the traced IR, its signature, the captured Variables' values and,
         once compiled, the object code (`saved_model/pickling.py`, the code `save` uses)."""
-        from tracejit.frontend.export.saved_model.pickling import reduce_concrete
-
-        return reduce_concrete(self)
-
-    def _call_name(self) -> str:
-        return f"{self.graph.function_name}({', '.join(self._names)})"
+        return PICKLING.reduce_concrete(self)
 
     def ir(self, after: str | None = None) -> str:
         """The IR after the pass named `after` (its first run), or the final lowered IR.
@@ -155,7 +142,7 @@ class ConcreteFunction:
         for stage in stages:
             if stage.pass_name == after:
                 return stage.ir
-        raise ValueError(f"pass '{after}' is not in the pipeline {list(self._pipeline)}")
+        raise ValueError(f"pass '{after}' is not in the pipeline {list(self.record.pipeline)}")
 
     @property
     def llvm_ir(self) -> str:
@@ -181,9 +168,22 @@ class ConcreteFunction:
         with self._lock:  # compiled (to run) before the stages were asked for
             if self._stages is None:
                 self._stages = driver.lower(
-                    self.graph.module, self._pipeline, record_stages=True
+                    self.graph.module, self.record.pipeline, record_stages=True
                 ).stages
             return self._stages
+
+    # --- compiling (public for export, pickling and tools: frontend/api/trace_record.py) ---
+    @property
+    def is_compiled(self) -> bool:
+        """Whether the machine code is there (`compilation` compiles it when it is not)."""
+        return self._compilation is not None
+
+    def install_compilation(self, compilation: driver.Compilation) -> None:
+        """Call `compilation` from now on (machine code loaded from a SavedModel or a pickle),
+        unless this function is compiled already."""
+        with self._lock:
+            if self._compilation is None:
+                self._install(compilation)
 
     def _compile(self, record_stages: bool = False) -> driver.Compilation:
         if self._compilation is None:
@@ -200,19 +200,19 @@ class ConcreteFunction:
         start = time.perf_counter()
         compilation = driver.compile(
             self.graph.module,
-            self._pipeline,
-            py_functions=self._program.py_functions,
+            self.record.pipeline,
+            py_functions=self.record.program.py_functions,
             record_stages=record_stages,
             after_pass=after_pass,
         )
         seconds = time.perf_counter() - start
-        compile_log.compiled(self._call_name(), compilation, seconds, background)
+        compile_log.compiled(self.record.call_name(), compilation, seconds, background)
         return compilation
 
     def _install(self, compilation: driver.Compilation) -> None:
         """Make `compilation` the one this function calls (under `self._lock`; the kernel is
         set last: a call that sees it, in any thread, sees everything else too)."""
-        kernel = compilation.jit.kernel(self._program.function_name)
+        kernel = compilation.jit.kernel(self.record.program.function_name)
         self._dynamic_dims = kernel.signature.dynamic_dims
         self._messages, self._callbacks = compilation.messages, compilation.callbacks
         self.fast_call = self._build_fast_call(compilation.jit)
@@ -222,12 +222,12 @@ class ConcreteFunction:
     def _build_fast_call(self, compiled: Any) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
-        if self._program.has_unknown_dims:  # shapes are computed on the slow path
+        if self.record.program.has_unknown_dims:  # shapes are computed on the slow path
             return None
-        expected = expected_types(self._program)
-        release_gil = not is_small_kernel(self._program)
-        entry = compiled.entry_point(self._program.function_name, expected, release_gil)
-        return build_fast_call(entry, self._program, self._fast_status)
+        expected = expected_types(self.record.program)
+        release_gil = not is_small_kernel(self.record.program)
+        entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
+        return build_fast_call(entry, self.record.program, self._fast_status)
 
     def _fast_status(self, status: int) -> Any:
         if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
@@ -241,16 +241,16 @@ class ConcreteFunction:
             if result is not SLOW_PATH:
                 return result
         try:
-            bound = self._signature.bind_partial(*args, **kwargs)
+            bound = self.record.signature.bind_partial(*args, **kwargs)
             self._fill_traced_python_values(bound)
-            bound = self._signature.bind(*bound.args, **bound.kwargs)
+            bound = self.record.signature.bind(*bound.args, **bound.kwargs)
         except TypeError as error:
-            raise TypeError(f"{self._call_name()}: {error}") from None
+            raise TypeError(f"{self.record.call_name()}: {error}") from None
         bound.apply_defaults()
         leaves, treedef = flatten(tuple(bound.arguments.values()))
-        if treedef != self._arg_treedef:
+        if treedef != self.record.arg_treedef:
             raise TypeError(
-                f"ConcreteFunction {self._call_name()} was called with arguments of a "
+                f"ConcreteFunction {self.record.call_name()} was called with arguments of a "
                 "different structure than it was traced with"
             )
         self._check_python_values(leaves)
@@ -260,33 +260,33 @@ class ConcreteFunction:
         """Arguments traced as plain Python values may be omitted: `square(x)` for a trace
         of `pow(a, b=2)`, as with tf.function's concrete functions."""
         position = 0
-        for name, child in zip(self._names, self._arg_treedef.children, strict=False):
+        for name, child in zip(self.record.names, self.record.arg_treedef.children, strict=False):
             if name not in bound.arguments and child.kind == "leaf":
-                value = self._static_leaves.get(position)
+                value = self.record.static_leaves.get(position)
                 if isinstance(value, IdentityKey):  # an object (an optimizer): if alive
                     value = value.strong if value.ref is None else value.ref()
                     if value is None:
                         continue
-                if position in self._static_leaves:
+                if position in self.record.static_leaves:
                     bound.arguments[name] = value
             position += child.num_leaves
 
-    def _check_python_values(self, leaves: list[object]) -> None:
-        for i, key in self._static_keys.items():
+    def _check_python_values(self, leaves: list[Any]) -> None:
+        for i, key in self.record.static_keys.items():
             if leaf_key(leaves[i]) != key:
-                old, new = self._static_leaves[i], leaves[i]
+                old, new = self.record.static_leaves[i], leaves[i]
                 raise TypeError(
-                    f"ConcreteFunction {self._call_name()} was constructed with "
+                    f"ConcreteFunction {self.record.call_name()} was constructed with "
                     f"{type(old).__name__} value {old!r} in {self._leaf_name(i)}, but was "
                     f"called with {type(new).__name__} value {new!r}"
                 )
 
     def _leaf_name(self, index: int) -> str:
-        return leaf_owner(self._arg_treedef, self._names, index)
+        return leaf_owner(self.record.arg_treedef, self.record.names, index)
 
     def call_leaves(self, leaves: list[Any]) -> Any:
         """Run the kernel on the argument leaves (Python leaves already match the trace)."""
-        program = self._program
+        program = self.record.program
         inputs = [
             _checked_input(leaves[i], spec, i)
             for i, spec in zip(program.input_positions, program.input_specs, strict=True)
@@ -297,7 +297,7 @@ class ConcreteFunction:
                 return self._results(leaves, interpreted)
             self._compile()
         if program.written_inputs:
-            check_writable(program, leaves, self._call_name())
+            check_writable(program, leaves, self.record.call_name())
         if tj_variable.noting:  # an eager GradientTape records this call: keep the values
             for ref in program.variables:  # of the Variables and arguments it may change
                 tj_variable.note_use(ref())
@@ -320,7 +320,7 @@ class ConcreteFunction:
 
     def _results(self, leaves: list[object], outputs: list[np.ndarray]) -> object:
         """The function's results from the kernel outputs (written inputs copied back)."""
-        program = self._program
+        program = self.record.program
         count = program.result_count
         copy_back(program, leaves, outputs[count:])
         results = list(program.output_leaves)
@@ -334,7 +334,7 @@ class ConcreteFunction:
 
     def _output_shapes(self, inputs: list[np.ndarray]) -> list[tuple[int, ...]]:
         """Output shapes from the input shapes; checks the run-time dim constraints."""
-        program = self._program
+        program = self.record.program
         if not program.has_unknown_dims:
             return [spec.shape for spec in program.output_specs]  # type: ignore[misc]
         shapes = [a.shape for a in inputs]
@@ -352,7 +352,7 @@ class ConcreteFunction:
         variable = ref()
         if variable is None:
             raise FailedPreconditionError(
-                f"ConcreteFunction {self._call_name()} captured a tj.Variable that no longer "
+                f"ConcreteFunction {self.record.call_name()} captured a tj.Variable that no longer "
                 "exists (it was garbage-collected); keep a reference to it, or trace again"
             )
         return variable._buffer
@@ -371,23 +371,24 @@ class ConcreteFunction:
         """Stage a call of this trace inside the function being traced now."""
         from xdsl.dialects import func
 
-        callee = driver.inlined_function(self.graph.module, self._program.function_name)
+        callee = driver.inlined_function(self.graph.module, self.record.program.function_name)
         context = current_trace()
-        _rename_py_functions(callee, self._program.py_functions, context)
+        _rename_py_functions(callee, self.record.program.py_functions, context)
         name = context.add_callee(callee)
         operands = []
-        for i in self._program.input_positions:
+        for i in self.record.program.input_positions:
             leaf = leaves[i]
             tensor = leaf if isinstance(leaf, Tensor) else primitives.constant(leaf)
             operands.append(tensor.value)
-        for ref, value_type in zip(self._program.variables, _variable_types(callee), strict=True):
+        variables = self.record.program.variables
+        for ref, value_type in zip(variables, _variable_types(callee), strict=True):
             operands.append(context.capture_variable(ref(), value_type))
         result_types = [r for r in callee.function_type.outputs]
         call = emit(func.CallOp(name, operands, result_types))
         values = list(call.results)
         if recording_in(context):  # a GradientTape differentiates the callee's ops
             values = driver.inline_call(call, callee)
-        program = self._program
+        program = self.record.program
         count = program.result_count
         for k, value in zip(program.written_inputs, values[count:], strict=True):
             written = leaves[program.input_positions[k]]
@@ -396,7 +397,7 @@ class ConcreteFunction:
         results = list(program.output_leaves)
         for position, value in zip(program.output_positions, values[:count], strict=True):
             results[position] = Tensor(value)
-        return unflatten(self._program.output_treedef, results)
+        return unflatten(self.record.program.output_treedef, results)
 
 
 def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:

@@ -15,16 +15,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-CACHE_DIR_ENV = "TRACEJIT_CACHE_DIR"
-TIERED_ENV = "TRACEJIT_TIERED"
-CACHE_MAX_BYTES_ENV = "TRACEJIT_CACHE_MAX_BYTES"
-DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
+from tracejit.compiler.options import DEFAULT_CACHE_MAX_BYTES, FROM_ENVIRONMENT, OPTIONS
+from tracejit.frontend.autograph import index_loops
+from tracejit.frontend.autograph.index_loops import DEFAULT_LOOP_UNROLL_LIMIT
+from tracejit.runtime import buffer_pool, settings
 
 _run_functions_eagerly = False
-_UNSET = object()
-_cache_dir: object = _UNSET  # until set, the environment variable decides
-_cache_max_bytes: int | None = None
-_tiered: bool | None = None  # until set, the environment variable decides (default on)
 
 
 def run_functions_eagerly(run_eagerly: bool) -> None:
@@ -47,27 +43,22 @@ def set_cache_dir(path: str | os.PathLike[str] | None, max_bytes: int | None = N
     with pickle), so a directory or entry that the group or everyone can write, or that
     another user owns, is not read: a warning, and the code is compiled instead.
     """
-    global _cache_dir, _cache_max_bytes
     if max_bytes is not None and int(max_bytes) < 0:
         raise ValueError(f"set_cache_dir: max_bytes must be >= 0, got {max_bytes}")
-    _cache_dir = None if path is None else Path(path).expanduser()
-    _cache_max_bytes = None if max_bytes is None else int(max_bytes)
+    OPTIONS.cache_dir = None if path is None else Path(path).expanduser()
+    OPTIONS.cache_max_bytes = (
+        FROM_ENVIRONMENT.cache_max_bytes if max_bytes is None else int(max_bytes)
+    )
 
 
 def cache_dir() -> Path | None:
     """The compiled-code cache directory, or None when the cache is off (the default)."""
-    if _cache_dir is _UNSET:
-        env = os.environ.get(CACHE_DIR_ENV)
-        return Path(env).expanduser() if env else None
-    return _cache_dir  # type: ignore[return-value]
+    return OPTIONS.cache_dir
 
 
 def cache_max_bytes() -> int:
     """The size bound of the cache directory in bytes."""
-    if _cache_max_bytes is not None:
-        return _cache_max_bytes
-    env = os.environ.get(CACHE_MAX_BYTES_ENV)
-    return int(env) if env else DEFAULT_CACHE_MAX_BYTES
+    return OPTIONS.cache_max_bytes
 
 
 # --- tiered execution (frontend/api/tiered.py, runtime/graph_interpreter.py) --------------------
@@ -81,15 +72,12 @@ def set_tiered_compilation(enabled: bool) -> None:
     The one visible difference: a first call's floats are NumPy's own results, the later
     calls' those of the compiled code, which may differ in the last bits (transcendental
     functions, the order a reduction adds in)."""
-    global _tiered
-    _tiered = bool(enabled)
+    OPTIONS.tiered = bool(enabled)
 
 
 def tiered_compilation() -> bool:
     """Whether first calls are interpreted while the compile runs in the background."""
-    if _tiered is None:
-        return os.environ.get(TIERED_ENV, "1") not in ("", "0")
-    return _tiered
+    return OPTIONS.tiered
 
 
 def wait_for_compiles() -> None:
@@ -105,24 +93,20 @@ def wait_for_compiles() -> None:
 
 
 # --- staging Python index loops (frontend/autograph/operators.py: for_stmt) ------------------
-DEFAULT_LOOP_UNROLL_LIMIT = 8
-_loop_unroll_limit: int | None = DEFAULT_LOOP_UNROLL_LIMIT
-
-
 def set_loop_unroll_limit(limit: int | None) -> None:
     """Python `for` loops over `range(...)` (or a 1-d NumPy array, or `enumerate` of a
     tensor) with more iterations than `limit`, whose body uses traced values, are compiled
     as loops instead of being unrolled while tracing (default 8). None never stages them:
     every Python loop is unrolled, as in TensorFlow. `tj.range` always stages; iterating a
     list (`for i in list(range(n))`) always unrolls."""
-    global _loop_unroll_limit
     if limit is not None and int(limit) < 0:
         raise ValueError(f"set_loop_unroll_limit: the limit must be >= 0 or None, got {limit}")
-    _loop_unroll_limit = None if limit is None else int(limit)
+    index_loops.UNROLL_LIMIT = None if limit is None else int(limit)
 
 
 def loop_unroll_limit() -> int | None:
-    return _loop_unroll_limit
+    """The bound `set_loop_unroll_limit` set."""
+    return index_loops.UNROLL_LIMIT
 
 
 # --- reused memory (runtime/buffer_pool.py, runtime/block_cache.py, ir/memory_contract.py) --
@@ -131,33 +115,18 @@ def set_buffer_cache_bytes(limit: int) -> None:
     freed kernel temporaries (default 512 MiB each, or `TRACEJIT_BUFFER_CACHE_BYTES`); 0
     keeps none. Outputs and temporaries of 1 MiB and more come from these caches, so a loop
     of calls does not page-fault fresh memory in every time."""
-    from tracejit.ir.memory_contract import CACHE_BYTES, CLEARS
-    from tracejit.runtime.buffer_pool import POOL
-
-    if int(limit) < 0:
-        raise ValueError(f"set_buffer_cache_bytes: the limit must be >= 0, got {limit}")
-    CACHE_BYTES.value = int(limit)
-    for clear in CLEARS:  # kept temporaries over the new bound go now
-        clear()
-    POOL.shrink_to(int(limit))
+    buffer_pool.set_cache_bytes(int(limit))
 
 
 def buffer_cache_bytes() -> int:
     """The bound set by `set_buffer_cache_bytes`."""
-    from tracejit.runtime.buffer_pool import POOL
-
-    return POOL.limit
+    return buffer_pool.POOL.limit
 
 
 def clear_buffer_cache() -> None:
     """Free every cached block not in use: outputs (arrays still alive keep theirs) and
     kernel temporaries."""
-    from tracejit.ir.memory_contract import CLEARS
-    from tracejit.runtime.buffer_pool import POOL
-
-    POOL.clear()
-    for clear in CLEARS:
-        clear()
+    buffer_pool.clear_caches()
 
 
 # --- threads (ir/parallel_contract.py, passes/parallelize.py, codegen/emit_parallel.py) -------
@@ -169,31 +138,41 @@ def set_num_threads(count: int | None) -> None:
     never do), so changing it needs no recompilation; results are bit-identical for every
     count (each element is computed by the same code, and a whole-array sum adds the same
     fixed blocks in the same order whatever the count)."""
-    from tracejit.ir.parallel_contract import THREAD_COUNT, clamp_thread_count, default_thread_count
-
-    THREAD_COUNT.value = default_thread_count() if count is None else clamp_thread_count(int(count))
+    settings.set_thread_count(None if count is None else int(count))
 
 
 def num_threads() -> int:
     """The number of threads big loops of compiled code run on (`set_num_threads`)."""
-    from tracejit.ir.parallel_contract import THREAD_COUNT
-
-    return THREAD_COUNT.value
+    return settings.THREAD_COUNT.value
 
 
 def set_log_compiles(enabled: bool) -> None:
     """Log every trace, compile and cache store at WARNING (logger "tracejit"), as JAX's
     `jax_log_compiles` does; off (the default), they are logged at DEBUG."""
-    from tracejit.frontend.api import compile_log
+    from tracejit.compiler import compile_log
 
     compile_log.set_log_compiles(enabled)
 
 
 def log_compiles() -> bool:
     """Whether traces and compiles are logged at WARNING (`set_log_compiles`)."""
-    from tracejit.frontend.api import compile_log
+    from tracejit.compiler import compile_log
 
     return compile_log.log_compiles()
+
+
+# --- bounds checks (codegen/emit_memref.py) ----------------------------------------------------
+def set_check_bounds(enabled: bool) -> None:
+    """Range-check every memory access of code compiled from now on (default off, or
+    `TRACEJIT_CHECK_BOUNDS=1`). A failed check raises InvalidArgumentError naming the op: it
+    is a compiler-bug detector (correct code never trips it), and the checks cost speed.
+    Functions compiled before keep their code; the persistent cache keys on the setting."""
+    OPTIONS.check_bounds = bool(enabled)
+
+
+def check_bounds() -> bool:
+    """Whether code compiled from now on range-checks its memory accesses."""
+    return OPTIONS.check_bounds
 
 
 __all__ = [  # in the order they are defined (docs/reference.md lists them so)
@@ -214,11 +193,10 @@ __all__ = [  # in the order they are defined (docs/reference.md lists them so)
     "num_threads",
     "set_log_compiles",
     "log_compiles",
-    "CACHE_DIR_ENV",
-    "CACHE_MAX_BYTES_ENV",
+    "set_check_bounds",
+    "check_bounds",
     "DEFAULT_CACHE_MAX_BYTES",
     "DEFAULT_LOOP_UNROLL_LIMIT",
-    "TIERED_ENV",
 ]
 
 

@@ -21,16 +21,19 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.api import compile_log, config
+from tracejit.compiler import compile_log
+from tracejit.frontend.api import config
 from tracejit.frontend.api.cache_key import (
     IdentityKey,
     accepts,
     generalize,
     is_tensor_key,
+    is_tensor_leaf,
     leaf_key,
 )
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.frontend.api.input_signature import InputSignature
+from tracejit.frontend.api.pickling_hooks import PICKLING
 from tracejit.frontend.api.rank_polymorphic import RankPolymorphicConcreteFunction, has_unknown_rank
 from tracejit.frontend.api.retracing import RetracingMonitor
 from tracejit.frontend.api.trace_function import trace
@@ -148,7 +151,7 @@ class Function:
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
-            return eager_tapes.record(self, args, kwargs)
+            return eager_tapes.record(self, args, kwargs, eagerly=config.functions_run_eagerly())
         fast = self._last_fast_call
         if fast is not None and not kwargs and not config._run_functions_eagerly:
             result = fast(args)  # the trace used last, if these arrays fit it (fast_path.py)
@@ -350,7 +353,7 @@ class Function:
             self._retracing.record_trace(key, self._cache.keys(), self._names)
             compile_log.traced(
                 self.__name__ if hasattr(self, "__name__") else "function",
-                compile_log.describe_leaves(leaves),
+                _describe_leaves(leaves),
                 self._retracing.last_reason,
                 time.perf_counter() - start,
             )
@@ -411,15 +414,11 @@ class Function:
     def __reduce__(self) -> tuple:
         """By reference to the Python function and the options, never the traces: unpickled,
         this is a Function that traces again in its new process (see pickling.py)."""
-        from tracejit.frontend.export.pickling import reduce_function
-
-        return reduce_function(self)
+        return PICKLING.reduce_function(self)
 
     def __dask_tokenize__(self) -> tuple:
         """Dask's name for this Function in task keys (without pickling it)."""
-        from tracejit.frontend.export.pickling import token_of
-
-        return ("tracejit.Function", token_of(self))
+        return ("tracejit.Function", PICKLING.token_of(self))
 
     def __repr__(self) -> str:
         name = getattr(self, "__qualname__", self._python_function)
@@ -437,7 +436,9 @@ class BoundFunction:
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
-            return eager_tapes.record(self._function, (self._instance, *args), kwargs, True)
+            eagerly = config.functions_run_eagerly()
+            instance_args = (self._instance, *args)
+            return eager_tapes.record(self._function, instance_args, kwargs, True, eagerly)
         return self._function._call_method(self._instance, args, kwargs)
 
     def get_concrete_function(self, *args: Any, **kwargs: Any) -> BoundConcreteFunction:
@@ -452,9 +453,7 @@ class BoundFunction:
 
     def __reduce__(self) -> tuple:
         """Like a bound method: the instance (or class) and the method's name."""
-        from tracejit.frontend.export.pickling import reduce_bound_function
-
-        return reduce_bound_function(self._function, self._instance)
+        return PICKLING.reduce_bound_function(self._function, self._instance)
 
 
 class BoundConcreteFunction:
@@ -596,3 +595,19 @@ def _warn_deprecated(name: str) -> None:
 
 
 __all__ = ["BoundConcreteFunction", "BoundFunction", "Function", "function"]
+
+
+def _describe_leaves(leaves: list[Any]) -> str:
+    """`f32[3], i64[], 2.0`: the arguments of a trace, as its log line shows them."""
+    parts = []
+    for leaf in leaves:
+        if is_tensor_leaf(leaf) and leaf.shape is not None:  # (a class, e.g. a dtype, is not)
+            dims = ",".join("?" if d is None else str(d) for d in leaf.shape)
+            parts.append(f"{np.dtype(leaf.dtype).name}[{dims}]")
+        else:
+            parts.append(repr(leaf)[:40])
+    return ", ".join(parts)
+
+
+# a tape's vector-Jacobian products of Function calls are Functions (frontend/autodiff/eager.py)
+eager_tapes.make_function = function

@@ -31,7 +31,7 @@ class Module:
     @property
     def variables(self) -> tuple[Any, ...]:
         """Every tj.Variable of this Module and its sub-Modules, each once."""
-        from tracejit.frontend.export.saved_model.object_graph import VariableNode, leaves, walk
+        from tracejit.frontend.api.object_graph import VariableNode, leaves, walk
 
         found = {
             id(node.variable): node.variable
@@ -47,7 +47,7 @@ class Module:
     @property
     def submodules(self) -> tuple[Module, ...]:
         """Every tj.Module reachable from this one (not itself)."""
-        from tracejit.frontend.export.saved_model.object_graph import modules
+        from tracejit.frontend.api.object_graph import modules
 
         return tuple(modules(self))
 

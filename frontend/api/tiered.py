@@ -112,7 +112,7 @@ def _plan_for(concrete: ConcreteFunction, tier: Tier) -> Plan | None:
 
 
 def _interpretable(concrete: ConcreteFunction) -> Plan | bool:
-    program = concrete._program
+    program = concrete.record.program
     if (
         program.variables
         or program.py_functions
@@ -126,7 +126,7 @@ def _interpretable(concrete: ConcreteFunction) -> Plan | bool:
         found = plan(module, program.function_name)
     except Unsupported:
         return False
-    if config.cache_dir() is not None and driver.is_cached(module, concrete._pipeline):
+    if config.cache_dir() is not None and driver.is_cached(module, concrete.record.pipeline):
         return False  # loading it costs less than interpreting and compiling it
     return found
 

@@ -118,7 +118,8 @@ def trace(
             # a 0-d array argument is written by `x += 1`; a NumPy scalar is not (`y = x;
             # y -= 1` leaves x as it was, as in Python)
             argument._is_array = position not in scalar_inputs
-        outputs = _call_bound(python_function, signature, names, unflatten(treedef, symbolic))
+        given = unflatten(treedef, symbolic)
+        outputs = non_strict.call_traced(python_function, signature, names, given)
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []
         for i, leaf in enumerate(out_leaves):
@@ -179,17 +180,3 @@ def _output_dims(tensor: Tensor) -> tuple:
             )
         )
     return tuple(tensor.dims)
-
-
-def _call_bound(python_function: Any, signature: inspect.Signature, names, values) -> Any:
-    """Call with the bound arguments, leaving out those that are still their parameter's own
-    default object (the binding filled them in for the cache key): some callables refuse a
-    default passed explicitly, e.g. a ufunc given both `dtype=None` and `signature=None`."""
-    parameters = signature.parameters
-    given = {
-        name: value
-        for name, value in zip(names, values, strict=True)
-        if value is not parameters[name].default
-    }
-    bound = inspect.BoundArguments(signature, given)
-    return python_function(*bound.args, **bound.kwargs)

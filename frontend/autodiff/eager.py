@@ -22,14 +22,18 @@ import atexit
 import functools
 import threading
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.api import config
 from tracejit.frontend.staging.variable import Variable, note_array, noting_uses
 from tracejit.runtime.structure import flatten, unflatten
+
+make_function: Callable[[Callable[..., Any]], Any] | None = None
+"""`tj.function`, which compiles a call's vector-Jacobian product: set by
+frontend/api/function.py (a floor up) when it is imported."""
 
 _local = threading.local()
 # How many eager tapes are open in any thread: `Function.__call__` checks this one int
@@ -142,10 +146,13 @@ def _result(leaf, cotangents, variable_grads, unconnected):
 
 
 # --- recording calls ---------------------------------------------------------------------
-def record(function: Any, args: tuple, kwargs: dict, method: bool = False) -> Any:
+def record(
+    function: Any, args: tuple, kwargs: dict, method: bool = False, eagerly: bool = False
+) -> Any:
     """Call `function` and put the call on every open eager tape of this thread, with the
     Variables it used and their values before the call. `method`: args[0] is the bound
-    instance (`Function._call`'s argument)."""
+    instance (`Function._call`'s argument); `eagerly`: the call runs the Python function
+    (`tj.config.run_functions_eagerly`), so NumPy may write any argument in place."""
     tapes = [t for t in open_tapes() if not t.paused]
     if not tapes:
         return function._call(args, kwargs, method=method)
@@ -153,7 +160,7 @@ def record(function: Any, args: tuple, kwargs: dict, method: bool = False) -> An
         tape.paused = True
     try:
         with noting_uses() as used:
-            if config.functions_run_eagerly():  # NumPy may write any argument in place
+            if eagerly:
                 for leaf in flatten((args, kwargs))[0]:
                     note_array(leaf)
             result = function._call(args, kwargs, method=method)
@@ -217,7 +224,6 @@ def vjp_function(function: Any):
     (`variables`) of those Variables. Its trace reads each Variable's copy (`_copy_of`)."""
     if function in _vjps:
         return _vjps[function]
-    from tracejit.frontend.api.function import function as tj_function
     from tracejit.frontend.autodiff.tape import GradientTape
     from tracejit.frontend.staging.tensor import Tensor
     from tracejit.frontend.staging.tracing import current_trace
@@ -240,7 +246,8 @@ def vjp_function(function: Any):
                                   unconnected_gradients="zero")
         return arg_grads, var_grads
 
-    vjp_fn = tj_function(vjp)
+    assert make_function is not None, "tj.function installs itself (frontend/api/function.py)"
+    vjp_fn = make_function(vjp)
     _vjps[function] = vjp_fn
     return vjp_fn
 

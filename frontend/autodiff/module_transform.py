@@ -15,6 +15,7 @@ tracing, so `tracejit-opt -p value-and-grad` shows exactly what a traced gradien
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -89,3 +90,7 @@ class ValueAndGradPass(ModulePass):
             raise ValueError(f"value-and-grad: no function @{self.function} in the module")
         for function in chosen:
             value_and_grad_function(op, function)
+
+
+PASSES: dict[str, Callable[[], type[ModulePass]]] = {"value-and-grad": lambda: ValueAndGradPass}
+"""The passes autodiff adds to passes/'s registry (tools/pass_registry.py joins them)."""

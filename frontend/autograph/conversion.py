@@ -29,12 +29,15 @@ from typing import Any
 
 import numpy as np
 
-import tracejit
 from tracejit.frontend.autograph import analysis
 from tracejit.frontend.autograph.lowering import Namer
 from tracejit.frontend.autograph.transformer import ExpressionConverter, FunctionConverter
+from tracejit.frontend.staging import autograph_marks
 from tracejit.frontend.staging.source_lines import source_lines
 from tracejit.frontend.staging.trace_warnings import warn_at_user_line
+
+# the package directory (frontend/autograph/ is two floors below it)
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 _FACTORY = "__tj_autograph_factory"
 _INNER = "__tj_autograph_converted"
@@ -42,8 +45,8 @@ _NON_USER_DIRS = tuple(
     os.path.abspath(path) + os.sep
     for path in {
         *(
-            os.path.join(os.path.dirname(tracejit.__file__), sub)
-            for sub in ("frontend", "ir", "passes", "codegen", "tools")
+            os.path.join(_PACKAGE_ROOT, sub)
+            for sub in ("frontend", "ir", "passes", "codegen", "runtime", "compiler", "tools")
         ),
         os.path.dirname(np.__file__),
         *(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
@@ -72,7 +75,6 @@ _by_code: dict[tuple[str, types.CodeType], _Converted | ConversionError] = {}
 # alive forever (the converted function's `__wrapped__` is the key), and with it whatever
 # its closure holds. Re-instantiating from `_by_code` after the converted one died is cheap.
 _by_function: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_converted_codes: set[types.CodeType] = set()  # code objects we produced (never re-convert)
 
 
 class ConversionError(Exception):
@@ -168,17 +170,7 @@ def _recursion_message(function: Any) -> str:
     )
 
 
-def conversion_state(code: types.CodeType) -> str:
-    """"converted" for code AutoGraph produced, "no source" for a user function it could not
-    convert, else "unconverted" (autograph=False, or a function it never saw)."""
-    if code in _converted_codes:
-        return "converted"
-    if isinstance(_by_code.get((code.co_filename, code)), ConversionError):
-        return "no source"
-    return "unconverted"
-
-
-def _builtin_key(function: object) -> object:
+def _builtin_key(function: Any) -> Any:
     try:
         hash(function)
     except TypeError:
@@ -190,7 +182,7 @@ def _is_user_function(function: object) -> bool:
     if not inspect.isfunction(function):
         return False
     code = function.__code__
-    if code in _converted_codes or code.co_flags & _GENERATOR_FLAGS:
+    if code in autograph_marks.CONVERTED or code.co_flags & _GENERATOR_FLAGS:
         return False
     if code.co_filename.startswith("<frozen"):
         return False
@@ -208,6 +200,7 @@ def _convert_code(function: types.FunctionType) -> _Converted:
             _by_code[key] = _compile(function)
         except ConversionError as error:
             _by_code[key] = error  # the next function with this code fails for the same reason
+            autograph_marks.NO_SOURCE.add(function.__code__)
             raise
     converted = _by_code[key]
     if isinstance(converted, ConversionError):
@@ -252,7 +245,7 @@ def _compile(function: types.FunctionType) -> _Converted:
         raise ConversionError(f"the converted code does not compile: {error}") from error
     code = _find_code(module_code, _INNER if isinstance(inner, ast.FunctionDef) else "<lambda>")
     code = code.replace(co_name=function.__code__.co_name)
-    _converted_codes.update(_all_codes(code))
+    autograph_marks.CONVERTED.update(_all_codes(code))
     return _Converted(code, node)
 
 

@@ -32,10 +32,13 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.api import config
 from tracejit.frontend.staging.source_location import user_location
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.runtime.structure import flatten
+
+DEFAULT_LOOP_UNROLL_LIMIT = 8
+UNROLL_LIMIT: int | None = DEFAULT_LOOP_UNROLL_LIMIT
+"""Loops of more iterations than this are staged (`tj.config.set_loop_unroll_limit`)."""
 
 
 class LoopUnrolledWarning(UserWarning):
@@ -81,7 +84,7 @@ def _traced(value: object) -> bool:
 
 def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameType) -> bool:
     """Stage this loop (see the module docstring)?"""
-    limit = config.loop_unroll_limit()
+    limit = UNROLL_LIMIT
     count = _trip_count(iterable)
     if limit is None or count is None or count <= limit:
         return False

@@ -31,7 +31,7 @@ from tracejit.frontend.autograph.undefined import (
 )
 from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
-from tracejit.frontend.staging import mutation, primitives, runtime_sizes
+from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import Range, cond, while_loop
 from tracejit.frontend.staging.source_location import at_user_line, user_location
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -589,10 +589,11 @@ def _staged_range(loop: _Loop, rng: Range, extra_test, body) -> None:
             return index < limit if delta > 0 else index > limit
         return ((delta > 0) & (index < limit)) | ((delta < 0) & (index > limit))
 
-    # a counter from Python int bounds stands for a Python int: weakly typed (NEP 50)
-    python = not any(isinstance(b, Tensor) for b in bounds)
+    # a counter from Python int bounds (or weak tensors standing for Python ints: a loop
+    # variable initialised from a literal) stands for a Python int: weakly typed (NEP 50)
+    python = all(b.weak if isinstance(b, Tensor) else True for b in bounds)
     first = (
-        start
+        Tensor(start.value, start.dims, weak=python)
         if isinstance(start, Tensor)
         else Tensor(primitives.constant(np.asarray(start, dtype)).value, weak=python)
     )
@@ -740,7 +741,7 @@ class _Loop:
         arrays it writes get their values back)."""
         leaves, treedef = flatten((*counter, *(init[i] for i in carried)))
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
-        with mutation.write_log() as written:
+        with views.write_log() as written:
             try:
                 with current_trace().building_in(block):
                     weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
@@ -754,7 +755,7 @@ class _Loop:
                     return self.get_state()
             finally:
                 for root, value in written.before.items():
-                    mutation.restore(root, value)
+                    views.restore(root, value)
                 self.set_state(tuple(init))
                 for op in reversed(list(block.ops)):
                     block.erase_op(op, safe_erase=False)

@@ -1,6 +1,8 @@
 """NumPy functions staged on symbolic tensors: one registry, one module per family.
 
-Importing this package registers every implementation.
+Importing this package registers every implementation and installs NumPy's semantics on
+`Tensor` (its ufunc and function dispatch, indexing, writes and astype: the hooks of
+frontend/staging/tensor.py's `NumpyLayer`, frontend/staging/hooks.py).
 """
 
 from tracejit.frontend.numpy_api import (  # noqa: F401
@@ -12,11 +14,22 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     in_place,
     indexing,
     linalg,
+    mutation,
     nonzero,
     reductions,
+    registry,
     roll,
     shapes,
     sorting,
     unique,
 )
+from tracejit.frontend.staging.tensor import NUMPY
 
+NUMPY.install(
+    call_ufunc=registry.call_ufunc,
+    call_function=registry.call_function,
+    getitem=indexing.getitem,
+    setitem=mutation.setitem,
+    augmented=mutation.augmented,
+    astype=elementwise.stage_astype,
+)

@@ -178,7 +178,7 @@ def _marked_array(x: Tensor) -> Tensor:
 
 def _is_scalar(x: Tensor) -> bool:
     """A 0-d value NumPy holds as a scalar (a reduction's result, ...), not an array."""
-    from tracejit.frontend.staging.mutation import updates_in_place
+    from tracejit.frontend.staging.views import updates_in_place
 
     return x.ndim == 0 and not updates_in_place(x)
 

@@ -1,6 +1,6 @@
 """NumPy functions that change an array in place: `np.copyto`, `np.put`, `np.fill_diagonal`.
 
-Each is an assignment into a traced array (frontend/staging/mutation.py), so it follows the same
+Each is an assignment into a traced array (frontend/staging/views.py), so it follows the same
 rules as `a[key] = v`: the array and every view of it see the change, and a written
 argument changes the caller's array.
 """

@@ -41,10 +41,10 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.dims import FULL_SLICES, UNKNOWN, Dim, sliced
-from tracejit.frontend.staging.mutation import make_view
 from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.views import make_view
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -321,7 +321,7 @@ def _picked_at_run_time(entry: Entry, dim: Any) -> bool:
 
 def _basic(x: Tensor, entries: Sequence[Entry], ellipsis: bool = False) -> Tensor:
     """A basic key: a window, then a reshape dropping the int dims and adding new axes.
-    The result is a view of `x` (frontend/staging/mutation.py) unless it is one element picked by
+    The result is a view of `x` (frontend/staging/views.py) unless it is one element picked by
     ints only, which NumPy returns as a scalar (a copy); with an `ellipsis` in the key
     (`x[0, 0, ...]`, `x[...]` of a 0-d x) it is a 0-d array, a view, as in NumPy."""
     window, error = _window_of(x, entries)

@@ -15,12 +15,9 @@ kernel allocated (frontend/api/kernel_outputs.py).
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.reductions import normalize_axes
 from tracejit.frontend.numpy_api.registry import implements
@@ -82,18 +79,3 @@ def count_nonzero(a: object, axis: Any = None, *, keepdims: bool = False) -> Ten
     return np.sum(truth, axis=axes, keepdims=keepdims)
 
 
-def assert_same_counts(values: Sequence[SSAValue]) -> None:
-    """Stage a check that the tensors `values` have equal numbers of non-zero elements:
-    selections counted from them meet element-wise (`x[x > 0] + y[y > 0]`), and tracejit
-    does not broadcast a count of 1 as NumPy would."""
-    counts = [count_nonzero(Tensor(v)) for v in values]
-    equal = [np.equal(counts[0], c) for c in counts[1:]]
-    ok = functools.reduce(np.logical_and, equal)
-    primitives.assert_true(
-        ok,
-        at_user_line(
-            "ValueError: operands could not be broadcast together: arrays selected by "
-            "different masks have different lengths (tracejit does not broadcast a length "
-            "that depends on the data, even 1)"
-        ),
-    )

@@ -19,7 +19,7 @@ import numpy as np
 from tracejit.frontend.numpy_api.construction import array_dtype, array_of
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, weak_type
 
 _PYTHON_SCALARS = (bool, int, float, complex)
 
@@ -39,18 +39,6 @@ def dtype_descriptor(x: object) -> np.dtype | type:
     raise TypeError(at_user_line(f"cannot use a {type(x).__name__} as a tracejit tensor"))
 
 
-_WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
-
-
-def weak_type(x: object) -> type | None:
-    """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
-    complex, or a weak tensor standing for one; None for anything else (bools and NumPy
-    scalars are strong)."""
-    if isinstance(x, Tensor):
-        return _WEAK_KINDS.get(x.dtype.kind) if x.weak else None
-    if isinstance(x, int | float | complex) and not isinstance(x, bool | np.generic):
-        return int if isinstance(x, int) else float if isinstance(x, float) else complex
-    return None
 
 
 def loop_dtypes(ufunc: np.ufunc, operands: Sequence[object]) -> tuple[np.dtype, ...]:

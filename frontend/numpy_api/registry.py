@@ -79,7 +79,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
         raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
     if out is None:
         return new_array(result, inputs)
-    from tracejit.frontend.staging.mutation import write_out
+    from tracejit.frontend.numpy_api.mutation import write_out
 
     return write_out(out, result, ufunc)
 
@@ -117,9 +117,9 @@ MAY_ALIAS = {
 ARRAY_RESULTS = {np.where, np.roll}
 
 
-def _is_array(x: object) -> bool:
-    from tracejit.frontend.staging.mutation import updates_in_place
+def _is_array(x: Any) -> bool:
     from tracejit.frontend.staging.tensor import Tensor
+    from tracejit.frontend.staging.views import updates_in_place
 
     return isinstance(x, np.ndarray) or (isinstance(x, Tensor) and updates_in_place(x))
 

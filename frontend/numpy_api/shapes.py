@@ -18,9 +18,9 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.staging import primitives, runtime_sizes
-from tracejit.frontend.staging.mutation import make_view, permuted, refuse_writes, reshaped
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.views import make_view, permuted, refuse_writes, reshaped
 
 
 # --- helpers shared by the shape, indexing and einsum modules ---------------------------

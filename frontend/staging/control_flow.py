@@ -25,10 +25,9 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.frontend.numpy_api.promotion import weak_type
-from tracejit.frontend.staging import mutation, primitives
+from tracejit.frontend.staging import primitives, views
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message
+from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
 from tracejit.frontend.staging.tensor_array import prepare_loop_vars
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
@@ -113,7 +112,7 @@ def cond(
         )
     ]
     for root in roots:
-        mutation.set_root_value(root, next(results))
+        views.set_root_value(root, next(results))
     return unflatten(then.treedef, leaves)
 
 
@@ -146,7 +145,7 @@ class _Branch:
 def _trace_branch(block: Block, fn: Callable[[], object]) -> _Branch:
     """Trace `fn` into `block`; the arrays it writes get their values from before it back."""
     mark = next_serial()
-    with current_trace().building_in(block), mutation.write_log() as log:
+    with current_trace().building_in(block), views.write_log() as log:
         try:
             out = fn()
             leaves, treedef = flatten(out)
@@ -154,7 +153,7 @@ def _trace_branch(block: Block, fn: Callable[[], object]) -> _Branch:
             written = {r: r._value for r in log.before if r._serial < mark}
         finally:
             for root, before in log.before.items():
-                mutation.restore(root, before)
+                views.restore(root, before)
     return _Branch(out, leaves, treedef, snapshot, written)
 
 
@@ -267,7 +266,7 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ..
     comes out of it with another dtype the literal adopts, the loop is traced again with that
     variable of that dtype (the attempt is thrown away).
 
-    Arrays written in place (frontend/staging/mutation.py) are carried too: the body sees the same
+    Arrays written in place (frontend/staging/views.py) are carried too: the body sees the same
     array objects, whose values are the loop's block arguments while it is traced. Which
     arrays the body writes is known once it has been traced: a loop variable written but
     not rebound, or an array made before the loop and written through any name or view,
@@ -378,18 +377,18 @@ class _WrittenArrays:
         values from before the loop come back afterwards."""
         swapped = list(self.roots)  # `learn` may add roots while the block is traced
         outside = [root._value for root in swapped]
-        with current_trace().building_in(block), mutation.write_log() as log:
+        with current_trace().building_in(block), views.write_log() as log:
             self.log = log
             try:
                 for root, arg in zip(swapped, block.args[first:], strict=True):
-                    mutation.restore(root, arg)
+                    views.restore(root, arg)
                 yield
             finally:
                 for root, value in zip(swapped, outside, strict=True):
-                    mutation.restore(root, value)
+                    views.restore(root, value)
                 for root, value in log.before.items():
                     if not _holds(swapped, root):
-                        mutation.restore(root, value)
+                        views.restore(root, value)
 
     def _outer_writes(self) -> list[Tensor]:
         return [
@@ -409,7 +408,7 @@ class _WrittenArrays:
             if not isinstance(was, Tensor):
                 continue
             kept = i in self.kept
-            written = _holds(self.roots, mutation.root_of(was)) if kept else was._version > 0
+            written = _holds(self.roots, views.root_of(was)) if kept else was._version > 0
             if i in self.kept or written:
                 if now is not was and written:
                     raise NotImplementedError(
@@ -425,7 +424,7 @@ class _WrittenArrays:
                 # carried copy: no other name can see that copy, so by name is right
                 if i not in self.kept and isinstance(self.leaves[i], Tensor):
                     self.kept.add(i)
-                    self._carry(mutation.root_of(self.leaves[i]))
+                    self._carry(views.root_of(self.leaves[i]))
                     retrace = True
         for root in self._outer_writes():
             self._carry(root)
@@ -445,7 +444,7 @@ class _WrittenArrays:
             for value in (self.leaves[i], new_leaves[i]):
                 if not isinstance(value, Tensor) or not isinstance(given[i], Tensor):
                     continue
-                root = mutation.root_of(value)
+                root = views.root_of(value)
                 if root not in self.log.first_write_after or not _holds(self.roots, root):
                     continue
                 written = self.log.first_write_after[root]
@@ -459,7 +458,7 @@ class _WrittenArrays:
         others = [
             self.labels[k]
             for k, leaf in enumerate(self.leaves)
-            if k != i and isinstance(leaf, Tensor) and mutation.root_of(leaf) is root
+            if k != i and isinstance(leaf, Tensor) and views.root_of(leaf) is root
         ]
         array = f"'{others[0]}'" if others else "an array"
         copy = f"{name} = {others[0] if others else name}.copy()"
@@ -476,17 +475,17 @@ class _WrittenArrays:
 
     def finish(self, results: Sequence[SSAValue]) -> None:
         for root, value in zip(self.roots, results, strict=True):
-            mutation.set_root_value(root, value)
+            views.set_root_value(root, value)
 
 
 def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
     """Loop values as tensors with their initial values' dims (`_check_sizes_kept`), weak
     types and kinds of 0-d value (an array, which `x[()] = v` and `x += v` write in place,
-    or a NumPy scalar: frontend/staging/mutation.py)."""
+    or a NumPy scalar: frontend/staging/views.py)."""
     carried = []
     for v, init in zip(values, inits, strict=True):
         carried.append(Tensor(v, dims=init.dims, weak=init.weak))
-        carried[-1]._is_array = mutation.updates_in_place(init)  # a view too
+        carried[-1]._is_array = views.updates_in_place(init)  # a view too
     return carried
 
 

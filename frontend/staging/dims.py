@@ -198,7 +198,7 @@ def _same_count(dims: Sequence[Dim], with_static: bool) -> Counted:
     if with_static or len(counts) != len(set(dims)):
         raise NotImplementedError(at_user_line(_COUNTS_DIFFER))
     if len(counts) > 1:
-        from tracejit.frontend.numpy_api.nonzero import assert_same_counts
+        from tracejit.frontend.staging.primitives import assert_same_counts
 
         assert_same_counts([c.of for c in counts])
     return counts[0]

@@ -33,8 +33,10 @@ tracing another is traced on its own, so its own result counts as used there.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from types import FrameType, TracebackType
+from typing import Any
 
 from xdsl.dialects import func
 from xdsl.ir import BlockArgument, Operation, OpResult, SSAValue
@@ -55,11 +57,9 @@ def traceback_here() -> TracebackType | None:
     """A traceback of the caller's caller up to the traced function's frame, for an error
     found now but raised when the trace ends: it then shows the user's line, as if raised
     there (None when not called under `trace`)."""
-    from tracejit.frontend.api.trace_function import _call_bound
-
     frames: list[FrameType] = []
     frame: FrameType | None = sys._getframe(2)
-    while frame is not None and frame.f_code is not _call_bound.__code__:
+    while frame is not None and frame.f_code is not call_traced.__code__:
         frames.append(frame)
         frame = frame.f_back
     if frame is None:
@@ -236,3 +236,18 @@ def _drop_if_results(op: IfOp, indices: set[int]) -> None:
     for new_index, old_index in enumerate(keep):
         op.res[old_index].replace_all_uses_with(new_if.res[new_index])
     op.parent.erase_op(op)
+
+
+def call_traced(python_function: Any, signature: inspect.Signature, names, values) -> Any:
+    """Call the traced function (frontend/api/trace_function.py) with the bound arguments,
+    leaving out those that are still their parameter's own default object (the binding
+    filled them in for the cache key): some callables refuse a default passed explicitly,
+    e.g. a ufunc given both `dtype=None` and `signature=None`."""
+    parameters = signature.parameters
+    given = {
+        name: value
+        for name, value in zip(names, values, strict=True)
+        if value is not parameters[name].default
+    }
+    bound = inspect.BoundArguments(signature, given)
+    return python_function(*bound.args, **bound.kwargs)

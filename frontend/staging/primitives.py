@@ -282,6 +282,28 @@ def nonzero(x: Tensor, of: Tensor | None = None) -> Tensor:
     return Tensor(emit(NonzeroOp(x.value)).result, dims=(counted, x.ndim))
 
 
+def assert_same_counts(values: Sequence[SSAValue]) -> None:
+    """Stage a check that the tensors `values` have equal numbers of non-zero elements:
+    selections counted from them meet element-wise (`x[x > 0] + y[y > 0]`), and tracejit
+    does not broadcast a count of 1 as NumPy would."""
+    counts = []
+    for value in values:
+        x = Tensor(value)
+        truth = cast(cast(x, np.dtype(np.bool_)), np.dtype(np.intp))
+        counts.append(reduce("sum", truth, range(x.ndim)))
+    ok = compare("eq", counts[0], counts[1])
+    for count in counts[2:]:
+        ok = select(ok, compare("eq", counts[0], count), ok)
+    assert_true(
+        ok,
+        at_user_line(
+            "ValueError: operands could not be broadcast together: arrays selected by "
+            "different masks have different lengths (tracejit does not broadcast a length "
+            "that depends on the data, even 1)"
+        ),
+    )
+
+
 # --- comparisons and select (ir/compare.py, ir/select.py) --------------------------------
 def compare(predicate: str, x: Tensor, y: Tensor) -> Tensor:
     """`x <predicate> y` (eq, ne, lt, le, gt, ge) of one dtype and shape, as a bool tensor."""
@@ -297,7 +319,7 @@ def select(condition: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return Tensor(emit(SelectOp(condition.value, x.value, y.value)).result)
 
 
-# --- updates (ir/update.py, frontend/staging/mutation.py) ----------------------------------------
+# --- updates (ir/update.py, frontend/staging/views.py) ----------------------------------------
 def to_index(index: Tensor, size: int | SSAValue, message: str) -> SSAValue:
     """The 0-d integer tensor `index` as an `index` into a dim of `size` elements, wrapped
     and checked by the kernel (`message` when outside `[-size, size)`)."""

@@ -10,20 +10,10 @@ from __future__ import annotations
 import builtins
 import sys
 
-import numpy as np
-
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tracing import emit, is_tracing
 from tracejit.ir.state import PrintOp
-
-
-def format_value(value: object) -> str:
-    """NumPy's text for arrays and NumPy scalars (`[1 2 3]`, `0.5`); str() otherwise."""
-    if hasattr(value, "numpy") and not isinstance(value, np.ndarray | np.generic):
-        value = value.numpy()
-    if isinstance(value, np.ndarray | np.generic):
-        return str(np.asarray(value)) if np.ndim(value) else str(np.asarray(value)[()])
-    return str(value)
+from tracejit.runtime.callbacks import format_value
 
 
 def print_(*values: object, sep: str = " ", end: str = "\n") -> None:

@@ -9,13 +9,11 @@ from types import FrameType
 
 import numpy as np
 
-import tracejit
-
 # tracejit's own code (its subpackages; the root also holds tests/ and examples/) and NumPy's.
-_PACKAGE_ROOT = os.path.dirname(os.path.abspath(tracejit.__file__))
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _SKIPPED_DIRS = tuple(
     os.path.join(_PACKAGE_ROOT, sub) + os.sep
-    for sub in ("frontend", "ir", "passes", "codegen", "tools")
+    for sub in ("frontend", "ir", "passes", "codegen", "runtime", "compiler", "tools")
 ) + (os.path.dirname(os.path.abspath(np.__file__)) + os.sep,)
 _SKIPPED_FILES = (os.path.join(_PACKAGE_ROOT, "__init__.py"),)
 

@@ -19,8 +19,9 @@ from numpy.typing import DTypeLike
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
-from tracejit.frontend.staging import runtime_sizes
+from tracejit.frontend.staging import autograph_marks, runtime_sizes
 from tracejit.frontend.staging.array_operators import ArrayOperators
+from tracejit.frontend.staging.hooks import Hooks
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
 
@@ -102,6 +103,22 @@ def next_serial() -> int:
     return next(_SERIALS)
 
 
+class NumpyLayer(Hooks):
+    """NumPy's semantics on Tensors: dispatch of ufuncs and functions, indexing, writes,
+    astype. They live a floor up (frontend/numpy_api/), which installs them when it is
+    imported (frontend/staging/hooks.py)."""
+
+    call_ufunc: Callable[[np.ufunc, str, tuple, dict], Any]
+    call_function: Callable[[Any, tuple, dict], Any]
+    getitem: Callable[[Tensor, Any], Tensor]
+    setitem: Callable[[Tensor, Any, Any], None]
+    augmented: Callable[[Tensor, np.ufunc, Any], Any]
+    astype: Callable[[Tensor, DTypeLike], Tensor]
+
+
+NUMPY = NumpyLayer()
+
+
 class Tensor(ArrayOperators):
     """A symbolic NumPy array inside a traced function."""
 
@@ -127,7 +144,7 @@ class Tensor(ArrayOperators):
         # (a loop variable initialised from a literal, and arithmetic on it with literals), so
         # promotion treats it as one: `weak + int32_tensor` is int32 (numpy_api/promotion.py).
         self.weak = weak
-        # Mutation (frontend/staging/mutation.py): a view's link to its parent; a root's count of
+        # Mutation (frontend/staging/views.py): a view's link to its parent; a root's count of
         # writes; when it was made; whether a 0-d value is an array (not a NumPy scalar);
         # why a write to it is refused (a view NumPy would make that is not tracked).
         self._view: Any = None
@@ -145,7 +162,7 @@ class Tensor(ArrayOperators):
         written)."""
         if self._view is None:
             return self._value
-        from tracejit.frontend.staging.mutation import sync
+        from tracejit.frontend.staging.views import sync
 
         return sync(self)
 
@@ -237,17 +254,13 @@ class Tensor(ArrayOperators):
             at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
         )
 
-    def __setitem__(self, key: object, value: object) -> None:
-        from tracejit.frontend.staging.mutation import setitem
-
-        setitem(self, key, value)
+    def __setitem__(self, key: Any, value: Any) -> None:
+        NUMPY.setitem(self, key, value)
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
-    # on a 0-d scalar they rebind the name (frontend/staging/mutation.py).
-    def _augmented(self, ufunc: np.ufunc, other: object) -> object:
-        from tracejit.frontend.staging.mutation import augmented
-
-        return augmented(self, ufunc, other)
+    # on a 0-d scalar they rebind the name (frontend/staging/views.py).
+    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+        return NUMPY.augmented(self, ufunc, other)
 
     def __iadd__(self, other):
         return self._augmented(np.add, other)
@@ -313,23 +326,17 @@ class Tensor(ArrayOperators):
     __hash__ = object.__hash__
 
     # --- NumPy protocols -----------------------------------------------------------
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
-        from tracejit.frontend.numpy_api.registry import call_ufunc
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+        return NUMPY.call_ufunc(ufunc, method, inputs, kwargs)
 
-        return call_ufunc(ufunc, method, inputs, kwargs)
-
-    def __array_function__(self, func: Any, types: object, args: Any, kwargs: Any):
-        from tracejit.frontend.numpy_api.registry import call_function
-
-        return call_function(func, args, kwargs)
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+        return NUMPY.call_function(func, args, kwargs)
 
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
     # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
-    # `order` and friends are passed through as given (`dispatched` and `staged` say so).
-    def __getitem__(self, key: object) -> Tensor:
-        from tracejit.frontend.numpy_api.indexing import getitem
-
-        return getitem(self, key)
+    # `order` and friends are passed through as given (the ignores below say so).
+    def __getitem__(self, key: Any) -> Tensor:
+        return NUMPY.getitem(self, key)
 
     @property
     def T(self) -> Tensor:
@@ -378,10 +385,9 @@ class Tensor(ArrayOperators):
         subok: bool = True,
         copy: bool = True,
     ) -> Tensor:
-        from tracejit.frontend.numpy_api.elementwise import stage_astype
-        from tracejit.frontend.staging.mutation import updates_in_place
+        from tracejit.frontend.staging.views import updates_in_place
 
-        result = stage_astype(self, dtype)
+        result = NUMPY.astype(self, dtype)
         if not copy and result is self:
             return result
         if result is self or result._view is not None:  # NumPy copies
@@ -485,11 +491,10 @@ class Tensor(ArrayOperators):
 def python_value_message(what: str, instead: str | None = None) -> str:
     """Why a tensor cannot become a Python value here, and what to write instead, depending
     on whether AutoGraph converted the user's code (`frontend/autograph/conversion.py`)."""
-    from tracejit.frontend.autograph.conversion import conversion_state
     from tracejit.frontend.staging.source_location import user_frame
 
     frame = user_frame()
-    state = conversion_state(frame.f_code) if frame is not None else "unconverted"
+    state = autograph_marks.conversion_state(frame.f_code) if frame is not None else "unconverted"
     problem = (
         f"a symbolic tj.Tensor cannot be used as {what} while tracing: its value is only known "
         "at run time."
@@ -515,3 +520,17 @@ def python_value_message(what: str, instead: str | None = None) -> str:
         f"{problem}{fix} Use tj.cond / np.where, or enable AutoGraph (tj.function's "
         "autograph=True, the default) to stage `if`/`while` on tensors"
     )
+
+
+_WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
+
+
+def weak_type(x: Any) -> type | None:
+    """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
+    complex, or a weak tensor standing for one; None for anything else (bools and NumPy
+    scalars are strong)."""
+    if isinstance(x, Tensor):
+        return _WEAK_KINDS.get(x.dtype.kind) if x.weak else None
+    if isinstance(x, int | float | complex) and not isinstance(x, bool | np.generic):
+        return int if isinstance(x, int) else float if isinstance(x, float) else complex
+    return None

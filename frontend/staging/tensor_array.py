@@ -28,10 +28,9 @@ import numpy as np
 from numpy.typing import DTypeLike
 from xdsl.ir import Block
 
-from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, weak_type
 from tracejit.frontend.staging.tracing import current_trace, emit, is_tracing
 from tracejit.ir.dtypes import tensor_type
 from tracejit.ir.tensor_array import GetRowOp, GrowOp, SetRowOp, TakeRowsOp, grown_rows

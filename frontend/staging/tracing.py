@@ -11,7 +11,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from xdsl.builder import Builder
 from xdsl.dialects import func
@@ -23,8 +24,16 @@ from tracejit.frontend.staging.source_location import at_user_line, user_locatio
 from tracejit.ir.state import VarType
 
 if TYPE_CHECKING:
-    from tracejit.frontend.staging.py_function import PyFunctionSpec
+    from tracejit.frontend.staging.tensor_spec import TensorSpec
     from tracejit.frontend.staging.variable import Variable
+
+@dataclass(frozen=True)
+class PyFunctionSpec:
+    """What the run-time callback needs: the function and its outputs' specs."""
+
+    func: Callable[..., Any]
+    outputs: tuple[TensorSpec, ...]
+
 
 OpT = TypeVar("OpT", bound=Operation)
 

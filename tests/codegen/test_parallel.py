@@ -15,7 +15,9 @@ import pytest
 
 import tracejit as tj
 from tests.conftest import assert_same, run_eagerly
+from tracejit.compiler import options
 from tracejit.ir import parallel_contract
+from tracejit.runtime import settings
 
 THREAD_COUNTS = (1, 2, 3, 4)
 BIG = 1_000_003  # big enough for threads, and divisible by no piece count
@@ -305,17 +307,19 @@ def test_eight_python_threads_call_concurrently():
 
 def test_thread_count_setting(monkeypatch):
     tj.config.set_num_threads(3)
-    assert tj.config.num_threads() == 3 == parallel_contract.THREAD_COUNT.value
+    assert tj.config.num_threads() == 3 == settings.THREAD_COUNT.value
     tj.config.set_num_threads(10_000)
     assert tj.config.num_threads() == parallel_contract.MAX_THREADS
     with pytest.raises(ValueError, match=">= 1"):
         tj.config.set_num_threads(0)
-    monkeypatch.setenv(parallel_contract.NUM_THREADS_ENV, "5")
-    tj.config.set_num_threads(None)
+    monkeypatch.setattr(settings, "DEFAULT_THREAD_COUNT", settings.DEFAULT_THREAD_COUNT)
+    options.apply_runtime_environment({"TRACEJIT_NUM_THREADS": "5"})
+    tj.config.set_num_threads(2)
+    tj.config.set_num_threads(None)  # back to the environment's
     assert tj.config.num_threads() == 5
-    monkeypatch.setenv(parallel_contract.NUM_THREADS_ENV, "lots")
-    monkeypatch.setattr(parallel_contract.os, "sched_getaffinity", lambda _: {0, 1, 2})
-    assert parallel_contract.default_thread_count() == 3
+    assert options.thread_count_from_environment({"TRACEJIT_NUM_THREADS": "lots"}) is None
+    monkeypatch.setattr(settings.os, "sched_getaffinity", lambda _: {0, 1, 2})
+    assert settings.available_cpus() == 3
 
 
 CACHE_SCRIPT = textwrap.dedent("""
@@ -326,6 +330,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     from tracejit.runtime import runtime_binding
     from tracejit.runtime import thread_pool
     from tracejit.ir import parallel_contract as pc
+    from tracejit.runtime import settings
 
     tj.config.set_cache_dir(sys.argv[1])
 
@@ -341,7 +346,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     runtime_binding.wait_until_ready(60)
     engine = f.get_concrete_function(x)._compilation.jit._engine
     slot = engine.get_global_value_address(pc.THREADS_GLOBAL)
-    bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(pc.THREAD_COUNT)
+    bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(settings.THREAD_COUNT)
     pool = engine.get_global_value_address(thread_pool.POOL_GLOBAL)
     pooled = ctypes.c_void_p.from_address(pool).value == thread_pool.pool_address()
     shared_library.wait_for_builds()

@@ -1,4 +1,4 @@
-"""Logging of traces, compiles and cache stores (frontend/api/compile_log.py, logger "tracejit")."""
+"""Logging of traces, compiles and cache stores (compiler/compile_log.py, logger "tracejit")."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
-from tracejit.frontend.api import compile_log
+from tracejit.compiler import compile_log
 
 
 @pytest.fixture(autouse=True)

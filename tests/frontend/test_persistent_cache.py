@@ -15,6 +15,7 @@ import pytest
 import tracejit as tj
 from tracejit.codegen import shared_library
 from tracejit.compiler import driver
+from tracejit.compiler.options import OPTIONS, from_environment
 from tracejit.frontend.api import config
 
 # A process that compiles (or loads) `f`, calls it, and prints the results and cache counters.
@@ -196,15 +197,15 @@ def test_hit_still_shows_llvm_ir_and_asm(cache_dir):
 
 
 def test_cache_is_off_by_default_and_follows_the_environment(monkeypatch, tmp_path):
-    monkeypatch.setattr(config, "_cache_dir", config._UNSET)
-    monkeypatch.setattr(config, "_cache_max_bytes", None)
-    monkeypatch.delenv(config.CACHE_DIR_ENV, raising=False)
-    monkeypatch.delenv(config.CACHE_MAX_BYTES_ENV, raising=False)
-    assert tj.config.cache_dir() is None and driver.object_cache() is None
-    monkeypatch.setenv(config.CACHE_DIR_ENV, str(tmp_path))
-    monkeypatch.setenv(config.CACHE_MAX_BYTES_ENV, "12345")
+    assert from_environment({}).cache_dir is None  # off by default
+    given = from_environment(
+        {"TRACEJIT_CACHE_DIR": str(tmp_path), "TRACEJIT_CACHE_MAX_BYTES": "12345"}
+    )
+    monkeypatch.setattr(OPTIONS, "cache_dir", given.cache_dir)
+    monkeypatch.setattr(OPTIONS, "cache_max_bytes", given.cache_max_bytes)
     assert tj.config.cache_dir() == tmp_path and tj.config.cache_max_bytes() == 12345
     tj.config.set_cache_dir(None)  # explicit beats the environment
+    assert driver.object_cache() is None
     assert tj.config.cache_dir() is None
     tj.config.set_cache_dir(tmp_path / "x", max_bytes=1000)
     assert driver.object_cache().max_bytes == 1000
@@ -213,13 +214,13 @@ def test_cache_is_off_by_default_and_follows_the_environment(monkeypatch, tmp_pa
 
 
 def test_bounds_checked_and_unchecked_code_are_separate_entries(cache_dir, monkeypatch):
-    """TRACEJIT_CHECK_BOUNDS changes the machine code, so it is part of the key: turning
-    it on must compile checked code, not load the unchecked entry."""
+    """Bounds checks (`tj.config.set_check_bounds`) change the machine code, so they are part
+    of the key: turning them on must compile checked code, not load the unchecked entry."""
     x = np.linspace(-1.0, 1.0, 9, dtype=np.float32)
     tj.function(scaled_sum)(x)
     cache = driver.object_cache()
     hits = cache.stats.hits
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    monkeypatch.setattr(OPTIONS, "check_bounds", True)  # tj.config.set_check_bounds(True)
     tj.function(scaled_sum)(x)
     assert cache.stats.hits == hits
     assert len(list(cache_dir.glob("*.tjo"))) == 2

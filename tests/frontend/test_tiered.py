@@ -25,6 +25,7 @@ from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
 from tracejit.compiler import driver
+from tracejit.compiler.options import OPTIONS, from_environment
 from tracejit.frontend.api import tiered
 from tracejit.frontend.numpy_api.elementwise import UFUNC_RULES
 from tracejit.runtime import graph_interpreter
@@ -311,13 +312,12 @@ def test_tiering_off_compiles_before_the_first_call_returns():
 
 
 def test_environment_variable_decides_until_set(monkeypatch):
-    monkeypatch.setattr(tj.config, "_tiered", None)
-    monkeypatch.setenv("TRACEJIT_TIERED", "0")
-    assert not tj.config.tiered_compilation()
-    monkeypatch.setenv("TRACEJIT_TIERED", "1")
-    assert tj.config.tiered_compilation()
-    monkeypatch.delenv("TRACEJIT_TIERED")
-    assert tj.config.tiered_compilation()  # on by default
+    assert not from_environment({"TRACEJIT_TIERED": "0"}).tiered
+    assert from_environment({"TRACEJIT_TIERED": "1"}).tiered
+    assert from_environment({}).tiered  # on by default
+    monkeypatch.setattr(OPTIONS, "tiered", True)
+    tj.config.set_tiered_compilation(False)
+    assert not tj.config.tiered_compilation() and not OPTIONS.tiered
 
 
 def test_a_background_compile_error_is_raised_by_the_next_call(monkeypatch):

@@ -1,10 +1,12 @@
-"""TRACEJIT_VERIFY_EACH: `1` verifies after every pass, `end` once after the pipeline (what
-the pytest suite uses), `0` never. Invalid IR must not get past `end` unnoticed."""
+"""Verification (`TRACEJIT_VERIFY_EACH`, read into compiler/options.py): `each` pass, once at
+the `end` of the pipeline (what the pytest suite uses), `off`. Invalid IR must not get past
+`end` unnoticed."""
 
 import pytest
 from xdsl.dialects import arith, builtin, func
 
 from tracejit.compiler import driver
+from tracejit.compiler.options import OPTIONS
 from tracejit.passes.pipeline import PipelineError
 
 
@@ -16,15 +18,15 @@ def broken_module() -> builtin.ModuleOp:
     return builtin.ModuleOp([function])
 
 
-@pytest.mark.parametrize("mode", ["1", "end"])
+@pytest.mark.parametrize("mode", ["each", "end"])
 def test_invalid_ir_is_reported_with_the_pass(monkeypatch, mode):
-    monkeypatch.setenv("TRACEJIT_VERIFY_EACH", mode)
+    monkeypatch.setattr(OPTIONS, "verify", mode)
     with pytest.raises(PipelineError, match="function output types") as caught:
         driver.lower(broken_module(), "dce")
     assert caught.value.pass_name.startswith("dce")
 
 
 def test_off_skips_verification(monkeypatch):
-    monkeypatch.setenv("TRACEJIT_VERIFY_EACH", "0")
+    monkeypatch.setattr(OPTIONS, "verify", "off")
     assert driver.verification_mode() == "off"
     driver.lower(broken_module(), "dce")  # the library's default: no verifier cost

@@ -112,12 +112,12 @@ def prepare(index: int, program, report: Report) -> Case | None:
     except ExportError as error:
         report.refused[_op_named(str(error))] += 1
         return None
-    expected = kernel_outputs(concrete._program, program, eager, compiled)
+    expected = kernel_outputs(concrete.record.program, program, eager, compiled)
     if len(exported.result_dtypes) != len(expected):
         report.refused["results the export does not return"] += 1
         return None
     report.counts["exported"] += 1
-    inputs = [program.inputs[i] for i in concrete._program.input_positions]
+    inputs = [program.inputs[i] for i in concrete.record.program.input_positions]
     return Case(index, program, exported, inputs, expected)
 
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import io
 import math
-import os
 import re
 import warnings
 from dataclasses import dataclass
@@ -54,10 +53,11 @@ from typing import Any
 import numpy as np
 
 import tracejit as tj
+from tracejit.compiler.options import OPTIONS
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, LOWERING_PIPELINE, PASSES
 
-os.environ["TRACEJIT_VERIFY_EACH"] = "1"  # driver.lower verifies after every pass
+OPTIONS.verify = "each"  # driver.lower verifies after every pass (compiler/options.py)
 
 # The tensor-level passes a pipeline may run in any number, subset and order before lowering.
 OPTIONAL_PASSES = [
@@ -148,10 +148,10 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
     for optional in optional_lists:
         pipeline = pipeline_with(optional)
         concrete = ConcreteFunction(
-            base._program,
-            base._signature,
-            base._names,
-            base._arg_treedef,
+            base.record.program,
+            base.record.signature,
+            base.record.names,
+            base.record.arg_treedef,
             program.arguments(),
             pipeline=pipeline,
         )

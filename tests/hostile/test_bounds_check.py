@@ -38,11 +38,10 @@ def compile_peek():
     for dialect in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef):
         ctx.load_dialect(dialect)
     module = Parser(ctx, PEEK).parse_module()
-    return compile_module(module).kernel("peek"), module
+    return compile_module(module, check_bounds=True).kernel("peek"), module
 
 
-def test_out_of_range_load_fails_its_own_check(monkeypatch):
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+def test_out_of_range_load_fails_its_own_check():
     peek, module = compile_peek()
     buf, out = np.arange(4, dtype=np.float32), np.zeros((), np.float32)
     assert peek(buf, 3, out) == 0 and out == 3

@@ -14,6 +14,7 @@ from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
 from tests.conftest import REAL_DTYPES, assert_same, run_eagerly
+from tracejit.compiler.options import OPTIONS
 
 pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # new shapes
 
@@ -93,7 +94,7 @@ def test_lengths_around_powers_of_two():
 
 def test_no_access_leaves_its_buffers(monkeypatch):
     """Every load and store range-checked (a merge past the end of a run would fail)."""
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    monkeypatch.setattr(OPTIONS, "check_bounds", True)
     f = tj.function(lambda x: (np.sort(x, axis=0), np.argsort(x, axis=1)))
     rng = np.random.default_rng(2)
     for shape in [(0, 3), (1, 1), (5, 3), (17, 9)]:
@@ -268,7 +269,7 @@ def test_radix_lines_along_each_axis(dtype):
 
 def test_radix_no_access_leaves_its_buffers(monkeypatch):
     """Every load and store of the radix sort range-checked, its counts and chunks too."""
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    monkeypatch.setattr(OPTIONS, "check_bounds", True)
     for dtype in (np.bool_, np.int8, np.float32, np.int64):
         f = tj.function(lambda x: (np.sort(x, axis=0), np.argsort(x, axis=-1, kind="stable")))
         g = tj.function(

@@ -22,6 +22,7 @@ from xdsl.parser import Parser
 
 import tracejit as tj
 from tracejit.compiler import driver
+from tracejit.compiler.options import OPTIONS
 from tracejit.ir import runtime_contract
 from tracejit.ir.dialect import make_context
 from tracejit.ir.host import host_last_level_cache_bytes
@@ -130,7 +131,7 @@ def test_big_outputs_match_eager_on_any_thread_count():
 
 @pytest.mark.parametrize("ty", ["f32", "i8"])
 def test_bounds_checks_pass_whole_lines_inside(ty, monkeypatch):
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    monkeypatch.setattr(OPTIONS, "check_bounds", True)
     module = Parser(make_context(), kernel_text(ty)).parse_module()
     jit = driver.compile_to_machine_code(driver.lower(module, LOWER).module)
     dtype = ELEMENTS[ty][0]
@@ -152,7 +153,7 @@ func.func @poke(%ones: memref<16xf32>, %o: memref<64xf32>, %i: index) -> i32 {
 
 def test_a_line_reaching_past_the_end_fails_its_check(monkeypatch):
     """A line store is checked at its last element too: 48 is the last line that fits."""
-    monkeypatch.setenv("TRACEJIT_CHECK_BOUNDS", "1")
+    monkeypatch.setattr(OPTIONS, "check_bounds", True)
     module = Parser(make_context(), POKE).parse_module()
     poke = driver.compile_to_machine_code(module).kernel("poke")
     messages = [m.data for m in module.attributes[runtime_contract.MESSAGES_ATTR]]

@@ -43,18 +43,18 @@ _KINDS = {
 def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[dict, str]:
     """(record, IR text) of `concrete`; `variable_index(variable)` gives each captured
     Variable's number in the caller's table."""
-    program: TracedProgram = concrete._program
-    what = f"ConcreteFunction {concrete._call_name()}"
+    program: TracedProgram = concrete.record.program
+    what = f"ConcreteFunction {concrete.record.call_name()}"
     if program.py_functions:
         raise SaveError(
             f"{what} calls tj.py_function, which runs Python: a saved function cannot hold "
             "Python code (TensorFlow's SavedModel cannot either); compute it with NumPy "
             "inside the function, or call the Python part outside it"
         )
-    names = list(concrete._names)
-    parameters = list(concrete._signature.parameters.values())
-    treedef: TreeDef = concrete._arg_treedef
-    leaves = concrete._input_leaves()
+    names = list(concrete.record.names)
+    parameters = list(concrete.record.signature.parameters.values())
+    treedef: TreeDef = concrete.record.arg_treedef
+    leaves = concrete.record.input_leaves()
     positions = list(program.input_positions)
     if bound:  # drop the instance, the first argument
         if not treedef.children or treedef.children[0].kind != "leaf":
@@ -76,7 +76,7 @@ def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[
             arg_leaves.append(encoding.encode_value(leaf, f"{what}: argument leaf {i + 1}"))
     record = {
         "name": program.function_name,
-        "pipeline": _pipeline_spec(concrete._pipeline),
+        "pipeline": _pipeline_spec(concrete.record.pipeline),
         "parameters": [_encode_parameter(p) for p in parameters],
         "arg_treedef": encoding.encode_treedef(treedef, f"the arguments of {what}"),
         "arg_leaves": arg_leaves,
@@ -183,7 +183,7 @@ def _build(record: dict, ir_text: str, variables: list[Any]) -> Any:
         leaves,
         *_pipeline(record["pipeline"]),
     )
-    concrete._owned_variables = captured  # the loaded Variables live as long as the function
+    concrete.record.owned_variables = captured  # the loaded Variables live as long as it
     return concrete
 
 

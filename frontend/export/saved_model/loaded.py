@@ -26,6 +26,8 @@ from tracejit.runtime.structure import flatten
 class LoadedFunction:
     """A saved `tj.Function`: its concrete functions, chosen by the call's arguments."""
 
+    saved_function = True  # saved again as a function (frontend/api/object_graph.py)
+
     def __init__(self, name: str, concretes: list[ConcreteFunction], used_object_code: list[bool]):
         self.__name__ = name
         self.concrete_functions = list(concretes)
@@ -38,7 +40,8 @@ class LoadedFunction:
         self._all_array_traces = [
             c
             for c in concretes
-            if not c._static_keys and all(t.kind == "leaf" for t in c._arg_treedef.children)
+            if not c.record.static_keys
+            and all(t.kind == "leaf" for t in c.record.arg_treedef.children)
         ]
 
     def __call__(self, *args: object, **kwargs: object) -> Any:
@@ -92,18 +95,18 @@ def _matching_leaves(
     function has one trace, as a ConcreteFunction call) lets an argument traced as a Python
     value without a default be omitted too."""
     try:
-        bound = concrete._signature.bind_partial(*args, **kwargs)
+        bound = concrete.record.signature.bind_partial(*args, **kwargs)
         if fill_traced:
             _fill_traced_values(concrete, bound)
-        bound = concrete._signature.bind(*bound.args, **bound.kwargs)
+        bound = concrete.record.signature.bind(*bound.args, **bound.kwargs)
     except TypeError:
         return None
     bound.apply_defaults()
     leaves, treedef = flatten(tuple(bound.arguments.values()))
-    if not same_structure(treedef, concrete._arg_treedef):
+    if not same_structure(treedef, concrete.record.arg_treedef):
         return None
-    program = concrete._program
-    for i, key in concrete._static_keys.items():
+    program = concrete.record.program
+    for i, key in concrete.record.static_keys.items():
         if leaf_key(leaves[i]) != key:
             return None
     for i, spec in zip(program.input_positions, program.input_specs, strict=True):
@@ -117,11 +120,12 @@ def _matching_leaves(
 def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
     """Omitted parameters without a default that were traced as one Python value."""
     position = 0
-    parameters = concrete._signature.parameters
-    for name, child in zip(concrete._names, concrete._arg_treedef.children, strict=False):
+    record = concrete.record
+    parameters = record.signature.parameters
+    for name, child in zip(record.names, record.arg_treedef.children, strict=False):
         omitted = name not in bound.arguments and parameters[name].default is parameters[name].empty
-        if omitted and child.kind == "leaf" and position in concrete._static_leaves:
-            bound.arguments[name] = concrete._static_leaves[position]
+        if omitted and child.kind == "leaf" and position in concrete.record.static_leaves:
+            bound.arguments[name] = concrete.record.static_leaves[position]
         position += child.num_leaves
 
 
@@ -167,6 +171,8 @@ def _describe_call(args: tuple, kwargs: dict) -> str:
 class LoadedObject(Module):
     """A saved object: its Functions, Variables and sub-objects as attributes (a tj.Module,
     so `variables` and `trainable_variables` work as on the original)."""
+
+    not_saved_attributes = frozenset({"signatures"})  # saved as the named entry points
 
     def __init__(self, name: str | None = None):
         super().__init__(name)

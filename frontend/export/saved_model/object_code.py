@@ -33,20 +33,19 @@ class ObjectCode:
 def export(concrete: Any) -> ObjectCode | None:
     """The object code of `concrete` (compiled now if it was not yet), or None when it has
     none to give."""
-    data = driver.encode_object_code(concrete._compile())
+    data = driver.encode_object_code(concrete.compilation)
     if data is None:
         return None
-    return ObjectCode(driver.object_code_key(concrete.graph.module, concrete._pipeline), data)
+    return ObjectCode(driver.object_code_key(concrete.graph.module, concrete.record.pipeline), data)
 
 
 def install(concrete: Any, object_code: ObjectCode) -> bool:
     """Make `concrete` call the saved machine code if its key is this process's key for the
     function's IR; False (and nothing changes) otherwise, or if the entry is invalid."""
-    if object_code.key != driver.object_code_key(concrete.graph.module, concrete._pipeline):
+    if object_code.key != driver.object_code_key(concrete.graph.module, concrete.record.pipeline):
         return False
     compilation = driver.decode_object_code(object_code.data)
     if compilation is None:
         return False
-    with concrete._lock:
-        concrete._install(compilation)
+    concrete.install_compilation(compilation)
     return True

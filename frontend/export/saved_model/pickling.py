@@ -38,7 +38,7 @@ def reduce_concrete(concrete: Any, bound: bool = False) -> tuple:
 
     record, text = concrete_record.to_record(concrete, number, bound)
     code = None
-    if concrete._compilation is not None:  # compiled already: ship the machine code too
+    if concrete.is_compiled:  # compiled already: ship the machine code too
         saved = object_code.export(concrete)
         code = None if saved is None else (saved.key, saved.data)
     payload = {

@@ -24,15 +24,11 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.api import object_graph
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.frontend.api.function import BoundConcreteFunction, BoundFunction, Function
 from tracejit.frontend.api.rank_polymorphic import RankPolymorphicConcreteFunction
-from tracejit.frontend.export.saved_model import (
-    concrete_record,
-    manifest,
-    object_code,
-    object_graph,
-)
+from tracejit.frontend.export.saved_model import concrete_record, manifest, object_code
 from tracejit.frontend.export.saved_model.errors import SaveError
 from tracejit.frontend.staging.variable import Variable
 
@@ -203,7 +199,7 @@ def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
 def _traced_for(concrete: ConcreteFunction, instance: Any) -> bool:
     from tracejit.frontend.api.cache_key import IdentityKey
 
-    key = concrete._static_leaves.get(0)
+    key = concrete.record.static_leaves.get(0)
     if not isinstance(key, IdentityKey):
         return False
     return (key.ref() if key.ref is not None else key.strong) is instance

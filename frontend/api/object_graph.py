@@ -94,10 +94,9 @@ def _container(obj: Any, path: str, seen: set[int]) -> ContainerNode | None:
     return node if node.items else None
 
 
-def _is_loaded_function(obj: object) -> bool:
-    from tracejit.frontend.export.saved_model.loaded import LoadedFunction
-
-    return isinstance(obj, LoadedFunction)
+def _is_loaded_function(obj: Any) -> bool:
+    """A Function loaded from a SavedModel (export/saved_model/loaded.py marks its class)."""
+    return getattr(type(obj), "saved_function", False)
 
 
 def is_module(obj: object) -> bool:
@@ -109,12 +108,11 @@ def is_module(obj: object) -> bool:
 def attributes(obj: object) -> Iterator[tuple[str, object]]:
     """The instance attributes of `obj` by name, then its methods that are tj.Functions
     (bound to `obj`)."""
-    from tracejit.frontend.export.saved_model.loaded import LoadedObject
-
     names = set()
+    skipped: frozenset[str] = getattr(type(obj), "not_saved_attributes", frozenset())
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
-        if isinstance(obj, LoadedObject) and name == "signatures":
-            continue  # its named entry points: `save` saves them as such again
+        if name in skipped:
+            continue  # a loaded object's named entry points: `save` saves them as such again
         names.add(name)
         yield name, value
     for klass in type(obj).__mro__:

@@ -38,22 +38,6 @@ def _level() -> int:
     return logging.WARNING if _log_compiles else logging.DEBUG
 
 
-def describe_leaves(leaves: list[Any]) -> str:
-    """`f32[3], i64[], 2.0`: the arguments of a trace, as its log line shows them."""
-    import numpy as np
-
-    from tracejit.frontend.api.cache_key import is_tensor_leaf
-
-    parts = []
-    for leaf in leaves:
-        if is_tensor_leaf(leaf) and leaf.shape is not None:  # (a class, e.g. a dtype, is not)
-            dims = ",".join("?" if d is None else str(d) for d in leaf.shape)
-            parts.append(f"{np.dtype(leaf.dtype).name}[{dims}]")
-        else:
-            parts.append(repr(leaf)[:40])
-    return ", ".join(parts)
-
-
 def traced(function: str, signature: str, reason: str, seconds: float) -> None:
     """A new trace of `function` for `signature`, because of `reason`."""
     if logger.isEnabledFor(_level()):

@@ -10,7 +10,6 @@ caller of the compiled function as themselves.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -19,17 +18,9 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
-from tracejit.frontend.staging.tracing import current_trace, emit, is_tracing
+from tracejit.frontend.staging.tracing import PyFunctionSpec, current_trace, emit, is_tracing
 from tracejit.ir.dtypes import tensor_type
 from tracejit.ir.state import PyCallOp
-
-
-@dataclass(frozen=True)
-class PyFunctionSpec:
-    """What the run-time callback needs: the function and its outputs' specs."""
-
-    func: Callable[..., Any]
-    outputs: tuple[TensorSpec, ...]
 
 
 def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:

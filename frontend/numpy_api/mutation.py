@@ -1,182 +1,23 @@
-"""NumPy's mutation on traced arrays: item assignment, in-place operators and views.
-
-While tracing, an array is a value (an SSA value of the `tj` IR). Mutation is recorded
-functionally, the way JAX's `.at[].set` and PyTorch's functionalization do it:
+"""NumPy's ways of writing a traced array: item assignment, in-place operators, `out=`.
 
 * `a[key] = v` stages a value-semantics update (`tj.insert_slice` for basic keys,
   `tj.scatter` for index arrays, ir/update.py) and makes the update `a`'s value from
-  then on. Bufferization performs it in place when the old value is dead.
-* A Tensor made by basic indexing, a transpose or a reshape is a *view* of its base, as in
-  NumPy: it remembers how it was taken from its parent (`View.forward`) and how to put a
-  new value of it back (`View.backward`). Writing to a view writes its parent (and so on
-  up to the root); reading a view after its root changed takes it again.
+  then on (frontend/staging/views.py records it, and writes through views).
 * `a += v` (and every augmented operator) on an array writes the result into `a`, cast to
   `a`'s dtype with NumPy's `same_kind` rule; on a scalar (a 0-d value that NumPy would hold
   as a Python or NumPy scalar) it rebinds the name, as Python does.
-
-Every root counts its writes (`Tensor._version`) so that views notice; the trace context
-logs which roots a staged branch or loop body writes (`write_log`), so that staged control
-flow carries their values (frontend/staging/control_flow.py), and an argument written by the
-function is copied back into the caller's array after the call.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
-
-Forward = Callable[[Tensor], Tensor]
-Backward = Callable[[Tensor, Tensor], Tensor]
-
-
-@dataclass
-class View:
-    """How a view Tensor relates to its parent (see the module docstring)."""
-
-    parent: Tensor
-    forward: Forward  # parent -> this view's value
-    backward: Backward  # (parent, new value of the view) -> new value of the parent
-    seen: int = -1  # the root's version this view's value was taken at
-
-
-def root_of(tensor: Tensor) -> Tensor:
-    while tensor._view is not None:
-        tensor = tensor._view.parent
-    return tensor
-
-
-def sync(tensor: Tensor) -> SSAValue:
-    """The current value of a view: taken again from its parent if the root was written
-    since it was last taken, or if it was taken inside a staged branch or loop body that
-    is closed now (the other branch of an if may read the view without writing the root)."""
-    view = tensor._view
-    assert view is not None
-    version = root_of(tensor)._version
-    if view.seen != version or not _visible(tensor._value):
-        tensor._value = view.forward(view.parent).value
-        view.seen = version
-    return tensor._value
-
-
-def _visible(value: SSAValue) -> bool:
-    """Whether `value` may be used where ops are staged now: its block is open (not a
-    closed branch, nor a loop body traced in an attempt that was thrown away, whose ops
-    were erased: they have no block)."""
-    from xdsl.ir import BlockArgument
-
-    from tracejit.frontend.staging.tracing import current_trace, is_tracing
-
-    if not is_tracing():
-        return True
-    block = value.block if isinstance(value, BlockArgument) else value.owner.parent
-    return block is not None and block in current_trace().open_blocks
-
-
-# --- which roots a staged region writes --------------------------------------------------
-@dataclass
-class WriteLog:
-    """The roots written while tracing one staged region, with their values before it."""
-
-    before: dict[Tensor, SSAValue] = field(default_factory=dict)
-    # the last op staged in the region's block when each root was first written (None: none
-    # yet), so that a staged loop can tell which reads of a value came before the write
-    first_write_after: dict[Tensor, Operation | None] = field(default_factory=dict)
-
-
-_local = threading.local()  # traces are per thread (frontend/staging/tracing.py)
-
-
-def _logs() -> list[WriteLog]:
-    if not hasattr(_local, "logs"):
-        _local.logs = []
-    return _local.logs
-
-
-@contextmanager
-def write_log() -> Iterator[WriteLog]:
-    log = WriteLog()
-    _logs().append(log)
-    try:
-        yield log
-    finally:
-        _logs().pop()
-
-
-def set_root_value(root: Tensor, value: SSAValue) -> None:
-    """Make `value` the root's value (a write: logged, and views notice)."""
-    logs = _logs()
-    if logs and root not in logs[-1].before:
-        logs[-1].before[root] = root._value
-        logs[-1].first_write_after[root] = _last_staged_op()
-    root._value = value
-    root._version += 1
-
-
-def _last_staged_op() -> Operation | None:
-    from tracejit.frontend.staging.tracing import current_trace
-
-    return current_trace().open_blocks[-1].last_op
-
-
-def restore(root: Tensor, value: SSAValue) -> None:
-    """Put back a root's value from before a region was traced (not a write of the
-    enclosing region: the region's net effect is written by its caller)."""
-    root._value = value
-    root._version += 1
-
-
-# --- writing -------------------------------------------------------------------------------
-def assign(tensor: Tensor, new: Tensor) -> None:
-    """Give `tensor` (a root or a view) the value `new` (same shape and dtype)."""
-    refused = tensor._write_refused
-    if refused:
-        raise ValueError(at_user_line(refused))
-    view = tensor._view
-    if view is None:
-        set_root_value(tensor, new.value)
-        return
-    parent = view.parent
-    assign(parent, view.backward(parent, new))
-    tensor._value = new.value
-    view.seen = root_of(tensor)._version
-
-
-def make_view(parent: Tensor, child: Tensor, forward: Forward, backward: Backward) -> Tensor:
-    """`child` (just computed from `parent` by `forward`) as a view of `parent`."""
-    if child is parent or child._view is not None:
-        child = Tensor(child.value, child.dims)
-    child._view = View(parent, forward, backward, root_of(parent)._version)
-    if parent._write_refused:
-        child._write_refused = parent._write_refused
-    return child
-
-
-def refuse_writes(tensor: Tensor, why: str) -> Tensor:
-    """Mark `tensor` as one NumPy would give as a view that tracejit does not track: a
-    write to it raises (a silent difference from NumPy would be worse)."""
-    tensor._write_refused = why
-    return tensor
-
-
-# --- augmented assignment --------------------------------------------------------------------
-def updates_in_place(tensor: Tensor) -> bool:
-    """NumPy's `a += v` changes an array in place; on a scalar it rebinds the name. A 0-d
-    tensor is an array when it came in as one (an argument), was made as one
-    (np.zeros(()), ...) or is a view; results of reductions and ufuncs on scalars are
-    NumPy scalars."""
-    if tensor.weak:
-        return False
-    return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
+from tracejit.frontend.staging.views import assign, updates_in_place
 
 
 def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
@@ -356,8 +197,9 @@ def _masked(tensor: Tensor, mask: Tensor, value: object) -> Tensor:
 def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
     """`a[mask] = v` with v holding one value per True element, in order (NumPy checks
     their number; here the kernel does, when it is only known at run time)."""
-    from tracejit.frontend.numpy_api.nonzero import assert_same_counts, flat_indices
+    from tracejit.frontend.numpy_api.nonzero import flat_indices
     from tracejit.frontend.staging.dims import Counted
+    from tracejit.frontend.staging.primitives import assert_same_counts
 
     positions = flat_indices(mask)
     if isinstance(update.shape[0], int) != isinstance(positions.shape[0], int) or (
@@ -439,39 +281,3 @@ def write_out(out: Any, result: Any, ufunc: np.ufunc) -> Any:
     selected = primitives.reshape(target, target.dims)
     assign(target, _broadcast_value(result, selected, target.dtype))
     return target
-
-
-# --- views made by reshapes and transposes ---------------------------------------------------
-def reshaped(x: Tensor, result: Tensor) -> Tensor:
-    """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
-    it: a view of a contiguous array. Whether a view of a view is contiguous (so that NumPy
-    returns a view, not a copy) is not tracked, so a write to that one is refused."""
-    if x._view is not None:
-        return refuse_writes(
-            Tensor(result.value, result.dims),
-            "writing into a reshape of a view (a slice, transpose, ...) is not supported: "
-            "NumPy gives a view or a copy there depending on the memory layout. Write into "
-            "the sliced array itself, or make the reshape a copy (`.copy()`)",
-        )
-    dims = x.dims
-
-    def forward(parent: Tensor) -> Tensor:
-        return primitives.reshape(parent, result.dims)
-
-    def backward(parent: Tensor, new: Tensor) -> Tensor:
-        return primitives.reshape(new, dims)
-
-    return make_view(x, result, forward, backward)
-
-
-def permuted(x: Tensor, result: Tensor, permutation: list[int]) -> Tensor:
-    """`result`, `x` with its axes permuted (transpose, swapaxes, moveaxis): a view."""
-    inverse = [permutation.index(d) for d in range(len(permutation))]
-
-    def forward(parent: Tensor) -> Tensor:
-        return primitives.transpose(parent, permutation)
-
-    def backward(parent: Tensor, new: Tensor) -> Tensor:
-        return primitives.transpose(new, inverse)
-
-    return make_view(x, result, forward, backward)
