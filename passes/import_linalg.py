@@ -47,6 +47,7 @@ from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import dense_from_array
 from tracejit.ir.dtypes import numpy_dtype
+from tracejit.ir.invariants import terminator
 from tracejit.ir.matmul import MatmulOp as TjMatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shaped import shaped_type
@@ -257,7 +258,7 @@ def _generic(im: Importer, op: Operation) -> SSAValue:
         scalars[arg] = _over_domain(im, im.get(value, op), amap, domain, op)
     acc = block.args[len(op.inputs)]
     reduced = [d for d, it in enumerate(op.iterator_types) if it.data.value == "reduction"]
-    yielded = block.last_op.operands[0]  # type: ignore[union-attr]
+    yielded = terminator(block).operands[0]
     combine = None
     if reduced:
         combine, yielded = _reduction(yielded, acc, op)

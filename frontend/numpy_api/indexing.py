@@ -418,7 +418,10 @@ def _linear_index(
         wrapped = primitives.gather(positions, index, 0, _runtime_message(axis, size))
         wrapped = primitives.broadcast_to(wrapped, shape)
         # __array_function__: on Tensors np.add is a Tensor (NumPy's stubs say ndarray)
-        linear = wrapped if linear is None else np.add(np.multiply(linear, size), wrapped)  # type: ignore[assignment]
+        if linear is None:
+            linear = wrapped
+        else:
+            linear = dispatched(np.add(np.multiply(linear, size), wrapped))
     assert linear is not None
     return linear
 

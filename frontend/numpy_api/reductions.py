@@ -190,14 +190,14 @@ def _count(x: Tensor, axis) -> np.intp | Tensor:
     )
     count = primitives.reduce("sum", ones, range(len(unknown)))
     # __array_function__: np.multiply of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return count if known == 1 else np.multiply(count, known)  # type: ignore[return-value]
+    return count if known == 1 else dispatched(np.multiply(count, known))
 
 
 def _divide_keeping_dtype(total: Tensor, divisor: np.intp | Tensor) -> Tensor:
     """NumPy's `true_divide(total, divisor, out=total, casting='unsafe')`: divide with the
     promoted dtype (float32 / intp is computed in float64) and cast back."""
     # __array_function__: np.true_divide of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return primitives.cast(np.true_divide(total, divisor), total.dtype)  # type: ignore[arg-type]
+    return primitives.cast(dispatched(np.true_divide(total, divisor)), total.dtype)
 
 
 def _float_accumulator(source: np.dtype, dtype) -> np.dtype | None:
@@ -217,7 +217,7 @@ def _mean(a, axis, dtype, keepdims: bool) -> Tensor:
     if not float16_result:
         return _divide_keeping_dtype(total, count)
     if total.ndim == 0:  # a NumPy scalar there: float16(total / count), one rounding
-        return primitives.cast(np.true_divide(total, count), x.dtype)  # type: ignore[arg-type]
+        return primitives.cast(dispatched(np.true_divide(total, count)), x.dtype)
     return primitives.cast(_divide_keeping_dtype(total, count), x.dtype)  # via float32
 
 
@@ -226,8 +226,8 @@ def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
     dtype = _float_accumulator(x.dtype, dtype)
     count = _count(x, axis)
     mean = _divide_keeping_dtype(_accumulating("sum", np.sum, x, axis, dtype, True), count)
-    deviation = np.subtract(x, mean)
-    squares = _squared_magnitude(deviation)  # type: ignore[arg-type]  # a Tensor
+    deviation = dispatched(np.subtract(x, mean))
+    squares = _squared_magnitude(deviation)
     total = _accumulating("sum", np.sum, squares, axis, dtype, keepdims)
     return _divide_keeping_dtype(total, np.maximum(count - ddof, 0))
 

@@ -89,8 +89,8 @@ def _offset(shift: Any, size: int) -> Offset:
         )
     # in the shift's own signedness, so that no value wraps: uint64 stays unsigned
     wide = primitives.cast(shift, np.dtype(np.uint64 if shift.dtype.kind == "u" else np.int64))
-    reduced = np.remainder(wide, size or 1)
-    return primitives.cast(reduced, np.dtype(np.int64))  # type: ignore[arg-type]
+    reduced = dispatched(np.remainder(wide, size or 1))
+    return primitives.cast(reduced, np.dtype(np.int64))
 
 
 def _add(total: Offset, offset: Offset, size: int) -> Offset:
@@ -105,8 +105,8 @@ def _roll_axis(x: Tensor, axis: int, offset: Offset) -> Tensor:
     if isinstance(offset, Tensor):
         if size == 0:
             return x
-        positions = np.remainder(np.subtract(np.arange(size), offset), size)
-        return primitives.gather(x, positions, axis, "IndexError: np.roll position")  # type: ignore[arg-type]
+        positions = dispatched(np.remainder(np.subtract(np.arange(size), offset), size))
+        return primitives.gather(x, positions, axis, "IndexError: np.roll position")
     if offset == 0:
         return x
     tail = _part(x, axis, size - offset, offset)  # the last `offset` elements come first

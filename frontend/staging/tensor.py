@@ -187,7 +187,7 @@ class Tensor(ArrayOperators):
         if None in self._shape:
             user = runtime_sizes.read_by_user(1) and _tracing()
             return runtime_sizes.size(self) if user else None
-        return math.prod(self._shape)  # type: ignore[arg-type]  # no None here
+        return math.prod(cast(tuple[int, ...], self._shape))  # no None: returned above
 
     def __len__(self) -> int:
         if not self._shape:
@@ -461,7 +461,7 @@ class Tensor(ArrayOperators):
 
     def nonzero(self) -> tuple[Tensor, ...]:
         """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
-        return np.nonzero(self)  # type: ignore[return-value]  # a tuple of Tensors (dispatched)
+        return cast(tuple[Tensor, ...], np.nonzero(self))  # dispatched: a Tensor per dim
 
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (not a view: writes to it stay in it)."""

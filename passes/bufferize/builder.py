@@ -45,6 +45,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import component_type
+from tracejit.ir.invariants import defining_op
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.ir.state import VarType
@@ -267,7 +268,7 @@ class FunctionBufferizer:
         it is read after `result`'s op. Function inputs are never temporaries, so a caller's
         array is never written."""
         positions = self.state.positions
-        now = positions[result.owner]  # type: ignore[index]
+        now = positions[defining_op(result)]
         for value in candidates:
             buffer = self.values.get(value)
             if buffer is None or buffer not in self.allocations:
