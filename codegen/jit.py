@@ -289,7 +289,7 @@ class JitModule:
         function = prototype(address)
         # the machine code lives as long as the function (typeshed does not model attributes
         # set on ctypes function objects)
-        function.engine = self._engine  # type: ignore[attr-defined]
+        function.engine = self._engine  # type: ignore[attr-defined]  # keeps the engine alive
         return function
 
     def kernel(self, name: str) -> Kernel:

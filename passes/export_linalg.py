@@ -268,7 +268,7 @@ def _collapse(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAVa
 
 def _expand(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAValue:
     target = list(ttype.get_shape())
-    expand = tensor.ExpandShapeOp(value, [], _groups(groups), target, ttype)  # type: ignore[arg-type]
+    expand = tensor.ExpandShapeOp(value, [], _groups(groups), target, ttype)  # type: ignore[arg-type]  # the upstream op's stub
     return ex.insert(expand).results[0]
 
 
@@ -588,7 +588,7 @@ def _normalized_index(b: Builder, value: SSAValue, tj_element: Attribute, size: 
     tracejit checks the range at run time and fails the call; the export cannot fail a
     call, so an index out of range is clamped into the dim (it never reads outside)."""
     signless_type = value.type
-    width = signless_type.width.data  # type: ignore[attr-defined]
+    width = signless_type.width.data  # type: ignore[attr-defined]  # an integer type
     wide = value
     if width < 64:
         cast = arith.ExtUIOp if is_unsigned(tj_element) else arith.ExtSIOp
@@ -627,7 +627,7 @@ def _gather(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     index_rank = len(index_shape)
     index_reads = [AffineDimExpr(axis + i) for i in range(index_rank)]
     source = ex.get(op.input)
-    element = result_type.get_element_type()  # type: ignore[attr-defined]
+    element = result_type.get_element_type()  # type: ignore[attr-defined]  # a shaped type
 
     def body(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
         picked = _normalized_index(b, args[0], element_of(op.indices), source_shape[axis])

@@ -176,7 +176,7 @@ class Group:
     recomputed_cost: int = 0
 
     def domain(self) -> tuple[int, ...]:
-        return domain_of(next(iter(self.members)))  # type: ignore[return-value]
+        return domain_of(next(iter(self.members)))  # type: ignore[return-value]  # members are not constants
 
     def reductions(self) -> list[ReduceOp]:
         return [op for op in self.members if isinstance(op, ReduceOp)]

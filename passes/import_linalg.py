@@ -210,7 +210,7 @@ def _matmul(im: Importer, op: Operation) -> SSAValue:
     assert isinstance(op, MatmulOp)
     lhs, rhs = (im.get(v, op) for v in op.inputs)
     init = im.get(op.outputs[0], op)
-    product = im.insert(TjMatmulOp(lhs, rhs, init.type))  # type: ignore[arg-type]
+    product = im.insert(TjMatmulOp(lhs, rhs, init.type))  # type: ignore[arg-type]  # a tensor type
     return im.insert(ew.AddOp(init, product))
 
 
@@ -290,7 +290,7 @@ def _domain(op: GenericOp, maps) -> list[int]:
                 raise refuse(op, f"an indexing map {amap} (only dims, or 0 on a size-1 dim)")
     if None in sizes:
         raise refuse(op, "a loop no operand's shape gives")
-    return [int(n) for n in sizes]  # type: ignore[arg-type]
+    return [int(n) for n in sizes]  # type: ignore[arg-type]  # no None: refused above
 
 
 def _over_domain(im: Importer, value: SSAValue, amap, domain, op) -> SSAValue:
@@ -328,9 +328,9 @@ def _to_output(im, value, out_map, domain, out_shape, op, kept=None) -> SSAValue
 def _reduction(yielded: SSAValue, acc: SSAValue, op: Operation):
     """(the combining op, the value it folds in) of a body yielding `combine(acc, x)`."""
     combine = yielded.owner
-    if type(combine) not in COMBINERS or acc not in combine.operands:  # type: ignore[union-attr]
+    if type(combine) not in COMBINERS or acc not in combine.operands:  # type: ignore[union-attr]  # an op result
         raise refuse(op, "a reduction whose body is not `yield combine(acc, x)`")
-    a, b = combine.operands  # type: ignore[union-attr]
+    a, b = combine.operands  # type: ignore[union-attr]  # an op result
     other = b if a is acc else a
     if other is acc or any(use.operation is not combine for use in acc.uses):
         raise refuse(op, "a reduction reading its accumulator elsewhere")

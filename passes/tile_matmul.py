@@ -214,7 +214,7 @@ class TileSizes:
 def tile_sizes(element: Attribute, rows: int, columns: int, vector_bytes: int) -> TileSizes:
     """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6, and
     CW cuts a static N into about TARGET_CHUNKS chunks (the widest chunk when N is dynamic)."""
-    nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]
+    nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]  # an integer or float type
     nr = 2 * vector_bytes // nbytes
     mr = REGISTER_ROWS if rows == DYNAMIC_INDEX else max(1, min(REGISTER_ROWS, rows))
     widest = max(1, PANEL_BYTES // (DEPTH_BLOCK * nbytes * nr))  # micro-panels per chunk

@@ -82,9 +82,9 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
     if treedef.kind == "tuple":
         return tuple(children)
     if treedef.kind == "namedtuple":
-        return treedef.node_type(*children)  # type: ignore[misc]
+        return treedef.node_type(*children)  # type: ignore[misc]  # node_type is the namedtuple class
     if treedef.kind == "custom":
-        return treedef.node_type.__tj_unflatten__(treedef.keys, children)  # type: ignore[union-attr]
+        return treedef.node_type.__tj_unflatten__(treedef.keys, children)  # type: ignore[union-attr]  # node_type defines __tj_unflatten__ here
     return dict(zip(treedef.keys, children, strict=True))
 
 

@@ -61,7 +61,7 @@ def py_function(
             value = value.value()
         inputs.append(value if isinstance(value, Tensor) else primitives.constant(value))
     name = current_trace().register_py_function(PyFunctionSpec(func, specs))
-    types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
+    types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     op = emit(PyCallOp([t.value for t in inputs], types, name))
     results = [Tensor(r) for r in op.outputs]
     if not results:

@@ -98,7 +98,7 @@ def trace(
     for index, spec in zip(positions, specs, strict=True):
         what = f"argument '{names[index]}'" if len(leaves) == len(names) else f"input {index + 1}"
         _check_dtype(spec.dtype, what)
-    input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
+    input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     name = symbol_name(getattr(python_function, "__name__", "function"))
     function = func.FuncOp(name, (input_types, []))
     for attr_name, value in (attributes or {}).items():

@@ -93,5 +93,5 @@ def _gradient_function(python_function: object, positions: tuple[int, ...]) -> A
             return super().__call__(*args, **kwargs)
 
     made = GradientFunction(python_function)
-    made.positions = positions  # type: ignore[attr-defined]
+    made.positions = positions  # type: ignore[attr-defined]  # a function attribute
     return made

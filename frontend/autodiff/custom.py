@@ -51,7 +51,7 @@ def boundaries() -> dict[SSAValue, CustomGradient]:
     found = getattr(context, "custom_gradients", None)
     if found is None:
         found = {}
-        context.custom_gradients = found  # type: ignore[attr-defined]
+        context.custom_gradients = found  # type: ignore[attr-defined]  # a thread-local attribute
     return found
 
 

@@ -48,7 +48,7 @@ def scatter_add(size: int, positions: Tensor, values: Tensor) -> Tensor:
     add up), by a staged loop over k."""
     from tracejit.frontend.staging.control_flow import while_loop
 
-    count = int(positions.shape[0])  # type: ignore[arg-type]
+    count = int(positions.shape[0])  # type: ignore[arg-type]  # a static dim here
     total = P.broadcast_to(P.constant(np.zeros((), values.dtype)), (size,))
     if count == 0:
         return total

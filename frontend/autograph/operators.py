@@ -237,7 +237,7 @@ def user_raise(exception: object) -> object:
     if isinstance(exception, type) and issubclass(exception, BaseException):
         exception = exception()
     if isinstance(exception, BaseException):
-        exception.__tj_raised_at__ = str(user_location())  # type: ignore[attr-defined]
+        exception.__tj_raised_at__ = str(user_location())  # type: ignore[attr-defined]  # a marker on the exception
     return exception
 
 
@@ -385,8 +385,8 @@ def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> 
         if all(guard is None for guard in guards) or any(g is False for g in guards):
             continue
         yes = primitives.constant(np.asarray(True))
-        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]
-        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]
+        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]  # a guard here is a tuple
+        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]  # a guard here is a tuple
         _guard(result, primitives.select(truth(pred), *flags), message)
         trace = current_trace()
         for value in (then, other):
@@ -827,7 +827,7 @@ def _zeros_of(leaf: Any) -> Any:
     kind = weak_type(leaf)  # a Python int/float or a weak tensor: the literal 0 (or 0.0),
     if kind:  # weak too, takes the dtype the loop body gives it (frontend/staging/control_flow.py)
         return kind(0)
-    shape, dtype = _spec_of(leaf)  # type: ignore[misc]
+    shape, dtype = _spec_of(leaf)  # type: ignore[misc]  # a tensor or number leaf has a spec
     if None not in shape:
         return primitives.constant(np.zeros(shape, dtype))
     try:  # dims known only at run time: broadcast a zero to them

@@ -121,6 +121,6 @@ def _install_failing_dunders() -> None:
 
 
 _install_failing_dunders()
-Undefined.__eq__ = Undefined.fail  # type: ignore[assignment, method-assign]
-Undefined.__ne__ = Undefined.fail  # type: ignore[assignment, method-assign]
-Undefined.__hash__ = object.__hash__  # type: ignore[method-assign]
+Undefined.__eq__ = Undefined.fail  # type: ignore[assignment, method-assign]  # deliberately replaced
+Undefined.__ne__ = Undefined.fail  # type: ignore[assignment, method-assign]  # deliberately replaced
+Undefined.__hash__ = object.__hash__  # type: ignore[method-assign]  # deliberately replaced

@@ -50,7 +50,7 @@ def filled(shape: Sequence[int], fill_value: Tensor, dtype: Any = None) -> Tenso
     shape = _as_shape(shape)
     fill = primitives.cast(fill_value, np.dtype(fill_value.dtype if dtype is None else dtype))
     try:
-        fits = np.broadcast_shapes(fill.shape, shape) == shape  # type: ignore[arg-type]
+        fits = np.broadcast_shapes(fill.shape, shape) == shape  # type: ignore[arg-type]  # None dims fail as NumPy's error
     except ValueError:
         fits = False
     if not fits:

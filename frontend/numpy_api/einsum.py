@@ -128,7 +128,7 @@ def _label_sizes(tensors: Sequence[Tensor], labels: Sequence[str]) -> dict[str, 
                         f"'{label}': {known} and {size}"
                     )
                 )
-            sizes[label] = size if known == 1 else known  # type: ignore[assignment]
+            sizes[label] = size if known == 1 else known  # type: ignore[assignment]  # a Tensor size when unknown
     return sizes
 
 

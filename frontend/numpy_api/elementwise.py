@@ -412,7 +412,7 @@ for _ufunc in UFUNC_RULES:
 def where(condition: object, x: object = None, y: object = None) -> Tensor:
     """`np.where(c, x, y)`: x and y promoted as `np.result_type` (Python scalars weak)."""
     if x is None and y is None:  # the indices of the true elements (numpy_api/nonzero.py)
-        return where_one_argument(condition)  # type: ignore[return-value]
+        return where_one_argument(condition)  # type: ignore[return-value]  # a tuple of Tensors
     if x is None or y is None:
         raise ValueError(at_user_line("either both or neither of x and y should be given"))
     dtype = weak_result_type(x, y)
@@ -483,7 +483,7 @@ def clip(
     if hi is None:
         return stage_ufunc(np.maximum, a, lo)
     # np.clip's ufunc is not public; NumPy's stubs do not declare np._core
-    clip = np._core.umath.clip  # type: ignore[attr-defined]
+    clip = np._core.umath.clip  # type: ignore[attr-defined]  # np._core is not in the stubs
     x_dtype, lo_dtype, hi_dtype, _ = loop_dtypes(clip, [a, lo, hi])
     x, lo, hi = (as_tensor(v, d) for v, d in ((a, x_dtype), (lo, lo_dtype), (hi, hi_dtype)))
     return stage_ufunc(np.minimum, stage_ufunc(np.maximum, x, lo), hi)

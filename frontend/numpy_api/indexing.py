@@ -130,9 +130,9 @@ def read_key(key: object, ndim: int) -> list[Entry]:
         )
     fill = [Entry(Kind.SLICE, slice(None))] * (ndim - used)
     if None not in entries:
-        return [*entries, *fill]  # type: ignore[list-item]
+        return [*entries, *fill]  # type: ignore[list-item]  # no None: checked above
     at = entries.index(None)
-    return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]
+    return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]  # the None is left out
 
 
 def _out_of_bounds(index: int, size: int, axis: int) -> IndexError:
@@ -396,7 +396,7 @@ def _runtime_message(axis: int, size: int) -> str:
 
 def _broadcast_indices(indices: Sequence[Tensor]) -> tuple[int, ...]:
     try:
-        return np.broadcast_shapes(*(t.shape for t in indices))  # type: ignore[arg-type]
+        return np.broadcast_shapes(*(t.shape for t in indices))  # type: ignore[arg-type]  # None dims fail as NumPy's error
     except ValueError:
         shapes = " ".join(str(t.shape) for t in indices)
         raise IndexError(
@@ -454,7 +454,7 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
     axes = [d for d, e in enumerate(consuming) if e.kind in (Kind.INT, Kind.ARRAY)]
     sizes = [windowed.shape[d] for d in axes]
     indices = [
-        _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]
+        _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]  # a static dim here
         for d in axes
     ]
     shape = _broadcast_indices(indices)
@@ -467,13 +467,13 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
     moved = primitives.transpose(windowed, order)
     if len(axes) == 1:
         index = primitives.broadcast_to(indices[0], shape)
-        message = _runtime_message(axes[0], sizes[0])  # type: ignore[arg-type]
+        message = _runtime_message(axes[0], sizes[0])  # type: ignore[arg-type]  # static sizes here
     else:
-        index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]
+        index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]  # static sizes here
         message = "IndexError: index out of bounds (checked per axis)"
     merged = (
         list(moved.shape[:first])
-        + [int(np.prod(sizes))]  # type: ignore[arg-type]
+        + [int(np.prod(sizes))]  # type: ignore[arg-type]  # static sizes here
         + list(moved.shape[first + len(axes) :])
     )
     gathered = primitives.gather(primitives.reshape(moved, merged), index, first, message)
@@ -497,7 +497,7 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
                 out.extend(index_shape)
                 placed = True
         else:
-            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]
+            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]  # static sizes here
     return out if adjacent else [*index_shape, *out]
 
 

@@ -170,7 +170,7 @@ def _product(dims: Sequence[Dim]) -> Dim:
                 "supported: flatten first (x.reshape(-1, ...)[mask.reshape(-1)])"
             )
         )
-    return Product(unknown, known)  # type: ignore[arg-type]
+    return Product(unknown, known)  # type: ignore[arg-type]  # known is an int here
 
 
 def _true_positions(mask: Tensor | np.ndarray) -> Tensor:

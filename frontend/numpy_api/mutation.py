@@ -121,7 +121,7 @@ def _broadcast_value(value: object, selected: Tensor, dtype: np.dtype) -> Tensor
     if None in tensor.shape or None in selected.shape:
         return primitives.cast(_broadcast_unknown(tensor, selected), dtype)
     try:
-        shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]
+        shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]  # None dims fail as NumPy's error
         if shape != selected.shape:
             raise ValueError
     except ValueError:

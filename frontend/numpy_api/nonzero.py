@@ -56,7 +56,7 @@ def flat_indices(x: Tensor, of: Tensor | None = None) -> Tensor:
     """`np.flatnonzero(x)`, its length counted as `of`'s non-zero elements (default `x`)."""
     flat = x if x.ndim == 1 else np.ravel(x)
     # __array_function__: np.ravel of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return column(primitives.nonzero(flat, of=x if of is None else of), 0)  # type: ignore[arg-type]
+    return column(primitives.nonzero(flat, of=x if of is None else of), 0)  # type: ignore[arg-type]  # np.ravel of a Tensor: a Tensor
 
 
 @implements(np.flatnonzero)

@@ -77,7 +77,7 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
     (frontend/staging/dims.py)."""
     if all(None not in t.shape for t in tensors):
         try:
-            return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
+            return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]  # None dims fail as NumPy's error
         except ValueError:
             shapes = " and ".join(str(t.shape) for t in tensors)
             raise ValueError(

@@ -78,7 +78,7 @@ def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     unknown = tuple(a for a in axes if x.shape[a] is None)
     if kind in _NO_IDENTITY and unknown:  # empty only at run time (x[mask], None dims)
         nonempty = np.greater(_count(x, unknown), 0)
-        primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]
+        primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]  # np.greater of a Tensor: a Tensor
     if x.dtype == np.bool_:
         kind = _BOOL_KINDS.get(kind, kind)
     if x.dtype.kind == "c" and kind not in ("sum", "prod"):

@@ -26,7 +26,7 @@ def implements(*numpy_functions: Callable[..., object]):
     def register(impl: Callable[..., object]) -> Callable[..., Any]:
         for fn in numpy_functions:
             table = UFUNCS if isinstance(fn, np.ufunc) else FUNCTIONS
-            table[fn] = impl  # type: ignore[index]
+            table[fn] = impl  # type: ignore[index]  # one of the two tables
         return impl
 
     return register

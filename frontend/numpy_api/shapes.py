@@ -155,7 +155,7 @@ def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
             )
         )
 
-    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]
+    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]  # one dims tuple per shape
     if any(isinstance(t, Tensor) for t in target):
         raise refuse("a size computed at run time (not x.shape[k] itself) is not supported")
     target = [t if not isinstance(t, int | np.integer) else operator.index(t) for t in target]
@@ -292,7 +292,7 @@ def _joined_dtype(fn: object, tensors: Sequence[Tensor], dtype: Any, casting: st
         return common
     dtype = np.dtype(dtype)
     for t in tensors:
-        if not np.can_cast(t.dtype, dtype, casting=casting):  # type: ignore[arg-type]
+        if not np.can_cast(t.dtype, dtype, casting=casting):  # type: ignore[arg-type]  # casting is one of NumPy's names
             raise TypeError(
                 at_user_line(
                     f"Cannot cast array data from dtype('{t.dtype}') to dtype('{dtype}') "
@@ -494,7 +494,7 @@ def _repeat_each(x: Tensor, count: int, axis: int) -> Tensor:
     with_unit = shape[: axis + 1] + [1] + shape[axis + 1 :]
     spread = shape[: axis + 1] + [count] + shape[axis + 1 :]
     expanded = primitives.broadcast_to(primitives.reshape(x, with_unit), spread)
-    shape[axis] = shape[axis] * count  # type: ignore[operator]
+    shape[axis] = shape[axis] * count  # type: ignore[operator]  # a static dim here
     return primitives.reshape(expanded, shape)
 
 
@@ -619,7 +619,7 @@ def _triangle(fn: object, m: object, k: Any, lower: bool) -> Tensor:
         raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
     # as NumPy: the mask has the last two dims' shape (a 1-D input of n gives n x n)
     # NumPy's stubs do not take *args for N, M (a static tensor's dims are ints)
-    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]
+    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]  # static dims
     keep = below if lower else ~below
     # __array_function__: np.where of Tensors is a Tensor (NumPy's stubs say ndarray)
     mask = primitives.constant(keep)

@@ -158,7 +158,7 @@ class TensorArray:
                 )
             )
         if error is not None:  # raised if the element is used (non-strict execution)
-            return primitives.poison(error, self.element_shape, self.dtype)  # type: ignore[arg-type]
+            return primitives.poison(error, self.element_shape, self.dtype)  # type: ignore[arg-type]  # element_shape is known here
         if isinstance(storage, np.ndarray):
             return storage[index].copy()
         index_t = primitives.constant(np.int64(index))
@@ -168,7 +168,7 @@ class TensorArray:
         """All elements stacked into one array of shape `(size, *element_shape)`."""
         storage = self._require_storage("stack")
         if self._runtime_form:
-            return Tensor(emit(TakeRowsOp(storage.value, self._count.value)).result)  # type: ignore[union-attr]
+            return Tensor(emit(TakeRowsOp(storage.value, self._count.value)).result)  # type: ignore[union-attr]  # _count is a Tensor here
         if isinstance(storage, np.ndarray):
             return storage[: self._count].copy()
         return storage

@@ -168,7 +168,7 @@ def _copy_all(
         if source is not target and source in targets:
             # on the stack when small: a loop's scalars are saved on every iteration, and a
             # heap block each time made an element-by-element loop nest 300x slower
-            temporary = bufferizer.temporary(source.type)  # type: ignore[arg-type]
+            temporary = bufferizer.temporary(source.type)  # type: ignore[arg-type]  # a tensor type
             bufferizer.copy_into(source, temporary)
             source = temporary
         saved.append(source)

@@ -376,7 +376,7 @@ def checked_index(
     """The NumPy position of index `raw` in a dim of `size` (an int, or an `index` value
     when known at run time only): negatives wrap; anything outside [-size, size) fails the
     call through `cf.assert` before it is used."""
-    width = raw.type.width.data  # type: ignore[attr-defined]
+    width = raw.type.width.data  # type: ignore[attr-defined]  # an integer type
     if width < 64:
         extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
         raw = b.insert(extend(raw, IntegerType(64))).result

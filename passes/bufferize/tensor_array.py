@@ -272,7 +272,7 @@ def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Opera
     current = bufferizer.state.latest(arg)
     if buffer is current:
         return buffer
-    replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
+    replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]  # a tensor type
     bufferizer.builder.insert(memref.DeallocOp.get(current))
     return replacement
 

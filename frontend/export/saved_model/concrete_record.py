@@ -225,7 +225,7 @@ def _check_consistent(program: TracedProgram, variables: list[Any]) -> None:
 
     function = _find_function(program.module, program.function_name)
     inputs = list(function.function_type.inputs)
-    expected = [tensor_type(s.shape, s.dtype) for s in program.input_specs]  # type: ignore[arg-type]
+    expected = [tensor_type(s.shape, s.dtype) for s in program.input_specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     var_types = inputs[len(expected) :]
     if inputs[: len(expected)] != expected or len(var_types) != len(variables):
         raise LoadError(
