@@ -349,7 +349,7 @@ def _releases(steps: list[Any], kept: set[int]) -> list[tuple[int, ...]]:
     return [tuple(r) for r in releases]
 
 
-def _evaluator(op: Operation) -> Callable[..., Any]:
+def _evaluator(op: Operation) -> Callable[..., object]:
     if isinstance(op, ConstantOp):
         array = array_from_dense(op.value)
         array.flags.writeable = False  # shared by every run; results copy it
