@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import _read_variables, implements, unsupported
 from tracejit.frontend.staging import primitives
@@ -56,7 +57,7 @@ def array_dtype(x: object) -> np.dtype:
         raise type(error)(at_user_line(f"np.array: {error}")) from None
 
 
-def array_of(x: Any, dtype: Any = None) -> Tensor:
+def array_of(x: Any, dtype: DTypeLike | None = None) -> Tensor:
     """`np.array(x, dtype)` as a tensor, for a tensor or a nested list/tuple of tensors,
     arrays and numbers (see the module docstring)."""
     dtype = array_dtype(x) if dtype is None else np.dtype(dtype)
@@ -97,7 +98,7 @@ def _with_ndmin(x: Tensor, ndmin: int) -> Tensor:
     return primitives.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.dims))
 
 
-def _no_copy_possible(x: Any, dtype: Any) -> bool:
+def _no_copy_possible(x: Any, dtype: DTypeLike | None) -> bool:
     """NumPy 2's `copy=False` refuses what needs a copy: a list, or a change of dtype."""
     return not isinstance(x, Tensor) or (dtype is not None and np.dtype(dtype) != x.dtype)
 
@@ -114,7 +115,7 @@ def _check_device(fn: Callable, device: object) -> None:
 
 def staged_array(
     object: object,
-    dtype: object = None,
+    dtype: DTypeLike | None = None,
     *,
     copy: object = True,
     order: object = "K",
@@ -138,7 +139,7 @@ def staged_array(
 
 def staged_asarray(
     a: object,
-    dtype: object = None,
+    dtype: DTypeLike | None = None,
     order: object = None,
     *,
     device: object = None,

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -29,7 +30,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 
 
-def _target(a: Tensor, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
+def _target(a: Tensor, dtype: DTypeLike | None, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and dtype of `np.*_like(a, dtype=dtype, shape=shape)`."""
     if shape is None:
         shape = a.shape
@@ -45,7 +46,7 @@ def _check_device(fn: Callable, device: object) -> None:
         raise unsupported(fn, f"(..., device={device!r})")
 
 
-def filled(shape: Sequence[int], fill_value: Tensor, dtype: Any = None) -> Tensor:
+def filled(shape: Sequence[int], fill_value: Tensor, dtype: DTypeLike | None = None) -> Tensor:
     """A tensor of `shape` holding the symbolic `fill_value` (cast unsafely, broadcast)."""
     shape = _as_shape(shape)
     fill = primitives.cast(fill_value, np.dtype(fill_value.dtype if dtype is None else dtype))

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.nonzero import where_one_argument
@@ -519,13 +520,15 @@ def round_(a: object, decimals: int = 0, out: object = None) -> Tensor:
 
 
 @implements(np.astype)
-def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: object = None) -> Tensor:
+def astype(
+    x: Any, dtype: DTypeLike | None, /, *, copy: bool = True, device: object = None,
+) -> Tensor:
     if device not in (None, "cpu"):
         raise unsupported(np.astype, f"(..., device={device!r})")
     return stage_astype(x, dtype)
 
 
-def stage_astype(x: Tensor, dtype: Any) -> Tensor:
+def stage_astype(x: Tensor, dtype: DTypeLike | None) -> Tensor:
     """`x.astype(dtype)` (C casts: float -> int truncates toward 0, to bool is `!= 0`)."""
     try:
         target = np.dtype(dtype)

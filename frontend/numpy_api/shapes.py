@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -286,7 +287,9 @@ def moveaxis(a: object, source: object, destination: object) -> Tensor:
 
 
 # --- joining ----------------------------------------------------------------------------
-def _joined_dtype(fn: object, tensors: Sequence[Tensor], dtype: Any, casting: str) -> np.dtype:
+def _joined_dtype(
+    fn: object, tensors: Sequence[Tensor], dtype: DTypeLike | None, casting: str,
+) -> np.dtype:
     common = np.result_type(*(t.dtype for t in tensors))
     if dtype is None:
         return common
@@ -337,7 +340,13 @@ def _run_time_equal(tensors: Sequence[Tensor], axis: int) -> None:
             require_equal([t.dims[d] for t in tensors], current_trace().dim_constraints)
 
 
-def join(fn: object, arrays: Any, axis: object, dtype: Any = None, casting: str = "same_kind"):
+def join(
+    fn: object,
+    arrays: Any,
+    axis: object,
+    dtype: DTypeLike | None = None,
+    casting: str = "same_kind",
+):
     """`np.concatenate(arrays, axis, dtype=dtype, casting=casting)`."""
     tensors = [tensor_of(a) for a in arrays]
     if not tensors:
