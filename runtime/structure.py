@@ -88,7 +88,7 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
     return dict(zip(treedef.keys, children, strict=True))
 
 
-def map_leaves(fn: Callable[[Any], object], value: object) -> Any:
+def map_leaves(fn: Callable[[object], object], value: object) -> Any:
     leaves, treedef = flatten(value)
     return unflatten(treedef, [fn(leaf) for leaf in leaves])
 

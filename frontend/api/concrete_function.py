@@ -271,7 +271,7 @@ class ConcreteFunction:
                     bound.arguments[name] = value
             position += child.num_leaves
 
-    def _check_python_values(self, leaves: list[Any]) -> None:
+    def _check_python_values(self, leaves: list[object]) -> None:
         for i, key in self.record.static_keys.items():
             if leaf_key(leaves[i]) != key:
                 old, new = self.record.static_leaves[i], leaves[i]

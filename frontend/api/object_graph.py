@@ -94,7 +94,7 @@ def _container(obj: Any, path: str, seen: set[int]) -> ContainerNode | None:
     return node if node.items else None
 
 
-def _is_loaded_function(obj: Any) -> bool:
+def _is_loaded_function(obj: object) -> bool:
     """A Function loaded from a SavedModel (export/saved_model/loaded.py marks its class)."""
     return getattr(type(obj), "saved_function", False)
 

@@ -69,7 +69,9 @@ def py_function(
     return results[0] if single else results
 
 
-def _with_gradient(func, inp: Sequence[object], Tout: object, grad: Callable[..., object]) -> Any:  # noqa: N803
+def _with_gradient(  # noqa: N803
+    func, inp: Sequence[object], Tout: object, grad: Callable[..., object]
+) -> object:
     from tracejit.frontend.autodiff.custom import custom_gradient
 
     @custom_gradient

@@ -28,7 +28,7 @@ from tracejit.runtime.structure import TreeDef, flatten, unflatten
 _NOT_TRACED = object()  # structured outputs before any rank was traced
 
 
-def has_unknown_rank(leaves: list[Any]) -> bool:
+def has_unknown_rank(leaves: list[object]) -> bool:
     return any(isinstance(leaf, TensorSpec) and leaf.shape is None for leaf in leaves)
 
 
@@ -58,7 +58,7 @@ class RankPolymorphicConcreteFunction:
         """The ConcreteFunction (of one rank) these arguments run, traced if need be."""
         return self.concrete_for_leaves(self._leaves_of(args, kwargs))
 
-    def concrete_for_leaves(self, leaves: list[Any]) -> Any:
+    def concrete_for_leaves(self, leaves: list[object]) -> Any:
         ranks, specialised = [], []
         for template, leaf in zip(self._template, leaves, strict=True):
             if isinstance(template, TensorSpec) and template.shape is None:
@@ -91,7 +91,7 @@ class RankPolymorphicConcreteFunction:
         assert n is not None  # `leaf` is not a TensorSpec
         return n
 
-    def _leaves_of(self, args: tuple, kwargs: dict) -> list[Any]:
+    def _leaves_of(self, args: tuple, kwargs: dict) -> list[object]:
         """The argument leaves of a call; omitted arguments traced as Python values take
         the traced values, as with any ConcreteFunction."""
         try:
@@ -141,7 +141,7 @@ class RankPolymorphicConcreteFunction:
             text = "\n".join(lines)
         return text
 
-    def _merged_outputs(self) -> Any:
+    def _merged_outputs(self) -> object:
         structures = [c.structured_outputs for c in self.concrete_functions()]
         if not structures:
             return _NOT_TRACED

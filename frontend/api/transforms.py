@@ -77,7 +77,7 @@ def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> 
     return _gradient_function(gradient, both.positions)
 
 
-def _gradient_function(python_function: object, positions: tuple[int, ...]) -> Any:
+def _gradient_function(python_function: object, positions: tuple[int, ...]) -> object:
     from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):

@@ -55,7 +55,7 @@ def boundaries() -> dict[SSAValue, CustomGradient]:
     return found
 
 
-def custom_gradient(f: Callable[..., tuple[Any, Callable[..., Any]]]) -> Callable[..., Any]:
+def custom_gradient(f: Callable[..., tuple[object, Callable[..., object]]]) -> Callable[..., Any]:
     """Decorate `f(*args) -> (result, grad_fn)`; `grad_fn(*upstreams)` returns one gradient
     per tensor argument (a single value when there is one)."""
 

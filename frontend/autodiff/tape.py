@@ -225,7 +225,7 @@ class GradientTape:
                         self._watched_variables.setdefault(id(owners[op.var]), owners[op.var])
         return reads, aliases
 
-    def _gradient_of(self, leaf, cotangents, variable_reads, unconnected) -> Any:
+    def _gradient_of(self, leaf, cotangents, variable_reads, unconnected) -> object:
         if isinstance(leaf, Variable):
             grads = [cotangents[v] for v in variable_reads.get(id(leaf), ()) if v in cotangents]
             like = None if not is_float_dtype(leaf.dtype) else leaf.value()

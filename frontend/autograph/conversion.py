@@ -119,7 +119,7 @@ def to_code(function: object) -> str:
     return _convert_code(function).source
 
 
-def converted_call(function: Any, args: tuple, kwargs: dict | None) -> Any:
+def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
     """Call `function(*args, **kwargs)`, converting it first if it is user code."""
     from tracejit.frontend.autograph import operators
 
@@ -170,7 +170,7 @@ def _recursion_message(function: Any) -> str:
     )
 
 
-def _builtin_key(function: Any) -> Any:
+def _builtin_key(function: object) -> object:
     try:
         hash(function)
     except TypeError:

@@ -511,7 +511,7 @@ def while_stmt(
 def for_stmt(
     iterable: object,
     extra_test: Callable[[], object] | None,
-    body: Callable[[Any], None],
+    body: Callable[[object], None],
     get_state: GetState,
     set_state: SetState,
     names: tuple[str, ...],

@@ -57,7 +57,7 @@ def array_dtype(x: object) -> np.dtype:
         raise type(error)(at_user_line(f"np.array: {error}")) from None
 
 
-def array_of(x: Any, dtype: DTypeLike | None = None) -> Tensor:
+def array_of(x: object, dtype: DTypeLike | None = None) -> Tensor:
     """`np.array(x, dtype)` as a tensor, for a tensor or a nested list/tuple of tensors,
     arrays and numbers (see the module docstring)."""
     dtype = array_dtype(x) if dtype is None else np.dtype(dtype)
@@ -98,7 +98,7 @@ def _with_ndmin(x: Tensor, ndmin: int) -> Tensor:
     return primitives.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.dims))
 
 
-def _no_copy_possible(x: Any, dtype: DTypeLike | None) -> bool:
+def _no_copy_possible(x: object, dtype: DTypeLike | None) -> bool:
     """NumPy 2's `copy=False` refuses what needs a copy: a list, or a change of dtype."""
     return not isinstance(x, Tensor) or (dtype is not None and np.dtype(dtype) != x.dtype)
 

@@ -254,12 +254,12 @@ class Tensor(ArrayOperators):
             at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
         )
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: object, value: object) -> None:
         NUMPY.setitem(self, key, value)
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
     # on a 0-d scalar they rebind the name (frontend/staging/views.py).
-    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+    def _augmented(self, ufunc: np.ufunc, other: object) -> object:
         return NUMPY.augmented(self, ufunc, other)
 
     def __iadd__(self, other):
@@ -326,7 +326,7 @@ class Tensor(ArrayOperators):
     __hash__ = object.__hash__
 
     # --- NumPy protocols -----------------------------------------------------------
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         return NUMPY.call_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
@@ -335,7 +335,7 @@ class Tensor(ArrayOperators):
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
     # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
     # `order` and friends are passed through as given (the ignores below say so).
-    def __getitem__(self, key: Any) -> Tensor:
+    def __getitem__(self, key: object) -> Tensor:
         return NUMPY.getitem(self, key)
 
     @property
@@ -525,7 +525,7 @@ def python_value_message(what: str, instead: str | None = None) -> str:
 _WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
 
 
-def weak_type(x: Any) -> type | None:
+def weak_type(x: object) -> type | None:
     """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
     complex, or a weak tensor standing for one; None for anything else (bools and NumPy
     scalars are strong)."""

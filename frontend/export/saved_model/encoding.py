@@ -136,7 +136,7 @@ def encode_dim(dim: object) -> Any:
     raise SaveError(f"a dim known only to the kernel ({dim!r}) cannot be saved")
 
 
-def decode_dim(data: Any) -> Any:
+def decode_dim(data: object) -> Any:
     if type(data) is int:
         return data
     if not isinstance(data, dict) or len(data) != 1:
