@@ -14,9 +14,12 @@ Loading a directory runs its machine code when it matches this host (see
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tracejit.frontend.api.concrete_function import ConcreteFunction
 
 MANIFEST = "manifest.json"
 
@@ -130,7 +133,7 @@ def _list_one(target: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _flags(concrete: Any) -> str:
+def _flags(concrete: ConcreteFunction) -> str:
     """`--signature "f32[4,3]" --arg scale=2.0` for one concrete function."""
     from tracejit.frontend.staging.tensor_spec import TensorSpec
 

@@ -44,7 +44,8 @@ class _Writer:
         self.variables: list[Variable] = []
         self.variable_paths: list[str] = []
         self.variable_index: dict[int, int] = {}
-        self.keep: list[object] = []  # the concretes numbered, so no id is reused meanwhile
+        # the concretes numbered, so no id is reused meanwhile
+        self.keep: list[ConcreteFunction] = []
 
     def variable(self, variable: Variable, path: str = "") -> int:
         index = self.variable_index.get(id(variable))
