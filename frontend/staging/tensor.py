@@ -108,11 +108,11 @@ class NumpyLayer(Hooks):
     astype. They live a floor up (frontend/numpy_api/), which installs them when it is
     imported (frontend/staging/hooks.py)."""
 
-    call_ufunc: Callable[[np.ufunc, str, tuple, dict], Any]
-    call_function: Callable[[Any, tuple, dict], Any]
-    getitem: Callable[[Tensor, Any], Tensor]
-    setitem: Callable[[Tensor, Any, Any], None]
-    augmented: Callable[[Tensor, np.ufunc, Any], Any]
+    call_ufunc: Callable[[np.ufunc, str, tuple, dict], object]
+    call_function: Callable[[Callable[..., object], tuple, dict], object]
+    getitem: Callable[[Tensor, object], Tensor]
+    setitem: Callable[[Tensor, object, object], None]
+    augmented: Callable[[Tensor, np.ufunc, object], object]
     astype: Callable[[Tensor, DTypeLike], Tensor]
 
 
@@ -329,7 +329,9 @@ class Tensor(ArrayOperators):
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         return NUMPY.call_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+    def __array_function__(
+        self, func: Callable[..., object], types: object, args: tuple, kwargs: dict
+    ):
         return NUMPY.call_function(func, args, kwargs)
 
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
@@ -345,9 +347,9 @@ class Tensor(ArrayOperators):
     def reshape(self, *shape: object, order: str = "C") -> Tensor:
         return staged(np.reshape, self, shape[0] if len(shape) == 1 else shape, order=order)
 
-    def transpose(self, *axes: Any) -> Tensor:
+    def transpose(self, *axes: object) -> Tensor:
         single = len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list))
-        return dispatched(np.transpose(self, (axes[0] if single else axes) or None))
+        return staged(np.transpose, self, (axes[0] if single else axes) or None)
 
     def ravel(self, order: str = "C") -> Tensor:
         return staged(np.ravel, self, order=order)
@@ -357,17 +359,17 @@ class Tensor(ArrayOperators):
         flat = staged(np.ravel, self, order=order)
         return Tensor(flat.value, flat.dims)
 
-    def squeeze(self, axis: Any = None) -> Tensor:
-        return dispatched(np.squeeze(self, axis=axis))
+    def squeeze(self, axis: object = None) -> Tensor:
+        return staged(np.squeeze, self, axis=axis)
 
-    def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
-        return dispatched(np.swapaxes(self, axis1, axis2))
+    def swapaxes(self, axis1: object, axis2: object) -> Tensor:
+        return staged(np.swapaxes, self, axis1, axis2)
 
     def take(self, indices: object, axis: object = None, out: object = None, mode: str = "raise"):
         return staged(np.take, self, indices, axis=axis, out=out, mode=mode)
 
-    def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
-        return dispatched(np.repeat(self, repeats, axis=axis))
+    def repeat(self, repeats: object, axis: object = None) -> Tensor:
+        return staged(np.repeat, self, repeats, axis=axis)
 
     # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
     def __eq__(self, other):
@@ -469,14 +471,14 @@ class Tensor(ArrayOperators):
         copy._is_array = True
         return copy
 
-    def item(self, *index: Any) -> Tensor:
+    def item(self, *index: object) -> Tensor:
         """The element at `index` (the only one if none) as a 0-d tensor."""
         if len(index) == 1 and isinstance(index[0], tuple):
             index = index[0]
         if len(index) > 1:
             return self[index]
         if index:
-            return np.ravel(self)[index[0]]
+            return dispatched(np.ravel(self))[index[0]]
         if self.size != 1:
             raise ValueError(
                 at_user_line(
