@@ -93,10 +93,10 @@ class Function:
         self._tensor_hints = (
             _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
         )
-        self._cache: dict[Any, ConcreteFunction] = {}
+        self._cache: dict[tuple, ConcreteFunction] = {}
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
-        self._polymorphic: dict[Any, RankPolymorphicConcreteFunction] = {}
+        self._polymorphic: dict[tuple, RankPolymorphicConcreteFunction] = {}
         self._bound_views: weakref.WeakValueDictionary[
             tuple[int, int], BoundConcreteFunction
         ] = weakref.WeakValueDictionary()
@@ -235,7 +235,7 @@ class Function:
         return concrete if concrete is not None else self._trace(key, leaves, treedef, signature)
 
     def _polymorphic_for(
-        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
     ) -> RankPolymorphicConcreteFunction:
         """The one ConcreteFunction of these arguments with their ranks left open."""
         if signature is None:  # get_concrete_function(TensorSpec(None, ...), ...)
@@ -300,7 +300,9 @@ class Function:
                     array_subclasses.check_argument(leaf, name)
         return leaves, self._key(leaves, treedef, signature), treedef
 
-    def _key(self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None) -> Any:
+    def _key(
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
+    ) -> tuple:
         if signature is not None:
             static = signature.static_key(leaves, treedef, self._forget)
             return (treedef, (signature.key_tag, *static))
@@ -317,8 +319,8 @@ class Function:
 
     def _trace(
         self,
-        key: Any,
-        leaves: list[Any],
+        key: tuple,
+        leaves: list[object],
         treedef: TreeDef,
         signature: InputSignature | None = None,
     ) -> ConcreteFunction:
@@ -363,7 +365,7 @@ class Function:
 
     # --- reduce_retracing -----------------------------------------------------------------
     def _relaxed_concrete(
-        self, key: Any, leaves: list[Any], treedef: TreeDef
+        self, key: tuple, leaves: list[object], treedef: TreeDef
     ) -> ConcreteFunction | None:
         """A trace whose unknown (`None`) dims accept these inputs, or a new one with the
         dims that differ from the closest earlier trace generalised to `None`."""
@@ -441,7 +443,7 @@ class BoundFunction:
             return eager_tapes.record(self._function, instance_args, kwargs, True, eagerly)
         return self._function._call_method(self._instance, args, kwargs)
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> BoundConcreteFunction:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> BoundConcreteFunction:
         """The ConcreteFunction for these arguments after `self` (the input_signature's
         specs if none are given), bound to the instance."""
         return self._function._method_concrete_function(self._instance, args, kwargs)
