@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -221,7 +221,7 @@ class Variable(ArrayOperators):
             )
 
     # --- NumPy protocols: use the current value ------------------------------------------
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         if is_tracing():
             raise TypeError(
                 at_user_line(f"{self._name} cannot become a concrete array while tracing")
@@ -233,7 +233,9 @@ class Variable(ArrayOperators):
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         return getattr(ufunc, method)(*_values(inputs), **kwargs)
 
-    def __array_function__(self, func: Any, types: object, args: Any, kwargs: Any):
+    def __array_function__(
+        self, func: Callable[..., object], types: object, args: tuple, kwargs: dict
+    ):
         return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
 
     def __getitem__(self, index: object) -> Any:
