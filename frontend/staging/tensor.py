@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -24,6 +24,9 @@ from tracejit.frontend.staging.array_operators import ArrayOperators
 from tracejit.frontend.staging.hooks import Hooks
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
+
+if TYPE_CHECKING:
+    from tracejit.frontend.staging.views import View
 
 
 def dispatched(result: object) -> Tensor:
@@ -147,14 +150,14 @@ class Tensor(ArrayOperators):
         # Mutation (frontend/staging/views.py): a view's link to its parent; a root's count of
         # writes; when it was made; whether a 0-d value is an array (not a NumPy scalar);
         # why a write to it is refused (a view NumPy would make that is not tracked).
-        self._view: Any = None
+        self._view: View | None = None
         self._version = 0
         self._serial = next(_SERIALS)
         self._is_array = False
         self._write_refused = ""
         # (dim, tensor value, axis) when this is the run-time size `x.shape[axis]` given to
         # the user (frontend/staging/runtime_sizes.py): passed back as a size, it means that dim.
-        self.dim_of: Any = None
+        self.dim_of: tuple[object, SSAValue, int] | None = None
 
     @property
     def value(self) -> SSAValue:
