@@ -7,7 +7,7 @@ is hashable, so it can be part of a cache key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -67,13 +67,13 @@ def _flatten_into(value: Any, leaves: list[Any]) -> TreeDef:
     return LEAF
 
 
-def unflatten(treedef: TreeDef, leaves: list[Any]) -> Any:
+def unflatten(treedef: TreeDef, leaves: Iterable[object]) -> Any:
     iterator = iter(leaves)
     result = _build(treedef, iterator)
     return result
 
 
-def _build(treedef: TreeDef, leaves: Any) -> Any:
+def _build(treedef: TreeDef, leaves: Iterator[object]) -> Any:
     if treedef.kind == "leaf":
         return next(leaves)
     children = [_build(c, leaves) for c in treedef.children]
@@ -117,7 +117,7 @@ def flatten_up_to(treedef: TreeDef, value: object) -> list[Any]:
     return leaves
 
 
-def leaf_owner(treedef: TreeDef, names: Any, index: int, missing: str = "?") -> str:
+def leaf_owner(treedef: TreeDef, names: Iterable[str], index: int, missing: str = "?") -> str:
     """The name (of `names`, one per child of `treedef`: the arguments) whose value holds
     leaf number `index`."""
     for name, child in zip(names, treedef.children, strict=False):

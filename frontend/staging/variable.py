@@ -43,7 +43,7 @@ def noting_uses() -> Iterator[dict[int, tuple[object, np.ndarray]]]:
     global noting
     if not hasattr(_uses, "stack"):
         _uses.stack = []
-    used: dict[int, tuple[Any, np.ndarray]] = {}
+    used: dict[int, tuple[object, np.ndarray]] = {}
     _uses.stack.append(used)
     noting += 1
     try:
