@@ -117,7 +117,7 @@ MAY_ALIAS = {
 ARRAY_RESULTS = {np.where, np.roll}
 
 
-def _is_array(x: Any) -> bool:
+def _is_array(x: object) -> bool:
     from tracejit.frontend.staging.tensor import Tensor
     from tracejit.frontend.staging.views import updates_in_place
 
@@ -137,7 +137,7 @@ def new_array(result: object, arguments: object) -> Any:
     return Tensor(result.value, result.dims, weak=result.weak)
 
 
-def _tensors_in(values: Any) -> list[Any]:
+def _tensors_in(values: object) -> list[object]:
     if isinstance(values, list | tuple):
         return [t for v in values for t in _tensors_in(v)]
     return [values]
