@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -27,6 +27,9 @@ from tracejit.frontend.api.trace_function import TracedProgram
 from tracejit.frontend.export.saved_model import encoding
 from tracejit.frontend.export.saved_model.errors import LoadError, SaveError
 from tracejit.runtime.structure import TreeDef
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _KINDS = {
     kind.name: kind
@@ -63,7 +66,7 @@ def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[
         treedef = TreeDef(treedef.kind, treedef.node_type, treedef.keys, treedef.children[1:])
         positions = [p - 1 for p in positions]
     tensor_positions = set(positions)
-    arg_leaves: list[dict[str, Any] | None] = []
+    arg_leaves: list[dict[str, object] | None] = []
     for i, leaf in enumerate(leaves):
         if i in tensor_positions:
             arg_leaves.append(None)
@@ -109,8 +112,8 @@ def _alive(ref: Any, what: str) -> Any:
     return variable
 
 
-def _encode_parameter(parameter: inspect.Parameter) -> dict[str, Any]:
-    data: dict[str, Any] = {"name": parameter.name, "kind": parameter.kind.name}
+def _encode_parameter(parameter: inspect.Parameter) -> dict[str, object]:
+    data: dict[str, object] = {"name": parameter.name, "kind": parameter.kind.name}
     if parameter.default is not inspect.Parameter.empty:
         # a default that is not a plain value is dropped: callers then pass it
         with contextlib.suppress(SaveError):
@@ -201,7 +204,7 @@ def _pipeline(spec: str | None) -> tuple:
     return () if spec is None else (str(spec),)
 
 
-def _dtype(text: str) -> Any:
+def _dtype(text: str) -> np.dtype:
     import numpy as np
 
     return np.dtype(text)
