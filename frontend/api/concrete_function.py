@@ -49,8 +49,13 @@ from tracejit.runtime.runtime_errors import raise_for_status
 from tracejit.runtime.structure import TreeDef, flatten, leaf_owner, unflatten
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
+
+    from tracejit.codegen.jit import JitModule
 
 
 class Graph:
@@ -195,7 +200,10 @@ class ConcreteFunction:
         return self._compilation
 
     def _compile_fresh(
-        self, record_stages: bool = False, after_pass: Any = None, background: bool = False
+        self,
+        record_stages: bool = False,
+        after_pass: Callable[[str, ModuleOp], None] | None = None,
+        background: bool = False,
     ) -> driver.Compilation:
         start = time.perf_counter()
         compilation = driver.compile(
@@ -219,7 +227,7 @@ class ConcreteFunction:
         self._compilation = compilation
         self._kernel = kernel.raw
 
-    def _build_fast_call(self, compiled: Any) -> FastCall | None:
+    def _build_fast_call(self, compiled: JitModule) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
         if self.record.program.has_unknown_dims:  # shapes are computed on the slow path
@@ -348,7 +356,7 @@ class ConcreteFunction:
                 )
         return [tuple(resolve(d, shapes) for d in dims) for dims in program.output_dims]
 
-    def _variable_buffer(self, ref: Any) -> np.ndarray:
+    def _variable_buffer(self, ref: Callable[[], tj_variable.Variable | None]) -> np.ndarray:
         variable = ref()
         if variable is None:
             raise FailedPreconditionError(
