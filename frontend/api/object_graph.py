@@ -43,7 +43,7 @@ class ObjectNode:
 class ContainerNode:
     path: str
     kind: str  # "list", "tuple" or "dict"
-    items: list[tuple[Any, Node]] = field(default_factory=list)
+    items: list[tuple[object, Node]] = field(default_factory=list)
 
 
 Node = FunctionNode | VariableNode | ObjectNode | ContainerNode

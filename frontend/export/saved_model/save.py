@@ -189,7 +189,7 @@ _NO_RANK = (
 )
 
 
-def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
+def _traces(function: Function, instance: object) -> list[ConcreteFunction]:
     with function._lock:
         concretes = list({id(c): c for c in function._cache.values()}.values())
     if instance is None:
@@ -197,7 +197,7 @@ def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
     return [c for c in concretes if _traced_for(c, instance)]
 
 
-def _traced_for(concrete: ConcreteFunction, instance: Any) -> bool:
+def _traced_for(concrete: ConcreteFunction, instance: object) -> bool:
     from tracejit.frontend.api.cache_key import IdentityKey
 
     key = concrete.record.static_leaves.get(0)
