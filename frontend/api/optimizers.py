@@ -25,7 +25,7 @@ class Optimizer:
         self.learning_rate = learning_rate
         self.name = name
         self.iterations: Variable | None = None
-        self._slots: dict[tuple[int, str], tuple[Any, Variable]] = {}
+        self._slots: dict[tuple[int, str], tuple[weakref.ref[Variable], Variable]] = {}
 
     def slot(self, variable: Variable, name: str) -> Variable:
         """The optimizer's Variable `name` for `variable` (zeros like it, made once)."""
