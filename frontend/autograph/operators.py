@@ -328,9 +328,9 @@ def _stage_if_once(
     outputs = [i for i, n in enumerate(names) if n in both or not is_undefined(init[i])]
     one_sided = [i for i in range(len(names)) if i not in outputs]
     where = str(user_location())
-    assigned: dict[int, Any] = {}  # one-sided variable -> its value where assigned
+    assigned: dict[int, object] = {}  # one-sided variable -> its value where assigned
     then_outputs: list[tuple] = []
-    returned: dict[int, Any] = {}  # a return-value output -> its value where set
+    returned: dict[int, object] = {}  # a return-value output -> its value where set
 
     def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
         def run() -> tuple:
@@ -692,7 +692,7 @@ class _Loop:
         labels += [_display(self.names[i]) for i in carried]
         results = while_loop(cond_fn, body_fn, loop_vars, names=labels)
         _pass_through([init[i] for i in guards], guarded_args)
-        final: list[Any] = [LoopLocal(n, where) for n in self.names]
+        final: list[object] = [LoopLocal(n, where) for n in self.names]
         for i, value in zip(carried, results[extra:], strict=True):
             final[i] = value
         for i, flag in zip(guards, results[len(counter) : extra], strict=True):

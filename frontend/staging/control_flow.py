@@ -232,7 +232,7 @@ def _as_tensor_of(leaf: object, kind: tuple[tuple, np.dtype]) -> Tensor:
 def while_loop(
     cond_fn: Callable[..., object],
     body_fn: Callable[..., Any],
-    loop_vars: Sequence[Any],
+    loop_vars: Sequence[object],
     *,
     maximum_iterations: int | None = None,
     names: Sequence[str] | None = None,
