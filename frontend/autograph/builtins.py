@@ -307,7 +307,7 @@ def contains(container: Any, item: Any) -> Any:
     return item in container
 
 
-def setitem(value: Any, target: Any, key: Any) -> None:
+def setitem(value: object, target: Any, key: object) -> None:
     """`target[key] = value` (arguments in Python's evaluation order)."""
     if isinstance(target, Tensor):
         target[key] = value  # Tensor.__setitem__ says what to write instead

@@ -258,7 +258,7 @@ class TensorArray:
             return grown
         return np.concatenate([storage, self._zeros(needed - rows)])  # exact while tracing
 
-    def _write_staged(self, index: Tensor, value: Any) -> TensorArray:
+    def _write_staged(self, index: Tensor, value: object) -> TensorArray:
         array = self.to_runtime_form() if self.dynamic_size else self
         storage = array._require_storage("write to")
         if self.dynamic_size:
@@ -298,7 +298,7 @@ class TensorArray:
         return self._with(grown, count)
 
     # --- flattening (runtime/structure.py) ------------------------------------------------
-    def __tj_flatten__(self) -> tuple[tuple, list[Any]]:
+    def __tj_flatten__(self) -> tuple[tuple, list[object]]:
         key = (
             self.dtype,
             self.dynamic_size,
@@ -353,7 +353,7 @@ def _index_tensor(index: Tensor) -> Tensor:
 
 
 # --- staged loops ---------------------------------------------------------------------------
-def arrays_in(value: Any) -> list[TensorArray]:
+def arrays_in(value: object) -> list[TensorArray]:
     """The TensorArrays in a nesting of lists/tuples/dicts, in flattening order."""
     if isinstance(value, TensorArray):
         return [value]
