@@ -40,7 +40,7 @@ def _static_shape(x: Tensor, what: str) -> tuple[int, ...]:
         from tracejit.frontend.autodiff.backprop import NotDifferentiableError
 
         raise NotDifferentiableError(f"the gradient of {what} needs shapes known at trace time")
-    return tuple(int(d) for d in x.shape if d is not None)  # none is: refused above
+    return tuple(int(d) for d in x.shape if d is not None)  # no None: refused above
 
 
 def scatter_add(size: int, positions: Tensor, values: Tensor) -> Tensor:
