@@ -79,7 +79,7 @@ def _is_scalar_key(key: object) -> bool:
     return isinstance(key, tuple) and key[:1] == ("numpy scalar",)
 
 
-def leaf_key(leaf: object, on_death: Callable[[IdentityKey], None] | None = None) -> Any:
+def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -> Any:
     if isinstance(leaf, np.generic):
         return scalar_key(native(leaf.dtype))
     if isinstance(leaf, np.ndarray):

@@ -329,7 +329,7 @@ class Tensor(ArrayOperators):
     __hash__ = object.__hash__
 
     # --- NumPy protocols -----------------------------------------------------------
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         return NUMPY.call_ufunc(ufunc, method, inputs, kwargs)
 
     def __array_function__(

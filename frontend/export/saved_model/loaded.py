@@ -10,6 +10,7 @@ converted to the spec's dtype when NumPy can do so without changing kind.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -117,7 +118,7 @@ def _matching_leaves(
     return leaves
 
 
-def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
+def _fill_traced_values(concrete: ConcreteFunction, bound: inspect.BoundArguments) -> None:
     """Omitted parameters without a default that were traced as one Python value."""
     position = 0
     record = concrete.record
