@@ -154,7 +154,7 @@ def install() -> int | None:
 
 def bind(engine: object) -> None:
     """Point a loaded module's flag slot at the process's flag (installing the handler)."""
-    slot = engine.get_global_value_address(INTERRUPT_GLOBAL)  # type: ignore[attr-defined]
+    slot = engine.get_global_value_address(INTERRUPT_GLOBAL)  # type: ignore[attr-defined]  # an llvmlite engine
     if not slot:
         return
     flag = install()

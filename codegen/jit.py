@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tracejit.codegen.abi import KernelSignature, ctypes_prototype
 from tracejit.codegen.errors import CodegenError
@@ -194,7 +194,7 @@ class Kernel:
         self.raw = ctypes_prototype(signature)(address)
         self.raw.engine = engine  # whoever keeps only `raw` keeps the machine code alive
 
-    def __call__(self, *args: Any) -> Any:
+    def __call__(self, *args: object) -> object:
         return self.raw(*self.signature.call_args(args))
 
 
@@ -259,7 +259,7 @@ class JitModule:
             raise CodegenError(f"no compiled function named {name!r}")
         return address
 
-    def entry_point(self, name: str, expected: Sequence[int], release_gil: bool = True) -> Any:
+    def entry_point(self, name: str, expected: Sequence[int], release_gil: bool = True) -> object:
         """`name`'s array-object entry point (`pyobject_entry.py`): a callable taking the
         NumPy arrays themselves, or None if the module has none. `expected` is
         `[id(np.ndarray), id(dtype of argument 0), ...]`, what the entry checks.
@@ -289,7 +289,7 @@ class JitModule:
         function = prototype(address)
         # the machine code lives as long as the function (typeshed does not model attributes
         # set on ctypes function objects)
-        function.engine = self._engine  # type: ignore[attr-defined]
+        function.engine = self._engine  # type: ignore[attr-defined]  # keeps the engine alive
         return function
 
     def kernel(self, name: str) -> Kernel:
@@ -320,7 +320,7 @@ _new_builtin.restype = ctypes.py_object
 _new_builtin.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.py_object]
 
 
-def _builtin(name: str, address: int, engine: object) -> Any:
+def _builtin(name: str, address: int, engine: object) -> object:
     """A builtin function object calling the METH_FASTCALL C function at `address`. Its
     `self` (a builtin keeps it alive) holds the PyMethodDef, which CPython does not copy,
     and the engine owning the machine code."""

@@ -69,9 +69,9 @@ def emit_entry(module: ir.Module, kernel: ir.Function, signature: KernelSignatur
     pointers, dims = [], []
     for obj, arg in zip(entry.args, signature.args, strict=True):
         pointers.append(_load_field(builder, obj, DATA_OFFSET, PTR))
-        if arg.dynamic_dims:  # type: ignore[union-attr]
+        if arg.dynamic_dims:  # type: ignore[union-attr]  # a MemRefArg here
             sizes = _load_field(builder, obj, DIMENSIONS_OFFSET, PTR)
-            for d in arg.dynamic_dims:  # type: ignore[union-attr]
+            for d in arg.dynamic_dims:  # type: ignore[union-attr]  # a MemRefArg here
                 slot = builder.gep(sizes, [ir.Constant(I64, d)], inbounds=True, source_etype=I64)
                 dims.append(builder.load(slot, typ=I64))
     status = builder.call(kernel, pointers + dims)

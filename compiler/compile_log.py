@@ -14,7 +14,10 @@ once per function at WARNING, naming the stage that took longest.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tracejit.compiler.driver import Compilation
 
 logger = logging.getLogger("tracejit")
 
@@ -51,7 +54,7 @@ def traced(function: str, signature: str, reason: str, seconds: float) -> None:
         )
 
 
-def compiled(function: str, compilation: Any, seconds: float, background: bool) -> None:
+def compiled(function: str, compilation: Compilation, seconds: float, background: bool) -> None:
     """A compile of `function` (`compilation`: the driver's Compilation) that took `seconds`."""
     where = "in the background (tiered execution)" if background else "synchronously"
     stages = compile_stages(compilation, seconds)
@@ -86,7 +89,7 @@ def compiled(function: str, compilation: Any, seconds: float, background: bool) 
         )
 
 
-def compile_stages(compilation: Any, seconds: float) -> list[tuple[str, float]]:
+def compile_stages(compilation: Compilation, seconds: float) -> list[tuple[str, float]]:
     """(stage, seconds): each pass, then LLVM's parse, O3 and machine code, and the rest
     (translation to LLVM IR and loading) as "translation"."""
     stages = list(getattr(compilation, "pass_seconds", []) or [])

@@ -178,9 +178,9 @@ def callback_sites(module: ModuleOp) -> list:
         if kind not in op.attributes:
             continue
         attr = op.attributes[kind]
-        payload = [p.data for p in attr] if kind == PRINT_ATTR else attr.data  # type: ignore[attr-defined]
-        dtypes = tuple(d.data for d in op.attributes[ARG_DTYPES_ATTR])  # type: ignore[attr-defined]
-        shapes = tuple(memref_arg(t).shape for t in op.function_type.inputs)  # type: ignore[arg-type]
+        payload = [p.data for p in attr] if kind == PRINT_ATTR else attr.data  # type: ignore[attr-defined]  # array or string attributes
+        dtypes = tuple(d.data for d in op.attributes[ARG_DTYPES_ATTR])  # type: ignore[attr-defined]  # an array of strings
+        shapes = tuple(memref_arg(t).shape for t in op.function_type.inputs)  # type: ignore[arg-type]  # memref argument types
         sites.append(CallbackSite(op.sym_name.data, kind, payload, dtypes, shapes))
     return sites
 
@@ -304,7 +304,7 @@ def is_cached(
     return cache.path(_cache_key(module, pipeline, check_bounds)).is_file()
 
 
-def _build_library(cache: Any, key: str, sites: list, llvm_ir: object) -> None:
+def _build_library(cache: Any, key: str, sites: list, llvm_ir: Any) -> None:
     """Start linking the entry's shared library (`codegen/shared_library.py`), which a later
     process loads without LLVM; modules with run-time callbacks bind them per process, so they
     keep using the object code."""

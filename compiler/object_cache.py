@@ -220,7 +220,7 @@ def cache_key(*parts: str) -> str:
 
 
 # --- serialisation ---------------------------------------------------------------------------
-def _signature_json(signature: KernelSignature) -> dict[str, Any]:
+def _signature_json(signature: KernelSignature) -> dict[str, object]:
     def arg(a: MemRefArg | ScalarArg) -> dict[str, Any]:
         if isinstance(a, MemRefArg):
             return {"memref": a.dtype.str, "shape": list(a.shape)}
@@ -241,7 +241,7 @@ def _signature_from_json(data: Mapping[str, Any]) -> KernelSignature:
 
 
 def encode_entry(
-    object_code: bytes, signatures: Mapping[str, KernelSignature], extra: Mapping[str, Any]
+    object_code: bytes, signatures: Mapping[str, KernelSignature], extra: Mapping[str, object]
 ) -> bytes:
     """The bytes of one cache file (header + payload)."""
     meta = json.dumps(

@@ -32,7 +32,7 @@ def dense_from_array(array: np.ndarray) -> DenseIntOrFPElementsAttr:
     if array.dtype == np.bool_:
         array = array.astype(np.int8) * np.int8(-1)
     # xDSL wants a TensorType parameterised by an int/float element type; tensor_type's is one
-    return DenseIntOrFPElementsAttr(ttype, BytesAttr(_little_endian_bytes(array)))  # type: ignore[arg-type]
+    return DenseIntOrFPElementsAttr(ttype, BytesAttr(_little_endian_bytes(array)))  # type: ignore[arg-type]  # tensor_type's element is an int/float
 
 
 def _little_endian_bytes(array: np.ndarray) -> bytes:
@@ -74,7 +74,7 @@ def splat_from_dense(attr: DenseIntOrFPElementsAttr) -> np.generic | None:
     flat, shape = _stored_elements(attr)
     # NumPy's stubs type `[()]` as giving an array; on a 0-d array it gives a scalar
     if 0 in shape:
-        return np.zeros((), flat.dtype)[()]  # type: ignore[return-value]
+        return np.zeros((), flat.dtype)[()]  # type: ignore[return-value]  # a NumPy scalar
     return flat[0] if flat.size == 1 or _is_splat(flat) else None
 
 

@@ -248,7 +248,7 @@ class FusedOp(IRDLOperation, HasFolderInterface):
             if isinstance(op, ConstantOp):
                 env[op.result] = op.to_array()
                 continue
-            env[op.results[0]] = np.asarray(op.evaluate(*(env[v] for v in op.operands)))  # type: ignore[attr-defined]
+            env[op.results[0]] = np.asarray(op.evaluate(*(env[v] for v in op.operands)))  # type: ignore[attr-defined]  # kernel body ops define evaluate
         return tuple(env[v] for v in self.terminator.values)
 
     def fold(self):

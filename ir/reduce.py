@@ -68,8 +68,8 @@ class ReduceOp(IRDLOperation, HasFolderInterface):
         "max": lambda x, axis: np.max(x, axis=axis),
         "min": lambda x, axis: np.min(x, axis=axis),
         # NumPy's stubs type any/all as returning np.bool even for a tuple `axis`
-        "any": lambda x, axis: np.any(x, axis=axis),  # type: ignore[dict-item,return-value]
-        "all": lambda x, axis: np.all(x, axis=axis),  # type: ignore[dict-item,return-value]
+        "any": lambda x, axis: np.any(x, axis=axis),  # type: ignore[dict-item,return-value]  # an array for a tuple axis
+        "all": lambda x, axis: np.all(x, axis=axis),  # type: ignore[dict-item,return-value]  # an array for a tuple axis
         "argmax": _flat_arg(np.argmax),
         "argmin": _flat_arg(np.argmin),
     }

@@ -56,6 +56,7 @@ from xdsl.utils.exceptions import VerifyException
 from tracejit.ir.dtypes import is_integer
 from tracejit.ir.folding import fold_with_numpy
 from tracejit.ir.indexing import out_of_range
+from tracejit.ir.shaped import shaped_type
 
 
 def _check_message(op: IRDLOperation, message: StringAttr) -> None:
@@ -191,7 +192,7 @@ class InsertSliceOp(IRDLOperation, HasFolderInterface):
         whole = all(s == 0 for s in self.get_start()) and all(s == 1 for s in self.get_step())
         # equal types prove a whole window only where every size is known: two `?` dims
         # may differ at run time (`x[:-1] = v` of an unknown-size x)
-        static = all(n >= 0 for n in self.dest.type.get_shape())
+        static = all(n >= 0 for n in shaped_type(self.dest).get_shape())
         if whole and static and self.source.type == self.dest.type:
             return (self.source,)  # the window is all of dest
         return fold_with_numpy(self, self.evaluate)

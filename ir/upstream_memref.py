@@ -84,8 +84,8 @@ class _UpstreamSyntax:
     @classmethod
     def parse(cls, parser: Parser) -> Self:
         sizes, symbols, alignment, attrs, result_type = _parse(parser)
-        op = cls(sizes, symbols, result_type, alignment)  # type: ignore[call-arg]
-        op.attributes |= attrs  # type: ignore[attr-defined]
+        op = cls(sizes, symbols, result_type, alignment)  # type: ignore[call-arg]  # AllocOp/AllocaOp's own __init__
+        op.attributes |= attrs  # type: ignore[attr-defined]  # cls builds an op
         return op
 
 
@@ -127,7 +127,7 @@ class AllocaOp(_UpstreamSyntax, memref.AllocaOp):
         )
 
     @staticmethod
-    def get(  # type: ignore[override]
+    def get(  # type: ignore[override]  # narrower than xDSL's get
         return_type: Attribute,
         alignment: int | IntegerAttr | None = None,
         shape: Sequence[int] | None = None,

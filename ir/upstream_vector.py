@@ -72,7 +72,7 @@ class LoadOp(vector.LoadOp):
     """`vector.load %m[%i] : memref<64xf32>, vector<16xf32>` (upstream's syntax)."""
 
     name = "vector.load"
-    assembly_format = None  # type: ignore[assignment]
+    assembly_format = None  # type: ignore[assignment]  # own print/parse, not xDSL's format
 
     base = operand_def(MemRefType)
     indices = var_operand_def(IndexType)
@@ -101,7 +101,7 @@ class StoreOp(vector.StoreOp):
     """`vector.store %v, %m[%i] nontemporal = true : memref<64xf32>, vector<16xf32>`."""
 
     name = "vector.store"
-    assembly_format = None  # type: ignore[assignment]
+    assembly_format = None  # type: ignore[assignment]  # custom printing
 
     vector = operand_def(VectorType)
     base = operand_def(MemRefType)

@@ -394,7 +394,7 @@ class _Angle:
 
     def offset(self, a: Arith, angles: tuple[tuple[float, float], ...]) -> tuple[V, V]:
         """(hi, lo) of angles[0] / [1] / [2] for the first / second / third range."""
-        return tuple(  # type: ignore[return-value]
+        return tuple(  # type: ignore[return-value]  # a fixed-length tuple
             a.select(self.low, a.const(first), a.select(self.high, a.const(third),
                                                           a.const(second)))
             for first, second, third in zip(*angles, strict=True)

@@ -63,6 +63,7 @@ from tracejit.ir.fused import FusedOp
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.support import scalar_semantics as scalar
 
 PARALLEL = IteratorTypeAttr.parallel()
@@ -144,7 +145,7 @@ class Exporter:
         body: Callable[[Builder, Sequence[SSAValue], SSAValue], SSAValue],
     ) -> SSAValue:
         """A `linalg.generic` with one result; `body(builder, input scalars, accumulator)`."""
-        elements = [v.type.get_element_type() for v in (*inputs, init)]  # type: ignore[attr-defined]
+        elements = [shaped_type(v).get_element_type() for v in (*inputs, init)]
         block = Block(arg_types=elements)
         inner = Builder(InsertPoint.at_end(block))
         yielded = body(inner, block.args[: len(inputs)], block.args[-1])
@@ -241,7 +242,7 @@ def _reshape(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     value = ex.get(op.operand)
     if source == target:
         return [value]
-    element = value.type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(value).get_element_type()
     if not target:
         return [_collapse(ex, value, TensorType(element, []), [])]
     if not source:
@@ -267,7 +268,7 @@ def _collapse(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAVa
 
 def _expand(ex: Exporter, value: SSAValue, ttype: TensorType, groups) -> SSAValue:
     target = list(ttype.get_shape())
-    expand = tensor.ExpandShapeOp(value, [], _groups(groups), target, ttype)  # type: ignore[arg-type]
+    expand = tensor.ExpandShapeOp(value, [], _groups(groups), target, ttype)  # type: ignore[arg-type]  # the upstream op's stub
     return ex.insert(expand).results[0]
 
 
@@ -587,7 +588,7 @@ def _normalized_index(b: Builder, value: SSAValue, tj_element: Attribute, size: 
     tracejit checks the range at run time and fails the call; the export cannot fail a
     call, so an index out of range is clamped into the dim (it never reads outside)."""
     signless_type = value.type
-    width = signless_type.width.data  # type: ignore[attr-defined]
+    width = signless_type.width.data  # type: ignore[attr-defined]  # an integer type
     wide = value
     if width < 64:
         cast = arith.ExtUIOp if is_unsigned(tj_element) else arith.ExtSIOp
@@ -610,7 +611,7 @@ def _to_index(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     if size < 0:
         raise refuse(op, "an index into a dim unknown at trace time")
     source = ex.get(op.input)
-    element = source.type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(source).get_element_type()
     value = ex.insert(tensor.ExtractOp(source, [], element)).results[0]
     return [_normalized_index(ex.builder, value, element_of(op.input), size)]
 
@@ -626,7 +627,7 @@ def _gather(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     index_rank = len(index_shape)
     index_reads = [AffineDimExpr(axis + i) for i in range(index_rank)]
     source = ex.get(op.input)
-    element = result_type.get_element_type()  # type: ignore[attr-defined]
+    element = result_type.get_element_type()  # type: ignore[attr-defined]  # a shaped type
 
     def body(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:
         picked = _normalized_index(b, args[0], element_of(op.indices), source_shape[axis])
@@ -647,8 +648,8 @@ def _scatter(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     dest = ex.get(op.dest)
     if count == 0 or size == 0:
         return [dest]
-    element = dest.type.get_element_type()  # type: ignore[attr-defined]
-    index_element = ex.get(op.indices).type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(dest).get_element_type()
+    index_element = shaped_type(ex.get(op.indices)).get_element_type()
     body = Block(arg_types=[IndexType(), dest.type])
     inner = Exporter(Builder(InsertPoint.at_end(body)), ex.values)
     k, partial = body.args

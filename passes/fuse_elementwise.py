@@ -76,6 +76,7 @@ from tracejit.ir.fused import (
     loops_read,
     loops_written,
 )
+from tracejit.ir.invariants import defining_op
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 
@@ -211,7 +212,7 @@ class Group:
     recomputed_cost: int = 0
 
     def domain(self) -> tuple[int, ...]:
-        return domain_of(next(iter(self.members)))  # type: ignore[return-value]
+        return domain_of(next(iter(self.members)))  # type: ignore[return-value]  # members are not constants
 
     def reductions(self) -> list[ReduceOp]:
         return [op for op in self.members if isinstance(op, ReduceOp)]
@@ -616,7 +617,7 @@ class BlockFusion:
             if value in mapping:
                 return
             if is_inlined_constant(value):
-                constant = value.owner.clone()  # type: ignore[union-attr]
+                constant = defining_op(value).clone()
                 block.add_op(constant)
                 mapping[value] = constant.results[0]
                 return

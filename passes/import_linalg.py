@@ -47,8 +47,10 @@ from tracejit.ir import shape_ops, update
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import dense_from_array
 from tracejit.ir.dtypes import numpy_dtype
+from tracejit.ir.invariants import terminator
 from tracejit.ir.matmul import MatmulOp as TjMatmulOp
 from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.shaped import shaped_type
 
 
 class ImportError_(ValueError):  # noqa: N801  (not Python's ImportError)
@@ -170,8 +172,8 @@ class Importer:
         return self.insert(ConstantOp(dense_from_array(array)))
 
     def broadcast(self, value: SSAValue, dims: Sequence[int], shape: Sequence[int]) -> SSAValue:
-        element = value.type.get_element_type()  # type: ignore[attr-defined]
-        if tuple(value.type.get_shape()) == tuple(shape):  # type: ignore[attr-defined]
+        element = shaped_type(value).get_element_type()
+        if tuple(shaped_type(value).get_shape()) == tuple(shape):
             return value
         return self.insert(
             shape_ops.BroadcastInDimOp(value, list(dims), TensorType(element, list(shape)))
@@ -208,7 +210,7 @@ def _matmul(im: Importer, op: Operation) -> SSAValue:
     assert isinstance(op, MatmulOp)
     lhs, rhs = (im.get(v, op) for v in op.inputs)
     init = im.get(op.outputs[0], op)
-    product = im.insert(TjMatmulOp(lhs, rhs, init.type))  # type: ignore[arg-type]
+    product = im.insert(TjMatmulOp(lhs, rhs, init.type))  # type: ignore[arg-type]  # a tensor type
     return im.insert(ew.AddOp(init, product))
 
 
@@ -256,7 +258,7 @@ def _generic(im: Importer, op: Operation) -> SSAValue:
         scalars[arg] = _over_domain(im, im.get(value, op), amap, domain, op)
     acc = block.args[len(op.inputs)]
     reduced = [d for d, it in enumerate(op.iterator_types) if it.data.value == "reduction"]
-    yielded = block.last_op.operands[0]  # type: ignore[union-attr]
+    yielded = terminator(block).operands[0]
     combine = None
     if reduced:
         combine, yielded = _reduction(yielded, acc, op)
@@ -270,7 +272,7 @@ def _generic(im: Importer, op: Operation) -> SSAValue:
         return _to_output(im, scalars[yielded], maps[-1], domain, out_shape, op)
     kind, combiner = COMBINERS[type(combine)]
     kept_shape = [n for d, n in enumerate(domain) if d not in reduced]
-    element = init.type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(init).get_element_type()
     total = im.insert(ReduceOp(kind, scalars[yielded], reduced, TensorType(element, kept_shape)))
     kept_map = [d for d in range(len(domain)) if d not in reduced]
     total = _to_output(im, total, maps[-1], domain, out_shape, op, kept_map)
@@ -288,13 +290,13 @@ def _domain(op: GenericOp, maps) -> list[int]:
                 raise refuse(op, f"an indexing map {amap} (only dims, or 0 on a size-1 dim)")
     if None in sizes:
         raise refuse(op, "a loop no operand's shape gives")
-    return [int(n) for n in sizes]  # type: ignore[arg-type]
+    return [int(n) for n in sizes]  # type: ignore[arg-type]  # no None: refused above
 
 
 def _over_domain(im: Importer, value: SSAValue, amap, domain, op) -> SSAValue:
     """`value`, read through `amap`, as a tensor of the whole loop domain."""
-    shape = list(value.type.get_shape())  # type: ignore[attr-defined]
-    element = value.type.get_element_type()  # type: ignore[attr-defined]
+    shape = list(shaped_type(value).get_shape())
+    element = shaped_type(value).get_element_type()
     dims = [e.position for e in amap.results if isinstance(e, AffineDimExpr)]
     if len(dims) != len(shape):  # drop the dims read at 0 (size 1)
         kept = [n for n, e in zip(shape, amap.results, strict=True) if isinstance(e, AffineDimExpr)]
@@ -326,9 +328,9 @@ def _to_output(im, value, out_map, domain, out_shape, op, kept=None) -> SSAValue
 def _reduction(yielded: SSAValue, acc: SSAValue, op: Operation):
     """(the combining op, the value it folds in) of a body yielding `combine(acc, x)`."""
     combine = yielded.owner
-    if type(combine) not in COMBINERS or acc not in combine.operands:  # type: ignore[union-attr]
+    if type(combine) not in COMBINERS or acc not in combine.operands:  # type: ignore[union-attr]  # an op result
         raise refuse(op, "a reduction whose body is not `yield combine(acc, x)`")
-    a, b = combine.operands  # type: ignore[union-attr]
+    a, b = combine.operands  # type: ignore[union-attr]  # an op result
     other = b if a is acc else a
     if other is acc or any(use.operation is not combine for use in acc.uses):
         raise refuse(op, "a reduction reading its accumulator elsewhere")

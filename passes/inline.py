@@ -19,6 +19,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
+from tracejit.ir.invariants import enclosing_block
+
 
 def _functions(module: ModuleOp) -> dict[str, func.FuncOp]:
     return {op.sym_name.data: op for op in module.ops if isinstance(op, func.FuncOp)}
@@ -33,7 +35,7 @@ def inline_call(call: func.CallOp, callee: func.FuncOp) -> list[SSAValue]:
         if isinstance(op, func.ReturnOp):
             returned = [values.get(v, v) for v in op.arguments]
             break
-        call.parent_block().insert_op_before(op.clone(value_mapper=values), call)  # type: ignore[union-attr]
+        enclosing_block(call).insert_op_before(op.clone(value_mapper=values), call)
     for result, value in zip(call.results, returned, strict=True):
         result.replace_all_uses_with(value)
     call.detach()

@@ -28,6 +28,7 @@ from xdsl.ir import Block
 from xdsl.passes import ModulePass
 from xdsl.utils.hints import isa
 
+from tracejit.ir.invariants import enclosing_block
 from tracejit.ir.runtime_contract import MESSAGES_ATTR
 
 
@@ -56,8 +57,8 @@ def lower_function_asserts(function: func.FuncOp, messages: list[str]) -> None:
         if ret.arguments:
             continue  # an error-status return made above
         ok = arith.ConstantOp(IntegerAttr(0, i32))
-        ret.parent_block().insert_op_before(ok, ret)  # type: ignore[union-attr]
-        ret.parent_block().insert_op_before(func.ReturnOp(ok.result), ret)  # type: ignore[union-attr]
+        enclosing_block(ret).insert_op_before(ok, ret)
+        enclosing_block(ret).insert_op_before(func.ReturnOp(ok.result), ret)
         ret.detach()
         ret.erase()
     inputs = function.function_type.inputs

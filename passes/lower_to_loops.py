@@ -279,7 +279,7 @@ class StructuredLoopNest:
                 return None
             if FastMathFlag.REASSOC not in total.fastmath.data or len(list(acc.uses)) != 1:
                 return None
-        return totals  # type: ignore[return-value]
+        return totals  # type: ignore[return-value]  # AddfOps (checked above)
 
     def blocked_sums(
         self,

@@ -57,6 +57,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
+from tracejit.ir.invariants import defining_op
 from tracejit.ir.parallel_contract import (
     MIN_PARALLEL_WORK,
     PARALLEL_LOOP_ATTR,
@@ -233,7 +234,7 @@ class Outliner:
         b = Builder(InsertPoint.at_end(entry))
         mapping: dict[SSAValue, SSAValue] = dict(zip(captured, entry.args, strict=False))
         for value in cloned:
-            copy = value.owner.clone()  # type: ignore[union-attr]
+            copy = defining_op(value).clone()
             b.insert(copy)
             mapping[value] = copy.results[0]
         lo, hi = entry.args[-2], entry.args[-1]

@@ -89,6 +89,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.tile_matvec import is_small_matvec, match_matvec, tile_matvec
@@ -214,7 +215,7 @@ class TileSizes:
 def tile_sizes(element: Attribute, rows: int, columns: int, vector_bytes: int) -> TileSizes:
     """Sizes for `element` (i1 is stored as a byte); MR shrinks to a static M below 6, and
     CW cuts a static N into about TARGET_CHUNKS chunks (the widest chunk when N is dynamic)."""
-    nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]
+    nbytes = max(1, element.bitwidth // 8)  # type: ignore[attr-defined]  # an integer or float type
     nr = 2 * vector_bytes // nbytes
     mr = REGISTER_ROWS if rows == DYNAMIC_INDEX else max(1, min(REGISTER_ROWS, rows))
     widest = max(1, PANEL_BYTES // (DEPTH_BLOCK * nbytes * nr))  # micro-panels per chunk
@@ -545,7 +546,7 @@ def zero_fill_before(match: MatmulGeneric) -> GenericOp | None:
     fill, c = match.op.prev_op, match.op.outputs[0]
     if not isinstance(fill, GenericOp) or fill.inputs or list(fill.outputs) != [c]:
         return None
-    rank = len(c.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shaped_type(c).get_shape())
     if fill.get_indexing_maps().data[0].data != AffineMap.identity(rank):
         return None
     if any(it.data != IteratorType.PARALLEL for it in fill.get_iterator_types()):
@@ -568,7 +569,7 @@ def static_extent(op: GenericOp, dim: int | None) -> int:
     if dim is None:
         return 1
     sizes = [
-        operand.type.get_shape()[position]  # type: ignore[attr-defined]
+        shaped_type(operand).get_shape()[position]
         for operand, attr in zip(op.operands, op.get_indexing_maps(), strict=True)
         for position, expr in enumerate(attr.data.results)
         if expr == AffineExpr.dimension(dim)

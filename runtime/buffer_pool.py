@@ -30,6 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.ir.memory_contract import CACHED_BYTES_MIN
 from tracejit.runtime import settings
@@ -151,14 +152,14 @@ if hasattr(os, "register_at_fork"):
 Allocator = Callable[[tuple[int, ...], Any], np.ndarray]
 
 
-def allocator(shape: tuple[int, ...], dtype: Any) -> Allocator:
+def allocator(shape: tuple[int, ...], dtype: DTypeLike | None) -> Allocator:
     """How to allocate outputs of a static `shape` and `dtype`: np.empty for small ones, the
     pool for large ones (decided once per trace, so small calls pay nothing for the pool)."""
     nbytes = int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize
     return POOL.empty if nbytes >= POOLED_BYTES and POOL.limit > 0 else np.empty
 
 
-def empty(shape: tuple[int, ...], dtype: Any) -> np.ndarray:
+def empty(shape: tuple[int, ...], dtype: DTypeLike | None) -> np.ndarray:
     """An output array of a shape known only now (the slow path)."""
     return allocator(shape, dtype)(shape, np.dtype(dtype))
 

@@ -65,7 +65,7 @@ def _view(address: int, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         return np.empty(shape, dtype)
     raw = (ctypes.c_char * nbytes).from_address(address)
     # ctypes arrays export the buffer protocol, which typeshed's ctypes.Array does not declare
-    return np.frombuffer(raw, dtype=dtype).reshape(shape)  # type: ignore[call-overload]
+    return np.frombuffer(raw, dtype=dtype).reshape(shape)  # type: ignore[call-overload]  # a ctypes array is a buffer
 
 
 class CallbackSet:
@@ -91,7 +91,7 @@ class CallbackSet:
         )
         action = self._printer(site) if site.kind == PRINT_ATTR else self._caller(site)
 
-        def callback(*raw: Any) -> int:
+        def callback(*raw: object) -> int:
             try:
                 action(self._arrays(site, dtypes, raw))
                 return 0

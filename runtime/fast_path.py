@@ -85,7 +85,7 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
     return call
 
 
-def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCall:
+def _single_array_call(entry: object, count: int, spec: tuple, on_status) -> FastCall:
     """The commonest case, kept minimal: arrays in, one array (or NumPy scalar) out."""
     shape, dtype = spec
     empty = allocator(shape, dtype)
@@ -93,14 +93,14 @@ def _single_array_call(entry: Any, count: int, spec: tuple, on_status) -> FastCa
         return _single_array_ctypes_call(entry, count, spec, on_status)
     if shape:
 
-        def call(args: tuple) -> Any:
+        def call(args: tuple) -> object:
             out = empty(shape, dtype)
             status = entry(*args, out)
             return out if status is out else on_status(status)
 
         return call
 
-    def call_scalar(args: tuple) -> Any:
+    def call_scalar(args: tuple) -> object:
         out = empty(shape, dtype)
         status = entry(*args, out)
         return out[()] if status is out else on_status(status)
@@ -129,7 +129,7 @@ def _is_single(program: Any, specs: list) -> bool:
     return program.output_treedef == LEAF and len(specs) == 1
 
 
-def _single_output(specs: list) -> Callable[[list], Any]:
+def _single_output(specs: list) -> Callable[[list], object]:
     scalar = len(specs[0][0]) == 0
     return (lambda outs: outs[0][()]) if scalar else (lambda outs: outs[0])
 

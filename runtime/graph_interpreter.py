@@ -23,12 +23,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
@@ -115,10 +115,10 @@ class _Block:
     on (a tj.yield's values, or a tj.condition's predicate)."""
 
     arguments: tuple[int, ...]
-    steps: tuple[Any, ...]
+    steps: tuple[Step, ...]
     terminator: tuple[int, ...]
 
-    def run(self, values: list[Any], deadline: float, arguments: Sequence[Any]) -> list[Any]:
+    def run(self, values: list[Any], deadline: float, arguments: Sequence[object]) -> list[Any]:
         for slot, value in zip(self.arguments, arguments, strict=True):
             values[slot] = value
         for step in self.steps:
@@ -158,12 +158,16 @@ class _WhileStep:
             values[slot] = value
 
 
+# one step of a plan: an op, an `if` or a `while` (blocks of steps inside the last two)
+Step: TypeAlias = "_Step | _IfStep | _WhileStep"
+
+
 class Plan:
     """A traced function as steps over numbered value slots (callees inlined)."""
 
     def __init__(
         self,
-        steps: list[Any],
+        steps: list[Step],
         releases: list[tuple[int, ...]],
         slots: int,
         arguments: list[int],
@@ -221,7 +225,7 @@ def plan(module: ModuleOp, function_name: str) -> Plan:
     builder = _Builder(functions)
     entry = functions[function_name]
     arguments = [builder.new_slot(arg) for arg in entry.body.blocks[0].args]
-    steps: list[Any] = []
+    steps: list[Step] = []
     returns = builder.inline(entry, arguments, steps, ())
     releases = _releases(steps, set(arguments) | set(returns))
     types = [_expected(arg) for arg in entry.body.blocks[0].args]
@@ -242,7 +246,7 @@ class _Builder:
         self,
         function: func.FuncOp,
         arguments: list[int],
-        steps: list[Any],
+        steps: list[Step],
         calling: tuple[str, ...],
     ) -> list[int]:
         """Append the steps of `function`'s body (arguments in `arguments`) to `steps`;
@@ -257,7 +261,11 @@ class _Builder:
         return [slot_of[v] for v in terminator.arguments]
 
     def block(
-        self, block: Any, slot_of: dict[SSAValue, int], steps: list[Any], calling: tuple[str, ...]
+        self,
+        block: Block,
+        slot_of: dict[SSAValue, int],
+        steps: list[Step],
+        calling: tuple[str, ...],
     ) -> Operation:
         """Append the steps of `block`'s ops (their values added to `slot_of`); return its
         terminator."""
@@ -294,7 +302,11 @@ class _Builder:
         raise Unsupported("a block without a terminator")
 
     def region(
-        self, region: Any, types: Any, outer: dict[SSAValue, int], calling: tuple[str, ...]
+        self,
+        region: Region,
+        types: Sequence[Attribute],
+        outer: dict[SSAValue, int],
+        calling: tuple[str, ...],
     ) -> _Block:
         if len(region.blocks) != 1:
             raise Unsupported("a region of several blocks")
@@ -304,7 +316,7 @@ class _Builder:
         slot_of = dict(outer)  # regions read the values defined around them
         arguments = tuple(self.new_slot(a) for a in block.args)
         slot_of.update(zip(block.args, arguments, strict=True))
-        steps: list[Any] = []
+        steps: list[Step] = []
         terminator = self.block(block, slot_of, steps, calling)
         passed = terminator.operands
         if isinstance(terminator, ConditionOp):
@@ -321,7 +333,7 @@ def _slot(slot_of: dict[SSAValue, int], value: SSAValue) -> int:
     return slot_of[value]
 
 
-def _reads(step: Any) -> set[int]:
+def _reads(step: Step) -> set[int]:
     """Every slot a step reads, in its regions too."""
     if isinstance(step, _Step):
         return set(step.operands)
@@ -335,7 +347,7 @@ def _reads(step: Any) -> set[int]:
     return found
 
 
-def _releases(steps: list[Any], kept: set[int]) -> list[tuple[int, ...]]:
+def _releases(steps: list[Step], kept: set[int]) -> list[tuple[int, ...]]:
     """Per top-level step, the slots to drop after it (read there for the last time), so
     a long function does not hold every intermediate array until it returns."""
     last_use: dict[int, int] = {}
@@ -349,7 +361,7 @@ def _releases(steps: list[Any], kept: set[int]) -> list[tuple[int, ...]]:
     return [tuple(r) for r in releases]
 
 
-def _evaluator(op: Operation) -> Callable[..., Any]:
+def _evaluator(op: Operation) -> Callable[..., object]:
     if isinstance(op, ConstantOp):
         array = array_from_dense(op.value)
         array.flags.writeable = False  # shared by every run; results copy it

@@ -7,7 +7,7 @@ is hashable, so it can be part of a cache key.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, cast
 
@@ -37,11 +37,11 @@ class TreeDef:
 LEAF = TreeDef("leaf")
 
 
-def _is_namedtuple(value: Any) -> bool:
+def _is_namedtuple(value: object) -> bool:
     return isinstance(value, tuple) and hasattr(type(value), "_fields")
 
 
-def flatten(value: Any) -> tuple[list[Any], TreeDef]:
+def flatten(value: object) -> tuple[list[Any], TreeDef]:
     leaves: list[Any] = []
     return leaves, _flatten_into(value, leaves)
 
@@ -67,13 +67,13 @@ def _flatten_into(value: Any, leaves: list[Any]) -> TreeDef:
     return LEAF
 
 
-def unflatten(treedef: TreeDef, leaves: list[Any]) -> Any:
+def unflatten(treedef: TreeDef, leaves: Iterable[object]) -> Any:
     iterator = iter(leaves)
     result = _build(treedef, iterator)
     return result
 
 
-def _build(treedef: TreeDef, leaves: Any) -> Any:
+def _build(treedef: TreeDef, leaves: Iterator[object]) -> Any:
     if treedef.kind == "leaf":
         return next(leaves)
     children = [_build(c, leaves) for c in treedef.children]
@@ -82,18 +82,18 @@ def _build(treedef: TreeDef, leaves: Any) -> Any:
     if treedef.kind == "tuple":
         return tuple(children)
     if treedef.kind == "namedtuple":
-        return treedef.node_type(*children)  # type: ignore[misc]
+        return treedef.node_type(*children)  # type: ignore[misc]  # node_type is the namedtuple class
     if treedef.kind == "custom":
-        return treedef.node_type.__tj_unflatten__(treedef.keys, children)  # type: ignore[union-attr]
+        return treedef.node_type.__tj_unflatten__(treedef.keys, children)  # type: ignore[union-attr]  # node_type defines __tj_unflatten__ here
     return dict(zip(treedef.keys, children, strict=True))
 
 
-def map_leaves(fn: Callable[[Any], Any], value: Any) -> Any:
+def map_leaves(fn: Callable[[object], object], value: object) -> Any:
     leaves, treedef = flatten(value)
     return unflatten(treedef, [fn(leaf) for leaf in leaves])
 
 
-def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
+def flatten_up_to(treedef: TreeDef, value: object) -> list[Any]:
     """The sub-values of `value` at the leaves of `treedef` (a leaf takes a whole list).
 
     Raises ValueError when `value` does not have the structure `treedef` describes."""
@@ -117,7 +117,7 @@ def flatten_up_to(treedef: TreeDef, value: Any) -> list[Any]:
     return leaves
 
 
-def leaf_owner(treedef: TreeDef, names: Any, index: int, missing: str = "?") -> str:
+def leaf_owner(treedef: TreeDef, names: Iterable[str], index: int, missing: str = "?") -> str:
     """The name (of `names`, one per child of `treedef`: the arguments) whose value holds
     leaf number `index`."""
     for name, child in zip(names, treedef.children, strict=False):

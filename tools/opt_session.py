@@ -181,7 +181,7 @@ class Session:
         with self.timing.measure("assembly printing"):
             return compiled.asm
 
-    def compile(self, module: ModuleOp) -> Any:
+    def compile(self, module: ModuleOp) -> object:
         import tracejit.codegen  # noqa: F401  # imported before the clock starts
 
         start = time.perf_counter()
@@ -192,7 +192,7 @@ class Session:
         self.timing.add_compile(time.perf_counter() - start, compiled)
         return compiled
 
-    def run_function(self, lowered: ModuleOp | None, compiled: Any) -> str:
+    def run_function(self, lowered: ModuleOp | None, compiled: object) -> str:
         from tracejit.tools import run_module
 
         if self.concrete is not None:

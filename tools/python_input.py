@@ -41,7 +41,7 @@ def load_function(target: str) -> Function:
     return found if isinstance(found, Function) else Function(found)
 
 
-def python_arguments(texts: list[str]) -> dict[str, Any]:
+def python_arguments(texts: list[str]) -> dict[str, object]:
     """`--arg n=3 --arg axis=(0,1)` -> {"n": 3, "axis": (0, 1)} (Python literals only)."""
     values = {}
     for text in texts:
@@ -83,7 +83,7 @@ def trace_python_input(
 
 def bind_in_order(
     signature: inspect.Signature, specs: list[Any], values: dict[str, Any]
-) -> tuple[list[Any], dict[str, Any]]:
+) -> tuple[list[object], dict[str, object]]:
     """Give the tensor specs, in order, to the parameters that have no `--arg` value."""
     unknown = sorted(set(values) - set(signature.parameters))
     if unknown:

@@ -60,7 +60,7 @@ def contiguous(array: np.ndarray) -> np.ndarray:
     return array if array.flags.c_contiguous else array.copy(order="C")
 
 
-def format_results(value: Any, label: str = "result") -> str:
+def format_results(value: object, label: str = "result") -> str:
     """`label: float32[3] = [1. 2. 3.]` per array leaf; tuples/lists/dicts are indexed."""
     if isinstance(value, dict):
         return "".join(format_results(v, f"{label}[{k!r}]") for k, v in value.items())

@@ -14,9 +14,12 @@ Loading a directory runs its machine code when it matches this host (see
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from tracejit.frontend.api.concrete_function import ConcreteFunction
 
 MANIFEST = "manifest.json"
 
@@ -34,7 +37,7 @@ def loaded_function(target: str) -> Any:
     from tracejit.tools.opt_args import UsageError
 
     directory, _, name = target.rpartition(":")
-    found: Any = load(directory)
+    found: object = load(directory)
     if isinstance(found, LoadedFunction):
         if name not in ("", found.__name__):
             raise UsageError(f"{directory} holds one function, '{found.__name__}', not '{name}'")
@@ -130,7 +133,7 @@ def _list_one(target: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _flags(concrete: Any) -> str:
+def _flags(concrete: ConcreteFunction) -> str:
     """`--signature "f32[4,3]" --arg scale=2.0` for one concrete function."""
     from tracejit.frontend.staging.tensor_spec import TensorSpec
 
@@ -159,7 +162,7 @@ def _spec_text(spec: Any) -> str:
     return f"{short}[{','.join('?' if d is None else str(d) for d in spec.shape)}]"
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     from tracejit.frontend.staging.tensor_spec import TensorSpec
 
     if isinstance(value, TensorSpec):

@@ -26,7 +26,7 @@ class IdentityKey:
 
     __slots__ = ("object_id", "ref", "strong", "__weakref__")
 
-    def __init__(self, obj: Any, on_death: Callable[[IdentityKey], None] | None = None):
+    def __init__(self, obj: object, on_death: Callable[[IdentityKey], None] | None = None):
         self.object_id = id(obj)
         self.strong = None
         try:
@@ -60,7 +60,7 @@ def native(dtype: np.dtype) -> np.dtype:
     return dtype if dtype.isnative else dtype.newbyteorder("=")
 
 
-def is_tensor_leaf(leaf: Any) -> bool:
+def is_tensor_leaf(leaf: object) -> bool:
     """Leaves that become inputs of the compiled kernel (or of a nested call)."""
     return isinstance(leaf, np.ndarray | np.generic | TensorSpec | Tensor)
 
@@ -75,7 +75,7 @@ def scalar_key(dtype: np.dtype) -> tuple:
     return ("numpy scalar", dtype)
 
 
-def _is_scalar_key(key: Any) -> bool:
+def _is_scalar_key(key: object) -> bool:
     return isinstance(key, tuple) and key[:1] == ("numpy scalar",)
 
 
@@ -93,7 +93,7 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
     return IdentityKey(leaf, on_death)
 
 
-def is_tensor_key(key: Any) -> bool:
+def is_tensor_key(key: object) -> bool:
     return isinstance(key, tuple) and len(key) == 3 and key[0] == "tensor"
 
 

@@ -49,8 +49,13 @@ from tracejit.runtime.runtime_errors import raise_for_status
 from tracejit.runtime.structure import TreeDef, flatten, leaf_owner, unflatten
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from xdsl.dialects import func
+    from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute
+
+    from tracejit.codegen.jit import JitModule
 
 
 class Graph:
@@ -73,7 +78,7 @@ class ConcreteFunction:
         signature: inspect.Signature,
         names: list[str],
         arg_treedef: TreeDef,
-        arg_leaves: list[Any],
+        arg_leaves: list[object],
         pipeline: tuple[str, ...] = driver.DEFAULT_PIPELINE,
     ):
         # Python values of the trace; other objects only through their weak identity key,
@@ -195,7 +200,10 @@ class ConcreteFunction:
         return self._compilation
 
     def _compile_fresh(
-        self, record_stages: bool = False, after_pass: Any = None, background: bool = False
+        self,
+        record_stages: bool = False,
+        after_pass: Callable[[str, ModuleOp], None] | None = None,
+        background: bool = False,
     ) -> driver.Compilation:
         start = time.perf_counter()
         compilation = driver.compile(
@@ -219,7 +227,7 @@ class ConcreteFunction:
         self._compilation = compilation
         self._kernel = kernel.raw
 
-    def _build_fast_call(self, compiled: Any) -> FastCall | None:
+    def _build_fast_call(self, compiled: JitModule) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
         if self.record.program.has_unknown_dims:  # shapes are computed on the slow path
@@ -235,7 +243,7 @@ class ConcreteFunction:
         self._raise(status)
 
     # --- calling ---------------------------------------------------------------------
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if not kwargs and self.fast_call is not None:
             result = self.fast_call(args)
             if result is not SLOW_PATH:
@@ -271,7 +279,7 @@ class ConcreteFunction:
                     bound.arguments[name] = value
             position += child.num_leaves
 
-    def _check_python_values(self, leaves: list[Any]) -> None:
+    def _check_python_values(self, leaves: list[object]) -> None:
         for i, key in self.record.static_keys.items():
             if leaf_key(leaves[i]) != key:
                 old, new = self.record.static_leaves[i], leaves[i]
@@ -318,7 +326,7 @@ class ConcreteFunction:
             self._raise(status)
         return self._results(leaves, outputs)
 
-    def _results(self, leaves: list[Any], outputs: list[np.ndarray]) -> Any:
+    def _results(self, leaves: list[object], outputs: list[np.ndarray]) -> object:
         """The function's results from the kernel outputs (written inputs copied back)."""
         program = self.record.program
         count = program.result_count
@@ -336,7 +344,7 @@ class ConcreteFunction:
         """Output shapes from the input shapes; checks the run-time dim constraints."""
         program = self.record.program
         if not program.has_unknown_dims:
-            return [spec.shape for spec in program.output_specs]  # type: ignore[misc]
+            return [spec.shape for spec in program.output_specs]  # type: ignore[misc]  # no unknown dims: no None
         shapes = [a.shape for a in inputs]
         for source, other in program.dim_constraints:
             size, expected = resolve(source, shapes), resolve(other, shapes)
@@ -348,7 +356,7 @@ class ConcreteFunction:
                 )
         return [tuple(resolve(d, shapes) for d in dims) for dims in program.output_dims]
 
-    def _variable_buffer(self, ref: Any) -> np.ndarray:
+    def _variable_buffer(self, ref: Callable[[], tj_variable.Variable | None]) -> np.ndarray:
         variable = ref()
         if variable is None:
             raise FailedPreconditionError(
@@ -438,7 +446,7 @@ def _rename_py_functions(
             op.callback = StringAttr(new_name)
 
 
-def _checked_input(value: Any, spec: TensorSpec, position: int) -> np.ndarray:
+def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray:
     array_subclasses.check_argument(value, f"input {position}")
     array = np.asarray(value)
     if not array.dtype.isnative:

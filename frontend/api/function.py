@@ -93,10 +93,10 @@ class Function:
         self._tensor_hints = (
             _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
         )
-        self._cache: dict[Any, ConcreteFunction] = {}
+        self._cache: dict[tuple, ConcreteFunction] = {}
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
-        self._polymorphic: dict[Any, RankPolymorphicConcreteFunction] = {}
+        self._polymorphic: dict[tuple, RankPolymorphicConcreteFunction] = {}
         self._bound_views: weakref.WeakValueDictionary[
             tuple[int, int], BoundConcreteFunction
         ] = weakref.WeakValueDictionary()
@@ -149,7 +149,7 @@ class Function:
         shown = {id(owners.get(id(c), c)): owners.get(id(c), c) for c in concretes}
         return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             return eager_tapes.record(self, args, kwargs, eagerly=config.functions_run_eagerly())
         fast = self._last_fast_call
@@ -213,7 +213,7 @@ class Function:
         return first
 
     def get_concrete_function(
-        self, *args: Any, **kwargs: Any
+        self, *args: object, **kwargs: object
     ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
         """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
         return self._concrete_function(args, kwargs, self._input_signature)
@@ -235,7 +235,7 @@ class Function:
         return concrete if concrete is not None else self._trace(key, leaves, treedef, signature)
 
     def _polymorphic_for(
-        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
     ) -> RankPolymorphicConcreteFunction:
         """The one ConcreteFunction of these arguments with their ranks left open."""
         if signature is None:  # get_concrete_function(TensorSpec(None, ...), ...)
@@ -258,7 +258,7 @@ class Function:
         return polymorphic
 
     def _specialised(
-        self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
     ) -> ConcreteFunction:
         """The trace for leaves whose specs all have a rank (from a rank-polymorphic one)."""
         key = self._key(leaves, treedef, signature)
@@ -300,7 +300,9 @@ class Function:
                     array_subclasses.check_argument(leaf, name)
         return leaves, self._key(leaves, treedef, signature), treedef
 
-    def _key(self, leaves: list[Any], treedef: TreeDef, signature: InputSignature | None) -> Any:
+    def _key(
+        self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
+    ) -> tuple:
         if signature is not None:
             static = signature.static_key(leaves, treedef, self._forget)
             return (treedef, (signature.key_tag, *static))
@@ -317,8 +319,8 @@ class Function:
 
     def _trace(
         self,
-        key: Any,
-        leaves: list[Any],
+        key: tuple,
+        leaves: list[object],
         treedef: TreeDef,
         signature: InputSignature | None = None,
     ) -> ConcreteFunction:
@@ -363,7 +365,7 @@ class Function:
 
     # --- reduce_retracing -----------------------------------------------------------------
     def _relaxed_concrete(
-        self, key: Any, leaves: list[Any], treedef: TreeDef
+        self, key: tuple, leaves: list[object], treedef: TreeDef
     ) -> ConcreteFunction | None:
         """A trace whose unknown (`None`) dims accept these inputs, or a new one with the
         dims that differ from the closest earlier trace generalised to `None`."""
@@ -385,7 +387,7 @@ class Function:
         return None
 
     # --- methods -----------------------------------------------------------------------
-    def __get__(self, instance: Any, owner: type | None = None) -> Function | BoundFunction:
+    def __get__(self, instance: object, owner: type | None = None) -> Function | BoundFunction:
         """As a method: bind the instance, a leaf keyed by identity (one trace per object);
         the input_signature then describes the arguments after it, as in TensorFlow."""
         if self._binding == "class":  # bound to the class, from the class or an instance
@@ -394,11 +396,11 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
-    def _call_method(self, instance: Any, args: tuple, kwargs: dict) -> Any:
+    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> object:
         return self._call((instance, *args), kwargs, method=True)
 
     def _method_concrete_function(
-        self, instance: Any, args: tuple, kwargs: dict
+        self, instance: object, args: tuple, kwargs: dict
     ) -> BoundConcreteFunction:
         concrete = self._concrete_function(
             args, kwargs, self._signature_for(method=True), bound_to=(instance,)
@@ -429,19 +431,19 @@ class Function:
 class BoundFunction:
     """A `tj.Function` defined as a method, bound to one instance."""
 
-    def __init__(self, function: Function, instance: Any):
+    def __init__(self, function: Function, instance: object):
         self._function = function
         self._instance = instance
         functools.update_wrapper(self, function.python_function)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             eagerly = config.functions_run_eagerly()
             instance_args = (self._instance, *args)
             return eager_tapes.record(self._function, instance_args, kwargs, True, eagerly)
         return self._function._call_method(self._instance, args, kwargs)
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> BoundConcreteFunction:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> BoundConcreteFunction:
         """The ConcreteFunction for these arguments after `self` (the input_signature's
         specs if none are given), bound to the instance."""
         return self._function._method_concrete_function(self._instance, args, kwargs)
@@ -460,16 +462,16 @@ class BoundConcreteFunction:
     """A method's ConcreteFunction (traced for one instance), called without `self`."""
 
     def __init__(
-        self, concrete: ConcreteFunction | RankPolymorphicConcreteFunction, instance: Any
+        self, concrete: ConcreteFunction | RankPolymorphicConcreteFunction, instance: object
     ):
         self._concrete = concrete
         self._instance = instance
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self._concrete(self._instance, *args, **kwargs)
 
     @property
-    def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    def structured_input_signature(self) -> tuple[tuple[object, ...], dict[str, object]]:
         args, kwargs = self._concrete.structured_input_signature
         return args[1:], kwargs
 
@@ -484,7 +486,7 @@ class BoundConcreteFunction:
         return f"ConcreteFunction bound to {self._instance!r}\n{self.pretty_printed_signature()}"
 
 
-def _binding_of(python_function: Any) -> str:
+def _binding_of(python_function: object) -> str:
     if isinstance(python_function, staticmethod):
         return "static"
     if isinstance(python_function, classmethod):
@@ -492,7 +494,7 @@ def _binding_of(python_function: Any) -> str:
     return "instance"
 
 
-def _refuse_generators(python_function: Any) -> None:
+def _refuse_generators(python_function: object) -> None:
     if not (
         inspect.isgeneratorfunction(python_function)
         or inspect.isasyncgenfunction(python_function)
@@ -514,7 +516,7 @@ def _all_arrays(args: tuple) -> bool:
     return all(type(a) is np.ndarray for a in args)
 
 
-def _contains(key: Any, dead: IdentityKey) -> bool:
+def _contains(key: object, dead: IdentityKey) -> bool:
     if key is dead:
         return True
     return isinstance(key, tuple) and any(_contains(part, dead) for part in key)
@@ -528,7 +530,7 @@ def _tensor_annotated(signature: inspect.Signature) -> set[str]:
     }
 
 
-def _as_array(value: Any) -> Any:
+def _as_array(value: object) -> object:
     import numpy as np
 
     if isinstance(value, bool | int | float | list | tuple):
@@ -543,14 +545,14 @@ _DEPRECATED = {
 
 
 def function(
-    func: Any = None,
+    func: object = None,
     *,
-    input_signature: Any = None,
+    input_signature: object = None,
     autograph: bool = True,
     jit_compile: bool | None = None,
     reduce_retracing: bool = False,
     experimental_implements: str | None = None,
-    experimental_autograph_options: Any = None,
+    experimental_autograph_options: object = None,
     experimental_relax_shapes: bool | None = None,
     experimental_compile: bool | None = None,
     experimental_follow_type_hints: bool = False,
@@ -564,7 +566,7 @@ def function(
         _warn_deprecated("experimental_compile")
         jit_compile = experimental_compile if jit_compile is None else jit_compile
 
-    def decorate(python_function: Any) -> Function:
+    def decorate(python_function: object) -> Function:
         return Function(
             python_function,
             input_signature=input_signature,

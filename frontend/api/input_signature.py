@@ -26,7 +26,7 @@ from tracejit.runtime.structure import TreeDef, flatten, flatten_up_to, leaf_own
 
 
 class InputSignature:
-    def __init__(self, specs: Any, signature: inspect.Signature, skip: int = 0):
+    def __init__(self, specs: object, signature: inspect.Signature, skip: int = 0):
         if not isinstance(specs, list | tuple):
             raise TypeError("input_signature must be a list or tuple of tj.TensorSpec")
         spec_leaves, self.treedef = flatten(list(specs))
@@ -83,7 +83,7 @@ class InputSignature:
         return start, start + len(self.spec_leaves)
 
     def static_key(
-        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+        self, leaves: list[object], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
     ) -> tuple:
         """The key of the arguments the signature does not cover (Python values, and the
         instance of a method), and the ranks of the inputs given for specs of unknown rank
@@ -104,7 +104,7 @@ class InputSignature:
         )
 
     def template_key(
-        self, leaves: list[Any], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
+        self, leaves: list[object], treedef: TreeDef, on_death: Callable[[Any], None] | None = None
     ) -> tuple:
         """`static_key` without the ranks: what the one ConcreteFunction of a signature
         of unknown rank is keyed by."""
@@ -112,12 +112,12 @@ class InputSignature:
         others = leaves[:start] + leaves[stop:]
         return (self.key_tag,) + tuple(leaf_key(leaf, on_death) for leaf in others)
 
-    def template_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
+    def template_leaves(self, leaves: list[object], treedef: TreeDef) -> list[object]:
         """The leaves with the signature's own specs in place of the covered inputs."""
         start, stop = self._span(treedef)
         return leaves[:start] + list(self.spec_leaves) + leaves[stop:]
 
-    def trace_leaves(self, leaves: list[Any], treedef: TreeDef) -> list[Any]:
+    def trace_leaves(self, leaves: list[object], treedef: TreeDef) -> list[object]:
         """Leaves to trace with: the signature's specs in place of the covered inputs (a
         spec of unknown rank takes the rank of its argument, every dim unknown)."""
         start, stop = self._span(treedef)
@@ -127,7 +127,7 @@ class InputSignature:
         ]
         return leaves[:start] + specs + leaves[stop:]
 
-    def _incompatible(self, values: list[Any], which: str = "") -> str:
+    def _incompatible(self, values: list[object], which: str = "") -> str:
         inputs = ",\n    ".join(repr(v) for v in values)
         specs = ",\n    ".join(repr(s) for s in self.specs)
         return (
@@ -136,7 +136,7 @@ class InputSignature:
         )
 
 
-def _unknown_dims(leaf: Any) -> tuple[None, ...]:
+def _unknown_dims(leaf: object) -> tuple[None, ...]:
     """Every dim of `leaf` unknown (a spec of unknown rank is not traced)."""
     n = rank(leaf)
     assert n is not None
@@ -150,7 +150,7 @@ def rank(leaf: Any) -> int | None:
     return np.ndim(leaf)
 
 
-def _convert(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
+def _convert(value: object, spec: TensorSpec, allow_specs: bool) -> object:
     if isinstance(value, TensorSpec):
         if not allow_specs or value.dtype != spec.dtype or not _shapes_compatible(value, spec):
             raise ValueError(f"got {value!r}")
@@ -180,7 +180,7 @@ def _describe(array: np.ndarray) -> str:
     return f"an array of dtype {array.dtype} and shape {array.shape}"
 
 
-def _is_scalar(leaf: Any) -> bool:
+def _is_scalar(leaf: object) -> bool:
     return isinstance(leaf, np.generic)
 
 

@@ -24,7 +24,7 @@ from tracejit.frontend.staging.variable import Variable
 class FunctionNode:
     path: str
     function: Any  # a Function, ConcreteFunction, or a LoadedFunction (saved again)
-    instance: Any = None  # the object of a method (its traces for that object are saved)
+    instance: object = None  # the object of a method (its traces for that object are saved)
 
 
 @dataclass
@@ -43,18 +43,18 @@ class ObjectNode:
 class ContainerNode:
     path: str
     kind: str  # "list", "tuple" or "dict"
-    items: list[tuple[Any, Node]] = field(default_factory=list)
+    items: list[tuple[object, Node]] = field(default_factory=list)
 
 
 Node = FunctionNode | VariableNode | ObjectNode | ContainerNode
 
 
-def walk(obj: Any, root_name: str = "") -> Node | None:
+def walk(obj: object, root_name: str = "") -> Node | None:
     """The tree of what `obj` holds (None if it holds nothing saveable)."""
     return _walk(obj, root_name, set(), is_root=True)
 
 
-def _walk(obj: Any, path: str, seen: set[int], is_root: bool = False) -> Node | None:
+def _walk(obj: object, path: str, seen: set[int], is_root: bool = False) -> Node | None:
     if isinstance(obj, Variable):
         return VariableNode(path, obj)
     if isinstance(obj, Function | ConcreteFunction | RankPolymorphicConcreteFunction):
@@ -94,22 +94,22 @@ def _container(obj: Any, path: str, seen: set[int]) -> ContainerNode | None:
     return node if node.items else None
 
 
-def _is_loaded_function(obj: Any) -> bool:
+def _is_loaded_function(obj: object) -> bool:
     """A Function loaded from a SavedModel (export/saved_model/loaded.py marks its class)."""
     return getattr(type(obj), "saved_function", False)
 
 
-def is_module(obj: Any) -> bool:
+def is_module(obj: object) -> bool:
     from tracejit.frontend.api.module import Module
 
     return isinstance(obj, Module)
 
 
-def attributes(obj: Any) -> Iterator[tuple[str, Any]]:
+def attributes(obj: object) -> Iterator[tuple[str, object]]:
     """The instance attributes of `obj` by name, then its methods that are tj.Functions
     (bound to `obj`)."""
     names = set()
-    skipped = getattr(type(obj), "not_saved_attributes", frozenset())
+    skipped: frozenset[str] = getattr(type(obj), "not_saved_attributes", frozenset())
     for name, value in sorted(getattr(obj, "__dict__", {}).items()):
         if name in skipped:
             continue  # a loaded object's named entry points: `save` saves them as such again
@@ -141,14 +141,16 @@ def leaves(node: Node | None) -> Iterator[FunctionNode | VariableNode]:
             yield from leaves(child)
 
 
-def modules(obj: Any) -> list[Any]:
+def modules(obj: object) -> list[Any]:
     """Every tj.Module reachable from `obj` (not `obj` itself), in walk order."""
     found: list[Any] = []
     _collect_modules(obj, set(), found, is_root=True)
     return found
 
 
-def _collect_modules(obj: Any, seen: set[int], found: list[Any], is_root: bool = False) -> None:
+def _collect_modules(
+    obj: object, seen: set[int], found: list[object], is_root: bool = False
+) -> None:
     if id(obj) in seen:
         return
     if isinstance(obj, list | tuple | dict):

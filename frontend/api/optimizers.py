@@ -25,7 +25,7 @@ class Optimizer:
         self.learning_rate = learning_rate
         self.name = name
         self.iterations: Variable | None = None
-        self._slots: dict[tuple[int, str], tuple[Any, Variable]] = {}
+        self._slots: dict[tuple[int, str], tuple[weakref.ref[Variable], Variable]] = {}
 
     def slot(self, variable: Variable, name: str) -> Variable:
         """The optimizer's Variable `name` for `variable` (zeros like it, made once)."""
@@ -40,7 +40,7 @@ class Optimizer:
         self._slots[key] = (weakref.ref(variable), slot)
         return slot
 
-    def apply_gradients(self, grads_and_vars: Iterable[tuple[Any, Variable]]) -> Any:
+    def apply_gradients(self, grads_and_vars: Iterable[tuple[object, Variable]]) -> Any:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable")
@@ -61,7 +61,7 @@ class Optimizer:
         grads = tape.gradient(loss, var_list)
         return self.apply_gradients(zip(grads, var_list, strict=True))
 
-    def update(self, variable: Variable, grad: Any, step: Any) -> None:
+    def update(self, variable: Variable, grad: Any, step: object) -> None:
         raise NotImplementedError
 
 

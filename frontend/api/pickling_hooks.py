@@ -11,8 +11,8 @@ from tracejit.frontend.staging.hooks import Hooks
 
 
 class PicklingHooks(Hooks):
-    reduce_function: Callable[[Any], tuple]  # a Function, by reference (export/pickling.py)
-    reduce_bound_function: Callable[[Any, Any], tuple]  # a method: (function, instance)
+    reduce_function: Callable[[object], tuple]  # a Function, by reference (export/pickling.py)
+    reduce_bound_function: Callable[[object, object], tuple]  # a method: (function, instance)
     token_of: Callable[[Any], Any]  # Dask's name for a Function
     reduce_concrete: Callable[[Any], tuple]  # a ConcreteFunction, by value (saved_model/)
 

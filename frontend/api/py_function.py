@@ -38,10 +38,10 @@ def _output_specs(tout: Any) -> tuple[tuple[TensorSpec, ...], bool]:
 
 
 def py_function(
-    func: Callable[..., Any],
-    inp: Sequence[Any],
-    Tout: Any,  # noqa: N803
-    grad: Callable[..., Any] | None = None,
+    func: Callable[..., object],
+    inp: Sequence[object],
+    Tout: object,  # noqa: N803
+    grad: Callable[..., object] | None = None,
 ) -> Any:
     """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs.
 
@@ -61,7 +61,7 @@ def py_function(
             value = value.value()
         inputs.append(value if isinstance(value, Tensor) else primitives.constant(value))
     name = current_trace().register_py_function(PyFunctionSpec(func, specs))
-    types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
+    types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     op = emit(PyCallOp([t.value for t in inputs], types, name))
     results = [Tensor(r) for r in op.outputs]
     if not results:
@@ -69,11 +69,13 @@ def py_function(
     return results[0] if single else results
 
 
-def _with_gradient(func, inp: Sequence[Any], Tout: Any, grad: Callable[..., Any]) -> Any:  # noqa: N803
+def _with_gradient(  # noqa: N803
+    func, inp: Sequence[object], Tout: object, grad: Callable[..., object]
+) -> object:
     from tracejit.frontend.autodiff.custom import custom_gradient
 
     @custom_gradient
-    def call(*inputs: Any) -> Any:
+    def call(*inputs: object) -> Any:
         result = py_function(func, inputs, Tout)
         return result, lambda *upstreams: grad(*upstreams, *inputs)
 

@@ -28,7 +28,7 @@ from tracejit.runtime.structure import TreeDef, flatten, unflatten
 _NOT_TRACED = object()  # structured outputs before any rank was traced
 
 
-def has_unknown_rank(leaves: list[Any]) -> bool:
+def has_unknown_rank(leaves: list[object]) -> bool:
     return any(isinstance(leaf, TensorSpec) and leaf.shape is None for leaf in leaves)
 
 
@@ -39,9 +39,9 @@ class RankPolymorphicConcreteFunction:
         self,
         name: str,
         signature: inspect.Signature,
-        template: list[Any],
+        template: list[object],
         treedef: TreeDef,
-        specialise: Callable[[list[Any]], Any],
+        specialise: Callable[[list[object]], object],
     ):
         self._name = name
         self._signature = signature
@@ -51,14 +51,14 @@ class RankPolymorphicConcreteFunction:
         self._template = [_template_leaf(leaf) for leaf in template]
         self._treedef = treedef
         self._specialise = specialise  # specs of known rank -> the Function's trace of them
-        self._by_ranks: dict[tuple[int, ...], Any] = {}
+        self._by_ranks: dict[tuple[int, ...], object] = {}
 
     # --- the trace for given ranks -------------------------------------------------------
-    def concrete_for(self, *args: Any, **kwargs: Any) -> Any:
+    def concrete_for(self, *args: object, **kwargs: object) -> Any:
         """The ConcreteFunction (of one rank) these arguments run, traced if need be."""
         return self.concrete_for_leaves(self._leaves_of(args, kwargs))
 
-    def concrete_for_leaves(self, leaves: list[Any]) -> Any:
+    def concrete_for_leaves(self, leaves: list[object]) -> Any:
         ranks, specialised = [], []
         for template, leaf in zip(self._template, leaves, strict=True):
             if isinstance(template, TensorSpec) and template.shape is None:
@@ -77,7 +77,7 @@ class RankPolymorphicConcreteFunction:
         """The traces made so far, one per combination of ranks."""
         return list(self._by_ranks.values())
 
-    def _rank_of(self, leaf: Any, spec: TensorSpec) -> int:
+    def _rank_of(self, leaf: object, spec: TensorSpec) -> int:
         if isinstance(leaf, TensorSpec):
             if leaf.shape is None:
                 raise TypeError("a concrete function needs the rank of every input to run")
@@ -91,7 +91,7 @@ class RankPolymorphicConcreteFunction:
         assert n is not None  # `leaf` is not a TensorSpec
         return n
 
-    def _leaves_of(self, args: tuple, kwargs: dict) -> list[Any]:
+    def _leaves_of(self, args: tuple, kwargs: dict) -> list[object]:
         """The argument leaves of a call; omitted arguments traced as Python values take
         the traced values, as with any ConcreteFunction."""
         try:
@@ -114,7 +114,7 @@ class RankPolymorphicConcreteFunction:
             )
         return leaves
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         return self.concrete_for(*args, **kwargs)(*args, **kwargs)
 
     # --- introspection, as a ConcreteFunction ----------------------------------------------
@@ -141,7 +141,7 @@ class RankPolymorphicConcreteFunction:
             text = "\n".join(lines)
         return text
 
-    def _merged_outputs(self) -> Any:
+    def _merged_outputs(self) -> object:
         structures = [c.structured_outputs for c in self.concrete_functions()]
         if not structures:
             return _NOT_TRACED
@@ -162,7 +162,7 @@ class RankPolymorphicConcreteFunction:
         return f"ConcreteFunction {self._call_name()}\n{self.pretty_printed_signature()}"
 
 
-def _template_leaf(leaf: Any) -> Any:
+def _template_leaf(leaf: object) -> object:
     if isinstance(leaf, TensorSpec):
         return leaf
     if is_tensor_leaf(leaf):  # an array given next to a spec of unknown rank: its spec
@@ -171,7 +171,7 @@ def _template_leaf(leaf: Any) -> Any:
     return key if isinstance(key, IdentityKey) else leaf
 
 
-def _is_python(value: Any) -> bool:
+def _is_python(value: object) -> bool:
     return not isinstance(value, TensorSpec | IdentityKey)
 
 
@@ -182,7 +182,7 @@ def _live(key: IdentityKey) -> Any:
     return target
 
 
-def _merge_leaves(column: tuple) -> Any:
+def _merge_leaves(column: tuple) -> object:
     """One output leaf over every traced rank: a spec with the differing dims unknown (an
     unknown rank if the ranks differ), or the Python value all of them return."""
     first = column[0]
@@ -199,7 +199,7 @@ def _merge_leaves(column: tuple) -> Any:
     return _NOT_TRACED
 
 
-def _same(a: Any, b: Any) -> bool:
+def _same(a: object, b: object) -> bool:
     try:
         return a is b or bool(type(a) is type(b) and a == b)
     except Exception:  # noqa: BLE001 - values without a plain truth value differ

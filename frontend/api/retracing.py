@@ -28,7 +28,7 @@ class RetracingMonitor:
         self.last_reason = "its first call"
         self.warned = False
 
-    def record_trace(self, key: Any, earlier: Iterable[Any], names: list[str]) -> None:
+    def record_trace(self, key: object, earlier: Iterable[object], names: list[str]) -> None:
         self.last_reason = _reason(key, list(earlier), names)
 
     def record_call(self, traced: bool) -> None:

@@ -13,7 +13,7 @@ from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.runtime.structure import TreeDef, unflatten
 
 
-def named_leaves(treedef: TreeDef, leaves: list[Any], names: list[str]) -> list[Any]:
+def named_leaves(treedef: TreeDef, leaves: list[object], names: list[str]) -> list[object]:
     """TensorSpec leaves renamed after their parameter (`x`, or `x_1`, `x_2` when nested)."""
     named, position = list(leaves), 0
     for name, child in zip(names, treedef.children, strict=False):
@@ -29,7 +29,7 @@ def named_leaves(treedef: TreeDef, leaves: list[Any], names: list[str]) -> list[
 
 def split_arguments(
     signature: inspect.Signature, values: tuple[Any, ...]
-) -> tuple[tuple[Any, ...], dict[str, Any]]:
+) -> tuple[tuple[object, ...], dict[str, object]]:
     """Bound argument values (in parameter order) -> (args, kwargs) as a call would pass."""
     args: list[Any] = []
     kwargs: dict[str, Any] = {}
@@ -46,7 +46,7 @@ def split_arguments(
 
 
 def pretty_signature(
-    signature: inspect.Signature, treedef: TreeDef, leaves: list[Any], outputs: Any
+    signature: inspect.Signature, treedef: TreeDef, leaves: list[Any], outputs: object
 ) -> str:
     names = list(signature.parameters)
     values = unflatten(treedef, named_leaves(treedef, leaves, names))
@@ -58,7 +58,7 @@ def pretty_signature(
     return "\n".join(lines)
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     if isinstance(value, TensorSpec):
         return repr(TensorSpec(value.shape, value.dtype))
     if isinstance(value, list | tuple) and not hasattr(value, "_fields"):

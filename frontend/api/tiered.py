@@ -227,7 +227,7 @@ def _compile(concrete: ConcreteFunction) -> None:
             concrete._install(compilation)
 
 
-def _check_stop(_pass_name: str, _module: Any) -> None:
+def _check_stop(_pass_name: str, _module: object) -> None:
     if _stopping:
         raise _Stopped
 

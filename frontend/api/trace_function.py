@@ -44,7 +44,7 @@ class TracedProgram:
     output_positions: list[int]  # which output leaves come from the kernel
     output_specs: list[TensorSpec]
     variables: list[Any] = field(default_factory=list)  # weakrefs to captured tj.Variables
-    py_functions: dict[str, Any] = field(default_factory=dict)
+    py_functions: dict[str, object] = field(default_factory=dict)
     created_variables: list[Any] = field(default_factory=list)  # created while tracing: owned
     # Dims unknown at trace time (frontend/staging/dims.py): each output's dims, and the pairs of
     # input dims that must be equal when the kernel runs.
@@ -75,7 +75,7 @@ def symbol_name(name: str) -> str:
 
 
 def trace(
-    python_function: Any,
+    python_function: object,
     signature: inspect.Signature,
     names: list[str],
     leaves: list[Any],
@@ -98,7 +98,7 @@ def trace(
     for index, spec in zip(positions, specs, strict=True):
         what = f"argument '{names[index]}'" if len(leaves) == len(names) else f"input {index + 1}"
         _check_dtype(spec.dtype, what)
-    input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]
+    input_types = [tensor_type(s.shape, s.dtype) for s in specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     name = symbol_name(getattr(python_function, "__name__", "function"))
     function = func.FuncOp(name, (input_types, []))
     for attr_name, value in (attributes or {}).items():

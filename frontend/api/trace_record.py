@@ -27,12 +27,12 @@ class TraceRecord:
     arg_treedef: TreeDef  # the structure of (args, kwargs)
     # Python values of the trace by argument leaf: `static_keys` as the cache key holds them
     # (objects by weak identity), `static_leaves` as they were (or that identity key)
-    static_keys: dict[int, Any]
+    static_keys: dict[int, object]
     static_leaves: dict[int, Any]
     pipeline: tuple[str, ...]  # the pass pipeline (compiler/driver.py)
     # Variables the function owns: those made when it was loaded or unpickled (the program
     # holds its Variables weakly)
-    owned_variables: list[Any] = field(default_factory=list)
+    owned_variables: list[object] = field(default_factory=list)
 
     def input_leaves(self) -> list[Any]:
         """Every argument leaf: its TensorSpec, or its Python value."""

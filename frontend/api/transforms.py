@@ -27,7 +27,7 @@ def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
     return tuple(argnums), False
 
 
-def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def value_and_grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (with `has_aux`,
     `((value, aux), gradient)`: f returns `(value, aux)`, only value is differentiated)."""
     from tracejit.frontend.api.function import Function
@@ -36,7 +36,7 @@ def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     positions, single = _argnums(argnums)
     inner = f if isinstance(f, Function) else tj_function(f)
 
-    def value_and_gradient(*args: Any, **kwargs: Any) -> Any:
+    def value_and_gradient(*args: Any, **kwargs: object) -> Any:
         for i in positions:
             if i >= len(args):
                 raise TypeError(f"argnums {i} is out of range for {len(args)} positional arguments")
@@ -65,11 +65,11 @@ def value_and_grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = Fal
     return _gradient_function(value_and_gradient, positions)
 
 
-def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """A `tj.Function` returning d f / d args[argnums] (with `has_aux`: `(gradient, aux)`)."""
     both = value_and_grad(f, argnums, has_aux)
 
-    def gradient(*args: Any, **kwargs: Any) -> Any:
+    def gradient(*args: object, **kwargs: object) -> Any:
         value, g = both.python_function(*args, **kwargs)
         return (g, value[1]) if has_aux else g
 
@@ -77,13 +77,13 @@ def grad(f: Any, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any
     return _gradient_function(gradient, both.positions)
 
 
-def _gradient_function(python_function: Any, positions: tuple[int, ...]) -> Any:
+def _gradient_function(python_function: object, positions: tuple[int, ...]) -> object:
     from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):
         """A tj.Function whose differentiated arguments may be Python numbers."""
 
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        def __call__(self, *args: object, **kwargs: object) -> Any:
             args = tuple(
                 np.asarray(a, np.float64)
                 if i in positions and isinstance(a, int | float) and not isinstance(a, bool)
@@ -93,5 +93,5 @@ def _gradient_function(python_function: Any, positions: tuple[int, ...]) -> Any:
             return super().__call__(*args, **kwargs)
 
     made = GradientFunction(python_function)
-    made.positions = positions  # type: ignore[attr-defined]
+    made.positions = positions  # type: ignore[attr-defined]  # a function attribute
     return made

@@ -303,8 +303,8 @@ def _transpose(op, g):
 
 def window_start(op: Operation) -> list:
     """A slice's or insert_slice's start per dim: an int, or its run-time `index` operand."""
-    starts = iter(op.starts)  # type: ignore[attr-defined]
-    return [next(starts) if s == DYNAMIC_INDEX else int(s) for s in op.start.get_values()]  # type: ignore[attr-defined]
+    starts = iter(op.starts)  # type: ignore[attr-defined]  # slice ops both have starts
+    return [next(starts) if s == DYNAMIC_INDEX else int(s) for s in op.start.get_values()]  # type: ignore[attr-defined]  # slice ops both have start
 
 
 @adjoint(SliceOp)

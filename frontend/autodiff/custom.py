@@ -41,7 +41,7 @@ class CustomGradient:
 
     inputs: list[SSAValue]
     boundaries: list[SSAValue]
-    grad_fn: Callable[..., Any]
+    grad_fn: Callable[..., object]
     done: bool = False
 
 
@@ -51,23 +51,23 @@ def boundaries() -> dict[SSAValue, CustomGradient]:
     found = getattr(context, "custom_gradients", None)
     if found is None:
         found = {}
-        context.custom_gradients = found  # type: ignore[attr-defined]
+        context.custom_gradients = found  # type: ignore[attr-defined]  # a thread-local attribute
     return found
 
 
-def custom_gradient(f: Callable[..., Any]) -> Callable[..., Any]:
+def custom_gradient(f: Callable[..., tuple[object, Callable[..., object]]]) -> Callable[..., Any]:
     """Decorate `f(*args) -> (result, grad_fn)`; `grad_fn(*upstreams)` returns one gradient
     per tensor argument (a single value when there is one)."""
 
     @functools.wraps(f)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: object, **kwargs: object) -> Any:
         result, grad_fn = f(*args, **kwargs)
         if not is_tracing():
             return result  # eagerly (run_functions_eagerly): nothing records it
         inputs = [leaf.value for leaf in flatten((args, kwargs))[0] if isinstance(leaf, Tensor)]
         leaves, tree = flatten(result)
         call = CustomGradient(inputs, [], grad_fn)
-        marked: list[Any] = []
+        marked: list[object] = []
         for leaf in leaves:
             if isinstance(leaf, Tensor):
                 boundary = ReshapeOp(leaf.value, primitives.result_type(leaf))
@@ -98,7 +98,7 @@ def apply(call: CustomGradient, cotangents: dict[SSAValue, Tensor]) -> list[Tens
                                                                               strict=True)]
 
 
-def _as_tensor(grad: Any, like: Tensor) -> Tensor:
+def _as_tensor(grad: object, like: Tensor) -> Tensor:
     import numpy as np
 
     if not isinstance(grad, Tensor):

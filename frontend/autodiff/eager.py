@@ -54,8 +54,8 @@ class Call:
     kwargs: dict
     outputs: list[Any]
     # every Variable the call used, with its value when the call began
-    used: list[tuple[Any, np.ndarray]] = field(default_factory=list)
-    variables: list[Any] = field(default_factory=list)  # those differentiated (watched, float)
+    used: list[tuple[Variable, np.ndarray]] = field(default_factory=list)
+    variables: list[Variable] = field(default_factory=list)  # those differentiated (watched, float)
     # id -> the value before the call of each argument array the call wrote
     written: dict[int, np.ndarray] = field(default_factory=dict)
 
@@ -67,9 +67,9 @@ class EagerRecord:
     paused: bool = False
     watch_accessed: bool = True
     # the tape's watched Variables (GradientTape._watched_variables, the same dict)
-    watched_variables: dict[int, Any] = field(default_factory=dict)
+    watched_variables: dict[int, Variable] = field(default_factory=dict)
 
-    def differentiated(self, used: list[tuple[Any, np.ndarray]]) -> list[Any]:
+    def differentiated(self, used: list[tuple[Variable, np.ndarray]]) -> list[Variable]:
         """Of the Variables a call used, those this tape differentiates: watched (trainable
         and accessed, or `tape.watch`ed before the call) and of a float dtype."""
         variables = []
@@ -101,9 +101,9 @@ class EagerRecord:
             seeds = [cotangents.get(id(o)) for o in call.outputs]
             if all(s is None for s in seeds):
                 continue
-            seeds = [np.zeros_like(o) if s is None else s for o, s in zip(call.outputs, seeds,
-                                                                           strict=True)]
-            arg_grads, var_grads = run_vjp(call, seeds)
+            filled = [np.zeros_like(o) if s is None else s for o, s in zip(call.outputs, seeds,
+                                                                            strict=True)]
+            arg_grads, var_grads = run_vjp(call, filled)
             for leaf, grad in zip(flatten((call.args, call.kwargs))[0], arg_grads, strict=True):
                 if grad is not None:
                     _add(cotangents, leaf, grad)
@@ -124,7 +124,7 @@ def _not_recorded_message() -> str:
     )
 
 
-def _add(store: dict[int, Any], key_object: Any, grad: np.ndarray | None) -> None:
+def _add(store: dict[int, Any], key_object: object, grad: np.ndarray | None) -> None:
     if grad is None:
         return
     key = id(key_object)
@@ -189,7 +189,7 @@ def closed() -> None:
 # --- the vector-Jacobian product of a Function --------------------------------------------
 _vjps: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # id(Variable) -> the Variable that vector-Jacobian products read and write in its place
-_copies: dict[int, Any] = {}
+_copies: dict[int, Variable] = {}
 _copy_ids: set[int] = set()  # the copies' own ids
 _copies_lock = threading.RLock()  # one product at a time fills and runs on the copies
 
@@ -252,7 +252,7 @@ def vjp_function(function: Any):
     return vjp_fn
 
 
-def _substitute(context: Any, variable: Any) -> Any:
+def _substitute(context: Any, variable: Variable) -> Variable:
     """In a vector-Jacobian product's trace: the copy in place of each Variable (not one
     the traced code creates itself, nor a copy)."""
     if any(variable is made for made in context.created_variables):
@@ -262,7 +262,7 @@ def _substitute(context: Any, variable: Any) -> Any:
     return _copy_of(variable)
 
 
-def _copy_of(variable: Any) -> Any:
+def _copy_of(variable: Variable) -> Variable:
     """The one Variable that stands for `variable` in vector-Jacobian products (made on
     first use, outside every trace's bookkeeping; dropped with `variable`)."""
     from tracejit.frontend.staging.tracing import current_trace, is_tracing

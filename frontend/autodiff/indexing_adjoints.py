@@ -40,7 +40,7 @@ def _static_shape(x: Tensor, what: str) -> tuple[int, ...]:
         from tracejit.frontend.autodiff.backprop import NotDifferentiableError
 
         raise NotDifferentiableError(f"the gradient of {what} needs shapes known at trace time")
-    return tuple(int(d) for d in x.shape)  # type: ignore[arg-type]
+    return tuple(int(d) for d in x.shape if d is not None)  # no None: refused above
 
 
 def scatter_add(size: int, positions: Tensor, values: Tensor) -> Tensor:
@@ -48,7 +48,7 @@ def scatter_add(size: int, positions: Tensor, values: Tensor) -> Tensor:
     add up), by a staged loop over k."""
     from tracejit.frontend.staging.control_flow import while_loop
 
-    count = int(positions.shape[0])  # type: ignore[arg-type]
+    count = int(positions.shape[0])  # type: ignore[arg-type]  # a static dim here
     total = P.broadcast_to(P.constant(np.zeros((), values.dtype)), (size,))
     if count == 0:
         return total

@@ -83,7 +83,7 @@ class GradientTape:
             eager.opened()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self._recording = False
         _open_tapes().remove(self)
         if self._trace is None:
@@ -108,7 +108,7 @@ class GradientTape:
             if self._block is not None:
                 self._paused.append((before, self._block.last_op))
 
-    def watch(self, tensor: Any) -> None:
+    def watch(self, tensor: object) -> None:
         """Ensure `tensor` (a Tensor, Variable or array, or a nested structure) is traced."""
         for leaf in flatten(tensor)[0]:
             if isinstance(leaf, Variable):
@@ -132,9 +132,9 @@ class GradientTape:
     # --- differentiating -------------------------------------------------------------
     def gradient(
         self,
-        target: Any,
-        sources: Any,
-        output_gradients: Any = None,
+        target: object,
+        sources: object,
+        output_gradients: object = None,
         unconnected_gradients: str = "none",
     ) -> Any:
         """d(sum of target) / d(each source), structured like `sources`: Tensors while
@@ -225,7 +225,7 @@ class GradientTape:
                         self._watched_variables.setdefault(id(owners[op.var]), owners[op.var])
         return reads, aliases
 
-    def _gradient_of(self, leaf, cotangents, variable_reads, unconnected) -> Any:
+    def _gradient_of(self, leaf, cotangents, variable_reads, unconnected) -> object:
         if isinstance(leaf, Variable):
             grads = [cotangents[v] for v in variable_reads.get(id(leaf), ()) if v in cotangents]
             like = None if not is_float_dtype(leaf.dtype) else leaf.value()
@@ -251,13 +251,13 @@ class GradientTape:
         return None
 
     # --- Jacobians ---------------------------------------------------------------------
-    def jacobian(self, target: Any, sources: Any, unconnected_gradients: str = "none") -> Any:
+    def jacobian(self, target: object, sources: object, unconnected_gradients: str = "none") -> Any:
         """d target[i] / d source[j] for every element: shape `target.shape + source.shape`
         (one reverse sweep per target element, so for small targets)."""
         return eager.jacobian(self, target, sources, unconnected_gradients)
 
 
-def _warn_non_float_sources(sources: Any) -> None:
+def _warn_non_float_sources(sources: object) -> None:
     """TensorFlow's warning for a source that cannot have a gradient (an integer or bool
     Variable or array): its gradient is None (zeros with unconnected_gradients="zero")."""
     for leaf in flatten(sources)[0]:
@@ -274,7 +274,7 @@ def is_float_dtype(dtype: np.dtype) -> bool:
     return np.dtype(dtype).kind == "f"
 
 
-def _seeds(targets: list[Any], output_gradients: Any) -> dict[SSAValue, Tensor]:
+def _seeds(targets: list[object], output_gradients: object) -> dict[SSAValue, Tensor]:
     given = [None] * len(targets) if output_gradients is None else flatten(output_gradients)[0]
     if len(given) != len(targets):
         raise ValueError(

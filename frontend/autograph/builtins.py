@@ -22,7 +22,7 @@ import numpy as np
 
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
@@ -41,7 +41,7 @@ def _scalar(value: Tensor, what: str) -> Tensor:
             )
         )
     # __array_function__: np.reshape of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return np.reshape(value, ()) if value.ndim else value  # type: ignore[return-value]
+    return dispatched(np.reshape(value, ())) if value.ndim else value
 
 
 def float_(value: Any = 0.0) -> Any:
@@ -113,7 +113,7 @@ min_ = _extreme("min", lambda later, current: later < current)
 max_ = _extreme("max", lambda later, current: later > current)
 
 
-def _math(ufunc: np.ufunc, python: Callable[..., Any]) -> Callable[..., Any]:
+def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., object]:
     def staged(*args: Any) -> Any:
         if not _has_tensor(args):
             return python(*args)
@@ -166,7 +166,7 @@ def math_log(value: Any, base: Any = None) -> Any:
 def _rounding(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """math.floor/ceil/trunc: an integer result, as Python gives."""
 
-    def staged(value: Any) -> Any:
+    def staged(value: object) -> object:
         if not isinstance(value, Tensor):
             return python(value)
         return int_(ufunc(value) if value.dtype.kind == "f" else value)
@@ -176,7 +176,7 @@ def _rounding(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], 
 
 
 def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    def staged(value: Any) -> Any:
+    def staged(value: object) -> object:
         if not isinstance(value, Tensor):
             return python(value)
         return ufunc(_scalar(value, python.__name__))
@@ -184,13 +184,13 @@ def _predicate(ufunc: np.ufunc, python: Callable[[Any], Any]) -> Callable[[Any],
     return staged
 
 
-def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = None):
+def _new_array(function: Callable[..., object], fill: Callable[..., object] | None = None):
     """`np.zeros(...)` and friends while tracing: a traced array (a constant to start with)
     rather than a NumPy one, so the function can write into it (`d[i] = t`, `d += t`)
     like any other array. `np.empty` gives zeros: its contents are unspecified anyway, and
     a constant must not bake in whatever memory held."""
 
-    def staged(*args: Any, **kwargs: Any) -> Any:
+    def staged(*args: object, **kwargs: object) -> object:
         sized = _with_runtime_sizes(function, args, kwargs)
         if sized is not None:
             return sized
@@ -207,7 +207,7 @@ def _new_array(function: Callable[..., Any], fill: Callable[..., Any] | None = N
     return staged
 
 
-def _with_runtime_sizes(function: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def _with_runtime_sizes(function: Callable[..., object], args: tuple, kwargs: dict) -> object:
     """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
     sees as run-time tensors, frontend/staging/runtime_sizes.py): the 0-d array NumPy makes for
     shape `()`, broadcast to those dims. None when the shape holds no run-time size."""
@@ -257,7 +257,7 @@ def arange_(*args: Any, **kwargs: Any) -> Any:
     dim, value, axis = measured
     one = primitives.constant(np.asarray(1, np.int64))
     ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
-    counted: Tensor = np.cumsum(ones) - 1  # type: ignore[assignment]  # dispatched to Tensor
+    counted = dispatched(np.cumsum(ones)) - 1
     result = counted.astype(dtype) if dtype != np.int64 else counted
     result._is_array = True
     return result
@@ -271,7 +271,7 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
-OVERRIDES: dict[Any, Callable[..., Any]] = {
+OVERRIDES: dict[object, Callable[..., object]] = {
     len: len_,
     np.broadcast_to: broadcast_to_,
     np.arange: arange_,
@@ -307,7 +307,7 @@ def contains(container: Any, item: Any) -> Any:
     return item in container
 
 
-def setitem(value: Any, target: Any, key: Any) -> None:
+def setitem(value: object, target: Any, key: object) -> None:
     """`target[key] = value` (arguments in Python's evaluation order)."""
     if isinstance(target, Tensor):
         target[key] = value  # Tensor.__setitem__ says what to write instead
@@ -324,5 +324,5 @@ def setitem(value: Any, target: Any, key: Any) -> None:
     target[key] = value
 
 
-def _leaves(key: Any) -> tuple:
+def _leaves(key: object) -> tuple:
     return key if isinstance(key, tuple) else (key,)

@@ -110,7 +110,7 @@ def convert(function: Any, warn: bool = True) -> Any:
     return converted
 
 
-def to_code(function: Any) -> str:
+def to_code(function: object) -> str:
     """The source AutoGraph produces for `function` (a function, method or tj.Function)."""
     function = getattr(function, "python_function", function)
     function = getattr(function, "__func__", function)
@@ -119,7 +119,7 @@ def to_code(function: Any) -> str:
     return _convert_code(function).source
 
 
-def converted_call(function: Any, args: tuple, kwargs: dict | None) -> Any:
+def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
     """Call `function(*args, **kwargs)`, converting it first if it is user code."""
     from tracejit.frontend.autograph import operators
 
@@ -170,7 +170,7 @@ def _recursion_message(function: Any) -> str:
     )
 
 
-def _builtin_key(function: Any) -> Any:
+def _builtin_key(function: object) -> object:
     try:
         hash(function)
     except TypeError:
@@ -178,7 +178,7 @@ def _builtin_key(function: Any) -> Any:
     return function
 
 
-def _is_user_function(function: Any) -> bool:
+def _is_user_function(function: object) -> bool:
     if not inspect.isfunction(function):
         return False
     code = function.__code__

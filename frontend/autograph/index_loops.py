@@ -64,7 +64,7 @@ def enumerate_(iterable: Any, start: int = 0) -> Any:
     return enumerate(iterable, start)
 
 
-def _trip_count(iterable: Any) -> int | None:
+def _trip_count(iterable: object) -> int | None:
     if isinstance(iterable, Enumerated):
         return _trip_count(iterable.values)
     if isinstance(iterable, range):
@@ -74,7 +74,7 @@ def _trip_count(iterable: Any) -> int | None:
     return None
 
 
-def _traced(value: Any) -> bool:
+def _traced(value: object) -> bool:
     try:
         leaves = flatten(value)[0]
     except Exception:  # not a structure flatten knows: a plain Python object

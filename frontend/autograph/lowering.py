@@ -55,14 +55,14 @@ def located(nodes: list[ast.stmt], source: ast.stmt | ast.expr) -> list[ast.stmt
         for node in ast.walk(root):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 # typeshed declares the location fields per node class, not on ast.AST
-                node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]
-                node.end_lineno, node.end_col_offset = line, column  # type: ignore[attr-defined]
+                node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]  # every node has them
+                node.end_lineno, node.end_col_offset = line, column  # type: ignore[attr-defined]  # every node has them
     return nodes
 
 
 def add_extra_test(loop: ast.For | ast.While, test: ast.expr) -> None:
     """One more stop condition for `loop` (AutoGraph's own field, read by the converter)."""
-    loop.extra_tests = [*getattr(loop, "extra_tests", []), test]  # type: ignore[union-attr]
+    loop.extra_tests = [*getattr(loop, "extra_tests", []), test]  # type: ignore[union-attr]  # For/While nodes only
 
 
 def assign(name: str, value: ast.expr) -> ast.Assign:

@@ -34,7 +34,7 @@ from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import Range, cond, while_loop
 from tracejit.frontend.staging.source_location import at_user_line, user_location
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.trace_warnings import is_numpy_random, warn_frozen_random
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
 from tracejit.ir.control_flow import IfOp, YieldOp
@@ -72,26 +72,28 @@ def truth(value: Tensor) -> Tensor:
         )
     # NumPy's stubs do not model __array_function__: on a Tensor these return a Tensor
     if value.ndim:
-        value = np.reshape(value, ())  # type: ignore[assignment]  # a Tensor
-    return value if value.dtype == np.bool_ else np.not_equal(value, 0)  # type: ignore[return-value]
+        value = dispatched(np.reshape(value, ()))
+    return value if value.dtype == np.bool_ else dispatched(np.not_equal(value, 0))
 
 
-def _as_bool(value: Any) -> Any:
+def _as_bool(value: object) -> object:
     return truth(value) if isinstance(value, Tensor) else bool(value)
 
 
-def not_(value: Any) -> Any:
+def not_(value: object) -> object:
     if isinstance(value, Tensor):
         return np.logical_not(truth(value))
     return not value
 
 
-def _lazy_bool(combine: Callable[..., Any], rest: Sequence[Callable[[], Any]]) -> Callable[[], Any]:
+def _lazy_bool(
+    combine: Callable[..., object], rest: Sequence[Callable[[], Any]]
+) -> Callable[[], object]:
     """`bool(combine(*rest))`, evaluated when called (a branch of a staged `and`/`or`)."""
     return lambda: _as_bool(combine(*rest))
 
 
-def and_(*operands: Callable[[], Any]) -> Any:
+def and_(*operands: Callable[[], object]) -> object:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
     (so a later operand is only evaluated at run time when it matters)."""
     value = operands[0]()
@@ -105,7 +107,7 @@ def and_(*operands: Callable[[], Any]) -> Any:
     return value
 
 
-def or_(*operands: Callable[[], Any]) -> Any:
+def or_(*operands: Callable[[], object]) -> object:
     """`a or b or ...`, lazy like Python (see `and_`)."""
     value = operands[0]()
     for index, operand in enumerate(operands[1:], start=1):
@@ -118,7 +120,7 @@ def or_(*operands: Callable[[], Any]) -> Any:
     return value
 
 
-def if_exp(test: Any, body: Callable[[], Any], orelse: Callable[[], Any]) -> Any:
+def if_exp(test: object, body: Callable[[], object], orelse: Callable[[], object]) -> object:
     """`body() if test else orelse()`."""
     if isinstance(test, Tensor):
         return cond(truth(test), body, orelse)
@@ -139,7 +141,7 @@ _COMPARE = {
 }
 
 
-def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
+def compare_chain(ops: Sequence[str], *operands: Callable[[], object]) -> object:
     """`a < b < c` == `(a < b) and (b < c)` with `b` evaluated once."""
     left = operands[0]()
     right = operands[1]()
@@ -150,7 +152,7 @@ def compare_chain(ops: Sequence[str], *operands: Callable[[], Any]) -> Any:
 
 
 # --- assert and return ------------------------------------------------------------------------
-def assert_stmt(test: Any, message: Callable[[], Any] | None) -> None:
+def assert_stmt(test: object, message: Callable[[], object] | None) -> None:
     """`assert test, message`: a run-time check when `test` is a tensor."""
     if not isinstance(test, Tensor):
         if not test:
@@ -162,13 +164,13 @@ def assert_stmt(test: Any, message: Callable[[], Any] | None) -> None:
     primitives.assert_true(truth(test), f"AssertionError: {text}{where}")
 
 
-def ret(value: Any) -> Any:
+def ret(value: object) -> object:
     """A function's return value, checked for variables without a value on some path."""
     check_defined(value)
     return value
 
 
-def check_defined(*values: Any) -> None:
+def check_defined(*values: object) -> None:
     for value in values:
         if isinstance(value, Undefined):
             value.fail()
@@ -207,7 +209,7 @@ setitem = builtins.setitem
 slice_ = slice
 
 
-def warn_if_random(function: Any) -> None:
+def warn_if_random(function: object) -> None:
     """Warn (once per user function) that an np.random call runs only while tracing."""
     if is_tracing() and is_numpy_random(function):
         warn_frozen_random(function, sys._getframe(2).f_code)
@@ -215,7 +217,7 @@ def warn_if_random(function: Any) -> None:
 
 # --- if ---------------------------------------------------------------------------------------
 def if_stmt(
-    test: Any,
+    test: object,
     body: Callable[[], None],
     orelse: Callable[[], None],
     get_state: GetState,
@@ -229,13 +231,13 @@ def if_stmt(
     _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
 
 
-def user_raise(exception: Any) -> Any:
+def user_raise(exception: object) -> object:
     """`raise E` in converted code: marks `E` as raised by the user's code at this line, so
     a staged if can turn it into a run-time error of the branch that raises it."""
     if isinstance(exception, type) and issubclass(exception, BaseException):
         exception = exception()
     if isinstance(exception, BaseException):
-        exception.__tj_raised_at__ = str(user_location())  # type: ignore[attr-defined]
+        exception.__tj_raised_at__ = str(user_location())  # type: ignore[attr-defined]  # a marker on the exception
     return exception
 
 
@@ -250,7 +252,7 @@ class _ReturnsInOneBranch(Exception):
     if is staged again with the return value defined before it (zeros of its type), since
     the lowering reads it only where the return flag says it was set."""
 
-    def __init__(self, index: int, value: Any):
+    def __init__(self, index: int, value: object):
         self.index, self.value = index, value
 
 
@@ -326,9 +328,9 @@ def _stage_if_once(
     outputs = [i for i, n in enumerate(names) if n in both or not is_undefined(init[i])]
     one_sided = [i for i in range(len(names)) if i not in outputs]
     where = str(user_location())
-    assigned: dict[int, Any] = {}  # one-sided variable -> its value where assigned
+    assigned: dict[int, object] = {}  # one-sided variable -> its value where assigned
     then_outputs: list[tuple] = []
-    returned: dict[int, Any] = {}  # a return-value output -> its value where set
+    returned: dict[int, object] = {}  # a return-value output -> its value where set
 
     def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
         def run() -> tuple:
@@ -383,8 +385,8 @@ def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> 
         if all(guard is None for guard in guards) or any(g is False for g in guards):
             continue
         yes = primitives.constant(np.asarray(True))
-        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]
-        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]
+        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]  # a guard here is a tuple
+        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]  # a guard here is a tuple
         _guard(result, primitives.select(truth(pred), *flags), message)
         trace = current_trace()
         for value in (then, other):
@@ -397,7 +399,7 @@ def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> 
                     )
 
 
-def _guard_outside(value: Any, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
+def _guard_outside(value: object, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
     """The guard of a branch's value as (flag, message) when its flag is defined outside
     the if; None when the value is not guarded; False when its flag is inside the if."""
     # the raw values: `.value` of a view would take it again from its parent, here
@@ -435,7 +437,7 @@ def _check_branch_outputs(out: tuple, earlier: list[tuple], names: list[str], wh
 
 
 # --- containers changed in place (`d["k"] = t`, `xs.append(t)`) are branch/loop state ---------
-def _is_container(value: Any) -> bool:
+def _is_container(value: object) -> bool:
     return isinstance(value, list | dict)
 
 
@@ -444,7 +446,7 @@ def fresh_containers(state: tuple) -> tuple:
     function's constants, which `c += 1` would change while the branch is traced, whichever
     branch runs), so that each staged branch changes its own copy and the traced values of
     one never leak into the other."""
-    def fresh(value: Any) -> Any:
+    def fresh(value: object) -> object:
         if _is_container(value):
             leaves, treedef = flatten(value)
             return unflatten(treedef, [fresh(leaf) for leaf in leaves])
@@ -472,7 +474,7 @@ def _display(name: str) -> str:
     return "the return value" if is_return_value(name) else name
 
 
-def _spec_of(value: Any) -> tuple | None:
+def _spec_of(value: object) -> tuple | None:
     """(shape, dtype) of a tensor or number (to build a placeholder), else None."""
     if isinstance(value, PartiallyDefined):
         return value.spec
@@ -486,7 +488,7 @@ def _spec_of(value: Any) -> tuple | None:
 
 # --- while ------------------------------------------------------------------------------------
 def while_stmt(
-    test: Callable[[], Any],
+    test: Callable[[], object],
     body: Callable[[], None],
     get_state: GetState,
     set_state: SetState,
@@ -507,9 +509,9 @@ def while_stmt(
 
 # --- for --------------------------------------------------------------------------------------
 def for_stmt(
-    iterable: Any,
-    extra_test: Callable[[], Any] | None,
-    body: Callable[[Any], None],
+    iterable: object,
+    extra_test: Callable[[], object] | None,
+    body: Callable[[object], None],
     get_state: GetState,
     set_state: SetState,
     names: tuple[str, ...],
@@ -537,7 +539,7 @@ def for_stmt(
         _python_for(loop, iterable, extra_test, body)
 
 
-def _staged_index_loop(loop: _Loop, iterable: Any, extra_test, body) -> None:
+def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
     """A Python `range`, 1-d NumPy array or `enumerate` of one iterated by a staged loop
     (index_loops.py)."""
     if isinstance(iterable, range):
@@ -624,7 +626,7 @@ def _with_extra(test: Tensor, extra_test) -> Tensor:
         return test
     extra = extra_test()
     if isinstance(extra, Tensor):
-        return np.logical_and(test, truth(extra))  # type: ignore[return-value]  # a Tensor
+        return dispatched(np.logical_and(test, truth(extra)))
     return test if extra else primitives.constant(np.asarray(False))
 
 
@@ -672,10 +674,10 @@ class _Loop:
             self.set_state(tuple(state))
             return values[: len(counter)]
 
-        def cond_fn(*values: Any) -> Any:
+        def cond_fn(*values: object) -> object:
             return test(*enter(values))
 
-        def body_fn(*values: Any) -> tuple:
+        def body_fn(*values: object) -> tuple:
             count = enter(values)
             body(*count)
             state = self.get_state()
@@ -690,7 +692,7 @@ class _Loop:
         labels += [_display(self.names[i]) for i in carried]
         results = while_loop(cond_fn, body_fn, loop_vars, names=labels)
         _pass_through([init[i] for i in guards], guarded_args)
-        final: list[Any] = [LoopLocal(n, where) for n in self.names]
+        final: list[object] = [LoopLocal(n, where) for n in self.names]
         for i, value in zip(carried, results[extra:], strict=True):
             final[i] = value
         for i, flag in zip(guards, results[len(counter) : extra], strict=True):
@@ -771,7 +773,7 @@ def _inherited_guards(init: list, carried: list[int]) -> dict[int, tuple[Tensor,
     return guards
 
 
-def _guard(value: Any, flag: Tensor, message: str) -> list[SSAValue]:
+def _guard(value: object, flag: Tensor, message: str) -> list[SSAValue]:
     """Make every read of `value`'s tensors check `flag` at run time; return them."""
     values = [leaf._value for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
     for guarded in values:
@@ -779,7 +781,7 @@ def _guard(value: Any, flag: Tensor, message: str) -> list[SSAValue]:
     return values
 
 
-def _assigned(value: Any, carried: set[SSAValue]) -> Tensor:
+def _assigned(value: object, carried: set[SSAValue]) -> Tensor:
     """Whether a variable was assigned by the end of a loop body: its flag if it still
     holds a guarded value (unchanged, or from an inner staged loop), else True. The loop
     carries that flag, so the body yielding the value is no read (added to `carried`)."""
@@ -791,7 +793,7 @@ def _assigned(value: Any, carried: set[SSAValue]) -> Tensor:
     return Tensor(guard[0])
 
 
-def _pass_through(inits: list[Any], guarded_args: set[SSAValue]) -> None:
+def _pass_through(inits: list[object], guarded_args: set[SSAValue]) -> None:
     """Handing a guarded value to a staged loop, or yielding a guarded value the loop
     carries (a block argument unchanged, also from a branch of an `if` in the body, or an
     inner loop's result), is no read: the loop carries the flags along (reads after the
@@ -808,11 +810,11 @@ def _pass_through(inits: list[Any], guarded_args: set[SSAValue]) -> None:
                 trace.pass_throughs.add((arg, use.operation))
 
 
-def _has_spec(value: Any) -> bool:
+def _has_spec(value: object) -> bool:
     return all(_spec_of(leaf) is not None for leaf in flatten(value)[0])
 
 
-def _zeros_like(value: Any) -> Any:
+def _zeros_like(value: object) -> object:
     """A value of `value`'s structure, dtypes and shapes, all zeros (None if it has leaves
     that are not tensors or numbers)."""
     leaves, treedef = flatten(value)
@@ -825,7 +827,7 @@ def _zeros_of(leaf: Any) -> Any:
     kind = weak_type(leaf)  # a Python int/float or a weak tensor: the literal 0 (or 0.0),
     if kind:  # weak too, takes the dtype the loop body gives it (frontend/staging/control_flow.py)
         return kind(0)
-    shape, dtype = _spec_of(leaf)  # type: ignore[misc]
+    shape, dtype = _spec_of(leaf)  # type: ignore[misc]  # a tensor or number leaf has a spec
     if None not in shape:
         return primitives.constant(np.zeros(shape, dtype))
     try:  # dims known only at run time: broadcast a zero to them
@@ -848,7 +850,7 @@ def _unbound(name: str, where: str) -> str:
     )
 
 
-def _type_of(leaf: Any):
+def _type_of(leaf: object):
     if isinstance(leaf, Tensor):
         return leaf.value.type
     array = np.asarray(leaf)

@@ -65,7 +65,7 @@ def ag(attribute: str) -> ast.expr:
 
 def ag_call(attribute: str, *args: ast.expr) -> ast.Call:
     call = ast.Call(ag(attribute), list(args), [])
-    call.ag_generated = True  # type: ignore[attr-defined]
+    call.ag_generated = True  # type: ignore[attr-defined]  # a marker on the node
     return call
 
 
@@ -301,7 +301,7 @@ class FunctionConverter:
 
 def _return(value: ast.expr) -> ast.Return:
     node = ast.Return(value)
-    node.ag_generated = True  # type: ignore[attr-defined]
+    node.ag_generated = True  # type: ignore[attr-defined]  # a marker on the node
     return node
 
 

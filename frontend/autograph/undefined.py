@@ -37,7 +37,7 @@ class Undefined:
 
     error: type[Exception] = UnboundLocalError  # what reading it raises
 
-    def fail(self, *args: Any, **kwargs: Any) -> Any:
+    def fail(self, *args: object, **kwargs: object) -> object:
         raise self.error(at_user_line(self.message()))
 
     def __repr__(self) -> str:
@@ -89,7 +89,7 @@ class LoopLocal(Undefined):
         )
 
 
-def is_undefined(value: Any) -> bool:
+def is_undefined(value: object) -> bool:
     return isinstance(value, Undefined)
 
 
@@ -121,6 +121,6 @@ def _install_failing_dunders() -> None:
 
 
 _install_failing_dunders()
-Undefined.__eq__ = Undefined.fail  # type: ignore[assignment, method-assign]
-Undefined.__ne__ = Undefined.fail  # type: ignore[assignment, method-assign]
-Undefined.__hash__ = object.__hash__  # type: ignore[method-assign]
+Undefined.__eq__ = Undefined.fail  # type: ignore[assignment, method-assign]  # deliberately replaced
+Undefined.__ne__ = Undefined.fail  # type: ignore[assignment, method-assign]  # deliberately replaced
+Undefined.__hash__ = object.__hash__  # type: ignore[method-assign]  # deliberately replaced

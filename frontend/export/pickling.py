@@ -33,9 +33,12 @@ import sys
 import threading
 import uuid
 from collections import OrderedDict
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tracejit.frontend.staging.source_lines import source_lines
+
+if TYPE_CHECKING:
+    from tracejit.frontend.api.function import Function
 
 # Functions unpickled in this process, by the token of the Function they were pickled from.
 # Bounded, oldest first out: a long-lived worker receiving ever new Functions keeps the last ones.
@@ -44,7 +47,7 @@ _RESTORED_LIMIT = 1024
 _lock = threading.Lock()
 
 
-def token_of(function: Any) -> str:
+def token_of(function: Function) -> str:
     """The Function's pickling token (made on first use)."""
     with function._lock:
         if function._pickle_token is None:
@@ -52,7 +55,7 @@ def token_of(function: Any) -> str:
         return function._pickle_token
 
 
-def reduce_function(function: Any) -> tuple:
+def reduce_function(function: Function) -> tuple:
     """`Function.__reduce__`: rebuild from the Python function's source and the options."""
     source = _source_of(function.python_function)
     return (restore_function, (source, function._binding, function._options, token_of(function)))
@@ -81,7 +84,7 @@ def restore_function(source: tuple, binding: str, options: dict, token: str) -> 
     return restored
 
 
-def reduce_bound_function(function: Any, instance: Any) -> tuple:
+def reduce_bound_function(function: Function, instance: object) -> tuple:
     """A method Function bound to `instance` (or, as a classmethod, to a class) pickles as
     `getattr(instance, name)`, like a bound method."""
     name = getattr(function, "__name__", None)
@@ -171,7 +174,7 @@ def _resolve(module_name: str, qualname: str, must: bool = False) -> Any:
     if "<locals>" in qualname or "<lambda>" in qualname:
         return None
     if must:
-        target: Any = importlib.import_module(module_name)
+        target: object = importlib.import_module(module_name)
     else:
         target = sys.modules.get(module_name)  # never import while pickling
     for part in qualname.split("."):

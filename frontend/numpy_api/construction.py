@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import _read_variables, implements, unsupported
 from tracejit.frontend.staging import primitives
@@ -35,13 +36,13 @@ from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
-def contains_tensor(x: Any) -> bool:
+def contains_tensor(x: object) -> bool:
     if isinstance(x, Tensor):
         return True
     return isinstance(x, list | tuple) and any(contains_tensor(e) for e in x)
 
 
-def array_dtype(x: Any) -> np.dtype:
+def array_dtype(x: object) -> np.dtype:
     """The dtype `np.array(x)` gives `x`: a tensor's own, a constant part's as NumPy
     discovers it, promoted over every element."""
     if isinstance(x, Tensor | np.ndarray):
@@ -56,7 +57,7 @@ def array_dtype(x: Any) -> np.dtype:
         raise type(error)(at_user_line(f"np.array: {error}")) from None
 
 
-def array_of(x: Any, dtype: Any = None) -> Tensor:
+def array_of(x: object, dtype: DTypeLike | None = None) -> Tensor:
     """`np.array(x, dtype)` as a tensor, for a tensor or a nested list/tuple of tensors,
     arrays and numbers (see the module docstring)."""
     dtype = array_dtype(x) if dtype is None else np.dtype(dtype)
@@ -68,7 +69,7 @@ def array_of(x: Any, dtype: Any = None) -> Tensor:
     return _build(x, dtype, ())
 
 
-def _build(x: Any, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
+def _build(x: object, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
     """`x` as a tensor of `dtype`; `outer` holds the lengths of the enclosing lists."""
     if isinstance(x, Tensor):
         return primitives.cast(x, dtype)
@@ -97,31 +98,31 @@ def _with_ndmin(x: Tensor, ndmin: int) -> Tensor:
     return primitives.reshape(x, (1,) * (ndmin - x.ndim) + tuple(x.dims))
 
 
-def _no_copy_possible(x: Any, dtype: Any) -> bool:
+def _no_copy_possible(x: object, dtype: DTypeLike | None) -> bool:
     """NumPy 2's `copy=False` refuses what needs a copy: a list, or a change of dtype."""
     return not isinstance(x, Tensor) or (dtype is not None and np.dtype(dtype) != x.dtype)
 
 
-def _check_like(fn: Callable, like: Any) -> None:
+def _check_like(fn: Callable, like: object) -> None:
     if like is not None:
         raise unsupported(fn, "(..., like=...)")
 
 
-def _check_device(fn: Callable, device: Any) -> None:
+def _check_device(fn: Callable, device: object) -> None:
     if device not in (None, "cpu"):
         raise unsupported(fn, f"(..., device={device!r})")
 
 
 def staged_array(
-    object: Any,
-    dtype: Any = None,
+    object: object,
+    dtype: DTypeLike | None = None,
     *,
-    copy: Any = True,
-    order: Any = "K",
+    copy: object = True,
+    order: object = "K",
     subok: bool = False,
     ndmin: int = 0,
     ndmax: int = 0,
-    like: Any = None,
+    like: object = None,
 ) -> Tensor:
     """`np.array` of values involving tensors (a new array: arrays are values in a trace,
     so `order` and `subok` change nothing)."""
@@ -137,13 +138,13 @@ def staged_array(
 
 
 def staged_asarray(
-    a: Any,
-    dtype: Any = None,
-    order: Any = None,
+    a: object,
+    dtype: DTypeLike | None = None,
+    order: object = None,
     *,
-    device: Any = None,
-    copy: Any = None,
-    like: Any = None,
+    device: object = None,
+    copy: object = None,
+    like: object = None,
 ) -> Tensor:
     """`np.asarray` / `np.asanyarray` of values involving tensors."""
     _check_like(np.asarray, like)
@@ -157,7 +158,7 @@ def staged_asarray(
 
 
 @implements(np.copy)
-def copy(a: Any, order: Any = "K", subok: bool = False) -> Tensor:
+def copy(a: object, order: object = "K", subok: bool = False) -> Tensor:
     """`np.copy(t)`: the same values (arrays are values in a trace)."""
     result = array_of(a)
     return _new_array(result) if result is a else _marked_array(result)
@@ -183,11 +184,11 @@ def _is_scalar(x: Tensor) -> bool:
     return x.ndim == 0 and not updates_in_place(x)
 
 
-def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., Any]:
+def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[..., object]:
     """`numpy_fn` itself, unless called while tracing on values involving tensors (or
     tj.Variables, which are read)."""
 
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def call(*args: object, **kwargs: object) -> Any:
         if is_tracing():
             args = _read_variables(args)
             kwargs = {k: _read_variables(v) for k, v in kwargs.items()}
@@ -200,7 +201,7 @@ def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[.
 
 
 # NumPy's constructors -> what calls of them do in code AutoGraph converted.
-OVERRIDES: dict[Any, Callable[..., Any]] = {
+OVERRIDES: dict[object, Callable[..., object]] = {
     np.array: _dispatching(np.array, staged_array, "object"),
     np.asarray: _dispatching(np.asarray, staged_asarray, "a"),
     np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -29,7 +30,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 
 
-def _target(a: Tensor, dtype: Any, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
+def _target(a: Tensor, dtype: DTypeLike | None, shape: Any) -> tuple[tuple[int, ...], np.dtype]:
     """The shape and dtype of `np.*_like(a, dtype=dtype, shape=shape)`."""
     if shape is None:
         shape = a.shape
@@ -40,17 +41,17 @@ def _as_shape(shape: int | Sequence[int]) -> tuple[int, ...]:
     return (int(shape),) if isinstance(shape, int | np.integer) else tuple(int(d) for d in shape)
 
 
-def _check_device(fn: Callable, device: Any) -> None:
+def _check_device(fn: Callable, device: object) -> None:
     if device not in (None, "cpu"):
         raise unsupported(fn, f"(..., device={device!r})")
 
 
-def filled(shape: Sequence[int], fill_value: Tensor, dtype: Any = None) -> Tensor:
+def filled(shape: Sequence[int], fill_value: Tensor, dtype: DTypeLike | None = None) -> Tensor:
     """A tensor of `shape` holding the symbolic `fill_value` (cast unsafely, broadcast)."""
     shape = _as_shape(shape)
     fill = primitives.cast(fill_value, np.dtype(fill_value.dtype if dtype is None else dtype))
     try:
-        fits = np.broadcast_shapes(fill.shape, shape) == shape  # type: ignore[arg-type]
+        fits = np.broadcast_shapes(fill.shape, shape) == shape  # type: ignore[arg-type]  # None dims fail as NumPy's error
     except ValueError:
         fits = False
     if not fits:
@@ -80,7 +81,7 @@ def _constant_like(numpy_fn: Callable, fill: int) -> Callable[..., Tensor]:
     return like
 
 
-def _has_unknown_dims(a: Any) -> bool:
+def _has_unknown_dims(a: object) -> bool:
     return isinstance(a, Tensor) and None in a.shape
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements, unsupported
@@ -21,7 +22,9 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.tensor import Tensor
 
 
-def _scan(kind: str, numpy_fn: Any, a: Any, axis: Any, dtype: Any, out: Any) -> Tensor:
+def _scan(
+    kind: str, numpy_fn: Any, a: object, axis: Any, dtype: DTypeLike | None, out: object,
+) -> Tensor:
     if out is not None:
         raise unsupported(numpy_fn, "(..., out=...)")
     x = array_of(a)
@@ -45,10 +48,20 @@ def _logical_scan(kind: str, x: Tensor, axis: int) -> Tensor:
 
 
 @implements(np.cumsum)
-def cumsum(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
+def cumsum(
+    a: object,
+    axis: object = None,
+    dtype: DTypeLike | None = None,
+    out: object = None,
+) -> Tensor:
     return _scan("sum", np.cumsum, a, axis, dtype, out)
 
 
 @implements(np.cumprod)
-def cumprod(a: Any, axis: Any = None, dtype: Any = None, out: Any = None) -> Tensor:
+def cumprod(
+    a: object,
+    axis: object = None,
+    dtype: DTypeLike | None = None,
+    out: object = None,
+) -> Tensor:
     return _scan("prod", np.cumprod, a, axis, dtype, out)

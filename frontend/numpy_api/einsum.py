@@ -35,7 +35,7 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import static_tensor
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # Labels standing for the dims covered by `...` (right-aligned across operands).
 _ELLIPSIS_LABELS = "".join(chr(0x400 + i) for i in range(32))
@@ -128,7 +128,7 @@ def _label_sizes(tensors: Sequence[Tensor], labels: Sequence[str]) -> dict[str, 
                         f"'{label}': {known} and {size}"
                     )
                 )
-            sizes[label] = size if known == 1 else known  # type: ignore[assignment]
+            sizes[label] = size if known == 1 else known  # type: ignore[assignment]  # a Tensor size when unknown
     return sizes
 
 
@@ -150,7 +150,7 @@ def _contract(tensors: Sequence[Tensor], labels: Sequence[str], output: str) -> 
     product = _align(tensors[0], labels[0], order, sizes)
     for x, names in zip(tensors[1:], labels[1:], strict=True):
         # __array_function__: np.multiply of Tensors is a Tensor (NumPy's stubs say ndarray)
-        product = np.multiply(product, _align(x, names, order, sizes))  # type: ignore[assignment]
+        product = dispatched(np.multiply(product, _align(x, names, order, sizes)))
     if not summed:
         return product
     return primitives.reduce("sum", product, range(len(output), len(order)))
@@ -193,7 +193,9 @@ def _result_dtype(subscripts: str, tensors: Sequence[Tensor], dtype: Any) -> np.
 
 
 @implements(np.einsum)
-def einsum(*operands: Any, out: Any = None, optimize: Any = False, **kwargs: Any) -> Tensor:
+def einsum(
+    *operands: object, out: object = None, optimize: object = False, **kwargs: object,
+) -> Tensor:
     if out is not None or not operands or not isinstance(operands[0], str):
         raise NotImplementedError(
             at_user_line("np.einsum is supported with a subscripts string and no out=")
@@ -218,20 +220,20 @@ def einsum(*operands: Any, out: Any = None, optimize: Any = False, **kwargs: Any
 
 
 @implements(np.outer)
-def outer(a: Any, b: Any, out: Any = None) -> Tensor:
+def outer(a: object, b: object, out: object = None) -> Tensor:
     if out is not None:
         raise NotImplementedError(at_user_line("np.outer(..., out=...) is not supported"))
     x, y = static_tensor(np.outer, a), static_tensor(np.outer, b)
     column = primitives.reshape(x, [x.size, 1])
     row = primitives.reshape(y, [1, y.size])
-    return np.multiply(column, row)  # type: ignore[return-value]  # a Tensor (__array_function__)
+    return dispatched(np.multiply(column, row))
 
 
 @implements(np.inner)
-def inner(a: Any, b: Any, /) -> Tensor:
+def inner(a: object, b: object, /) -> Tensor:
     x, y = static_tensor(np.inner, a), static_tensor(np.inner, b)
     if x.ndim == 0 or y.ndim == 0:
-        return np.multiply(x, y)  # type: ignore[return-value]  # a Tensor (__array_function__)
+        return dispatched(np.multiply(x, y))
     if x.shape[-1] != y.shape[-1]:
         raise ValueError(
             at_user_line(

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.nonzero import where_one_argument
@@ -295,7 +296,7 @@ COMPLEX_UFUNCS = {
 _COMPLEX_NAMES = {f"np.{ufunc.__name__}" for ufunc in COMPLEX_UFUNCS}
 
 
-def stage_ufunc(ufunc: np.ufunc, *operands: Any) -> Tensor:
+def stage_ufunc(ufunc: np.ufunc, *operands: object) -> Tensor:
     """`ufunc(*operands)` as NumPy computes it, staged (see the module docstring)."""
     if ufunc in COMPARISONS:
         folded = _compare_with_huge_int(ufunc, operands)
@@ -393,7 +394,7 @@ def _compare_mixed_sign(ufunc: np.ufunc, x: Tensor, y: Tensor) -> Tensor:
     return primitives.select(negative, full_like(_ANSWER_BELOW[ufunc], unsigned), unsigned)
 
 
-def _is_python_int(x: Any) -> bool:
+def _is_python_int(x: object) -> bool:
     return type(x) is int
 
 
@@ -409,10 +410,10 @@ for _ufunc in UFUNC_RULES:
 
 
 @implements(np.where)
-def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
+def where(condition: object, x: object = None, y: object = None) -> Tensor:
     """`np.where(c, x, y)`: x and y promoted as `np.result_type` (Python scalars weak)."""
     if x is None and y is None:  # the indices of the true elements (numpy_api/nonzero.py)
-        return where_one_argument(condition)  # type: ignore[return-value]
+        return where_one_argument(condition)  # type: ignore[return-value]  # a tuple of Tensors
     if x is None or y is None:
         raise ValueError(at_user_line("either both or neither of x and y should be given"))
     dtype = weak_result_type(x, y)
@@ -422,7 +423,7 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Tensor:
     return primitives.select(condition, on_true, on_false)
 
 
-def _where_branch(value: Any, dtype: np.dtype) -> Tensor:
+def _where_branch(value: object, dtype: np.dtype) -> Tensor:
     if isinstance(value, Tensor):
         return primitives.cast(value, dtype)
     if contains_tensor(value):  # a list holding tensors: np.asarray of it, then cast
@@ -432,21 +433,21 @@ def _where_branch(value: Any, dtype: np.dtype) -> Tensor:
 
 
 @implements(np.real)
-def real(val: Any) -> Tensor:
+def real(val: object) -> Tensor:
     """The real parts; a real array is its own real part (NumPy returns it as is)."""
     x = _as_traced(val)
     return primitives.real(x) if x.dtype.kind == "c" else x
 
 
 @implements(np.imag)
-def imag(val: Any) -> Tensor:
+def imag(val: object) -> Tensor:
     """The imaginary parts; zeros of the same dtype for a real array."""
     x = _as_traced(val)
     return primitives.imag(x) if x.dtype.kind == "c" else full_like(0, x)
 
 
 @implements(np.angle)
-def angle(z: Any, deg: bool = False) -> Tensor:
+def angle(z: object, deg: bool = False) -> Tensor:
     """NumPy's `angle`: arctan2(imag, real) (arctan2(0, x) for a real x), in degrees with
     `deg=True` (multiplied by 180 / pi in place, keeping the dtype)."""
     x = _as_traced(z)
@@ -455,12 +456,14 @@ def angle(z: Any, deg: bool = False) -> Tensor:
     return stage_ufunc(np.multiply, result, 180 / np.pi) if deg else result
 
 
-def _as_traced(x: Any) -> Tensor:
+def _as_traced(x: object) -> Tensor:
     return x if isinstance(x, Tensor) else as_tensor(x, np.asarray(x).dtype)
 
 
 @implements(np.clip)
-def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs: Any) -> Tensor:
+def clip(
+    a: object, a_min: object = None, a_max: object = None, out: object = None, **kwargs: object,
+) -> Tensor:
     """NumPy's `_clip`: Python int bounds beyond an integer dtype are dropped, a missing
     bound leaves `maximum` or `minimum`, else `minimum(maximum(a, a_min), a_max)` in the
     clip loop's dtype (NaN propagates from any operand)."""
@@ -481,13 +484,13 @@ def clip(a: Any, a_min: Any = None, a_max: Any = None, out: Any = None, **kwargs
     if hi is None:
         return stage_ufunc(np.maximum, a, lo)
     # np.clip's ufunc is not public; NumPy's stubs do not declare np._core
-    clip = np._core.umath.clip  # type: ignore[attr-defined]
+    clip = np._core.umath.clip  # type: ignore[attr-defined]  # np._core is not in the stubs
     x_dtype, lo_dtype, hi_dtype, _ = loop_dtypes(clip, [a, lo, hi])
     x, lo, hi = (as_tensor(v, d) for v, d in ((a, x_dtype), (lo, lo_dtype), (hi, hi_dtype)))
     return stage_ufunc(np.minimum, stage_ufunc(np.maximum, x, lo), hi)
 
 
-def _given(*values: Any) -> Any:
+def _given(*values: object) -> Any:
     """The first value that is neither None nor NumPy's "no value" default."""
     for value in values:
         if value is not None and value is not np._NoValue:
@@ -496,7 +499,7 @@ def _given(*values: Any) -> Any:
 
 
 @implements(np.round, np.around)
-def round_(a: Any, decimals: int = 0, out: Any = None) -> Tensor:
+def round_(a: object, decimals: int = 0, out: object = None) -> Tensor:
     """NumPy's algorithm: rint(a * 10**d) / 10**d (for d < 0: rint(a / 10**-d) * 10**-d);
     integers are returned as they are for d >= 0 and computed in float64 for d < 0."""
     if out is not None:
@@ -517,13 +520,15 @@ def round_(a: Any, decimals: int = 0, out: Any = None) -> Tensor:
 
 
 @implements(np.astype)
-def astype(x: Any, dtype: Any, /, *, copy: bool = True, device: Any = None) -> Tensor:
+def astype(
+    x: Any, dtype: DTypeLike | None, /, *, copy: bool = True, device: object = None,
+) -> Tensor:
     if device not in (None, "cpu"):
         raise unsupported(np.astype, f"(..., device={device!r})")
     return stage_astype(x, dtype)
 
 
-def stage_astype(x: Tensor, dtype: Any) -> Tensor:
+def stage_astype(x: Tensor, dtype: DTypeLike | None) -> Tensor:
     """`x.astype(dtype)` (C casts: float -> int truncates toward 0, to bool is `!= 0`)."""
     try:
         target = np.dtype(dtype)

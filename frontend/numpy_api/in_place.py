@@ -14,7 +14,7 @@ import numpy as np
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 
 def _target(fn: Any, array: Any) -> Tensor:
@@ -29,7 +29,7 @@ def _target(fn: Any, array: Any) -> Tensor:
 
 
 @implements(np.copyto)
-def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) -> None:
+def copyto(dst: object, src: object, casting: Any = "same_kind", where: Any = True) -> None:
     target = _target(np.copyto, dst)
     source = tensor_of(src)
     if not np.can_cast(source.dtype, target.dtype, casting):
@@ -40,12 +40,12 @@ def copyto(dst: Any, src: Any, casting: Any = "same_kind", where: Any = True) ->
             )
         )
     if where is not True:
-        source = np.where(where, source, target)  # type: ignore[assignment]  # a Tensor
+        source = dispatched(np.where(where, source, target))
     target[...] = source
 
 
 @implements(np.put)
-def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
+def put(a: object, ind: object, v: object, mode: str = "raise") -> None:
     if mode != "raise":
         raise NotImplementedError(at_user_line("np.put with mode other than 'raise'"))
     target = _target(np.put, a)
@@ -60,7 +60,7 @@ def put(a: Any, ind: Any, v: Any, mode: str = "raise") -> None:
 
 
 @implements(np.fill_diagonal)
-def fill_diagonal(a: Any, val: Any, wrap: bool = False) -> None:
+def fill_diagonal(a: object, val: object, wrap: bool = False) -> None:
     target = _target(np.fill_diagonal, a)
     if target.ndim < 2 or (target.ndim > 2 and len(set(target.shape)) != 1):
         raise ValueError(at_user_line("All dimensions of input must be of equal length"))

@@ -43,7 +43,7 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.dims import FULL_SLICES, UNKNOWN, Dim, sliced
 from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import make_view
 
 _VALID = (
@@ -92,7 +92,7 @@ def _array_entry(array: np.ndarray) -> Entry:
     return Entry(Kind.INT, int(array)) if array.ndim == 0 else Entry(Kind.ARRAY, array)
 
 
-def _entry(item: Any) -> Entry | None:
+def _entry(item: object) -> Entry | None:
     """One key item classified; None for `...` (expanded by the caller)."""
     if item is Ellipsis:
         return None
@@ -115,7 +115,7 @@ def _entry(item: Any) -> Entry | None:
     raise IndexError(at_user_line(_VALID))
 
 
-def read_key(key: Any, ndim: int) -> list[Entry]:
+def read_key(key: object, ndim: int) -> list[Entry]:
     """The key's entries with `...` (or the missing tail) expanded into full slices."""
     items = key if isinstance(key, tuple) else (key,)
     entries = [_entry(item) for item in items]
@@ -130,9 +130,9 @@ def read_key(key: Any, ndim: int) -> list[Entry]:
         )
     fill = [Entry(Kind.SLICE, slice(None))] * (ndim - used)
     if None not in entries:
-        return [*entries, *fill]  # type: ignore[list-item]
+        return [*entries, *fill]  # type: ignore[list-item]  # no None: checked above
     at = entries.index(None)
-    return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]
+    return [*entries[:at], *fill, *entries[at + 1 :]]  # type: ignore[list-item]  # the None is left out
 
 
 def _out_of_bounds(index: int, size: int, axis: int) -> IndexError:
@@ -264,7 +264,7 @@ def _offset(tensor: Tensor) -> tuple[SSAValue, int]:
     return value, offset
 
 
-def _fixed_width(first: Any, stop: Any, stride: int) -> int | None:
+def _fixed_width(first: object, stop: object, stride: int) -> int | None:
     """The element count of `x[i + a : i + b]` (b - a, whatever `i` is), or None."""
     if stride != 1 or not (isinstance(first, Tensor) and isinstance(stop, Tensor)):
         return None
@@ -276,7 +276,9 @@ def _fixed_window(first: Tensor, width: int, size: int, axis: int) -> tuple:
     """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`: `b - a`
     elements from `i + a`, which the kernel checks lie inside the dim. (NumPy would give
     fewer elements, or wrap a negative start: a different shape, refused at run time.)"""
-    fits: Tensor = np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))  # type: ignore[assignment]  # staged
+    fits = dispatched(
+        np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))
+    )
     primitives.assert_true(
         fits,
         at_user_line(
@@ -394,7 +396,7 @@ def _runtime_message(axis: int, size: int) -> str:
 
 def _broadcast_indices(indices: Sequence[Tensor]) -> tuple[int, ...]:
     try:
-        return np.broadcast_shapes(*(t.shape for t in indices))  # type: ignore[arg-type]
+        return np.broadcast_shapes(*(t.shape for t in indices))  # type: ignore[arg-type]  # None dims fail as NumPy's error
     except ValueError:
         shapes = " ".join(str(t.shape) for t in indices)
         raise IndexError(
@@ -416,12 +418,15 @@ def _linear_index(
         wrapped = primitives.gather(positions, index, 0, _runtime_message(axis, size))
         wrapped = primitives.broadcast_to(wrapped, shape)
         # __array_function__: on Tensors np.add is a Tensor (NumPy's stubs say ndarray)
-        linear = wrapped if linear is None else np.add(np.multiply(linear, size), wrapped)  # type: ignore[assignment]
+        if linear is None:
+            linear = wrapped
+        else:
+            linear = dispatched(np.add(np.multiply(linear, size), wrapped))
     assert linear is not None
     return linear
 
 
-def _separated_in_key(key: Any) -> bool:
+def _separated_in_key(key: object) -> bool:
     """NumPy's adjacency rule reads the key as written: a `...` between two index arrays
     separates them even where it stands for no dim (`x[:, 0, ..., idx]` of a 3-d x)."""
     items = key if isinstance(key, tuple) else (key,)
@@ -449,7 +454,7 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
     axes = [d for d, e in enumerate(consuming) if e.kind in (Kind.INT, Kind.ARRAY)]
     sizes = [windowed.shape[d] for d in axes]
     indices = [
-        _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]
+        _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]  # a static dim here
         for d in axes
     ]
     shape = _broadcast_indices(indices)
@@ -462,13 +467,13 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
     moved = primitives.transpose(windowed, order)
     if len(axes) == 1:
         index = primitives.broadcast_to(indices[0], shape)
-        message = _runtime_message(axes[0], sizes[0])  # type: ignore[arg-type]
+        message = _runtime_message(axes[0], sizes[0])  # type: ignore[arg-type]  # static sizes here
     else:
-        index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]
+        index = _linear_index(sizes, indices, axes, shape)  # type: ignore[arg-type]  # static sizes here
         message = "IndexError: index out of bounds (checked per axis)"
     merged = (
         list(moved.shape[:first])
-        + [int(np.prod(sizes))]  # type: ignore[arg-type]
+        + [int(np.prod(sizes))]  # type: ignore[arg-type]  # static sizes here
         + list(moved.shape[first + len(axes) :])
     )
     gathered = primitives.gather(primitives.reshape(moved, merged), index, first, message)
@@ -492,11 +497,11 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
                 out.extend(index_shape)
                 placed = True
         else:
-            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]
+            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]  # static sizes here
     return out if adjacent else [*index_shape, *out]
 
 
-def getitem(x: Tensor, key: Any) -> Tensor:
+def getitem(x: Tensor, key: object) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
     if has_mask(key):
         return getitem_with_mask(x, key)
@@ -514,7 +519,9 @@ def getitem(x: Tensor, key: Any) -> Tensor:
 
 
 @implements(np.take)
-def take(a: Any, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise") -> Tensor:
+def take(
+    a: object, indices: object, axis: object = None, out: object = None, mode: str = "raise",
+) -> Tensor:
     if out is not None or mode != "raise":
         raise NotImplementedError(
             at_user_line("np.take with out= or mode other than 'raise' is not supported")
@@ -545,7 +552,7 @@ def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
     return primitives.gather(x, index, axis, _runtime_message(axis, size))
 
 
-def _unknown_size(index: Any) -> bool:
+def _unknown_size(index: object) -> bool:
     """An index array whose size only the kernel knows (`x[np.flatnonzero(m)]`)."""
     return isinstance(index, Tensor) and None in index.shape
 

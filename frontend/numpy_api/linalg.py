@@ -55,7 +55,7 @@ def _check_matmul_shapes(lhs: tuple, rhs: tuple) -> None:
 
 
 @implements(np.matmul)
-def matmul(x: Any, y: Any, out=None, **kwargs) -> Tensor:
+def matmul(x: object, y: object, out=None, **kwargs) -> Tensor:
     if out is not None or kwargs:
         raise unsupported(np.matmul, "(..., out=...)" if out is not None else f"(..., {kwargs})")
     _check_matmul_shapes(_shape(x), _shape(y))

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 
 
-def is_mask(item: Any) -> bool:
+def is_mask(item: object) -> bool:
     """A boolean array used as an index: a bool tensor (0-d too), or a NumPy bool array
     or list of at least one dim (a 0-d NumPy bool is a bool scalar, indexing.py's)."""
     if isinstance(item, Tensor):
@@ -48,15 +47,15 @@ def is_mask(item: Any) -> bool:
     return array.dtype == np.bool_ and array.ndim > 0
 
 
-def has_mask(key: Any) -> bool:
+def has_mask(key: object) -> bool:
     return any(is_mask(item) for item in _items(key))
 
 
-def _items(key: Any) -> list:
+def _items(key: object) -> list:
     return list(key) if isinstance(key, tuple) else [key]
 
 
-def _kind(item: Any) -> str:
+def _kind(item: object) -> str:
     if item is None:
         return "new"
     if item is Ellipsis:
@@ -79,7 +78,7 @@ _CONSUMES = {"new": 0, "slice": 1, "int": 1}
 _PRODUCES = {"new": 1, "slice": 1, "int": 0}
 
 
-def getitem_with_mask(x: Tensor, key: Any) -> Tensor:
+def getitem_with_mask(x: Tensor, key: object) -> Tensor:
     """`x[key]` for a key holding one boolean mask (see the module docstring)."""
     items = _items(key)
     kinds = [_kind(item) for item in items]
@@ -171,7 +170,7 @@ def _product(dims: Sequence[Dim]) -> Dim:
                 "supported: flatten first (x.reshape(-1, ...)[mask.reshape(-1)])"
             )
         )
-    return Product(unknown, known)  # type: ignore[arg-type]
+    return Product(unknown, known)  # type: ignore[arg-type]  # known is an int here
 
 
 def _true_positions(mask: Tensor | np.ndarray) -> Tensor:

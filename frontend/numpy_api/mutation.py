@@ -16,11 +16,11 @@ import numpy as np
 
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import assign, updates_in_place
 
 
-def augmented(tensor: Tensor, ufunc: np.ufunc, other: Any) -> Tensor:
+def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
     """`tensor <op>= other`: the new object the name is bound to (`tensor` itself when
     updated in place)."""
     result = ufunc(tensor, other)
@@ -56,7 +56,7 @@ _SYMBOLS = {
 
 
 # --- item assignment -------------------------------------------------------------------------
-def setitem(tensor: Tensor, key: Any, value: Any) -> None:
+def setitem(tensor: Tensor, key: object, value: object) -> None:
     """`tensor[key] = value` with NumPy's semantics (the value broadcast to the selected
     shape and cast to the array's dtype)."""
     from tracejit.frontend.numpy_api import indexing
@@ -86,7 +86,7 @@ def setitem(tensor: Tensor, key: Any, value: Any) -> None:
     assign(tensor, new)
 
 
-def _as_value(value: Any, dtype: np.dtype) -> Tensor:
+def _as_value(value: object, dtype: np.dtype) -> Tensor:
     """The assigned value as a tensor; Python numbers follow NumPy's checks (300 into
     int8 raises OverflowError, as NumPy does)."""
     if isinstance(value, Tensor):
@@ -102,18 +102,18 @@ def _as_value(value: Any, dtype: np.dtype) -> Tensor:
     if isinstance(value, int | float | complex) and not isinstance(value, bool):
         return primitives.constant(np.asarray(value).astype(dtype, casting="unsafe"))
     if isinstance(value, list | tuple) and any(_has_tensor(v) for v in value):
-        return np.asarray(value)  # type: ignore[return-value]  # np.array of tensors: a Tensor
+        return dispatched(np.asarray(value))
     return primitives.constant(np.asarray(value))
 
 
-def _has_tensor(value: Any) -> bool:
+def _has_tensor(value: object) -> bool:
     if isinstance(value, list | tuple):
         return any(_has_tensor(v) for v in value)
     return isinstance(value, Tensor)
 
 
 def _broadcast_value(
-    value: Any, selected: Tensor, dtype: np.dtype, advanced: bool = False
+    value: object, selected: Tensor, dtype: np.dtype, advanced: bool = False
 ) -> Tensor:
     """`value` as the selected part's shape and `dtype`: broadcast, after dropping leading
     1s NumPy drops (`a[0] = [[1, 2, 3]]` for a row of 3). With index arrays (`advanced`),
@@ -129,7 +129,7 @@ def _broadcast_value(
     if None in tensor.shape or None in selected.shape:
         return primitives.cast(_broadcast_unknown(tensor, selected), dtype)
     try:
-        shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]
+        shape = np.broadcast_shapes(tensor.shape, selected.shape)  # type: ignore[arg-type]  # None dims fail as NumPy's error
         if shape != selected.shape:
             raise ValueError
     except ValueError:
@@ -166,7 +166,7 @@ def _not_broadcastable(tensor: Tensor, selected: Tensor) -> ValueError:
     )
 
 
-def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
+def _boolean_mask(key: object, tensor: Tensor) -> Tensor | None:
     """The mask of `a[mask] = v` (a bool array indexing the leading dims), else None."""
     if isinstance(key, Tensor) and key.dtype == np.bool_ and key.ndim > 0:
         mask = key
@@ -186,7 +186,7 @@ def _boolean_mask(key: Any, tensor: Tensor) -> Tensor | None:
     return mask
 
 
-def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
+def _masked(tensor: Tensor, mask: Tensor, value: object) -> Tensor:
     """`a[mask] = v`: for a v of one element (or one per trailing row), np.where; for one
     value per selected element (`a[m] = a[m] - L`, a full-shape mask), a scatter to the
     mask's flat positions."""
@@ -206,7 +206,7 @@ def _masked(tensor: Tensor, mask: Tensor, value: Any) -> Tensor:
     if update.size == 1:
         update = primitives.reshape(update, ())
     wide = primitives.reshape(mask, [*mask.dims, *([1] * len(trailing))])
-    return np.where(wide, primitives.cast(update, tensor.dtype), tensor)  # type: ignore[return-value]
+    return dispatched(np.where(wide, primitives.cast(update, tensor.dtype), tensor))
 
 
 def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
@@ -233,13 +233,13 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
         update = Tensor(update.value, positions.dims)
     # a new root's flat view: the scatter's result is assigned below (np.ravel of a Tensor
     # is a Tensor; NumPy's stubs say ndarray)
-    flat: Tensor = np.ravel(tensor.copy())  # type: ignore[assignment]
+    flat = dispatched(np.ravel(tensor.copy()))
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(flat, positions, primitives.cast(update, tensor.dtype), message)
     return primitives.reshape(new, tensor.dims)
 
 
-def _scattered(tensor: Tensor, key: Any, value: Any) -> Tensor:
+def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     """`a[key] = v` with index arrays: the flat positions `key` selects (taken from
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""

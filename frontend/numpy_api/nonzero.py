@@ -32,7 +32,7 @@ _NO_0D = (
 
 
 @implements(np.argwhere)
-def argwhere(a: Any) -> Tensor:
+def argwhere(a: object) -> Tensor:
     return primitives.nonzero(tensor_of(a))
 
 
@@ -44,7 +44,7 @@ def column(coordinates: Tensor, axis: int) -> Tensor:
 
 
 @implements(np.nonzero)
-def nonzero(a: Any) -> tuple[Tensor, ...]:
+def nonzero(a: object) -> tuple[Tensor, ...]:
     x = tensor_of(a)
     if x.ndim == 0:
         raise ValueError(at_user_line(_NO_0D))
@@ -56,21 +56,21 @@ def flat_indices(x: Tensor, of: Tensor | None = None) -> Tensor:
     """`np.flatnonzero(x)`, its length counted as `of`'s non-zero elements (default `x`)."""
     flat = x if x.ndim == 1 else np.ravel(x)
     # __array_function__: np.ravel of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return column(primitives.nonzero(flat, of=x if of is None else of), 0)  # type: ignore[arg-type]
+    return column(primitives.nonzero(flat, of=x if of is None else of), 0)  # type: ignore[arg-type]  # np.ravel of a Tensor: a Tensor
 
 
 @implements(np.flatnonzero)
-def flatnonzero(a: Any) -> Tensor:
+def flatnonzero(a: object) -> Tensor:
     return flat_indices(tensor_of(a))
 
 
-def where_one_argument(condition: Any) -> tuple[Tensor, ...]:
+def where_one_argument(condition: object) -> tuple[Tensor, ...]:
     """`np.where(condition)`: NumPy's `np.asarray(condition).nonzero()`."""
     return nonzero(condition)
 
 
 @implements(np.count_nonzero)
-def count_nonzero(a: Any, axis: Any = None, *, keepdims: bool = False) -> Tensor:
+def count_nonzero(a: object, axis: Any = None, *, keepdims: bool = False) -> Tensor:
     """The number of non-zero elements (over `axis`), as intp: a sum of `x != 0`."""
     x = tensor_of(a)
     axes = normalize_axes(axis, x.ndim)

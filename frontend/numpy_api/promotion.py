@@ -13,7 +13,6 @@ so it is weak too.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
@@ -25,7 +24,7 @@ from tracejit.frontend.staging.tensor import Tensor, weak_type
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 
-def dtype_descriptor(x: Any) -> np.dtype | type:
+def dtype_descriptor(x: object) -> np.dtype | type:
     """What `resolve_dtypes` needs: a dtype, or the Python type for a weak scalar."""
     if isinstance(x, Tensor):
         return weak_type(x) or x.dtype
@@ -42,7 +41,7 @@ def dtype_descriptor(x: Any) -> np.dtype | type:
 
 
 
-def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...]:
+def loop_dtypes(ufunc: np.ufunc, operands: Sequence[object]) -> tuple[np.dtype, ...]:
     """(input dtypes..., output dtype) NumPy would use for `ufunc(*operands)`."""
     descriptors = tuple(dtype_descriptor(x) for x in operands)
     if not any(isinstance(d, np.dtype) for d in descriptors):  # weak tensors and literals only:
@@ -53,13 +52,13 @@ def loop_dtypes(ufunc: np.ufunc, operands: Sequence[Any]) -> tuple[np.dtype, ...
         raise TypeError(at_user_line(f"np.{ufunc.__name__}: {error}")) from None
 
 
-def _strong(x: Any, descriptor: np.dtype | type) -> np.dtype | type:
+def _strong(x: object, descriptor: np.dtype | type) -> np.dtype | type:
     """A weak tensor's own dtype (int64/float64, what NumPy gives the Python scalar alone):
     resolving only Python types gives object loops for comparisons of Python ints."""
     return x.dtype if isinstance(x, Tensor) else descriptor
 
 
-def as_tensor(x: Any, dtype: np.dtype) -> Tensor:
+def as_tensor(x: object, dtype: np.dtype) -> Tensor:
     """`x` as a Tensor of `dtype`: cast a Tensor, stage anything else as a constant."""
     if isinstance(x, Tensor):
         return primitives.cast(x, dtype)
@@ -78,7 +77,7 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
     (frontend/staging/dims.py)."""
     if all(None not in t.shape for t in tensors):
         try:
-            return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]
+            return np.broadcast_shapes(*(t.shape for t in tensors))  # type: ignore[arg-type]  # None dims fail as NumPy's error
         except ValueError:
             shapes = " and ".join(str(t.shape) for t in tensors)
             raise ValueError(
@@ -110,7 +109,7 @@ def _unknown_dim_witnesses(tensors: Sequence[Tensor], rank: int) -> dict[int, tu
     return found
 
 
-def weak_result_type(*operands: Any) -> np.dtype:
+def weak_result_type(*operands: object) -> np.dtype:
     """`np.result_type` of the operands with Python scalars weak (NEP 50), as `np.where`."""
     descriptors = []
     for x in operands:

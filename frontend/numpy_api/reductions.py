@@ -29,7 +29,7 @@ from tracejit.frontend.numpy_api.promotion import as_tensor, dtype_descriptor
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # Reductions NumPy cannot start on an empty axis, with the name its error message uses.
 _NO_IDENTITY = {"max": "maximum", "min": "minimum", "argmax": "argmax", "argmin": "argmin"}
@@ -66,7 +66,7 @@ def _keep_dims(result: Tensor, source: Tensor, axes: tuple[int, ...]) -> Tensor:
     return Tensor(emit(op).result)
 
 
-def _source_dtype(x: Any) -> np.dtype:
+def _source_dtype(x: object) -> np.dtype:
     return x.dtype if isinstance(x, Tensor) else np.dtype(dtype_descriptor(x))
 
 
@@ -78,7 +78,7 @@ def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     unknown = tuple(a for a in axes if x.shape[a] is None)
     if kind in _NO_IDENTITY and unknown:  # empty only at run time (x[mask], None dims)
         nonempty = np.greater(_count(x, unknown), 0)
-        primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]
+        primitives.assert_true(nonempty, at_user_line(f"ValueError: {_empty_message(kind)}"))  # type: ignore[arg-type]  # np.greater of a Tensor: a Tensor
     if x.dtype == np.bool_:
         kind = _BOOL_KINDS.get(kind, kind)
     if x.dtype.kind == "c" and kind not in ("sum", "prod"):
@@ -190,14 +190,14 @@ def _count(x: Tensor, axis) -> np.intp | Tensor:
     )
     count = primitives.reduce("sum", ones, range(len(unknown)))
     # __array_function__: np.multiply of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return count if known == 1 else np.multiply(count, known)  # type: ignore[return-value]
+    return count if known == 1 else dispatched(np.multiply(count, known))
 
 
 def _divide_keeping_dtype(total: Tensor, divisor: np.intp | Tensor) -> Tensor:
     """NumPy's `true_divide(total, divisor, out=total, casting='unsafe')`: divide with the
     promoted dtype (float32 / intp is computed in float64) and cast back."""
     # __array_function__: np.true_divide of a Tensor is a Tensor (NumPy's stubs say ndarray)
-    return primitives.cast(np.true_divide(total, divisor), total.dtype)  # type: ignore[arg-type]
+    return primitives.cast(dispatched(np.true_divide(total, divisor)), total.dtype)
 
 
 def _float_accumulator(source: np.dtype, dtype) -> np.dtype | None:
@@ -217,7 +217,7 @@ def _mean(a, axis, dtype, keepdims: bool) -> Tensor:
     if not float16_result:
         return _divide_keeping_dtype(total, count)
     if total.ndim == 0:  # a NumPy scalar there: float16(total / count), one rounding
-        return primitives.cast(np.true_divide(total, count), x.dtype)  # type: ignore[arg-type]
+        return primitives.cast(dispatched(np.true_divide(total, count)), x.dtype)
     return primitives.cast(_divide_keeping_dtype(total, count), x.dtype)  # via float32
 
 
@@ -226,8 +226,8 @@ def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
     dtype = _float_accumulator(x.dtype, dtype)
     count = _count(x, axis)
     mean = _divide_keeping_dtype(_accumulating("sum", np.sum, x, axis, dtype, True), count)
-    deviation = np.subtract(x, mean)
-    squares = _squared_magnitude(deviation)  # type: ignore[arg-type]  # a Tensor
+    deviation = dispatched(np.subtract(x, mean))
+    squares = _squared_magnitude(deviation)
     total = _accumulating("sum", np.sum, squares, axis, dtype, keepdims)
     return _divide_keeping_dtype(total, np.maximum(count - ddof, 0))
 
@@ -235,9 +235,9 @@ def _var(a, axis, dtype, ddof, keepdims: bool) -> Tensor:
 def _squared_magnitude(x: Tensor) -> Tensor:
     """x * x, and for complex x re**2 + im**2 (a float: NumPy's _var on complex)."""
     if x.dtype.kind != "c":
-        return np.multiply(x, x)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.multiply(x, x))
     re, im = primitives.real(x), primitives.imag(x)
-    return np.add(np.multiply(re, re), np.multiply(im, im))  # type: ignore[return-value]
+    return dispatched(np.add(np.multiply(re, re), np.multiply(im, im)))
 
 
 @implements(np.mean)
@@ -254,7 +254,8 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if not returned:
         return result
     x = as_tensor(a, _source_dtype(a))
-    return result, result.dtype.type(x.size / result.size)
+    sizes = x.size / result.size  # type: ignore[operator]  # None (unknown) fails as before
+    return result, result.dtype.type(sizes)
 
 
 @implements(np.var)
@@ -271,7 +272,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **kwargs):
     return np.sqrt(_var(a, axis, dtype, ddof, keepdims))
 
 
-def _ddof(numpy_fn, ddof, kwargs: dict) -> Any:
+def _ddof(numpy_fn, ddof, kwargs: dict) -> object:
     """NumPy 2's `correction=` is another name for `ddof=` (pops it from `kwargs`)."""
     correction = kwargs.pop("correction", np._NoValue)
     if correction is np._NoValue:

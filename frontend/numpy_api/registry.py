@@ -20,13 +20,13 @@ UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
-def implements(*numpy_functions: Callable[..., Any]):
+def implements(*numpy_functions: Callable[..., object]):
     """Register the decorated function as the staged form of `numpy_functions`."""
 
-    def register(impl: Callable[..., Any]) -> Callable[..., Any]:
+    def register(impl: Callable[..., object]) -> Callable[..., Any]:
         for fn in numpy_functions:
             table = UFUNCS if isinstance(fn, np.ufunc) else FUNCTIONS
-            table[fn] = impl  # type: ignore[index]
+            table[fn] = impl  # type: ignore[index]  # one of the two tables
         return impl
 
     return register
@@ -41,7 +41,7 @@ def numpy_name(fn: Any) -> str:
     return f"{module}.{fn.__name__}"
 
 
-def unsupported(fn: Any, detail: str = "") -> TypeError:
+def unsupported(fn: object, detail: str = "") -> TypeError:
     message = f"{numpy_name(fn)}{detail} is not supported by tracejit"
     return TypeError(at_user_line(message))
 
@@ -84,7 +84,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     return write_out(out, result, ufunc)
 
 
-def call_function(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+def call_function(fn: Callable[..., object], args: tuple, kwargs: dict) -> Any:
     impl = FUNCTIONS.get(fn)
     if impl is None:
         raise unsupported(fn)
@@ -117,14 +117,14 @@ MAY_ALIAS = {
 ARRAY_RESULTS = {np.where, np.roll}
 
 
-def _is_array(x: Any) -> bool:
+def _is_array(x: object) -> bool:
     from tracejit.frontend.staging.tensor import Tensor
     from tracejit.frontend.staging.views import updates_in_place
 
     return isinstance(x, np.ndarray) or (isinstance(x, Tensor) and updates_in_place(x))
 
 
-def new_array(result: Any, arguments: Any) -> Any:
+def new_array(result: object, arguments: object) -> Any:
     """`result` as a new array: when an implementation hands back an argument or a view
     (`np.floor` of integers, `np.concatenate([t])`, `np.roll(t, 0)`, ...), another Tensor
     holding the same value (values are immutable in the trace: no copy is staged)."""
@@ -137,7 +137,7 @@ def new_array(result: Any, arguments: Any) -> Any:
     return Tensor(result.value, result.dims, weak=result.weak)
 
 
-def _tensors_in(values: Any) -> list[Any]:
+def _tensors_in(values: object) -> list[object]:
     if isinstance(values, list | tuple):
         return [t for v in values for t in _tensors_in(v)]
     return [values]
@@ -157,7 +157,7 @@ def naming_unsupported_dtype(error: UnsupportedDtypeError, what: str, values: An
     return UnsupportedDtypeError(error.dtype, at_user_line(f"{what}: {which}: {error}"))
 
 
-def _describe(value: Any) -> str:
+def _describe(value: object) -> str:
     from tracejit.frontend.staging.tensor import Tensor
 
     if isinstance(value, Tensor):
@@ -171,7 +171,7 @@ def _describe(value: Any) -> str:
 
 
 @implements(np.shape)
-def _shape(a: Any) -> tuple:
+def _shape(a: object) -> tuple:
     from tracejit.frontend.staging import runtime_sizes
 
     return runtime_sizes.shape(a)  # run-time int64 tensors for dims unknown at trace time

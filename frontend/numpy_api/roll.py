@@ -24,14 +24,14 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # An axis's total shift: an int in [0, n), or a 0-d int64 tensor holding one.
 Offset = int | Tensor
 
 
 @implements(np.roll)
-def roll(a: Any, shift: Any, axis: Any = None) -> Tensor:
+def roll(a: object, shift: object, axis: object = None) -> Tensor:
     x = require_static(np.roll, array_of(a))
     if axis is None:
         flat = roll(primitives.reshape(x, [x.size]), shift, 0)
@@ -70,7 +70,7 @@ def _pairs(shift: Any, axes: tuple[int, ...]) -> list[tuple[Any, int]]:
     return [(shifts[i % len(shifts)], axes[i % len(axes)]) for i in range(count)]
 
 
-def _has_tensor(x: Any) -> bool:
+def _has_tensor(x: object) -> bool:
     return isinstance(x, Tensor) or (
         isinstance(x, list | tuple) and any(isinstance(e, Tensor) for e in x)
     )
@@ -89,14 +89,14 @@ def _offset(shift: Any, size: int) -> Offset:
         )
     # in the shift's own signedness, so that no value wraps: uint64 stays unsigned
     wide = primitives.cast(shift, np.dtype(np.uint64 if shift.dtype.kind == "u" else np.int64))
-    reduced = np.remainder(wide, size or 1)
-    return primitives.cast(reduced, np.dtype(np.int64))  # type: ignore[arg-type]
+    reduced = dispatched(np.remainder(wide, size or 1))
+    return primitives.cast(reduced, np.dtype(np.int64))
 
 
 def _add(total: Offset, offset: Offset, size: int) -> Offset:
     if isinstance(total, int) and isinstance(offset, int):
         return (total + offset) % (size or 1)
-    return np.remainder(np.add(total, offset), size or 1)  # type: ignore[return-value]
+    return dispatched(np.remainder(np.add(total, offset), size or 1))
 
 
 def _roll_axis(x: Tensor, axis: int, offset: Offset) -> Tensor:
@@ -105,8 +105,8 @@ def _roll_axis(x: Tensor, axis: int, offset: Offset) -> Tensor:
     if isinstance(offset, Tensor):
         if size == 0:
             return x
-        positions = np.remainder(np.subtract(np.arange(size), offset), size)
-        return primitives.gather(x, positions, axis, "IndexError: np.roll position")  # type: ignore[arg-type]
+        positions = dispatched(np.remainder(np.subtract(np.arange(size), offset), size))
+        return primitives.gather(x, positions, axis, "IndexError: np.roll position")
     if offset == 0:
         return x
     tail = _part(x, axis, size - offset, offset)  # the last `offset` elements come first

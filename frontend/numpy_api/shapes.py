@@ -15,22 +15,23 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.registry import implements, numpy_name
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import make_view, permuted, refuse_writes, reshaped
 
 
 # --- helpers shared by the shape, indexing and einsum modules ---------------------------
-def _contains_tensor(x: Any) -> bool:
+def _contains_tensor(x: object) -> bool:
     if isinstance(x, Tensor):
         return True
     return isinstance(x, list | tuple) and any(_contains_tensor(e) for e in x)
 
 
-def tensor_of(x: Any) -> Tensor:
+def tensor_of(x: object) -> Tensor:
     """`np.asarray(x)` as a Tensor (a nested list holding Tensors is stacked)."""
     if isinstance(x, Tensor):
         return x
@@ -39,7 +40,7 @@ def tensor_of(x: Any) -> Tensor:
     return primitives.constant(np.asarray(x))
 
 
-def require_static(fn: Any, x: Tensor) -> Tensor:
+def require_static(fn: object, x: Tensor) -> Tensor:
     if any(d is None for d in x.shape):
         raise NotImplementedError(
             at_user_line(f"{numpy_name(fn)} on a tensor with unknown (None) dims is not supported")
@@ -47,7 +48,7 @@ def require_static(fn: Any, x: Tensor) -> Tensor:
     return x
 
 
-def static_tensor(fn: Any, x: Any) -> Tensor:
+def static_tensor(fn: object, x: object) -> Tensor:
     return require_static(fn, tensor_of(x))
 
 
@@ -61,7 +62,7 @@ def normalize_axis(axis: Any, ndim: int) -> int:
     return axis % ndim
 
 
-def normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+def normalize_axes(axes: object, ndim: int) -> tuple[int, ...]:
     """An int or a sequence of ints as distinct non-negative axes, in the given order."""
     axes = (axes,) if not isinstance(axes, Sequence) else axes
     normalized = tuple(normalize_axis(a, ndim) for a in axes)
@@ -76,7 +77,7 @@ def as_shape(shape: Any) -> tuple[int, ...]:
     return (operator.index(shape),)
 
 
-def _only_c_order(fn: Any, order: str) -> None:
+def _only_c_order(fn: object, order: str) -> None:
     if order not in ("C", "A", "K"):
         raise NotImplementedError(
             at_user_line(f"{numpy_name(fn)}(order={order!r}) is not supported")
@@ -99,7 +100,7 @@ def resolve_shape(size: int, shape: tuple[int, ...]) -> tuple[int, ...]:
     return shape
 
 
-def reshape_tensor(x: Tensor, shape: Any) -> Tensor:
+def reshape_tensor(x: Tensor, shape: object) -> Tensor:
     measured = runtime_sizes.sizes_to_dims(shape)
     if measured is not None:
         return primitives.reshape(x, _reshape_to_sizes(x, shape))
@@ -155,7 +156,7 @@ def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
             )
         )
 
-    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]
+    target = runtime_sizes.sizes_to_dims(shape)[0]  # type: ignore[index]  # one dims tuple per shape
     if any(isinstance(t, Tensor) for t in target):
         raise refuse("a size computed at run time (not x.shape[k] itself) is not supported")
     target = [t if not isinstance(t, int | np.integer) else operator.index(t) for t in target]
@@ -189,7 +190,7 @@ def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
             )
     times = known_source // known_target
     if not remaining:
-        fill: Any = times
+        fill: object = times
     elif len(remaining) == 1 and times == 1:
         fill = remaining[0]
     elif any(isinstance(d, Unknown) for d in remaining):
@@ -200,21 +201,21 @@ def _reshape_to_sizes(x: Tensor, shape: Any) -> list:
 
 
 @implements(np.reshape)
-def reshape(a: Any, /, shape: Any = None, order: str = "C", *, copy: Any = None) -> Tensor:
+def reshape(a: object, /, shape: object = None, order: str = "C", *, copy: object = None) -> Tensor:
     _only_c_order(np.reshape, order)
     x = tensor_of(a)
     return reshaped(x, reshape_tensor(x, shape))
 
 
 @implements(np.ravel)
-def ravel(a: Any, order: str = "C") -> Tensor:
+def ravel(a: object, order: str = "C") -> Tensor:
     _only_c_order(np.ravel, order)
     x = tensor_of(a)
     return reshaped(x, reshape_tensor(x, -1))
 
 
 @implements(np.expand_dims)
-def expand_dims(a: Any, axis: Any) -> Tensor:
+def expand_dims(a: object, axis: object) -> Tensor:
     x = tensor_of(a)
     axes = normalize_axes(axis, x.ndim + (len(axis) if isinstance(axis, Sequence) else 1))
     sizes = iter(x.dims)
@@ -223,7 +224,7 @@ def expand_dims(a: Any, axis: Any) -> Tensor:
 
 
 @implements(np.squeeze)
-def squeeze(a: Any, axis: Any = None) -> Tensor:
+def squeeze(a: object, axis: object = None) -> Tensor:
     x = tensor_of(a)
     if axis is None:
         if None in x.shape:  # which dims NumPy drops would depend on the run-time sizes
@@ -245,7 +246,7 @@ def squeeze(a: Any, axis: Any = None) -> Tensor:
 
 # --- axis permutations ------------------------------------------------------------------
 @implements(np.transpose)
-def transpose(a: Any, axes: Any = None) -> Tensor:
+def transpose(a: object, axes: object = None) -> Tensor:
     x = tensor_of(a)
     if axes is None:
         return _permuted(x, list(range(x.ndim - 1, -1, -1)))
@@ -261,7 +262,7 @@ def _permuted(x: Tensor, permutation: list[int]) -> Tensor:
 
 
 @implements(np.swapaxes)
-def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
+def swapaxes(a: object, axis1: object, axis2: object) -> Tensor:
     x = tensor_of(a)
     i, j = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
     permutation = list(range(x.ndim))
@@ -270,7 +271,7 @@ def swapaxes(a: Any, axis1: Any, axis2: Any) -> Tensor:
 
 
 @implements(np.moveaxis)
-def moveaxis(a: Any, source: Any, destination: Any) -> Tensor:
+def moveaxis(a: object, source: object, destination: object) -> Tensor:
     x = tensor_of(a)
     sources, destinations = normalize_axes(source, x.ndim), normalize_axes(destination, x.ndim)
     if len(sources) != len(destinations):
@@ -286,13 +287,15 @@ def moveaxis(a: Any, source: Any, destination: Any) -> Tensor:
 
 
 # --- joining ----------------------------------------------------------------------------
-def _joined_dtype(fn: Any, tensors: Sequence[Tensor], dtype: Any, casting: str) -> np.dtype:
+def _joined_dtype(
+    fn: object, tensors: Sequence[Tensor], dtype: DTypeLike | None, casting: str,
+) -> np.dtype:
     common = np.result_type(*(t.dtype for t in tensors))
     if dtype is None:
         return common
     dtype = np.dtype(dtype)
     for t in tensors:
-        if not np.can_cast(t.dtype, dtype, casting=casting):  # type: ignore[arg-type]
+        if not np.can_cast(t.dtype, dtype, casting=casting):  # type: ignore[arg-type]  # casting is one of NumPy's names
             raise TypeError(
                 at_user_line(
                     f"Cannot cast array data from dtype('{t.dtype}') to dtype('{dtype}') "
@@ -337,7 +340,13 @@ def _run_time_equal(tensors: Sequence[Tensor], axis: int) -> None:
             require_equal([t.dims[d] for t in tensors], current_trace().dim_constraints)
 
 
-def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "same_kind"):
+def join(
+    fn: object,
+    arrays: Any,
+    axis: object,
+    dtype: DTypeLike | None = None,
+    casting: str = "same_kind",
+):
     """`np.concatenate(arrays, axis, dtype=dtype, casting=casting)`."""
     tensors = [tensor_of(a) for a in arrays]
     if not tensors:
@@ -354,7 +363,7 @@ def join(fn: Any, arrays: Any, axis: Any, dtype: Any = None, casting: str = "sam
     return primitives.concat([primitives.cast(t, result_dtype) for t in tensors], axis)
 
 
-def _no_out(fn: Any, out: Any) -> None:
+def _no_out(fn: object, out: object) -> None:
     if out is not None:
         raise NotImplementedError(at_user_line(f"{numpy_name(fn)}(..., out=...) is not supported"))
 
@@ -388,13 +397,13 @@ def _at_least(x: Tensor, ndim: int) -> Tensor:
 
 
 @implements(np.atleast_1d)
-def atleast_1d(*arys: Any):
+def atleast_1d(*arys: object):
     results = [_at_least(tensor_of(a), 1) for a in arys]
     return results[0] if len(results) == 1 else tuple(results)
 
 
 @implements(np.atleast_2d)
-def atleast_2d(*arys: Any):
+def atleast_2d(*arys: object):
     results = [_at_least(tensor_of(a), 2) for a in arys]
     return results[0] if len(results) == 1 else tuple(results)
 
@@ -414,7 +423,7 @@ def vstack(tup, *, dtype=None, casting="same_kind") -> Tensor:
 
 # --- repetition ---------------------------------------------------------------------------
 @implements(np.broadcast_to)
-def broadcast_to(array: Any, shape: Any, subok: bool = False) -> Tensor:
+def broadcast_to(array: object, shape: object, subok: bool = False) -> Tensor:
     measured = runtime_sizes.sizes_to_dims(shape)
     if measured is not None:
         return _broadcast_to_sizes(tensor_of(array), *measured)
@@ -448,7 +457,7 @@ def _never_written(parent: Tensor, new: Tensor) -> Tensor:
 
 
 @implements(np.tile)
-def tile(A: Any, reps: Any) -> Tensor:
+def tile(A: object, reps: Any) -> Tensor:
     x = static_tensor(np.tile, A)
     reps = as_shape(reps)
     if any(r < 0 for r in reps):
@@ -464,7 +473,7 @@ def tile(A: Any, reps: Any) -> Tensor:
 
 
 @implements(np.repeat)
-def repeat(a: Any, repeats: Any, axis: Any = None) -> Tensor:
+def repeat(a: object, repeats: object, axis: Any = None) -> Tensor:
     x = static_tensor(np.repeat, a)
     if isinstance(repeats, Tensor):
         raise TypeError(
@@ -494,13 +503,19 @@ def _repeat_each(x: Tensor, count: int, axis: int) -> Tensor:
     with_unit = shape[: axis + 1] + [1] + shape[axis + 1 :]
     spread = shape[: axis + 1] + [count] + shape[axis + 1 :]
     expanded = primitives.broadcast_to(primitives.reshape(x, with_unit), spread)
-    shape[axis] = shape[axis] * count  # type: ignore[operator]
+    shape[axis] = shape[axis] * count  # type: ignore[operator]  # a static dim here
     return primitives.reshape(expanded, shape)
 
 
 # --- differences ------------------------------------------------------------------------
 @implements(np.diff)
-def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append: Any = np._NoValue):
+def diff(
+    a: object,
+    n: Any = 1,
+    axis: object = -1,
+    prepend: object = np._NoValue,
+    append: object = np._NoValue,
+):
     """`np.diff`: `n` times `x[1:] - x[:-1]` along `axis` (`!=` for bools, as NumPy)."""
     from tracejit.frontend.numpy_api.indexing import getitem
 
@@ -520,7 +535,9 @@ def diff(a: Any, n: Any = 1, axis: Any = -1, prepend: Any = np._NoValue, append:
             getitem(x, (*before, slice(None, -1))),
         )
         # __array_function__: on Tensors these return a Tensor (NumPy's stubs say ndarray)
-        x = np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)  # type: ignore[assignment]
+        x = dispatched(
+            np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)
+        )
     return x
 
 
@@ -532,14 +549,14 @@ def reverse(x: Tensor, axes: Sequence[int]) -> Tensor:
 
 
 @implements(np.flip)
-def flip(m: Any, axis: Any = None) -> Tensor:
+def flip(m: object, axis: object = None) -> Tensor:
     x = tensor_of(m)
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
     return reverse(x, axes)
 
 
 @implements(np.fliplr)
-def fliplr(m: Any) -> Tensor:
+def fliplr(m: object) -> Tensor:
     x = tensor_of(m)
     if x.ndim < 2:
         raise ValueError(at_user_line("Input must be >= 2-d."))
@@ -547,14 +564,14 @@ def fliplr(m: Any) -> Tensor:
 
 
 @implements(np.flipud)
-def flipud(m: Any) -> Tensor:
+def flipud(m: object) -> Tensor:
     x = tensor_of(m)
     if x.ndim < 1:
         raise ValueError(at_user_line("Input must be >= 1-d."))
     return reverse(x, (0,))
 
 
-def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
+def _pad_pairs(pad_width: object, ndim: int) -> list[tuple[int, int]]:
     """NumPy's `_as_pairs`: a scalar, a pair, or one pair per axis."""
     widths = np.asarray(pad_width)
     if widths.dtype.kind not in "iub":
@@ -571,7 +588,7 @@ def _pad_pairs(pad_width: Any, ndim: int) -> list[tuple[int, int]]:
     return [(int(lo), int(hi)) for lo, hi in pairs]
 
 
-def _pad_value(x: Tensor, value: Any) -> Tensor:
+def _pad_value(x: Tensor, value: object) -> Tensor:
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise NotImplementedError(
@@ -589,7 +606,7 @@ def _pad_value(x: Tensor, value: Any) -> Tensor:
 
 
 @implements(np.pad)
-def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Tensor:
+def pad(array: object, pad_width: object, mode: object = "constant", **kwargs: object) -> Tensor:
     x = static_tensor(np.pad, array)
     if mode != "constant":
         raise NotImplementedError(at_user_line(f"np.pad(mode={mode!r}) is not supported"))
@@ -605,25 +622,26 @@ def pad(array: Any, pad_width: Any, mode: Any = "constant", **kwargs: Any) -> Te
     return primitives.pad(x, value, [lo for lo, _ in pairs], [hi for _, hi in pairs])
 
 
-def _triangle(fn: Any, m: Any, k: Any, lower: bool) -> Tensor:
+def _triangle(fn: object, m: object, k: Any, lower: bool) -> Tensor:
     x = static_tensor(fn, m)
     if x.ndim == 0:
         raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
     # as NumPy: the mask has the last two dims' shape (a 1-D input of n gives n x n)
     # NumPy's stubs do not take *args for N, M (a static tensor's dims are ints)
-    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]
+    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]  # static dims
     keep = below if lower else ~below
     # __array_function__: np.where of Tensors is a Tensor (NumPy's stubs say ndarray)
-    return np.where(primitives.constant(keep), x, primitives.constant(np.zeros(1, x.dtype)))  # type: ignore[return-value]
+    mask = primitives.constant(keep)
+    return dispatched(np.where(mask, x, primitives.constant(np.zeros(1, x.dtype))))
 
 
 @implements(np.tril)
-def tril(m: Any, k: Any = 0) -> Tensor:
+def tril(m: object, k: object = 0) -> Tensor:
     return _triangle(np.tril, m, k, lower=True)
 
 
 @implements(np.triu)
-def triu(m: Any, k: Any = 0) -> Tensor:
+def triu(m: object, k: object = 0) -> Tensor:
     return _triangle(np.triu, m, k, lower=False)
 
 

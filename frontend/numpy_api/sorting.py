@@ -10,8 +10,6 @@ traced array (write `t = np.sort(t)`); the sorted values never depend on the kin
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
@@ -24,7 +22,9 @@ from tracejit.frontend.staging.tensor import Tensor
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
 
-def _sorted(what: str, numpy_fn: Any, a: Any, axis: Any, kind: Any, order: Any) -> Tensor:
+def _sorted(
+    what: str, numpy_fn: object, a: object, axis: object, kind: object, order: object,
+) -> Tensor:
     if order is not None:
         raise unsupported(numpy_fn, "(..., order=...) (structured arrays)")
     if kind not in _KINDS:
@@ -38,10 +38,24 @@ def _sorted(what: str, numpy_fn: Any, a: Any, axis: Any, kind: Any, order: Any) 
 
 
 @implements(np.sort)
-def sort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None):
+def sort(
+    a: object,
+    axis: object = -1,
+    kind: object = None,
+    order: object = None,
+    *,
+    stable: object = None,
+):
     return _sorted("values", np.sort, a, axis, kind, order)
 
 
 @implements(np.argsort)
-def argsort(a: Any, axis: Any = -1, kind: Any = None, order: Any = None, *, stable: Any = None):
+def argsort(
+    a: object,
+    axis: object = -1,
+    kind: object = None,
+    order: object = None,
+    *,
+    stable: object = None,
+):
     return _sorted("indices", np.argsort, a, axis, kind, order)

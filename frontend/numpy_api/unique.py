@@ -26,8 +26,6 @@ rather than run for minutes.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tracejit.frontend.numpy_api.nonzero import column
@@ -35,7 +33,7 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 # The most elements np.unique takes of a size only the kernel knows (its n x n
 # comparisons are arrays then).
@@ -54,15 +52,15 @@ def _too_large(limit: int) -> str:
 
 @implements(np.unique)
 def unique(
-    ar: Any,
+    ar: object,
     return_index: bool = False,
     return_inverse: bool = False,
     return_counts: bool = False,
-    axis: Any = None,
+    axis: object = None,
     *,
     equal_nan: bool = True,
     sorted: bool = True,  # NumPy allows any order when False: sorted is one
-) -> Any:
+) -> object:
     if axis is not None or not equal_nan:
         raise NotImplementedError(
             at_user_line("np.unique with axis= or equal_nan=False is not supported")
@@ -95,11 +93,11 @@ def _by_sorting(x: Tensor, v: Tensor, return_index, return_inverse, return_count
     if return_index:
         outputs.append(order[first])
     if return_inverse:
-        group: Tensor = np.cumsum(first.astype(np.intp)) - 1  # type: ignore[assignment]  # staged
+        group = dispatched(np.cumsum(first.astype(np.intp))) - 1
         outputs.append(primitives.reshape(group[np.argsort(order)], x.dims))
     if return_counts:
         last = np.concatenate([changes, one])  # the last of each run of equal values
-        outputs.append(np.flatnonzero(last) - np.flatnonzero(first) + 1)  # type: ignore[arg-type]  # staged: a Tensor
+        outputs.append(dispatched(np.flatnonzero(last)) - np.flatnonzero(first) + 1)
     return outputs
 
 
@@ -127,21 +125,22 @@ def _by_pairs(x: Tensor, v: Tensor, return_index, return_inverse, return_counts)
 
 
 def _flat(x: Tensor) -> Tensor:
-    return x if x.ndim == 1 else np.ravel(x)  # type: ignore[return-value]
+    return x if x.ndim == 1 else dispatched(np.ravel(x))
 
 
 def _same(a: Tensor, b: Tensor) -> Tensor:
     """a == b, NaN equal to NaN (broadcasting)."""
     if a.dtype.kind != "f":
-        return np.equal(a, b)  # type: ignore[return-value]
-    return np.logical_or(np.equal(a, b), np.logical_and(np.isnan(a), np.isnan(b)))  # type: ignore[return-value]
+        return dispatched(np.equal(a, b))
+    return dispatched(np.logical_or(np.equal(a, b), np.logical_and(np.isnan(a), np.isnan(b))))
 
 
 def _less(a: Tensor, b: Tensor) -> Tensor:
     """a < b in NumPy's sort order: NaN after every number (broadcasting)."""
     if a.dtype.kind != "f":
-        return np.less(a, b)  # type: ignore[return-value]
-    return np.logical_or(np.less(a, b), np.logical_and(np.isnan(b), np.logical_not(np.isnan(a))))  # type: ignore[return-value]
+        return dispatched(np.less(a, b))
+    less = np.less(a, b)
+    return dispatched(np.logical_or(less, np.logical_and(np.isnan(b), np.logical_not(np.isnan(a)))))
 
 
 def _positions(v: Tensor) -> Tensor:

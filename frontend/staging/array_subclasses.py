@@ -11,14 +11,12 @@ instead.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tracejit.frontend.staging.source_location import at_user_line
 
 
-def refusal(value: Any) -> str | None:
+def refusal(value: object) -> str | None:
     """Why `value` cannot be traced as a plain array and what to pass instead (None if it
     can: an ndarray, or a subclass that keeps ndarray's meaning)."""
     kind = type(value)
@@ -50,14 +48,14 @@ def refusal(value: Any) -> str | None:
     return None
 
 
-def check_argument(value: Any, name: str) -> None:
+def check_argument(value: object, name: str) -> None:
     """Raise TypeError if argument `name` is an array subclass tracejit refuses."""
     why = refusal(value)
     if why is not None:
         raise TypeError(at_user_line(f"argument '{name}' {why}"))
 
 
-def check_constant(value: Any) -> None:
+def check_constant(value: object) -> None:
     """Raise TypeError if an array the traced function uses (a global, a closure's) is an
     array subclass tracejit refuses."""
     why = refusal(value)

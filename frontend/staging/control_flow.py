@@ -37,7 +37,7 @@ from tracejit.runtime.structure import TreeDef, flatten, unflatten
 _NUMBERS = (bool, int, float, complex, np.generic, np.ndarray)
 
 
-def _is_number(leaf: Any) -> bool:
+def _is_number(leaf: object) -> bool:
     return isinstance(leaf, _NUMBERS) and not isinstance(leaf, str)
 
 
@@ -67,9 +67,9 @@ def _label(names: Sequence[str] | None, treedef: TreeDef, position: int) -> str:
 
 # --- tj.cond ------------------------------------------------------------------------------
 def cond(
-    pred: Any,
-    true_fn: Callable[[], Any],
-    false_fn: Callable[[], Any],
+    pred: object,
+    true_fn: Callable[[], object],
+    false_fn: Callable[[], object],
     *,
     names: Sequence[str] | None = None,
 ) -> Any:
@@ -116,7 +116,7 @@ def cond(
     return unflatten(then.treedef, leaves)
 
 
-def _common_dims(a: Any, b: Any) -> tuple | None:
+def _common_dims(a: object, b: object) -> tuple | None:
     """The dims of an if result: a dim unknown at trace time keeps its source where both
     branches agree on it (`x` and `x * 2`), else only the kernel knows it."""
     from tracejit.frontend.staging.dims import UNKNOWN
@@ -132,7 +132,7 @@ class _Branch:
     since a view read later would see the other branch's writes) and the arrays made
     before the if that it wrote, with their values at its end."""
 
-    out: Any
+    out: object
     leaves: list[Any]
     treedef: TreeDef
     snapshot: list[Any]
@@ -142,7 +142,7 @@ class _Branch:
         return self.written.get(root, root._value)
 
 
-def _trace_branch(block: Block, fn: Callable[[], Any]) -> _Branch:
+def _trace_branch(block: Block, fn: Callable[[], object]) -> _Branch:
     """Trace `fn` into `block`; the arrays it writes get their values from before it back."""
     mark = next_serial()
     with current_trace().building_in(block), views.write_log() as log:
@@ -157,13 +157,13 @@ def _trace_branch(block: Block, fn: Callable[[], Any]) -> _Branch:
     return _Branch(out, leaves, treedef, snapshot, written)
 
 
-def _snapshot(leaf: Any) -> Any:
+def _snapshot(leaf: object) -> object:
     if not isinstance(leaf, Tensor):
         return leaf
     return Tensor(leaf.value, leaf.dims, weak=leaf.weak)
 
 
-def _merge(a: Any, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
+def _merge(a: object, b: object, name: str) -> tuple[tuple, np.dtype] | None:
     """The (shape, dtype) both branches' values of one output get, or None if Python."""
     if not (isinstance(a, Tensor) or isinstance(b, Tensor) or (_is_number(a) and _is_number(b))):
         if a is b or (type(a) is type(b) and a == b):
@@ -192,7 +192,7 @@ def _merge(a: Any, b: Any, name: str) -> tuple[tuple, np.dtype] | None:
     return spec_a
 
 
-def _spec(value: Any, other: Any) -> tuple[tuple, np.dtype]:
+def _spec(value: object, other: object) -> tuple[tuple, np.dtype]:
     kind, other_kind = weak_type(value), weak_type(other)
     if isinstance(value, Tensor) and kind and other_kind:  # both weak: promoted, still weak
         return value.shape, np.result_type(kind(0), other_kind(0))
@@ -222,7 +222,7 @@ def _finish_region(
         emit(YieldOp(*(v.value for v in values), *arrays))
 
 
-def _as_tensor_of(leaf: Any, kind: tuple[tuple, np.dtype]) -> Tensor:
+def _as_tensor_of(leaf: object, kind: tuple[tuple, np.dtype]) -> Tensor:
     if isinstance(leaf, Tensor):
         return primitives.cast(leaf, kind[1])  # a weak tensor may take the other branch's
     return primitives.constant(np.asarray(leaf, dtype=kind[1]))
@@ -230,9 +230,9 @@ def _as_tensor_of(leaf: Any, kind: tuple[tuple, np.dtype]) -> Tensor:
 
 # --- tj.while_loop ------------------------------------------------------------------------
 def while_loop(
-    cond_fn: Callable[..., Any],
+    cond_fn: Callable[..., object],
     body_fn: Callable[..., Any],
-    loop_vars: Sequence[Any],
+    loop_vars: Sequence[object],
     *,
     maximum_iterations: int | None = None,
     names: Sequence[str] | None = None,
@@ -254,11 +254,11 @@ def while_loop(
     return _staged_while(cond_fn, body_fn, loop_vars, names)
 
 
-def _any_tensor(values: Any) -> bool:
+def _any_tensor(values: object) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in flatten(values)[0])
 
 
-def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[Any, ...]:
+def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ...]:
     """Stage `tj.while`. A loop variable initialised from a Python int or float is weakly
     typed (NEP 50): it takes the dtype NumPy's promotion gives the literal against the values
     it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
@@ -364,7 +364,7 @@ class _WrittenArrays:
     def values(self) -> list[SSAValue]:
         return [root._value for root in self.roots]
 
-    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[Any]:
+    def leaves_in(self, carried: list[Tensor], by_name: list[int]) -> list[object]:
         """All loop variables: the kept ones as themselves, the others as `carried`."""
         values = list(self.leaves)
         for i, value in zip(by_name, carried, strict=True):
@@ -505,7 +505,7 @@ def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef)
             )
 
 
-def _loop_tensor(leaf: Any, name: str) -> Tensor:
+def _loop_tensor(leaf: object, name: str) -> Tensor:
     if isinstance(leaf, Tensor):
         return leaf
     if _is_number(leaf):
@@ -520,7 +520,7 @@ def _loop_tensor(leaf: Any, name: str) -> Tensor:
     )
 
 
-def _loop_init(leaf: Any, name: str, adopted: tuple[np.dtype, bool] | None) -> Tensor:
+def _loop_init(leaf: object, name: str, adopted: tuple[np.dtype, bool] | None) -> Tensor:
     """The initial value of a loop variable: `leaf` as a tensor, of the dtype a weak `leaf`
     adopted in an earlier attempt to trace the loop, if any."""
     if adopted is None:
@@ -536,7 +536,7 @@ def _loop_init(leaf: Any, name: str, adopted: tuple[np.dtype, bool] | None) -> T
     return Tensor(init.value, init.dims, weak=weak)
 
 
-def _adopts(leaf: Any, init: Tensor) -> tuple[np.dtype, bool] | None:
+def _adopts(leaf: object, init: Tensor) -> tuple[np.dtype, bool] | None:
     """The (dtype, weak) a weak initial value adopts from the body's new value `leaf`, or
     None if it keeps its own: NumPy's promotion of the literal against a tensor of dtype D
     gives D (NEP 50) for a strong value; a weak int meeting a float becomes a weak float."""
@@ -553,7 +553,7 @@ def _adopts(leaf: Any, init: Tensor) -> tuple[np.dtype, bool] | None:
     return None
 
 
-def _next_value(leaf: Any, init: Tensor, name: str) -> Tensor:
+def _next_value(leaf: object, init: Tensor, name: str) -> Tensor:
     if isinstance(leaf, bool | int | float) and not isinstance(leaf, np.generic):
         return primitives.constant(np.asarray(leaf, dtype=init.dtype))
     value = _loop_tensor(leaf, name)
@@ -621,10 +621,10 @@ class _NoLimit:
         return "None"
 
 
-_NO_LIMIT: Any = _NoLimit()
+_NO_LIMIT: object = _NoLimit()
 
 
-def _check_bound(name: str, bound: Any) -> None:
+def _check_bound(name: str, bound: object) -> None:
     """A bound of `tj.range` is a number or a tensor (as `tf.range`'s, floats too); `None`
     is Python's `range(1, None)` TypeError, not "no limit"."""
     if isinstance(bound, Tensor | np.ndarray):  # a 0-d array when run eagerly

@@ -19,7 +19,7 @@ from tracejit.frontend.staging.tracing import is_tracing
 from tracejit.runtime.errors import InvalidArgumentError
 
 
-def _check(holds: Any, condition: str, message: str | None) -> None:
+def _check(holds: object, condition: str, message: str | None) -> None:
     text = f"{message + ': ' if message else ''}Condition {condition} did not hold element-wise"
     if is_tracing() and isinstance(holds, Tensor):
         primitives.assert_true(holds, "InvalidArgumentError: " + at_user_line(text))
@@ -28,7 +28,9 @@ def _check(holds: Any, condition: str, message: str | None) -> None:
 
 
 def _assertion(condition: str, test: Callable[..., Any]):
-    def check(*args: Any, message: str | None = None, summarize: Any = None, name: Any = None):
+    def check(
+        *args: object, message: str | None = None, summarize: object = None, name: object = None,
+    ):
         _check(np.all(test(*args)), condition, message)
 
     check.__name__ = f"assert_{condition}"
@@ -44,7 +46,7 @@ assert_non_negative = _assertion("x >= 0", lambda x: np.greater_equal(x, 0))
 assert_positive = _assertion("x > 0", lambda x: np.greater(x, 0))
 
 
-def assert_all_finite(x: Any, message: str | None = None, name: Any = None) -> Any:
+def assert_all_finite(x: Any, message: str | None = None, name: object = None) -> Any:
     """Check that `x` has no NaN or Inf; returns `x` (like tf.debugging.check_numerics)."""
     _check(np.all(np.isfinite(x)), "isfinite(x)", message)
     return x

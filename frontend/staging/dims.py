@@ -114,10 +114,10 @@ Dim = int | DimSource | Sliced | Product | Sum | Unknown
 def summed(dims: Sequence[Dim]) -> Dim:
     """The dim of dims joined end to end (an int when all are)."""
     if all(isinstance(d, int) for d in dims):
-        return sum(dims)  # type: ignore[arg-type]
+        return sum(dims)  # type: ignore[arg-type]  # all ints (checked above)
     if any(isinstance(d, Unknown) for d in dims):
         return UNKNOWN
-    return Sum(tuple(dims))  # type: ignore[arg-type]
+    return Sum(tuple(dims))  # type: ignore[arg-type]  # no UNKNOWN (returned above)
 
 
 def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:

@@ -15,7 +15,7 @@ from typing import Any
 class Hooks:
     """A set of named functions, declared by a subclass's annotations, installed later."""
 
-    def install(self, **functions: Any) -> None:
+    def install(self, **functions: object) -> None:
         declared = {
             name for klass in type(self).__mro__ for name in getattr(klass, "__annotations__", {})
         }

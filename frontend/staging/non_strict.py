@@ -45,6 +45,7 @@ from xdsl.transforms.dead_code_elimination import would_be_trivially_dead
 
 from tracejit.frontend.staging.tracing import TraceContext
 from tracejit.ir.control_flow import IfOp, WhileOp, YieldOp
+from tracejit.ir.invariants import defining_op
 
 _NOTE = (
     "tracejit raised this when the trace ended: the failing operation's result is used "
@@ -126,7 +127,7 @@ def _needed_inside(op: Operation) -> list[SSAValue]:
     if isinstance(op, IfOp):
         return []
     if isinstance(op, WhileOp):
-        return [op.before_region.block.last_op.predicate]  # type: ignore[union-attr]
+        return [op.before_region.block.last_op.predicate]  # type: ignore[union-attr]  # scf.condition ends it
     # an op with regions this module does not know: everything its terminators pass on
     return [
         operand
@@ -175,7 +176,7 @@ def _remove_dead(poisons: list[SSAValue], live_ops: set[Operation]) -> None:
     seen: set[SSAValue] = set()
     work = list(poisons)
     for value in poisons:
-        erase.add(value.owner)  # type: ignore[arg-type]
+        erase.add(defining_op(value))
     while work:
         value = work.pop()
         if value in seen:

@@ -258,7 +258,7 @@ def pad(x: Tensor, value: Tensor, low: Sequence[int], high: Sequence[int]) -> Te
     """`x` surrounded by copies of the 0-d `value` (same dtype)."""
     from tracejit.ir.shape_ops import PadOp
 
-    shape = [lo + n + hi for lo, n, hi in zip(low, x.shape, high, strict=True)]  # type: ignore[operator]
+    shape = [lo + n + hi for lo, n, hi in zip(low, x.shape, high, strict=True)]  # type: ignore[operator]  # a static shape here
     return Tensor(emit(PadOp(x.value, value.value, low, high, tensor_type(shape, x.dtype))).result)
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import builtins
 import sys
-from typing import Any
 
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tracing import emit, is_tracing
@@ -17,7 +16,7 @@ from tracejit.ir.state import PrintOp
 from tracejit.runtime.callbacks import format_value
 
 
-def print_(*values: Any, sep: str = " ", end: str = "\n") -> None:
+def print_(*values: object, sep: str = " ", end: str = "\n") -> None:
     """Print `values` when the compiled function runs (like `tf.print`), to sys.stdout."""
     if not is_tracing():
         builtins.print(*(format_value(v) for v in values), sep=sep, end=end, file=sys.stdout)

@@ -88,7 +88,7 @@ def dim_of(value: Any) -> tuple | None:
     return value.dim_of if isinstance(value, Tensor) else None
 
 
-def sizes_to_dims(shape: Any) -> tuple[list, dict] | None:
+def sizes_to_dims(shape: object) -> tuple[list, dict] | None:
     """A shape argument holding run-time sizes (`np.zeros(x.shape)`) as (dims, witnesses)
     for `primitives.broadcast_to`; None if it holds none."""
     entries = list(shape) if isinstance(shape, tuple | list) else [shape]

@@ -14,13 +14,12 @@ import inspect
 import linecache
 import re
 import types
-from typing import Any
 
 # inspect's own pattern for the line a definition starts on (def, async def, lambda, decorator)
 _DEFINITION = re.compile(r"^(\s*def\s)|(\s*async\s+def\s)|(.*(?<!\w)lambda(:|\s))|^(\s*@)")
 
 
-def source_lines(code: types.CodeType, module_globals: dict[str, Any]) -> tuple[list[str], int]:
+def source_lines(code: types.CodeType, module_globals: dict[str, object]) -> tuple[list[str], int]:
     """The lines of `code`'s definition and the 1-based number of the first; OSError when its
     source is not available (typed at a prompt, or the file is gone)."""
     filename = code.co_filename

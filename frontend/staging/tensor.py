@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -24,6 +24,23 @@ from tracejit.frontend.staging.array_operators import ArrayOperators
 from tracejit.frontend.staging.hooks import Hooks
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.ir.dtypes import numpy_dtype, static_shape
+
+if TYPE_CHECKING:
+    from tracejit.frontend.staging.views import View
+
+
+def dispatched(result: object) -> Tensor:
+    """A NumPy call's result on Tensor operands, which is a Tensor: NumPy hands the call to
+    `Tensor.__array_function__` / `__array_ufunc__`, which stage it. NumPy's stubs do not
+    model that dispatch and say ndarray; this says Tensor once (a cast, no run-time check)."""
+    return cast(Tensor, result)
+
+
+def staged(function: Callable[..., object], *args: object, **kwargs: object) -> Tensor:
+    """`function(*args, **kwargs)` of a NumPy function on a Tensor, as `dispatched` says; for
+    calls whose other arguments (`order` strings and the like, passed through as given and
+    checked by the implementation) NumPy's overloads would refuse."""
+    return dispatched(function(*args, **kwargs))
 
 
 def _dims_of(value: SSAValue, shape: tuple) -> tuple:
@@ -94,11 +111,11 @@ class NumpyLayer(Hooks):
     astype. They live a floor up (frontend/numpy_api/), which installs them when it is
     imported (frontend/staging/hooks.py)."""
 
-    call_ufunc: Callable[[np.ufunc, str, tuple, dict], Any]
-    call_function: Callable[[Any, tuple, dict], Any]
-    getitem: Callable[[Tensor, Any], Tensor]
-    setitem: Callable[[Tensor, Any, Any], None]
-    augmented: Callable[[Tensor, np.ufunc, Any], Any]
+    call_ufunc: Callable[[np.ufunc, str, tuple, dict], object]
+    call_function: Callable[[Callable[..., object], tuple, dict], object]
+    getitem: Callable[[Tensor, object], Tensor]
+    setitem: Callable[[Tensor, object, object], None]
+    augmented: Callable[[Tensor, np.ufunc, object], object]
     astype: Callable[[Tensor, DTypeLike], Tensor]
 
 
@@ -133,14 +150,14 @@ class Tensor(ArrayOperators):
         # Mutation (frontend/staging/views.py): a view's link to its parent; a root's count of
         # writes; when it was made; whether a 0-d value is an array (not a NumPy scalar);
         # why a write to it is refused (a view NumPy would make that is not tracked).
-        self._view: Any = None
+        self._view: View | None = None
         self._version = 0
         self._serial = next(_SERIALS)
         self._is_array = False
         self._write_refused = ""
         # (dim, tensor value, axis) when this is the run-time size `x.shape[axis]` given to
         # the user (frontend/staging/runtime_sizes.py): passed back as a size, it means that dim.
-        self.dim_of: Any = None
+        self.dim_of: tuple[object, SSAValue, int] | None = None
 
     @property
     def value(self) -> SSAValue:
@@ -173,7 +190,7 @@ class Tensor(ArrayOperators):
         if None in self._shape:
             user = runtime_sizes.read_by_user(1) and _tracing()
             return runtime_sizes.size(self) if user else None
-        return math.prod(self._shape)  # type: ignore[arg-type]  # no None here
+        return math.prod(cast(tuple[int, ...], self._shape))  # no None: returned above
 
     def __len__(self) -> int:
         if not self._shape:
@@ -235,17 +252,17 @@ class Tensor(ArrayOperators):
     def __complex__(self) -> complex:
         raise TypeError(at_user_line(python_value_message("a Python complex")))
 
-    def __contains__(self, item: Any) -> bool:
+    def __contains__(self, item: object) -> bool:
         raise TypeError(
             at_user_line(python_value_message("the result of `in`", "np.any(t == item)"))
         )
 
-    def __setitem__(self, key: Any, value: Any) -> None:
+    def __setitem__(self, key: object, value: object) -> None:
         NUMPY.setitem(self, key, value)
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
     # on a 0-d scalar they rebind the name (frontend/staging/views.py).
-    def _augmented(self, ufunc: np.ufunc, other: Any) -> Any:
+    def _augmented(self, ufunc: np.ufunc, other: object) -> object:
         return NUMPY.augmented(self, ufunc, other)
 
     def __iadd__(self, other):
@@ -295,7 +312,7 @@ class Tensor(ArrayOperators):
             )
         )
 
-    def fill(self, value: Any) -> None:
+    def fill(self, value: object) -> None:
         """Set every element to `value`, in place."""
         self[...] = value
 
@@ -315,45 +332,47 @@ class Tensor(ArrayOperators):
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
         return NUMPY.call_ufunc(ufunc, method, inputs, kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+    def __array_function__(
+        self, func: Callable[..., object], types: object, args: tuple, kwargs: dict
+    ):
         return NUMPY.call_function(func, args, kwargs)
 
     # --- indexing and shape methods (frontend/numpy_api/indexing.py, shapes.py) ----
     # NumPy's stubs do not model __array_function__: np.f(tensor) returns a Tensor, and
     # `order` and friends are passed through as given (the ignores below say so).
-    def __getitem__(self, key: Any) -> Tensor:
+    def __getitem__(self, key: object) -> Tensor:
         return NUMPY.getitem(self, key)
 
     @property
     def T(self) -> Tensor:
-        return np.transpose(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.transpose(self))
 
-    def reshape(self, *shape: Any, order: str = "C") -> Tensor:
-        return np.reshape(self, shape[0] if len(shape) == 1 else shape, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+    def reshape(self, *shape: object, order: str = "C") -> Tensor:
+        return staged(np.reshape, self, shape[0] if len(shape) == 1 else shape, order=order)
 
-    def transpose(self, *axes: Any) -> Tensor:
+    def transpose(self, *axes: object) -> Tensor:
         single = len(axes) == 1 and (axes[0] is None or isinstance(axes[0], tuple | list))
-        return np.transpose(self, (axes[0] if single else axes) or None)  # type: ignore[return-value]  # dispatched to Tensor
+        return staged(np.transpose, self, (axes[0] if single else axes) or None)
 
     def ravel(self, order: str = "C") -> Tensor:
-        return np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        return staged(np.ravel, self, order=order)
 
     def flatten(self, order: str = "C") -> Tensor:
         """A copy, flat (NumPy's `flatten` never returns a view, unlike `ravel`)."""
-        flat = np.ravel(self, order=order)  # type: ignore[call-overload]  # dispatched to Tensor
+        flat = staged(np.ravel, self, order=order)
         return Tensor(flat.value, flat.dims)
 
-    def squeeze(self, axis: Any = None) -> Tensor:
-        return np.squeeze(self, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+    def squeeze(self, axis: object = None) -> Tensor:
+        return staged(np.squeeze, self, axis=axis)
 
-    def swapaxes(self, axis1: Any, axis2: Any) -> Tensor:
-        return np.swapaxes(self, axis1, axis2)  # type: ignore[return-value]  # dispatched to Tensor
+    def swapaxes(self, axis1: object, axis2: object) -> Tensor:
+        return staged(np.swapaxes, self, axis1, axis2)
 
-    def take(self, indices: Any, axis: Any = None, out: Any = None, mode: str = "raise"):
-        return np.take(self, indices, axis=axis, out=out, mode=mode)  # type: ignore[call-overload]  # dispatched to Tensor
+    def take(self, indices: object, axis: object = None, out: object = None, mode: str = "raise"):
+        return staged(np.take, self, indices, axis=axis, out=out, mode=mode)
 
-    def repeat(self, repeats: Any, axis: Any = None) -> Tensor:
-        return np.repeat(self, repeats, axis=axis)  # type: ignore[return-value]  # dispatched to Tensor
+    def repeat(self, repeats: object, axis: object = None) -> Tensor:
+        return staged(np.repeat, self, repeats, axis=axis)
 
     # --- operators: ArrayOperators (array_operators.py); equality is staged too -------
     def __eq__(self, other):
@@ -392,7 +411,7 @@ class Tensor(ArrayOperators):
     def conj(self) -> Tensor:
         if self.dtype.kind != "c":
             return self  # NumPy's method returns a real array itself (the ufunc copies)
-        return np.conjugate(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return dispatched(np.conjugate(self))
 
     conjugate = conj
 
@@ -447,7 +466,7 @@ class Tensor(ArrayOperators):
 
     def nonzero(self) -> tuple[Tensor, ...]:
         """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
-        return np.nonzero(self)  # type: ignore[return-value]  # dispatched to Tensor
+        return cast(tuple[Tensor, ...], np.nonzero(self))  # dispatched: a Tensor per dim
 
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (not a view: writes to it stay in it)."""
@@ -455,14 +474,14 @@ class Tensor(ArrayOperators):
         copy._is_array = True
         return copy
 
-    def item(self, *index: Any) -> Tensor:
+    def item(self, *index: object) -> Tensor:
         """The element at `index` (the only one if none) as a 0-d tensor."""
         if len(index) == 1 and isinstance(index[0], tuple):
             index = index[0]
         if len(index) > 1:
             return self[index]
         if index:
-            return np.ravel(self)[index[0]]
+            return dispatched(np.ravel(self))[index[0]]
         if self.size != 1:
             raise ValueError(
                 at_user_line(
@@ -470,7 +489,7 @@ class Tensor(ArrayOperators):
                     "convert to a scalar (NumPy raises here too)"
                 )
             )
-        element: Tensor = np.reshape(self, ())  # type: ignore[assignment]  # dispatched to Tensor
+        element = dispatched(np.reshape(self, ()))
         return Tensor(element.value, element.dims)  # a new scalar, not a view of self
 
 
@@ -511,7 +530,7 @@ def python_value_message(what: str, instead: str | None = None) -> str:
 _WEAK_KINDS = {"i": int, "u": int, "f": float, "c": complex}
 
 
-def weak_type(x: Any) -> type | None:
+def weak_type(x: object) -> type | None:
     """`int`, `float` or `complex` for a weakly typed value (NEP 50): a Python int, float or
     complex, or a weak tensor standing for one; None for anything else (bools and NumPy
     scalars are strong)."""

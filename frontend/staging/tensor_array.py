@@ -112,7 +112,7 @@ class TensorArray:
             return primitives.constant(np.int32(self._count))
         return np.int32(self._count)
 
-    def write(self, index: Any, value: Any) -> TensorArray:
+    def write(self, index: object, value: Any) -> TensorArray:
         """The array with element `index` set to `value` (use the returned array)."""
         value = self._element(value)
         if isinstance(index, Tensor):
@@ -158,7 +158,7 @@ class TensorArray:
                 )
             )
         if error is not None:  # raised if the element is used (non-strict execution)
-            return primitives.poison(error, self.element_shape, self.dtype)  # type: ignore[arg-type]
+            return primitives.poison(error, self.element_shape, self.dtype)  # type: ignore[arg-type]  # element_shape is known here
         if isinstance(storage, np.ndarray):
             return storage[index].copy()
         index_t = primitives.constant(np.int64(index))
@@ -168,7 +168,7 @@ class TensorArray:
         """All elements stacked into one array of shape `(size, *element_shape)`."""
         storage = self._require_storage("stack")
         if self._runtime_form:
-            return Tensor(emit(TakeRowsOp(storage.value, self._count.value)).result)  # type: ignore[union-attr]
+            return Tensor(emit(TakeRowsOp(storage.value, self._count.value)).result)  # type: ignore[union-attr]  # _count is a Tensor here
         if isinstance(storage, np.ndarray):
             return storage[: self._count].copy()
         return storage
@@ -258,7 +258,7 @@ class TensorArray:
             return grown
         return np.concatenate([storage, self._zeros(needed - rows)])  # exact while tracing
 
-    def _write_staged(self, index: Tensor, value: Any) -> TensorArray:
+    def _write_staged(self, index: Tensor, value: object) -> TensorArray:
         array = self.to_runtime_form() if self.dynamic_size else self
         storage = array._require_storage("write to")
         if self.dynamic_size:
@@ -298,7 +298,7 @@ class TensorArray:
         return self._with(grown, count)
 
     # --- flattening (runtime/structure.py) ------------------------------------------------
-    def __tj_flatten__(self) -> tuple[tuple, list[Any]]:
+    def __tj_flatten__(self) -> tuple[tuple, list[object]]:
         key = (
             self.dtype,
             self.dynamic_size,
@@ -330,7 +330,7 @@ def _check_dtype(got: np.dtype, want: np.dtype, what: str) -> None:
         )
 
 
-def _python_index(index: Any) -> int:
+def _python_index(index: object) -> int:
     if isinstance(index, np.ndarray) and index.ndim == 0:
         index = index[()]
     if not isinstance(index, int | np.integer) or isinstance(index, bool):
@@ -353,7 +353,7 @@ def _index_tensor(index: Tensor) -> Tensor:
 
 
 # --- staged loops ---------------------------------------------------------------------------
-def arrays_in(value: Any) -> list[TensorArray]:
+def arrays_in(value: object) -> list[TensorArray]:
     """The TensorArrays in a nesting of lists/tuples/dicts, in flattening order."""
     if isinstance(value, TensorArray):
         return [value]
@@ -376,7 +376,7 @@ def _replace_arrays(value: Any, replace: Callable[[TensorArray], TensorArray]) -
     return value
 
 
-def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., Any]) -> tuple:
+def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., object]) -> tuple:
     """Loop values ready to be carried: TensorArrays whose element shape is still unknown
     get it from one trial trace of the body (thrown away), and dynamic ones switch to
     run-time form so the body may grow them."""
@@ -389,7 +389,7 @@ def prepare_loop_vars(loop_vars: tuple, body_fn: Callable[..., Any]) -> tuple:
     return _replace_arrays(loop_vars, lambda a: a.to_runtime_form())
 
 
-def _trial(body_fn: Callable[..., Any], loop_vars: tuple) -> Any:
+def _trial(body_fn: Callable[..., object], loop_vars: tuple) -> Any:
     """What `body_fn` returns when traced once into a throwaway block."""
     leaves, treedef = flatten(loop_vars)
     types = [
@@ -406,6 +406,6 @@ def _trial(body_fn: Callable[..., Any], loop_vars: tuple) -> Any:
             block.erase_op(op, safe_erase=False)
 
 
-def _constant_type(leaf: Any) -> Any:
+def _constant_type(leaf: object) -> Any:
     array = np.asarray(leaf)
     return tensor_type(array.shape, array.dtype)

@@ -7,7 +7,6 @@ TensorFlow's retracing warning.
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import numpy as np
 
@@ -18,10 +17,10 @@ class FrozenRandomWarning(UserWarning):
     """NumPy's random generator ran at trace time: every call returns the same numbers."""
 
 
-_warned: set[Any] = set()  # the once_keys already warned about
+_warned: set[object] = set()  # the once_keys already warned about
 
 
-def warn_at_user_line(message: str, category: type[Warning], once_key: Any = None) -> None:
+def warn_at_user_line(message: str, category: type[Warning], once_key: object = None) -> None:
     """`warnings.warn` pointing at the user's line; at most once per `once_key` when given."""
     location = user_location()
     if once_key is not None:
@@ -34,7 +33,7 @@ def warn_at_user_line(message: str, category: type[Warning], once_key: Any = Non
     warnings.warn_explicit(message, category, location.filename, location.line)
 
 
-def is_numpy_random(function: Any) -> bool:
+def is_numpy_random(function: object) -> bool:
     """A function of `np.random` or a method of its generators (`rng.normal`, `np.random.rand`)."""
     owner = getattr(function, "__self__", None)
     if isinstance(owner, np.random.RandomState | np.random.Generator):
@@ -42,7 +41,7 @@ def is_numpy_random(function: Any) -> bool:
     return str(getattr(function, "__module__", "")).startswith("numpy.random")
 
 
-def warn_frozen_random(function: Any, user_code: Any) -> None:
+def warn_frozen_random(function: object, user_code: object) -> None:
     name = getattr(function, "__qualname__", getattr(function, "__name__", "random"))
     warn_at_user_line(
         f"np.random ({name}) runs once, while tracing: its numbers are baked into the "

@@ -69,7 +69,7 @@ class TraceContext:
         handle = self._handles.get(id(variable))
         if handle is None:
             block = self.function.body.block
-            handle = block.insert_arg(VarType(value_type), len(block.args))  # type: ignore[arg-type]
+            handle = block.insert_arg(VarType(value_type), len(block.args))  # type: ignore[arg-type]  # VarType is a type attribute
             self._handles[id(variable)] = handle
             self.variables.append(variable)
         return handle

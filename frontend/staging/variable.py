@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -35,7 +35,7 @@ noting = 0
 
 
 @contextmanager
-def noting_uses() -> Iterator[dict[int, tuple[Any, np.ndarray]]]:
+def noting_uses() -> Iterator[dict[int, tuple[object, np.ndarray]]]:
     """Collect the Variables used in the block (read or written, by a kernel or eagerly),
     and the argument arrays a kernel writes, each with a copy of its value from before the
     block's first use of it: the values an eager GradientTape differentiates a recorded
@@ -43,7 +43,7 @@ def noting_uses() -> Iterator[dict[int, tuple[Any, np.ndarray]]]:
     global noting
     if not hasattr(_uses, "stack"):
         _uses.stack = []
-    used: dict[int, tuple[Any, np.ndarray]] = {}
+    used: dict[int, tuple[object, np.ndarray]] = {}
     _uses.stack.append(used)
     noting += 1
     try:
@@ -62,7 +62,7 @@ def note_use(variable: Variable | None) -> None:
         used[id(variable)] = (variable, variable._buffer.copy())
 
 
-def note_array(array: Any) -> None:
+def note_array(array: object) -> None:
     """Inside `noting_uses`: keep the value of an argument array the call will write."""
     if not isinstance(array, np.ndarray) or not getattr(_uses, "stack", None):
         return
@@ -78,7 +78,7 @@ class Variable(ArrayOperators):
 
     def __init__(
         self,
-        initial_value: Any,
+        initial_value: object,
         dtype: DTypeLike | None = None,
         name: str | None = None,
         trainable: bool = True,
@@ -144,7 +144,7 @@ class Variable(ArrayOperators):
 
     def assign(
         self,
-        value: Any,
+        value: object,
         use_locking: bool = False,
         name: str | None = None,
         read_value: bool = True,
@@ -179,7 +179,7 @@ class Variable(ArrayOperators):
     ) -> Any:
         return self.assign(np.subtract(self.value(), delta), read_value=read_value)
 
-    def _as_tensor(self, value: Any) -> Tensor:
+    def _as_tensor(self, value: object) -> Tensor:
         from tracejit.frontend.staging import primitives
 
         if isinstance(value, Variable):
@@ -221,7 +221,7 @@ class Variable(ArrayOperators):
             )
 
     # --- NumPy protocols: use the current value ------------------------------------------
-    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+    def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
         if is_tracing():
             raise TypeError(
                 at_user_line(f"{self._name} cannot become a concrete array while tracing")
@@ -230,13 +230,15 @@ class Variable(ArrayOperators):
             note_use(self)
         return self._buffer.astype(dtype) if dtype is not None else self._buffer.copy()
 
-    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, **kwargs: Any):
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: object, **kwargs: object):
         return getattr(ufunc, method)(*_values(inputs), **kwargs)
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any):
+    def __array_function__(
+        self, func: Callable[..., object], types: object, args: tuple, kwargs: dict
+    ):
         return func(*_values(args), **{k: _values(v) for k, v in kwargs.items()})
 
-    def __getitem__(self, index: Any) -> Any:
+    def __getitem__(self, index: object) -> Any:
         return self.value()[index]
 
     def __len__(self) -> int:
@@ -254,7 +256,7 @@ class Variable(ArrayOperators):
     __hash__ = object.__hash__
 
 
-def _values(value: Any) -> Any:
+def _values(value: object) -> Any:
     """Replace Variables (also inside lists/tuples) by their current values."""
     if isinstance(value, Variable):
         return value.value()
@@ -263,7 +265,7 @@ def _values(value: Any) -> Any:
     return value
 
 
-def _concrete(value: Any) -> np.ndarray:
+def _concrete(value: object) -> np.ndarray:
     if isinstance(value, Variable):
         return value.numpy()
     raise TypeError(

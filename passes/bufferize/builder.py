@@ -45,7 +45,9 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import component_type
+from tracejit.ir.invariants import defining_op
 from tracejit.ir.shape_ops import BroadcastInDimOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.ir.state import VarType
 from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
@@ -266,7 +268,7 @@ class FunctionBufferizer:
         it is read after `result`'s op. Function inputs are never temporaries, so a caller's
         array is never written."""
         positions = self.state.positions
-        now = positions[result.owner]  # type: ignore[index]
+        now = positions[defining_op(result)]
         for value in candidates:
             buffer = self.values.get(value)
             if buffer is None or buffer not in self.allocations:
@@ -284,7 +286,7 @@ class FunctionBufferizer:
 
     def sizes_like(self, result: SSAValue, buffer: SSAValue) -> list[SSAValue]:
         """The dynamic sizes of `result`, read from a buffer of the same shape."""
-        shape = result.type.get_shape()  # type: ignore[attr-defined]
+        shape = shaped_type(result).get_shape()
         return [self.dim(buffer, i) for i, d in enumerate(shape) if d == DYNAMIC_INDEX]
 
     # --- linalg.generic --------------------------------------------------------------
@@ -297,7 +299,7 @@ class FunctionBufferizer:
         body: BodyBuilder,
         location: LocationAttr | None = None,
     ) -> None:
-        element_types = [v.type.get_element_type() for v in (*inputs, output)]  # type: ignore[attr-defined]
+        element_types = [shaped_type(v).get_element_type() for v in (*inputs, output)]
         block = Block(arg_types=element_types)
         body_builder = Builder(InsertPoint.at_end(block))
         yielded = body(body_builder, block.args[: len(inputs)], block.args[len(inputs) :])

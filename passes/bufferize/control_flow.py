@@ -24,6 +24,7 @@ from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from tracejit.ir.invariants import terminator
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
 from tracejit.passes.bufferize.in_place import owned_and_dead
 
@@ -102,7 +103,7 @@ def _outer_yields(op: scf.IfOp, position: int) -> list[SSAValue]:
     """The values from outside `op` its branches yield at `position`."""
     found = []
     for region in (op.true_region, op.false_region):
-        value = region.block.last_op.operands[position]  # type: ignore[union-attr]
+        value = terminator(region.block).operands[position]
         owner = value.owner
         inside = isinstance(owner, Operation) and op.is_ancestor(owner)
         inside = inside or (isinstance(owner, Block) and op.is_ancestor(owner))
@@ -167,7 +168,7 @@ def _copy_all(
         if source is not target and source in targets:
             # on the stack when small: a loop's scalars are saved on every iteration, and a
             # heap block each time made an element-by-element loop nest 300x slower
-            temporary = bufferizer.temporary(source.type)  # type: ignore[arg-type]
+            temporary = bufferizer.temporary(source.type)  # type: ignore[arg-type]  # a tensor type
             bufferizer.copy_into(source, temporary)
             source = temporary
         saved.append(source)

@@ -31,6 +31,7 @@ from xdsl.ir import Operation, SSAValue
 from tracejit.ir import elementwise as ew
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.dtypes import element_of
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
@@ -88,7 +89,7 @@ def line_dims(
 ) -> tuple[list[SSAValue], list[SSAValue]]:
     """Every dim of `buffer` as an `index`, and the dynamic ones among them (a result of
     the same shape needs those as its sizes)."""
-    shape = buffer.type.get_shape()  # type: ignore[attr-defined]
+    shape = shaped_type(buffer).get_shape()
     dims = [bufferizer.dim(buffer, d) for d in range(len(shape))]
     return dims, [dims[d] for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
 

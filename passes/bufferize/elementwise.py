@@ -10,6 +10,7 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
 from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.fused import ELEMENTWISE_OPS
+from tracejit.ir.invariants import first_op
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
@@ -67,7 +68,7 @@ def _add_global(bufferizer: FunctionBufferizer, op: ConstantOp, buffer_type: Mem
     glob = memref.GlobalOp.get(
         StringAttr(name), buffer_type, value, constant=UnitAttr(), alignment=64
     )
-    block.insert_op_before(glob, block.first_op)  # type: ignore[arg-type]
+    block.insert_op_before(glob, first_op(block))
     return name
 
 

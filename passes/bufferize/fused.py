@@ -46,6 +46,7 @@ from tracejit.ir.dtypes import element_of
 from tracejit.ir.fused import VIEW_OPS, FusedOp, shape_of, unit_dim_reads
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -143,7 +144,7 @@ def _emit_body(
 # --- the generic -----------------------------------------------------------------------
 def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     domain = kernel.domain()
-    if any(not r.type.has_static_shape() for r in (*kernel.inputs, *kernel.res)):  # type: ignore[attr-defined]
+    if any(not shaped_type(r).has_static_shape() for r in (*kernel.inputs, *kernel.res)):
         raise DiagnosticException("bufferize: tj.fused on dynamic shapes is not supported yet")
     rank = len(domain)
     reductions = kernel.reductions()

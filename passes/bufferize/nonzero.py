@@ -39,6 +39,7 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.nonzero import NonzeroOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import dim_size, index_constant
@@ -92,7 +93,7 @@ def _store_coordinates(source: SSAValue, target: SSAValue, op: NonzeroOp) -> Ste
 def lower_nonzero(bufferizer: FunctionBufferizer, op: NonzeroOp) -> None:
     builder = bufferizer.builder
     source = bufferizer.values[op.input]
-    rank = len(op.input.type.get_shape())  # type: ignore[attr-defined]
+    rank = len(shaped_type(op.input).get_shape())
     sizes = [dim_size(builder, source, axis) for axis in range(rank)]
     zero, one = index_constant(builder, 0), index_constant(builder, 1)
 

@@ -103,7 +103,7 @@ class RadixSort:
 
     def __init__(self, b: Builder, n: SSAValue, element: Attribute, indices: bool):
         self.n, self.element = n, element
-        self.bits = 1 if is_bool(element) else element.bitwidth  # type: ignore[attr-defined]
+        self.bits = 1 if is_bool(element) else element.bitwidth  # type: ignore[attr-defined]  # an integer or float type
         self.word = i32 if self.bits <= 32 else i64  # the key, widened for the digit masks
         self.digits = -(-self.bits // DIGIT_BITS)
         self.min_length = LENGTH_PER_DIGIT * self.digits

@@ -42,6 +42,7 @@ from xdsl.utils.exceptions import DiagnosticException
 from tracejit.ir.dtypes import element_of, is_unsigned
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, TransposeOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
@@ -77,7 +78,7 @@ def _clamp_below(b: Builder, x: SSAValue, size: int) -> SSAValue:
 
 
 def _shape(value: SSAValue) -> tuple[int, ...]:
-    shape = tuple(value.type.get_shape())  # type: ignore[attr-defined]
+    shape = tuple(shaped_type(value).get_shape())
     if DYNAMIC_INDEX in shape:
         raise DiagnosticException("bufferize: shape ops on dynamic shapes are not supported yet")
     return shape
@@ -104,7 +105,7 @@ def _run_time_sizes(
     """{result dim: its run-time size} for the `?` dims of `result`, whose sizes an op
     lists in order (`tj.slice` and `tj.reshape`'s `sizes`)."""
     values = iter(bufferizer.values[v] for v in sizes)
-    shape = result.type.get_shape()  # type: ignore[attr-defined]
+    shape = shaped_type(result).get_shape()
     return {d: next(values) for d, size in enumerate(shape) if size == DYNAMIC_INDEX}
 
 
@@ -118,7 +119,7 @@ def _result_generic(
     """A parallel generic over `op`'s result; each input comes with its map's results.
     `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time."""
     result = op.results[0]
-    shape = result.type.get_shape()  # type: ignore[attr-defined]
+    shape = shaped_type(result).get_shape()
     rank = len(shape)
     dynamic = [d for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
     if dynamic and size_of is None:
@@ -145,7 +146,7 @@ def _unit_dim_reads(source: Sequence[int], target: Sequence[int]) -> list[Affine
 def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     """Result element at linear position p reads the source element at linear position p.
     Sizes unknown at trace time are `memref.dim`s (source) and the op's `sizes` (result)."""
-    source = op.operand.type.get_shape()  # type: ignore[attr-defined]
+    source = shaped_type(op.operand).get_shape()
     target = op.result.type.get_shape()
     buffer = bufferizer.values[op.operand]
     sizes = _run_time_sizes(bufferizer, op.result, op.sizes)
@@ -270,7 +271,7 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
     offset: int | SSAValue = 0
     for value in op.inputs:
         buffer = bufferizer.values[value]
-        size = value.type.get_shape()[axis]  # type: ignore[attr-defined]
+        size: int | SSAValue = shaped_type(value).get_shape()[axis]
         if size == DYNAMIC_INDEX:
             size = bufferizer.dim(buffer, axis)
         if size != 0:
@@ -323,7 +324,7 @@ def _load_part(
     if isinstance(size, int):
         indices[axis] = _clamp_below(b, local, size)
         return b.insert(memref.LoadOp.get(buffer, indices)).res
-    element = buffer.type.get_element_type()  # type: ignore[attr-defined]
+    element = shaped_type(buffer).get_element_type()
     nonempty = b.insert(arith.CmpiOp(size, index_constant(b, 0), "ne")).result
     guarded = b.insert(scf.IfOp(nonempty, [element], Region(Block()), Region(Block())))
     inside = Builder(InsertPoint.at_end(guarded.true_region.block))
@@ -375,7 +376,7 @@ def checked_index(
     """The NumPy position of index `raw` in a dim of `size` (an int, or an `index` value
     when known at run time only): negatives wrap; anything outside [-size, size) fails the
     call through `cf.assert` before it is used."""
-    width = raw.type.width.data  # type: ignore[attr-defined]
+    width = raw.type.width.data  # type: ignore[attr-defined]  # an integer type
     if width < 64:
         extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
         raw = b.insert(extend(raw, IntegerType(64))).result
@@ -399,8 +400,8 @@ def checked_index(
 
 def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     """result[before, j..., after] = input[before, wrap(indices[j...]), after]."""
-    source = op.input.type.get_shape()  # type: ignore[attr-defined]
-    index_rank = len(op.indices.type.get_shape())  # type: ignore[attr-defined]
+    source = shaped_type(op.input).get_shape()
+    index_rank = len(shaped_type(op.indices).get_shape())
     axis = op.get_axis()
     buffer = bufferizer.values[op.input]
     size = bufferizer.dim(buffer, axis) if source[axis] == DYNAMIC_INDEX else source[axis]

@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, StringAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir.dtypes import element_of, numpy_dtype
+from tracejit.ir.invariants import first_op
 from tracejit.ir.runtime_contract import (
     ARG_DTYPES_ATTR,
     CALLBACK_ERROR,
@@ -97,7 +98,7 @@ def _declare_callback(
     name = f"{CALLBACK_PREFIX}{index}"
     declaration = func.FuncOp.external(name, list(types), [i32])
     declaration.attributes[kind] = payload
-    block.insert_op_before(declaration, block.first_op)  # type: ignore[arg-type]
+    block.insert_op_before(declaration, first_op(block))
     return name
 
 

@@ -32,6 +32,7 @@ from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -82,7 +83,7 @@ def _broadcast_sizes(bufferizer: FunctionBufferizer, op: BroadcastInDimOp, sourc
     """The run-time sizes of the result's dynamic dims: an operand dim's own size, or
     the op's `sizes` operand for a new dim."""
     target_shape = op.result.type.get_shape()
-    operand_shape = op.operand.type.get_shape()  # type: ignore[attr-defined]
+    operand_shape = shaped_type(op.operand).get_shape()
     from_operand = {d: i for i, d in enumerate(op.get_dims()) if operand_shape[i] == DYNAMIC_INDEX}
     given = iter(op.sizes)
     sizes = []
@@ -208,7 +209,7 @@ def _kept_sizes(
     bufferizer: FunctionBufferizer, source: SSAValue, axes: tuple[int, ...]
 ) -> list[SSAValue]:
     """The dynamic sizes of a reduction's result: the source's kept dynamic dims."""
-    shape = source.type.get_shape()  # type: ignore[attr-defined]
+    shape = shaped_type(source).get_shape()
     return [
         bufferizer.dim(source, d)
         for d in range(len(shape))
@@ -228,7 +229,7 @@ def _temporary(
     bufferizer: FunctionBufferizer, like: SSAValue, element: Attribute, sizes: list[SSAValue]
 ) -> SSAValue:
     """A scratch buffer shaped like tensor `like` (FunctionBufferizer.temporary)."""
-    buffer_type = MemRefType(element, like.type.get_shape())  # type: ignore[attr-defined]
+    buffer_type = MemRefType(element, shaped_type(like).get_shape())
     return bufferizer.temporary(buffer_type, sizes)
 
 
@@ -242,7 +243,7 @@ def multi_output_generic(
     location: LocationAttr,
 ) -> None:
     """`FunctionBufferizer.generic` with several outputs."""
-    element_types = [v.type.get_element_type() for v in (*inputs, *outputs)]  # type: ignore[attr-defined]
+    element_types = [shaped_type(v).get_element_type() for v in (*inputs, *outputs)]
     block = Block(arg_types=element_types)
     body_builder = Builder(InsertPoint.at_end(block))
     yielded = body(body_builder, block.args[: len(inputs)], block.args[len(inputs) :])
@@ -261,7 +262,7 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     """
     element = element_of(op.result)
     lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
-    lhs_shape, rhs_shape = op.lhs.type.get_shape(), op.rhs.type.get_shape()  # type: ignore[attr-defined]
+    lhs_shape, rhs_shape = shaped_type(op.lhs).get_shape(), shaped_type(op.rhs).get_shape()
     out_shape = op.result.type.get_shape()
     output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)

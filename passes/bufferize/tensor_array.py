@@ -33,6 +33,7 @@ from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import element_of
+from tracejit.ir.shaped import shaped_type
 from tracejit.ir.tensor_array import ExportOp, GetRowOp, GrowOp, SetRowOp, TakeRowsOp
 from tracejit.passes.bufferize.builder import (
     FunctionBufferizer,
@@ -57,7 +58,7 @@ Body = Callable[[Builder, list[SSAValue]], None]
 # --- small builders ----------------------------------------------------------------------
 def _row_bounds(builder: Builder, buffer: SSAValue) -> list[tuple[SSAValue, SSAValue]]:
     """Bounds of the element dims of one row of `buffer` (all static)."""
-    return static_bounds(builder, buffer.type.get_shape()[1:])  # type: ignore[attr-defined]
+    return static_bounds(builder, shaped_type(buffer).get_shape()[1:])
 
 
 def _copy_rows(bufferizer, source, target, low, high, target_offset=None) -> None:
@@ -103,7 +104,7 @@ def lower_set_row(bufferizer: FunctionBufferizer, op: SetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, [index, *idx]))
 
     builder = bufferizer.builder
-    loop_nest(builder, static_bounds(builder, row.type.get_shape()), body)  # type: ignore[attr-defined]
+    loop_nest(builder, static_bounds(builder, shaped_type(row).get_shape()), body)
     bufferizer.values[op.result] = target
 
 
@@ -117,7 +118,7 @@ def lower_get_row(bufferizer: FunctionBufferizer, op: GetRowOp) -> None:
         b.insert(memref.StoreOp.get(value, target, idx))
 
     builder = bufferizer.builder
-    loop_nest(builder, static_bounds(builder, target.type.get_shape()), body)  # type: ignore[attr-defined]
+    loop_nest(builder, static_bounds(builder, shaped_type(target).get_shape()), body)
     bufferizer.values[op.result] = target
 
 
@@ -213,7 +214,7 @@ def lower_export(bufferizer: FunctionBufferizer, op: ExportOp) -> None:
 def lower_while_any(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
     """`scf.while` whose loop values may have dynamic dims: those are carried in SSA
     form (their buffers can be replaced by `grow`); static ones use `lower_while`."""
-    dynamic = [not r.type.has_static_shape() for r in op.res]  # type: ignore[attr-defined]
+    dynamic = [not shaped_type(r).has_static_shape() for r in op.res]
     if not any(dynamic):
         lower_while(bufferizer, op)
         return
@@ -271,7 +272,7 @@ def _next_carried(bufferizer, buffer: SSAValue, arg: SSAValue, terminator: Opera
     current = bufferizer.state.latest(arg)
     if buffer is current:
         return buffer
-    replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]
+    replacement = owned_buffer(bufferizer, buffer, terminator, arg.type)  # type: ignore[arg-type]  # a tensor type
     bufferizer.builder.insert(memref.DeallocOp.get(current))
     return replacement
 

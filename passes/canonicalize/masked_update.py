@@ -35,6 +35,7 @@ from tracejit.ir.indexing import GatherOp
 from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.select import SelectOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.ir.update import ScatterOp
 from tracejit.passes.canonicalize.patterns import splat_of
 
@@ -137,7 +138,7 @@ class _Widening:
     def choose_shape(self, dest: SSAValue) -> None:
         """Work on the N-d arrays when all of them flatten arrays of one shape."""
         arrays = [_unflattened(v) for v in [self.mask, dest, *self.sources]]
-        shapes = {a.type.get_shape() for a in arrays if a is not None}  # type: ignore[attr-defined]
+        shapes = {shaped_type(a).get_shape() for a in arrays if a is not None}
         if all(a is not None for a in arrays) and len(shapes) == 1:
             self.unflatten = True
             self.shape = tuple(shapes.pop())

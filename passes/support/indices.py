@@ -7,6 +7,8 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr
 from xdsl.ir import SSAValue
 
+from tracejit.ir.shaped import shaped_type
+
 
 def index_constant(builder: Builder, value: int) -> SSAValue:
     """`arith.constant <value> : index`."""
@@ -16,7 +18,7 @@ def index_constant(builder: Builder, value: int) -> SSAValue:
 def dim_size(builder: Builder, buffer: SSAValue, axis: int) -> SSAValue:
     """Dim `axis` of memref `buffer` as an `index`: a constant when the dim is static, else
     `memref.dim` (after the constant `axis` it reads)."""
-    size = buffer.type.get_shape()[axis]  # type: ignore[attr-defined]
+    size = shaped_type(buffer).get_shape()[axis]
     if size != DYNAMIC_INDEX:
         return index_constant(builder, size)
     return builder.insert(memref.DimOp(buffer, index_constant(builder, axis))).result

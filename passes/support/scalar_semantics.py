@@ -89,7 +89,7 @@ def constant(
     if isinstance(element, ComplexType):
         parts = (complex(value).real, complex(value).imag)
         floats = (constant(builder, part, element.element_type) for part in parts)
-        return complex_semantics.pack(builder, tuple(floats), element)  # type: ignore[arg-type]
+        return complex_semantics.pack(builder, tuple(floats), element)  # type: ignore[arg-type]  # a (real, imag) pair
     assert not isinstance(value, complex)
     element = signless(element)
     if is_float(element):
@@ -439,7 +439,7 @@ def emit_cast(builder: Builder, x: SSAValue, source: Attribute, target: Attribut
     if src == "float" and dst == "float":
         if (source, target) == (f64, f16):
             return _f64_to_f16(builder, x)
-        wider = arith_target.bitwidth > signless(source).bitwidth  # type: ignore[attr-defined]
+        wider = arith_target.bitwidth > signless(source).bitwidth  # type: ignore[attr-defined]  # integer types
         return _op(builder, (arith.ExtFOp if wider else arith.TruncFOp)(x, arith_target))
     if src == "float":
         return _float_to_int(builder, x, arith_target, dst)

@@ -41,6 +41,7 @@ from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.lower_to_loops import SUM_BLOCK
 from tracejit.passes.support.indices import dim_size, index_constant
 
@@ -81,7 +82,7 @@ def match_matvec(op: Operation, match_body: BodyMatcher) -> MatvecGeneric | None
     if body is None:
         return None
     matrix = maps.index((i, k))
-    depth = op.operands[matrix].type.get_shape()[1]  # type: ignore[attr-defined]
+    depth = shaped_type(op.operands[matrix]).get_shape()[1]
     if isinstance(body[1], arith.AddfOp) and depth != DYNAMIC_INDEX and depth > SUM_BLOCK:
         return None
     return MatvecGeneric(op, matrix, *body)
@@ -90,7 +91,7 @@ def match_matvec(op: Operation, match_body: BodyMatcher) -> MatvecGeneric | None
 def is_small_matvec(match: MatvecGeneric, min_volume: int) -> bool:
     """A static product of fewer than `min_volume` multiply-adds: the plain nest is as fast
     and cheaper to compile (tile-matmul's `min-volume`)."""
-    shape = match.op.operands[match.matrix].type.get_shape()  # type: ignore[attr-defined]
+    shape = shaped_type(match.op.operands[match.matrix]).get_shape()
     return DYNAMIC_INDEX not in shape and shape[0] * shape[1] < min_volume
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import weakref
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 
@@ -27,6 +27,9 @@ from tracejit.frontend.api.trace_function import TracedProgram
 from tracejit.frontend.export.saved_model import encoding
 from tracejit.frontend.export.saved_model.errors import LoadError, SaveError
 from tracejit.runtime.structure import TreeDef
+
+if TYPE_CHECKING:
+    import numpy as np
 
 _KINDS = {
     kind.name: kind
@@ -63,7 +66,7 @@ def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[
         treedef = TreeDef(treedef.kind, treedef.node_type, treedef.keys, treedef.children[1:])
         positions = [p - 1 for p in positions]
     tensor_positions = set(positions)
-    arg_leaves: list[dict[str, Any] | None] = []
+    arg_leaves: list[dict[str, object] | None] = []
     for i, leaf in enumerate(leaves):
         if i in tensor_positions:
             arg_leaves.append(None)
@@ -109,8 +112,8 @@ def _alive(ref: Any, what: str) -> Any:
     return variable
 
 
-def _encode_parameter(parameter: inspect.Parameter) -> dict[str, Any]:
-    data: dict[str, Any] = {"name": parameter.name, "kind": parameter.kind.name}
+def _encode_parameter(parameter: inspect.Parameter) -> dict[str, object]:
+    data: dict[str, object] = {"name": parameter.name, "kind": parameter.kind.name}
     if parameter.default is not inspect.Parameter.empty:
         # a default that is not a plain value is dropped: callers then pass it
         with contextlib.suppress(SaveError):
@@ -201,7 +204,7 @@ def _pipeline(spec: str | None) -> tuple:
     return () if spec is None else (str(spec),)
 
 
-def _dtype(text: str) -> Any:
+def _dtype(text: str) -> np.dtype:
     import numpy as np
 
     return np.dtype(text)
@@ -225,7 +228,7 @@ def _check_consistent(program: TracedProgram, variables: list[Any]) -> None:
 
     function = _find_function(program.module, program.function_name)
     inputs = list(function.function_type.inputs)
-    expected = [tensor_type(s.shape, s.dtype) for s in program.input_specs]  # type: ignore[arg-type]
+    expected = [tensor_type(s.shape, s.dtype) for s in program.input_specs]  # type: ignore[arg-type]  # spec shapes are known (no None rank)
     var_types = inputs[len(expected) :]
     if inputs[: len(expected)] != expected or len(var_types) != len(variables):
         raise LoadError(
@@ -285,7 +288,7 @@ def tensor_type_of(spec: Any) -> Any:
     return tensor_type(spec.shape, spec.dtype)
 
 
-def _check_dim(dim: Any, program: TracedProgram, name: str) -> None:
+def _check_dim(dim: object, program: TracedProgram, name: str) -> None:
     """A run-time dim may only read an axis of an input that is unknown at trace time."""
     from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum
 

@@ -24,7 +24,7 @@ _VALUE_TYPES = {"none": type(None), "bool": bool, "int": int, "float": float, "s
 
 
 # --- Python values -------------------------------------------------------------------------
-def encode_value(value: Any, what: str) -> dict[str, Any]:
+def encode_value(value: object, what: str) -> dict[str, object]:
     """`{"type": "int", "value": 3}`; floats as their repr so NaN/inf round-trip."""
     for name, kind in _VALUE_TYPES.items():
         if type(value) is kind:
@@ -54,7 +54,7 @@ def decode_value(data: Any) -> Any:
 
 
 # --- tensor specs --------------------------------------------------------------------------
-def encode_spec(spec: TensorSpec) -> dict[str, Any]:
+def encode_spec(spec: TensorSpec) -> dict[str, object]:
     shape = None if spec.shape is None else list(spec.shape)
     return {"shape": shape, "dtype": np.dtype(spec.dtype).str}
 
@@ -67,7 +67,7 @@ def decode_spec(data: dict[str, Any]) -> TensorSpec:
 
 
 # --- structures ----------------------------------------------------------------------------
-def encode_treedef(treedef: TreeDef, what: str) -> dict[str, Any]:
+def encode_treedef(treedef: TreeDef, what: str) -> dict[str, object]:
     children = [encode_treedef(c, what) for c in treedef.children]
     if treedef.kind == "leaf":
         return {"kind": "leaf"}
@@ -122,7 +122,7 @@ def same_structure(a: TreeDef, b: TreeDef) -> bool:
 
 
 # --- run-time dims (frontend/staging/dims.py) ---------------------------------------------------
-def encode_dim(dim: Any) -> Any:
+def encode_dim(dim: object) -> Any:
     if type(dim) is int:
         return dim
     if isinstance(dim, DimSource):
@@ -136,7 +136,7 @@ def encode_dim(dim: Any) -> Any:
     raise SaveError(f"a dim known only to the kernel ({dim!r}) cannot be saved")
 
 
-def decode_dim(data: Any) -> Any:
+def decode_dim(data: object) -> Any:
     if type(data) is int:
         return data
     if not isinstance(data, dict) or len(data) != 1:

@@ -69,10 +69,10 @@ class _Loader:
         if isinstance(root, LoadedObject):
             root.signatures = signatures
         elif isinstance(root, LoadedFunction):
-            root.signatures = signatures  # type: ignore[attr-defined]
+            root.signatures = signatures  # type: ignore[attr-defined]  # set on the instance, as for LoadedObject
         return root
 
-    def _node(self, node: dict, path: str) -> Any:
+    def _node(self, node: dict, path: str) -> object:
         kind = node["kind"]
         if kind == "variable":
             return self.variables[int(node["index"])]

@@ -10,6 +10,7 @@ converted to the spec's dtype when NumPy can do so without changing kind.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -44,7 +45,7 @@ class LoadedFunction:
             and all(t.kind == "leaf" for t in c.record.arg_treedef.children)
         ]
 
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+    def __call__(self, *args: object, **kwargs: object) -> Any:
         if not kwargs:  # arrays that fit a compiled trace exactly: its entry point checks them
             for concrete in self._all_array_traces:
                 fast = concrete.fast_call
@@ -65,7 +66,7 @@ class LoadedFunction:
             "trace new signatures: its Python source is not saved)."
         )
 
-    def get_concrete_function(self, *args: Any, **kwargs: Any) -> ConcreteFunction:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> ConcreteFunction:
         """The saved concrete function these arguments (arrays or TensorSpecs) select."""
         only = len(self.concrete_functions) == 1
         for concrete in self.concrete_functions:
@@ -89,7 +90,7 @@ def _matching_leaves(
     kwargs: dict,
     allow_specs: bool = False,
     fill_traced: bool = False,
-) -> list[Any] | None:
+) -> list[object] | None:
     """The argument leaves of a call of `concrete`, converted to its specs; None if the
     arguments do not fit it. Omitted arguments take their defaults; `fill_traced` (when the
     function has one trace, as a ConcreteFunction call) lets an argument traced as a Python
@@ -117,7 +118,7 @@ def _matching_leaves(
     return leaves
 
 
-def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
+def _fill_traced_values(concrete: ConcreteFunction, bound: inspect.BoundArguments) -> None:
     """Omitted parameters without a default that were traced as one Python value."""
     position = 0
     record = concrete.record
@@ -129,7 +130,7 @@ def _fill_traced_values(concrete: ConcreteFunction, bound: Any) -> None:
         position += child.num_leaves
 
 
-def _converted(value: Any, spec: TensorSpec, allow_specs: bool) -> Any:
+def _converted(value: object, spec: TensorSpec, allow_specs: bool) -> object:
     if isinstance(value, TensorSpec):
         fits = allow_specs and value.dtype == spec.dtype and _shape_fits(value.shape, spec)
         return value if fits else None
@@ -159,7 +160,7 @@ def _shape_fits(shape: tuple | None, spec: TensorSpec) -> bool:
 
 
 def _describe_call(args: tuple, kwargs: dict) -> str:
-    def one(value: Any) -> str:
+    def one(value: object) -> str:
         if isinstance(value, np.ndarray | np.generic):
             return f"array(shape={value.shape}, dtype={value.dtype})"
         return repr(value)

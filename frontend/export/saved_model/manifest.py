@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from tracejit.frontend.export.saved_model.errors import LoadError
 
@@ -58,7 +57,7 @@ def new_manifest(root: dict, functions: list, variables: list, signatures: dict)
     return manifest
 
 
-def read_manifest(export_dir: Path) -> dict[str, Any]:
+def read_manifest(export_dir: Path) -> dict[str, object]:
     """The manifest of `export_dir`, checked for what every reader relies on."""
     path = export_dir / FILENAME
     if not export_dir.is_dir():

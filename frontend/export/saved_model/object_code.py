@@ -17,9 +17,12 @@ always compiles from the IR).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 from tracejit.compiler import driver
+
+if TYPE_CHECKING:
+    from tracejit.frontend.api.concrete_function import ConcreteFunction
 
 
 @dataclass
@@ -30,7 +33,7 @@ class ObjectCode:
     data: bytes  # one object_cache entry: header, signatures, extras, object code
 
 
-def export(concrete: Any) -> ObjectCode | None:
+def export(concrete: ConcreteFunction) -> ObjectCode | None:
     """The object code of `concrete` (compiled now if it was not yet), or None when it has
     none to give."""
     data = driver.encode_object_code(concrete.compilation)
@@ -39,7 +42,7 @@ def export(concrete: Any) -> ObjectCode | None:
     return ObjectCode(driver.object_code_key(concrete.graph.module, concrete.record.pipeline), data)
 
 
-def install(concrete: Any, object_code: ObjectCode) -> bool:
+def install(concrete: ConcreteFunction, object_code: ObjectCode) -> bool:
     """Make `concrete` call the saved machine code if its key is this process's key for the
     function's IR; False (and nothing changes) otherwise, or if the entry is invalid."""
     if object_code.key != driver.object_code_key(concrete.graph.module, concrete.record.pipeline):

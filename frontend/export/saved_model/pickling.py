@@ -30,7 +30,7 @@ def reduce_concrete(concrete: Any, bound: bool = False) -> tuple:
     variables: list[Any] = []
     index: dict[int, int] = {}
 
-    def number(variable: Any) -> int:
+    def number(variable: object) -> int:
         if id(variable) not in index:
             index[id(variable)] = len(variables)
             variables.append(variable)

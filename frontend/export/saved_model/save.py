@@ -44,7 +44,8 @@ class _Writer:
         self.variables: list[Variable] = []
         self.variable_paths: list[str] = []
         self.variable_index: dict[int, int] = {}
-        self.keep: list[Any] = []  # the concretes numbered, so no id is reused meanwhile
+        # the concretes numbered, so no id is reused meanwhile
+        self.keep: list[ConcreteFunction] = []
 
     def variable(self, variable: Variable, path: str = "") -> int:
         index = self.variable_index.get(id(variable))
@@ -67,7 +68,7 @@ class _Writer:
         return index
 
 
-def save(obj: Any, export_dir: str | os.PathLike[str], signatures: Any = None) -> None:
+def save(obj: object, export_dir: str | os.PathLike[str], signatures: object = None) -> None:
     """Save `obj` (a `tj.Function`, a `tj.ConcreteFunction`, or an object such as a
     `tj.Module` holding them and `tj.Variable`s) to the directory `export_dir`.
 
@@ -110,7 +111,7 @@ def _named_functions(named: dict) -> list[object_graph.FunctionNode]:
     return found
 
 
-def _root_node(obj: Any, writer: _Writer, only: Any) -> dict:
+def _root_node(obj: object, writer: _Writer, only: object) -> dict:
     if only is not None and not isinstance(obj, Function | BoundFunction):
         raise SaveError(
             "signatures= as a ConcreteFunction or list selects traces of a tj.Function; for "
@@ -122,7 +123,7 @@ def _root_node(obj: Any, writer: _Writer, only: Any) -> dict:
     return _encode(node, writer, only)
 
 
-def _encode(node: object_graph.Node, writer: _Writer, only: Any) -> dict:
+def _encode(node: object_graph.Node, writer: _Writer, only: object) -> dict:
     if isinstance(node, object_graph.VariableNode):
         return {"kind": "variable", "index": writer.variable(node.variable, node.path)}
     if isinstance(node, object_graph.FunctionNode):
@@ -138,7 +139,7 @@ def _encode(node: object_graph.Node, writer: _Writer, only: Any) -> dict:
     return {"kind": node.kind, "items": items}
 
 
-def _function_indices(node: object_graph.FunctionNode, writer: _Writer, only: Any) -> list[int]:
+def _function_indices(node: object_graph.FunctionNode, writer: _Writer, only: object) -> list[int]:
     concretes = _concretes(node, only)
     bound = node.instance is not None
     return [writer.concrete(c, bound) for c in concretes]
@@ -188,7 +189,7 @@ _NO_RANK = (
 )
 
 
-def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
+def _traces(function: Function, instance: object) -> list[ConcreteFunction]:
     with function._lock:
         concretes = list({id(c): c for c in function._cache.values()}.values())
     if instance is None:
@@ -196,7 +197,7 @@ def _traces(function: Function, instance: Any) -> list[ConcreteFunction]:
     return [c for c in concretes if _traced_for(c, instance)]
 
 
-def _traced_for(concrete: ConcreteFunction, instance: Any) -> bool:
+def _traced_for(concrete: ConcreteFunction, instance: object) -> bool:
     from tracejit.frontend.api.cache_key import IdentityKey
 
     key = concrete.record.static_leaves.get(0)
