@@ -34,10 +34,10 @@ thread started late would otherwise run this module's code after its caller may 
 it (the pool's workers only run a module's code inside a call, which waits for every piece).
 
 Which thread runs a piece does not change what the piece computes (every iteration is
-independent, and a reduction's partials are stored per block, passes/parallel_reductions.py),
-so results are bit-identical for any T; pieces taken from a counter rather than one fixed
-chunk per thread keep a thread the (shared, loaded) machine runs late from holding the others
-up for a whole chunk.
+independent, and a reduction's partials are stored per block,
+passes/support/parallel_reductions.py), so results are bit-identical for any T; pieces taken
+from a counter rather than one fixed chunk per thread keep a thread the (shared, loaded)
+machine runs late from holding the others up for a whole chunk.
 
 Why a pool: starting a thread costs 30-60 us on this (virtual) machine, so per-call threads
 made a 1M-element `x * 2 + 1` slower on two threads than on one (93 us against 81 us) and

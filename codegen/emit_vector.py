@@ -32,7 +32,7 @@ from tracejit.codegen.emit_memref import check_index_values, element_ptr
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.llvm_types import I32, I64, VOID, alignment, storage_type
 from tracejit.ir import upstream_vector
-from tracejit.ir.host import CACHE_LINE_BYTES
+from tracejit.ir.memory_contract import CACHE_LINE_BYTES
 from tracejit.ir.upstream_vector import is_nontemporal
 
 LINE_ALIGNMENT = CACHE_LINE_BYTES

@@ -68,7 +68,7 @@ def with_host_facts(pipeline: str | Sequence[str]) -> str:
     text = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
     if text not in ("default", ",".join(DEFAULT_PIPELINE)):
         return text
-    from tracejit.ir.host import host_last_level_cache_bytes, host_vector_target
+    from tracejit.compiler.host import host_last_level_cache_bytes, host_vector_target
 
     cache_bytes = OPTIONS.stream_min_bytes
     if cache_bytes is None:

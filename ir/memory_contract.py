@@ -15,3 +15,7 @@ FREE_GLOBAL = "tracejit_block_free_ptr"  # and its free (runtime/block_cache.py)
 
 CACHED_BYTES_MIN = 1 << 20
 """Blocks of fewer bytes are not cached: malloc serves them from memory it already has."""
+
+CACHE_LINE_BYTES = 64
+"""The cache line of every x86-64 and most AArch64 CPUs: what a non-temporal store writes
+whole (passes/stream_stores.py, codegen/emit_vector.py)."""

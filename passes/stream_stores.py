@@ -68,7 +68,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref, upstream_vector
-from tracejit.ir.host import CACHE_LINE_BYTES
+from tracejit.ir.memory_contract import CACHE_LINE_BYTES
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.passes.parallelize import defined_inside, static_index, trip_count
 from tracejit.passes.support.build import add, mul

@@ -38,8 +38,6 @@ def test_no_import_cycle_spans_two_floors():
 def test_the_lower_floors_have_no_import_cycle(floor):
     inside = {m: {t for t in ts if floor_of(t)[1] == floor} for m, ts in GRAPH.edges().items()}
     cycles = [c for c in strongly_connected(inside) if floor_of(c[0])[1] == floor]
-    if floor == "ir" and cycles:
-        pytest.xfail("ir/'s canonicalization patterns move to passes/canonicalize/ (issue 36)")
     assert not cycles, f"import cycles inside {floor}/: {cycles}"
 
 

@@ -76,4 +76,23 @@ def ladder(module: ModuleOp, last_pass: str | None) -> tuple[list[str], list[str
     start = first_needed_pass(module)
     stop = start if last_pass is None else DEFAULT_PIPELINE.index(last_pass) + 1
     stop = max(stop, start)
-    return list(DEFAULT_PIPELINE[start:stop]), list(DEFAULT_PIPELINE[stop:])
+    passes = _for_this_host()
+    return passes[start:stop], passes[stop:]
+
+
+def _for_this_host() -> list[str]:
+    """DEFAULT_PIPELINE's passes with the options the driver gives them for this host
+    (`tile-matmul{target=...}`), so that a slice runs what a compiled function runs."""
+    from tracejit.compiler.driver import with_host_facts
+
+    entries, depth, current = [], 0, ""
+    for ch in with_host_facts(DEFAULT_PIPELINE):
+        depth += (ch == "{") - (ch == "}")
+        if ch == "," and depth == 0:
+            entries.append(current)
+            current = ""
+        else:
+            current += ch
+    entries.append(current)
+    assert [e.split("{")[0] for e in entries] == list(DEFAULT_PIPELINE)
+    return entries

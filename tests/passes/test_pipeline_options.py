@@ -9,8 +9,8 @@ import pytest
 
 import tracejit as tj
 from tracejit.compiler import driver, object_cache
+from tracejit.compiler.host import host_last_level_cache_bytes, host_vector_target
 from tracejit.compiler.options import OPTIONS, from_environment
-from tracejit.ir.host import host_last_level_cache_bytes, host_vector_target
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, Pipeline, default_pipeline
 from tracejit.passes.stream_stores import DEFAULT_MIN_BYTES, StreamStoresPass
 from tracejit.passes.tile_matmul import TileMatmulPass

@@ -22,10 +22,10 @@ from xdsl.parser import Parser
 
 import tracejit as tj
 from tracejit.compiler import driver
+from tracejit.compiler.host import host_last_level_cache_bytes
 from tracejit.compiler.options import OPTIONS
 from tracejit.ir import runtime_contract
 from tracejit.ir.dialect import make_context
-from tracejit.ir.host import host_last_level_cache_bytes
 from tracejit.runtime import runtime_errors
 
 LOWER = "stream-stores{min-bytes=0},parallelize,scf-to-cf"

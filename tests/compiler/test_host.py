@@ -1,6 +1,6 @@
-"""ir/host.py: the vector target read from /proc/cpuinfo's flags."""
+"""compiler/host.py: the vector target read from /proc/cpuinfo's flags."""
 
-from tracejit.ir.host import host_vector_target, vector_target_of
+from tracejit.compiler.host import host_vector_target, vector_target_of
 
 
 def cpuinfo(tmp_path, flags: str) -> str:

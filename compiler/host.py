@@ -1,10 +1,12 @@
-"""What the passes may know of the CPU the code generator compiles for (the host: codegen
-targets `llvm.get_host_cpu_name()` and its features, and the compile cache keys on them).
+"""What the driver tells the passes of the CPU the code generator compiles for (the host:
+codegen targets `llvm.get_host_cpu_name()` and its features, and the compile cache keys on
+them), as pass options (`tile-matmul{target=...}`, `stream-stores{min-bytes=...}`: a pass
+reads no host facts itself).
 
 Kept to what a pass needs to size its tiles (read from Linux's /proc/cpuinfo) and to know
-which outputs outgrow the cache (its sysfs cache sizes), so that the passes need not load
-LLVM: a CPU whose flags are unknown counts as AVX2-class, and an unknown cache as 32 MiB,
-which is correct everywhere and only leaves speed unused.
+which outputs outgrow the cache (its sysfs cache sizes), without loading LLVM: a CPU whose
+flags are unknown counts as AVX2-class, and an unknown cache as 32 MiB, which is correct
+everywhere and only leaves speed unused.
 """
 
 from __future__ import annotations
@@ -32,9 +34,6 @@ def vector_target_of(cpuinfo: str) -> str:
         pass
     return "avx2"
 
-
-CACHE_LINE_BYTES = 64
-"""The cache line of every x86-64 and most AArch64 CPUs: what a non-temporal store writes whole."""
 
 CACHES = "/sys/devices/system/cpu/cpu0/cache"
 ASSUMED_CACHE_BYTES = 32 << 20
