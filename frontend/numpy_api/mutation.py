@@ -176,7 +176,16 @@ def _boolean_mask(key: object, tensor: Tensor) -> Tensor | None:
             return None
     else:
         return None
-    if mask.shape != tensor.shape[: mask.ndim]:
+    leading = tensor.shape[: mask.ndim]
+    if mask.shape != leading and (None in mask.shape or None in leading):
+        raise NotImplementedError(
+            at_user_line(
+                f"`a[mask] = v` with a boolean mask of shape {mask.shape} on leading dims "
+                f"{leading}: sizes unknown at trace time (None) must be the same dims on both "
+                "sides; use np.where(mask, v, a) with shapes that broadcast"
+            )
+        )
+    if mask.shape != leading:
         raise IndexError(
             at_user_line(
                 f"boolean index of shape {mask.shape} does not match the indexed array's "
