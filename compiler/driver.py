@@ -131,6 +131,13 @@ def error_messages(module: ModuleOp) -> list[str]:
     return [m.data for m in attr]
 
 
+def _bind_loaded_modules() -> None:
+    """Every module codegen loads from now on is bound to the runtime (thread pool, block
+    cache, thread count): runtime/runtime_binding.py adds codegen/jit.py's load hook when
+    imported. Imported here, next to codegen, not at start-up (codegen costs ~0.4 s)."""
+    from tracejit.runtime import runtime_binding  # noqa: F401
+
+
 def compile_to_machine_code(
     module: ModuleOp, callbacks: dict[str, int] | None = None, check_bounds: bool | None = None
 ):
@@ -138,7 +145,8 @@ def compile_to_machine_code(
     codegen JitModule); `callbacks` binds the module's callback declarations to function
     addresses. (`compile` is the whole way from a traced module.)"""
     from tracejit import codegen
-    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
+
+    _bind_loaded_modules()
 
     if check_bounds is None:
         check_bounds = OPTIONS.check_bounds
@@ -337,7 +345,8 @@ def _load_cached(cache: Any, key: str, py_functions: dict | None) -> Compilation
         if loaded is not None:
             return Compilation(loaded, messages, None, from_cache=True)
     from tracejit.codegen.jit import load_object
-    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
+
+    _bind_loaded_modules()
 
     callbacks = _cached_callbacks(sites, py_functions)
     try:
@@ -353,7 +362,8 @@ def _load_library(cache: Any, key: str, entry: Any, llvm_ir: str | None) -> Any:
     """The entry's machine code from its shared library, or None when it has none (yet)."""
     from tracejit.codegen import shared_library
     from tracejit.codegen.jit import JitModule
-    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
+
+    _bind_loaded_modules()
 
     path = cache.library_path(key)
     if not cache.trusted(path):  # dlopen runs its code: only a library no one else could write
@@ -385,7 +395,8 @@ def _compile_fresh(
     after_pass: AfterPassHook | None = None,
 ) -> Compilation:
     from tracejit import codegen
-    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
+
+    _bind_loaded_modules()
     from tracejit.runtime.callbacks import CallbackSet
 
     lowered = lower(
@@ -436,7 +447,8 @@ def decode_object_code(data: bytes) -> Compilation | None:
     LLVM will not load it."""
     from tracejit.codegen.jit import load_object
     from tracejit.compiler.object_cache import decode_entry
-    from tracejit.runtime import runtime_binding  # noqa: F401 (binds loaded modules)
+
+    _bind_loaded_modules()
 
     entry = decode_entry(data)
     if entry is None or not isinstance(entry.extra.get("messages"), list):

@@ -329,11 +329,13 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ..
     return tuple(unflatten(treedef, results))
 
 
-def _ancestor_in(op: Operation, block: Block) -> Operation:
-    """`op` or the op holding it (through nested regions) that is directly in `block`."""
+def _ancestor_in(op: Operation, block: Block) -> Operation | None:
+    """`op` or the op holding it (through nested regions) that is directly in `block`; None
+    when `op` is not inside `block`."""
     while op.parent is not block:
         parent = op.parent_op()
-        assert parent is not None, "a use of a loop's block argument outside the loop"
+        if parent is None:
+            return None
         op = parent
     return op
 
@@ -448,9 +450,12 @@ class _WrittenArrays:
                 if root not in self.log.first_write_after or not _holds(self.roots, root):
                     continue
                 written = self.log.first_write_after[root]
-                last_before = -1 if written is None else position[written]
-                if any(position[_ancestor_in(use.operation, body)] > last_before
-                       for use in given[i]._value.uses):
+                # the write's position in the body (-1: before its first op, or not
+                # found, which counts every read as after the write: refused, not wrong)
+                holder = None if written is None else _ancestor_in(written, body)
+                last_before = -1 if holder is None else position[holder]
+                reads = [_ancestor_in(use.operation, body) for use in given[i]._value.uses]
+                if any(read is None or position[read] > last_before for read in reads):
                     raise NotImplementedError(self._alias_message(i, root))
 
     def _alias_message(self, i: int, root: Tensor) -> str:
