@@ -4,6 +4,9 @@ that share a floor do not import each other (tools/import_graph.py's FLOORS)."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from tracejit.tools import import_graph
@@ -53,3 +56,42 @@ def test_the_check_sees_imports_inside_functions(tmp_path):
     graph = import_graph.build(tmp_path)
     [imp] = graph.upward()
     assert (imp.source, imp.target, imp.in_function) == ("ir.lazy", "passes.pipeline", True)
+
+
+# --- the public record of a trace (issue 36, point 4) -----------------------------------------
+# Tiered execution and export take a trace through ConcreteFunction's and Function's public
+# surface (`record`, `is_compiled`, `compile_fresh`, `install_compilation`, `options`, ...).
+RECORD_READERS = ["frontend/api/tiered.py", "frontend/export"]
+
+
+def private_reaches(source: str) -> list[str]:
+    """`x._name` in `source` where x is not self, cls or an imported name (a module's own
+    privates are its business)."""
+    tree = ast.parse(source)
+    imported = {"self", "cls"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            imported |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    return [
+        f"{node.lineno}: {ast.unparse(node)}"
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and node.attr.startswith("_")
+        and not node.attr.endswith("__")
+        and not (isinstance(node.value, ast.Name) and node.value.id in imported)
+    ]
+
+
+def test_tiering_and_export_use_only_public_members():
+    root = Path(import_graph.__file__).resolve().parents[1]
+    reaches = [
+        f"{path.relative_to(root)}:{reach}"
+        for name in RECORD_READERS
+        for path in sorted([root / name] if name.endswith(".py") else (root / name).rglob("*.py"))
+        for reach in private_reaches(path.read_text())
+    ]
+    assert not reaches, "private members reached from another module:\n" + "\n".join(reaches)
+
+
+def test_the_private_member_check_sees_a_reach():
+    assert private_reaches("def f(c):\n    return c._lock, self._ok\n") == ["2: c._lock"]

@@ -102,7 +102,7 @@ class ConcreteFunction:
         self._callbacks: Any = None
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
-        self._tier = tiered.Tier()  # first call interpreted, compiled in the background
+        self.tier = tiered.Tier()  # first call interpreted, compiled in the background
 
     # --- introspection -------------------------------------------------------------
     @property
@@ -195,16 +195,18 @@ class ConcreteFunction:
             tiered.wait_for_background_compile(self)  # raises what it raised
         with self._lock:
             if self._compilation is None:
-                self._install(self._compile_fresh(record_stages))
+                self._install(self.compile_fresh(record_stages))
         assert self._compilation is not None
         return self._compilation
 
-    def _compile_fresh(
+    def compile_fresh(
         self,
         record_stages: bool = False,
         after_pass: Callable[[str, ModuleOp], None] | None = None,
         background: bool = False,
     ) -> driver.Compilation:
+        """Compile this trace anew (logged as a background compile when `background`), without
+        installing it: `install_compilation` does. `after_pass` runs after each pass."""
         start = time.perf_counter()
         compilation = driver.compile(
             self.graph.module,

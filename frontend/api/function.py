@@ -113,7 +113,6 @@ class Function:
             "experimental_follow_type_hints": experimental_follow_type_hints,
             "experimental_pipeline": experimental_pipeline,
         }
-        self._pickle_token: str | None = None  # made on the first pickle (pickling.py)
         self._tracing_count = 0
         self._retracing = RetracingMonitor(
             self.__name__ if hasattr(self, "__name__") else "function"
@@ -138,9 +137,28 @@ class Function:
         TensorFlow, which keeps the rank unknown in its graph, that is one trace)."""
         return self._tracing_count
 
-    def pretty_printed_concrete_signatures(self) -> str:
+    # --- what export, pickling and tools read (frontend/export/) ---------------------------
+    @property
+    def options(self) -> dict[str, Any]:
+        """The options this Function was made with (`input_signature`, `autograph`, ...), as
+        keyword arguments of `tj.function`: `tj.function(f.python_function, **f.options)`
+        makes the same Function, without its traces."""
+        return dict(self._options)
+
+    @property
+    def binding(self) -> str:
+        """How the wrapped function binds in a class: "instance" (a plain function or method),
+        "static" (`@staticmethod` under `@tj.function`) or "class" (`@classmethod`)."""
+        return self._binding
+
+    def concrete_functions(self) -> list[ConcreteFunction]:
+        """The traces made so far, one ConcreteFunction each, oldest first."""
         with self._lock:  # one entry per trace (reduce_retracing aliases keys to a trace)
-            concretes = list({id(c): c for c in self._cache.values()}.values())
+            return list({id(c): c for c in self._cache.values()}.values())
+
+    def pretty_printed_concrete_signatures(self) -> str:
+        concretes = self.concrete_functions()
+        with self._lock:
             owners = {
                 id(c): polymorphic
                 for polymorphic in self._polymorphic.values()
@@ -478,6 +496,11 @@ class BoundConcreteFunction:
     def pretty_printed_signature(self) -> str:
         lines = self._concrete.pretty_printed_signature().split("\n")
         return "\n".join(lines[:1] + lines[2:])  # without the instance's line
+
+    @property
+    def unbound(self) -> ConcreteFunction | RankPolymorphicConcreteFunction:
+        """The method's ConcreteFunction itself, which takes the instance first."""
+        return self._concrete
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._concrete, name)

@@ -18,8 +18,9 @@ loads in ~10 ms: then it is simply loaded):
    and by anything that asks for the kernel (`llvm_ir`, `asm`, `compilation`, ...).
 
 Calls that arrive while the first call is still being interpreted are interpreted too. The
-state of one ConcreteFunction (`Tier`) changes under that function's `_lock`; the queue's
-state under this module's `_lock`.
+state of one ConcreteFunction (its `tier`) changes under the tier's `lock`; the queue's state
+under this module's `_lock`. Only ConcreteFunction's public surface is used: `record`,
+`graph`, `is_compiled`, `compile_fresh` and `install_compilation`.
 
 At exit an atexit hook stops the worker -- it checks a stop flag after every pass -- and
 joins it, so LLVM never runs while the interpreter shuts down (LLVM's exit-time destructors
@@ -69,6 +70,7 @@ class Tier:
     """One ConcreteFunction's part in tiered execution."""
 
     def __init__(self) -> None:
+        self.lock = threading.Lock()  # guards the fields below
         self.plan: Plan | bool | None = None  # None: not decided; False: not interpretable
         self.finished = False  # interpreted once and the compile scheduled (or refused)
         self.job: _Job | None = None
@@ -80,11 +82,11 @@ def interpret_first_call(
 ) -> list[np.ndarray] | None:
     """The kernel outputs of the first call(s) of `concrete`, interpreted; None when the
     call must run compiled code (tiering off, not interpretable, or not the first call)."""
-    tier: Tier = concrete._tier
+    tier = concrete.tier
     if tier.finished or not config.tiered_compilation() or _disabled:
         return None
-    with concrete._lock:
-        if tier.finished or concrete._compilation is not None:
+    with tier.lock:
+        if tier.finished or concrete.is_compiled:
             return None
     interpreter = _plan_for(concrete, tier)
     outputs = None
@@ -94,8 +96,8 @@ def interpret_first_call(
         except Unsupported:
             tier.plan = False  # this run left the subset: compile, from now on
     job = None
-    with concrete._lock:  # the first interpreted call to finish schedules the compile
-        if not tier.finished and concrete._compilation is None and outputs is not None:
+    with tier.lock:  # the first interpreted call to finish schedules the compile
+        if not tier.finished and not concrete.is_compiled and outputs is not None:
             job = tier.job = _Job(concrete)
         tier.finished = True
         tier.plan = None  # never run again: let its constants go
@@ -134,8 +136,7 @@ def _interpretable(concrete: ConcreteFunction) -> Plan | bool:
 def wait_for_background_compile(concrete: ConcreteFunction) -> None:
     """Before `concrete` compiles: wait for its background compile if one is running, or
     take it over if it has not started; raise what it raised."""
-    tier: Tier = concrete._tier
-    job = tier.job
+    job = concrete.tier.job
     if job is None:
         return
     with _lock:
@@ -216,15 +217,12 @@ def _run(job: _Job) -> None:
 
 
 def _compile(concrete: ConcreteFunction) -> None:
-    with concrete._lock:
-        if concrete._compilation is not None:
-            return
-    compilation = concrete._compile_fresh(after_pass=_check_stop, background=True)
+    if concrete.is_compiled:  # compiled meanwhile by a caller that asked for the kernel
+        return
+    compilation = concrete.compile_fresh(after_pass=_check_stop, background=True)
     if _stopping:
         raise _Stopped
-    with concrete._lock:
-        if concrete._compilation is None:
-            concrete._install(compilation)
+    concrete.install_compilation(compilation)  # unless a caller was faster
 
 
 def _check_stop(_pass_name: str, _module: object) -> None:

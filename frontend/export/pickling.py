@@ -32,6 +32,7 @@ import pickle
 import sys
 import threading
 import uuid
+import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
@@ -47,18 +48,20 @@ _RESTORED_LIMIT = 1024
 _lock = threading.Lock()
 
 
+# Each Function's pickling token, made on its first pickle (or given by its unpickle).
+_TOKENS: weakref.WeakKeyDictionary[Function, str] = weakref.WeakKeyDictionary()
+
+
 def token_of(function: Function) -> str:
     """The Function's pickling token (made on first use)."""
-    with function._lock:
-        if function._pickle_token is None:
-            function._pickle_token = uuid.uuid4().hex
-        return function._pickle_token
+    with _lock:
+        return _TOKENS.setdefault(function, uuid.uuid4().hex)
 
 
 def reduce_function(function: Function) -> tuple:
     """`Function.__reduce__`: rebuild from the Python function's source and the options."""
     source = _source_of(function.python_function)
-    return (restore_function, (source, function._binding, function._options, token_of(function)))
+    return (restore_function, (source, function.binding, function.options, token_of(function)))
 
 
 def restore_function(source: tuple, binding: str, options: dict, token: str) -> Any:
@@ -76,9 +79,9 @@ def restore_function(source: tuple, binding: str, options: dict, token: str) -> 
     elif binding == "class":
         python_function = classmethod(python_function)
     restored = Function(python_function, **options)
-    restored._pickle_token = token
     with _lock:
         restored = _RESTORED.setdefault(token, restored)  # another thread may have won
+        _TOKENS.setdefault(restored, token)
         while len(_RESTORED) > _RESTORED_LIMIT:
             _RESTORED.popitem(last=False)
     return restored
@@ -88,7 +91,7 @@ def reduce_bound_function(function: Function, instance: object) -> tuple:
     """A method Function bound to `instance` (or, as a classmethod, to a class) pickles as
     `getattr(instance, name)`, like a bound method."""
     name = getattr(function, "__name__", None)
-    owner = instance if function._binding == "class" else type(instance)
+    owner = instance if function.binding == "class" else type(instance)
     found = None
     for klass in getattr(owner, "__mro__", ()):
         if name is not None and name in vars(klass):

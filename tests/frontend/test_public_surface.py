@@ -60,3 +60,35 @@ def test_too_many_arguments_names_the_function_and_the_line():
 
     with pytest.raises(TypeError, match=r"^_scaled\(\): too many positional arguments \(test_"):
         _scaled(np.ones(3, np.float32), 2, 3)
+
+
+def test_a_function_rebuilt_from_its_options_traces_the_same_program():
+    spec = tj.TensorSpec(shape=(None,), dtype=np.float32)
+
+    @tj.function(input_signature=[spec], reduce_retracing=True)
+    def shifted(x):
+        return x + 1
+
+    x = np.arange(4, dtype=np.float32)
+    shifted(x)
+    again = tj.function(shifted.python_function, **shifted.options)
+    assert again.input_signature == (spec,) and again.options == shifted.options
+    assert shifted.binding == "instance" and again.concrete_functions() == []
+    np.testing.assert_array_equal(again(x), x + 1)
+    [trace] = again.concrete_functions()
+    assert (
+        trace.structured_input_signature
+        == shifted.concrete_functions()[0].structured_input_signature
+    )
+
+
+def test_a_method_trace_gives_its_unbound_concrete_function():
+    class Scaler:
+        @tj.function
+        def twice(self, x):
+            return x * 2
+
+    scaler = Scaler()
+    bound = scaler.twice.get_concrete_function(tj.TensorSpec(shape=(2,), dtype=np.float64))
+    assert bound.unbound in Scaler.twice.concrete_functions()
+    np.testing.assert_array_equal(bound(np.ones(2)), 2 * np.ones(2))

@@ -250,11 +250,11 @@ def test_first_call_interpreted_second_compiled_both_equal_eager():
     want = eager(f, x, y)
     first = f(x, y)
     concrete = f.get_concrete_function(x, y)
-    assert concrete._tier.job is not None  # it was interpreted and the compile queued
+    assert concrete.tier.job is not None  # it was interpreted and the compile queued
     assert_matches(first, want, rtol=1e-5)
     assert isinstance(first[0], np.float32)  # 0-d results are NumPy scalars
     second = f(x, y)
-    assert concrete._compilation is not None and concrete._kernel is not None
+    assert concrete.is_compiled and concrete._kernel is not None
     assert_matches(second, want, rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
 
@@ -293,7 +293,7 @@ def test_nested_functions_and_pure_control_flow_are_interpreted():
     x = np.arange(4, dtype=np.int64).reshape(2, 2)
     first = outer(x, 12)
     concrete = outer.get_concrete_function(x, 12)
-    assert concrete._tier.job is not None
+    assert concrete.tier.job is not None
     assert_matches(first, eager(outer, x, 12))
     assert_matches(outer(x, 12), eager(outer, x, 12))
 
@@ -304,7 +304,7 @@ def test_wait_for_compiles_finishes_the_background_compile():
     f(x, x)
     concrete = f.get_concrete_function(x, x)
     tj.config.wait_for_compiles()
-    assert concrete._compilation is not None and concrete.fast_call is not None
+    assert concrete.is_compiled and concrete.fast_call is not None
     assert "define" in concrete.llvm_ir
 
 
@@ -454,7 +454,7 @@ def test_an_excluded_function_compiles_before_its_first_call_returns():
     x = np.array([3.0, 1.0, 2.0])
     np.testing.assert_array_equal(f(x), [3.0, 2.0, 1.0])
     concrete = f.get_concrete_function(x)
-    assert concrete._compilation is not None and concrete._tier.job is None
+    assert concrete.is_compiled and concrete.tier.job is None
 
 
 def test_a_result_of_the_wrong_type_makes_the_interpreter_refuse(monkeypatch):

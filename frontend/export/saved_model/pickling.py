@@ -46,7 +46,7 @@ def reduce_concrete(concrete: Any, bound: bool = False) -> tuple:
         "record": record,
         "ir": text,
         "variables": [
-            (v.name, bool(v.trainable), np.array(v._buffer, copy=True)) for v in variables
+            (v.name, bool(v.trainable), np.asarray(v.numpy())) for v in variables
         ],
         "object_code": code,
     }
@@ -59,9 +59,9 @@ def reduce_bound_concrete(bound: Any) -> tuple:
     from tracejit.frontend.api.concrete_function import ConcreteFunction
     from tracejit.frontend.export.saved_model.errors import SaveError
 
-    if not isinstance(bound._concrete, ConcreteFunction):
+    if not isinstance(bound.unbound, ConcreteFunction):
         raise SaveError("a method's ConcreteFunction of unknown rank cannot be pickled")
-    return reduce_concrete(bound._concrete, bound=True)
+    return reduce_concrete(bound.unbound, bound=True)
 
 
 def register() -> None:

@@ -167,7 +167,7 @@ def _concretes(node: object_graph.FunctionNode, only: Any) -> list[ConcreteFunct
         target = function if node.instance is None else function.__get__(node.instance)
         traced = target.get_concrete_function()
         if isinstance(traced, BoundConcreteFunction):
-            traced = traced._concrete
+            traced = traced.unbound
         found = _traces(function, node.instance)
         if not found and isinstance(traced, ConcreteFunction):
             found = [traced]
@@ -190,8 +190,7 @@ _NO_RANK = (
 
 
 def _traces(function: Function, instance: object) -> list[ConcreteFunction]:
-    with function._lock:
-        concretes = list({id(c): c for c in function._cache.values()}.values())
+    concretes = function.concrete_functions()
     if instance is None:
         return concretes
     return [c for c in concretes if _traced_for(c, instance)]
@@ -208,7 +207,7 @@ def _traced_for(concrete: ConcreteFunction, instance: object) -> bool:
 
 def _selected(function: Function, only: Any, what: str) -> list[ConcreteFunction]:
     chosen = list(only) if isinstance(only, list | tuple) else [only]
-    chosen = [c._concrete if isinstance(c, BoundConcreteFunction) else c for c in chosen]
+    chosen = [c.unbound if isinstance(c, BoundConcreteFunction) else c for c in chosen]
     own = {id(c) for c in _traces(function, None)}
     for concrete in chosen:
         if not isinstance(concrete, ConcreteFunction) or id(concrete) not in own:
@@ -247,7 +246,7 @@ def _write(export_dir: Path, writer: _Writer, root: dict, signatures: dict) -> N
             "shape": list(variable.shape),
             "dtype": variable.dtype.str,
         }
-        entry["sha256"] = _write_npy(export_dir / entry["file"], variable._buffer)
+        entry["sha256"] = _write_npy(export_dir / entry["file"], np.asarray(variable.numpy()))
         variables.append(entry)
     # The manifest last: a directory without one is visibly incomplete.
     contents = manifest.new_manifest(root, writer.functions, variables, signatures)
