@@ -40,7 +40,14 @@ from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.staging import primitives
-from tracejit.frontend.staging.dims import FULL_SLICES, UNKNOWN, Dim, sliced
+from tracejit.frontend.staging.dims import (
+    FULL_SLICES,
+    Counted,
+    Dim,
+    SliceLength,
+    Unknown,
+    sliced,
+)
 from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -236,13 +243,23 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
             size = index_constant(size)
         bounds = [index_of(v) if isinstance(v, Tensor) else v for v in (first, stop)]
         start, count = slice_window(size, bounds[0], bounds[1], stride)
-        return start, stride, count, UNKNOWN
+        return start, stride, count, SliceLength(count, _length_key(dim, first, stop, stride))
     if (first, stop, stride) in FULL_SLICES:
         return 0, 1, size, dim
     kept = sliced(dim, first, stop, stride)
     assert not isinstance(size, int)  # an int dim gets here only for an INT entry (above)
     start, count = slice_window(size, first, stop, stride)
     return start, stride, count, kept
+
+
+def _length_key(dim: Dim, first: object, stop: object, stride: int) -> tuple | None:
+    """What a slice's length is a function of: the sliced dim, the bounds and the step
+    (traced bounds by value identity and constant offset); None when the dim has no
+    identity to compare (a size tracejit cannot follow)."""
+    if isinstance(dim, Unknown) and not isinstance(dim, SliceLength | Counted):
+        return None
+    bounds = tuple(_offset(v) if isinstance(v, Tensor) else v for v in (first, stop))
+    return (dim, *bounds, stride)
 
 
 def _offset(tensor: Tensor) -> tuple[SSAValue, int]:

@@ -72,6 +72,28 @@ class Counted(Unknown):
         return f"<count of non-zero elements of the array made at {where}>"
 
 
+class SliceLength(Unknown):
+    """The length of a slice whose bounds are traced values (`A[i, :j]`, `x[lo:hi]` in a
+    staged loop): only the kernel knows it (`count`, an `index` value), but it is a function
+    of the sliced dim's size and the bounds, so two windows with the same `key` -- the same
+    dim, the same bounds (traced values by identity, plus constant offsets: `j`, `i + 1`) and
+    step -- are the same size, and `A[i, :j] * A[j, :j]` needs no check. Windows with
+    different keys meet under a run-time check that their counts are equal."""
+
+    def __init__(self, count: SSAValue, key: tuple | None) -> None:
+        self.count = count
+        self.key = key if key is not None else (count,)  # no key: equal only to itself
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, SliceLength) and self.key == other.key
+
+    def __hash__(self) -> int:
+        return hash(("slice length", self.key))
+
+    def __repr__(self) -> str:
+        return "<slice length known at run time>"
+
+
 @dataclass(frozen=True)
 class Sliced:
     """`len(range(n)[start:stop:step])` where `n` is the run-time size of `base`."""
@@ -124,10 +146,10 @@ def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:
     """The dim a slice `start:stop:step` of `dim` leaves (`dim` itself for `::1`)."""
     if isinstance(dim, int):
         return len(range(dim)[start:stop:step])
+    if (start, stop, step) in FULL_SLICES or (start, stop, step) == (None, None, -1):
+        return dim  # the whole dim, maybe reversed: the same size, whatever it is
     if isinstance(dim, Unknown):
         return UNKNOWN
-    if (start, stop, step) in FULL_SLICES:
-        return dim
     return Sliced(dim, start, stop, step)
 
 
@@ -168,6 +190,8 @@ def _broadcast_one(column: list[Dim], constraints: list, shapes) -> Dim:
         return UNKNOWN  # e.g. a TensorArray's stack() times a scalar: nothing to check
     if any(isinstance(d, Counted) for d in sources):
         return _same_count(sources, bool(statics))
+    if any(isinstance(d, SliceLength) for d in sources):
+        return _same_slice_length(sources, statics)
     if any(isinstance(d, Unknown) for d in sources):
         raise NotImplementedError(
             at_user_line("broadcasting a dim whose size tracejit cannot follow is not supported")
@@ -204,6 +228,41 @@ def _same_count(dims: Sequence[Dim], with_static: bool) -> Counted:
     return counts[0]
 
 
+def _same_slice_length(dims: Sequence[Dim], statics: set[int]) -> SliceLength:
+    """The one size of dims that meet, some of them `SliceLength`s: a static size (other than 1)
+    or another kind of dim unknown at trace time is checked equal to the first window when
+    the kernel runs, and so are windows of other keys (tracejit does not broadcast a window
+    of length 1 as NumPy would: the check fails with NumPy's broadcasting error)."""
+    windows = list(dict.fromkeys(d for d in dims if isinstance(d, SliceLength)))
+    first = windows[0]
+    others: list[SSAValue] = [w.count for w in windows[1:]]
+    for dim in dict.fromkeys(d for d in dims if not isinstance(d, SliceLength)):
+        if isinstance(dim, Unknown):
+            raise NotImplementedError(
+                at_user_line(
+                    "a slice whose length is known only at run time meets a size tracejit "
+                    "cannot follow here (a TensorArray's stack(), an `if` whose branches "
+                    "disagree); make both sides slices of the same bounds"
+                )
+            )
+        from tracejit.frontend.staging.primitives import dim_size
+
+        others.append(dim_size(dim))
+    from tracejit.frontend.staging.slice_bounds import assert_same_sizes, index_constant
+
+    others += [index_constant(size) for size in statics]
+    if others:
+        assert_same_sizes(
+            [first.count, *others],
+            at_user_line(
+                "ValueError: operands could not be broadcast together: slices whose lengths "
+                "are known only at run time differ in length (tracejit does not broadcast "
+                "such a slice from length 1 as NumPy would)"
+            ),
+        )
+    return first
+
+
 def require_equal(dims: Sequence[Dim], constraints: list) -> None:
     """Dims that must be the same size, no broadcasting (joined arrays, a Variable's
     value): appends the run-time equality constraints for the caller to check."""
@@ -212,6 +271,9 @@ def require_equal(dims: Sequence[Dim], constraints: list) -> None:
         return
     if any(isinstance(d, Counted) for d in distinct):
         _same_count(distinct, any(isinstance(d, int) for d in distinct))
+        return
+    if any(isinstance(d, SliceLength) for d in distinct):
+        _same_slice_length(distinct, {d for d in distinct if isinstance(d, int)})
         return
     if any(isinstance(d, Unknown) for d in distinct):
         raise NotImplementedError(

@@ -40,6 +40,16 @@ def index_constant(value: int) -> SSAValue:
     return emit(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
 
 
+def assert_same_sizes(sizes: list[SSAValue], message: str) -> None:
+    """Stage a run-time check that the `index` values `sizes` are all equal (else the call
+    raises per `message`, "ErrorType: text")."""
+    from xdsl.dialects import cf
+
+    for other in sizes[1:]:
+        equal = emit(arith.CmpiOp(sizes[0], other, "eq")).result
+        emit(cf.AssertOp(equal, message))
+
+
 def _max(x: SSAValue, y: SSAValue) -> SSAValue:
     return emit(arith.MaxSIOp(x, y)).result
 

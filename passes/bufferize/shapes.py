@@ -439,7 +439,8 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
 # --- index arithmetic -------------------------------------------------------------------
 def copy_index_arith(bufferizer: FunctionBufferizer, op: Operation) -> None:
     """`arith` on `index` values (a slice's run-time start and count, frontend/
-    slice_bounds.py) has no tensors in it: it is copied as it is."""
+    slice_bounds.py) and `cf.assert`s on them (two slice lengths equal) have no tensors in
+    them: they are copied as they are."""
     mapping = {old: bufferizer.values[old] for old in op.operands}
     new = bufferizer.builder.insert(op.clone(value_mapper=mapping))
     for old, value in zip(op.results, new.results, strict=True):
@@ -457,6 +458,7 @@ INDEX_ARITH = (
     arith.MinSIOp,
     arith.MaxSIOp,
     arith.DivUIOp,
+    cf.AssertOp,
 )
 
 SHAPE_HANDLERS: dict[type[Operation], Handler] = {

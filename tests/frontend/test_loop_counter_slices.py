@@ -1,0 +1,176 @@
+"""Loops whose bodies slice with the loop counter (`A[i, :j]`, `x[:i + 1]`, `x[lo:hi]`) stay
+loops: the slice's length is a dim known only at run time (frontend/staging/dims.py's
+`SliceLength`), the body is traced once, and the traced module does not grow with the trip
+count. Each kernel is written as NumPy users write it and compared with its eager run."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+
+def cholesky(A):
+    A = A.copy()
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= np.dot(A[i, :j], A[j, :j])
+            A[i, j] /= A[j, j]
+        A[i, i] -= np.dot(A[i, :i], A[i, :i])
+        A[i, i] = np.sqrt(A[i, i])
+    return np.tril(A)
+
+
+def lu(A):
+    A = A.copy()
+    n = A.shape[0]
+    for i in range(n):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+            A[i, j] /= A[j, j]
+        for j in range(i, n):
+            A[i, j] -= A[i, :i] @ A[:i, j]
+    return A
+
+
+def forward_substitution(L, b):
+    x = np.zeros_like(b)
+    for i in range(L.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def prefix_means(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.mean(x[: i + 1])
+    return out
+
+
+def trailing_window_sums(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = np.sum(x[max(i - 3, 0) : i + 1])
+    return out
+
+
+def durbin(r):
+    n = r.shape[0]
+    y = np.empty_like(r)
+    y[0] = -r[0]
+    beta, alpha = 1.0, -r[0]
+    for k in range(1, n):
+        beta = (1 - alpha * alpha) * beta
+        alpha = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / beta
+        y[:k] += alpha * np.flip(y[:k])
+        y[k] = alpha
+    return y
+
+
+def gram_schmidt(A):
+    A = A.copy()
+    Q = np.zeros_like(A)
+    R = np.zeros((A.shape[1], A.shape[1]))
+    for k in range(A.shape[1]):
+        R[k, k] = np.sqrt(np.sum(A[:, k] * A[:, k]))
+        Q[:, k] = A[:, k] / R[k, k]
+        for j in range(k + 1, A.shape[1]):
+            R[k, j] = np.dot(Q[:, k], A[:, j])
+            A[:, j] -= Q[:, k] * R[k, j]
+    return Q, R
+
+
+def spd(n, seed=0):
+    a = np.random.default_rng(seed).random((n, n))
+    return a @ a.T + n * np.eye(n)
+
+
+def compiled_and_eager(function, *args, rtol=1e-9):
+    f = tj.function(function)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)  # every loop stays a loop
+        compiled = f(*args)
+    assert_same(compiled, run_eagerly(f, *args), rtol=rtol, atol=1e-12)
+    return f
+
+
+SIZES = st.sampled_from([0, 1, 2, 3, 8, 9, 10, 17])  # 8: the unroll limit; 9 just above
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=SIZES.filter(bool))
+def test_triangular_factorisations(n):
+    compiled_and_eager(cholesky, spd(n))
+    compiled_and_eager(lu, spd(n, seed=1))
+    L = np.tril(spd(n, seed=2))
+    compiled_and_eager(forward_substitution, L, np.arange(n, dtype=np.float64))
+
+
+@settings(max_examples=8, deadline=None)
+@given(n=SIZES, dtype=st.sampled_from([np.float32, np.float64]))
+def test_prefix_and_window_reductions(n, dtype):
+    x = np.random.default_rng(n).standard_normal(n).astype(dtype)
+    compiled_and_eager(prefix_means, x, rtol=1e-5)
+    compiled_and_eager(trailing_window_sums, x, rtol=1e-5)
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=SIZES.filter(lambda n: n >= 2))
+def test_levinson_durbin_and_gram_schmidt(n):
+    r = np.random.default_rng(n).uniform(-0.4, 0.4, n) / n
+    compiled_and_eager(durbin, r, rtol=1e-7)
+    compiled_and_eager(gram_schmidt, spd(n, seed=3)[:, : max(n - 1, 1)].copy(), rtol=1e-7)
+
+
+def op_count(function, *specs) -> int:
+    concrete = tj.function(function).get_concrete_function(*specs)
+    return sum(1 for _ in concrete.graph.module.walk())
+
+
+def test_the_traced_module_does_not_grow_with_the_trip_count():
+    sizes = [op_count(cholesky, tj.TensorSpec([n, n], np.float64)) for n in (16, 160)]
+    assert sizes[0] == sizes[1]
+    spec = tj.TensorSpec
+    solve = [op_count(forward_substitution, spec([n, n]), spec([n])) for n in (16, 160)]
+    assert solve[0] == solve[1]
+
+
+def test_one_trace_serves_every_size():
+    f = tj.function(prefix_means, input_signature=[tj.TensorSpec([None], np.float64)])
+    for n in (0, 1, 5, 40):
+        x = np.linspace(-1, 1, n)
+        assert_same(f(x), prefix_means(x), atol=1e-15)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_slices_of_one_counter_meet_without_a_check_others_are_checked_at_run_time():
+    @tj.function
+    def paired(a, b, n):
+        total = np.zeros(())
+        for i in tj.range(n):
+            total += np.sum(a[:i] * b[: i + 1])  # NumPy: shapes (i,) and (i + 1,)
+        return total
+
+    ones = np.ones(6)
+    with pytest.raises(ValueError, match="could not be broadcast.*test_loop_counter_slices"):
+        paired(ones, ones, np.int64(3))
+
+    @tj.function
+    def same_bounds(a, b, n):
+        total = np.zeros(())
+        for i in tj.range(n):
+            total += np.sum(a[:i] * b[:i])  # different arrays, one length
+        return total
+
+    a, b = np.arange(5.0), np.arange(7.0)
+    for n in (0, 4, 6):  # at n=6, a[:5] and b[:5]: NumPy clips both slices alike
+        assert_same(same_bounds(a, b, np.int64(n)), run_eagerly(same_bounds, a, b, np.int64(n)))
+    with pytest.raises(ValueError, match="could not be broadcast"):
+        same_bounds(a, b, np.int64(7))  # a[:6] has 5 elements, b[:6] six
