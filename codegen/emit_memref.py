@@ -46,6 +46,7 @@ from tracejit.codegen.llvm_types import (
     storage_type,
 )
 from tracejit.ir import upstream_memref
+from tracejit.ir.extent import ExtentOp
 from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
 from tracejit.ir.runtime_contract import BOUNDS_ERROR, OUT_OF_MEMORY, check_message
 
@@ -259,6 +260,12 @@ def _cast(fx: FunctionEmitter, op: memref.CastOp) -> MemRef:
     return MemRef(source.ptr, dims, target)
 
 
+def _extent(fx: FunctionEmitter, op: ExtentOp) -> MemRef:
+    """A shape without data (a loop bound, ir/extent.py): a null pointer and the dims."""
+    mtype = checked_memref(op.result.type)
+    return memref_with_dims(ir.Constant(PTR, None), mtype, [fx.get(s) for s in op.sizes])
+
+
 def _get_global(fx: FunctionEmitter, op: memref.GetGlobalOp) -> MemRef:
     name = op.name_.root_reference.data
     if name not in fx.state.globals:
@@ -316,4 +323,5 @@ MEMREF_EMITTERS: dict[type[Operation], Emitter] = {
     memref.CopyOp: _copy,
     memref.CastOp: _cast,
     memref.GetGlobalOp: _get_global,
+    ExtentOp: _extent,
 }
