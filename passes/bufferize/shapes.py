@@ -232,13 +232,16 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     _result_generic(bufferizer, op, [], body, counts.__getitem__)
 
 
-def row_major_position(b: Builder, shape: Sequence[int]) -> SSAValue:
-    """Inside a generic over `shape`: the row-major position of the loop indices (where a
-    reshape of a 1-D array reads it)."""
+def row_major_position(
+    b: Builder, shape: Sequence[int], at: Sequence[SSAValue] | None = None
+) -> SSAValue:
+    """Inside a generic over `shape`: the row-major position of the loop indices, or of
+    the position `at` in an array of `shape` (where a reshape of a 1-D array reads it)."""
     position: int | SSAValue = 0
     for d, stride in enumerate(_strides_of(shape)):
         if shape[d] != 1:
-            position = _sum(b, position, _mul(b, _loop_index(b, d), stride))
+            index = _loop_index(b, d) if at is None else at[d]
+            position = _sum(b, position, _mul(b, index, stride))
     return _value(b, position)
 
 
@@ -251,12 +254,16 @@ def _strides_of(shape: Sequence[int]) -> list[int]:
 
 
 def slice_indices(
-    b: Builder, start: Sequence[int | SSAValue], step: Sequence[int]
+    b: Builder,
+    start: Sequence[int | SSAValue],
+    step: Sequence[int],
+    at: Sequence[SSAValue] | None = None,
 ) -> list[SSAValue]:
     """Inside a generic: the operand position start + i * step that loop position i of a
-    slice reads (also used by fused kernels reading through a slice, bufferize/fused.py)."""
+    slice reads, or that position `at` of the slice reads (also used by fused kernels
+    reading through a slice, bufferize/fused.py)."""
     return [
-        _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
+        _value(b, _sum(b, _mul(b, _loop_index(b, d) if at is None else at[d], stride), first))
         for d, (first, stride) in enumerate(zip(start, step, strict=True))
     ]
 
