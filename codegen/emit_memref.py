@@ -266,6 +266,20 @@ def _extent(fx: FunctionEmitter, op: ExtentOp) -> MemRef:
     return memref_with_dims(ir.Constant(PTR, None), mtype, [fx.get(s) for s in op.sizes])
 
 
+def _view(fx: FunctionEmitter, op: memref.ViewOp) -> MemRef:
+    """A buffer of run-time sizes inside a byte buffer, `byte_shift` bytes in (bufferize's
+    scratch for a loop's temporaries of bounded size). With bounds checks, a view that
+    would not fit in its byte buffer fails the call."""
+    source = fx.memref(op.source)
+    shift = fx.get(op.byte_shift)
+    target = memref_with_dims(fx.b.gep(source.ptr, [shift], inbounds=True, source_etype=I8),
+                              checked_memref(op.result.type), [fx.get(s) for s in op.sizes])
+    if fx.state.check_bounds:
+        end = fx.b.add(shift, _byte_count(fx, target))
+        _return_status_if(fx, fx.b.icmp_unsigned(">", end, source.dims[0]), _bounds_status(fx, op))
+    return target
+
+
 def _get_global(fx: FunctionEmitter, op: memref.GetGlobalOp) -> MemRef:
     name = op.name_.root_reference.data
     if name not in fx.state.globals:
@@ -324,4 +338,5 @@ MEMREF_EMITTERS: dict[type[Operation], Emitter] = {
     memref.CastOp: _cast,
     memref.GetGlobalOp: _get_global,
     ExtentOp: _extent,
+    memref.ViewOp: _view,
 }

@@ -224,6 +224,53 @@ def domain_sizes(
     return [list(f) for f in found]
 
 
+def dim_bounds(
+    value: SSAValue,
+    inside: Callable[[SSAValue], bool],
+    memo: dict[SSAValue, list[int | None]] | None = None,
+) -> list[int | None]:
+    """Per dim of `value`, a static upper bound of its size (None: none known). A static
+    dim is its own bound; a slice's count is at most its operand's dim (its positions
+    along a dim are distinct and in range); a broadcast, reshape or transpose keeps the
+    bounds of the operand dims it reads along; an element-wise result has the smallest
+    of its operands' (they are one size at run time)."""
+    memo = {} if memo is None else memo
+    if value in memo:
+        return memo[value]
+    shape = shape_of(value)
+    bounds: list[int | None] = [None if n == DYNAMIC_INDEX else n for n in shape]
+
+    def take(operand: SSAValue, reads: Iterable[int | None]) -> None:
+        """Result dim `d` reads operand dim k where reads[k] = d."""
+        operand_bounds = dim_bounds(operand, inside, memo)
+        for k, d in enumerate(reads):
+            if d is not None:
+                bounds[d] = _smaller(bounds[d], operand_bounds[k])
+
+    owner = value.owner
+    if not inside(value):
+        pass
+    elif isinstance(owner, SliceOp):
+        take(owner.operand, range(len(shape)))
+    elif isinstance(owner, ReshapeOp):
+        take(owner.operand, unit_dim_reads(shape_of(owner.operand), shape) or [])
+    elif isinstance(owner, BroadcastInDimOp):
+        take(owner.operand, owner.read_dims())
+    elif isinstance(owner, TransposeOp):
+        perm = owner.get_permutation()
+        take(owner.operand, [perm.index(k) for k in range(len(perm))])
+    elif isinstance(owner, ELEMENTWISE_OPS):
+        for operand in owner.operands:
+            take(operand, range(len(shape)))
+    memo[value] = bounds
+    return bounds
+
+
+def _smaller(a: int | None, b: int | None) -> int | None:
+    """The smaller of two bounds (None: no bound)."""
+    return b if a is None else a if b is None else min(a, b)
+
+
 def domain_values(ops: Iterable[Operation]) -> list[SSAValue]:
     """The values of kernel ops that run over the domain: element-wise results and the
     reductions' inputs."""
@@ -283,6 +330,17 @@ class FusedOp(IRDLOperation, HasFolderInterface):
         values = domain_values(self.body_ops())
         values += [v for v in self.terminator.values if not isinstance(v.owner, ReduceOp)]
         return domain_sizes(values, len(self.domain()), _computed_in_body)
+
+    def domain_bounds(self) -> list[int | None]:
+        """Per dim of the domain, a static upper bound of its size (`dim_bounds`)."""
+        values = domain_values(self.body_ops())
+        values += [v for v in self.terminator.values if not isinstance(v.owner, ReduceOp)]
+        memo: dict[SSAValue, list[int | None]] = {}
+        bounds: list[int | None] = [None if n == DYNAMIC_INDEX else n for n in self.domain()]
+        for value in values:
+            for d, bound in enumerate(dim_bounds(value, _computed_in_body, memo)):
+                bounds[d] = _smaller(bounds[d], bound)
+        return bounds
 
     # --- verification ---------------------------------------------------------------
     def verify_(self) -> None:

@@ -294,11 +294,15 @@ def _output(
     `sizes`: the run-time sizes of the domain's `?` dims."""
     result = kernel.res[index]
     owner = kernel.terminator.values[index].owner
+    bounds = kernel.domain_bounds()  # (a loop's `?` result lives in a scratch buffer)
     if not isinstance(owner, ReduceOp):
         dims = [sizes[d] for d in sorted(sizes)]
-        return bufferizer.destination(result, dims, reusable=_identity_inputs(kernel))
+        return bufferizer.destination(result, dims, _identity_inputs(kernel), bounds)
     axes = owner.get_axes()
-    buffer = bufferizer.destination(result, [sizes[d] for d in sorted(sizes) if d not in axes])
+    kept = [sizes[d] for d in sorted(sizes) if d not in axes]
+    buffer = bufferizer.destination(
+        result, kept, bounds=[bounds[d] for d in range(len(bounds)) if d not in axes]
+    )
     element = element_of(result)
     identity = scalar.reduction_identity(owner.kind.data, element)
     fill(bufferizer, buffer, identity, element, kernel.location)

@@ -115,9 +115,11 @@ def _result_generic(
     inputs: Sequence[tuple[SSAValue, list[AffineExpr]]],
     body,
     size_of: Callable[[int], SSAValue] | None = None,
+    bounds: Sequence[int | None] = (),
 ) -> None:
     """A parallel generic over `op`'s result; each input comes with its map's results.
-    `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time."""
+    `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time,
+    `bounds` static upper bounds of them where known (`destination`)."""
     result = op.results[0]
     shape = shaped_type(result).get_shape()
     rank = len(shape)
@@ -125,7 +127,7 @@ def _result_generic(
     if dynamic and size_of is None:
         raise DiagnosticException(f"bufferize: {op.name} on dynamic shapes is not supported yet")
     sizes = [size_of(d) for d in dynamic] if size_of is not None else []
-    output = bufferizer.destination(result, sizes)
+    output = bufferizer.destination(result, sizes, bounds=bounds)
     maps = [projection_map(rank, exprs) for _, exprs in inputs] + [identity_map(rank)]
     bufferizer.generic(
         [buffer for buffer, _ in inputs], output, maps, [PARALLEL] * rank, body, op.location
@@ -229,7 +231,10 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     def body(b: Builder, ins, outs):
         return [b.insert(memref.LoadOp.get(buffer, slice_indices(b, start, step))).res]
 
-    _result_generic(bufferizer, op, [], body, counts.__getitem__)
+    # a count is at most its dim (distinct positions in range): in a loop, the copy of a
+    # run-time count of a static dim needs no malloc per iteration (builder.py)
+    bounds = [n if n != DYNAMIC_INDEX else None for n in shaped_type(op.operand).get_shape()]
+    _result_generic(bufferizer, op, [], body, counts.__getitem__, bounds)
 
 
 def row_major_position(

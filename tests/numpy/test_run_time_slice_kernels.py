@@ -1,8 +1,9 @@
 """Kernels over slices whose start or count is known only at run time (`x[:i]`, `A[i, :j]`,
 `x[i:]` in a staged loop) are fused and read their arrays in place (ir/fused.py,
 passes/bufferize/fused.py): each loop body here is compared with NumPy at sizes 0, 1, 2,
-9 and 17, and the loop bodies of the kernels the task names are checked to allocate
-nothing on the heap."""
+9 and 17, and the loop bodies are checked to allocate nothing on the heap (a temporary of
+run-time size that remains, a copy for a matrix product or a kernel's result, lives in a
+scratch buffer of its static bound, passes/bufferize/builder.py)."""
 
 from __future__ import annotations
 
@@ -111,6 +112,13 @@ def integer_dots(a, b):
     return out
 
 
+def sliced_products(v, A):
+    out = np.zeros(A.shape[1])
+    for i in range(A.shape[0]):
+        out += v[:i] @ A[:i, :]  # a matrix product: the slices are copied (into scratch)
+    return out
+
+
 def checked_lengths(a, b):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -157,6 +165,7 @@ def test_matrix_kernels_match_numpy(n):
     compiled_and_eager(squares, A)
     L = np.tril(A) + 4 * np.eye(n)
     compiled_and_eager(forward, L, vector(n))
+    compiled_and_eager(sliced_products, vector(n), matrix(n)[:, :3].copy())
 
 
 def loop_body_allocations(function, *specs) -> list[str]:
@@ -190,6 +199,9 @@ def loop_body_allocations(function, *specs) -> list[str]:
         (tails, [[12]]),
         (centered, [[12]]),
         (checked_lengths, [[12], [15]]),
+        (flip_update, [[12], []]),
+        (scaled_head, [[12], [12]]),
+        (sliced_products, [[12], [12, 3]]),
     ],
 )
 def test_loop_bodies_allocate_nothing(function, shapes):
