@@ -84,6 +84,7 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.control_flow import YieldOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.folding import fold_with_numpy
+from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 
@@ -226,19 +227,23 @@ def domain_sizes(
 
 def dim_bounds(
     value: SSAValue,
-    inside: Callable[[SSAValue], bool],
+    inside: Callable[[SSAValue], bool] | None = None,
     memo: dict[SSAValue, list[int | None]] | None = None,
 ) -> list[int | None]:
     """Per dim of `value`, a static upper bound of its size (None: none known). A static
     dim is its own bound; a slice's count is at most its operand's dim (its positions
     along a dim are distinct and in range); a broadcast, reshape or transpose keeps the
     bounds of the operand dims it reads along; an element-wise result has the smallest
-    of its operands' (they are one size at run time)."""
+    of its operands' (they are one size at run time), a kernel's result its domain's.
+    `inside(v)`: whether to look at the op that makes `v` (else only `v`'s type; None:
+    look at every op)."""
     memo = {} if memo is None else memo
     if value in memo:
         return memo[value]
     shape = shape_of(value)
     bounds: list[int | None] = [None if n == DYNAMIC_INDEX else n for n in shape]
+    if DYNAMIC_INDEX not in shape:
+        return bounds
 
     def take(operand: SSAValue, reads: Iterable[int | None]) -> None:
         """Result dim `d` reads operand dim k where reads[k] = d."""
@@ -248,7 +253,7 @@ def dim_bounds(
                 bounds[d] = _smaller(bounds[d], operand_bounds[k])
 
     owner = value.owner
-    if not inside(value):
+    if inside is not None and not inside(value):
         pass
     elif isinstance(owner, SliceOp):
         take(owner.operand, range(len(shape)))
@@ -262,6 +267,19 @@ def dim_bounds(
     elif isinstance(owner, ELEMENTWISE_OPS):
         for operand in owner.operands:
             take(operand, range(len(shape)))
+    elif isinstance(owner, MatmulOp):  # m is A's row dim, n B's column dim (batch: none)
+        lhs_rank, rhs_rank = len(shape_of(owner.lhs)), len(shape_of(owner.rhs))
+        n_dim = len(shape) - 1 if rhs_rank > 1 else None
+        m_dim = len(shape) - 1 - (rhs_rank > 1)
+        if lhs_rank > 1:
+            take(owner.lhs, [None] * (lhs_rank - 2) + [m_dim, None])
+        if rhs_rank > 1:
+            take(owner.rhs, [None] * (rhs_rank - 1) + [n_dim])
+    elif isinstance(owner, FusedOp):
+        yielded = owner.terminator.values[owner.results.index(value)]
+        axes = yielded.owner.get_axes() if isinstance(yielded.owner, ReduceOp) else ()
+        kept = [b for d, b in enumerate(owner.domain_bounds()) if d not in axes]
+        bounds = [_smaller(b, k) for b, k in zip(bounds, kept, strict=True)]
     memo[value] = bounds
     return bounds
 

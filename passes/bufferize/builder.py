@@ -59,6 +59,7 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import component_type
+from tracejit.ir.fused import dim_bounds
 from tracejit.ir.invariants import defining_op
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.shaped import shaped_type
@@ -136,11 +137,13 @@ class BufferizeState:
     * `carried`: the block arguments of the `scf.while` loops that carry growing
       TensorArrays in SSA form (tensor_array.py); such a loop owns their buffers.
     * `successor`: a carried buffer `tj.grow` replaced -> the buffer that replaced it.
+    * `bounds`: the static upper bounds of tensor values' dims found so far (`bounds_of`).
     """
 
     positions: dict[Operation, int]
     carried: set[SSAValue] = field(default_factory=set)
     successor: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    bounds: dict[SSAValue, list[int | None]] = field(default_factory=dict)
 
     @staticmethod
     def of(function: func.FuncOp) -> BufferizeState:
@@ -328,6 +331,11 @@ class FunctionBufferizer:
                 return buffer
         return None
 
+    def bounds_of(self, value: SSAValue) -> list[int | None]:
+        """Static upper bounds of the dims of tensor `value` (`ir.fused.dim_bounds`: a
+        slice's count is at most its dim, ...), for `destination`'s `bounds`."""
+        return dim_bounds(value, None, self.state.bounds)
+
     def dim(self, buffer: SSAValue, index: int) -> SSAValue:
         """Dim `index` of `buffer` as an `index` value (a constant when static)."""
         return dim_size(self.builder, buffer, index)
@@ -364,7 +372,7 @@ class FunctionBufferizer:
         result = op.results[0]
         rank = rank_of(result)
         sizes = self.sizes_like(result, inputs[0]) if inputs else ()
-        output = self.destination(result, sizes, reusable=op.operands)
+        output = self.destination(result, sizes, op.operands, self.bounds_of(result))
         maps = [identity_map(rank)] * (len(inputs) + 1)
         self.generic(inputs, output, maps, [PARALLEL] * rank, body, op.location)
         self.values[result] = output

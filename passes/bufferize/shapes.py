@@ -155,7 +155,12 @@ def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     reads = _unit_dim_reads(source, target)
     if reads is not None and source.count(DYNAMIC_INDEX) <= 1:  # then the ? dims match up
         _result_generic(
-            bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]], sizes.__getitem__
+            bufferizer,
+            op,
+            [(buffer, reads)],
+            lambda b, ins, outs: [ins[0]],
+            sizes.__getitem__,
+            bufferizer.bounds_of(op.result),  # a kernel's result as a row of a matrix
         )
         return
     if 0 in target:  # nothing to copy (and no size to divide by)
@@ -233,7 +238,7 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
 
     # a count is at most its dim (distinct positions in range): in a loop, the copy of a
     # run-time count of a static dim needs no malloc per iteration (builder.py)
-    bounds = [n if n != DYNAMIC_INDEX else None for n in shaped_type(op.operand).get_shape()]
+    bounds = bufferizer.bounds_of(op.result)
     _result_generic(bufferizer, op, [], body, counts.__getitem__, bounds)
 
 

@@ -119,6 +119,27 @@ def sliced_products(v, A):
     return out
 
 
+def row_from_column(A):
+    out = np.zeros_like(A)
+    for i in range(A.shape[0]):
+        out[i, i:] = A[i:, i] * 2 + A[i, i:]  # a kernel's result reshaped into a row
+    return out
+
+
+def partial_column_sums(A):
+    out = np.zeros(A.shape[1])
+    for i in range(A.shape[0]):
+        out[:i] += A[:i, :i].sum(axis=0) * 0.5  # a reduction keeping a run-time dim
+    return out
+
+
+def matrix_vector(A, v):
+    out = np.zeros_like(v)
+    for i in range(A.shape[0]):
+        out[:i] = A[:i, :i] @ v[:i] + v[:i] @ A[:i, :i]  # results of run-time size
+    return out
+
+
 def checked_lengths(a, b):
     out = np.zeros(a.shape[0])
     for i in range(a.shape[0]):
@@ -166,6 +187,9 @@ def test_matrix_kernels_match_numpy(n):
     L = np.tril(A) + 4 * np.eye(n)
     compiled_and_eager(forward, L, vector(n))
     compiled_and_eager(sliced_products, vector(n), matrix(n)[:, :3].copy())
+    compiled_and_eager(row_from_column, A)
+    compiled_and_eager(partial_column_sums, A)
+    compiled_and_eager(matrix_vector, A, vector(n))
 
 
 def loop_body_allocations(function, *specs) -> list[str]:
@@ -202,6 +226,9 @@ def loop_body_allocations(function, *specs) -> list[str]:
         (flip_update, [[12], []]),
         (scaled_head, [[12], [12]]),
         (sliced_products, [[12], [12, 3]]),
+        (row_from_column, [[12, 12]]),
+        (partial_column_sums, [[12, 12]]),
+        (matrix_vector, [[12, 12], [12]]),
     ],
 )
 def test_loop_bodies_allocate_nothing(function, shapes):
