@@ -10,14 +10,16 @@ each of which `bufferize` turns into one loop nest with no intermediate buffers:
                                                        }
 
 What fuses: element-wise ops (unary, binary, `cast`, `compare`, `select`), views of a value
-from outside the kernel — broadcasts, transposes, reshapes that add or drop size-1 dims,
-slices with static starts and steps (the kernel reads the viewed array where the view
-says, through an indexing map or a load at start + i * step, never a copy: a stencil
+from outside the kernel, or of another view of it — broadcasts, transposes, reshapes that
+add or drop size-1 dims, slices (the kernel reads the viewed array where the view says,
+through an indexing map or a load at start + i * step, never a copy: a stencil
 `a[1:-1] + a[:-2] + a[2:]` is one loop reading `a` in place) —
 splat constants (copied into every kernel that uses them, as scalars), and `tj.reduce`
-sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). Only ops
-with static shapes fuse; a kernel runs over one iteration domain (the shape of its ops'
-results, before any reduction).
+sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). A kernel
+runs over one iteration domain (the shape of its ops' results, before any reduction),
+whose dims may be known only at run time: a slice's run-time start or count (`x[:i]`,
+`A[i, :j]` in a staged loop) enters the kernel as an `index` input, so
+`np.dot(A[i, :j], A[j, :j])` is one loop reading `A` in place.
 
 How, in two steps per block (regions of `tj.if`/`tj.while` are processed on their own):
 
@@ -25,14 +27,17 @@ How, in two steps per block (regions of `tj.if`/`tj.while` are processed on thei
    a kernel and pulls in its producers, latest first. A producer whose users are all in the
    kernel moves in. A producer with users elsewhere is *recomputed* in the kernel when it is
    cheap, and otherwise stays outside and is *materialised* (it starts its own kernel and
-   this one reads its result). A broadcast's input is never pulled in (it stays an input
-   read through the view), nor is a reduction (its result is a kernel output). A view of a
+   this one reads its result). A view's input is never pulled in (it stays an input read
+   through the view) unless it is a view itself (a chain of views, read through to the
+   array at its end), nor is a reduction (its result is a kernel output). A view of a
    value computed in the kernel would need that value in memory: the value is materialised.
 2. Multi-output merging. Kernels over the same domain merge when one feeds the others (a
    producer kernel with all its consumer kernels, or with one of them) or when two share an
    input, so each value is computed once and each input is read once — provided the result
    is one loop nest (a kernel with reductions yields only reductions over the same axes)
    and no dependency cycle appears (no path from one to the other through an op outside).
+   A `?` dim of the domain is one type for every kernel; they merge only if each part
+   reads its run-time size from one place (`same_sizes`).
 
 The cost rule (what "cheap" means): one scalar instruction or a compare/select costs 1
 (`add sub mul neg abs maximum minimum fmax fmin copysign sign floor ceil trunc rint`,
