@@ -2,6 +2,9 @@
 // of run-time count %count). At the loops stage the body has no heap allocation and no
 // copy: one loop bounded by a tj.extent of the count reads x and y in place.
 // RUN: tracejit-opt %s --emit loops | filecheck %s
+// The loops stage parses back and goes on from where it is (tj.extent is a buffer-level op:
+// the input is not taken for tensor-level IR):
+// RUN: tracejit-opt %s --emit loops | tracejit-opt - --emit cf | filecheck %s --check-prefix=CF
 
 builtin.module {
   func.func @dots(%x: tensor<20xf64>, %y: tensor<20xf64>) -> tensor<20xf64> {
@@ -52,3 +55,7 @@ builtin.module {
 // CHECK:           scf.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    func.return
+
+// CF-LABEL: func.func @dots(%{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>) -> i32
+// CF:         tj.extent(%{{.*}}) : memref<?xi8>
+// CF:         cf.br
