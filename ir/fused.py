@@ -175,6 +175,8 @@ def dim_sizes(
     if value in memo:
         return memo[value]
     shape = shape_of(value)
+    if DYNAMIC_INDEX not in shape:
+        return [[] for _ in shape]
     found: list[dict[Size, None]] = [{} for _ in shape]
 
     def take(operand: SSAValue, reads: Iterable[int | None]) -> None:

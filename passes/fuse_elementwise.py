@@ -517,8 +517,11 @@ class BlockFusion:
     def sizes_known(group: Group) -> bool:
         """Whether the kernel can read the run-time size of each `?` dim of its domain
         (static dims need nothing: `bufferize` bounds any loop, see ir/fused.py)."""
+        domain = group.domain()
+        if DYNAMIC_INDEX not in domain:
+            return True
         sizes = group.domain_sizes()
-        return all(sizes[d] for d, n in enumerate(group.domain()) if n == DYNAMIC_INDEX)
+        return all(sizes[d] for d, n in enumerate(domain) if n == DYNAMIC_INDEX)
 
     @staticmethod
     def same_sizes(parts: Sequence[Group], merged: Group) -> bool:
