@@ -14,7 +14,6 @@ from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
-from tracejit.ir.extent import ExtentOp
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
@@ -45,7 +44,6 @@ TJ = Dialect(
         *CONTROL_FLOW_OPS,
         *STATE_OPS,
         *FUSED_OPS,
-        ExtentOp,
         *TENSOR_ARRAY_OPS,
         *UPDATE_OPS,
         CumulativeOp,

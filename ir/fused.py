@@ -40,7 +40,7 @@ is what one loop nest can compute -- the verifier checks it:
 * every `?` dim of the domain has a run-time size the kernel can read (`domain_sizes`):
   the dim of an input read at full extent along it, or a slice's count, a broadcast's or
   reshape's size (their `index` operands). Static dims need nothing: `bufferize` bounds
-  a loop no operand walks with a `tj.extent` (ir/extent.py).
+  a loop no operand walks with a buffer that is only a shape (passes/bufferize/fused.py).
 
     %s = tj.fused %x, %y : (tensor<8xf32>, tensor<8xf32>) -> tensor<f32> {
     ^bb0(%a: tensor<8xf32>, %b: tensor<8xf32>):

@@ -11,14 +11,12 @@ from collections.abc import Callable
 
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
-from tracejit.ir.extent import ExtentOp
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 
 def _has_tensors(module: ModuleOp) -> bool:
     for op in module.walk():
-        tensor_level = op.dialect_name() == "tj" and not isinstance(op, ExtentOp)  # (buffers)
-        if tensor_level or any(isinstance(r.type, TensorType) for r in op.results):
+        if op.dialect_name() == "tj" or any(isinstance(r.type, TensorType) for r in op.results):
             return True
         for region in op.regions:
             for block in region.blocks:

@@ -30,7 +30,6 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
-from tracejit.ir.extent import ExtentOp
 from tracejit.ir.state import VarType
 from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer, Handler
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
@@ -87,8 +86,7 @@ def _has_tensors(function: func.FuncOp) -> bool:
     types = [*function.function_type.inputs, *function.function_type.outputs]
     # a Variable handle whose reads were all dead code still needs its buffer argument
     return any(isinstance(t, TensorType | VarType) for t in types) or any(
-        (op.name.startswith("tj.") and not isinstance(op, ExtentOp))  # (a buffer-level op)
-        or any(isinstance(r.type, TensorType) for r in op.results)
+        op.name.startswith("tj.") or any(isinstance(r.type, TensorType) for r in op.results)
         for op in function.walk()
     )
 

@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ComplexType,
+    IntegerType,
     LocationAttr,
     MemRefType,
     ModuleOp,
@@ -289,6 +290,20 @@ class FunctionBufferizer:
             scratch = self._hoist(upstream_memref.AllocOp([], [], scratch_type))
         start = index_constant(self.builder, 0)
         return self.builder.insert(memref.ViewOp(scratch, start, sizes, buffer_type)).result
+
+    def shape_only(self, shape: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
+        """A buffer of `shape` (`sizes`: its `?` dims) with no data: elements of zero bits
+        (`i0`), viewed into an empty stack buffer, which a generic takes as an input only to
+        bound the loops that walk it (passes/bufferize/fused.py); nothing loads it.
+
+            %none = memref.alloca() : memref<0xi8>
+            %shape = memref.view %none[%c0][%n] : memref<0xi8> to memref<?x12xi0>
+        """
+        empty = self.stack_buffer(MemRefType(i8, [0]))
+        assert empty is not None  # (no bytes: on the stack)
+        start = index_constant(self.builder, 0)
+        view = memref.ViewOp(empty, start, sizes, MemRefType(IntegerType(0), shape))
+        return self.builder.insert(view).result
 
     def temporary(self, buffer_type: MemRefType, sizes: Sequence[SSAValue] = ()) -> SSAValue:
         """A scratch buffer for one op: on the stack when `stack_buffer` allows, else on the

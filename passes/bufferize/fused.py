@@ -29,12 +29,15 @@ A dim unknown at trace time (`?`) has the run-time size `tj.fused.domain_sizes` 
 `index` argument, or the `memref.dim` of an input); the outputs are allocated with those
 sizes. `lower-to-loops` bounds each loop by an operand the loop walks; when no input or
 output walks some dim -- `sum(x[:i] * y[:i])` reads both slices through loads and writes a
-scalar -- the generic gets one more input, a `tj.extent` of the domain's shape (ir/extent.py:
-a buffer that is only a shape, whose body argument is never used), with the identity map:
+scalar -- the generic gets one more input with the identity map: a buffer of the domain's
+shape with no data, of zero-bit `i0` elements viewed into an empty stack buffer
+(`FunctionBufferizer.shape_only`), whose body argument is never used. It allocates
+nothing, every stage stays upstream MLIR, and a load of it could not compile:
 
-    %e = tj.extent(%i) : memref<?xi8>
+    %none = memref.alloca() : memref<0xi8>
+    %shape = memref.view %none[%c0][%i] : memref<0xi8> to memref<?xi0>
     linalg.generic {indexing_maps = [(d0) -> (d0), (d0) -> ()], iterator_types = ["reduction"]}
-        ins(%e : memref<?xi8>) outs(%dot : memref<f64>) { ... memref.load %x[%d0] ... }
+        ins(%shape : memref<?xi0>) outs(%dot : memref<f64>) { ... memref.load %x[%d0] ... }
 
 Each op of the body becomes its scalar form (`scalar_semantics.emit_op`, the table the op's
 own buffer form uses too), splat constants become `arith.constant`s. Parallel results are
@@ -57,7 +60,6 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dtypes import element_of
-from tracejit.ir.extent import ExtentOp
 from tracejit.ir.fused import VIEW_OPS, FusedOp, is_domain_read, shape_of, unit_dim_reads
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
@@ -173,7 +175,7 @@ def _emit_body(
     """`outer`: block argument -> its buffer (read by loads) or `index` value."""
     scalars: Scalars = {}
     rank = len(kernel.domain())
-    for (arg, read), loaded in zip(reads, ins, strict=False):  # (then maybe a tj.extent)
+    for (arg, read), loaded in zip(reads, ins, strict=False):  # (then maybe a shape)
         if read == identity_map(rank):
             scalars[arg] = loaded
     for op in kernel.body_ops():
@@ -239,8 +241,7 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     sizes = _run_time_sizes(bufferizer, kernel, outer, written if bounded else range(rank))
     outputs = [_output(bufferizer, kernel, i, sizes) for i in range(len(kernel.res))]
     if not bounded:
-        extent = ExtentOp(domain, [sizes[d] for d in sorted(sizes)])
-        inputs.append(bufferizer.builder.insert(extent).result)
+        inputs.append(bufferizer.shape_only(domain, [sizes[d] for d in sorted(sizes)]))
         maps.insert(len(reads), identity_map(rank))
     iterators = [REDUCTION if d in axes else PARALLEL for d in range(rank)]
     multi_output_generic(

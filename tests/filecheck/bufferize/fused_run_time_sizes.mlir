@@ -2,9 +2,10 @@
 // they stand for: a slice's run-time start is added to the position it loads, a chain of
 // views (a row slice read through a reshape, a reversed slice of a slice) loads the array
 // at the position the chain gives. The row dot product walks no operand (both factors are
-// loads, the output a scalar), so its loop is bounded by a tj.extent of the domain; a
+// loads, the output a scalar), so its loop is bounded by a buffer of the domain's shape
+// with no data (zero-bit `i0` elements, viewed into an empty stack buffer); a
 // `?` result is allocated with the size the kernel finds (here the slice's count), and
-// a `?` input gives its loop's trip count itself (no extent, no memref.dim).
+// a `?` input gives its loop's trip count itself (no such buffer, no memref.dim).
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
 builtin.module {
@@ -50,9 +51,11 @@ builtin.module {
 // CHECK-LABEL: func.func @row_dot
 // CHECK-SAME:    (%[[A:.*]]: memref<20x20xf64>, %{{.*}}: memref<i64>, %[[OUT:.*]]: memref<f64>)
 // CHECK:         %[[I:.*]] = arith.index_cast
-// CHECK:         %[[E:.*]] = tj.extent(%[[I]]) : memref<?xi8>
-// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[E]] : memref<?xi8>) outs(%[[OUT]] : memref<f64>) {
-// CHECK-NEXT:    ^{{.*}}(%{{.*}}: i8, %[[ACC:.*]]: f64):
+// CHECK:         %[[NONE:.*]] = memref.alloca() alignment = 64 : memref<0xi8>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[E:.*]] = memref.view %[[NONE]][%[[Z]]][%[[I]]] : memref<0xi8> to memref<?xi0>
+// CHECK-NEXT:    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> ()>], iterator_types = ["reduction"]} ins(%[[E]] : memref<?xi0>) outs(%[[OUT]] : memref<f64>) {
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: i0, %[[ACC:.*]]: f64):
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : index
 // CHECK-NEXT:      %[[K:.*]] = linalg.index 0 : index
 // CHECK-NEXT:      %[[ROW:.*]] = arith.addi %[[ZERO]], %[[I]] : index
@@ -80,6 +83,6 @@ builtin.module {
 
 // CHECK-LABEL: func.func @unknown_input
 // CHECK-SAME:    (%[[X:.*]]: memref<?x3xf64>, %[[OUT:.*]]: memref<3xf64>)
-// CHECK-NOT:     tj.extent
+// CHECK-NOT:     memref.view
 // CHECK-NOT:     memref.dim
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>], iterator_types = ["reduction", "parallel"]} ins(%[[X]] : memref<?x3xf64>) outs(%[[OUT]] : memref<3xf64>)

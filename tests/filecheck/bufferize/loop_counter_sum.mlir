@@ -1,9 +1,9 @@
 // A staged loop whose body takes np.sum(x[:i] * y[:i]) (tj.mul and tj.reduce of two slices
 // of run-time count %count). At the loops stage the body has no heap allocation and no
-// copy: one loop bounded by a tj.extent of the count reads x and y in place.
+// copy: one loop reads x and y in place, bounded by a data-less buffer (`i0` elements)
+// of the count's shape.
 // RUN: tracejit-opt %s --emit loops | filecheck %s
-// The loops stage parses back and goes on from where it is (tj.extent is a buffer-level op:
-// the input is not taken for tensor-level IR):
+// The loops stage parses back and goes on from where it is:
 // RUN: tracejit-opt %s --emit loops | tracejit-opt - --emit cf | filecheck %s --check-prefix=CF
 
 builtin.module {
@@ -41,8 +41,9 @@ builtin.module {
 // CHECK-NOT:       memref.alloc(
 // CHECK:           %[[COUNT:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK-NOT:       memref.alloc(
-// CHECK:           %[[E:.*]] = tj.extent(%[[COUNT]]) : memref<?xi8>
-// CHECK:           %[[N:.*]] = memref.dim %[[E]], %{{.*}} : memref<?xi8>
+// CHECK:           %[[NONE:.*]] = memref.alloca() alignment = 64 : memref<0xi8>
+// CHECK:           %[[E:.*]] = memref.view %[[NONE]][%{{.*}}][%[[COUNT]]] : memref<0xi8> to memref<?xi0>
+// CHECK:           %[[N:.*]] = memref.dim %[[E]], %{{.*}} : memref<?xi0>
 // CHECK:           %{{.*}} = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[K]]] : memref<20xf64>
 // CHECK-NEXT:        %[[B:.*]] = memref.load %[[Y]][%[[K]]] : memref<20xf64>
@@ -57,5 +58,5 @@ builtin.module {
 // CHECK-NEXT:    func.return
 
 // CF-LABEL: func.func @dots(%{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>) -> i32
-// CF:         tj.extent(%{{.*}}) : memref<?xi8>
+// CF:         memref.view %{{.*}} : memref<0xi8> to memref<?xi0>
 // CF:         cf.br

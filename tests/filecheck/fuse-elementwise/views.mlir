@@ -2,7 +2,7 @@
 // outside feed the kernel like broadcasts do: the view moves into the kernel, reading the
 // block argument, and its operand stays an input (the stencil reads `a` once, in place,
 // instead of a copy per slice). A reduction of slices alone is one kernel too: a slice's
-// count is the length of its loops (bufferize bounds them with a tj.extent).
+// count is the length of its loops (bufferize bounds them with a data-less buffer).
 // RUN: tracejit-opt %s -p fuse-elementwise | filecheck %s
 
 builtin.module {
