@@ -17,7 +17,8 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -55,14 +56,23 @@ from tracejit.runtime.structure import TreeDef, flatten
 # Held here: at interpreter exit `sys` may be torn down before a weakref callback runs
 _is_finalizing = sys.is_finalizing
 
-class Function:
+# What type checkers and editors see of a decorated function (run time ignores them): a
+# Function keeps the wrapped function's parameters `P` and its declared return type `R`.
+P = ParamSpec("P")
+P2 = ParamSpec("P2")
+R = TypeVar("R", covariant=True)
+R2 = TypeVar("R2")
+S = TypeVar("S")
+
+
+class Function(Generic[P, R]):
     """A Python function that runs as compiled machine code, traced per input signature."""
 
     __name__: str  # set by functools.update_wrapper when the wrapped callable has one
 
     def __init__(
         self,
-        python_function: Any,
+        python_function: Callable[P, R] | staticmethod[P, R] | classmethod[Any, P, R],
         input_signature: Any = None,
         autograph: bool = True,
         jit_compile: bool | None = None,
@@ -75,12 +85,15 @@ class Function:
         # tj.function over a staticmethod/classmethod: compile the function inside, and
         # bind as the wrapper would (nothing, or the class) in __get__.
         self._binding = _binding_of(python_function)
-        if self._binding != "instance":
-            python_function = python_function.__func__
-        functools.update_wrapper(self, python_function)
+        inner: Callable[..., Any] = (
+            python_function.__func__
+            if isinstance(python_function, staticmethod | classmethod)
+            else python_function
+        )
+        functools.update_wrapper(self, inner)
         self._pipeline = experimental_pipeline  # None: the default pipeline
-        self._python_function = python_function
-        self._signature = inspect.signature(python_function)
+        self._python_function = inner
+        self._signature = inspect.signature(inner)
         self._names = list(self._signature.parameters)
         self._input_signature = (
             None if input_signature is None else InputSignature(input_signature, self._signature)
@@ -120,7 +133,7 @@ class Function:
 
     # --- tf.function's public surface ------------------------------------------------
     @property
-    def python_function(self) -> Any:
+    def python_function(self) -> Callable[P, R]:
         return self._python_function
 
     @property
@@ -167,7 +180,7 @@ class Function:
         shown = {id(owners.get(id(c), c)): owners.get(id(c), c) for c in concretes}
         return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             return eager_tapes.record(self, args, kwargs, eagerly=config.functions_run_eagerly())
         fast = self._last_fast_call
@@ -405,7 +418,18 @@ class Function:
         return None
 
     # --- methods -----------------------------------------------------------------------
-    def __get__(self, instance: object, owner: type | None = None) -> Function | BoundFunction:
+    # Typed for a method: `obj.f` takes the parameters after `self`. Type checkers see a
+    # staticmethod or classmethod under @tj.function as its plain function, so they take it
+    # for a method too; `@staticmethod` above `@tj.function` is typed right (and runs alike).
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Function[P, R]: ...
+    @overload
+    def __get__(
+        self: Function[Concatenate[S, P2], R2], instance: S, owner: type | None = None
+    ) -> BoundFunction[P2, R2]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> Any: ...
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
         """As a method: bind the instance, a leaf keyed by identity (one trace per object);
         the input_signature then describes the arguments after it, as in TensorFlow."""
         if self._binding == "class":  # bound to the class, from the class or an instance
@@ -414,7 +438,7 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
-    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> object:
+    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> Any:
         return self._call((instance, *args), kwargs, method=True)
 
     def _method_concrete_function(
@@ -446,15 +470,15 @@ class Function:
         return f"<tj.Function {name}: {traces} trace{'' if traces == 1 else 's'}>"
 
 
-class BoundFunction:
+class BoundFunction(Generic[P, R]):
     """A `tj.Function` defined as a method, bound to one instance."""
 
-    def __init__(self, function: Function, instance: object):
+    def __init__(self, function: Function[..., R], instance: object):
         self._function = function
         self._instance = instance
         functools.update_wrapper(self, function.python_function)
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             eagerly = config.functions_run_eagerly()
             instance_args = (self._instance, *args)
@@ -567,8 +591,44 @@ _DEPRECATED = {
 }
 
 
+class _Decorator(Protocol):
+    """What `tj.function(...)` returns when given options but no function: the decorator."""
+
+    def __call__(self, func: Callable[P2, R2], /) -> Function[P2, R2]: ...
+
+
+@overload
 def function(
-    func: object = None,
+    func: Callable[P2, R2],
+    *,
+    input_signature: object = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_implements: str | None = None,
+    experimental_autograph_options: object = None,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_follow_type_hints: bool = False,
+    experimental_pipeline: str | tuple[str, ...] | None = None,
+) -> Function[P2, R2]: ...
+@overload
+def function(
+    func: None = None,
+    *,
+    input_signature: object = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_implements: str | None = None,
+    experimental_autograph_options: object = None,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_follow_type_hints: bool = False,
+    experimental_pipeline: str | tuple[str, ...] | None = None,
+) -> _Decorator: ...
+def function(
+    func: Any = None,
     *,
     input_signature: object = None,
     autograph: bool = True,
@@ -589,7 +649,7 @@ def function(
         _warn_deprecated("experimental_compile")
         jit_compile = experimental_compile if jit_compile is None else jit_compile
 
-    def decorate(python_function: object) -> Function:
+    def decorate(python_function: Any) -> Function[..., Any]:
         return Function(
             python_function,
             input_signature=input_signature,

@@ -12,7 +12,7 @@ into the trace as a constant.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,9 @@ def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
     return tuple(argnums), False
 
 
-def value_and_grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Any:
     """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (with `has_aux`,
     `((value, aux), gradient)`: f returns `(value, aux)`, only value is differentiated)."""
     from tracejit.frontend.api.function import Function
@@ -65,7 +67,7 @@ def value_and_grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = 
     return _gradient_function(value_and_gradient, positions)
 
 
-def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
     """A `tj.Function` returning d f / d args[argnums] (with `has_aux`: `(gradient, aux)`)."""
     both = value_and_grad(f, argnums, has_aux)
 
@@ -77,7 +79,7 @@ def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> 
     return _gradient_function(gradient, both.positions)
 
 
-def _gradient_function(python_function: object, positions: tuple[int, ...]) -> object:
+def _gradient_function(python_function: Callable[..., Any], positions: tuple[int, ...]) -> object:
     from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):
