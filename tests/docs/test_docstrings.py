@@ -78,11 +78,14 @@ def own_doc(value: object) -> str:
 
 def public_members() -> dict[str, object]:
     """`tj.Function.get_concrete_function` -> the function, for every public class's public
-    methods and properties (and `__call__`)."""
+    methods and properties (and `__call__`). A `tj.Tensor` method that `np.ndarray` has too
+    (`sum`, `reshape`, `T`, ...) does what NumPy's does, and NumPy documents it."""
     members = {}
     for name, value in PUBLIC.items():
         if isinstance(value, type) and not is_namespace(value):
             for member_name, member in gen_reference.public_members(value):
+                if value is tj.Tensor and hasattr(np.ndarray, member_name):
+                    continue
                 members[f"{name}.{member_name}"] = member
     return members
 
