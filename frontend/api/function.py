@@ -18,7 +18,7 @@ import time
 import warnings
 import weakref
 from collections.abc import Callable
-from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, overload
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -357,9 +357,7 @@ class Function(Generic[P, R]):
 
         return first
 
-    def get_concrete_function(
-        self, *args: object, **kwargs: object
-    ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
+    def get_concrete_function(self, *args: object, **kwargs: object) -> ConcreteFunction:
         """The trace for these arguments, traced now if there is none yet (without running).
 
         Parameters
@@ -372,8 +370,10 @@ class Function(Generic[P, R]):
         Returns
         -------
         ConcreteFunction
-            One trace, callable on arrays matching it. For a spec of unknown rank, an object
-            that traces once per rank it is called with.
+            One trace, callable on arrays matching it. For a spec of unknown rank
+            (`shape=None`), an object that is called and shows its signature as one, and
+            traces once per rank it is called with (its `concrete_functions()` are the
+            traces, each with its graph and IR); type checkers see a ConcreteFunction.
 
         Examples
         --------
@@ -386,7 +386,8 @@ class Function(Generic[P, R]):
         >>> norm.experimental_get_tracing_count()
         1
         """
-        return self._concrete_function(args, kwargs, self._input_signature)
+        # (a RankPolymorphicConcreteFunction for unknown ranks: see Returns)
+        return cast(ConcreteFunction, self._concrete_function(args, kwargs, self._input_signature))
 
     def _concrete_function(
         self, args: tuple, kwargs: dict, signature: InputSignature | None, bound_to: tuple = ()
