@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     from xdsl.ir import Attribute
 
     from tracejit.codegen.jit import JitModule
+    from tracejit.compiler.ir_display import HighlightedIR
 
 
 class Graph:
@@ -85,6 +86,12 @@ class Graph:
 
     def __str__(self) -> str:
         return str(self.module)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the dataflow graph (see `ConcreteFunction._repr_html_`)."""
+        from tracejit.compiler import ir_display
+
+        return ir_display.graph_html(self.module, f"graph of {self.function_name}")
 
 
 class ConcreteFunction:
@@ -221,6 +228,60 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"ConcreteFunction {self.record.call_name()}\n{self.pretty_printed_signature()}"
+
+    # --- notebooks (compiler/ir_display.py) --------------------------------------------
+    def _repr_html_(self) -> str:
+        """What Jupyter shows for a ConcreteFunction: its signature above its traced graph,
+        drawn as SVG when Graphviz's `dot` program is installed, else the traced IR as text
+        (highlighted when Pygments is installed, as it is with IPython)."""
+        from tracejit.compiler import ir_display
+
+        return ir_display.graph_html(self.graph.module, repr(self))
+
+    def highlighted_ir(self, after: str | None = None) -> HighlightedIR:
+        """The IR of a stage, as an object Jupyter displays with syntax highlighting.
+
+        Parameters
+        ----------
+        after : str, optional
+            What `ir` takes (a pass of the pipeline; None: the IR after the last pass), or
+            "llvm" for `llvm_ir`, "asm" for `asm`.
+
+        Returns
+        -------
+        HighlightedIR
+            `str()` of it is the text; in a notebook it shows highlighted (HTML).
+
+        Raises
+        ------
+        ValueError
+            `after` is neither a pass of the pipeline nor "llvm" or "asm".
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def f(x):
+        ...     return np.exp(x)
+        >>> view = f.get_concrete_function(tj.TensorSpec([3], tj.float32)).highlighted_ir(
+        ...     after="canonicalize"
+        ... )
+        >>> print(view)
+        builtin.module {
+          func.func @f(%0: tensor<3xf32>) -> tensor<3xf32> {
+            %1 = tj.exp %0 : tensor<3xf32>
+            func.return %1 : tensor<3xf32>
+          }
+        }
+        >>> view._repr_html_().startswith("<div")  # what a notebook shows
+        True
+        """
+        from tracejit.compiler.ir_display import HighlightedIR
+
+        if after == "llvm":
+            return HighlightedIR(self.llvm_ir, "llvm")
+        if after == "asm":
+            return HighlightedIR(self.asm, "asm")
+        return HighlightedIR(self.ir(after), "mlir")
 
     def __reduce__(self) -> tuple:
         """Pickle by value: the traced IR, its signature, the captured Variables' values and,
