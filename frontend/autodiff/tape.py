@@ -193,8 +193,8 @@ class GradientTape:
                 self._eager.watch(leaf)
 
     def watched_variables(self) -> tuple[Variable, ...]:
-        """The Variables given to `watch` so far (in a compiled function, also those watched
-        because they were read), each once.
+        """The Variables given to `watch` so far (eagerly, also the trainable ones that the
+        recorded calls used), each once.
 
         >>> v = tj.Variable(1.0, name="v")
         >>> with tj.GradientTape() as tape:

@@ -167,8 +167,8 @@ def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
 
     Converted code calls every function through this, so that user functions called from
     a `tj.function` have their control flow staged too; NumPy and built-in functions are
-    called as they are (a few built-ins, such as `range` and `len`, with their AutoGraph
-    versions).
+    called as they are (a few, such as `range`, `len` and `np.zeros`, through AutoGraph's
+    own versions).
 
     >>> def relu(x):
     ...     if x > 0:

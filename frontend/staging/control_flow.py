@@ -85,14 +85,14 @@ def cond(
         The condition.
     true_fn, false_fn : callable
         Functions of no arguments; both are traced, and must return the same structure
-        (arrays of the same dtype; shapes that differ become run-time sizes).
+        (arrays of the same dtype and shape, or the same Python value).
     names : sequence of str, optional
         The names of the outputs, for error messages.
 
     Raises
     ------
     TypeError
-        The branches return different structures or dtypes.
+        The branches return different structures, dtypes or shapes.
 
     Examples
     --------
@@ -865,13 +865,14 @@ class Range:
 
     Parameters
     ----------
-    start, limit, delta : int or integer tensor
-        As `range`'s: `tj.range(n)` counts 0, 1, ..., n - 1.
+    start, limit, delta : number or 0-d tensor
+        As `range`'s (floats too, as `tf.range`'s): `tj.range(n)` counts 0, 1, ..., n - 1.
 
     Raises
     ------
     TypeError
-        A bound is not an integer; or a loop Python runs (not AutoGraph) has a tensor bound.
+        A bound is None or an array that is not 0-d; or a loop Python runs (not AutoGraph)
+        has a tensor bound.
 
     Examples
     --------
