@@ -7,6 +7,7 @@ Pipeline: `lowering.py` (jumps -> flags), `transformer.py` (statements -> dispat
 calls), `conversion.py` (source in, function object out; `converted_call`).
 """
 
+from tracejit.frontend.autograph import experimental
 from tracejit.frontend.autograph.conversion import convert, converted_call, to_code
 
-__all__ = ["convert", "converted_call", "to_code"]
+__all__ = ["convert", "converted_call", "experimental", "to_code"]

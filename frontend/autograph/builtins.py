@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -308,20 +309,102 @@ def contains(container: Any, item: Any) -> Any:
 
 
 def setitem(value: object, target: Any, key: object) -> None:
-    """`target[key] = value` (arguments in Python's evaluation order)."""
+    """`target[key] = value` (arguments in Python's evaluation order) where `target` is not
+    a plain local name (`self.W[0] = v`, a global's item): a NumPy array there is never
+    promoted (its other holders would not see the write)."""
+    _store(value, target, key, promote=False)
+
+
+def setitem_local(value: object, target: Any, key: object) -> Any:
+    """`E[k] = v` for a local name `E`, as `E = ag__.setitem_local(v, E, k)`
+    (item_assignment.py): returns what `E` holds afterwards: `target`, or the traced array a
+    NumPy array `E` alone refers to became when a traced value (or index) was written."""
+    return _store(value, target, key, promote=True)
+
+
+def _store(value: object, target: Any, key: object, promote: bool) -> Any:
     if isinstance(target, Tensor):
         target[key] = value  # Tensor.__setitem__ says what to write instead
-        return
+        return target
     if isinstance(target, np.ndarray) and _has_tensor((value, *_leaves(key))):
+        if promote and _promotable(target):
+            promoted = primitives.constant(target)
+            promoted._is_array = True
+            promoted[key] = value
+            return promoted
         raise TypeError(
             at_user_line(
-                "storing a traced value into a NumPy array is not supported: this array is a "
-                "constant of the trace (it was made outside the function, or by a call "
-                "tracejit does not turn into a traced array). Make a traced array to write "
-                "into, e.g. `d = np.zeros(shape)` inside the function (or np.stack([...]))"
+                "storing a traced value into a NumPy array is not supported here: this array "
+                "is a constant of the trace that something else also refers to (it was made "
+                "outside the function, or another name or a view of it exists), so a traced "
+                "copy would not be seen there. Make a traced array to write into, e.g. "
+                "`d = np.zeros(shape)` inside the function (or np.stack([...]))"
             )
         )
     target[key] = value
+    return target
+
+
+def _promotable(array: np.ndarray) -> bool:
+    """Whether a NumPy array written with a traced value can become a traced array: a
+    supported dtype, its own data (not a view), and no reference to it but the one local
+    name being assigned (another name, a view, a container or a global holding it would
+    keep seeing the NumPy array: that would be a silent wrong answer)."""
+    if not is_tracing() or array.dtype not in SUPPORTED_DTYPES:
+        return False
+    return sys.getrefcount(array) <= _SOLE_REFERENCE and _bases_unshared(array)
+
+
+def _bases_unshared(array: np.ndarray) -> bool:
+    """Whether the arrays `array` views (`np.arange(6.0).reshape(2, 3)` views the arange) are
+    held by nothing else: no other view or name sees their memory."""
+    base = array.base
+    while base is not None:
+        if not isinstance(base, np.ndarray) or sys.getrefcount(base) > _SOLE_BASE_REFERENCE:
+            return False
+        base = base.base
+    return True
+
+
+def _sole_reference_count() -> int:
+    """`sys.getrefcount` of an array in `_promotable` when only the assigned local name holds
+    it, measured through the same call (`E = setitem(v, E, k)` in a function)."""
+    seen: list[int] = []
+
+    def probe(array: np.ndarray) -> bool:
+        seen.append(sys.getrefcount(array))
+        return False
+
+    def measure(probe_call: Callable[[np.ndarray], bool]) -> None:
+        local = np.zeros(1)
+        local = _called(probe_call, local)  # noqa: F841  (the shape of the generated code)
+
+    measure(probe)
+    return seen[0]
+
+
+def _called(promotable: Callable[[np.ndarray], bool], target: np.ndarray) -> np.ndarray:
+    return _stored(promotable, target)  # as setitem_local calls _store(..., target, ...)
+
+
+def _stored(promotable: Callable[[np.ndarray], bool], target: np.ndarray) -> np.ndarray:
+    promotable(target)  # as _store calls _promotable(target)
+    return target
+
+
+def _sole_base_reference_count() -> int:
+    """`sys.getrefcount` of a base in `_bases_unshared` held only by the view being walked."""
+    view = np.zeros(2).reshape(1, 2)
+    base = view.base
+    count = sys.getrefcount(base)
+    while base is not None:  # the same statements as _bases_unshared
+        count = sys.getrefcount(base)
+        base = base.base
+    return count
+
+
+_SOLE_REFERENCE = _sole_reference_count()
+_SOLE_BASE_REFERENCE = _sole_base_reference_count()
 
 
 def _leaves(key: object) -> tuple:

@@ -57,16 +57,40 @@ class Enumerated:
         return enumerate(self.values, self.start)
 
 
+class Zipped:
+    """`zip(x, y, ...)` in converted code, of tensors (at least one) and NumPy arrays: a loop
+    over it is staged over the rows of all, as many as the shortest has (Python's `zip`),
+    when a first dim is known only at run time (one trace serves every size) or the loop is
+    long (the rule above). Iterated by Python, it is `zip` itself."""
+
+    def __init__(self, values: tuple[Tensor | np.ndarray, ...], strict: bool = False):
+        self.values, self.strict = values, strict
+
+    def __iter__(self):
+        return zip(*self.values, strict=self.strict)
+
+
+def zip_(*iterables: Any, strict: bool = False) -> Any:
+    arrays = all(isinstance(i, Tensor | np.ndarray) and i.ndim > 0 for i in iterables)
+    if iterables and arrays and any(isinstance(i, Tensor) for i in iterables):
+        return Zipped(iterables, strict)
+    return zip(*iterables, strict=strict)
+
+
 def enumerate_(iterable: Any, start: int = 0) -> Any:
     rows = isinstance(iterable, Tensor) and iterable.ndim > 0  # an unknown dim: a run-time size
-    if rows or _trip_count(iterable) is not None and isinstance(iterable, np.ndarray):
+    if rows or trip_count(iterable) is not None and isinstance(iterable, np.ndarray):
         return Enumerated(iterable, start)
     return enumerate(iterable, start)
 
 
-def _trip_count(iterable: object) -> int | None:
+def trip_count(iterable: object) -> int | None:
     if isinstance(iterable, Enumerated):
-        return _trip_count(iterable.values)
+        return trip_count(iterable.values)
+    if isinstance(iterable, Zipped):
+        lengths = [v.shape[0] for v in iterable.values]
+        known = [n for n in lengths if isinstance(n, int)]
+        return min(known) if len(known) == len(lengths) else None
     if isinstance(iterable, range):
         return len(iterable)
     if isinstance(iterable, np.ndarray) and iterable.ndim == 1 and iterable.dtype.kind in "biuf":
@@ -85,7 +109,7 @@ def _traced(value: object) -> bool:
 def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameType) -> bool:
     """Stage this loop (see the module docstring)?"""
     limit = UNROLL_LIMIT
-    count = _trip_count(iterable)
+    count = trip_count(iterable)
     if limit is None or count is None or count <= limit:
         return False
     names = frame.f_locals
@@ -108,7 +132,7 @@ def stage_or_unroll(
     if "print" in reads:
         warnings.warn(
             f"the loop at {user_location()} is compiled as a loop (an index loop of "
-            f"{_trip_count(iterable)} iterations), so the `print` in its body runs once, "
+            f"{trip_count(iterable)} iterations), so the `print` in its body runs once, "
             "while tracing; use tj.print to print every iteration when the function runs",
             StagedPrintWarning,
             stacklevel=3,
@@ -126,7 +150,7 @@ def stage_or_unroll(
         mark.rewind([], [])
         reason = str(error).split("\n")[0]
         warnings.warn(
-            f"the loop at {where} ({_trip_count(iterable)} iterations) was unrolled, not "
+            f"the loop at {where} ({trip_count(iterable)} iterations) was unrolled, not "
             f"compiled as a loop, because its body cannot be traced once for every "
             f"iteration: {reason}. Unrolling traces one copy of the body per iteration; "
             "rewrite the body so that it works with a tensor index (or use tj.range to get "

@@ -194,7 +194,7 @@ def lower_returns(function: ast.FunctionDef, namer: Namer) -> None:
         body = body + located([ast.Return(None)], body[-1])
     jumps = _Jumps(ast.Return, flag, replace, stop_loops=True)
     new_body, _, _ = jumps.block(body)
-    undefined = ast.Call(_ag("Undefined"), [ast.Constant(value)], [])
+    undefined = ast.Call(ag("Undefined"), [ast.Constant(value)], [])
     undefined.ag_generated = True  # type: ignore[attr-defined]  # not a user call
     start = located([assign(flag, ast.Constant(False)), assign(value, undefined)], function.body[0])
     end = located([ast.Return(ast.Name(value, ast.Load()))], body[-1])
@@ -221,9 +221,16 @@ def _always_jumps(node: ast.stmt, always: dict[tuple[int, str], bool]) -> bool:
     return False
 
 
-def _ag(attribute: str) -> ast.expr:
+def ag(attribute: str) -> ast.expr:
     """`ag__.<attribute>`: the runtime helpers, bound in every converted function."""
     return ast.Attribute(ast.Name("ag__", ast.Load()), attribute, ast.Load())
+
+
+def ag_call(attribute: str, *args: ast.expr) -> ast.Call:
+    """`ag__.<attribute>(*args)`, marked as generated (ExpressionConverter leaves it)."""
+    call = ast.Call(ag(attribute), list(args), [])
+    call.ag_generated = True  # type: ignore[attr-defined]  # a marker on the node
+    return call
 
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

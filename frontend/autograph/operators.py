@@ -202,10 +202,12 @@ def _range(*args: Any) -> Any:
 BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
     range: _range,
     enumerate: index_loops.enumerate_,
+    zip: index_loops.zip_,
     **builtins.OVERRIDES,
     **construction.OVERRIDES,
 }
 setitem = builtins.setitem
+setitem_local = builtins.setitem_local
 slice_ = slice
 
 
@@ -527,6 +529,8 @@ def for_stmt(
         _staged_rows(loop, iterable, extra_test, body)
     elif isinstance(iterable, Enumerated) and isinstance(iterable.values, Tensor):
         _staged_rows(loop, iterable.values, extra_test, body, iterable.start)
+    elif isinstance(iterable, index_loops.Zipped) and index_loops.trip_count(iterable) is None:
+        _staged_zip(loop, iterable, extra_test, body)
     elif index_loops.should_stage(iterable, loop, reads, sys._getframe(1)):
         index_loops.stage_or_unroll(
             iterable,
@@ -547,6 +551,8 @@ def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
     elif isinstance(iterable, Enumerated):
         rows = primitives.constant(iterable.values)
         _staged_rows(loop, rows, extra_test, body, iterable.start)
+    elif isinstance(iterable, index_loops.Zipped):
+        _staged_zip(loop, iterable, extra_test, body)
     else:
         _staged_rows(loop, primitives.constant(iterable), extra_test, body)
 
@@ -618,6 +624,37 @@ def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body, enumerate_from=N
         ),
         index=(first, lambda index: index + 1),
     )
+
+
+def _staged_zip(loop: _Loop, zipped: index_loops.Zipped, extra_test, body) -> None:
+    """`for a, b in zip(x, y)`: a staged loop over the rows of all, as many as the shortest
+    has (with `strict=True`, a run-time check that all have as many, Python's ValueError)."""
+    tensors = [v if isinstance(v, Tensor) else primitives.constant(v) for v in zipped.values]
+    if any(t.ndim == 0 for t in tensors):
+        raise TypeError(at_user_line("iteration over a 0-d tensor"))
+    sizes = [runtime_sizes.dim_size(t, 0) for t in tensors]
+    rows = sizes[0]
+    for size in sizes[1:]:
+        if zipped.strict:
+            _check_same_length(size, rows)
+        both_known = isinstance(size, int) and isinstance(rows, int)
+        rows = min(size, rows) if both_known else dispatched(np.minimum(rows, size))
+    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
+    loop.stage(
+        lambda index: _with_extra(index < rows, extra_test),
+        lambda index: body(tuple(t[index] for t in tensors)),
+        index=(first, lambda index: index + 1),
+    )
+
+
+def _check_same_length(size: int | Tensor, rows: int | Tensor) -> None:
+    message = "zip() arguments have different lengths"
+    if isinstance(size, int) and isinstance(rows, int):
+        if size != rows:
+            raise ValueError(at_user_line(message))
+        return
+    same = dispatched(np.equal(size, rows))
+    primitives.assert_true(truth(same), at_user_line(f"ValueError: {message}"))
 
 
 def _with_extra(test: Tensor, extra_test) -> Tensor:

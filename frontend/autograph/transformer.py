@@ -35,8 +35,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from tracejit.frontend.autograph import analysis
+from tracejit.frontend.autograph.item_assignment import ItemAssignments, key_expression
 from tracejit.frontend.autograph.lowering import (
     Namer,
+    ag_call,
     assign,
     located,
     lower_loops,
@@ -57,16 +59,6 @@ _COMPARE_OPS = {
     ast.In: "in",
     ast.NotIn: "not in",
 }
-
-
-def ag(attribute: str) -> ast.expr:
-    return ast.Attribute(ast.Name("ag__", ast.Load()), attribute, ast.Load())
-
-
-def ag_call(attribute: str, *args: ast.expr) -> ast.Call:
-    call = ast.Call(ag(attribute), list(args), [])
-    call.ag_generated = True  # type: ignore[attr-defined]  # a marker on the node
-    return call
 
 
 def names_tuple(names: list[str]) -> ast.Tuple:
@@ -134,6 +126,7 @@ class FunctionConverter:
     def function(self, node: ast.FunctionDef) -> ast.FunctionDef:
         if is_generator(node):
             return node  # generators and coroutines run unconverted
+        ItemAssignments.rewrite(node, self.namer)  # before the scopes are read: it binds names
         node.body = lower_loops(node.body, self.namer)
         lower_returns(node, self.namer)
         globals_, nonlocals = analysis.declared(node.body)
@@ -317,16 +310,6 @@ def _place(call: ast.Call, source: ast.expr) -> ast.Call:
     return call
 
 
-def _key_expression(key: ast.expr) -> ast.expr:
-    """A subscript's key as an expression: slices `a:b:c` become `slice(a, b, c)`."""
-    if isinstance(key, ast.Tuple):
-        return ast.Tuple([_key_expression(k) for k in key.elts], ast.Load())
-    if not isinstance(key, ast.Slice):
-        return key
-    parts = [part or ast.Constant(None) for part in (key.lower, key.upper, key.step)]
-    return ast.copy_location(ast.Call(ag("slice_"), parts, []), key)
-
-
 def _assigned_prefix(body: list[ast.stmt]) -> set[str]:
     """Names bound by the simple assignments that open the body (before anything that may
     call a generated function): they need no `Undefined` binding."""
@@ -412,7 +395,7 @@ class ExpressionConverter(ast.NodeTransformer):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
             return node
         target = node.targets[0]
-        call = ag_call("setitem", node.value, target.value, _key_expression(target.slice))
+        call = ag_call("setitem", node.value, target.value, key_expression(target.slice))
         return ast.copy_location(ast.Expr(_place(call, node.value)), node)
 
     def visit_Compare(self, node: ast.Compare) -> ast.AST:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.frontend.staging import primitives, views
+from tracejit.frontend.staging import loop_options, primitives, views
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
 from tracejit.frontend.staging.tensor_array import prepare_loop_vars
@@ -250,15 +250,40 @@ def while_loop(
         loop_vars = tuple(body_fn(*loop_vars))
         iterations += 1
     if maximum_iterations is not None:
-        raise NotImplementedError(at_user_line("staged while_loop(maximum_iterations=...)"))
+        return _bounded_while(cond_fn, body_fn, loop_vars, names, maximum_iterations, {})
     return _staged_while(cond_fn, body_fn, loop_vars, names)
+
+
+def _bounded_while(cond_fn, body_fn, loop_vars: tuple, names, maximum: object, relaxed: dict):
+    """A staged loop that also stops after `maximum` iterations: an iteration counter is
+    carried first (`relaxed`: the other variables' shape invariants, by leaf)."""
+    limit = maximum if isinstance(maximum, Tensor) else primitives.constant(np.asarray(maximum))
+    limit = limit.astype(np.int64) if limit.dtype != np.int64 else limit
+
+    def counted_cond(count: Tensor, *values: object) -> object:
+        go = cond_fn(*values)
+        within = count < limit
+        return within if go is True else np.logical_and(within, go)
+
+    def counted_body(count: Tensor, *values: object) -> tuple:
+        return (count + 1, *body_fn(*values))
+
+    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value)
+    labels = None if names is None else ["the iteration count", *names]
+    shifted = {i + 1: shape for i, shape in relaxed.items()}
+    results = _staged_while(
+        counted_cond, counted_body, (first, *loop_vars), labels, shifted, options_applied=True
+    )
+    return results[1:]
 
 
 def _any_tensor(values: object) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in flatten(values)[0])
 
 
-def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ...]:
+def _staged_while(
+    cond_fn, body_fn, loop_vars: tuple, names, relaxed=None, options_applied=False
+) -> tuple[object, ...]:
     """Stage `tj.while`. A loop variable initialised from a Python int or float is weakly
     typed (NEP 50): it takes the dtype NumPy's promotion gives the literal against the values
     it meets in the body, as TF's and JAX's loops do (`s = 0; for i in tj.range(n_int32):
@@ -275,11 +300,16 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ..
     leaves, treedef = flatten(loop_vars)
     labels = [_label(names, treedef, i) for i in range(len(leaves))]
     adopted: dict[int, tuple[np.dtype, bool]] = {}  # leaf -> the (dtype, weak) its init takes
+    relaxed = dict(relaxed or {})  # leaf -> its shape invariant (set_loop_options)
+    maximum = None  # set_loop_options(maximum_iterations=...)
     arrays = _WrittenArrays(leaves, labels)
     while True:
         mark = _TraceMark(current_trace())
         by_name = [i for i in range(len(leaves)) if i not in arrays.kept]
-        inits = [_loop_init(leaves[i], labels[i], adopted.get(i)) for i in by_name]
+        inits = [
+            _relax(_loop_init(leaves[i], labels[i], adopted.get(i)), relaxed.get(i), labels[i])
+            for i in by_name
+        ]
         types = [t.value.type for t in inits] + arrays.types()
         before, after = Block(arg_types=types), Block(arg_types=types)
         with arrays.tracing(before, len(inits)):
@@ -291,24 +321,40 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ..
             arrays.check_condition()
         with arrays.tracing(after, len(inits)):
             given = arrays.leaves_in(_carried(after.args[: len(inits)], inits), by_name)
-            new = body_fn(*unflatten(treedef, given))
-            new_leaves, new_def = flatten(tuple(new))
-            if new_def != treedef:
-                raise TypeError(  # TensorFlow's type for a loop variable's structure change
-                    at_user_line(
-                        f"a staged loop body must keep the loop variables' structure, got {new!r}"
+            new, failure = None, None
+            with loop_options.recording() as asked:
+                try:
+                    new = body_fn(*unflatten(treedef, given))
+                except Exception as error:  # noqa: BLE001  (raised below, unless the body
+                    failure = error  # asked for options that change how it is traced)
+            options = asked[0]
+            changes: dict[int, tuple[np.dtype, bool]] = {}
+            if options is not None and options.changes_trace() and not options_applied:
+                # traced again with the options (the dims it may change unknown), as
+                # TensorFlow reads them before it traces the body
+                relaxed.update(_invariant_leaves(options.shape_invariants, given, labels))
+                maximum, options_applied, retrace = options.maximum_iterations, True, True
+            elif failure is not None:
+                raise failure
+            else:
+                new_leaves, new_def = flatten(tuple(new))  # type: ignore[arg-type]  # no failure
+                if new_def != treedef:
+                    raise TypeError(  # TensorFlow's type for a loop variable's structure change
+                        at_user_line(
+                            "a staged loop body must keep the loop variables' structure, got "
+                            f"{new!r}"
+                        )
                     )
-                )
-            changes = {
-                i: change
-                for i, init in zip(by_name, inits, strict=True)
-                if (change := _adopts(new_leaves[i], init)) is not None
-            }
-            retrace = arrays.learn(given, new_leaves)
+                changes = {
+                    i: change
+                    for i, init in zip(by_name, inits, strict=True)
+                    if (change := _adopts(new_leaves[i], init)) is not None
+                }
+                retrace = arrays.learn(given, new_leaves)
             if not changes and not retrace:
                 arrays.check_aliases_by_name(given, new_leaves, by_name, after)
                 values = [
-                    _next_value(new_leaves[i], init, labels[i])
+                    _next_value(new_leaves[i], init, labels[i], i in relaxed)
                     for i, init in zip(by_name, inits, strict=True)
                 ]
                 _check_sizes_kept(values, inits, names, treedef)
@@ -322,6 +368,8 @@ def _staged_while(cond_fn, body_fn, loop_vars: tuple, names) -> tuple[object, ..
         ]
         mark.rewind([before, after], made)
         adopted.update(changes)
+        if maximum is not None:
+            return _bounded_while(cond_fn, body_fn, loop_vars, names, maximum, relaxed)
     operands = [t.value for t in inits] + arrays.initial_values()
     op = emit(WhileOp(operands, Region(before), Region(after)))
     results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
@@ -525,6 +573,57 @@ def _loop_tensor(leaf: object, name: str) -> Tensor:
     )
 
 
+def _invariant_leaves(invariants: list, given: list, labels: list[str]) -> dict[int, tuple]:
+    """Leaf index -> shape of each (loop variable, shape) pair of set_loop_options, the
+    variable found among the values the body was given (TensorFlow's rule: the invariants
+    name the loop's variables as the body sees them)."""
+    found = {}
+    for value, shape in invariants:
+        matches = [i for i, leaf in enumerate(given) if leaf is value]
+        if not matches:
+            raise ValueError(
+                at_user_line(
+                    "set_loop_options(shape_invariants=...) names a value that is not a "
+                    f"variable of this loop (the loop's variables: {', '.join(labels)}); "
+                    "call it first in the loop's body, with the loop's variables"
+                )
+            )
+        found[matches[0]] = shape
+    return found
+
+
+def _relax(init: Tensor, shape: tuple | None, name: str) -> Tensor:
+    """`init` with the dims its shape invariant leaves open (None) unknown at trace time."""
+    if shape is None:
+        return init
+    if not _fits(init.shape, shape):
+        raise ValueError(
+            at_user_line(
+                f"loop variable '{name}' has shape {init.shape} before the loop, which does "
+                f"not fit its shape invariant {shape}"
+            )
+        )
+    from tracejit.frontend.staging.dims import UNKNOWN
+
+    dims = tuple(UNKNOWN if d is None else d for d in shape)
+    return _relaxed_to(init, dims)
+
+
+def _fits(shape: tuple, invariant: tuple) -> bool:
+    return len(shape) == len(invariant) and all(
+        want is None or have == want for have, want in zip(shape, invariant, strict=True)
+    )
+
+
+def _relaxed_to(value: Tensor, dims: tuple) -> Tensor:
+    """`value` as a tensor of `dims` (the same sizes, some of them unknown at trace time)."""
+    if tuple(value.dims) == tuple(dims):
+        return value
+    witnesses = {d: (value.value, d) for d in range(len(dims))}
+    relaxed = primitives.broadcast_to(value, dims, witnesses)
+    return Tensor(relaxed.value, dims=dims, weak=value.weak)
+
+
 def _loop_init(leaf: object, name: str, adopted: tuple[np.dtype, bool] | None) -> Tensor:
     """The initial value of a loop variable: `leaf` as a tensor, of the dtype a weak `leaf`
     adopted in an earlier attempt to trace the loop, if any."""
@@ -558,10 +657,12 @@ def _adopts(leaf: object, init: Tensor) -> tuple[np.dtype, bool] | None:
     return None
 
 
-def _next_value(leaf: object, init: Tensor, name: str) -> Tensor:
+def _next_value(leaf: object, init: Tensor, name: str, relaxed: bool = False) -> Tensor:
     if isinstance(leaf, bool | int | float) and not isinstance(leaf, np.generic):
         return primitives.constant(np.asarray(leaf, dtype=init.dtype))
     value = _loop_tensor(leaf, name)
+    if relaxed and _fits(value.shape, init.shape):
+        value = _relaxed_to(value, init.dims)  # a shape invariant: its dims may change
     kind = weak_type(value)
     if kind and value.shape == init.shape and np.result_type(kind(0), init.dtype) == init.dtype:
         value = primitives.cast(value, init.dtype)  # a weak value takes the loop's dtype

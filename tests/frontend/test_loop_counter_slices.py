@@ -174,3 +174,80 @@ def test_slices_of_one_counter_meet_without_a_check_others_are_checked_at_run_ti
         assert_same(same_bounds(a, b, np.int64(n)), run_eagerly(same_bounds, a, b, np.int64(n)))
     with pytest.raises(ValueError, match="could not be broadcast"):
         same_bounds(a, b, np.int64(7))  # a[:6] has 5 elements, b[:6] six
+
+
+# --- loops over dims unknown at trace time (one trace serves every size) -----------------------
+def differences(x):
+    total = 0.0
+    for i in range(1, x.shape[0]):
+        total += abs(x[i] - x[i - 1])
+    return total
+
+
+def weighted(x):
+    total = 0.0
+    for i in range(len(x)):
+        total += x[i] * i
+    return total
+
+
+def row_sums(m):
+    acc = np.zeros(m.shape[1])
+    for row in m:
+        acc += row
+    return acc
+
+
+def enumerated(x):
+    total = 0.0
+    for i, v in enumerate(x):
+        total += i * v
+    return total
+
+
+def zipped(x, y):
+    total = 0.0
+    for a, b in zip(x, y, strict=False):  # as many as the shorter has
+        total += a * b
+    return total
+
+
+VECTOR = tj.TensorSpec([None], np.float64)
+
+
+@pytest.mark.parametrize(
+    "kernel, specs",
+    [
+        (differences, [VECTOR]),
+        (weighted, [VECTOR]),
+        (enumerated, [VECTOR]),
+        (row_sums, [tj.TensorSpec([None, 3], np.float64)]),
+        (zipped, [VECTOR, VECTOR]),
+    ],
+    ids=lambda v: getattr(v, "__name__", ""),
+)
+def test_loops_over_run_time_dims_trace_once(kernel, specs):
+    f = tj.function(kernel, input_signature=specs)
+    rng = np.random.default_rng(0)
+    for n in (0, 1, 2, 9, 30):
+        args = [rng.standard_normal((n, 3) if spec.shape[1:] else n) for spec in specs]
+        if kernel is zipped:
+            args[1] = args[1][: max(n - 1, 0)]  # zip stops at the shorter
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tj.LoopUnrolledWarning)
+            compiled = f(*args)
+        assert_same(compiled, run_eagerly(f, *args), rtol=1e-9, atol=1e-12)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_zip_strict_checks_the_lengths_at_run_time():
+    @tj.function(input_signature=[VECTOR, VECTOR])
+    def strict(x, y):
+        total = 0.0
+        for a, b in zip(x, y, strict=True):
+            total += a - b
+        return total
+
+    assert_same(strict(np.ones(4), np.ones(4)), np.float64(0.0))
+    with pytest.raises(ValueError, match="zip.. arguments have different lengths"):
+        strict(np.ones(4), np.ones(5))

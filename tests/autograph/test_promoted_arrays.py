@@ -1,0 +1,129 @@
+"""Arrays made inside the function from Python values (np.eye, np.arange, np.array of a list,
+np.ndarray, np.linspace, np.tri, ...) and then written with a traced value become traced
+arrays; tuple-unpacking assignment into items works. An array something else also refers
+to (another name, a view, a global) is refused: a traced copy would not be seen there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+TABLE = np.zeros(3)
+
+
+def eye_written(x):
+    E = np.eye(3)
+    E[0, 0] = x[0]
+    E[1], E[2, 2] = x[1], x[2]
+    return E
+
+
+def ndarray_rows(x):
+    K = np.ndarray((2, 3))
+    K[0], K[1] = x[:3], x[3:6]
+    return K
+
+
+def arange_item(x):
+    a = np.arange(5.0)
+    a[2] = x.sum()
+    return a
+
+
+def list_array(x):
+    a = np.array([1.0, 2.0, 3.0])
+    a[1] = x[0]
+    return a
+
+
+def reshaped(x):
+    a = np.arange(6.0).reshape(2, 3)
+    a[1, 1:] = x[:2]
+    return a
+
+
+def swapped(x):
+    a = np.linspace(0, 1, 4)
+    i = 0
+    a[i], i = x[2], 3  # Python assigns a[0] first, then i
+    a[i], a[1] = x[1], x[0]
+    return a
+
+
+def in_a_loop(x):
+    T = np.tri(12)
+    for i in range(12):  # long: a staged loop
+        T[i, 0] = x[i % 6] * 2
+    return T
+
+
+def int_identity(x):
+    eye = np.identity(3, dtype=np.int64)
+    eye[0, 1] = x.astype(np.int64)[0]
+    return eye
+
+
+def full_and_unpacked(x):
+    KE, PE = np.full(2, 7.0), np.full(2, 9.0)
+    KE[0], PE[0] = x[0] * 0.5, x[1] ** 2
+    return KE, PE
+
+
+KERNELS = [eye_written, ndarray_rows, arange_item, list_array, reshaped, swapped, in_a_loop,
+           int_identity, full_and_unpacked]  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
+@settings(max_examples=5, deadline=None)
+@given(values=st.lists(st.floats(-100, 100), min_size=6, max_size=6))
+def test_a_written_constant_array_becomes_a_traced_array(kernel, values):
+    x = np.array(values)
+    f = tj.function(kernel)
+    assert_same(f(x), run_eagerly(f, x))
+
+
+def aliased(x):
+    a = np.arange(3.0)
+    b = a
+    a[0] = x[0]
+    return b
+
+
+def viewed(x):
+    a = np.arange(4.0)
+    v = a[1:]
+    a[1] = x[0]
+    return v
+
+
+def in_a_list(x):
+    a = np.arange(3.0)
+    keep = [a]
+    a[0] = x[0]
+    return keep[0]
+
+
+def global_table(x):
+    TABLE[1] = x[0]
+    return TABLE
+
+
+@pytest.mark.parametrize("kernel", [aliased, viewed, in_a_list, global_table], ids=str)
+def test_an_array_that_something_else_holds_is_refused(kernel):
+    with pytest.raises(TypeError, match="storing a traced value into a NumPy array"):
+        tj.function(kernel)(np.ones(3))
+
+
+def test_python_values_still_write_numpy_arrays_at_trace_time():
+    @tj.function
+    def weights(x):
+        w = np.ones(3)
+        w[1] = 5.0  # no traced value: NumPy at trace time, a constant of the trace
+        return x * w
+
+    assert_same(weights(np.ones(3)), np.array([1.0, 5.0, 1.0]))
