@@ -8,10 +8,12 @@ family, loop header, slice form, size and dtype; run_fuzz.py counts programs per
 
 * `reduce`: `out[i] = RED(S)` for a slice S of the counter (`x[:i]`, `x[:i + 1]`, `x[i:]`,
   `x[i + 1:]`, `x[-i:]`, `x[:-i]`, windows `x[i:i + k]` and `x[max(i - k, 0):i + 1]`,
-  `x[i::-1]`, `x[i:n - i]`, `A[i, :i]`, `A[:i, i]`, `A[:i, :i]`), RED a sum, a dot with a
-  slice of the same length (`np.dot`, `@`, `np.sum(S * T)`, against `np.flip(...)` and
-  `y[i::-1]` too), a max/min, a mean (NaN for an empty slice), a count;
-  or a 0-d total accumulated, or a slice of the output written (`out[:i] += x[i]`);
+  `x[i::-1]`, `x[i:n - i]`, steps `x[i::2]`, `x[:i:2]`), RED a sum, a dot with a slice of
+  the same length (`np.dot`, `@`, `np.sum(S * T)`; against `np.flip(...)`, `y[i::-1]`, and
+  slices of other bounds and the same length, `x[:i] @ y[1:i + 1]`, which the kernel checks
+  equal), a max/min, a mean (NaN for an empty slice), a count, a sum of `np.abs`/`np.where`;
+  or a 0-d total accumulated, or a slice of the output written (`out[:i] += x[i]`,
+  `out[:i + 1] += np.cumsum(x[:i + 1])`);
 * `triangular`: `for i: for j in range(i): A[i, j] -= np.dot(A[i, :j], A[j, :j])` and its
   relatives (`A[i, :j] @ A[:j, j]`, upper triangles `range(i, n)`, a diagonal update), on a
   copy or (integers) in the argument itself;
@@ -26,9 +28,10 @@ family, loop header, slice form, size and dtype; run_fuzz.py counts programs per
 * `rebind`: Floyd-Warshall, `D = np.minimum(D, D[:, k:k + 1] + D[k:k + 1, :])`;
 * `block`: slices of a 2-d array written from other slices (`B[i, :i] = A[:i, i]`).
 
-Loop headers: `range(x.shape[0])`, `range(len(x))`, `tj.range(...)`, `enumerate(x)`; sizes
-0 to 12, 0, 1 and 9 (one above the unroll limit of 8, so the loop is staged with the shapes
-known) drawn most. The oracle also traces every program with every dim unknown
+Loop headers: `range(x.shape[0])`, `range(len(x))`, `tj.range(...)`, `enumerate(x)`, a
+`while i < x.shape[0]` with `i += 1` (a Python loop on a static size, staged on an unknown
+dim); sizes 0 to 12, 0, 1 and 9 (one above the unroll limit of 8, so the loop is staged with
+the shapes known) drawn most. The oracle also traces every program with every dim unknown
 (`input_signature` of `None` dims), so each loop runs over a dim unknown at trace time too.
 
 Results are exact, checked as they are generated: values are small integers (halves for
@@ -104,23 +107,28 @@ class Draft:
     def dt(self) -> str:
         return f"np.{self.dtype.name}"
 
-    def header(self, counter: str, array: str, start: str = "") -> list[str]:
-        """A loop over the first dim of `array` with `counter`, in one of the ways users
-        write it (the element of `enumerate` is named `counter`_e)."""
+    def loop(self, counter: str, array: str, body: list[str], start: int = 0) -> list[str]:
+        """`body` in a loop from `start` over the first dim of `array` with `counter`, in one
+        of the ways users write it (the element of `enumerate` is named `counter`_e; a
+        `while` on a static size runs in Python, on an unknown dim it is staged)."""
         n = f"{array}.shape[0]"
+        first = f"{start}, " if start else ""
         forms = {
-            "range(shape)": f"for {counter} in range({start}{n}):",
-            "range(len)": f"for {counter} in range({start}len({array})):",
-            "tj.range": f"for {counter} in tj.range({start}{n}):",
+            "range(shape)": [f"for {counter} in range({first}{n}):"],
+            "range(len)": [f"for {counter} in range({first}len({array})):"],
+            "tj.range": [f"for {counter} in tj.range({first}{n}):"],
+            "while": [f"{counter} = {start}", f"while {counter} < {n}:"],
         }
         if not start:
-            forms["enumerate"] = f"for {counter}, {counter}_e in enumerate({array}):"
+            forms["enumerate"] = [f"for {counter}, {counter}_e in enumerate({array}):"]
         kind = self.choose(list(forms))
         self.tags.add(f"header {kind}")
-        return [forms[kind]]
+        step = [f"    {counter} += 1"] if kind == "while" else []
+        return [*forms[kind], *("    " + line for line in body), *step]
 
     def check(self, *names: str) -> str:
-        """The probe's marker: these arrays must stay exact at the top of each iteration."""
+        """The probe's marker: these arrays must stay exact at the top of each iteration
+        (a line of its own in the loop's body, dropped from the program)."""
         return f"#CHECK {','.join(names)}"
 
     def slice_(self, x: str, i: str, n: str) -> tuple[str, str]:
@@ -133,6 +141,7 @@ class Draft:
             "negative bound": [f"{x}[-{i}:]", f"{x}[:-{i}]", f"{x}[:{i} - {n}]"],
             "reversed": [f"{x}[{i}::-1]", f"np.flip({x}[:{i}])"],
             "middle": [f"{x}[{i}:{n} - {i}]"],
+            "step": [f"{x}[{i}::2]", f"{x}[:{i}:2]", f"{x}[{i}::-2]", f"{x}[::-1][:{i}]"],
         }
         form = self.choose(list(forms))
         return self.choose(forms[form]), form
@@ -146,6 +155,7 @@ class Draft:
             "max/min": [f"np.max({s})", f"np.min({s})"],  # (empty: eager raises, redrawn)
             "mean": [f"np.mean({s})"],
             "count": [f"np.count_nonzero({s} > 0)"],
+            "of elementwise": [f"np.sum(np.abs({s}))", f"np.sum(np.where({s} > 0, {s}, 1))"],
         }
         if t is not None:
             forms["dot"] = [f"np.dot({s}, {t})", f"{s} @ {t}", f"np.sum({s} * {t})"]
@@ -170,31 +180,37 @@ class Draft:
         t = s.replace(x, y)
         if form == "reversed" and self.chance(2):  # a causal convolution: x[:i+1] . y[i::-1]
             s, t = f"{x}[:i + 1]", f"{y}[i::-1]"
+        if self.chance(4):  # the same length from other bounds: checked when the kernel runs
+            s, t, form = self.choose(
+                [
+                    (f"{x}[:i]", f"{y}[1:i + 1]"),
+                    (f"{x}[i:]", f"{y}[:{y}.shape[0] - i]"),
+                    (f"{x}[1:i + 1]", f"np.flip({y}[:i])"),
+                    (f"{x}[:i + 1]", f"{y}[{y}.shape[0] - i - 1:]"),
+                ]
+            ) + ("shifted pair",)
         red, kind = self.reduction(s, t)
         self.tags |= {f"form {form}", f"reduction {kind}"}
-        write = self.choose(["item", "item", "total", "slice"])
+        write = self.choose(["item", "slice", "total", "item", "cumsum", "slice"])
         self.tags.add(f"write {write}")
-        lines: list[str] = []
         if write == "total":
             init = self.choose(["0", f"np.zeros((), {self.dt})"] if kind != "mean" else ["0.0"])
-            lines += [f"total = {init}", *self.header("i", x)]
-            lines += [f"    {self.check(x, y)}", f"    total += {red}"]
             self.outputs.append("total")
-            return lines
+            body = [self.check(x, y), f"total += {red}"]
+            return [f"total = {init}", *self.loop("i", x, body)]
+        self.outputs.append("out")
         if write == "slice":
-            lines += [f"out = {self.result_array(f'{x}.shape[0]', '')}", *self.header("i", x)]
             target = self.choose(["out[:i]", "out[i:]", "out[:i + 1]", "out[i:i + 2]"])
             value = self.choose([f"{x}[i]", f"{s}", "1"])
-            op = self.choose(["+=", "-=", "="])
-            lines += [f"    {self.check(x, y, 'out')}", f"    {target} {op} {value}"]
-            self.outputs.append("out")
-            return lines
-        out = self.result_array(f"{x}.shape[0]", kind)
+            body = [self.check(x, y, "out"), f"{target} {self.choose(['+=', '-=', '='])} {value}"]
+            return [f"out = {self.result_array(f'{x}.shape[0]', '')}", *self.loop("i", x, body)]
+        if write == "cumsum":  # a run-time length written from a function of a slice
+            target, source = self.choose([("out[:i + 1]", f"{x}[:i + 1]"), ("out[i:]", f"{x}[i:]")])
+            body = [self.check(x, "out"), f"{target} += np.cumsum({source})"]
+            return [f"out = {self.result_array(f'{x}.shape[0]', '')}", *self.loop("i", x, body)]
         op = self.choose(["=", "=", "+="])
-        lines += [f"out = {out}", *self.header("i", x)]
-        lines += [f"    {self.check(x, y)}", f"    out[i] {op} {red}"]
-        self.outputs.append("out")
-        return lines
+        body = [self.check(x, y), f"out[i] {op} {red}"]
+        return [f"out = {self.result_array(f'{x}.shape[0]', kind)}", *self.loop("i", x, body)]
 
     def triangular(self) -> list[str]:
         a = self.matrix()
@@ -218,18 +234,19 @@ class Draft:
             f"np.sum({other}[j, :j])",
             f"np.sum({A}[:j, i] * {other}[:j, j])",
             f"np.dot({A}[j, j:], {other}[i, j:])",
+            f"np.sum({other}[i, j:i])",
+            f"np.dot({A}[j:i, j], {other}[j:i, i])",
         ]
         update = self.choose(updates)
         op = self.choose(["-=", "+=", "="])
-        lines += [*self.header("i", A), f"    for j in {inner}:"]
-        lines += [f"        {self.check(A, other)}", f"        {A}[i, j] {op} {update}"]
+        body = [f"for j in {inner}:", f"    {self.check(A, other)}", f"    {A}[i, j] {op} {update}"]
         if self.chance(2):
             diagonal = self.choose([f"np.dot({A}[i, :i], {A}[i, :i])", f"np.sum({A}[i, :i])"])
-            lines.append(f"    {A}[i, i] -= {diagonal}")
+            body.append(f"{A}[i, i] -= {diagonal}")
             self.tags.add("diagonal update")
         if not in_place:
             self.outputs.append("A")
-        return lines
+        return [*lines, *self.loop("i", A, body)]
 
     def prefix_update(self) -> list[str]:
         x = self.vector()
@@ -244,14 +261,13 @@ class Draft:
         }
         name = self.choose(list(updates))
         update = updates[name]
-        lines = ["y = " + self.choose([f"{x}.copy()", f"np.zeros_like({x})", f"np.ones_like({x})"])]
-        lines += self.header("k", x, start=self.choose(["", "1, "]))
-        lines += [f"    {self.check('y', x)}", f"    {update}"]
+        first = "y = " + self.choose([f"{x}.copy()", f"np.zeros_like({x})", f"np.ones_like({x})"])
+        body = [self.check("y", x), update]
         if self.chance(2):
-            lines.append(f"    y[k] = {self.choose([f'np.dot({x}[:k], y[:k])', 'np.sum(y[:k])'])}")
+            body.append(f"y[k] = {self.choose([f'np.dot({x}[:k], y[:k])', 'np.sum(y[:k])'])}")
         self.tags.add(f"update {name}")
         self.outputs.append("y")
-        return lines
+        return [first, *self.loop("k", x, body, start=self.choose([0, 1]))]
 
     def csr(self) -> list[str]:
         rows, columns = self.size(), self.size()
@@ -319,13 +335,12 @@ class Draft:
                 "D = np.minimum(D, D[:, k, None] + D[None, k, :])",
             ]
         )
-        lines = [f"D = {d}", *self.header("k", d), f"    {self.check('D')}", f"    {relax}"]
         self.outputs.append("D")
-        return lines
+        return [f"D = {d}", *self.loop("k", d, [self.check("D"), relax])]
 
     def block(self) -> list[str]:
         a = self.matrix()
-        lines = [f"B = np.zeros_like({a})", *self.header("i", a), f"    {self.check(a, 'B')}"]
+        body = [self.check(a, "B")]
         writes = [
             f"B[i, :i] = {a}[:i, i]",
             f"B[:i, i] += {a}[i, :i]",
@@ -334,10 +349,9 @@ class Draft:
             f"B[i, i] = np.sum({a}[:i, :i])",
             f"B[:i, :i] += {a}[i, i]",
         ]
-        for _ in range(self.draw(st.integers(1, 2))):
-            lines.append("    " + self.choose(writes))
+        body += [self.choose(writes) for _ in range(self.draw(st.integers(1, 2)))]
         self.outputs.append("B")
-        return lines
+        return [f"B = np.zeros_like({a})", *self.loop("i", a, body)]
 
 
 FAMILIES = ["reduce", "reduce", "triangular", "prefix_update", "csr", "rows", "rebind", "block"]

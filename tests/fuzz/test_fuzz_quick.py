@@ -110,14 +110,16 @@ SLICE_TAGS = [
     "header range(shape)", "header range(len)", "header tj.range", "header enumerate",
     "header enumerate rows", "header rows own counter",
     "form prefix", "form suffix", "form window", "form negative bound", "form reversed",
-    "form middle", "reduction dot", "reduction sum", "reduction mean",
-    "write item", "write total", "write slice", "gather", "scatter", "argument written",
+    "form middle", "form step", "form shifted pair", "header while",
+    "reduction dot", "reduction sum", "reduction mean", "reduction of elementwise",
+    "write item", "write total", "write slice", "write cumsum", "gather", "scatter",
+    "argument written",
     "n=0", "n=1", "n=8", "n=9", "n>9", "int32", "int64", "float32", "float64",
 ]  # fmt: skip
 SLICES_SEEN: set[str] = set()
 
 
-@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+@settings(max_examples=300, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=slice_programs())
 def _generate_slices(program):
