@@ -1,10 +1,12 @@
-"""`tj.cumulative`: running sums and products along one axis (a scan).
+"""`tj.cumulative`: running sums, products, maxima and minima along one axis (a scan).
 
     %s = tj.cumulative "sum" %x, axis = 1 : tensor<4x3xf32>
     %p = tj.cumulative "prod" %n, axis = 0 : tensor<5xi64>
+    %m = tj.cumulative "max" %x, axis = 0 : tensor<4x3xf32>
 
 Element `k` along `axis` is `x[0] <kind> x[1] <kind> ... <kind> x[k]`, combined in that
-order (no reassociation), as NumPy's `np.add.accumulate` / `np.multiply.accumulate` do:
+order (no reassociation), as NumPy's `np.add.accumulate` / `np.multiply.accumulate` do
+(`max`/`min`: `np.maximum.accumulate` / `np.minimum.accumulate`, NaN-propagating):
 so float results are bit-identical to NumPy's. The result has the input's type; tracing
 casts first where NumPy widens (`np.cumsum` of int8 is int64, of bool too). float16 is
 rounded to float16 after every step, as NumPy's half loops do. Bool tensors are not
@@ -45,6 +47,8 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
     KINDS: ClassVar[dict[str, Callable[..., np.ndarray]]] = {
         "sum": lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
         "prod": lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype),
+        "max": lambda x, axis: np.maximum.accumulate(x, axis=axis),
+        "min": lambda x, axis: np.minimum.accumulate(x, axis=axis),
     }
     T: ClassVar = VarConstraint("T", TensorType.constr())  # the result has the input's type
     kind = prop_def(StringAttr)

@@ -492,7 +492,9 @@ def _cumulative(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     inner = Exporter(Builder(InsertPoint.at_end(body)), ex.values)
     k, partial, running = body.args
     piece = inner.insert(tensor.ExtractSliceOp(source, at(k), step_sizes, ones, slice_type))
-    combine = ew.AddOp if op.kind.data == "sum" else ew.MulOp
+    combine = {"sum": ew.AddOp, "prod": ew.MulOp, "max": ew.MaximumOp, "min": ew.MinimumOp}[
+        op.kind.data
+    ]
     rank = len(sizes)
 
     def step(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:

@@ -591,6 +591,8 @@ class BlockFusion:
             op.detach()
         replaced = {op for op in ops if self.groups_of.get(op) or op in self.dropped}
         for node in order:
+            if isinstance(node, Group) and self.is_kernel(node) and not self.outputs(node):
+                continue  # every user computes it again: nothing left to compute here
             if isinstance(node, Group) and self.is_kernel(node):
                 node = self.build_kernel(node, provided)
             elif isinstance(node, Group):

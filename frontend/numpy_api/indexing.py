@@ -34,7 +34,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.registry import implements
@@ -48,7 +47,12 @@ from tracejit.frontend.staging.dims import (
     Unknown,
     sliced,
 )
-from tracejit.frontend.staging.slice_bounds import index_constant, index_of, slice_window
+from tracejit.frontend.staging.slice_bounds import (
+    index_constant,
+    index_of,
+    offset_form,
+    slice_window,
+)
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import make_view
@@ -249,6 +253,8 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
     kept = sliced(dim, first, stop, stride)
     assert not isinstance(size, int)  # an int dim gets here only for an INT entry (above)
     start, count = slice_window(size, first, stop, stride)
+    if isinstance(kept, Unknown):  # a slice of a length only the kernel knows: its count
+        kept = SliceLength(count, _length_key(dim, first, stop, stride))
     return start, stride, count, kept
 
 
@@ -258,34 +264,15 @@ def _length_key(dim: Dim, first: object, stop: object, stride: int) -> tuple | N
     identity to compare (a size tracejit cannot follow)."""
     if isinstance(dim, Unknown) and not isinstance(dim, SliceLength | Counted):
         return None
-    bounds = tuple(_offset(v) if isinstance(v, Tensor) else v for v in (first, stop))
+    bounds = tuple(offset_form(v) if isinstance(v, Tensor) else v for v in (first, stop))
     return (dim, *bounds, stride)
-
-
-def _offset(tensor: Tensor) -> tuple[SSAValue, int]:
-    """(base, c) with `tensor` = base + c, read off the ops that made it (`i + 2`, `i - 1`)."""
-    from tracejit.ir.elementwise_binary import AddOp, SubOp
-    from tracejit.ir.folding import constant_value
-
-    value, offset = tensor.value, 0
-    while isinstance(value.owner, AddOp | SubOp):
-        op = value.owner
-        right = constant_value(op.rhs)
-        left = constant_value(op.lhs) if isinstance(op, AddOp) else None
-        if right is not None and right.ndim == 0:
-            value, offset = op.lhs, offset + int(right) * (1 if isinstance(op, AddOp) else -1)
-        elif left is not None and left.ndim == 0:
-            value, offset = op.rhs, offset + int(left)
-        else:
-            break
-    return value, offset
 
 
 def _fixed_width(first: object, stop: object, stride: int) -> int | None:
     """The element count of `x[i + a : i + b]` (b - a, whatever `i` is), or None."""
     if stride != 1 or not (isinstance(first, Tensor) and isinstance(stop, Tensor)):
         return None
-    (start_base, a), (stop_base, b) = _offset(first), _offset(stop)
+    (start_base, a), (stop_base, b) = offset_form(first), offset_form(stop)
     return max(b - a, 0) if start_base is stop_base else None
 
 

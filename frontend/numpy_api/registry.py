@@ -64,6 +64,8 @@ def _read_variables(values: Any) -> Any:
 
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     inputs = _read_variables(inputs)
+    if method in ("outer", "reduce", "accumulate"):
+        return _call_method(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")
     impl = UFUNCS.get(ufunc)
@@ -82,6 +84,22 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     from tracejit.frontend.numpy_api.mutation import write_out
 
     return write_out(out, result, ufunc)
+
+
+def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
+    """`ufunc.outer`, `.reduce`, `.accumulate` (numpy_api/ufunc_methods.py)."""
+    from tracejit.frontend.numpy_api import ufunc_methods
+
+    if kwargs.get("out") is not None or (method == "outer" and ufunc not in UFUNCS):
+        raise unsupported(ufunc, f".{method}" + ("(..., out=...)" if "out" in kwargs else ""))
+    rest = {k: v for k, v in kwargs.items() if k != "out"}
+    try:
+        result = getattr(ufunc_methods, method)(ufunc, *inputs, **rest)
+    except TypeError as error:  # an argument NumPy takes and tracejit does not
+        raise unsupported(ufunc, f".{method}(..., {error})") from None
+    if result is None:
+        raise unsupported(ufunc, f".{method}")
+    return new_array(result, inputs)
 
 
 def call_function(fn: Callable[..., object], args: tuple, kwargs: dict) -> Any:

@@ -26,6 +26,7 @@ import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tracejit.frontend.staging import loop_options, primitives, views
+from tracejit.frontend.staging.dims import SliceLength
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
 from tracejit.frontend.staging.tensor_array import prepare_loop_vars
@@ -104,7 +105,9 @@ def cond(
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)
     leaves = [
-        Tensor(next(results), dims=_common_dims(a, b), weak=bool(weak_type(a) and weak_type(b)))
+        with_run_time_lengths(
+            Tensor(next(results), dims=_common_dims(a, b), weak=bool(weak_type(a) and weak_type(b)))
+        )
         if kind is not None
         else original
         for a, b, kind, original in zip(
@@ -123,7 +126,32 @@ def _common_dims(a: object, b: object) -> tuple | None:
 
     if not (isinstance(a, Tensor) and isinstance(b, Tensor)) or None not in a.shape:
         return None
-    return tuple(d if d == e else UNKNOWN for d, e in zip(a.dims, b.dims, strict=True))
+    # a run-time length made inside a branch is computed there: outside, only the kernel
+    # knows it (with_run_time_lengths then measures the result itself)
+    return tuple(
+        d if d == e and not isinstance(d, SliceLength) else UNKNOWN
+        for d, e in zip(a.dims, b.dims, strict=True)
+    )
+
+
+def with_run_time_lengths(tensor: Tensor) -> Tensor:
+    """`tensor` with each dim only the kernel knows (and no count of non-zeros) given its own
+    run-time length, measured from the tensor itself (`tj.dim`): two such dims of one value
+    are then the same size where they meet (`v + v * 2`), and others are checked."""
+    from tracejit.frontend.staging.dims import Counted, Unknown
+    from tracejit.ir.shape_ops import DimOp
+
+    if not any(isinstance(d, Unknown) and not isinstance(d, Counted) for d in tensor.dims):
+        return tensor
+    dims = tuple(
+        SliceLength(emit(DimOp(tensor.value, axis)).result, None)
+        if isinstance(d, Unknown) and not isinstance(d, Counted | SliceLength)
+        else d
+        for axis, d in enumerate(tensor.dims)
+    )
+    measured = Tensor(tensor.value, dims=dims, weak=tensor.weak)
+    measured._is_array = tensor._is_array
+    return measured
 
 
 @dataclass
@@ -539,6 +567,7 @@ def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
     for v, init in zip(values, inits, strict=True):
         carried.append(Tensor(v, dims=init.dims, weak=init.weak))
         carried[-1]._is_array = views.updates_in_place(init)  # a view too
+        carried[-1] = with_run_time_lengths(carried[-1])  # dims that may change: measured
     return carried
 
 
@@ -547,7 +576,7 @@ def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef)
     traced assuming it does. (Dims only the kernel knows, like a dynamic TensorArray's,
     may change: their sizes are read at run time wherever they are used.)"""
     for i, (value, init) in enumerate(zip(values, inits, strict=True)):
-        if tuple(value.dims) != tuple(init.dims):
+        if not all(_kept(d, e) for d, e in zip(init.dims, value.dims, strict=True)):
             raise NotImplementedError(
                 at_user_line(
                     f"loop variable '{_label(names, treedef, i)}' has shape {init.shape} before "
@@ -556,6 +585,15 @@ def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef)
                     "must keep its size across the iterations of a staged loop"
                 )
             )
+
+
+def _kept(before: object, after: object) -> bool:
+    """Whether a loop variable's dim keeps its size across an iteration: a dim only the
+    kernel knows may change (its size is measured wherever it is used)."""
+    from tracejit.frontend.staging.dims import Counted, Unknown
+
+    changing = isinstance(before, Unknown) and not isinstance(before, Counted | SliceLength)
+    return changing or before == after
 
 
 def _loop_tensor(leaf: object, name: str) -> Tensor:

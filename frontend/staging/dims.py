@@ -15,6 +15,12 @@ on the data (`x[mask]`, `np.nonzero`) is a `Counted` dim: unknown too, but two c
 one mask are equal, so results selected with the same mask combine; where two different
 counts meet, the kernel checks that they are equal (never broadcasting a count of 1).
 
+A length the kernel computes from traced values -- a slice with traced bounds (`A[i, :j]`
+in a staged loop), a size computed at run time (`np.zeros(n - 1)`), a loop variable under a
+shape invariant -- is a `SliceLength`: it holds its `index` value, and two lengths of the same
+key (dim, bounds, step) are the same size; lengths that meet otherwise are checked equal
+when the kernel runs, so loop bodies that slice with the counter are traced once.
+
 Broadcasting two different dims unknown at trace time, or one and a static size other
 than 1, records a constraint (the two sizes must be equal) that the caller checks before
 running the kernel, raising InvalidArgumentError. A dim unknown at trace time is never

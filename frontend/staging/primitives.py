@@ -63,10 +63,12 @@ def broadcast_to(x: Tensor, shape: Sequence, witnesses: dict | None = None) -> T
 
 def dim_size(dim, witness: tuple | None = None) -> SSAValue:
     """The run-time size of a dim unknown at trace time, as an `index` value."""
-    from tracejit.frontend.staging.dims import DimSource
+    from tracejit.frontend.staging.dims import DimSource, SliceLength
     from tracejit.frontend.staging.tracing import current_trace
     from tracejit.ir.shape_ops import DimOp
 
+    if isinstance(dim, SliceLength):
+        return dim.count  # computed where the length was made
     if not isinstance(dim, DimSource) and witness is not None:
         return emit(DimOp(*witness)).result
     if not isinstance(dim, DimSource):

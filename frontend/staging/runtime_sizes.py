@@ -92,7 +92,7 @@ def sizes_to_dims(shape: object) -> tuple[list, dict] | None:
     """A shape argument holding run-time sizes (`np.zeros(x.shape)`) as (dims, witnesses)
     for `primitives.broadcast_to`; None if it holds none."""
     entries = list(shape) if isinstance(shape, tuple | list) else [shape]
-    if not any(dim_of(e) is not None for e in entries):
+    if not any(dim_of(e) is not None or _computed_size(e) for e in entries):
         return None
     dims: list = []
     witnesses: dict = {}
@@ -101,6 +101,31 @@ def sizes_to_dims(shape: object) -> tuple[list, dict] | None:
         if measured is not None:
             dims.append(measured[0])
             witnesses[position] = measured[1:]
+        elif _computed_size(entry):
+            dims.append(_length_of(entry))
         else:
             dims.append(entry)
     return dims, witnesses
+
+
+def _computed_size(entry: object) -> bool:
+    """A size computed at run time (`n - 1`, `indptr[-1]`): a 0-d integer tensor."""
+    from tracejit.frontend.staging.tensor import Tensor
+
+    return isinstance(entry, Tensor) and entry.ndim == 0 and entry.dtype.kind in "iu"
+
+
+def _length_of(size: Any) -> Any:
+    """The dim a run-time size gives (`SliceLength`: the same for the same value and offset,
+    `n - 1` twice); the kernel checks it is not negative, as NumPy does."""
+    from tracejit.frontend.staging import primitives
+    from tracejit.frontend.staging.dims import SliceLength
+    from tracejit.frontend.staging.slice_bounds import index_of, offset_form
+    from tracejit.frontend.staging.source_location import at_user_line
+    from tracejit.frontend.staging.tensor import dispatched
+
+    primitives.assert_true(
+        dispatched(np.greater_equal(size, 0)),
+        at_user_line("ValueError: negative dimensions are not allowed"),
+    )
+    return SliceLength(index_of(size), ("size", *offset_form(size)))

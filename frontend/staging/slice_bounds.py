@@ -36,6 +36,26 @@ def index_of(value: Any) -> SSAValue:
     return emit(arith.IndexCastOp(extracted.result, IndexType())).result
 
 
+def offset_form(tensor: Any) -> tuple[SSAValue, int]:
+    """(base, c) with the 0-d tensor `tensor` = base + c, read off the ops that made it
+    (`i + 2`, `i - 1`): two bounds or sizes of one base and offset are the same value."""
+    from tracejit.ir.elementwise_binary import AddOp, SubOp
+    from tracejit.ir.folding import constant_value
+
+    value, offset = tensor.value, 0
+    while isinstance(value.owner, AddOp | SubOp):
+        op = value.owner
+        right = constant_value(op.rhs)
+        left = constant_value(op.lhs) if isinstance(op, AddOp) else None
+        if right is not None and right.ndim == 0:
+            value, offset = op.lhs, offset + int(right) * (1 if isinstance(op, AddOp) else -1)
+        elif left is not None and left.ndim == 0:
+            value, offset = op.rhs, offset + int(left)
+        else:
+            break
+    return value, offset
+
+
 def index_constant(value: int) -> SSAValue:
     return emit(arith.ConstantOp(IntegerAttr(value, IndexType()))).result
 

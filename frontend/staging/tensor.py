@@ -62,9 +62,23 @@ def _dims_of(value: SSAValue, shape: tuple) -> tuple:
     for operand in getattr(owner, "operands", ()):
         same_shape = isinstance(operand.type, TensorType) and static_shape(operand.type) == shape
         if same_shape and operand in known:
-            known[value] = known[operand]
-            return known[operand]
+            known[value] = _inherited(owner, known[operand])
+            return known[value]
     return tuple(UNKNOWN if d is None else d for d in shape)
+
+
+def _inherited(owner: object, dims: tuple) -> tuple:
+    """An operand's dims for a result of the same static shape: all of them for an
+    element-wise op; a run-time length (`dims.SliceLength`, whose size the kernel computes
+    where it was made) only there, as an op like `tj.take_rows` or `tj.grow` keeps the
+    type but not the size (its result's size is then only the kernel's to know)."""
+    from tracejit.frontend.staging.dims import UNKNOWN, SliceLength
+    from tracejit.ir.elementwise import OTHER_ELEMENTWISE_OPS
+    from tracejit.ir.elementwise_base import ElementwiseBinaryOp, ElementwiseUnaryOp
+
+    if isinstance(owner, (ElementwiseUnaryOp, ElementwiseBinaryOp, *OTHER_ELEMENTWISE_OPS)):
+        return dims
+    return tuple(UNKNOWN if isinstance(d, SliceLength) else d for d in dims)
 
 
 def _broadcast_result_dims(op, operand_dims: tuple, shape: tuple) -> tuple:

@@ -37,7 +37,12 @@ from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest
 
-_COMBINERS: dict[str, type[Operation]] = {"sum": ew.AddOp, "prod": ew.MulOp}
+_COMBINERS: dict[str, type[Operation]] = {
+    "sum": ew.AddOp,
+    "prod": ew.MulOp,
+    "max": ew.MaximumOp,  # NaN-propagating, as np.maximum.accumulate
+    "min": ew.MinimumOp,
+}
 
 
 def lower_cumulative(bufferizer: FunctionBufferizer, op: CumulativeOp) -> None:

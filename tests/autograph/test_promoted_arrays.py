@@ -113,7 +113,9 @@ def global_table(x):
     return TABLE
 
 
-@pytest.mark.parametrize("kernel", [aliased, viewed, in_a_list, global_table], ids=str)
+@pytest.mark.parametrize(
+    "kernel", [aliased, viewed, in_a_list, global_table], ids=lambda k: k.__name__
+)
 def test_an_array_that_something_else_holds_is_refused(kernel):
     with pytest.raises(TypeError, match="storing a traced value into a NumPy array"):
         tj.function(kernel)(np.ones(3))

@@ -251,3 +251,55 @@ def test_zip_strict_checks_the_lengths_at_run_time():
     assert_same(strict(np.ones(4), np.ones(4)), np.float64(0.0))
     with pytest.raises(ValueError, match="zip.. arguments have different lengths"):
         strict(np.ones(4), np.ones(5))
+
+
+def csr_matvec(data, indices, indptr, x):
+    n = indptr.shape[0] - 1
+    y = np.empty(n)
+    for i in range(n):
+        y[i] = np.sum(data[indptr[i] : indptr[i + 1]] * x[indices[indptr[i] : indptr[i + 1]]])
+    return y
+
+
+def random_csr(rows, cols, seed):
+    rng = np.random.default_rng(seed)
+    dense = rng.standard_normal((rows, cols)) * (rng.random((rows, cols)) < 0.3)
+    indptr = np.concatenate([[0], np.cumsum((dense != 0).sum(axis=1))]).astype(np.int64)
+    indices = np.nonzero(dense)[1].astype(np.int64)
+    return dense, (dense[dense != 0], indices, indptr)
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=SIZES, cols=st.sampled_from([1, 4, 11]), seed=st.integers(0, 99))
+def test_csr_matvec_one_trace_for_every_matrix(rows, cols, seed):
+    dense, csr = random_csr(rows, cols, seed)
+    x = np.linspace(-1, 1, cols)
+    specs = [tj.TensorSpec([None], t) for t in (np.float64, np.int64, np.int64, np.float64)]
+    f = tj.function(csr_matvec, input_signature=specs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        compiled = f(*csr, x)
+    assert_same(compiled, run_eagerly(f, *csr, x), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(compiled, dense @ x, atol=1e-12)
+
+
+def test_a_size_computed_at_run_time_makes_an_array():
+    @tj.function(input_signature=[VECTOR])
+    def differences(x):
+        n = x.shape[0] - 1
+        out = np.zeros(n)
+        for i in range(n):
+            out[i] = x[i + 1] - x[i]
+        return out
+
+    for n in (1, 2, 10):
+        x = np.arange(n, dtype=np.float64) ** 2
+        assert_same(differences(x), np.diff(x))
+
+    @tj.function
+    def sized(n):
+        return np.zeros(n - 1) + 1
+
+    assert_same(sized(np.int64(4)), np.ones(3))
+    with pytest.raises(ValueError, match="negative dimensions are not allowed"):
+        sized(np.int64(0))

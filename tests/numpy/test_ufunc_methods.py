@@ -1,0 +1,101 @@
+"""`ufunc.outer`, `ufunc.reduce` and `ufunc.accumulate` on tensors, compiled and eagerly."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+DTYPES = st.sampled_from([np.float64, np.float32, np.int32, np.int64])
+
+
+def arrays(min_dims=1):
+    return DTYPES.flatmap(
+        lambda dtype: hnp.arrays(
+            dtype,
+            hnp.array_shapes(min_dims=min_dims, max_dims=3, min_side=0, max_side=5),
+            elements=hnp.from_dtype(np.dtype(dtype), allow_nan=True, allow_infinity=False)
+            if np.dtype(dtype).kind == "f"
+            else st.integers(-50, 50),
+        )
+    )
+
+
+def check(function, *args):
+    f = tj.function(function)
+    assert_same(f(*args), run_eagerly(f, *args), rtol=1e-5)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.subtract, np.multiply, np.maximum, np.less])
+@settings(max_examples=10, deadline=None)
+@given(a=arrays(min_dims=0), b=arrays(min_dims=0))
+def test_outer(ufunc, a, b):
+    def outer(a, b):
+        return ufunc.outer(a, b)
+
+    check(outer, a, b)
+
+
+@pytest.mark.parametrize("ufunc", [np.add, np.multiply, np.maximum, np.minimum])
+@settings(max_examples=10, deadline=None)
+@given(x=arrays(), data=st.data())
+def test_reduce_and_accumulate(ufunc, x, data):
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    if ufunc in (np.maximum, np.minimum) and x.shape[axis] == 0:
+        return  # NumPy: a zero-size reduction without identity raises (tested below)
+
+    def reduced(x):
+        return ufunc.reduce(x, axis=axis), ufunc.reduce(x, axis=axis, keepdims=True)
+
+    def accumulated(x):
+        return ufunc.accumulate(x, axis=axis)
+
+    check(reduced, x)
+    check(accumulated, x)
+
+
+@settings(max_examples=10, deadline=None)
+@given(x=arrays())
+def test_logical_reductions_and_bool_scans(x):
+    def logical(x):
+        return (
+            np.logical_or.reduce(x > 0, axis=None),
+            np.logical_and.reduce(x > 0, axis=0),
+            np.maximum.accumulate(x > 0, axis=-1),
+            np.minimum.accumulate(x < 3),
+        )
+
+    check(logical, x)
+
+
+def test_a_running_maximum_propagates_nan_as_numpy():
+    x = np.array([1.0, 3.0, np.nan, 2.0, 5.0])
+
+    @tj.function
+    def drawdown(prices):
+        peak = np.maximum.accumulate(prices)
+        return (prices - peak) / peak
+
+    assert_same(drawdown(x), run_eagerly(drawdown, x))
+
+
+def test_methods_tracejit_does_not_compile_are_refused_by_name():
+    @tj.function
+    def at(x):
+        np.add.at(x, [0], 1.0)
+        return x
+
+    with pytest.raises(TypeError, match=r"np\.add\.at is not supported"):
+        at(np.ones(3))
+
+    @tj.function
+    def subtract_reduce(x):
+        return np.subtract.reduce(x)
+
+    with pytest.raises(TypeError, match=r"np\.subtract\.reduce is not supported"):
+        subtract_reduce(np.ones(3))
