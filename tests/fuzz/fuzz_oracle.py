@@ -199,12 +199,6 @@ KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     "bufferize-after-dce-first": re.compile(
         r"^\[dce,inline,.*PipelineError: <OpResult\[tensor<i1>\].*tj\.select"
     ),
-    # regressions/test_fuzz_5824dda31a.py: `np.zeros(x.shape[0] - 1)` with x's dim unknown at
-    # trace time raises a TypeError without the user's line (fuzz_slices' CSR programs)
-    "zeros-of-unknown-dim-arithmetic": re.compile(
-        r"^\[unknown-dims,.*TypeError: expected a sequence of integers or a single integer, "
-        r"got '<tj\.Tensor shape=\(\)"
-    ),
     # regressions/test_fuzz_024137edd7.py: `y[idx[p[i]:p[i + 1]]] += v` (a scatter through
     # index arrays of a run-time length: CSR's transposed product) is not supported
     "scatter-of-run-time-length": re.compile(

@@ -41,7 +41,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "fuzz_slices: np.zeros(x.shape[0] - 1) with x's dim unknown at trace time raises TypeError without the user's line (np.zeros(x.shape[0]) works): tj.function(lambda p: np.zeros(p.shape[0] - 1), input_signature=[tj.TensorSpec([None], np.int64)])(np.arange(4))"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
