@@ -44,7 +44,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "fuzz_slices: a slice of run-time length 1 (a0[i:i + 1] with a0's dim unknown at trace time) added to a longer slice (out[:i] += ...) raises ValueError at run time where NumPy broadcasts it (frontend/staging/dims.py _same_slice_length; the guide's rule for unknown dims names InvalidArgumentError)"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
