@@ -38,9 +38,7 @@ assert spin(np.int64(100)) == sum(i % 7 for i in range(100))
 """
 
 
-def run_child(
-    directory, body: str, sigint_after: float | None = None, timeout: float = 60
-) -> str:
+def run_child(directory, body: str, sigint_after: float | None = None, timeout: float = 60) -> str:
     """Run the prelude and `body` in a new interpreter (from a file: AutoGraph reads the
     source); with `sigint_after`, send it a SIGINT that many seconds after it prints
     "ready". Returns its stdout."""
@@ -52,6 +50,7 @@ def run_child(
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "TRACEJIT_TIERED": "0"},
+        preexec_fn=_as_from_a_terminal,
     )
     lines = []
     if sigint_after is not None:
@@ -63,11 +62,30 @@ def run_child(
     try:
         out, err = child.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        signals = _signal_state(child.pid)
         child.kill()
-        pytest.fail("the child did not stop: Ctrl-C was ignored by the compiled loop")
+        pytest.fail(f"the child did not stop: Ctrl-C was ignored by the compiled loop ({signals})")
     lines.append(out)
     assert child.returncode == 0, err
     return "".join(lines)
+
+
+def _as_from_a_terminal() -> None:
+    """In the child before exec: SIGINT delivered and at its default disposition, as a shell
+    starts a program (a pytest worker's mask or ignored signals are inherited otherwise)."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def _signal_state(pid: int) -> str:
+    """The child's blocked and ignored signal masks (/proc), for a failure message."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return "; ".join(
+                line.strip() for line in status if line.startswith(("SigBlk", "SigIgn"))
+            )
+    except OSError:
+        return "no /proc status"
 
 
 def test_ctrl_c_stops_a_loop_of_ten_trillion_trips_and_the_process_goes_on(tmp_path):
@@ -104,7 +122,7 @@ def test_a_ctrl_c_handled_in_python_does_not_stop_the_next_loop(tmp_path):
         except KeyboardInterrupt:
             print("python got it")
         print(spin(np.int64(10**6)) == sum(i % 7 for i in range(10**6)))
-        """
+        """,
     )
     assert out.splitlines() == ["python got it", "True"]
 

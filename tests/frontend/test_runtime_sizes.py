@@ -38,9 +38,11 @@ def check(function, *args, numpy_result=None):
     """Compiled == eager, and == `numpy_result` when given (NumPy run by hand)."""
     compiled = function(*args)
     eager = run_eagerly(function, *args)
-    assert_same(compiled, eager)
+    # sums may be added in another order than NumPy's pairwise one: a cancellation to 0
+    # (0.9 + 0.1 - 1.0) leaves a few ulps of the inputs, hence an absolute tolerance too
+    assert_same(compiled, eager, atol=1e-12)
     if numpy_result is not None:
-        assert_same(compiled, numpy_result)
+        assert_same(compiled, numpy_result, atol=1e-12)
     return compiled
 
 
