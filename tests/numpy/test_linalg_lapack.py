@@ -1,0 +1,214 @@
+"""`np.linalg.solve`, `inv`, `cholesky`, `det`, `slogdet`: compiled code calling SciPy's LAPACK,
+compared with NumPy's own np.linalg.
+
+Matrices are drawn well conditioned (random entries plus n on the diagonal), so float32
+results agree with NumPy's to a few float32 ulps scaled by n; float64 to 1e-10. The error
+cases are NumPy's: LinAlgError for a singular or not positive definite matrix, raised by
+the compiled function with the user's line.
+"""
+
+import inspect
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tracejit as tj
+from tests.conftest import assert_same
+
+pytest.importorskip("scipy", reason="np.linalg's LAPACK functions need SciPy (tracejit[linalg])")
+
+pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # new shapes
+
+DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
+TOLERANCE = {"f": 1e-10, "c": 1e-10}
+
+
+def rtol(dtype) -> float:
+    return 2e-4 if np.dtype(dtype) in (np.float32, np.complex64) else 1e-9
+
+
+def random_array(rng, shape, dtype):
+    x = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    return x.astype(dtype)
+
+
+def well_conditioned(rng, shape, dtype):
+    n = shape[-1]
+    return (random_array(rng, shape, dtype) + (n + 1) * np.eye(n)).astype(dtype)
+
+
+def positive_definite(rng, shape, dtype):
+    m = random_array(rng, shape, dtype)
+    return (m @ np.conj(np.swapaxes(m, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dtype)
+
+
+@tj.function
+def solve(a, b):
+    return np.linalg.solve(a, b)
+
+
+@tj.function
+def inverse(a):
+    return np.linalg.inv(a)
+
+
+@tj.function
+def cholesky(a):
+    return np.linalg.cholesky(a)
+
+
+batches = st.sampled_from([(), (1,), (3,), (2, 3)])
+sides = st.integers(0, 6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    dtype=st.sampled_from(DTYPES), batch=batches, n=sides, k=st.integers(0, 4),
+    vector=st.booleans(), seed=st.integers(0, 2**16),
+)  # fmt: skip
+def test_solve_matches_numpy(dtype, batch, n, k, vector, seed):
+    rng = np.random.default_rng(seed)
+    a = well_conditioned(rng, (*batch, n, n), dtype)
+    b = random_array(rng, (n,) if vector else (*batch, n, k), dtype)
+    assert_same(solve(a, b), np.linalg.solve(a, b), rtol=rtol(dtype), atol=rtol(dtype))
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(DTYPES), batch=batches, n=sides, seed=st.integers(0, 2**16))
+def test_inv_and_cholesky_match_numpy(dtype, batch, n, seed):
+    rng = np.random.default_rng(seed)
+    a = well_conditioned(rng, (*batch, n, n), dtype)
+    assert_same(inverse(a), np.linalg.inv(a), rtol=rtol(dtype), atol=rtol(dtype))
+    p = positive_definite(rng, (*batch, n, n), dtype)
+    assert_same(cholesky(p), np.linalg.cholesky(p), rtol=rtol(dtype), atol=rtol(dtype))
+
+
+def test_batch_dims_broadcast_as_numpy():
+    rng = np.random.default_rng(1)
+    a = well_conditioned(rng, (3, 2, 2), np.float64)
+    for b in (rng.standard_normal((4, 1, 2, 5)), rng.standard_normal((2, 2)),
+              rng.standard_normal(2)):  # fmt: skip
+        assert_same(solve(a, b), np.linalg.solve(a, b), rtol=1e-12)
+
+
+def test_integer_operands_compute_in_float64():
+    a, b = np.array([[2, 1], [1, 3]]), np.array([1, 2])
+    assert_same(solve(a, b), np.linalg.solve(a, b), rtol=1e-12)
+    assert inverse(np.eye(2, dtype=bool)).dtype == np.float64
+
+
+def test_float16_and_non_square_are_refused_as_numpy_does():
+    with pytest.raises(TypeError, match="float16 is unsupported in linalg"):
+        inverse(np.eye(2, dtype=np.float16))
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        inverse(np.ones((2, 3)))
+    with pytest.raises(np.linalg.LinAlgError, match="at least two-dimensional"):
+        inverse(np.ones(3))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        solve(np.eye(2), np.ones(3))
+
+
+def _line_of(text: str, function) -> int:
+    source, first = inspect.getsourcelines(function)
+    return first + next(i for i, line in enumerate(source) if text in line)
+
+
+def test_singular_matrix_raises_linalg_error_at_the_users_line():
+    singular = np.array([[1.0, 2.0], [2.0, 4.0]])
+    line = _line_of("np.linalg.solve", solve.python_function)
+    with pytest.raises(np.linalg.LinAlgError, match=rf"Singular matrix \(.*\.py:{line}\)"):
+        solve(singular, np.ones(2))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        inverse(np.stack([np.eye(2), singular]).astype(np.float32))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        solve(np.zeros((2, 2)), np.ones((2, 0)))  # NumPy factors even without columns
+
+
+def test_not_positive_definite_raises_linalg_error():
+    line = _line_of("np.linalg.cholesky", cholesky.python_function)
+    with pytest.raises(
+        np.linalg.LinAlgError, match=rf"Matrix is not positive definite \(.*\.py:{line}\)"
+    ):
+        cholesky(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(np.linalg.LinAlgError, match="not positive definite"):
+        cholesky(-np.eye(3, dtype=np.complex64))
+
+
+def test_the_error_is_raised_even_when_the_result_is_unused():
+    @tj.function
+    def checks(a):
+        np.linalg.inv(a)
+        return a + 1
+
+    with pytest.raises(np.linalg.LinAlgError):
+        checks(np.zeros((2, 2)))
+
+
+def test_cholesky_reads_the_lower_triangle_and_gives_upper():
+    p = positive_definite(np.random.default_rng(2), (3, 3), np.complex128)
+    lower_only = np.tril(p) + np.triu(np.full((3, 3), 99.0), 1)
+    assert_same(cholesky(lower_only), np.linalg.cholesky(lower_only), rtol=1e-12)
+
+    @tj.function
+    def upper(a):
+        return np.linalg.cholesky(a, upper=True)
+
+    assert_same(upper(p), np.linalg.cholesky(p, upper=True), rtol=1e-12)
+
+
+def test_without_scipy_the_functions_are_refused_with_what_to_do(monkeypatch):
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "available", lambda: False)
+
+    @tj.function
+    def f(a):
+        return np.linalg.inv(a)
+
+    with pytest.raises(TypeError, match=r"pip install tracejit\[linalg\].*tj.py_function"):
+        f(np.eye(2))
+
+
+def test_a_kernel_loaded_without_scipy_raises_import_error(monkeypatch):
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "_table", lambda: None)
+
+    @tj.function
+    def f(a):
+        return np.linalg.inv(a)
+
+    with pytest.raises(ImportError, match=r"tracejit\[linalg\]"):
+        f(np.eye(2))
+
+
+@tj.function
+def determinants(a):
+    return np.linalg.det(a), np.linalg.slogdet(a)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(DTYPES), batch=batches, n=sides, seed=st.integers(0, 2**16))
+def test_det_and_slogdet_match_numpy(dtype, batch, n, seed):
+    rng = np.random.default_rng(seed)
+    a = random_array(rng, (*batch, n, n), dtype)  # any sign, pivoting on every row
+    det, (sign, logabsdet) = determinants(a)
+    expected_det, expected = np.linalg.det(a), np.linalg.slogdet(a)
+    assert_same(det, expected_det, rtol=rtol(dtype), atol=rtol(dtype))
+    assert_same(sign, expected.sign, rtol=rtol(dtype), atol=rtol(dtype))
+    assert_same(logabsdet, expected.logabsdet, rtol=rtol(dtype), atol=rtol(dtype))
+
+
+def test_singular_determinants_are_zero_as_numpy():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[0.0, 0.0], [0.0, 0.0]]])
+    det, result = determinants(singular)
+    assert type(result) is type(np.linalg.slogdet(singular))
+    assert_same(det, np.array([0.0, 0.0]), rtol=0)
+    assert_same(result.sign, np.array([0.0, 0.0]), rtol=0)
+    assert_same(result.logabsdet, np.array([-np.inf, -np.inf]), rtol=0)
+    det_1, (sign_1, log_1) = determinants(np.zeros((0, 0), np.float32))
+    assert (det_1, sign_1, log_1) == (1.0, 1.0, 0.0) and det_1.dtype == np.float32
