@@ -15,13 +15,16 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     indexing,
     lapack,
     linalg,
+    matrices,
     mutation,
     nonzero,
+    norms,
     reductions,
     registry,
     roll,
     shapes,
     sorting,
+    statistics,
     unique,
 )
 from tracejit.frontend.staging.tensor import NUMPY

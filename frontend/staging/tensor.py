@@ -478,6 +478,12 @@ class Tensor(ArrayOperators):
     def dot(self, other):
         return np.dot(self, other)
 
+    def diagonal(self, offset=0, axis1=0, axis2=1):
+        return np.diagonal(self, offset, axis1, axis2)
+
+    def trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+        return np.trace(self, offset, axis1, axis2, dtype, out)
+
     def nonzero(self) -> tuple[Tensor, ...]:
         """The indices of the non-zero elements, one index array per dim (`np.nonzero`)."""
         return cast(tuple[Tensor, ...], np.nonzero(self))  # dispatched: a Tensor per dim

@@ -1,0 +1,73 @@
+"""Diagonals: `np.diagonal`, `np.diag`, `np.trace` (and the ndarray methods).
+
+A diagonal is a gather: `x[..., i, i + offset]` with constant index arrays after the two
+axes are moved last (NumPy puts the diagonal's axis last). `np.diag` of a vector writes it
+into a constant square of zeros (a scatter at those positions).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.registry import implements
+from tracejit.frontend.numpy_api.shapes import normalize_axis
+from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.tensor import Tensor, dispatched
+
+
+@implements(np.diagonal)
+def diagonal(a: object, offset: int = 0, axis1: int = 0, axis2: int = 1) -> Tensor:
+    x = array_of(a)
+    if x.ndim < 2:
+        raise ValueError(at_user_line("diag requires an array of at least two dimensions"))
+    first, second = normalize_axis(axis1, x.ndim), normalize_axis(axis2, x.ndim)
+    if first == second:
+        raise ValueError(at_user_line("axis1 and axis2 cannot be the same"))
+    rows, cols = x.shape[first], x.shape[second]
+    if rows is None or cols is None:
+        raise NotImplementedError(
+            at_user_line("a diagonal of dims known only at run time is not supported")
+        )
+    moved = dispatched(np.moveaxis(x, (first, second), (-2, -1)))  # type: ignore[type-var]  # a Tensor dispatches
+    start_row, start_col = max(-offset, 0), max(offset, 0)
+    length = max(min(rows - start_row, cols - start_col), 0)
+    row_index = primitives.constant(np.arange(start_row, start_row + length, dtype=np.intp))
+    col_index = primitives.constant(np.arange(start_col, start_col + length, dtype=np.intp))
+    return moved[..., row_index, col_index]
+
+
+@implements(np.diag)
+def diag(v: object, k: int = 0) -> Tensor:
+    x = array_of(v)
+    if x.ndim == 2:
+        return diagonal(x, k)
+    if x.ndim != 1:
+        raise ValueError(at_user_line("Input must be 1- or 2-d."))
+    n = x.shape[0]
+    if n is None:
+        raise NotImplementedError(
+            at_user_line("np.diag of a vector of a length known only at run time")
+        )
+    size = n + abs(k)
+    square = primitives.constant(np.zeros((size, size), x.dtype))
+    rows = np.arange(n, dtype=np.intp) + max(-k, 0)
+    square[rows, rows + k] = x
+    return square
+
+
+@implements(np.trace)
+def trace(
+    a: object,
+    offset: int = 0,
+    axis1: int = 0,
+    axis2: int = 1,
+    dtype: Any = None,
+    out: object = None,
+) -> Tensor:
+    if out is not None:
+        raise NotImplementedError(at_user_line("np.trace(..., out=...) is not supported"))
+    return dispatched(np.sum(diagonal(a, offset, axis1, axis2), axis=-1, dtype=dtype))
