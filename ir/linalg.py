@@ -7,7 +7,8 @@
     %s, %l = tj.linalg "slogdet" %a : (tensor<5x3x3xf64>) -> (tensor<5xf64>, tensor<5xf64>)
 
 Every operand is a stack `[..., n, n]` of square matrices (for "solve", `b` is
-`[..., n, k]` with the same batch dims: the frontend broadcasts them); the op works on
+`[..., n, k]` with the same batch dims: the frontend broadcasts them, and checks at run
+time the dims it does not know at trace time, which may be `?`); the op works on
 each matrix of the stack, as NumPy's gufuncs do:
 
 * "solve": x with a @ x == b; "inv": the inverse; both `ok` unless a matrix is singular
@@ -27,7 +28,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from xdsl.dialects.builtin import Float16Type, StringAttr, TensorType, i1
+from xdsl.dialects.builtin import DYNAMIC_INDEX, Float16Type, StringAttr, TensorType, i1
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -98,9 +99,15 @@ def result_types(kind: str, inputs: list[Attribute]) -> list[TensorType]:
     if b.get_element_type() != a.get_element_type():
         raise VerifyException("tj.linalg solve: a and b must have one element type")
     a_shape, b_shape = a.get_shape(), b.get_shape()
-    if a_shape[:-2] != b_shape[:-2] or a_shape[-1] != b_shape[-2]:
+    needed = (*a_shape[:-2], a_shape[-1])  # the batch dims, and b's rows: a's columns
+    if not all(_compatible(x, y) for x, y in zip(needed, b_shape[:-1], strict=True)):
         raise VerifyException(f"tj.linalg solve: shapes {a} and {b} do not match")
     return [b, _ok()]
+
+
+def _compatible(x: int, y: int) -> bool:
+    """Equal, or one of them known only at run time (the frontend checks it there)."""
+    return x == y or DYNAMIC_INDEX in (x, y)
 
 
 def _square_stack(ttype: Attribute) -> TensorType:
@@ -110,6 +117,6 @@ def _square_stack(ttype: Attribute) -> TensorType:
     if not is_inexact(element) or isinstance(component_type(element), Float16Type):
         raise VerifyException(f"tj.linalg: no LAPACK routine for {element}")
     rows, columns = ttype.get_shape()[-2:]
-    if rows != columns:
+    if not _compatible(rows, columns):
         raise VerifyException(f"tj.linalg expects square matrices, got {ttype}")
     return ttype

@@ -10,7 +10,8 @@ raises `np.linalg.LinAlgError` when the compiled function runs, naming the user'
 
 LAPACK comes from SciPy (`scipy.linalg.cython_lapack`), the optional extra `linalg`; without
 SciPy these functions are refused at trace time with what to do instead. Dims unknown at
-trace time are not supported yet.
+trace time are checked when the kernel runs (square, b's rows); solve then needs a and b to
+have the same batch dims (no broadcasting).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import cast
 
 import numpy as np
 from numpy.linalg._linalg import SlogdetResult  # the namedtuple np.linalg.slogdet returns
+from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements, unsupported
@@ -55,27 +57,50 @@ def _stack(fn: Callable, x: object, dtype: np.dtype) -> Tensor:
     if not lapack.available():
         raise unsupported(fn, f" {MISSING_TEXT};")
     t = array_of(x, dtype)
-    _known_shape(fn, t)
     if t.ndim < 2:
         raise np.linalg.LinAlgError(
             at_user_line(
                 f"{t.ndim}-dimensional array given. Array must be at least two-dimensional"
             )
         )
-    if t.shape[-1] != t.shape[-2]:
-        raise np.linalg.LinAlgError(at_user_line("Last 2 dimensions of the array must be square"))
+    rows, columns = t.shape[-2:]
+    if None in (rows, columns):  # known when the kernel runs: checked there
+        _check_equal_at_run_time(t, [t.ndim - 2], t, [t.ndim - 1], _NOT_SQUARE)
+    elif rows != columns:
+        raise np.linalg.LinAlgError(at_user_line(_NOT_SQUARE))
     return t
 
 
-def _known_shape(fn: Callable, t: Tensor) -> tuple[int, ...]:
-    if None in t.shape:
-        raise unsupported(fn, " on arrays with dims unknown at trace time")
+_NOT_SQUARE = "Last 2 dimensions of the array must be square"
+
+
+def _check_equal_at_run_time(
+    x: Tensor, x_axes: list[int], y: Tensor, y_axes: list[int], text: str, error="LinAlgError"
+) -> None:
+    """Stage `error(text)` at the user's line unless dim x_axes[i] of `x` equals dim
+    y_axes[i] of `y` for every i, when the kernel runs."""
+    from tracejit.frontend.staging.slice_bounds import assert_same_sizes
+    from tracejit.ir.shape_ops import DimOp
+
+    message = check_message(error, at_user_line(text))
+    for i, j in zip(x_axes, y_axes, strict=True):
+        if None in (x.shape[i], y.shape[j]) or x.shape[i] != y.shape[j]:
+            sizes: list[SSAValue] = [emit(DimOp(x.value, i)).result, emit(DimOp(y.value, j)).result]
+            assert_same_sizes(sizes, message)
+
+
+def _known_shape(t: Tensor) -> tuple[int, ...]:
     return tuple(d for d in t.shape if d is not None)
 
 
 def _linalg(kind: str, inputs: list[Tensor]) -> list[Tensor]:
+    """The op's results, with the dims of the operand whose shape they have (the stack's
+    batch dims for slogdet's; `ok` is 0-d)."""
     op = emit(LinalgOp(kind, [t.value for t in inputs]))
-    return [Tensor(result) for result in op.outputs]
+    shaped_like = inputs[-1].dims if kind != "slogdet" else inputs[0].dims[:-2]
+    first, second = op.outputs
+    second_dims = shaped_like if kind == "slogdet" else ()
+    return [Tensor(first, dims=tuple(shaped_like)), Tensor(second, dims=tuple(second_dims))]
 
 
 def _raise_unless(ok: Tensor, text: str) -> None:
@@ -92,21 +117,31 @@ def solve(a: object, b: object) -> Tensor:
     dtype = _operand_dtype(np.linalg.solve, [a, b])
     matrices = _stack(np.linalg.solve, a, dtype)
     rhs = array_of(b, dtype)
-    a_shape, b_shape = _known_shape(np.linalg.solve, matrices), _known_shape(np.linalg.solve, rhs)
-    n = a_shape[-1]
     vector = rhs.ndim == 1
-    if vector:
-        b_shape = (*b_shape, 1)
-        rhs = primitives.reshape(rhs, b_shape)
+    if vector:  # a column; only when exactly 1-D (NumPy 2)
+        rhs = primitives.reshape(rhs, (*rhs.dims, 1))
+    if rhs.ndim < 2:
+        raise ValueError(at_user_line(f"solve: b must be at least 1-D, got {rhs.ndim}-D"))
+    if None in matrices.shape + rhs.shape:
+        x = _solve_at_run_time_sizes(matrices, rhs, vector)
+    else:
+        x = _solve_static(matrices, rhs, vector)
+    return primitives.reshape(x, x.dims[:-1]) if vector else x
+
+
+def _core_mismatch(vector: bool, size: object, n: object) -> str:
     signature = "(m,m),(m)->(m)" if vector else "(m,m),(m,n)->(m,n)"
-    if len(b_shape) < 2 or b_shape[-2] != n:
-        size = b_shape[-2] if len(b_shape) >= 2 else 0
-        raise ValueError(
-            at_user_line(
-                f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
-                f"signature {signature} (size {size} is different from {n})"
-            )
-        )
+    return (
+        f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+        f"signature {signature} (size {size} is different from {n})"
+    )
+
+
+def _solve_static(matrices: Tensor, rhs: Tensor, vector: bool) -> Tensor:
+    a_shape, b_shape = _known_shape(matrices), _known_shape(rhs)
+    n = a_shape[-1]
+    if b_shape[-2] != n:
+        raise ValueError(at_user_line(_core_mismatch(vector, b_shape[-2], n)))
     try:
         batch = np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
@@ -120,7 +155,30 @@ def solve(a: object, b: object) -> Tensor:
     rhs = _broadcast(rhs, (*batch, n, b_shape[-1]))
     x, ok = _linalg("solve", [matrices, rhs])
     _raise_unless(ok, "Singular matrix")
-    return primitives.reshape(x, (*batch, n)) if vector else x
+    return x
+
+
+def _solve_at_run_time_sizes(matrices: Tensor, rhs: Tensor, vector: bool) -> Tensor:
+    """Dims known only when the kernel runs: b's rows are checked against a's there; the
+    batch dims must be the same (broadcasting them is not supported yet)."""
+    if tuple(matrices.dims[:-2]) != tuple(rhs.dims[:-2]):
+        raise unsupported(
+            np.linalg.solve,
+            " on batch dims unknown at trace time that would need broadcasting",
+        )
+    a_rows, b_rows = matrices.shape[-1], rhs.shape[-2]
+    if None not in (a_rows, b_rows) and a_rows != b_rows:
+        raise ValueError(at_user_line(_core_mismatch(vector, b_rows, a_rows)))
+    signature = "(m,m),(m)->(m)" if vector else "(m,m),(m,n)->(m,n)"
+    core = (
+        f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
+        f"signature {signature} (b's rows are not a's columns)"
+    )
+    last, rows = [matrices.ndim - 1], [rhs.ndim - 2]
+    _check_equal_at_run_time(matrices, last, rhs, rows, core, error="ValueError")
+    x, ok = _linalg("solve", [matrices, rhs])
+    _raise_unless(ok, "Singular matrix")
+    return x
 
 
 @implements(np.linalg.inv)

@@ -212,3 +212,32 @@ def test_singular_determinants_are_zero_as_numpy():
     assert_same(result.logabsdet, np.array([-np.inf, -np.inf]), rtol=0)
     det_1, (sign_1, log_1) = determinants(np.zeros((0, 0), np.float32))
     assert (det_1, sign_1, log_1) == (1.0, 1.0, 0.0) and det_1.dtype == np.float32
+
+
+def test_dims_unknown_at_trace_time_are_checked_when_the_kernel_runs():
+    matrix, vector = tj.TensorSpec([None, None], np.float64), tj.TensorSpec([None], np.float64)
+
+    @tj.function(input_signature=[matrix, vector])
+    def solve_any(a, b):
+        return np.linalg.solve(a, b)
+
+    @tj.function(input_signature=[tj.TensorSpec([None, None, None], np.float32)])
+    def all_of_them(a):
+        return np.linalg.inv(a), np.linalg.cholesky(a), np.linalg.det(a), np.linalg.slogdet(a)
+
+    rng = np.random.default_rng(3)
+    for n in (0, 1, 5):
+        a, b = well_conditioned(rng, (n, n), np.float64), rng.standard_normal(n)
+        assert_same(solve_any(a, b), np.linalg.solve(a, b), rtol=1e-10)
+        p = positive_definite(rng, (2, n, n), np.float32)
+        expected = (np.linalg.inv(p), np.linalg.cholesky(p), np.linalg.det(p))
+        *got, (sign, log) = all_of_them(p)
+        assert_same(tuple(got), expected, rtol=2e-4, atol=2e-4)
+        assert_same((sign, log), tuple(np.linalg.slogdet(p)), rtol=2e-4, atol=2e-4)
+    assert solve_any.experimental_get_tracing_count() == 1
+    with pytest.raises(np.linalg.LinAlgError, match="must be square"):
+        all_of_them(np.ones((1, 2, 3), np.float32))
+    with pytest.raises(ValueError, match="mismatch in its core dimension"):
+        solve_any(np.eye(2), np.ones(3))
+    with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+        solve_any(np.zeros((2, 2)), np.ones(2))
