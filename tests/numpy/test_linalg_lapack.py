@@ -241,3 +241,61 @@ def test_dims_unknown_at_trace_time_are_checked_when_the_kernel_runs():
         solve_any(np.eye(2), np.ones(3))
     with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
         solve_any(np.zeros((2, 2)), np.ones(2))
+
+
+# A process that compiles or loads (from the persistent cache) a function calling LAPACK.
+CACHED = """
+import json, sys
+import numpy as np
+import tracejit as tj
+import tracejit.codegen
+from tracejit.codegen import shared_library
+from tracejit.compiler import driver
+
+tj.config.set_cache_dir(sys.argv[1])
+if sys.argv[2] == "forbid":
+    def forbidden(*args, **kwargs):
+        raise AssertionError("compiled on a cache hit")
+    driver.lower = driver.compile_to_machine_code = forbidden
+    tracejit.codegen.compile_module = tracejit.codegen.compile_llvm_ir = forbidden
+
+@tj.function
+def f(a, b):
+    return np.linalg.solve(a, b), np.linalg.det(a)
+
+a = np.array([[3.0, 1.0], [1.0, 2.0]])
+x, det = f(a, np.array([9.0, 8.0]))
+try:
+    f(np.zeros((2, 2)), np.ones(2))
+    error = None
+except np.linalg.LinAlgError as raised:
+    error = str(raised)
+engine = f.get_concrete_function(a, np.ones(2))._compilation.jit._engine
+shared_library.wait_for_builds()
+print(json.dumps({"x": x.tolist(), "det": float(det), "error": error,
+                  "loaded_as": type(engine).__name__}))
+"""
+
+
+def test_cached_kernels_find_lapack_in_a_new_process(tmp_path):
+    """The LAPACK table is a global the loader fills in: a kernel from the persistent cache,
+    dlopen'ed as a shared library in a new process, calls LAPACK and raises as compiled."""
+    import json
+    import subprocess
+    import sys
+
+    def run(mode: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", CACHED, str(tmp_path), mode], capture_output=True, text=True
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    first, second = run("compile"), run("forbid")
+    assert first["x"] == second["x"] == [2.0, 3.0]
+    assert first["det"] == second["det"] == pytest.approx(5.0)
+    assert second["error"] is not None and second["error"].startswith("Singular matrix (")
+    from tracejit.codegen import shared_library
+
+    linked = shared_library.compiler_driver() is not None  # else the object code is loaded
+    assert second["loaded_as"] == ("SharedLibrary" if linked else "ExecutionEngine")
