@@ -22,7 +22,6 @@ pytest.importorskip("scipy", reason="np.linalg's LAPACK functions need SciPy (tr
 pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # new shapes
 
 DTYPES = [np.float32, np.float64, np.complex64, np.complex128]
-TOLERANCE = {"f": 1e-10, "c": 1e-10}
 
 
 def rtol(dtype) -> float:
