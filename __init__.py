@@ -89,7 +89,13 @@ def __dir__() -> list[str]:
 
 
 class errors:  # noqa: N801  (a namespace, like tf.errors)
-    """Run-time errors of compiled functions (both subclass ValueError)."""
+    """Run-time errors of compiled functions (both subclass ValueError), as `tf.errors`.
+
+    `InvalidArgumentError`: an input or run-time value is invalid (an argument that does not
+    match the trace, a failed `tj.debugging` assertion, an index out of bounds).
+    `FailedPreconditionError`: the function cannot run in its state (a Variable it uses is
+    gone).
+    """
 
     InvalidArgumentError = InvalidArgumentError
     FailedPreconditionError = FailedPreconditionError

@@ -17,15 +17,22 @@ DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Workloads W1-W9 and kernels K1-K13 on tracejit, NumPy and the installed "
-        "peers.",
+        description="Workloads W1-W9, kernels K1-K21 and loop kernels L1-L8 on tracejit, NumPy "
+        "and the installed peers.",
     )
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated workloads (W1..W9), kernels (K1..K13) and/or sections: latency, "
-        "cache, scale, kernels, gradients, dask (default: all workloads, latency, cache, "
-        "kernels, gradients and dask; scale only when named)",
+        help="comma-separated workloads (W1..W9), kernels (K1..K21), loop kernels (L1..L8) "
+        "and/or sections: latency, cache, scale, kernels, loops, gradients, dask, load "
+        "(default: all workloads and every section but scale, which runs only when named)",
+    )
+    parser.add_argument(
+        "--loop-sizes",
+        type=lambda text: tuple(int(n) for n in text.split(",") if n.strip()),
+        default=None,
+        help="comma-separated N for the loops section (default 100,400,1000; 100,400 with "
+        "--quick)",
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sweeps")
     parser.add_argument(

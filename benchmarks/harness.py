@@ -12,8 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import dask_bench, gradients, kernel_bench, latency, load, scale
+from benchmarks import dask_bench, gradients, kernel_bench, latency, load, loop_bench, scale
 from benchmarks.kernels import KERNELS
+from benchmarks.loop_kernels import LOOP_KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
 from benchmarks.timing import (
     FULL,
@@ -26,8 +27,8 @@ from benchmarks.timing import (
 )
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale", "kernels", "gradients", "dask", "load")
-DEFAULT_SECTIONS = ("latency", "cache", "kernels", "gradients", "dask", "load")
+SECTIONS = ("latency", "cache", "scale", "kernels", "loops", "gradients", "dask", "load")
+DEFAULT_SECTIONS = ("latency", "cache", "kernels", "loops", "gradients", "dask", "load")
 
 
 @dataclass
@@ -174,22 +175,37 @@ def results_table(results: list[Result]) -> str:
     return format_table(header, rows)
 
 
-def selection(only: str) -> tuple[list[str], list[str], list[str]]:
-    """(workload keys, sections, kernel keys) named by --only; everything but scale when
-    empty. Naming kernels (K1, K3) runs the kernels section with just those."""
+@dataclass
+class Selection:
+    """What --only names: workloads, sections, and kernels of the kernels and loops sections
+    (none named: all of that section's)."""
+
+    workloads: list[str]
+    sections: list[str]
+    kernels: list[str]
+    loops: list[str]
+
+
+def selection(only: str) -> Selection:
+    """The workloads and sections named by --only; everything but scale when empty. Naming
+    kernels (K1, K3) or loop kernels (L1, L6) runs their section with just those."""
     if not only.strip():
-        return list(WORKLOADS), list(DEFAULT_SECTIONS), []
+        return Selection(list(WORKLOADS), list(DEFAULT_SECTIONS), [], [])
     names = [n.strip() for n in only.split(",") if n.strip()]
-    known = [*WORKLOADS, *KERNELS]
+    known = [*WORKLOADS, *KERNELS, *LOOP_KERNELS]
     unknown = [n for n in names if n.upper() not in known and n.lower() not in SECTIONS]
     if unknown:
         raise SystemExit(f"--only: unknown {unknown}; choose from {known} {SECTIONS}")
-    keys = [n.upper() for n in names if n.upper() in WORKLOADS]
-    kernels = [n.upper() for n in names if n.upper() in KERNELS]
-    sections = [n.lower() for n in names if n.lower() in SECTIONS]
-    if kernels and "kernels" not in sections:
-        sections.append("kernels")
-    return keys, sections, kernels
+    chosen = Selection(
+        workloads=[n.upper() for n in names if n.upper() in WORKLOADS],
+        sections=[n.lower() for n in names if n.lower() in SECTIONS],
+        kernels=[n.upper() for n in names if n.upper() in KERNELS],
+        loops=[n.upper() for n in names if n.upper() in LOOP_KERNELS],
+    )
+    for section, keys in (("kernels", chosen.kernels), ("loops", chosen.loops)):
+        if keys and section not in chosen.sections:
+            chosen.sections.append(section)
+    return chosen
 
 
 def environment(args: argparse.Namespace) -> dict[str, Any]:
@@ -213,7 +229,8 @@ def run(args: argparse.Namespace) -> int:
     tj.config.set_cache_dir(None)  # measure compiles, not cache hits (except in "cache")
     tj.config.set_num_threads(args.threads)  # like NumPy's BLAS (see __main__.pin_threads)
     budget = QUICK if args.quick else FULL
-    keys, sections, kernel_keys = selection(args.only)
+    chosen = selection(args.only)
+    keys, sections = chosen.workloads, chosen.sections
     report: dict[str, Any] = {"environment": environment(args)}
     print(f"tracejit benchmarks, {report['environment']}")
     if keys:
@@ -240,7 +257,9 @@ def run(args: argparse.Namespace) -> int:
     if "gradients" in sections:
         report["gradients"] = gradients.report(args.quick)
     if "kernels" in sections:
-        report["kernels"] = kernel_bench.report(args.quick, kernel_keys)
+        report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
+    if "loops" in sections:
+        report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)
     if "load" in sections:

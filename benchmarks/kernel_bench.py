@@ -13,8 +13,9 @@ from __future__ import annotations
 import statistics
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -55,7 +56,24 @@ class KernelResult:
     numba: Timing
 
 
-def check(kernel: Kernel, got: Any, want: Any, same_dtype: bool) -> None:
+class Checked(Protocol):
+    """What timing and checking need of a kernel (kernels.py's and loop_kernels.py's)."""
+
+    @property
+    def function(self) -> Callable[..., Any]: ...
+    @property
+    def rtol(self) -> float: ...
+    @property
+    def atol(self) -> float: ...
+
+
+def check(kernel: Checked, got: Any, want: Any, same_dtype: bool) -> None:
+    if isinstance(want, tuple):  # several results: each is checked
+        assert isinstance(got, tuple | list), f"{type(got).__name__}, NumPy a tuple"
+        assert len(got) == len(want), f"{len(got)} results, NumPy {len(want)}"
+        for one, wanted in zip(got, want, strict=True):
+            check(kernel, one, wanted, same_dtype)
+        return
     got_array, want_array = np.asarray(got), np.asarray(want)
     if same_dtype:
         assert got_array.dtype == want_array.dtype, f"dtype {got_array.dtype}, NumPy {want.dtype}"
@@ -71,7 +89,7 @@ def steady_seconds(call: Any, budget: Budget) -> float:
     return once if once > SLOW_CALL else median_seconds(call, budget)
 
 
-def time_numpy(kernel: Kernel, inputs: tuple[Any, ...], budget: Budget) -> tuple[Timing, Any]:
+def time_numpy(kernel: Checked, inputs: tuple[Any, ...], budget: Budget) -> tuple[Timing, Any]:
     start = time.perf_counter()
     expected = kernel.function(*inputs)
     first = time.perf_counter() - start
@@ -81,24 +99,27 @@ def time_numpy(kernel: Kernel, inputs: tuple[Any, ...], budget: Budget) -> tuple
 
 
 def time_compiled(
-    kernel: Kernel,
+    kernel: Checked,
     compiler: Any,
     inputs: tuple[Any, ...],
     expected: Any,
     budget: Budget,
     same_dtype: bool,
+    source: Callable[..., Any] | None = None,
+    finish: Callable[[Any], Any] = lambda result: result,
 ) -> Timing:
     """First calls of `compiler(fresh copy of the source)` (the median of a few, each a new
     compile, while they take under FIRST_CALLS_SECONDS in all), the check of the result,
-    then steady calls."""
+    then steady calls. The source is the kernel's unless given (a peer's own version);
+    `finish` waits for an asynchronous result (JAX's), inside the timed region."""
     firsts: list[float] = []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             while len(firsts) < budget.first_calls and sum(firsts) < FIRST_CALLS_SECONDS:
-                compiled = compiler(fresh_copy(kernel.function))
+                compiled = compiler(fresh_copy(source or kernel.function))
                 start = time.perf_counter()
-                got = compiled(*inputs)
+                got = finish(compiled(*inputs))
                 firsts.append(time.perf_counter() - start)
                 settle_compiles()  # tracejit's background compile (tiered.py), untimed
         except Exception as error:
@@ -109,7 +130,7 @@ def time_compiled(
     except AssertionError as error:
         timing.status, timing.detail = "wrong result", _one_line(error)
         return timing
-    timing.run = steady_seconds(lambda: compiled(*inputs), budget)
+    timing.run = steady_seconds(lambda: finish(compiled(*inputs)), budget)
     return timing
 
 

@@ -259,6 +259,27 @@ def _cast(fx: FunctionEmitter, op: memref.CastOp) -> MemRef:
     return MemRef(source.ptr, dims, target)
 
 
+def _view(fx: FunctionEmitter, op: memref.ViewOp) -> MemRef:
+    """A buffer of run-time sizes inside a byte buffer, `byte_shift` bytes in (bufferize's
+    scratch for a loop's temporaries of bounded size; of `i0` elements, a shape with no
+    data, which only bounds loops and has no loads or stores). With bounds checks, a view
+    that would not fit in its byte buffer fails the call."""
+    source = fx.memref(op.source)
+    shift = fx.get(op.byte_shift)
+    target = memref_with_dims(fx.b.gep(source.ptr, [shift], inbounds=True, source_etype=I8),
+                              checked_memref(op.result.type), [fx.get(s) for s in op.sizes])
+    if fx.state.check_bounds and not _is_shape_only(target.type):
+        end = fx.b.add(shift, _byte_count(fx, target))
+        _return_status_if(fx, fx.b.icmp_unsigned(">", end, source.dims[0]), _bounds_status(fx, op))
+    return target
+
+
+def _is_shape_only(mtype: MemRefType) -> bool:
+    """A memref of zero-bit (`i0`) elements: a shape with no data (bufferize's loop bounds)."""
+    element = mtype.element_type
+    return isinstance(element, IntegerType) and element.width.data == 0
+
+
 def _get_global(fx: FunctionEmitter, op: memref.GetGlobalOp) -> MemRef:
     name = op.name_.root_reference.data
     if name not in fx.state.globals:
@@ -316,4 +337,5 @@ MEMREF_EMITTERS: dict[type[Operation], Emitter] = {
     memref.CopyOp: _copy,
     memref.CastOp: _cast,
     memref.GetGlobalOp: _get_global,
+    memref.ViewOp: _view,
 }

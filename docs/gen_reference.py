@@ -64,19 +64,12 @@ def signature(value: Any) -> str:
     return str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
 
 
-# For public names whose code has no docstring yet (the code's own docstring wins).
-FALLBACK = {
-    "py_function": "Call the Python `func` on NumPy arrays at run time, every call, in program "
-    "order; `Tout` gives the result dtype(s) (the escape hatch for Python side effects).",
-    "errors": "The run-time error classes (both subclass `ValueError`).",
-}
-
-
 def summary(value: Any, name: str = "") -> str:
+    """The first paragraph of the object's own docstring (tests/docs/test_docstrings.py
+    makes sure every public name has one)."""
     own = value.fget.__doc__ if isinstance(value, property) else value.__doc__
     doc = inspect.cleandoc(own) if own else ""  # not inherited ("Call self as a function.")
-    first = doc.strip().split("\n\n")[0].replace("\n", " ").strip()
-    return first or FALLBACK.get(name, "")
+    return doc.strip().split("\n\n")[0].replace("\n", " ").strip()
 
 
 def public_members(cls: type) -> list[tuple[str, Any]]:

@@ -10,14 +10,16 @@ each of which `bufferize` turns into one loop nest with no intermediate buffers:
                                                        }
 
 What fuses: element-wise ops (unary, binary, `cast`, `compare`, `select`), views of a value
-from outside the kernel — broadcasts, transposes, reshapes that add or drop size-1 dims,
-slices with static starts and steps (the kernel reads the viewed array where the view
-says, through an indexing map or a load at start + i * step, never a copy: a stencil
+from outside the kernel, or of another view of it — broadcasts, transposes, reshapes that
+add or drop size-1 dims, slices (the kernel reads the viewed array where the view says,
+through an indexing map or a load at start + i * step, never a copy: a stencil
 `a[1:-1] + a[:-2] + a[2:]` is one loop reading `a` in place) —
 splat constants (copied into every kernel that uses them, as scalars), and `tj.reduce`
-sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). Only ops
-with static shapes fuse; a kernel runs over one iteration domain (the shape of its ops'
-results, before any reduction).
+sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused). A kernel
+runs over one iteration domain (the shape of its ops' results, before any reduction),
+whose dims may be known only at run time: a slice's run-time start or count (`x[:i]`,
+`A[i, :j]` in a staged loop) enters the kernel as an `index` input, so
+`np.dot(A[i, :j], A[j, :j])` is one loop reading `A` in place.
 
 How, in two steps per block (regions of `tj.if`/`tj.while` are processed on their own):
 
@@ -25,14 +27,17 @@ How, in two steps per block (regions of `tj.if`/`tj.while` are processed on thei
    a kernel and pulls in its producers, latest first. A producer whose users are all in the
    kernel moves in. A producer with users elsewhere is *recomputed* in the kernel when it is
    cheap, and otherwise stays outside and is *materialised* (it starts its own kernel and
-   this one reads its result). A broadcast's input is never pulled in (it stays an input
-   read through the view), nor is a reduction (its result is a kernel output). A view of a
+   this one reads its result). A view's input is never pulled in (it stays an input read
+   through the view) unless it is a view itself (a chain of views, read through to the
+   array at its end), nor is a reduction (its result is a kernel output). A view of a
    value computed in the kernel would need that value in memory: the value is materialised.
 2. Multi-output merging. Kernels over the same domain merge when one feeds the others (a
    producer kernel with all its consumer kernels, or with one of them) or when two share an
    input, so each value is computed once and each input is read once — provided the result
    is one loop nest (a kernel with reductions yields only reductions over the same axes)
    and no dependency cycle appears (no path from one to the other through an op outside).
+   A `?` dim of the domain is one type for every kernel; they merge only if each part
+   reads its run-time size from one place (`same_sizes`).
 
 The cost rule (what "cheap" means): one scalar instruction or a compare/select costs 1
 (`add sub mul neg abs maximum minimum fmax fmin copysign sign floor ceil trunc rint`,
@@ -46,8 +51,12 @@ less than storing the value and loading it again in every consumer.
 Ordering: ops with side effects (`print`, Variable reads and writes, `assert`), ops with
 regions (`tj.if`, `tj.while`) and terminators are barriers: a kernel only holds ops from
 between two barriers, and nothing moves across a barrier, so effects keep their program
-order. Between barriers all ops are pure, and they are re-emitted in a dependency order
-that keeps the original order wherever the kernels allow.
+order -- except views, which a kernel pulls in from before barriers too: a view computes
+nothing and reads values defined before it, so reading through it later is the same (the
+slice of `np.max(x[i:])`, whose count the frontend first asserts is not zero, is read in
+place after the assert instead of copied before it). Between barriers all ops are pure,
+and they are re-emitted in a dependency order that keeps the original order wherever the
+kernels allow.
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.traits import IsTerminator, is_side_effect_free
@@ -71,10 +80,11 @@ from tracejit.ir.fused import (
     FUSABLE_REDUCTIONS,
     VIEW_OPS,
     FusedOp,
+    Size,
     domain_of,
+    domain_sizes,
+    domain_values,
     is_view,
-    loops_read,
-    loops_written,
 )
 from tracejit.ir.invariants import defining_op
 from tracejit.ir.reduce import ReduceOp
@@ -167,21 +177,23 @@ def cost(op: Operation) -> int:
 
 
 # --- what fuses --------------------------------------------------------------------------
-def _static_tensors(values: Iterable[SSAValue]) -> bool:
-    return all(isinstance(v.type, TensorType) and v.type.has_static_shape() for v in values)
-
-
 def is_fusable(op: Operation) -> bool:
     """An op a kernel can hold as a member (constants are copied in separately)."""
     if isinstance(op, ReduceOp):
-        fits = op.kind.data in FUSABLE_REDUCTIONS
-    elif isinstance(op, VIEW_OPS):
+        return op.kind.data in FUSABLE_REDUCTIONS
+    if isinstance(op, VIEW_OPS):
         # a kernel copies a splat constant into its body, where only a broadcast may read it
         inlined = not isinstance(op, BroadcastInDimOp) and is_inlined_constant(op.operands[0])
-        fits = is_view(op) and not inlined
-    else:
-        fits = isinstance(op, ELEMENTWISE_OPS)
-    return fits and _static_tensors(op.operands) and _static_tensors(op.results)
+        return is_view(op) and not inlined
+    return isinstance(op, ELEMENTWISE_OPS)
+
+
+def is_chain_link(op: Operation) -> bool:
+    """A view another view of a kernel may read through (a chain of views, read from the
+    array at the end of it): any fusable view but a broadcast of a splat constant."""
+    if not isinstance(op, VIEW_OPS) or not is_fusable(op):
+        return False
+    return not is_inlined_constant(op.operands[0])
 
 
 def is_pullable(op: Operation) -> bool:
@@ -207,12 +219,24 @@ class Group:
     homes plus the cheap ops it recomputes for itself."""
 
     segment: int
+    root: Operation
     homes: set[Operation] = field(default_factory=set)
     members: set[Operation] = field(default_factory=set)
     recomputed_cost: int = 0
 
     def domain(self) -> tuple[int, ...]:
-        return domain_of(next(iter(self.members)))  # type: ignore[return-value]  # members are not constants
+        """The shape the kernel runs over: its root's (the op it grew from, the last in
+        program order; a view it pulled in through a chain of views has its own shape)."""
+        return domain_of(self.root)  # type: ignore[return-value]  # roots are not constants
+
+    def domain_sizes(self, members: set[Operation] | None = None) -> list[list[Size]]:
+        """Where the run-time sizes of the domain's `?` dims can be read: values from
+        outside `members` (default: the group's own; a merge passes all its parts')."""
+        inside = self.members if members is None else members
+        values = domain_values(self.members)
+        if isinstance(self.root, VIEW_OPS):  # a kernel of views only
+            values.append(self.root.results[0])
+        return domain_sizes(values, len(self.domain()), lambda v: v.owner in inside)
 
     def reductions(self) -> list[ReduceOp]:
         return [op for op in self.members if isinstance(op, ReduceOp)]
@@ -254,6 +278,15 @@ class BlockFusion:
             return owner
         return None
 
+    def earlier_view(self, value: SSAValue, segment: int) -> Operation | None:
+        """The view of an earlier segment that defines `value`, if any: a kernel may read
+        through it from after the barriers between them (see the module docstring)."""
+        owner = value.owner
+        if not isinstance(owner, VIEW_OPS):
+            return None
+        found = self.segment_of.get(owner)
+        return owner if found is not None and found < segment else None
+
     # --- step 1: producer into consumer -----------------------------------------------
     def form_groups(self) -> None:
         for op in reversed(list(self.block.ops)):
@@ -263,11 +296,11 @@ class BlockFusion:
                 self.graph = None
                 self.dropped.add(op)
                 continue
-            group = Group(self.segment_of[op])
+            group = Group(self.segment_of[op], op)
             self.groups.append(group)
             self.add(group, op, home=True)
             self.grow(group, op)
-            if not self.loops_bounded(group):
+            if not self.sizes_known(group):
                 self.shrink_to_root(group, op)
 
     def shrink_to_root(self, group: Group, root: Operation) -> None:
@@ -306,11 +339,15 @@ class BlockFusion:
         by_position: dict[int, Operation] = {}
 
         def push_producers(op: Operation) -> None:
-            if isinstance(op, VIEW_OPS):
-                return  # a view reads a kernel input where it says (its map, or a slice's)
             for value in op.operands:
-                producer = self.producer(value, group.segment)
-                if producer is not None and is_pullable(producer):
+                producer = self.producer(value, group.segment) or self.earlier_view(
+                    value, group.segment
+                )
+                if producer is None or not is_pullable(producer):
+                    continue
+                # a view reads a kernel input where it says (its map, or a slice's), or
+                # through the views it reads (a chain)
+                if not isinstance(op, VIEW_OPS) or is_chain_link(producer):
                     position = self.position[producer]
                     by_position[position] = producer
                     heapq.heappush(heap, (-position, position))
@@ -335,7 +372,10 @@ class BlockFusion:
     @staticmethod
     def viewed_in(op: Operation, group: Group) -> bool:
         """Whether a view the kernel holds reads `op`'s result (a view reads an array in
-        memory, so its operand cannot be a value the kernel computes)."""
+        memory, so its operand cannot be a value the kernel computes; only a view, which
+        the reading view reads through, can)."""
+        if is_chain_link(op):
+            return False
         users = [use.operation for result in op.results for use in result.uses]
         return any(isinstance(u, VIEW_OPS) and u in group.members for u in users)
 
@@ -429,12 +469,14 @@ class BlockFusion:
         return list(found)
 
     def try_merge(self, parts: Sequence[Group]) -> bool:
-        merged = Group(parts[0].segment)
+        merged = Group(parts[0].segment, parts[0].root)
         for part in parts:
             merged.homes |= part.homes
             merged.members |= part.members
             merged.recomputed_cost += part.recomputed_cost
-        if not self.is_one_loop_nest(merged) or self.would_cycle(parts):
+        if not self.is_one_loop_nest(merged) or not self.same_sizes(parts, merged):
+            return False
+        if self.would_cycle(parts):
             return False
         self.graph = None
         for part in parts:
@@ -450,7 +492,7 @@ class BlockFusion:
         """Whether `bufferize` can emit the kernel as one linalg.generic (see ir/fused.py)."""
         reductions = group.reductions()
         for op in group.members:
-            if isinstance(op, VIEW_OPS) and op.operands[0].owner in group.members:
+            if isinstance(op, VIEW_OPS) and not self.reads_memory(op, group):
                 return False  # a view reads an array in memory, not a value of the loop
             if any(isinstance(v.owner, ReduceOp) and v.owner in group.members for v in op.operands):
                 return False
@@ -459,22 +501,44 @@ class BlockFusion:
         if len({r.get_axes() for r in reductions}) > 1:
             return False
         outputs = self.outputs(group)
-        return all(isinstance(v.owner, ReduceOp) for v in outputs) and self.loops_bounded(group)
-
-    def loops_bounded(self, group: Group) -> bool:
-        """Whether every loop of the kernel is as long as some input or output says (a
-        reduction of a broadcast alone is not: nothing gives the broadcast dims' extent)."""
-        bounded: set[int] = set()
-        for op in group.members:
-            if any(self.read_from_outside(v, group) for v in op.operands):
-                bounded |= loops_read(op)
-        for value in self.outputs(group):
-            bounded |= loops_written(value)
-        return bounded >= set(range(len(group.domain())))
+        return all(isinstance(v.owner, ReduceOp) for v in outputs)
 
     @staticmethod
-    def read_from_outside(value: SSAValue, group: Group) -> bool:
-        return value.owner not in group.members and not is_inlined_constant(value)
+    def reads_memory(view: Operation, group: Group) -> bool:
+        """Whether a view of the kernel reads a value from outside it, or through a view."""
+        source = view.operands[0].owner
+        return (
+            not isinstance(source, Operation)
+            or source not in group.members
+            or (is_chain_link(source))
+        )
+
+    @staticmethod
+    def sizes_known(group: Group) -> bool:
+        """Whether the kernel can read the run-time size of each `?` dim of its domain
+        (static dims need nothing: `bufferize` bounds any loop, see ir/fused.py)."""
+        domain = group.domain()
+        if DYNAMIC_INDEX not in domain:
+            return True
+        sizes = group.domain_sizes()
+        return all(sizes[d] for d, n in enumerate(domain) if n == DYNAMIC_INDEX)
+
+    @staticmethod
+    def same_sizes(parts: Sequence[Group], merged: Group) -> bool:
+        """Whether the kernels run over domains of one size at run time: equal static dims
+        (the candidates have one domain type) and, per `?` dim, a size every part reads
+        from the same place. Parts joined by a value one computes and another reads
+        element-wise share one (sizes are looked up through all the parts' ops); two
+        sums of `x[:i]` and `x[:j]` do not, and stay two loops."""
+        domain = parts[0].domain()
+        if DYNAMIC_INDEX not in domain:
+            return True
+        sizes = [part.domain_sizes(merged.members) for part in parts]
+        return all(
+            all(set(first) & set(other[d]) for other in sizes[1:])
+            for d, first in enumerate(sizes[0])
+            if domain[d] == DYNAMIC_INDEX
+        )
 
     def would_cycle(self, parts: Sequence[Group]) -> bool:
         """Whether some part reaches another part through a node outside them."""
@@ -568,8 +632,11 @@ class BlockFusion:
             if op.parent is not None:
                 op.detach()
             op.erase(safe_erase=False)
-        for op in list(self.block.ops):  # splat constants now copied into the kernels
-            if isinstance(op, ConstantOp) and not op.result.uses:
+        for op in list(self.block.ops):
+            # splat constants now copied into the kernels, views moved into kernels past
+            # a barrier (pure: dead now that the kernels read through copies of them)
+            moved = isinstance(op, ConstantOp) or bool(self.groups_of.get(op))
+            if moved and not any(result.uses for result in op.results):
                 op.detach()
                 op.erase()
 
@@ -578,8 +645,7 @@ class BlockFusion:
         if len(group.members) > 1:
             return True
         (op,) = group.members
-        # (a reduction of a splat constant alone has no loop bounds: it stays unfused)
-        return any(is_inlined_constant(v) for v in op.operands) and self.loops_bounded(group)
+        return any(is_inlined_constant(v) for v in op.operands)
 
     def rewrite_segment(self, segment: int, provided: dict[SSAValue, SSAValue]) -> set[Operation]:
         """Re-emit the segment in dependency order with its kernels; return the ops the

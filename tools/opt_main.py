@@ -16,8 +16,9 @@ session per part of the input between `// -----` lines; `--verify-diagnostics` c
 errors against the input's `expected-error` comments instead of printing them.
 
 The pieces: `opt_args.py` (flags), `opt_session.py` (one run), `ir_dumps.py`,
-`diagnostics.py`, `verify_diagnostics.py`, `timing.py`, `op_stats.py`, `dot_graph.py`,
-`run_module.py`, `stages.py` (the --emit ladder), `mlir_input.py`, `python_input.py`.
+`diagnostics.py`, `verify_diagnostics.py`, `timing.py`, `op_stats.py`, `run_module.py`,
+`stages.py` (the --emit ladder), `mlir_input.py`, `python_input.py`; `--emit dot` draws with
+compiler/dot_graph.py (which notebooks' display of a ConcreteFunction uses too).
 """
 
 from __future__ import annotations

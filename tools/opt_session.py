@@ -213,6 +213,6 @@ def check_pipeline(passes: str | Sequence[str]) -> None:
 
 
 def dot_text(module: ModuleOp) -> str:
-    from tracejit.tools.dot_graph import module_to_dot  # imports xDSL's func dialect
+    from tracejit.compiler.dot_graph import module_to_dot  # imports xDSL's func dialect
 
     return module_to_dot(module)

@@ -56,10 +56,29 @@ if TYPE_CHECKING:
     from xdsl.ir import Attribute
 
     from tracejit.codegen.jit import JitModule
+    from tracejit.compiler.ir_display import HighlightedIR
 
 
 class Graph:
-    """The traced module of a ConcreteFunction (`str(graph)` is its IR)."""
+    """The traced module of a ConcreteFunction (`str(graph)` is its IR).
+
+    `module` is the xDSL `ModuleOp` as traced, before any pass: the `tj` dialect's ops,
+    one per NumPy operation, in a `func.func` named `function_name`.
+
+    >>> @tj.function
+    ... def f(x):
+    ...     return np.exp(x) + 1.0
+    >>> print(f.get_concrete_function(tj.TensorSpec([2], tj.float32)).graph)
+    builtin.module {
+      func.func @f(%0: tensor<2xf32>) -> tensor<2xf32> {
+        %1 = tj.exp %0 : tensor<2xf32>
+        %2 = tj.constant dense<1.000000e+00> : tensor<f32>
+        %3 = tj.broadcast_in_dim %2, dims = [] : tensor<f32> to tensor<2xf32>
+        %4 = tj.add %1, %3 : tensor<2xf32>
+        func.return %4 : tensor<2xf32>
+      }
+    }
+    """
 
     def __init__(self, program: TracedProgram):
         self.module = program.module
@@ -68,9 +87,56 @@ class Graph:
     def __str__(self) -> str:
         return str(self.module)
 
+    def _repr_html_(self) -> str:
+        """Jupyter's display: the dataflow graph (see `ConcreteFunction._repr_html_`)."""
+        from tracejit.compiler import ir_display
+
+        return ir_display.graph_html(self.module, f"graph of {self.function_name}")
+
 
 class ConcreteFunction:
-    """One trace of a `tj.Function` for one input signature."""
+    """One trace of a `tj.Function` for one input signature, and its machine code.
+
+    Made by a `tj.Function` (its calls, `get_concrete_function`); not constructed directly.
+    Calling it runs the compiled kernel on arguments that match its signature exactly
+    (same dtypes; same sizes where the trace has them, any size for a `None` dim); the
+    machine code is compiled on the first call (or the first look at `ir`, `llvm_ir`,
+    `asm`). It shows what the compiler made of the function at every stage: `graph` (the
+    traced `tj` IR), `ir(after=pass)`, `llvm_ir`, `asm`. In Jupyter it displays as its
+    traced graph (`_repr_html_`).
+
+    Raises
+    ------
+    tj.errors.InvalidArgumentError
+        (when called) an argument's dtype or shape does not match the trace, or a run-time
+        check of the kernel failed.
+    TypeError
+        (when called) the arguments' structure, or a Python value the trace was made with,
+        differs.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def scale(x, factor):
+    ...     return x * factor
+    >>> c = scale.get_concrete_function(tj.TensorSpec([None], tj.float32), 2.0)
+    >>> c
+    ConcreteFunction scale(x, factor)
+    Input Parameters:
+      x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(None,), dtype=float32, name=None)
+      factor (POSITIONAL_OR_KEYWORD): Literal[2.0]
+    Output Type:
+      TensorSpec(shape=(None,), dtype=float32, name=None)
+    Captures:
+      None
+    >>> c(np.array([1, 2, 3], np.float32))  # a traced Python value may be left out
+    array([2., 4., 6.], dtype=float32)
+    >>> c(np.array([1.0, 2.0, 3.0]))
+    Traceback (most recent call last):
+    ...
+    tracejit.runtime.errors.InvalidArgumentError: input 0 has dtype float64 and shape (3,), but
+    this ConcreteFunction expects TensorSpec(shape=(None,), dtype=float32, name=None)
+    """
 
     def __init__(
         self,
@@ -107,13 +173,30 @@ class ConcreteFunction:
     # --- introspection -------------------------------------------------------------
     @property
     def structured_input_signature(self) -> tuple[tuple[Any, ...], dict[str, Any]]:
-        """`((TensorSpec(shape=(), dtype=float32, name='a'),), {})`: args and kwargs."""
+        """The arguments this trace takes, as `(args, kwargs)` with a `tj.TensorSpec` (named
+        after its parameter) for each array and the traced value for each Python value.
+
+        >>> @tj.function
+        ... def power(a, b=2):
+        ...     return a ** b
+        >>> power.get_concrete_function(tj.TensorSpec([], tj.float32)).structured_input_signature
+        ((TensorSpec(shape=(), dtype=float32, name='a'), 2), {})
+        """
         record = self.record
         leaves = named_leaves(record.arg_treedef, record.input_leaves(), record.names)
         return split_arguments(record.signature, unflatten(record.arg_treedef, leaves))
 
     @property
     def structured_outputs(self) -> Any:
+        """What a call returns, with a `tj.TensorSpec` for each array (Python values as
+        traced), in the structure the function returned.
+
+        >>> @tj.function
+        ... def stats(x):
+        ...     return {"mean": np.mean(x), "n": len(x)}
+        >>> stats.get_concrete_function(tj.TensorSpec([4], tj.float64)).structured_outputs
+        {'mean': TensorSpec(shape=(), dtype=float64, name=None), 'n': 4}
+        """
         leaves = list(self.record.program.output_leaves)
         program = self.record.program
         for position, spec in zip(
@@ -123,6 +206,21 @@ class ConcreteFunction:
         return unflatten(self.record.program.output_treedef, leaves)
 
     def pretty_printed_signature(self) -> str:
+        """The parameters with their specs or traced values and the output's specs, in
+        TensorFlow's layout (its `Captures` section always reads None here).
+
+        >>> @tj.function
+        ... def shift(x, by=1):
+        ...     return x + by
+        >>> print(shift.get_concrete_function(np.ones(2)).pretty_printed_signature())
+        Input Parameters:
+          x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=float64, name=None)
+          by (POSITIONAL_OR_KEYWORD): Literal[1]
+        Output Type:
+          TensorSpec(shape=(2,), dtype=float64, name=None)
+        Captures:
+          None
+        """
         record = self.record
         return pretty_signature(
             record.signature, record.arg_treedef, record.input_leaves(), self.structured_outputs
@@ -130,6 +228,60 @@ class ConcreteFunction:
 
     def __repr__(self) -> str:
         return f"ConcreteFunction {self.record.call_name()}\n{self.pretty_printed_signature()}"
+
+    # --- notebooks (compiler/ir_display.py) --------------------------------------------
+    def _repr_html_(self) -> str:
+        """What Jupyter shows for a ConcreteFunction: its signature above its traced graph,
+        drawn as SVG when Graphviz's `dot` program is installed, else the traced IR as text
+        (highlighted when Pygments is installed, as it is with IPython)."""
+        from tracejit.compiler import ir_display
+
+        return ir_display.graph_html(self.graph.module, repr(self))
+
+    def highlighted_ir(self, after: str | None = None) -> HighlightedIR:
+        """The IR of a stage, as an object Jupyter displays with syntax highlighting.
+
+        Parameters
+        ----------
+        after : str, optional
+            What `ir` takes (a pass of the pipeline; None: the IR after the last pass), or
+            "llvm" for `llvm_ir`, "asm" for `asm`.
+
+        Returns
+        -------
+        HighlightedIR
+            `str()` of it is the text; in a notebook it shows highlighted (HTML).
+
+        Raises
+        ------
+        ValueError
+            `after` is neither a pass of the pipeline nor "llvm" or "asm".
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def f(x):
+        ...     return np.exp(x)
+        >>> view = f.get_concrete_function(tj.TensorSpec([3], tj.float32)).highlighted_ir(
+        ...     after="canonicalize"
+        ... )
+        >>> print(view)
+        builtin.module {
+          func.func @f(%0: tensor<3xf32>) -> tensor<3xf32> {
+            %1 = tj.exp %0 : tensor<3xf32>
+            func.return %1 : tensor<3xf32>
+          }
+        }
+        >>> view._repr_html_().startswith("<div")  # what a notebook shows
+        True
+        """
+        from tracejit.compiler.ir_display import HighlightedIR
+
+        if after == "llvm":
+            return HighlightedIR(self.llvm_ir, "llvm")
+        if after == "asm":
+            return HighlightedIR(self.asm, "asm")
+        return HighlightedIR(self.ir(after), "mlir")
 
     def __reduce__(self) -> tuple:
         """Pickle by value: the traced IR, its signature, the captured Variables' values and,
@@ -140,7 +292,40 @@ class ConcreteFunction:
         """The IR after the pass named `after` (its first run), or the final lowered IR.
 
         Asked before the first call, the one compilation records every stage and then also
-        serves the calls; asked after it, the passes run again to record them."""
+        serves the calls; asked after it, the passes run again to record them.
+
+        Parameters
+        ----------
+        after : str, optional
+            A pass of the pipeline (`inline`, `canonicalize`, `cse`, `fuse-elementwise`,
+            `bufferize`, `lower-to-loops`, ...: `tracejit-opt --list-passes` lists them).
+            None: the IR after the last pass, which LLVM compiles.
+
+        Returns
+        -------
+        str
+            The module in MLIR's generic text form (`str(self.graph)` for the traced one).
+
+        Raises
+        ------
+        ValueError
+            `after` is not a pass of this function's pipeline.
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def f(x):
+        ...     return x * 2.0 + 1.0
+        >>> c = f.get_concrete_function(tj.TensorSpec([4], tj.float64))
+        >>> print(c.ir(after="fuse-elementwise"))  # doctest: +ELLIPSIS
+        builtin.module {
+          func.func @f(%0: tensor<4xf64>) -> tensor<4xf64> {
+            %1 = tj.fused ...
+        >>> c.ir(after="no-such-pass")
+        Traceback (most recent call last):
+        ...
+        ValueError: pass 'no-such-pass' is not in the pipeline ['inline', 'canonicalize', ...]
+        """
         stages = self._lowering_stages()
         if after is None:
             return stages[-1].ir if stages else str(self.graph)
@@ -151,18 +336,41 @@ class ConcreteFunction:
 
     @property
     def llvm_ir(self) -> str:
-        """The LLVM IR after LLVM's O3 pipeline."""
+        """The LLVM IR after LLVM's O3 pipeline (compiles first, if need be).
+
+        >>> @tj.function
+        ... def f(x):
+        ...     return x + 1.0
+        >>> "define" in f.get_concrete_function(np.ones(3)).llvm_ir
+        True
+        """
         return self._compile().jit.optimized_llvm_ir
 
     @property
     def asm(self) -> str:
-        """The host assembly of the kernel."""
+        """The host assembly of the kernel (compiles first, if need be).
+
+        >>> @tj.function
+        ... def f(x):
+        ...     return x + 1.0
+        >>> ".globl" in f.get_concrete_function(np.ones(3)).asm
+        True
+        """
         return self._compile().jit.asm
 
     @property
     def compilation(self) -> driver.Compilation:
-        """What compiling this trace produced (driver.py): machine code, run-time check
-        messages, callbacks, per-pass timings, and the stages when they were recorded."""
+        """What compiling this trace produced (compiler/driver.py): machine code, run-time
+        check messages, callbacks, per-pass timings, and the stages when they were recorded.
+        Compiles first, if need be.
+
+        >>> @tj.function
+        ... def f(x):
+        ...     return x + 1.0
+        >>> compilation = f.get_concrete_function(np.ones(3)).compilation
+        >>> [name for name, seconds in compilation.pass_seconds][:3]
+        ['inline', 'canonicalize', 'cse']
+        """
         return self._compile()
 
     # --- compilation -----------------------------------------------------------------
@@ -180,7 +388,18 @@ class ConcreteFunction:
     # --- compiling (public for export, pickling and tools: frontend/api/trace_record.py) ---
     @property
     def is_compiled(self) -> bool:
-        """Whether the machine code is there (`compilation` compiles it when it is not)."""
+        """Whether the machine code is there (`compilation` compiles it when it is not).
+
+        >>> @tj.function
+        ... def f(x):
+        ...     return x + 1.0
+        >>> c = f.get_concrete_function(np.ones(3))
+        >>> c.is_compiled
+        False
+        >>> _ = c(np.ones(3))
+        >>> c.is_compiled
+        True
+        """
         return self._compilation is not None
 
     def install_compilation(self, compilation: driver.Compilation) -> None:
@@ -246,6 +465,8 @@ class ConcreteFunction:
 
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args: object, **kwargs: object) -> Any:
+        """Run the kernel on arguments that match this trace (Python values the trace was
+        made with may be left out); compiles first, if need be. See the class docstring."""
         if not kwargs and self.fast_call is not None:
             result = self.fast_call(args)
             if result is not SLOW_PATH:

@@ -17,7 +17,8 @@ import threading
 import time
 import warnings
 import weakref
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Concatenate, Generic, ParamSpec, Protocol, TypeVar, cast, overload
 
 import numpy as np
 
@@ -55,14 +56,60 @@ from tracejit.runtime.structure import TreeDef, flatten
 # Held here: at interpreter exit `sys` may be torn down before a weakref callback runs
 _is_finalizing = sys.is_finalizing
 
-class Function:
-    """A Python function that runs as compiled machine code, traced per input signature."""
+# What type checkers and editors see of a decorated function (run time ignores them): a
+# Function keeps the wrapped function's parameters `P` and its declared return type `R`.
+P = ParamSpec("P")
+P2 = ParamSpec("P2")
+R = TypeVar("R", covariant=True)
+R2 = TypeVar("R2")
+S = TypeVar("S")
+
+
+class Function(Generic[P, R]):
+    """A Python function that runs as compiled machine code, traced per input signature.
+
+    Made by `tj.function`; called like the function it wraps. Each call looks up a trace
+    (a `tj.ConcreteFunction`) by the arguments' cache key: NumPy arrays and NumPy scalars
+    count by dtype and shape (they become the compiled code's inputs), Python numbers,
+    strings and None by value (they are baked into the trace as constants), lists, tuples
+    and dicts by structure, other objects by identity. A new key traces the Python function
+    again and compiles the trace; a known one runs the machine code already compiled.
+
+    Results come back as NumPy values: an array where the function returned an array, a
+    NumPy scalar (`np.float64`, ...) where it returned a 0-d value, Python values and
+    containers as they were returned.
+
+    Typing: `Function[P, R]` keeps the wrapped function's parameters `P`, so type checkers
+    and editors check and complete calls, and its declared return type `R`. `R` is what
+    the function would return run eagerly on NumPy arrays, as annotated (`-> np.ndarray`);
+    the compiled call returns the NumPy equivalent of each traced value, which an
+    annotation such as `-> float` describes only loosely (a 0-d float32 result is an
+    `np.float32`, not a `float`). Type checkers see `@tj.function` over `@staticmethod` as
+    a method; put `@staticmethod` above `@tj.function` to keep its calls checked.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def add(a, b):
+    ...     return a + b
+    >>> add(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    array([4., 6.])
+    >>> add
+    <tj.Function add: 1 trace>
+
+    A new shape traces again; the same shape reuses the trace:
+
+    >>> add(np.ones(3), np.ones(3)), add(np.zeros(3), np.ones(3))
+    (array([2., 2., 2.]), array([1., 1., 1.]))
+    >>> add.experimental_get_tracing_count()
+    2
+    """
 
     __name__: str  # set by functools.update_wrapper when the wrapped callable has one
 
     def __init__(
         self,
-        python_function: Any,
+        python_function: Callable[P, R] | staticmethod[P, R] | classmethod[Any, P, R],
         input_signature: Any = None,
         autograph: bool = True,
         jit_compile: bool | None = None,
@@ -75,12 +122,15 @@ class Function:
         # tj.function over a staticmethod/classmethod: compile the function inside, and
         # bind as the wrapper would (nothing, or the class) in __get__.
         self._binding = _binding_of(python_function)
-        if self._binding != "instance":
-            python_function = python_function.__func__
-        functools.update_wrapper(self, python_function)
+        inner: Callable[..., Any] = (
+            python_function.__func__
+            if isinstance(python_function, staticmethod | classmethod)
+            else python_function
+        )
+        functools.update_wrapper(self, inner)
         self._pipeline = experimental_pipeline  # None: the default pipeline
-        self._python_function = python_function
-        self._signature = inspect.signature(python_function)
+        self._python_function = inner
+        self._signature = inspect.signature(inner)
         self._names = list(self._signature.parameters)
         self._input_signature = (
             None if input_signature is None else InputSignature(input_signature, self._signature)
@@ -120,11 +170,28 @@ class Function:
 
     # --- tf.function's public surface ------------------------------------------------
     @property
-    def python_function(self) -> Any:
+    def python_function(self) -> Callable[P, R]:
+        """The Python function this Function wraps (the function inside a staticmethod or
+        classmethod).
+
+        >>> @tj.function
+        ... def double(x):
+        ...     return 2 * x
+        >>> double.python_function(np.array([1, 2]))  # plain NumPy, not compiled
+        array([2, 4])
+        """
         return self._python_function
 
     @property
     def input_signature(self) -> Any:
+        """The `input_signature` given to `tj.function` (a tuple of `tj.TensorSpec`s), or None.
+
+        >>> @tj.function(input_signature=[tj.TensorSpec([None], tj.float32)])
+        ... def total(x):
+        ...     return np.sum(x)
+        >>> total.input_signature
+        (TensorSpec(shape=(None,), dtype=float32, name=None),)
+        """
         return None if self._input_signature is None else self._input_signature.specs
 
     def experimental_get_tracing_count(self) -> int:
@@ -134,7 +201,15 @@ class Function:
         `print`s print (TF's guide: they "only execute during tracing"). A spec of unknown
         rank (`TensorSpec(shape=None)`) has one ConcreteFunction, but machine code needs
         ranks, so it traces once per rank it is called with, and each counts here (in
-        TensorFlow, which keeps the rank unknown in its graph, that is one trace)."""
+        TensorFlow, which keeps the rank unknown in its graph, that is one trace).
+
+        >>> @tj.function
+        ... def half(x):
+        ...     return x / 2
+        >>> _ = half(np.ones(2)), half(np.ones(2)), half(np.ones((2, 2)))
+        >>> half.experimental_get_tracing_count()
+        2
+        """
         return self._tracing_count
 
     # --- what export, pickling and tools read (frontend/export/) ---------------------------
@@ -142,21 +217,56 @@ class Function:
     def options(self) -> dict[str, Any]:
         """The options this Function was made with (`input_signature`, `autograph`, ...), as
         keyword arguments of `tj.function`: `tj.function(f.python_function, **f.options)`
-        makes the same Function, without its traces."""
+        makes the same Function, without its traces.
+
+        >>> f = tj.function(np.negative, reduce_retracing=True)
+        >>> f.options["reduce_retracing"], f.options["input_signature"]
+        (True, None)
+        """
         return dict(self._options)
 
     @property
     def binding(self) -> str:
         """How the wrapped function binds in a class: "instance" (a plain function or method),
-        "static" (`@staticmethod` under `@tj.function`) or "class" (`@classmethod`)."""
+        "static" (`@staticmethod` under `@tj.function`) or "class" (`@classmethod`).
+
+        >>> tj.function(np.negative).binding
+        'instance'
+        """
         return self._binding
 
     def concrete_functions(self) -> list[ConcreteFunction]:
-        """The traces made so far, one ConcreteFunction each, oldest first."""
+        """The traces made so far, one ConcreteFunction each, oldest first.
+
+        >>> @tj.function
+        ... def square(x):
+        ...     return x * x
+        >>> _ = square(np.ones(2)), square(np.ones(3, np.float32))
+        >>> for concrete in square.concrete_functions():
+        ...     print(concrete.structured_outputs)
+        TensorSpec(shape=(2,), dtype=float64, name=None)
+        TensorSpec(shape=(3,), dtype=float32, name=None)
+        """
         with self._lock:  # one entry per trace (reduce_retracing aliases keys to a trace)
             return list({id(c): c for c in self._cache.values()}.values())
 
     def pretty_printed_concrete_signatures(self) -> str:
+        """Every trace's signature (see `ConcreteFunction.pretty_printed_signature`), one
+        block per trace, oldest first (a spec of unknown rank shows once, not per rank).
+
+        >>> @tj.function
+        ... def scale(x, factor):
+        ...     return x * factor
+        >>> _ = scale(np.ones(2), 3.0)
+        >>> print(scale.pretty_printed_concrete_signatures())
+        Input Parameters:
+          x (POSITIONAL_OR_KEYWORD): TensorSpec(shape=(2,), dtype=float64, name=None)
+          factor (POSITIONAL_OR_KEYWORD): Literal[3.0]
+        Output Type:
+          TensorSpec(shape=(2,), dtype=float64, name=None)
+        Captures:
+          None
+        """
         concretes = self.concrete_functions()
         with self._lock:
             owners = {
@@ -167,7 +277,24 @@ class Function:
         shown = {id(owners.get(id(c), c)): owners.get(id(c), c) for c in concretes}
         return "\n\n".join(c.pretty_printed_signature() for c in shown.values())
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run the compiled code for these arguments, tracing and compiling it first when no
+        trace fits them (see the class docstring for the cache key).
+
+        Under `tj.config.run_functions_eagerly(True)` the Python function runs instead; inside
+        another `tj.function` being traced, the call is traced into the caller.
+
+        Raises
+        ------
+        TypeError
+            The arguments do not bind to the function's parameters (too many, an unknown
+            keyword), naming the function and the caller's line.
+        ValueError
+            An argument does not match the `input_signature`, naming it.
+        tj.errors.InvalidArgumentError
+            A run-time check of the compiled code failed (a `tj.debugging` assertion, an
+            index out of bounds, shapes that do not meet).
+        """
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             return eager_tapes.record(self, args, kwargs, eagerly=config.functions_run_eagerly())
         fast = self._last_fast_call
@@ -230,11 +357,37 @@ class Function:
 
         return first
 
-    def get_concrete_function(
-        self, *args: object, **kwargs: object
-    ) -> ConcreteFunction | RankPolymorphicConcreteFunction:
-        """The ConcreteFunction for these arguments (arrays, TensorSpecs or Python values)."""
-        return self._concrete_function(args, kwargs, self._input_signature)
+    def get_concrete_function(self, *args: object, **kwargs: object) -> ConcreteFunction:
+        """The trace for these arguments, traced now if there is none yet (without running).
+
+        Parameters
+        ----------
+        *args, **kwargs
+            As for a call, where each array may be a `tj.TensorSpec` (a `None` dim is a size
+            known only at run time; `shape=None` an unknown rank). With an
+            `input_signature`, no arguments mean the signature's own specs.
+
+        Returns
+        -------
+        ConcreteFunction
+            One trace, callable on arrays matching it. For a spec of unknown rank
+            (`shape=None`), an object that is called and shows its signature as one, and
+            traces once per rank it is called with (its `concrete_functions()` are the
+            traces, each with its graph and IR); type checkers see a ConcreteFunction.
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def norm(v):
+        ...     return np.sqrt(np.sum(v * v))
+        >>> c = norm.get_concrete_function(tj.TensorSpec([None], tj.float64))
+        >>> c(np.array([3.0, 4.0])), c(np.array([2.0, 3.0, 6.0]))
+        (np.float64(5.0), np.float64(7.0))
+        >>> norm.experimental_get_tracing_count()
+        1
+        """
+        # (a RankPolymorphicConcreteFunction for unknown ranks: see Returns)
+        return cast(ConcreteFunction, self._concrete_function(args, kwargs, self._input_signature))
 
     def _concrete_function(
         self, args: tuple, kwargs: dict, signature: InputSignature | None, bound_to: tuple = ()
@@ -405,7 +558,18 @@ class Function:
         return None
 
     # --- methods -----------------------------------------------------------------------
-    def __get__(self, instance: object, owner: type | None = None) -> Function | BoundFunction:
+    # Typed for a method: `obj.f` takes the parameters after `self`. Type checkers see a
+    # staticmethod or classmethod under @tj.function as its plain function, so they take it
+    # for a method too; `@staticmethod` above `@tj.function` is typed right (and runs alike).
+    @overload
+    def __get__(self, instance: None, owner: type | None = None) -> Function[P, R]: ...
+    @overload
+    def __get__(
+        self: Function[Concatenate[S, P2], R2], instance: S, owner: type | None = None
+    ) -> BoundFunction[P2, R2]: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None) -> Any: ...
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
         """As a method: bind the instance, a leaf keyed by identity (one trace per object);
         the input_signature then describes the arguments after it, as in TensorFlow."""
         if self._binding == "class":  # bound to the class, from the class or an instance
@@ -414,7 +578,7 @@ class Function:
             return self
         return BoundFunction(self, instance)
 
-    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> object:
+    def _call_method(self, instance: object, args: tuple, kwargs: dict) -> Any:
         return self._call((instance, *args), kwargs, method=True)
 
     def _method_concrete_function(
@@ -446,15 +610,15 @@ class Function:
         return f"<tj.Function {name}: {traces} trace{'' if traces == 1 else 's'}>"
 
 
-class BoundFunction:
+class BoundFunction(Generic[P, R]):
     """A `tj.Function` defined as a method, bound to one instance."""
 
-    def __init__(self, function: Function, instance: object):
+    def __init__(self, function: Function[..., R], instance: object):
         self._function = function
         self._instance = instance
         functools.update_wrapper(self, function.python_function)
 
-    def __call__(self, *args: object, **kwargs: object) -> Any:
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         if eager_tapes.open_count and not is_tracing():  # a tj.GradientTape records the call
             eagerly = config.functions_run_eagerly()
             instance_args = (self._instance, *args)
@@ -567,8 +731,44 @@ _DEPRECATED = {
 }
 
 
+class _Decorator(Protocol):
+    """What `tj.function(...)` returns when given options but no function: the decorator."""
+
+    def __call__(self, func: Callable[P2, R2], /) -> Function[P2, R2]: ...
+
+
+@overload
 def function(
-    func: object = None,
+    func: Callable[P2, R2],
+    *,
+    input_signature: object = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_implements: str | None = None,
+    experimental_autograph_options: object = None,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_follow_type_hints: bool = False,
+    experimental_pipeline: str | tuple[str, ...] | None = None,
+) -> Function[P2, R2]: ...
+@overload
+def function(
+    func: None = None,
+    *,
+    input_signature: object = None,
+    autograph: bool = True,
+    jit_compile: bool | None = None,
+    reduce_retracing: bool = False,
+    experimental_implements: str | None = None,
+    experimental_autograph_options: object = None,
+    experimental_relax_shapes: bool | None = None,
+    experimental_compile: bool | None = None,
+    experimental_follow_type_hints: bool = False,
+    experimental_pipeline: str | tuple[str, ...] | None = None,
+) -> _Decorator: ...
+def function(
+    func: Any = None,
     *,
     input_signature: object = None,
     autograph: bool = True,
@@ -581,7 +781,77 @@ def function(
     experimental_follow_type_hints: bool = False,
     experimental_pipeline: str | tuple[str, ...] | None = None,
 ) -> Any:
-    """Compile a NumPy function: `@tj.function` or `tj.function(f, ...)` (like `tf.function`)."""
+    """Compile a NumPy function: `@tj.function` or `tj.function(f, ...)` (like `tf.function`).
+
+    The function is traced on its first call: its NumPy code runs on symbolic tensors and
+    records the operations, which are compiled to machine code through tracejit's passes
+    and LLVM. Later calls with arguments of the same dtypes and shapes run that machine
+    code; other arguments trace again (`tj.Function` explains the cache key). Python
+    control flow on traced values (`if`, `while`, `for`) is staged by AutoGraph.
+
+    Parameters
+    ----------
+    func : callable, optional
+        The Python function. Without it, `tj.function(...)` returns a decorator with the
+        options given.
+    input_signature : sequence of tj.TensorSpec, optional
+        Fix the dtypes and shapes of the leading arguments: one trace for every input that
+        matches (a `None` dim may vary), a ValueError naming the argument for any that does
+        not. Python numbers and lists given for a spec are converted to its dtype.
+    autograph : bool, default True
+        Convert Python `if`/`while`/`for` on traced values into staged control flow. False
+        traces the function as written (a tensor condition then raises a TypeError).
+    jit_compile : bool, optional
+        Accepted for TensorFlow compatibility; tracejit always compiles.
+    reduce_retracing : bool, default False
+        On a new shape, trace once more with the dims that changed left unknown (`None`),
+        so later shapes reuse that trace.
+    experimental_implements : str, optional
+        Recorded on the traced function as the `tj.implements` attribute.
+    experimental_autograph_options : optional
+        Accepted for TensorFlow compatibility; ignored.
+    experimental_relax_shapes : bool, optional
+        Deprecated spelling of `reduce_retracing` (warns).
+    experimental_compile : bool, optional
+        Deprecated spelling of `jit_compile` (warns).
+    experimental_follow_type_hints : bool, default False
+        Parameters annotated `tj.Tensor` become tensor inputs even when given Python
+        numbers (one trace for every value, not one per value).
+    experimental_pipeline : str or tuple of str, optional
+        The pass pipeline to compile with instead of the default (a comma-separated list
+        of pass names, as `tracejit-opt` takes).
+
+    Returns
+    -------
+    Function
+        The compiled function (or, without `func`, a decorator that makes one).
+
+    Raises
+    ------
+    TypeError
+        `input_signature` is not a list or tuple of `tj.TensorSpec`, has more entries than
+        the function has positional parameters, or the function takes `**kwargs`.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def clipped_sum(x, limit):
+    ...     total = np.float64(0.0)
+    ...     for v in x:
+    ...         if v < limit:
+    ...             total += v
+    ...     return total
+    >>> clipped_sum(np.array([1.0, 5.0, 2.0]), 3.0)
+    np.float64(3.0)
+
+    With options, as a decorator factory:
+
+    >>> @tj.function(input_signature=[tj.TensorSpec([None], tj.float32)])
+    ... def mean(x):
+    ...     return np.mean(x)
+    >>> mean([1, 2, 3, 4])  # converted to float32 for the spec
+    np.float32(2.5)
+    """
     if experimental_relax_shapes is not None:
         _warn_deprecated("experimental_relax_shapes")
         reduce_retracing = reduce_retracing or experimental_relax_shapes
@@ -589,7 +859,7 @@ def function(
         _warn_deprecated("experimental_compile")
         jit_compile = experimental_compile if jit_compile is None else jit_compile
 
-    def decorate(python_function: object) -> Function:
+    def decorate(python_function: Any) -> Function[..., Any]:
         return Function(
             python_function,
             input_signature=input_signature,

@@ -45,9 +45,43 @@ def py_function(
 ) -> Any:
     """Call `func` on `inp` (as NumPy arrays) every time the compiled function runs.
 
-    `grad(*upstreams, *inp)`, traced like the function around it (NumPy code on tensors,
-    or another py_function), gives the gradient of each input: a py_function has no
-    gradient of its own, and differentiating through one without it is an error."""
+    The escape hatch for what tracejit does not compile: any Python code, side effects
+    included, runs on every call, in program order, on the inputs' run-time values.
+    Exceptions `func` raises reach the caller of the compiled function as themselves.
+
+    Parameters
+    ----------
+    func : callable
+        Called as `func(*arrays)`; its results are converted to `Tout`.
+    inp : sequence
+        The inputs: tensors, Variables, arrays or Python numbers.
+    Tout : dtype, tj.TensorSpec, list of them, or None
+        The outputs: a dtype for one 0-d output, a `tj.TensorSpec` with every dim known, a
+        list of those for several outputs; None or [] for none.
+    grad : callable, optional
+        `grad(*upstreams, *inp)`, traced like the function around it, returns the gradient
+        of each input: a py_function has no gradient of its own, and differentiating
+        through one without it is an error.
+
+    Returns
+    -------
+    One value for a single `Tout`, a list for a list, None for no output.
+
+    Raises
+    ------
+    TypeError
+        An output spec has unknown dims.
+
+    Examples
+    --------
+    >>> def median(x):
+    ...     return np.median(x)
+    >>> @tj.function
+    ... def median_plus_one(x):
+    ...     return tj.py_function(median, [x], tj.float64) + 1.0
+    >>> median_plus_one(np.array([3.0, 1.0, 2.0]))
+    np.float64(3.0)
+    """
     specs, single = _output_specs(Tout)
     if not is_tracing():
         return _eager(func, inp, specs, single)

@@ -18,7 +18,23 @@ THRESHOLD = 5
 
 
 class RetracingWarning(UserWarning):
-    """A tj.Function keeps tracing: pass arrays, use input_signature or reduce_retracing."""
+    """A tj.Function keeps tracing: pass arrays, use input_signature or reduce_retracing.
+
+    Warned once per Function, when 5 of its last 5 calls traced, with what most likely
+    caused it (the argument whose key changed).
+
+    >>> import warnings
+    >>> @tj.function
+    ... def square(x):
+    ...     return x * x
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     for n in range(1, 6):
+    ...         _ = square(float(n))  # a Python number: one trace per value
+    >>> print(caught[-1].message)  # doctest: +ELLIPSIS
+    5 out of the last 5 calls to square triggered tj.function retracing (the last one
+    because of a new Python value (4.0 -> 5.0) in argument 'x')...
+    """
 
 
 class RetracingMonitor:

@@ -12,7 +12,7 @@ into the trace as a constant.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,9 +27,43 @@ def _argnums(argnums: int | Sequence[int]) -> tuple[tuple[int, ...], bool]:
     return tuple(argnums), False
 
 
-def value_and_grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
-    """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (with `has_aux`,
-    `((value, aux), gradient)`: f returns `(value, aux)`, only value is differentiated)."""
+def value_and_grad(
+    f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False
+) -> Any:
+    """A `tj.Function` returning `(f(*args), d f / d args[argnums])` (as `jax.value_and_grad`).
+
+    One kernel computes the value and the gradient. A Python float given for a
+    differentiated argument is made a float64 0-d array (else it would be a constant of the
+    trace).
+
+    Parameters
+    ----------
+    f : callable
+        A function (or `tj.Function`) of arrays returning a scalar (a 0-d value).
+    argnums : int or sequence of int, default 0
+        The positional arguments to differentiate; a sequence gives a tuple of gradients.
+    has_aux : bool, default False
+        `f` returns `(value, aux)`: only `value` is differentiated, and the result is
+        `((value, aux), gradient)`.
+
+    Returns
+    -------
+    Function
+        `(value, gradient)`, or `((value, aux), gradient)` with `has_aux`.
+
+    Raises
+    ------
+    TypeError
+        (when called) a differentiated argument is not a float array, an `argnums` is out
+        of range, or `f`'s value is not a scalar.
+
+    Examples
+    --------
+    >>> def dot(x, y):
+    ...     return np.sum(x * y)
+    >>> tj.value_and_grad(dot)(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    (np.float64(11.0), array([3., 4.]))
+    """
     from tracejit.frontend.api.function import Function
     from tracejit.frontend.api.function import function as tj_function
 
@@ -65,8 +99,26 @@ def value_and_grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = 
     return _gradient_function(value_and_gradient, positions)
 
 
-def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
-    """A `tj.Function` returning d f / d args[argnums] (with `has_aux`: `(gradient, aux)`)."""
+def grad(f: Callable[..., Any], argnums: int | Sequence[int] = 0, has_aux: bool = False) -> Any:
+    """A `tj.Function` returning d f / d args[argnums] (as `jax.grad`).
+
+    Parameters and errors are those of `tj.value_and_grad`; the result is the gradient only
+    (with `has_aux`: `(gradient, aux)`). Gradients compose: `tj.grad(tj.grad(f))` is the
+    second derivative.
+
+    Examples
+    --------
+    >>> def cube(x):
+    ...     return x ** 3
+    >>> tj.grad(cube)(3.0)  # 3 x**2
+    np.float64(27.0)
+    >>> tj.grad(tj.grad(cube))(3.0)  # 6 x
+    np.float64(18.0)
+    >>> def dot(x, y):
+    ...     return np.sum(x * y)
+    >>> tj.grad(dot, argnums=(0, 1))(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+    (array([3., 4.]), array([1., 2.]))
+    """
     both = value_and_grad(f, argnums, has_aux)
 
     def gradient(*args: object, **kwargs: object) -> Any:
@@ -77,7 +129,7 @@ def grad(f: object, argnums: int | Sequence[int] = 0, has_aux: bool = False) -> 
     return _gradient_function(gradient, both.positions)
 
 
-def _gradient_function(python_function: object, positions: tuple[int, ...]) -> object:
+def _gradient_function(python_function: Callable[..., Any], positions: tuple[int, ...]) -> object:
     from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):

@@ -56,8 +56,38 @@ def boundaries() -> dict[SSAValue, CustomGradient]:
 
 
 def custom_gradient(f: Callable[..., tuple[object, Callable[..., object]]]) -> Callable[..., Any]:
-    """Decorate `f(*args) -> (result, grad_fn)`; `grad_fn(*upstreams)` returns one gradient
-    per tensor argument (a single value when there is one)."""
+    """Give a function its own gradient (mirrors `tf.custom_gradient`).
+
+    `f(*args)` returns `(result, grad_fn)`; `grad_fn(*upstreams)`, given the gradient of
+    each tensor result, returns the gradient of each tensor argument (a single value when
+    there is one). A tape differentiating through the decorated function calls `grad_fn`
+    instead of differentiating `f`'s own operations: for numerically stable or clipped
+    gradients, or to give a `tj.py_function` one. It takes effect in traced code (inside a
+    `tj.function`, and the gradients computed from it); run eagerly, it is `f`'s result.
+
+    Parameters
+    ----------
+    f : callable
+        `f(*args, **kwargs) -> (result, grad_fn)`, NumPy code traced like the function
+        calling it; so is `grad_fn`.
+
+    Returns
+    -------
+    callable
+        The function, returning `result` only.
+
+    Examples
+    --------
+    >>> @tj.custom_gradient
+    ... def clip_gradient(x):
+    ...     def grad(upstream):
+    ...         return np.clip(upstream, -1.0, 1.0)
+    ...     return x, grad
+    >>> def loss(x):
+    ...     return np.sum(clip_gradient(x) * 5.0)
+    >>> tj.grad(loss)(np.array([1.0, 2.0]))  # 5.0 without the clip
+    array([1., 1.])
+    """
 
     @functools.wraps(f)
     def wrapper(*args: object, **kwargs: object) -> Any:

@@ -51,7 +51,47 @@ def recording_in(context: TraceContext) -> bool:
 
 
 class GradientTape:
-    """Records operations for automatic differentiation (mirrors `tf.GradientTape`)."""
+    """Records operations for automatic differentiation (mirrors `tf.GradientTape`).
+
+    Inside a `tj.function`, the tape records the NumPy operations traced while it is open;
+    `gradient` then stages the reverse sweep into the same trace, so one kernel computes
+    the values and their gradients. Outside, it records calls of `tj.Function`s (plain
+    NumPy code between them is not recorded), and `gradient` runs each call's compiled
+    vector-Jacobian product backwards. Trainable Variables read while it records are
+    watched; arrays and tensors must be given to `watch`.
+
+    Parameters
+    ----------
+    persistent : bool, default False
+        Allow more than one `gradient` (or `jacobian`) call; else the second raises.
+    watch_accessed_variables : bool, default True
+        Watch every trainable `tj.Variable` read while recording.
+
+    Examples
+    --------
+    Inside a compiled function, the gradient is part of its kernel:
+
+    >>> w = tj.Variable([1.0, 2.0], name="w")
+    >>> @tj.function
+    ... def loss_and_gradient(x):
+    ...     with tj.GradientTape() as tape:
+    ...         loss = np.sum((w * x) ** 2)
+    ...     return loss, tape.gradient(loss, w)
+    >>> loss_and_gradient(np.array([1.0, 1.0]))
+    (np.float64(5.0), array([2., 4.]))
+
+    Eagerly, around calls of compiled functions:
+
+    >>> @tj.function
+    ... def cube(x):
+    ...     return x ** 3
+    >>> x = np.array([3.0])
+    >>> with tj.GradientTape() as tape:
+    ...     tape.watch(x)
+    ...     y = cube(x)
+    >>> tape.gradient(y, x)
+    array([27.])
+    """
 
     def __init__(self, persistent: bool = False, watch_accessed_variables: bool = True):
         self._persistent = persistent
@@ -94,7 +134,27 @@ class GradientTape:
 
     @contextmanager
     def stop_recording(self) -> Iterator[None]:
-        """Ops staged (or Functions called) inside are not recorded."""
+        """A context in which ops staged (or Functions called) are not recorded.
+
+        Raises
+        ------
+        RuntimeError
+            The tape is not recording (outside its `with` block).
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def f(x):
+        ...     with tj.GradientTape() as tape:
+        ...         tape.watch(x)
+        ...         y = x * x
+        ...         with tape.stop_recording():
+        ...             z = y * 10.0  # not differentiated
+        ...         total = y + z
+        ...     return tape.gradient(total, x)
+        >>> f(np.array(3.0))
+        np.float64(6.0)
+        """
         if not self._recording:
             raise RuntimeError("GradientTape.stop_recording() needs the tape to be recording")
         before = self._block.last_op if self._block is not None else None
@@ -109,7 +169,20 @@ class GradientTape:
                 self._paused.append((before, self._block.last_op))
 
     def watch(self, tensor: object) -> None:
-        """Ensure `tensor` (a Tensor, Variable or array, or a nested structure) is traced."""
+        """Watch `tensor` (a Tensor, Variable or array, or a nested structure of them), so that
+        `gradient` can differentiate with respect to it.
+
+        Eagerly, watch the very array object that is then passed to the recorded calls.
+
+        >>> @tj.function
+        ... def f(x):
+        ...     with tj.GradientTape() as tape:
+        ...         tape.watch(x)
+        ...         y = np.sin(x)
+        ...     return tape.gradient(y, x)
+        >>> f(np.array(0.0))
+        np.float64(1.0)
+        """
         for leaf in flatten(tensor)[0]:
             if isinstance(leaf, Variable):
                 self._watched_variables[id(leaf)] = leaf
@@ -120,10 +193,31 @@ class GradientTape:
                 self._eager.watch(leaf)
 
     def watched_variables(self) -> tuple[Variable, ...]:
+        """The Variables given to `watch` so far (eagerly, also the trainable ones that the
+        recorded calls used), each once.
+
+        >>> v = tj.Variable(1.0, name="v")
+        >>> with tj.GradientTape() as tape:
+        ...     tape.watch(v)
+        >>> tape.watched_variables()
+        (<tj.Variable 'v:0' shape=() dtype=float64, numpy=1.0>,)
+        """
         return tuple(self._watched_variables.values())
 
     def reset(self) -> None:
-        """Forget what was recorded (the tape keeps recording if it is open)."""
+        """Forget what was recorded (the tape keeps recording if it is open).
+
+        >>> @tj.function
+        ... def f(x):
+        ...     with tj.GradientTape() as tape:
+        ...         tape.watch(x)
+        ...         y = x * x
+        ...         tape.reset()
+        ...         y = y + x  # only this is recorded
+        ...     return tape.gradient(y, x)
+        >>> f(np.array(3.0))
+        np.float64(1.0)
+        """
         if self._block is not None:
             self._first = self._block.last_op
         self._paused.clear()
@@ -137,8 +231,44 @@ class GradientTape:
         output_gradients: object = None,
         unconnected_gradients: str = "none",
     ) -> Any:
-        """d(sum of target) / d(each source), structured like `sources`: Tensors while
-        tracing, NumPy arrays eagerly; None (or zeros) where a source is not connected."""
+        """d(sum of target) / d(each source), structured like `sources`.
+
+        Parameters
+        ----------
+        target : tensor or array, or a nested structure of them
+            What to differentiate (its elements are summed).
+        sources : Variable, tensor or array, or a nested structure of them
+            What to differentiate with respect to (watched ones).
+        output_gradients : optional
+            The upstream gradient of each target (a vector-Jacobian product); by default ones.
+        unconnected_gradients : {"none", "zero"}, default "none"
+            What a source the target does not depend on gets: None, or zeros like it.
+
+        Returns
+        -------
+        The gradients, structured like `sources`: tensors while tracing, NumPy arrays
+        eagerly. An integer or bool source gets None (with a warning, as in TensorFlow).
+
+        Raises
+        ------
+        RuntimeError
+            A second call on a tape that is not `persistent`; or, in a compiled function,
+            the call is made outside the function that opened the tape.
+        ValueError
+            `unconnected_gradients` is neither "none" nor "zero"; or, eagerly, the target
+            was not computed by a `tj.Function` called while the tape recorded.
+
+        Examples
+        --------
+        >>> @tj.function
+        ... def grads(x, y):
+        ...     with tj.GradientTape() as tape:
+        ...         tape.watch([x, y])
+        ...         z = np.sum(x * y)
+        ...     return tape.gradient(z, [x, y])
+        >>> grads(np.array([1.0, 2.0]), np.array([3.0, 4.0]))
+        [array([3., 4.]), array([1., 2.])]
+        """
         if unconnected_gradients not in UNCONNECTED:
             raise ValueError(f"unconnected_gradients must be one of {UNCONNECTED}")
         if self._used and not self._persistent:
@@ -253,7 +383,19 @@ class GradientTape:
     # --- Jacobians ---------------------------------------------------------------------
     def jacobian(self, target: object, sources: object, unconnected_gradients: str = "none") -> Any:
         """d target[i] / d source[j] for every element: shape `target.shape + source.shape`
-        (one reverse sweep per target element, so for small targets)."""
+        (one reverse sweep per target element, so for small targets).
+
+        >>> @tj.function
+        ... def square(x):
+        ...     return x * x
+        >>> x = np.array([1.0, 2.0])
+        >>> with tj.GradientTape() as tape:
+        ...     tape.watch(x)
+        ...     y = square(x)
+        >>> tape.jacobian(y, x)
+        array([[2., 0.],
+               [0., 4.]])
+        """
         return eager.jacobian(self, target, sources, unconnected_gradients)
 
 

@@ -84,7 +84,31 @@ class ConversionError(Exception):
 # --- public entry points ----------------------------------------------------------------------
 def convert(function: Any, warn: bool = True) -> Any:
     """The converted version of a Python function; the function itself if it cannot be
-    converted (with a warning when `warn`), or if it is not a user function."""
+    converted (with a warning when `warn`), or if it is not a user function.
+
+    `tj.function` converts the functions it traces (and, through `converted_call`, the
+    user functions they call): `if`/`while`/`for`/`break`/`continue`/`return`/`and`/`or`/
+    `not`/`assert` then dispatch when they run, running as Python on Python values and
+    staging control flow on tensors. Conversion needs the function's source (a file, not
+    the interactive prompt); the result is cached per function.
+
+    Parameters
+    ----------
+    function : callable
+        A Python function, method or `functools.partial`.
+    warn : bool, default True
+        Warn when a user function cannot be converted.
+
+    Examples
+    --------
+    >>> def relu(x):
+    ...     if x > 0:
+    ...         return x
+    ...     return 0.0 * x
+    >>> converted = tj.autograph.convert(relu)
+    >>> converted is relu, converted(np.float64(2.0))  # on a value: plain Python
+    (False, np.float64(2.0))
+    """
     if inspect.ismethod(function):
         return types.MethodType(convert(function.__func__, warn), function.__self__)
     if isinstance(function, functools.partial):
@@ -111,7 +135,26 @@ def convert(function: Any, warn: bool = True) -> Any:
 
 
 def to_code(function: object) -> str:
-    """The source AutoGraph produces for `function` (a function, method or tj.Function)."""
+    """The source AutoGraph produces for `function` (a function, method or tj.Function).
+
+    Raises
+    ------
+    TypeError
+        `function` is not a Python function.
+
+    Examples
+    --------
+    >>> def relu(x):
+    ...     if x > 0:
+    ...         return x
+    ...     return 0.0 * x
+    >>> print(tj.autograph.to_code(relu))  # doctest: +ELLIPSIS
+    def relu(x):
+        do_return = False
+        ...
+        ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ...)
+        return ag__.ret(retval_)
+    """
     function = getattr(function, "python_function", function)
     function = getattr(function, "__func__", function)
     if not inspect.isfunction(function):
@@ -120,7 +163,23 @@ def to_code(function: object) -> str:
 
 
 def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
-    """Call `function(*args, **kwargs)`, converting it first if it is user code."""
+    """Call `function(*args, **kwargs)`, converting it first if it is user code.
+
+    Converted code calls every function through this, so that user functions called from
+    a `tj.function` have their control flow staged too; NumPy and built-in functions are
+    called as they are (a few, such as `range`, `len` and `np.zeros`, through AutoGraph's
+    own versions).
+
+    >>> def relu(x):
+    ...     if x > 0:
+    ...         return x
+    ...     return 0.0 * x
+    >>> @tj.function(autograph=False)
+    ... def f(x):
+    ...     return tj.autograph.converted_call(relu, (x,), None)  # stages relu's `if`
+    >>> f(np.float64(-1.0)), f(np.float64(2.0))
+    (np.float64(-0.0), np.float64(2.0))
+    """
     from tracejit.frontend.autograph import operators
 
     kwargs = kwargs or {}

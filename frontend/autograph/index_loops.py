@@ -42,7 +42,28 @@ UNROLL_LIMIT: int | None = DEFAULT_LOOP_UNROLL_LIMIT
 
 
 class LoopUnrolledWarning(UserWarning):
-    """A long Python loop over traced values was unrolled, not compiled as a loop."""
+    """A long Python loop over traced values was unrolled, not compiled as a loop.
+
+    A `for` over `range(...)` longer than `tj.config.loop_unroll_limit()` is compiled as a
+    loop when its body can be traced once for every iteration; when it cannot (it indexes
+    a Python list with the counter, say), it is unrolled and this warns, since unrolling
+    traces one copy of the body per iteration.
+
+    >>> import warnings
+    >>> weights = [float(w) for w in range(20)]
+    >>> @tj.function
+    ... def weighted(x):
+    ...     total = x * 0.0
+    ...     for i in range(20):
+    ...         total = total + x * weights[i]  # a Python list indexed by the counter
+    ...     return total
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     weighted(np.float64(1.0))
+    np.float64(190.0)
+    >>> caught[0].category.__name__
+    'LoopUnrolledWarning'
+    """
 
 
 class Enumerated:

@@ -78,7 +78,7 @@ def restore_function(source: tuple, binding: str, options: dict, token: str) -> 
         python_function = staticmethod(python_function)
     elif binding == "class":
         python_function = classmethod(python_function)
-    restored = Function(python_function, **options)
+    restored: Function[..., Any] = Function(python_function, **options)
     with _lock:
         restored = _RESTORED.setdefault(token, restored)  # another thread may have won
         _TOKENS.setdefault(restored, token)

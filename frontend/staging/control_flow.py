@@ -74,7 +74,34 @@ def cond(
     *,
     names: Sequence[str] | None = None,
 ) -> Any:
-    """`true_fn()` if `pred` else `false_fn()`; staged as `tj.if` when `pred` is a tensor."""
+    """`true_fn()` if `pred` else `false_fn()`; staged as `tj.if` when `pred` is a tensor.
+
+    AutoGraph turns an `if` on a tensor into this; call it directly in functions traced
+    with `autograph=False`. A Python `pred` just calls one branch.
+
+    Parameters
+    ----------
+    pred : bool or 0-d bool tensor
+        The condition.
+    true_fn, false_fn : callable
+        Functions of no arguments; both are traced, and must return the same structure
+        (arrays of the same dtype and shape, or the same Python value).
+    names : sequence of str, optional
+        The names of the outputs, for error messages.
+
+    Raises
+    ------
+    TypeError
+        The branches return different structures, dtypes or shapes.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def relu(x):
+    ...     return tj.cond(x > 0, lambda: x, lambda: np.zeros_like(x))
+    >>> relu(np.float64(-2.0)), relu(np.float64(3.0))
+    (np.float64(0.0), np.float64(3.0))
+    """
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()
     predicate = _predicate(pred, "condition")
@@ -266,7 +293,40 @@ def while_loop(
     names: Sequence[str] | None = None,
 ) -> tuple[Any, ...]:
     """Repeat `loop_vars = body_fn(*loop_vars)` while `cond_fn(*loop_vars)`; staged as
-    `tj.while` when the condition or a loop variable is a tensor."""
+    `tj.while` when the condition or a loop variable is a tensor.
+
+    AutoGraph turns a `while` on tensors into this. A staged loop's body is traced once;
+    each loop variable must keep its dtype and shape from one iteration to the next.
+
+    Parameters
+    ----------
+    cond_fn : callable
+        `cond_fn(*loop_vars)`, a bool (0-d tensor).
+    body_fn : callable
+        `body_fn(*loop_vars)`, the next values, as a tuple or list.
+    loop_vars : sequence
+        The initial values.
+    maximum_iterations : int or 0-d integer tensor, optional
+        Stop after this many iterations even if `cond_fn` still holds.
+    names : sequence of str, optional
+        The names of the loop variables, for error messages.
+
+    Returns
+    -------
+    tuple
+        The loop variables' final values.
+
+    Examples
+    --------
+    >>> def collatz(n, steps):
+    ...     n = np.where(n % 2 == 0, n // 2, 3 * n + 1)
+    ...     return n, steps + 1
+    >>> @tj.function
+    ... def collatz_steps(n):
+    ...     return tj.while_loop(lambda n, steps: n != 1, collatz, (n, np.int64(0)))
+    >>> collatz_steps(np.int64(6))
+    (np.int64(1), np.int64(8))
+    """
     loop_vars = tuple(loop_vars)
     iterations = 0
     while not _any_tensor(loop_vars):
@@ -796,7 +856,37 @@ def _check_bound(name: str, bound: object) -> None:
 
 class Range:
     """`tj.range(start, limit=None, delta=1)`: like `range`, but a `for` loop over it is
-    staged (not unrolled) by AutoGraph; iterating it directly needs concrete bounds."""
+    staged (not unrolled) by AutoGraph; iterating it directly needs concrete bounds.
+
+    In a `tj.function`, `for i in tj.range(n)` compiles to one loop whose body is traced
+    once, with `i` a tensor, whatever `n` is (a Python int or a tensor known only at run
+    time); a `for` over Python's `range` is unrolled when it is short
+    (`tj.config.set_loop_unroll_limit`). Outside a trace it iterates like `range`.
+
+    Parameters
+    ----------
+    start, limit, delta : number or 0-d tensor
+        As `range`'s (floats too, as `tf.range`'s): `tj.range(n)` counts 0, 1, ..., n - 1.
+
+    Raises
+    ------
+    TypeError
+        A bound is None or an array that is not 0-d; or a loop Python runs (not AutoGraph)
+        has a tensor bound.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def triangle(n):
+    ...     total = np.int64(0)
+    ...     for i in tj.range(1, n + 1):
+    ...         total += i
+    ...     return total
+    >>> triangle(np.int64(100))
+    np.int64(5050)
+    >>> list(tj.range(1, 7, 2))
+    [1, 3, 5]
+    """
 
     def __init__(self, start: Any, limit: Any = _NO_LIMIT, delta: Any = 1):
         if limit is _NO_LIMIT:

@@ -60,7 +60,53 @@ def set_loop_options(
     maximum_iterations: Any = UNSPECIFIED,
     shape_invariants: Any = UNSPECIFIED,
 ) -> None:
-    """Options for the staged loop whose body this call opens (see the module docstring)."""
+    """Options for the staged loop whose body this call opens (as TensorFlow's
+    `tf.autograph.experimental.set_loop_options`).
+
+    The call goes first in a loop's body and applies to the innermost staged loop around
+    it; in a loop Python runs (and eagerly) it does nothing.
+
+    Parameters
+    ----------
+    parallel_iterations, swap_memory
+        Accepted and ignored (hints for TensorFlow's executor; a tracejit loop runs its
+        iterations in order).
+    maximum_iterations : int or 0-d integer tensor, optional
+        Stop the loop after that many iterations.
+    shape_invariants : list of (loop variable, tj.TensorSpec or shape), optional
+        Let a loop variable's `None` dims change from one iteration to the next (without
+        it, a loop variable must keep its shape: a ValueError). The loop is traced again
+        with those dims unknown.
+
+    Raises
+    ------
+    TypeError
+        A shape invariant is not a (variable, spec) pair.
+    NotImplementedError
+        A shape invariant of unknown rank.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def prefixes(x, n):
+    ...     v = np.zeros(1)
+    ...     for i in tj.range(n):
+    ...         tj.autograph.experimental.set_loop_options(
+    ...             shape_invariants=[(v, tj.TensorSpec([None]))]
+    ...         )
+    ...         v = np.concatenate([v, x[i : i + 1]])  # one longer every iteration
+    ...     return v
+    >>> prefixes(np.array([1.0, 2.0, 3.0]), np.int64(3))
+    array([0., 1., 2., 3.])
+    >>> @tj.function
+    ... def doubled(x):
+    ...     while x < 100.0:
+    ...         tj.autograph.experimental.set_loop_options(maximum_iterations=3)
+    ...         x = x * 2.0
+    ...     return x
+    >>> doubled(np.float64(1.0))
+    np.float64(8.0)
+    """
     del parallel_iterations, swap_memory  # TensorFlow's executor hints: nothing to do here
     if not _recording:
         return  # a loop run by Python: nothing to stage

@@ -137,7 +137,25 @@ NUMPY = NumpyLayer()
 
 
 class Tensor(ArrayOperators):
-    """A symbolic NumPy array inside a traced function."""
+    """A symbolic NumPy array inside a traced function.
+
+    While a `tj.function` traces, its array arguments are Tensors: they have a `shape`
+    (`None` for a size known only at run time) and a `dtype`, but no values. NumPy functions,
+    operators, indexing and the ndarray methods (`sum`, `reshape`, `astype`, ...: they do
+    what NumPy's do) record operations instead of computing. Where Python needs a value
+    (`bool(t)`, `float(t)`, `np.asarray(t)`), a Tensor raises a TypeError saying what to
+    write instead; AutoGraph stages `if`/`while`/`for` on Tensors. Not created directly.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def f(x):
+    ...     print(x)  # Python's print runs while tracing
+    ...     return x.reshape(2, 2).sum(axis=0)
+    >>> f(np.arange(4.0))
+    <tj.Tensor shape=(4,) dtype=float64>
+    array([2., 4.])
+    """
 
     __slots__ = (
         "_value", "_shape", "dtype", "dims", "weak", "dim_of",

@@ -42,7 +42,43 @@ INDEX = np.dtype(np.int64)
 
 class TensorArray:
     """A list of same-shaped arrays that staged loops can carry and grow (mirrors
-    `tf.TensorArray`): `write` returns the updated array, `stack` joins the elements."""
+    `tf.TensorArray`): `write` returns the updated array, `stack` joins the elements.
+
+    The way to collect one value per iteration of a staged loop (`for i in tj.range(n)`),
+    where appending to a Python list would happen once, while tracing. As in TensorFlow,
+    use the array `write` returns from then on. Reading an index never written gives zeros.
+
+    Parameters
+    ----------
+    dtype : dtype
+        The elements' dtype; a write of another dtype raises a TypeError.
+    size : int, default 0
+        The number of elements (a Python int), all zeros at first.
+    dynamic_size : bool, default False
+        Whether writes past the end grow the array (else they raise
+        `tj.errors.InvalidArgumentError`). For a size known only at run time, use
+        `size=0, dynamic_size=True`.
+    element_shape : sequence of int, optional
+        The elements' shape; by default the first write's.
+
+    Raises
+    ------
+    NotImplementedError
+        `size` is a tensor, or `element_shape` has unknown (None) dims.
+    ValueError
+        `size` is negative.
+
+    Examples
+    --------
+    >>> @tj.function
+    ... def squares(n):
+    ...     values = tj.TensorArray(np.int64, size=0, dynamic_size=True)
+    ...     for i in tj.range(n):
+    ...         values = values.write(i, i * i)
+    ...     return values.stack()
+    >>> squares(np.int64(5))
+    array([ 0,  1,  4,  9, 16])
+    """
 
     def __init__(
         self,
@@ -105,7 +141,11 @@ class TensorArray:
 
     # --- public API ---------------------------------------------------------------------
     def size(self) -> Any:
-        """The number of elements, as an int32 (a 0-d tensor while tracing)."""
+        """The number of elements, as an int32 (a 0-d tensor while tracing).
+
+        >>> tj.TensorArray(np.float64, size=3).size()
+        np.int32(3)
+        """
         if isinstance(self._count, Tensor):
             return primitives.cast(self._count, np.dtype(np.int32))
         if is_tracing():
@@ -113,7 +153,24 @@ class TensorArray:
         return np.int32(self._count)
 
     def write(self, index: object, value: Any) -> TensorArray:
-        """The array with element `index` set to `value` (use the returned array)."""
+        """The array with element `index` set to `value` (use the returned array).
+
+        Raises
+        ------
+        TypeError
+            `value`'s dtype is not the array's.
+        tj.errors.InvalidArgumentError
+            `index` is negative, or past the end of a fixed-size array (in compiled code,
+            when the write runs).
+
+        Examples
+        --------
+        >>> values = tj.TensorArray(np.float64, size=2)
+        >>> values = values.write(0, np.ones(3)).write(1, np.zeros(3))
+        >>> values.stack()
+        array([[1., 1., 1.],
+               [0., 0., 0.]])
+        """
         value = self._element(value)
         if isinstance(index, Tensor):
             return self._write_staged(_index_tensor(index), value)
@@ -142,7 +199,12 @@ class TensorArray:
         )
 
     def read(self, index: Any) -> Any:
-        """Element `index` (zeros if it was never written)."""
+        """Element `index` (zeros if it was never written).
+
+        >>> values = tj.TensorArray(np.float64, size=3, element_shape=[2])
+        >>> values.write(0, np.array([1.0, 2.0])).read(0)
+        array([1., 2.])
+        """
         storage = self._require_storage("read")
         if isinstance(index, Tensor) or self._runtime_form:
             index_t = index if isinstance(index, Tensor) else primitives.constant(np.int64(index))
@@ -165,7 +227,11 @@ class TensorArray:
         return Tensor(emit(GetRowOp(storage.value, index_t.value)).result)
 
     def stack(self) -> Any:
-        """All elements stacked into one array of shape `(size, *element_shape)`."""
+        """All elements stacked into one array of shape `(size, *element_shape)`.
+
+        >>> tj.TensorArray(np.int64, size=2).write(1, np.int64(7)).stack()
+        array([0, 7])
+        """
         storage = self._require_storage("stack")
         if self._runtime_form:
             return Tensor(emit(TakeRowsOp(storage.value, self._count.value)).result)  # type: ignore[union-attr]  # _count is a Tensor here
@@ -174,7 +240,11 @@ class TensorArray:
         return storage
 
     def unstack(self, value: Any) -> TensorArray:
-        """An array whose elements are the rows of `value`."""
+        """An array whose elements are the rows of `value`.
+
+        >>> tj.TensorArray(np.int64, size=3).unstack(np.array([5, 6, 7])).read(2)
+        np.int64(7)
+        """
         if not isinstance(value, Tensor):
             value = np.array(value)  # a copy: eager writes must not change the caller's array
         _check_dtype(value.dtype, self.dtype, "unstack")

@@ -14,7 +14,21 @@ from tracejit.frontend.staging.source_location import user_location
 
 
 class FrozenRandomWarning(UserWarning):
-    """NumPy's random generator ran at trace time: every call returns the same numbers."""
+    """NumPy's random generator ran at trace time: every call returns the same numbers.
+
+    Warned once per function. Draw the numbers outside and pass them in, or call the
+    generator through `tj.py_function`.
+
+    >>> import warnings
+    >>> @tj.function
+    ... def noisy(x):
+    ...     return x + np.random.normal()
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     first, second = noisy(np.float64(0.0)), noisy(np.float64(0.0))
+    >>> caught[0].category.__name__, first == second
+    ('FrozenRandomWarning', np.True_)
+    """
 
 
 _warned: set[object] = set()  # the once_keys already warned about

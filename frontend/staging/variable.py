@@ -72,7 +72,47 @@ def note_array(array: object) -> None:
 
 
 class Variable(ArrayOperators):
-    """A NumPy array that `tj.function`s can update (mirrors `tf.Variable`)."""
+    """A NumPy array that `tj.function`s can update in place (mirrors `tf.Variable`).
+
+    A Variable owns a C-contiguous buffer of fixed shape and dtype. A compiled function that
+    uses it reads and writes that buffer directly (it is not an argument: the trace captures
+    it), so what a call assigns is visible from Python once the call returns. Eagerly the
+    methods work on the buffer; NumPy functions and operators use the current value.
+
+    Create each Variable once, outside the function (or on its first call only): creating
+    one while a function traces a second time raises a ValueError, as in TensorFlow.
+
+    Parameters
+    ----------
+    initial_value : array_like or callable
+        The value (copied), or a function of no arguments that returns it. Not a value
+        computed while tracing.
+    dtype : dtype, optional
+        The dtype; by default that of `np.array(initial_value)`.
+    name : str, optional
+        Shown in reprs and errors, with `:0` added (`"w"` -> `"w:0"`); by default
+        `Variable:0`, `Variable_1:0`, ... in the order they are made.
+    trainable : bool, default True
+        Whether `tj.Module.trainable_variables` lists it and a `tj.GradientTape` watches it
+        when it is read.
+
+    Raises
+    ------
+    TypeError
+        `initial_value` is a tensor being traced, or an array subclass tracejit refuses.
+
+    Examples
+    --------
+    >>> counter = tj.Variable(np.int64(0), name="counter")
+    >>> @tj.function
+    ... def count(x):
+    ...     counter.assign_add(len(x))
+    ...     return counter.value()
+    >>> count(np.ones(3)), count(np.ones(3))
+    (np.int64(3), np.int64(6))
+    >>> counter
+    <tj.Variable 'counter:0' shape=() dtype=int64, numpy=6>
+    """
 
     __array_priority__ = 2000  # above Tensor: NumPy asks the Variable first
 
@@ -103,22 +143,46 @@ class Variable(ArrayOperators):
     # --- metadata ------------------------------------------------------------------
     @property
     def name(self) -> str:
+        """The name, with its `:0` suffix.
+
+        >>> tj.Variable(1.0, name="scale").name
+        'scale:0'
+        """
         return self._name
 
     @property
     def shape(self) -> tuple[int, ...]:
+        """The shape (fixed: an assignment must have it).
+
+        >>> tj.Variable(np.zeros((2, 3)), name="w").shape
+        (2, 3)
+        """
         return self._buffer.shape
 
     @property
     def dtype(self) -> np.dtype:
+        """The dtype (fixed: assigned values are cast to it, as `np.copyto` casts).
+
+        >>> tj.Variable([1, 2], dtype=np.float32, name="v").dtype
+        dtype('float32')
+        """
         return self._buffer.dtype
 
     @property
     def ndim(self) -> int:
+        """The number of dimensions.
+
+        >>> tj.Variable(np.zeros((2, 3)), name="w").ndim
+        2
+        """
         return self._buffer.ndim
 
     def numpy(self) -> np.ndarray:
-        """A copy of the current value (a NumPy scalar for 0-d Variables)."""
+        """A copy of the current value (a NumPy scalar for 0-d Variables).
+
+        >>> tj.Variable([1.0, 2.0], name="v").numpy()
+        array([1., 2.])
+        """
         if noting:
             note_use(self)
         value = self._buffer.copy()
@@ -135,7 +199,17 @@ class Variable(ArrayOperators):
         return current_trace().capture_variable(self, tensor_type(self.shape, self.dtype))
 
     def value(self) -> Any:
-        """The current value: a staged read while tracing, else a copy of the buffer."""
+        """The current value: a staged read while tracing, else a copy of the buffer.
+
+        `read_value` is the same method.
+
+        >>> v = tj.Variable([1.0, 2.0], name="v")
+        >>> @tj.function
+        ... def scaled():
+        ...     return v.value() * 10
+        >>> scaled()
+        array([10., 20.])
+        """
         if is_tracing():
             return Tensor(emit(VarReadOp(self._handle())).result)
         return self.numpy()
@@ -149,7 +223,38 @@ class Variable(ArrayOperators):
         name: str | None = None,
         read_value: bool = True,
     ) -> Any:
-        """Overwrite the value (same shape; cast like `np.copyto(..., casting='same_kind')`)."""
+        """Overwrite the value (same shape; cast like `np.copyto(..., casting='same_kind')`).
+
+        Parameters
+        ----------
+        value : array_like
+            The new value, of the Variable's shape.
+        use_locking, name
+            Accepted for TensorFlow compatibility; ignored.
+        read_value : bool, default True
+            While tracing: return the new value (else None).
+
+        Returns
+        -------
+        The Variable itself eagerly; while tracing the new value as a tensor (or None).
+
+        Raises
+        ------
+        ValueError
+            The value's shape differs from the Variable's.
+        TypeError
+            (while tracing) the value's dtype cannot be cast to the Variable's ("same_kind").
+
+        Examples
+        --------
+        >>> v = tj.Variable([1.0, 2.0], name="v")
+        >>> v.assign([3.0, 4.0])
+        <tj.Variable 'v:0' shape=(2,) dtype=float64, numpy=[3., 4.]>
+        >>> v.assign([1.0, 2.0, 3.0])  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot assign a value of shape (3,) to the Variable v:0 of shape (2,) ...
+        """
         if is_tracing():
             new = self._as_tensor(value)
             emit(VarWriteOp(new.value, self._handle()))
@@ -168,6 +273,12 @@ class Variable(ArrayOperators):
         name: str | None = None,
         read_value: bool = True,
     ) -> Any:
+        """Add `delta` to the value in place (`assign(value + delta)`).
+
+        >>> v = tj.Variable([1.0, 2.0], name="v")
+        >>> v.assign_add([10.0, 10.0]).numpy()
+        array([11., 12.])
+        """
         return self.assign(np.add(self.value(), delta), read_value=read_value)
 
     def assign_sub(
@@ -177,6 +288,12 @@ class Variable(ArrayOperators):
         name: str | None = None,
         read_value: bool = True,
     ) -> Any:
+        """Subtract `delta` from the value in place (`assign(value - delta)`).
+
+        >>> v = tj.Variable([1.0, 2.0], name="v")
+        >>> v.assign_sub(1.0).numpy()
+        array([0., 1.])
+        """
         return self.assign(np.subtract(self.value(), delta), read_value=read_value)
 
     def _as_tensor(self, value: object) -> Tensor:

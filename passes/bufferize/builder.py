@@ -7,7 +7,8 @@ form. Handlers use:
 * `values[v]`: the buffer holding tensor value `v`;
 * `destination(result, sizes)`: the buffer a result is computed into (its output
   argument if it is returned, else a fresh `memref.alloc` freed before returning);
-  `sizes` gives one index value per dynamic (`?`) dim of the result;
+  `sizes` gives one index value per dynamic (`?`) dim of the result, `bounds` a static
+  upper bound of each dim where one is known (below);
 * `generic(...)`: a `linalg.generic` on buffers with a body built by a callback;
 * `dim(buffer, i)`: the size of dim `i` of a buffer as an index value;
 * `bufferize_block(old, new, finish)`: bufferize a nested region's block (`scf.if`
@@ -17,7 +18,19 @@ form. Handlers use:
 * `state`: the function-wide facts the pass creates up front (`BufferizeState`).
 
 Small buffers of static shape live on the stack (`memref.alloca`, which the code
-generator hoists to the function's entry), so scalar loop state costs no malloc.
+generator hoists to the function's entry), so scalar loop state costs no malloc. A
+temporary of a loop's body whose `?` dims have static upper bounds (`x[:i]` of a static
+`x` has at most `x`'s length) is a `memref.view` of the run-time sizes into a scratch
+byte buffer of the bounds, allocated once -- on the stack when small, else at the
+function's entry and freed when it returns:
+
+    %scratch = memref.alloc() : memref<8000xi8>            (at the function's entry)
+    ...
+    scf.while ... do {
+      %t = memref.view %scratch[%c0][%count] : memref<8000xi8> to memref<?xf64>
+
+so a loop body that copies `x[:i]` (for a matrix product, say) does no malloc per
+iteration. A view is no temporary of the region's: never freed, reused or handed on.
 """
 
 from __future__ import annotations
@@ -31,10 +44,12 @@ from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
     ComplexType,
+    IntegerType,
     LocationAttr,
     MemRefType,
     ModuleOp,
     TensorType,
+    i8,
 )
 from xdsl.dialects.linalg.attrs import IteratorTypeAttr
 from xdsl.dialects.linalg.ops import GenericOp, YieldOp
@@ -45,11 +60,12 @@ from xdsl.utils.exceptions import DiagnosticException
 
 from tracejit.ir import upstream_memref
 from tracejit.ir.dtypes import component_type
+from tracejit.ir.fused import dim_bounds
 from tracejit.ir.invariants import defining_op
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.ir.state import VarType
-from tracejit.passes.support.indices import dim_size
+from tracejit.passes.support.indices import dim_size, index_constant
 from tracejit.passes.support.scalar_semantics import signless
 
 PARALLEL = IteratorTypeAttr.parallel()
@@ -65,6 +81,10 @@ BodyBuilder = Callable[[Builder, Sequence[SSAValue], Sequence[SSAValue]], Sequen
 
 # Static buffers up to this size live on the stack instead of the heap.
 STACK_BYTES = 256
+# A loop's temporary of run-time size is carved from a scratch buffer of its static bound
+# up to this size (a larger bound, allocated once for the whole call however small the
+# sizes it holds, would cost more memory than the mallocs it saves).
+BOUNDED_SCRATCH_BYTES = 1 << 24
 
 
 def _byte_size(buffer_type: MemRefType) -> int:
@@ -118,11 +138,13 @@ class BufferizeState:
     * `carried`: the block arguments of the `scf.while` loops that carry growing
       TensorArrays in SSA form (tensor_array.py); such a loop owns their buffers.
     * `successor`: a carried buffer `tj.grow` replaced -> the buffer that replaced it.
+    * `bounds`: the static upper bounds of tensor values' dims found so far (`bounds_of`).
     """
 
     positions: dict[Operation, int]
     carried: set[SSAValue] = field(default_factory=set)
     successor: dict[SSAValue, SSAValue] = field(default_factory=dict)
+    bounds: dict[SSAValue, list[int | None]] = field(default_factory=dict)
 
     @staticmethod
     def of(function: func.FuncOp) -> BufferizeState:
@@ -201,11 +223,13 @@ class FunctionBufferizer:
         result: SSAValue,
         sizes: Sequence[SSAValue] = (),
         reusable: Sequence[SSAValue] = (),
+        bounds: Sequence[int | None] = (),
     ) -> SSAValue:
         """The buffer `result` is computed into: its output argument, the buffer of a dead
         temporary among `reusable` (operands the op reads with the identity map only, so
-        writing each result element after reading the same operand element is safe), or
-        a new alloc."""
+        writing each result element after reading the same operand element is safe), in a
+        loop a view into a scratch buffer of `bounds` (static upper bounds per dim, see
+        the module docstring), or a new alloc."""
         if result in self.returned:
             return self.outputs[self.returned.index(result)]
         dead = self.dead_temporary(result, reusable)
@@ -221,6 +245,10 @@ class FunctionBufferizer:
         on_stack = self.stack_buffer(buffer_type)
         if on_stack is not None:
             return on_stack
+        if dynamic and bounds and _in_loop(result):
+            view = self.bounded_buffer(buffer_type, sizes, bounds)
+            if view is not None:
+                return view
         alloc = upstream_memref.AllocOp(list(sizes), [], buffer_type)
         if dynamic == 0 and _in_loop(result):
             buffer = self._hoist(alloc)
@@ -238,6 +266,44 @@ class FunctionBufferizer:
             return None
         alloca = upstream_memref.AllocaOp.get(buffer_type.element_type, 64, buffer_type.get_shape())
         return self.builder.insert(alloca).memref
+
+    def bounded_buffer(
+        self, buffer_type: MemRefType, sizes: Sequence[SSAValue], bounds: Sequence[int | None]
+    ) -> SSAValue | None:
+        """A buffer of `buffer_type` with the run-time `sizes`, viewed into a scratch
+        buffer as large as `bounds` that is allocated once (module docstring); None when
+        a `?` dim has no bound or the bound is larger than BOUNDED_SCRATCH_BYTES."""
+        largest: list[int] = []
+        for size, bound in zip(buffer_type.get_shape(), bounds, strict=True):
+            if size != DYNAMIC_INDEX:
+                largest.append(size)
+            elif bound is None:
+                return None
+            else:
+                largest.append(bound)
+        nbytes = _byte_size(MemRefType(buffer_type.element_type, largest))
+        if nbytes > BOUNDED_SCRATCH_BYTES:
+            return None
+        scratch_type = MemRefType(i8, [max(nbytes, 1)])
+        scratch = self.stack_buffer(scratch_type)
+        if scratch is None:
+            scratch = self._hoist(upstream_memref.AllocOp([], [], scratch_type))
+        start = index_constant(self.builder, 0)
+        return self.builder.insert(memref.ViewOp(scratch, start, sizes, buffer_type)).result
+
+    def shape_only(self, shape: Sequence[int], sizes: Sequence[SSAValue]) -> SSAValue:
+        """A buffer of `shape` (`sizes`: its `?` dims) with no data: elements of zero bits
+        (`i0`), viewed into an empty stack buffer, which a generic takes as an input only to
+        bound the loops that walk it (passes/bufferize/fused.py); nothing loads it.
+
+            %none = memref.alloca() : memref<0xi8>
+            %shape = memref.view %none[%c0][%n] : memref<0xi8> to memref<?x12xi0>
+        """
+        empty = self.stack_buffer(MemRefType(i8, [0]))
+        assert empty is not None  # (no bytes: on the stack)
+        start = index_constant(self.builder, 0)
+        view = memref.ViewOp(empty, start, sizes, MemRefType(IntegerType(0), shape))
+        return self.builder.insert(view).result
 
     def temporary(self, buffer_type: MemRefType, sizes: Sequence[SSAValue] = ()) -> SSAValue:
         """A scratch buffer for one op: on the stack when `stack_buffer` allows, else on the
@@ -280,6 +346,11 @@ class FunctionBufferizer:
                 return buffer
         return None
 
+    def bounds_of(self, value: SSAValue) -> list[int | None]:
+        """Static upper bounds of the dims of tensor `value` (`ir.fused.dim_bounds`: a
+        slice's count is at most its dim, ...), for `destination`'s `bounds`."""
+        return dim_bounds(value, None, self.state.bounds)
+
     def dim(self, buffer: SSAValue, index: int) -> SSAValue:
         """Dim `index` of `buffer` as an `index` value (a constant when static)."""
         return dim_size(self.builder, buffer, index)
@@ -316,7 +387,7 @@ class FunctionBufferizer:
         result = op.results[0]
         rank = rank_of(result)
         sizes = self.sizes_like(result, inputs[0]) if inputs else ()
-        output = self.destination(result, sizes, reusable=op.operands)
+        output = self.destination(result, sizes, op.operands, self.bounds_of(result))
         maps = [identity_map(rank)] * (len(inputs) + 1)
         self.generic(inputs, output, maps, [PARALLEL] * rank, body, op.location)
         self.values[result] = output

@@ -115,9 +115,11 @@ def _result_generic(
     inputs: Sequence[tuple[SSAValue, list[AffineExpr]]],
     body,
     size_of: Callable[[int], SSAValue] | None = None,
+    bounds: Sequence[int | None] = (),
 ) -> None:
     """A parallel generic over `op`'s result; each input comes with its map's results.
-    `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time."""
+    `size_of(d)` gives the run-time size of each result dim `d` unknown at trace time,
+    `bounds` static upper bounds of them where known (`destination`)."""
     result = op.results[0]
     shape = shaped_type(result).get_shape()
     rank = len(shape)
@@ -125,7 +127,7 @@ def _result_generic(
     if dynamic and size_of is None:
         raise DiagnosticException(f"bufferize: {op.name} on dynamic shapes is not supported yet")
     sizes = [size_of(d) for d in dynamic] if size_of is not None else []
-    output = bufferizer.destination(result, sizes)
+    output = bufferizer.destination(result, sizes, bounds=bounds)
     maps = [projection_map(rank, exprs) for _, exprs in inputs] + [identity_map(rank)]
     bufferizer.generic(
         [buffer for buffer, _ in inputs], output, maps, [PARALLEL] * rank, body, op.location
@@ -153,7 +155,12 @@ def lower_reshape(bufferizer: FunctionBufferizer, op: ReshapeOp) -> None:
     reads = _unit_dim_reads(source, target)
     if reads is not None and source.count(DYNAMIC_INDEX) <= 1:  # then the ? dims match up
         _result_generic(
-            bufferizer, op, [(buffer, reads)], lambda b, ins, outs: [ins[0]], sizes.__getitem__
+            bufferizer,
+            op,
+            [(buffer, reads)],
+            lambda b, ins, outs: [ins[0]],
+            sizes.__getitem__,
+            bufferizer.bounds_of(op.result),  # a kernel's result as a row of a matrix
         )
         return
     if 0 in target:  # nothing to copy (and no size to divide by)
@@ -229,16 +236,22 @@ def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     def body(b: Builder, ins, outs):
         return [b.insert(memref.LoadOp.get(buffer, slice_indices(b, start, step))).res]
 
-    _result_generic(bufferizer, op, [], body, counts.__getitem__)
+    # a count is at most its dim (distinct positions in range): in a loop, the copy of a
+    # run-time count of a static dim needs no malloc per iteration (builder.py)
+    bounds = bufferizer.bounds_of(op.result)
+    _result_generic(bufferizer, op, [], body, counts.__getitem__, bounds)
 
 
-def row_major_position(b: Builder, shape: Sequence[int]) -> SSAValue:
-    """Inside a generic over `shape`: the row-major position of the loop indices (where a
-    reshape of a 1-D array reads it)."""
+def row_major_position(
+    b: Builder, shape: Sequence[int], at: Sequence[SSAValue] | None = None
+) -> SSAValue:
+    """Inside a generic over `shape`: the row-major position of the loop indices, or of
+    the position `at` in an array of `shape` (where a reshape of a 1-D array reads it)."""
     position: int | SSAValue = 0
     for d, stride in enumerate(_strides_of(shape)):
         if shape[d] != 1:
-            position = _sum(b, position, _mul(b, _loop_index(b, d), stride))
+            index = _loop_index(b, d) if at is None else at[d]
+            position = _sum(b, position, _mul(b, index, stride))
     return _value(b, position)
 
 
@@ -251,12 +264,16 @@ def _strides_of(shape: Sequence[int]) -> list[int]:
 
 
 def slice_indices(
-    b: Builder, start: Sequence[int | SSAValue], step: Sequence[int]
+    b: Builder,
+    start: Sequence[int | SSAValue],
+    step: Sequence[int],
+    at: Sequence[SSAValue] | None = None,
 ) -> list[SSAValue]:
     """Inside a generic: the operand position start + i * step that loop position i of a
-    slice reads (also used by fused kernels reading through a slice, bufferize/fused.py)."""
+    slice reads, or that position `at` of the slice reads (also used by fused kernels
+    reading through a slice, bufferize/fused.py)."""
     return [
-        _value(b, _sum(b, _mul(b, _loop_index(b, d), stride), first))
+        _value(b, _sum(b, _mul(b, _loop_index(b, d) if at is None else at[d], stride), first))
         for d, (first, stride) in enumerate(zip(start, step, strict=True))
     ]
 

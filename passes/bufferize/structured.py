@@ -264,7 +264,8 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
     lhs_shape, rhs_shape = shaped_type(op.lhs).get_shape(), shaped_type(op.rhs).get_shape()
     out_shape = op.result.type.get_shape()
-    output = bufferizer.destination(op.result, _matmul_sizes(bufferizer, op, lhs, rhs))
+    sizes = _matmul_sizes(bufferizer, op, lhs, rhs)
+    output = bufferizer.destination(op.result, sizes, bounds=bufferizer.bounds_of(op.result))
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
     if isinstance(op.rhs.owner, TransposeOp) and read_in_place_by_matmul(op.rhs.owner):
         # B is the transpose's operand, in place (`values` maps the transpose to it): its

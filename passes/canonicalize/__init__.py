@@ -6,7 +6,8 @@ upstream ops' canonicalization traits applied until none applies, and dead ops a
 unreachable blocks removed.
 
 The rewrites of the `tj` ops live in this package, not in the dialect: `PATTERNS` maps
-each op type to its patterns (`patterns.py`, `control_flow.py`, `masked_update.py`), so
+each op type to its patterns (`patterns.py`, `control_flow.py`, `masked_update.py`,
+`sizes.py`), so
 that `ir/` holds the ops alone and imports no pass code. Upstream ops (arith, scf, ...)
 keep theirs behind xDSL's `HasCanonicalizationPatternsTrait`, which this pass reads too;
 apart from where the `tj` patterns are found, it is xDSL's `canonicalize`
@@ -34,8 +35,9 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.control_flow import IfOp
+from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
-from tracejit.ir.shape_ops import ReshapeOp, TransposeOp
+from tracejit.ir.shape_ops import DimOp, ReshapeOp, TransposeOp
 from tracejit.ir.update import ScatterOp
 from tracejit.passes.canonicalize.control_flow import IfConstantPredicate
 from tracejit.passes.canonicalize.masked_update import MaskedUpdateAsSelect
@@ -54,6 +56,7 @@ from tracejit.passes.canonicalize.patterns import (
     SubZero,
     TransposeOfTranspose,
 )
+from tracejit.passes.canonicalize.sizes import DimOfSizedValue, DotAsSum
 
 PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     ew.AddOp: (AddZero(),),
@@ -67,6 +70,8 @@ PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     ReshapeOp: (ReshapeOfReshape(),),
     ReduceOp: (ReduceOverUnitAxes(),),
     ScatterOp: (MaskedUpdateAsSelect(),),
+    DimOp: (DimOfSizedValue(),),
+    MatmulOp: (DotAsSum(),),
     IfOp: (IfConstantPredicate(),),
 }
 """The canonicalization patterns of the `tj` ops, tried in this order on an op of the type."""

@@ -199,6 +199,11 @@ KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     "bufferize-after-dce-first": re.compile(
         r"^\[dce,inline,.*PipelineError: <OpResult\[tensor<i1>\].*tj\.select"
     ),
+    # regressions/test_fuzz_024137edd7.py: `y[idx[p[i]:p[i + 1]]] += v` (a scatter through
+    # index arrays of a run-time length: CSR's transposed product) is not supported
+    "scatter-of-run-time-length": re.compile(
+        r"assignment with index arrays whose sizes are unknown at trace time is not supported"
+    ),
 }
 
 
@@ -211,6 +216,12 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # the same: a loop variable carried by value that refers to an array the loop writes in
     # place, read after the write (`c = a; while ...: a += 1; c = c - 1`)
     (NotImplementedError, re.compile(r"that a staged loop changes in place, and is read after")),
+    # docs/guide.md, index loops: a window `x[i + a : i + b]` at a run-time index keeps its
+    # static width, and the kernel checks that it fits where NumPy would make it shorter
+    (IndexError, re.compile(r"a slice of \d+ elements starting at a run-time index reaches")),
+    # docs/guide.md, slices that change size with the counter: a slice of run-time length 1
+    # is not broadcast (regressions/test_fuzz_da11dbd688.py: `out[:i] += x[i:i + 1]`)
+    (ValueError, re.compile(r"slices whose lengths are known only at run time differ in length")),
 )
 
 

@@ -7,7 +7,9 @@ an abort is counted as a crash, not the end of the run), one per core at a time
     programs tried / mismatches / crashes
 
 and the same per statement kind (a program counts for every kind it has a statement of;
-a mismatch or crash for the kinds of the program that first failed, before shrinking).
+a mismatch or crash for the kinds of the program that first failed, before shrinking), then
+per tag of the whole-program generators: fuzz_nesting's nesting shapes (`shape:`) and
+fuzz_slices' loops slicing with their counter (`slice:` family, header, slice form, size).
 A batch stops at its first mismatch: hypothesis shrinks it and the worker writes it to
 `regressions/` (a test to commit). Programs that hit a known open bug
 (`fuzz_oracle.KNOWN_BUGS`, each with its regression test) are counted separately.
@@ -30,9 +32,10 @@ HERE = Path(__file__).resolve().parent
 CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it is running
 
 
-# The generators a run draws from: fuzz_programs' statements, fuzz_nesting's nested staged
-# loops over arguments of every kind (1 program in 3 by default), or one of them only.
-GENERATORS = ("mixed", "statements", "nested")
+# The generators a run draws from: fuzz_programs' statements (1 program in 2 by default),
+# fuzz_nesting's nested staged loops over arguments of every kind (1 in 4), fuzz_slices'
+# loops slicing with their counter (1 in 4), or one of them only.
+GENERATORS = ("mixed", "statements", "nested", "slices")
 # Seconds one program may run (eager, trace, compile, the compiled runs): a staged loop that
 # never ends is a finding too, so the worker exits and the program is saved as a crash.
 PROGRAM_TIMEOUT = 300
@@ -42,6 +45,7 @@ def strategy_for(generator: str, gradients: bool):
     import numpy as np
     from fuzz_nesting import nested_programs
     from fuzz_programs import programs
+    from fuzz_slices import slice_programs
     from hypothesis import strategies as st
 
     if gradients:  # differentiated: fuzz_programs' float64 first input
@@ -50,7 +54,9 @@ def strategy_for(generator: str, gradients: bool):
         return programs()
     if generator == "nested":
         return nested_programs()
-    return st.one_of(programs(), programs(), nested_programs())
+    if generator == "slices":
+        return slice_programs()
+    return st.one_of(programs(), programs(), nested_programs(), slice_programs())
 
 
 def worker(count: int, seed: int, gradients: bool = False, generator: str = "mixed") -> None:
@@ -169,7 +175,8 @@ def main() -> None:
         choices=GENERATORS,
         default="mixed",
         help="statements: fuzz_programs only; nested: fuzz_nesting only (nested staged loops, "
-        "arguments of every kind); mixed (default): both, 1 program in 3 nested",
+        "arguments of every kind); slices: fuzz_slices only (loops slicing with their "
+        "counter); mixed (default): all three, 1 program in 4 nested, 1 in 4 slices",
     )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -204,23 +211,28 @@ def main() -> None:
     if totals["known"]:
         print(f"(+ {totals['known']} programs hit a known open bug: fuzz_oracle.KNOWN_BUGS)")
     print("per statement kind: programs tried / mismatches / crashes")
-    _table(per_kind, lambda kind: not kind.startswith(SHAPE))
-    if any(kind.startswith(SHAPE) for kind in per_kind["tried"]):
-        print("nesting shapes (fuzz_nesting): programs tried / mismatches / crashes")
-        _table(per_kind, lambda kind: kind.startswith(SHAPE), sort=True)
+    _table(per_kind, lambda kind: not kind.startswith(tuple(TAGS)))
+    for prefix, title in TAGS.items():
+        if any(kind.startswith(prefix) for kind in per_kind["tried"]):
+            print(f"{title}: programs tried / mismatches / crashes")
+            _table(per_kind, lambda kind, p=prefix: kind.startswith(p), sort=True)
     sys.exit(1 if totals["mismatches"] or totals["crashes"] else 0)
 
 
-SHAPE = "shape:"  # fuzz_nesting's tags in Program.kinds (counted, not statement kinds)
+# The whole-program generators' tags in Program.kinds (counted, not statement kinds).
+TAGS = {
+    "shape:": "nesting shapes (fuzz_nesting)",
+    "slice:": "loops slicing with their counter (fuzz_slices)",
+}
 
 
 def _table(per_kind: dict[str, Counter], keep, sort: bool = False) -> None:
-    """One line per kind `keep` accepts: tried / failed / crashed (shapes by name, so that a
+    """One line per kind `keep` accepts: tried / failed / crashed (tags by name, so that a
     tag missing from a run, a blind spot, is easy to see next to its neighbours)."""
     tried = [(k, n) for k, n in per_kind["tried"].most_common() if keep(k)]
     for kind, count in sorted(tried) if sort else tried:
         failed, crashed = per_kind["failed"][kind], per_kind["crashed"][kind]
-        name = kind.removeprefix(SHAPE)
+        name = kind.split(":", 1)[1] if kind.startswith(tuple(TAGS)) else kind
         print(f"  {name:<16} {count:>6} / {failed} / {crashed}")
 
 

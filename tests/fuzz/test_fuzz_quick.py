@@ -3,9 +3,11 @@
 Each example is one traced function of 4-14 random statements returning every value
 (one compile checks many expressions), run eagerly, compiled with the default pipeline
 and compiled with a random list of the optional tensor passes before the lowering passes
-(IR verified after every pass). Derandomized, so CI sees the same programs every run;
-`make fuzz N=...` (run_fuzz.py) explores with fresh seeds. A failure is shrunk by
-hypothesis and written to `regressions/` as a test to commit.
+(IR verified after every pass); then a few of fuzz_nesting's nested staged loops and of
+fuzz_slices' loops slicing with their counter, and checks that each generator keeps
+producing every kind of program it is meant to. Derandomized, so CI sees the same programs
+every run; `make fuzz N=...` (run_fuzz.py) explores with fresh seeds. A failure is shrunk
+by hypothesis and written to `regressions/` as a test to commit.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ from fuzz_nesting import nested_programs
 from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
 from fuzz_programs import programs
 from fuzz_regressions import Recorder
+from fuzz_slices import slice_programs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 QUICK_EXAMPLES = 20  # `make fuzz` explores further; 38 cost ~55 s of the 10-minute suite
 NESTED_EXAMPLES = 8  # fuzz_nesting's programs (nested staged loops): ~0.3 s each
+SLICE_EXAMPLES = 8  # fuzz_slices' programs (loops slicing with their counter): ~0.3 s each
 RECORDER = Recorder()
 
 
@@ -72,6 +76,61 @@ def test_fuzz_nested_quick():
     except Mismatch as error:
         path = RECORDER.save()
         raise AssertionError(f"shrunk failing program saved as {path}") from error
+
+
+@settings(
+    max_examples=SLICE_EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+@given(program=slice_programs())
+def _fuzz_slices(program):
+    findings = check(program, [])
+    if findings and not all(known_bug(f) for f in findings):
+        message = "\n".join(map(str, findings))
+        RECORDER.failed(program, [[]], message)
+        raise Mismatch(message + "\n\n" + program.source())
+
+
+def test_fuzz_slices_quick():
+    """Loops slicing with their counter: prefixes, windows, triangular nests, CSR rows."""
+    try:
+        _fuzz_slices()
+    except Mismatch as error:
+        path = RECORDER.save()
+        raise AssertionError(f"shrunk failing program saved as {path}") from error
+
+
+# Tags fuzz_slices must keep producing (Program.kinds "slice:..."): every family, loop
+# header, slice form and the sizes around the unroll limit.
+SLICE_TAGS = [
+    "reduce", "triangular", "prefix_update", "csr", "rows", "rebind", "block",
+    "header range(shape)", "header range(len)", "header tj.range", "header enumerate",
+    "header enumerate rows", "header rows own counter",
+    "form prefix", "form suffix", "form window", "form negative bound", "form reversed",
+    "form middle", "form step", "form shifted pair", "header while",
+    "reduction dot", "reduction sum", "reduction mean", "reduction of elementwise",
+    "write item", "write total", "write slice", "write cumsum", "gather", "scatter",
+    "argument written",
+    "n=0", "n=1", "n=8", "n=9", "n>9", "int32", "int64", "float32", "float64",
+]  # fmt: skip
+SLICES_SEEN: set[str] = set()
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(program=slice_programs())
+def _generate_slices(program):
+    SLICES_SEEN.update(k.removeprefix("slice:") for k in program.kinds)
+
+
+def test_slices_generator_produces_every_tag():
+    _generate_slices()
+    missing = sorted(set(SLICE_TAGS) - SLICES_SEEN)
+    assert not missing, f"never generated: {missing}"
+    assert not [t for t in SLICES_SEEN if "," in t]  # run_fuzz.py splits kinds at commas
 
 
 # Tags fuzz_nesting must keep producing (Program.kinds "shape:..."): the shapes issue 35

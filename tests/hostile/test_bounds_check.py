@@ -54,6 +54,36 @@ def test_out_of_range_load_fails_its_own_check():
             runtime_errors.raise_for_status(status, messages)
 
 
+VIEW = """
+func.func @view(%n: index, %out: memref<f64>) -> i32 {
+  %scratch = memref.alloca() : memref<32xi8>
+  %c0 = arith.constant 0 : index
+  %v = memref.view %scratch[%c0][%n] : memref<32xi8> to memref<?xf64>
+  %x = arith.constant 1.5 : f64
+  memref.store %x, %v[%c0] : memref<?xf64>
+  %y = memref.load %v[%c0] : memref<?xf64>
+  memref.store %y, %out[] : memref<f64>
+  %ok = arith.constant 0 : i32
+  func.return %ok : i32
+}
+"""
+
+
+def test_a_view_larger_than_its_scratch_fails_its_own_check():
+    """bufferize views a loop's temporary of run-time size into a scratch buffer of its
+    static bound (passes/bufferize/builder.py): a wrong bound is caught at the view."""
+    ctx = Context()
+    for dialect in (builtin.Builtin, func.Func, arith.Arith, memref.MemRef):
+        ctx.load_dialect(dialect)
+    module = Parser(ctx, VIEW).parse_module()
+    view = compile_module(module, check_bounds=True).kernel("view")
+    out = np.zeros((), np.float64)
+    assert view(4, out) == 0 and out == 1.5  # 4 f64 fill the 32 bytes
+    status = view(5, out)
+    messages = [m.data for m in module.attributes[runtime_contract.MESSAGES_ATTR]]
+    assert messages[status - 1].startswith("OutOfBoundsError: memref.view at "), messages
+
+
 def test_statuses_map_to_python_errors():
     with pytest.raises(MemoryError):
         runtime_errors.raise_for_status(runtime_contract.OUT_OF_MEMORY, [])

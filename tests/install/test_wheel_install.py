@@ -10,23 +10,18 @@ directory to sys.path, so the editable install's own .pth (its import hook) neve
 from __future__ import annotations
 
 import os
-import shutil
-import site
-import subprocess
-import sys
 import textwrap
-import venv
 import zipfile
-from importlib.metadata import version
 from pathlib import Path
 
 import pytest
 
+from tests.install.conftest import fresh_venv, install, run, user_environment
+
+pytestmark = pytest.mark.xdist_group("wheel")  # one worker builds the wheel for the module(s)
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # Directories of the repository that are not (part of) the package `tracejit`.
 NOT_INSTALLED = {"tests", "docs", "benchmarks", "examples", "build", "dist"}
-# What a build leaves behind or a developer keeps in the tree: not copied to build from.
-NOT_COPIED = shutil.ignore_patterns(".*", "build", "dist", "*.egg-info", "__pycache__", "Output")
 
 
 def _source_modules() -> list[str]:
@@ -51,49 +46,6 @@ def _source_modules() -> list[str]:
     return sorted(modules)
 
 
-def _run(command: list, cwd: Path, env: dict | None = None) -> str:
-    result = subprocess.run(
-        [str(part) for part in command],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    output = result.stdout + result.stderr
-    assert result.returncode == 0, f"{' '.join(map(str, command))} failed:\n{output}"
-    return output
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    """The wheel built from a copy of the working tree (so no build/ lands in the tree)."""
-    if int(version("setuptools").split(".")[0]) < 77:
-        pytest.fail("setuptools>=77 is needed to build (pyproject.toml's test extra); run make")
-    tmp = tmp_path_factory.mktemp("wheel")
-    source = tmp / "source"
-    shutil.copytree(REPO_ROOT, source, ignore=NOT_COPIED, symlinks=True)
-    output = _run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            source,
-            "-w",
-            tmp / "dist",
-        ],
-        cwd=tmp,
-    )
-    # setuptools' deprecation warnings (the license table of old) reach pip's output.
-    assert "BuildBackendWarning" not in output and "DeprecationWarning" not in output, output
-    (built,) = (tmp / "dist").glob("tracejit-*.whl")
-    return built
-
-
 def test_wheel_holds_every_subpackage_and_nothing_else(wheel):
     names = set(zipfile.ZipFile(wheel).namelist())
     missing = [module for module in _source_modules() if module not in names]
@@ -108,17 +60,6 @@ def test_wheel_holds_every_subpackage_and_nothing_else(wheel):
         if name.split("/")[1] in NOT_INSTALLED | {"setup.py", "pyproject.toml", "Makefile"}
     ]
     assert not stray, f"in the wheel but not part of the package: {stray[:10]}"
-
-
-def _fresh_venv(path: Path) -> Path:
-    """A venv whose sys.path has the running environment's packages after its own."""
-    venv.EnvBuilder(system_site_packages=True, with_pip=False).create(path)
-    python = path / "bin" / "python"
-    own = _run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], path)
-    if sys.prefix != sys.base_prefix:  # system_site_packages reaches the base, not this venv
-        paths = "\n".join(site.getsitepackages())
-        (Path(own.strip()) / "_running_environment.pth").write_text(paths + "\n")
-    return python
 
 
 CHECK = """
@@ -160,34 +101,17 @@ print("ok", tj.__file__)
 
 
 def test_installed_wheel_imports_compiles_and_has_tracejit_opt(wheel, tmp_path):
-    python = _fresh_venv(tmp_path / "venv")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "TRACEJIT_"))}
-    env["PYTHONNOUSERSITE"] = "1"
-    # --ignore-installed: the running environment's tracejit is visible on the new venv's
-    # sys.path; never touch (uninstall) it, install beside it into the new venv.
-    _run(
-        [
-            python,
-            "-m",
-            "pip",
-            "install",
-            "--no-deps",
-            "--no-build-isolation",
-            "--no-index",
-            "--ignore-installed",
-            wheel,
-        ],
-        cwd=tmp_path,
-        env=env,
-    )
+    python = fresh_venv(tmp_path / "venv")
+    env = user_environment()
+    install(python, wheel, tmp_path, env)
     elsewhere = tmp_path / "elsewhere"  # not the repository: its tracejit must not be found
     elsewhere.mkdir()
     script = elsewhere / "check.py"
     script.write_text(textwrap.dedent(CHECK))
-    output = _run([python, script], cwd=elsewhere, env=env)
+    output = run([python, script], cwd=elsewhere, env=env)
     assert output.startswith("ok ") and str(tmp_path / "venv") in output, output
 
     opt = tmp_path / "venv" / "bin" / "tracejit-opt"
-    assert "usage: tracejit-opt" in _run([opt, "--help"], cwd=elsewhere, env=env)
-    listing = _run([opt, "--list-passes"], cwd=elsewhere, env=env)
+    assert "usage: tracejit-opt" in run([opt, "--help"], cwd=elsewhere, env=env)
+    listing = run([opt, "--list-passes"], cwd=elsewhere, env=env)
     assert "bufferize" in listing and "default pipeline:" in listing, listing

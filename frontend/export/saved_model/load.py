@@ -39,7 +39,42 @@ def load(export_dir: str | os.PathLike[str], use_object_code: bool = True) -> An
 
     Loading runs the directory's machine code when it was compiled for this CPU and
     compiler: load only directories you trust. `use_object_code=False` ignores the saved
-    machine code and compiles every function from its saved IR."""
+    machine code and compiles every function from its saved IR.
+
+    Parameters
+    ----------
+    export_dir : str or os.PathLike
+        A directory `tj.saved_model.save` wrote.
+    use_object_code : bool, default True
+        Run the saved machine code when it was compiled for this CPU and compiler (else the
+        saved IR is compiled, as with False).
+
+    Returns
+    -------
+    A loaded function (callable with arrays that match one of its saved traces), or an
+    object with the saved attributes (Variables, loaded functions, nested objects).
+
+    Raises
+    ------
+    LoadError
+        The directory is missing, truncated or corrupt, of a newer format, or its IR fails
+        verification.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> @tj.function
+    ... def add_one(x):
+    ...     return x + 1.0
+    >>> _ = add_one(np.ones(2))  # the trace that is saved
+    >>> with tempfile.TemporaryDirectory() as directory:
+    ...     tj.saved_model.save(add_one, directory)
+    ...     loaded = tj.saved_model.load(directory)
+    >>> loaded
+    <loaded tj.Function add_one (1 signatures)>
+    >>> loaded(np.array([1.0, 2.0]))
+    array([2., 3.])
+    """
     directory = Path(export_dir)
     contents = manifest.read_manifest(directory)
     try:

@@ -75,7 +75,47 @@ def save(obj: object, export_dir: str | os.PathLike[str], signatures: object = N
     `signatures`: for a Function, a ConcreteFunction or a list of them (only those traces are
     saved); for any object, a dict {name: Function or ConcreteFunction} of named entry
     points, loaded as `loaded.signatures[name]`. The directory holds machine code: like a
-    pickle, load only directories you trust (`tj.saved_model.load` explains)."""
+    pickle, load only directories you trust (`tj.saved_model.load` explains).
+
+    What is saved: each Function's traces (its IR, and the machine code compiled for this
+    CPU), the Variables' values, and the object's attributes that hold them, so that
+    `load` gives an object with the same attributes and calls, without the Python source.
+    A Function is saved with the traces it has: call it, or get its concrete functions,
+    first (a Function with an `input_signature` is traced for it when it has no trace).
+
+    Parameters
+    ----------
+    obj : tj.Function, tj.ConcreteFunction or object
+        What to save: a function, or an object (a `tj.Module`, ...) whose attributes hold
+        Functions, Variables and other such objects.
+    export_dir : str or os.PathLike
+        The directory to write (created if need be).
+    signatures : optional
+        For a Function: a ConcreteFunction or a list of them, the only traces saved. For
+        any object: a dict {name: Function or ConcreteFunction} of named entry points,
+        loaded as `loaded.signatures[name]`.
+
+    Raises
+    ------
+    SaveError
+        `obj` holds no Function and no Variable, or something a SavedModel cannot hold.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> class Scaler(tj.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.factor = tj.Variable(2.0, name="factor")
+    ...     @tj.function(input_signature=[tj.TensorSpec([None], tj.float64)])
+    ...     def __call__(self, x):
+    ...         return x * self.factor
+    >>> with tempfile.TemporaryDirectory() as directory:
+    ...     tj.saved_model.save(Scaler(), directory)
+    ...     loaded = tj.saved_model.load(directory)
+    >>> loaded(np.array([1.0, 2.0])), loaded.factor
+    (array([2., 4.]), <tj.Variable 'factor:0' shape=() dtype=float64, numpy=2.0>)
+    """
     from tracejit.frontend.export.saved_model.loaded import LoadedObject
 
     writer = _Writer()

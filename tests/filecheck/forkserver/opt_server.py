@@ -37,7 +37,7 @@ def preload() -> None:
     for name in (
         "tracejit.tools.opt_main",
         "tracejit.tools.opt_session",
-        "tracejit.tools.dot_graph",
+        "tracejit.compiler.dot_graph",
         "tracejit.tools.python_input",
         "tracejit.tools.saved_input",
         "tracejit.tools.run_module",

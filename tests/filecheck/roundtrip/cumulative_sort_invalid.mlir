@@ -2,8 +2,8 @@
 // RUN: tracejit-opt %s --split-input-file --verify-diagnostics
 
 func.func @unknown_scan(%x: tensor<4xf32>) {
-  // expected-error @+1 {{unknown tj.cumulative kind 'max'}}
-  %r = tj.cumulative "max" %x, axis = 0 : tensor<4xf32>
+  // expected-error @+1 {{unknown tj.cumulative kind 'median'}}
+  %r = tj.cumulative "median" %x, axis = 0 : tensor<4xf32>
   func.return
 }
 

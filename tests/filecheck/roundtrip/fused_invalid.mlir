@@ -58,7 +58,7 @@ func.func @reduction_and_elementwise_results(%x: tensor<8xf32>, %y: tensor<8xf32
 // -----
 
 func.func @broadcast_of_a_result(%x: tensor<8x4xf32>, %m: tensor<4xf32>) -> tensor<8x4xf32> {
-  // expected-error @+1 {{tj.broadcast_in_dim must read a block argument or a constant}}
+  // expected-error @+1 {{tj.broadcast_in_dim must read a block argument, a view of one or a constant}}
   %r = tj.fused %x, %m : (tensor<8x4xf32>, tensor<4xf32>) -> tensor<8x4xf32> {
   ^bb0(%a: tensor<8x4xf32>, %c: tensor<4xf32>):
     %e = tj.exp %a : tensor<8x4xf32>
@@ -80,4 +80,33 @@ func.func @captured_value(%x: tensor<8x4xf32>, %y: tensor<8x4xf32>) -> tensor<8x
     tj.yield %d : tensor<8x4xf32>
   }
   func.return %r : tensor<8x4xf32>
+}
+
+// -----
+
+func.func @chain_of_views_from_a_constant(%x: tensor<4xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{tj.fused: tj.slice must read a block argument or a view of one}}
+  %r = tj.fused %x : (tensor<4xf32>) -> tensor<2xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %c = tj.constant dense<1.0> : tensor<f32>
+    %b = tj.broadcast_in_dim %c, dims = [] : tensor<f32> to tensor<4xf32>
+    %s = tj.slice %b, start = [0], step = [2] : tensor<4xf32> to tensor<2xf32>
+    %t = tj.slice %a, start = [1], step = [2] : tensor<4xf32> to tensor<2xf32>
+    %d = tj.sub %s, %t : tensor<2xf32>
+    tj.yield %d : tensor<2xf32>
+  }
+  func.return %r : tensor<2xf32>
+}
+
+// -----
+
+func.func @results_of_two_domains(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{tj.fused: a result of shape [2] is not of the kernel's domain [4]}}
+  %r, %q = tj.fused %x : (tensor<4xf32>) -> (tensor<4xf32>, tensor<2xf32>) {
+  ^bb0(%a: tensor<4xf32>):
+    %e = tj.exp %a : tensor<4xf32>
+    %s = tj.slice %a, start = [0], step = [2] : tensor<4xf32> to tensor<2xf32>
+    tj.yield %e, %s : tensor<4xf32>, tensor<2xf32>
+  }
+  func.return %r : tensor<4xf32>
 }
