@@ -25,7 +25,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import MemRefType
 
 from tracejit.codegen.context import FunctionEmitter
-from tracejit.codegen.emit_memref import return_status_if
+from tracejit.codegen.emit_memref import _return_status_if as return_status_if
 from tracejit.codegen.llvm_types import I32, PTR, call_address
 from tracejit.ir.lapack_contract import LAPACK_PREFIX, ROUTINES, TABLE_GLOBAL
 from tracejit.ir.runtime_contract import LAPACK_MISSING

@@ -76,7 +76,7 @@ def element_ptr(fx: FunctionEmitter, ref: MemRef, indices: Sequence[SSAValue]) -
     return fx.b.gep(ref.ptr, [offset], inbounds=True, source_etype=elem)
 
 
-def return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> None:
+def _return_status_if(fx: FunctionEmitter, failed: ir.Value, status: int) -> None:
     """Return `status` when `failed`, in a kernel with an i32 status result (one without
     a status, e.g. hand-written codegen tests, cannot report it and is left alone)."""
     if fx.fn.function_type.return_type != I32:
@@ -100,7 +100,7 @@ def check_index_values(
     inside: ir.Value = ir.Constant(I1, 1)
     for index, dim in zip(indices, ref.dims, strict=True):  # 0 <= i < dim, unsigned
         inside = fx.b.and_(inside, fx.b.icmp_unsigned("<", index, dim))
-    return_status_if(fx, fx.b.not_(inside), _bounds_status(fx, op))
+    _return_status_if(fx, fx.b.not_(inside), _bounds_status(fx, op))
 
 
 def _bounds_status(fx: FunctionEmitter, op: Operation) -> int:
@@ -199,7 +199,7 @@ def _through_block_cache(fx: FunctionEmitter, name: str, args: list[ir.Value],
 def _return_if_null(fx: FunctionEmitter, ptr: ir.Value) -> None:
     """A failed heap allocation returns OUT_OF_MEMORY (the caller raises MemoryError;
     buffers allocated before it leak, as on any error path)."""
-    return_status_if(fx, fx.b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), OUT_OF_MEMORY)
+    _return_status_if(fx, fx.b.icmp_unsigned("==", ptr, ir.Constant(PTR, None)), OUT_OF_MEMORY)
 
 
 def _alloca(fx: FunctionEmitter, op: memref.AllocaOp) -> MemRef:
@@ -246,7 +246,7 @@ def _copy(fx: FunctionEmitter, op: memref.CopyOp) -> None:
     if fx.state.check_bounds:
         sizes_differ = fx.b.icmp_unsigned("!=", _num_elements(fx, source),
                                           _num_elements(fx, target))
-        return_status_if(fx, sizes_differ, _bounds_status(fx, op))
+        _return_status_if(fx, sizes_differ, _bounds_status(fx, op))
     memcpy = fx.state.declare("llvm.memcpy.p0.p0.i64", VOID, [PTR, PTR, I64, I1])
     fx.b.call(memcpy, [target.ptr, source.ptr, _byte_count(fx, source), ir.Constant(I1, 0)])
 
