@@ -1,4 +1,5 @@
-"""Emitters for control flow: `func.return`, `func.call`, `cf.br`, `cf.cond_br`, `cf.switch`.
+"""Emitters for control flow: `func.return`, `func.call`, `cf.br`, `cf.cond_br`, `cf.switch`
+(LAPACK calls: emit_lapack.py).
 
 Block arguments become phi nodes (created up front by the function translator); a branch only
 records its edge, and phis are filled once every block has been emitted. When two edges of one
@@ -15,6 +16,7 @@ from xdsl.dialects.builtin import MemRefType
 from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.codegen.context import Emitter, FunctionEmitter
+from tracejit.codegen.emit_lapack import emit_lapack_call, is_lapack_call
 from tracejit.codegen.emit_parallel import emit_parallel_call, is_parallel_call
 from tracejit.codegen.emit_vector import fence_streamed_lines
 from tracejit.codegen.errors import CodegenError
@@ -36,6 +38,8 @@ def _call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value | None:
     name = op.callee.root_reference.data
     if name in INTERRUPT_CALLS:  # the Ctrl-C flag: a load or store, not a call
         return INTERRUPT_CALLS[name](fx.b, fx.state.module)
+    if is_lapack_call(name):  # through the loader-filled table (codegen/emit_lapack.py)
+        return emit_lapack_call(fx, op)
     callee = fx.state.functions.get(name)
     if callee is None:
         raise CodegenError(f"func.call: no func.func @{name} in the module")

@@ -22,6 +22,7 @@ from tracejit.codegen.context import Emitter, FunctionEmitter, MemRef, ModuleSta
 from tracejit.codegen.emit_arith import ARITH_EMITTERS, ARITH_NAMED_EMITTERS
 from tracejit.codegen.emit_complex import COMPLEX_EMITTERS
 from tracejit.codegen.emit_control import CONTROL_EMITTERS
+from tracejit.codegen.emit_lapack import is_lapack_call
 from tracejit.codegen.emit_math import MATH_EMITTERS
 from tracejit.codegen.emit_memref import (
     MEMREF_EMITTERS,
@@ -105,6 +106,8 @@ def _param_types(op: func.FuncOp, signature: KernelSignature) -> list[ir.Type]:
 def _declare_function(state: ModuleState, op: func.FuncOp) -> None:
     if op.sym_name.data in INTERRUPT_CALLS and not op.body.blocks:
         return  # emitted inline where called (codegen/interrupts.py)
+    if is_lapack_call(op.sym_name.data) and not op.body.blocks:
+        return  # called through the loader-filled table (codegen/emit_lapack.py)
     signature = kernel_signature(op)  # rejects unsupported argument and result types
     outputs = op.function_type.outputs.data
     ret = scalar_type(outputs[0]) if outputs else VOID

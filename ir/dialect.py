@@ -16,6 +16,7 @@ from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
+from tracejit.ir.linalg import LinalgOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.poison import PoisonOp
@@ -49,6 +50,7 @@ TJ = Dialect(
         CumulativeOp,
         SortOp,
         NonzeroOp,
+        LinalgOp,
     ],
     [*STATE_TYPES],
     [TjConstantMaterialization()],

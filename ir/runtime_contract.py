@@ -13,6 +13,8 @@ Kernel status (the `i32` every kernel returns, see `codegen/abi.py`):
                        answers of a kernel's array-object entry point (never an error: the
                        caller takes its slow path, `codegen/pyobject_entry.py`)
     OUT_OF_MEMORY      a heap allocation inside the kernel failed (MemoryError)
+    LAPACK_MISSING     a LAPACK call found no routine: SciPy is not installed in this
+                       process (ImportError; ir/lapack_contract.py)
 
 A check's message is "ErrorType: text"; the caller raises `ErrorType(text)` (an unknown
 type name raises `tj.errors.InvalidArgumentError`).
@@ -26,6 +28,7 @@ NOT_CONTIGUOUS = -1  # an input is not C-contiguous and aligned: copy it first
 WRONG_SHAPE = -2  # an input's rank or static dims differ from the trace's: another trace
 WRONG_TYPE = -3  # an input is not an ndarray of the trace's dtype: convert or retrace
 OUT_OF_MEMORY = -4
+LAPACK_MISSING = -5
 ENTRY_POINT_ANSWERS = (NOT_CONTIGUOUS, WRONG_SHAPE, WRONG_TYPE)
 
 # --- check messages ----------------------------------------------------------------------------

@@ -13,9 +13,10 @@ as they are for the compiler). After every op the result's dtype and shape must 
 declared result type.
 
 Anything else -- TensorArrays, prints, py_function callbacks, Variables, asserts, run-time
-indices (gather, scatter, dynamic slices), sort, nonzero, unknown dims, or a result that does
-not match its declared type -- raises `Unsupported`: the caller then compiles the module as
-before. The interpreter refuses rather than guesses.
+indices (gather, scatter, dynamic slices), sort, nonzero, LAPACK calls (tj.linalg, whose
+functions also stage asserts), unknown dims, or a result that does not match its declared
+type -- raises `Unsupported`: the caller then compiles the module as before. The
+interpreter refuses rather than guesses.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from typing import Any
 from tracejit.codegen import interrupts, jit
 from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
 from tracejit.ir.parallel_contract import POOL_GLOBAL, THREADS_GLOBAL
+from tracejit.runtime import lapack
 from tracejit.runtime.settings import THREAD_COUNT
 
 GLOBALS = (POOL_GLOBAL, ALLOC_GLOBAL, FREE_GLOBAL)
@@ -46,13 +47,14 @@ _compiler: threading.Thread | None = None
 def bind_loaded_module(owner: Any, engine: Any) -> None:
     """Fill in the globals through which a module reaches the process's runtime, those it
     has: the thread count `tj.config.set_num_threads` writes (until then the module runs
-    serially) and the Ctrl-C flag now, and the thread pool and the block cache for
-    temporaries when they are compiled (`bind`; until then threads per call,
-    `aligned_alloc` and `free`). Registered with codegen/jit.py's LOAD_HOOKS below."""
+    serially), the Ctrl-C flag and the LAPACK routines now, and the thread pool and the
+    block cache for temporaries when they are compiled (`bind`; until then threads per
+    call, `aligned_alloc` and `free`). Registered with codegen/jit.py's LOAD_HOOKS below."""
     slot = engine.get_global_value_address(THREADS_GLOBAL)
     if slot:
         ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
     interrupts.bind(engine)  # staged loops poll Ctrl-C (codegen/interrupts.py)
+    lapack.bind(engine)  # the addresses of SciPy's LAPACK routines (runtime/lapack.py)
     bind(owner, engine)
 
 

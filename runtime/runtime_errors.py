@@ -5,7 +5,8 @@ Compiled kernels return 0 or the 1-based index of the failed check's message (se
 A failed bounds check of a `TRACEJIT_CHECK_BOUNDS=1` build is such a check too
 ("OutOfBoundsError: <op> at <location>"): in a traced function it is a compiler bug.
 Negative statuses come from the code generator itself (`KERNEL_ERRORS`): OUT_OF_MEMORY when
-a kernel's own heap allocation fails. (-1..-3 are the array-object entry point's "take the
+a kernel's own heap allocation fails, LAPACK_MISSING when it calls LAPACK in a process
+without SciPy. (-1..-3 are the array-object entry point's "take the
 slow path" answers, `codegen/pyobject_entry.py`, never seen here.)
 """
 
@@ -14,8 +15,12 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 
+import numpy as np
+
+from tracejit.ir.lapack_contract import MISSING_TEXT
 from tracejit.ir.runtime_contract import (
     BOUNDS_ERROR,
+    LAPACK_MISSING,
     OUT_OF_MEMORY,
     split_message,
 )
@@ -27,11 +32,13 @@ ERROR_TYPES: dict[str, type[Exception]] = {
     "AssertionError": AssertionError,
     "InvalidArgumentError": InvalidArgumentError,
     "FailedPreconditionError": FailedPreconditionError,
+    "LinAlgError": np.linalg.LinAlgError,  # a singular or not positive definite matrix
 }
 
 
 KERNEL_ERRORS: dict[int, tuple[type[Exception], str]] = {
     OUT_OF_MEMORY: (MemoryError, "a compiled kernel could not allocate a temporary buffer"),
+    LAPACK_MISSING: (ImportError, f"this compiled function {MISSING_TEXT}"),
 }
 
 

@@ -13,6 +13,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     elementwise,
     in_place,
     indexing,
+    lapack,
     linalg,
     matrices,
     mutation,

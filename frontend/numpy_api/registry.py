@@ -113,7 +113,9 @@ def call_function(fn: Callable[..., object], args: tuple, kwargs: dict) -> Any:
     if fn in MAY_ALIAS or (fn is np.astype and kwargs.get("copy") is False):
         return result
     if isinstance(result, tuple | list):
-        return type(result)(new_array(r, args) for r in result)
+        items = [new_array(r, args) for r in result]
+        # a namedtuple (np.linalg.slogdet's SlogdetResult) takes its items one by one
+        return type(result)(*items) if hasattr(result, "_fields") else type(result)(items)
     result = new_array(result, args)
     if fn in ARRAY_RESULTS or (fn is np.astype and _is_array(args[0])):
         result._is_array = True  # 0-d too: an array, not a NumPy scalar (x[...] = v works)

@@ -63,7 +63,7 @@ def test_wheel_holds_every_subpackage_and_nothing_else(wheel):
 
 
 CHECK = """
-import importlib, pkgutil, sysconfig
+import importlib, importlib.util, pkgutil, sysconfig
 from importlib.metadata import metadata
 import numpy as np
 import tracejit as tj
@@ -82,6 +82,20 @@ y = np.arange(3, dtype=np.float32)
 np.testing.assert_allclose(f(x, y), np.sum(np.tanh(x * y + 1.0), axis=0), rtol=1e-5)
 assert f.experimental_get_tracing_count() == 1
 assert metadata("tracejit")["License-Expression"] == "Apache-2.0"
+assert "linalg" in metadata("tracejit").get_all("Provides-Extra")
+
+if importlib.util.find_spec("scipy") is not None:  # the linalg extra: LAPACK from SciPy
+    @tj.function
+    def solve(a, b):
+        return np.linalg.solve(a, b)
+
+    a, b = np.array([[3.0, 1.0], [1.0, 2.0]]), np.array([9.0, 8.0])
+    np.testing.assert_allclose(solve(a, b), np.linalg.solve(a, b), rtol=1e-12)
+    try:
+        solve(np.zeros((2, 2)), b)
+        raise AssertionError("a singular matrix raised no LinAlgError")
+    except np.linalg.LinAlgError as error:
+        assert "Singular matrix" in str(error), error
 print("ok", tj.__file__)
 """
 

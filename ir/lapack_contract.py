@@ -1,0 +1,42 @@
+"""How compiled code calls LAPACK, stated once for bufferize, the code generator and the
+runtime.
+
+bufferize (passes/bufferize/lapack.py) calls a LAPACK routine as a bodiless function named
+LAPACK_PREFIX + the routine (`dgetrf`, ...), declared in the module:
+
+    func.func private @tracejit_lapack_dgetrf(i32, i32, memref<?xf64>, i32, memref<?xi32>)
+                                              -> i32
+    %info = func.call @tracejit_lapack_dgetrf(%m, %n, %a, %lda, %ipiv) : ...
+
+in the routine's argument order without its last argument, `info`, which the call returns.
+Scalars (i32, and i8 for a character argument such as `uplo`) are passed by value in the
+IR; the code generator (codegen/emit_lapack.py) passes every argument by pointer, as
+Fortran does: a scalar through a stack slot, a memref as its data pointer (column-major
+data: bufferize copies matrices in and out). There is no hidden string-length argument:
+the routines called are SciPy's `scipy.linalg.cython_lapack` wrappers, whose C signatures
+are the Fortran ones without them (`void dgetrs(char *trans, int *n, int *nrhs, double *a,
+int *lda, int *ipiv, double *b, int *ldb, int *info)`).
+
+A module that calls LAPACK has the global TABLE_GLOBAL, a pointer to an array of function
+addresses, one per ROUTINES entry in that order; the loader fills it in
+(runtime/lapack.py). While it is null (SciPy is not installed in this process) a call
+returns the status LAPACK_MISSING (ir/runtime_contract.py).
+"""
+
+from __future__ import annotations
+
+LAPACK_PREFIX = "tracejit_lapack_"
+TABLE_GLOBAL = "tracejit_lapack_table"
+
+# one letter per element type: f32, f64, complex<f32>, complex<f64>
+TYPE_LETTERS = ("s", "d", "c", "z")
+ROUTINES: tuple[str, ...] = tuple(
+    letter + routine for routine in ("getrf", "getrs", "potrf") for letter in TYPE_LETTERS
+)
+
+EXTRA = "linalg"
+"""The optional dependency (`pip install tracejit[linalg]`) that brings SciPy's LAPACK."""
+MISSING_TEXT = (
+    "needs SciPy's LAPACK: install it with `pip install tracejit[linalg]` (or call NumPy's "
+    "function through tj.py_function)"
+)
