@@ -176,11 +176,11 @@ def run_kernel(kernel: Kernel, tj_function: Any, njit: Any, budget: Budget) -> K
     return KernelResult(kernel.key, kernel.title, kernel.size, numpy_timing, tracejit, numba)
 
 
-def _time(seconds: float | None) -> str:
+def time_cell(seconds: float | None) -> str:
     return "-" if seconds is None else format_seconds(seconds)
 
 
-def _ratio(numerator: float | None, denominator: float | None) -> str:
+def ratio_cell(numerator: float | None, denominator: float | None) -> str:
     if numerator is None or denominator is None:
         return "-"
     return f"{numerator / denominator:.2f}x"
@@ -206,13 +206,13 @@ def results_table(results: list[KernelResult]) -> str:
             r.key,
             r.title,
             r.size,
-            _time(r.tracejit.first),
-            _time(r.tracejit.run),
-            _time(r.numpy.run) + ("*" if KERNELS[r.key].loops else ""),
-            _time(r.numba.first),
-            _time(r.numba.run),
-            _ratio(r.numpy.run, r.tracejit.run),
-            _ratio(r.numba.run, r.tracejit.run),
+            time_cell(r.tracejit.first),
+            time_cell(r.tracejit.run),
+            time_cell(r.numpy.run) + ("*" if KERNELS[r.key].loops else ""),
+            time_cell(r.numba.first),
+            time_cell(r.numba.run),
+            ratio_cell(r.numpy.run, r.tracejit.run),
+            ratio_cell(r.numba.run, r.tracejit.run),
             _note(r),
         ]
         for r in results

@@ -23,7 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.kernel_bench import Timing, compilers, time_compiled, time_numpy
+from benchmarks.kernel_bench import (
+    Timing,
+    compilers,
+    ratio_cell,
+    time_cell,
+    time_compiled,
+    time_numpy,
+)
 from benchmarks.loop_kernels import LOOP_KERNELS, LoopKernel, jax_sources
 from benchmarks.peers import fresh_copy, importable
 from benchmarks.timing import FULL, QUICK, Budget, format_seconds, format_table
@@ -170,16 +177,6 @@ def time_impl(
 
 
 # --- the table ----------------------------------------------------------------------------
-def _time(seconds: float | None) -> str:
-    return "-" if seconds is None else format_seconds(seconds)
-
-
-def _ratio(numerator: float | None, denominator: float | None) -> str:
-    if numerator is None or denominator is None:
-        return "-"
-    return f"{numerator / denominator:.2f}x"
-
-
 def _note(r: LoopResult) -> str:
     notes = []
     for name in IMPLS:
@@ -201,16 +198,16 @@ def results_table(results: list[LoopResult]) -> str:
             r.key,
             r.title,
             str(r.n),
-            _time(r.tracejit.first),
-            _time(r.tracejit.run),
-            _time(r.numpy.run),
-            _time(r.numba.first),
-            _time(r.numba.run),
-            _time(r.jax.first),
-            _time(r.jax.run),
-            _ratio(r.numpy.run, r.tracejit.run),
-            _ratio(r.numba.run, r.tracejit.run),
-            _ratio(r.jax.run, r.tracejit.run),
+            time_cell(r.tracejit.first),
+            time_cell(r.tracejit.run),
+            time_cell(r.numpy.run),
+            time_cell(r.numba.first),
+            time_cell(r.numba.run),
+            time_cell(r.jax.first),
+            time_cell(r.jax.run),
+            ratio_cell(r.numpy.run, r.tracejit.run),
+            ratio_cell(r.numba.run, r.tracejit.run),
+            ratio_cell(r.jax.run, r.tracejit.run),
             _note(r),
         ]
         for r in results

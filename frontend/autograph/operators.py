@@ -616,12 +616,22 @@ def _staged_rows(loop: _Loop, tensor: Tensor, extra_test, body, enumerate_from=N
     if tensor.ndim == 0:
         raise TypeError(at_user_line("iteration over a 0-d tensor"))
     rows = runtime_sizes.dim_size(tensor, 0)  # a run-time int64 tensor for an unknown dim
-    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
-    loop.stage(
-        lambda index: _with_extra(index < rows, extra_test),
+    _stage_over_rows(
+        loop,
+        rows,
+        extra_test,
         lambda index: body(
             tensor[index] if enumerate_from is None else (index + enumerate_from, tensor[index])
         ),
+    )
+
+
+def _stage_over_rows(loop: _Loop, rows: int | Tensor, extra_test, row_body) -> None:
+    """Stage `for index in range(rows): row_body(index)` with a weak int64 counter."""
+    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
+    loop.stage(
+        lambda index: _with_extra(index < rows, extra_test),
+        row_body,
         index=(first, lambda index: index + 1),
     )
 
@@ -639,12 +649,7 @@ def _staged_zip(loop: _Loop, zipped: index_loops.Zipped, extra_test, body) -> No
             _check_same_length(size, rows)
         both_known = isinstance(size, int) and isinstance(rows, int)
         rows = min(size, rows) if both_known else dispatched(np.minimum(rows, size))
-    first = Tensor(primitives.constant(np.asarray(0, np.int64)).value, weak=True)
-    loop.stage(
-        lambda index: _with_extra(index < rows, extra_test),
-        lambda index: body(tuple(t[index] for t in tensors)),
-        index=(first, lambda index: index + 1),
-    )
+    _stage_over_rows(loop, rows, extra_test, lambda index: body(tuple(t[index] for t in tensors)))
 
 
 def _check_same_length(size: int | Tensor, rows: int | Tensor) -> None:
