@@ -64,7 +64,7 @@ def _read_variables(values: Any) -> Any:
 
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     inputs = _read_variables(inputs)
-    if method in ("outer", "reduce", "accumulate"):
+    if method in ("outer", "reduce", "accumulate", "at"):
         return _call_method(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")
@@ -87,7 +87,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
 
 
 def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """`ufunc.outer`, `.reduce`, `.accumulate` (numpy_api/ufunc_methods.py)."""
+    """`ufunc.outer`, `.reduce`, `.accumulate`, `.at` (numpy_api/ufunc_methods.py)."""
     from tracejit.frontend.numpy_api import ufunc_methods
 
     if kwargs.get("out") is not None or (method == "outer" and ufunc not in UFUNCS):
@@ -97,6 +97,8 @@ def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> A
         result = getattr(ufunc_methods, method)(ufunc, *inputs, **rest)
     except TypeError as error:  # an argument NumPy takes and tracejit does not
         raise unsupported(ufunc, f".{method}(..., {error})") from None
+    if method == "at":  # an update in place: None, as NumPy
+        return None
     if result is None:
         raise unsupported(ufunc, f".{method}")
     return new_array(result, inputs)

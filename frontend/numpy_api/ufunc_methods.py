@@ -8,7 +8,13 @@
 - `accumulate(x, axis=0)`: running add, multiply (`np.cumsum`, `np.cumprod`), maximum and
   minimum (`tj.cumulative`, combined in NumPy's order).
 
-Other methods (`at`, `reduceat`) and other ufuncs' reduce/accumulate are refused by name.
+- `at(a, indices, b)`: NumPy's unbuffered in-place `a[indices] = ufunc(a[indices], b)`,
+  where a repeated index combines every one of its updates (`tj.scatter_combine`), for the
+  binary ufuncs whose loop is one element-wise op: add, subtract, multiply, divide,
+  floor_divide, remainder, fmod, power, maximum, minimum, fmax, fmin, arctan2, hypot,
+  copysign, bitwise and/or/xor, shifts, logical and/or/xor.
+
+Other ufuncs' methods are refused by name.
 """
 
 from __future__ import annotations
@@ -18,9 +24,12 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.promotion import as_tensor, loop_dtypes
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.ir import elementwise as ew
 
 # ufunc -> the NumPy function its `reduce` is
 _REDUCTIONS: dict[np.ufunc, Any] = {
@@ -83,3 +92,114 @@ def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> 
 
 def _tensor(value: object) -> Tensor:
     return value if isinstance(value, Tensor) else array_of(value)
+
+
+# ufunc -> the element-wise op `ufunc.at` combines with, by the kind of its loop's dtype
+# ("int" stands for signed and unsigned; bool `+` is `|`, bool `*` is `&`, as NumPy's loops)
+_AT_COMBINERS: dict[np.ufunc, dict[str, type[ew.ElementwiseBinaryOp]]] = {
+    np.add: {"f": ew.AddOp, "c": ew.AddOp, "int": ew.AddOp, "b": ew.BitwiseOrOp},
+    np.subtract: {"f": ew.SubOp, "c": ew.SubOp, "int": ew.SubOp},
+    np.multiply: {"f": ew.MulOp, "c": ew.MulOp, "int": ew.MulOp, "b": ew.BitwiseAndOp},
+    np.true_divide: {"f": ew.DivOp, "c": ew.DivOp},
+    np.floor_divide: {"f": ew.FloorDivideOp, "int": ew.FloorDivideOp},
+    np.remainder: {"f": ew.RemainderOp, "int": ew.RemainderOp},
+    np.fmod: {"f": ew.FmodOp, "int": ew.FmodOp},
+    np.power: {"f": ew.PowOp, "c": ew.PowOp},
+    np.maximum: {"f": ew.MaximumOp, "int": ew.MaximumOp, "b": ew.BitwiseOrOp},
+    np.minimum: {"f": ew.MinimumOp, "int": ew.MinimumOp, "b": ew.BitwiseAndOp},
+    np.fmax: {"f": ew.FmaxOp, "int": ew.MaximumOp, "b": ew.BitwiseOrOp},
+    np.fmin: {"f": ew.FminOp, "int": ew.MinimumOp, "b": ew.BitwiseAndOp},
+    np.arctan2: {"f": ew.Arctan2Op},
+    np.hypot: {"f": ew.HypotOp},
+    np.copysign: {"f": ew.CopysignOp},
+    np.bitwise_and: {"int": ew.BitwiseAndOp, "b": ew.BitwiseAndOp},
+    np.bitwise_or: {"int": ew.BitwiseOrOp, "b": ew.BitwiseOrOp},
+    np.bitwise_xor: {"int": ew.BitwiseXorOp, "b": ew.BitwiseXorOp},
+    np.left_shift: {"int": ew.LeftShiftOp},
+    np.right_shift: {"int": ew.RightShiftOp},
+    np.logical_and: {"b": ew.BitwiseAndOp},
+    np.logical_or: {"b": ew.BitwiseOrOp},
+    np.logical_xor: {"b": ew.BitwiseXorOp},
+}
+
+
+def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
+    """`ufunc.at(a, indices, b)`: `a` updated in place (module docstring); None, as NumPy."""
+    if not isinstance(a, Tensor):
+        raise TypeError("a traced array as the first argument")
+    if ufunc.nin != 2 or b is None:
+        raise TypeError("a binary ufunc and its second operand")
+    from tracejit.frontend.staging.views import assign
+
+    compute, combiner = _at_loop(ufunc, a, b)
+    positions = _at_positions(a, indices)
+    updates = as_tensor(b, compute)
+    try:
+        updates = primitives.broadcast_to(updates, positions.dims)
+    except ValueError:
+        raise ValueError(
+            at_user_line(
+                f"array is not broadcastable to correct shape: {updates.shape} into "
+                f"{positions.shape} (np.{ufunc.__name__}.at)"
+            )
+        ) from None
+    count = [positions.dims[0]] if positions.ndim == 1 else [_static_size(positions)]
+    flat_positions = primitives.reshape(positions, count)
+    flat_updates = primitives.reshape(updates, count)
+    message = at_user_line(f"IndexError: index out of bounds in np.{ufunc.__name__}.at")
+    flat = primitives.reshape(a, [_static_size(a)]) if a.ndim != 1 else a
+    combined = primitives.scatter_combine(combiner, flat, flat_positions, flat_updates, message)
+    assign(a, primitives.reshape(combined, a.dims))
+    return None
+
+
+def _at_loop(
+    ufunc: np.ufunc, a: Tensor, b: object
+) -> tuple[np.dtype, type[ew.ElementwiseBinaryOp]]:
+    """The dtype NumPy's loop computes in, and the op combining in it."""
+    first, second, out = loop_dtypes(ufunc, [a, b])
+    kinds = _AT_COMBINERS.get(ufunc, {})
+    kind = "int" if out.kind in "iu" else out.kind
+    combiner = kinds.get(kind)
+    if combiner is None or not first == second == out:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.at on {a.dtype} is not supported by tracejit; wrap the "
+                "call in tj.py_function, or write a loop over the indices"
+            )
+        )
+    return out, combiner
+
+
+def _at_positions(a: Tensor, indices: object) -> Tensor:
+    """The flat positions in `a` that `a[indices]` selects, in NumPy's order (for a 1-d
+    `a` and an integer index array, the indices themselves: the op wraps and checks them)."""
+    from tracejit.frontend.numpy_api.indexing import getitem
+
+    if a.ndim == 1 and not isinstance(indices, tuple | slice) and indices is not Ellipsis:
+        index = indices if isinstance(indices, Tensor) else array_of(indices)
+        if index.dtype.kind in "iu":
+            return index if index.ndim else primitives.reshape(index, [1])
+    if None in a.shape:
+        raise NotImplementedError(
+            at_user_line(
+                "ufunc.at with these indices into an array with dims unknown at trace time is "
+                "not supported; index a 1-d array with an integer array"
+            )
+        )
+    size = _static_size(a)
+    every = primitives.constant(np.arange(size, dtype=np.intp).reshape(a.shape))
+    picked = getitem(every, indices)
+    if None in picked.shape and picked.ndim != 1:
+        raise NotImplementedError(
+            at_user_line("ufunc.at with index arrays of sizes known only at run time")
+        )
+    return picked
+
+
+def _static_size(x: Tensor) -> int:
+    if None in x.shape:
+        raise NotImplementedError(
+            at_user_line("ufunc.at on arrays with dims unknown at trace time (except 1-d)")
+        )
+    return int(np.prod([d for d in x.shape if d is not None], dtype=np.int64))

@@ -1,7 +1,8 @@
 """Buffer forms of the value-semantics updates (ir/update.py), used by `bufferize`.
 
 * `tj.to_index` loads the integer, wraps a negative one and checks it (`cf.assert`).
-* `tj.insert_slice` and `tj.scatter` store into the old value's buffer when it is dead
+* `tj.insert_slice`, `tj.scatter` and `tj.scatter_combine` store into the old value's
+  buffer when it is dead
   and owned here (in_place.py), else into a copy of it. So `D[i, j] = v` in a loop over
   `D` is one store per iteration:
 
@@ -18,10 +19,12 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.dtypes import element_of, is_unsigned
+from tracejit.ir.scatter_combine import ScatterCombineOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp, ToIndexOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.in_place import consumable, loop_nest
 from tracejit.passes.bufferize.shapes import checked_index
+from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 
 
@@ -94,8 +97,35 @@ def lower_scatter(bufferizer: FunctionBufferizer, op: ScatterOp) -> None:
     bufferizer.values[op.result] = target
 
 
+def lower_scatter_combine(bufferizer: FunctionBufferizer, op: ScatterCombineOp) -> None:
+    """One loop over the indices, in order: load the old element, combine it with the
+    update in the updates' element type, store it back (so repeated indices accumulate)."""
+    target = _updated_buffer(bufferizer, op, op.dest)
+    updates, indices = bufferizer.values[op.updates], bufferizer.values[op.indices]
+    unsigned = is_unsigned(element_of(op.indices))
+    stored, computed = element_of(op.dest), element_of(op.updates)
+    combiner = op.combiner_op()
+    size = bufferizer.dim(target, 0)
+    b = bufferizer.builder
+    bounds = [(index_constant(b, 0), bufferizer.dim(indices, 0))]
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        raw = b.insert(memref.LoadOp.get(indices, idx)).res
+        position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
+        old = b.insert(memref.LoadOp.get(target, [position])).res
+        value = b.insert(memref.LoadOp.get(updates, idx)).res
+        wide = scalar.emit_cast(b, old, stored, computed)
+        combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
+        new = scalar.emit_cast(b, combined, computed, stored)
+        b.insert(memref.StoreOp.get(new, target, [position]))
+
+    loop_nest(b, bounds, body)
+    bufferizer.values[op.result] = target
+
+
 UPDATE_HANDLERS: dict[type[Operation], Handler] = {
     ToIndexOp: lower_to_index,
     InsertSliceOp: lower_insert_slice,
     ScatterOp: lower_scatter,
+    ScatterCombineOp: lower_scatter_combine,
 }
