@@ -46,8 +46,7 @@ class SearchSortedOp(IRDLOperation, HasFolderInterface):
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$side $sorted `,` $values attr-dict `:` type($sorted) `,` type($values) "
-        "`->` type($result)"
+        "$side $sorted `,` $values attr-dict `:` type($sorted) `,` type($values) `->` type($result)"
     )
 
     def __init__(self, side: str, sorted: SSAValue, values: SSAValue):
@@ -64,7 +63,9 @@ class SearchSortedOp(IRDLOperation, HasFolderInterface):
         assert isinstance(a, TensorType) and isinstance(v, TensorType)
         assert isinstance(result, TensorType)
         if self.side.data not in self.SIDES:
-            raise VerifyException(f"tj.search_sorted side must be left or right, not '{self.side.data}'")
+            raise VerifyException(
+                f"tj.search_sorted side must be left or right, not '{self.side.data}'"
+            )
         if a.get_num_dims() != 1:
             raise VerifyException("tj.search_sorted searches a 1-d tensor")
         if a.get_element_type() != v.get_element_type():
@@ -75,7 +76,9 @@ class SearchSortedOp(IRDLOperation, HasFolderInterface):
             raise VerifyException("tj.search_sorted gives int64 positions in the values' shape")
 
     def evaluate(self, a: np.ndarray, v: np.ndarray) -> np.ndarray:
-        return np.searchsorted(a, v, side=self.side.data).astype(np.int64)
+        if self.side.data == "left":
+            return np.asarray(np.searchsorted(a, v, side="left")).astype(np.int64)
+        return np.asarray(np.searchsorted(a, v, side="right")).astype(np.int64)
 
     def fold(self):
         return fold_with_numpy(self, self.evaluate)

@@ -188,7 +188,8 @@ def _at_positions(a: Tensor, indices: object) -> Tensor:
             )
         )
     size = _static_size(a)
-    every = primitives.constant(np.arange(size, dtype=np.intp).reshape(a.shape))
+    shape = [int(d) for d in a.shape if d is not None]  # all of them (checked above)
+    every = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
     picked = getitem(every, indices)
     if None in picked.shape and picked.ndim != 1:
         raise NotImplementedError(

@@ -354,7 +354,11 @@ def scatter(dest: Tensor, indices: Tensor, updates: Tensor, message: str) -> Ten
 
 
 def scatter_combine(
-    combiner: type[ElementwiseBinaryOp], dest: Tensor, indices: Tensor, updates: Tensor, message: str
+    combiner: type[ElementwiseBinaryOp],
+    dest: Tensor,
+    indices: Tensor,
+    updates: Tensor,
+    message: str,
 ) -> Tensor:
     """The 1-d `dest` with `dest[indices[k]] = combiner(dest[indices[k]], updates[k])` for
     each k in order (NumPy's `ufunc.at`: repeated indices combine every update), computed

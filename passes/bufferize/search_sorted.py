@@ -90,5 +90,4 @@ def lower_search_sorted(bufferizer: FunctionBufferizer, op: SearchSortedOp) -> N
     bufferizer.values[op.result] = output
 
 
-
 SEARCH_HANDLERS: dict[type[Operation], Handler] = {SearchSortedOp: lower_search_sorted}
