@@ -64,7 +64,7 @@ def _read_variables(values: Any) -> Any:
 
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     inputs = _read_variables(inputs)
-    if method in ("outer", "reduce", "accumulate", "at"):
+    if method in ("outer", "reduce", "accumulate", "at", "reduceat"):
         return _call_method(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")

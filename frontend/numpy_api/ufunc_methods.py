@@ -14,6 +14,9 @@
   floor_divide, remainder, fmod, power, maximum, minimum, fmax, fmin, arctan2, hypot,
   copysign, bitwise and/or/xor, shifts, logical and/or/xor.
 
+- `reduce(..., initial=, where=)` and `reduceat(x, indices, axis)` (indices known at trace
+  time) for the ufuncs with a reduction.
+
 Other ufuncs' methods are refused by name.
 """
 
@@ -58,17 +61,107 @@ def outer(ufunc: np.ufunc, a: object, b: object, **kwargs: Any) -> Any:
 
 
 def reduce(
-    ufunc: np.ufunc, x: object, axis: Any = 0, dtype: Any = None, keepdims: bool = False
-) -> Any | None:
-    """None when tracejit has no reduction for `ufunc` (refused by the caller)."""
+    ufunc: np.ufunc, x: object, axis: Any = 0, dtype: Any = None, keepdims: bool = False,
+    initial: Any = np._NoValue, where: Any = True,
+) -> Any | None:  # fmt: skip
+    """None when tracejit has no reduction for `ufunc` (refused by the caller). `where`
+    fills the masked-out elements with `initial` (or the ufunc's identity) before reducing;
+    `initial` is then combined with the result, as the first element NumPy starts from."""
     function = _REDUCTIONS.get(ufunc)
     if function is None:
         return None
+    if where is not True:
+        x = _masked(ufunc, _tensor(x), where, initial)
+    tensor = _tensor(x)
+    if initial is not np._NoValue and _reduces_nothing(tensor, axis):
+        return _initial_only(ufunc, tensor, axis, dtype, keepdims, initial)
     if function in (np.sum, np.prod):
-        return dispatched(function(x, axis=axis, dtype=dtype, keepdims=keepdims))
-    if dtype is not None:  # np.max and the logical ones take no dtype: cast first
-        x = dispatched(_tensor(x).astype(dtype))
-    return dispatched(function(x, axis=axis, keepdims=keepdims))
+        result = dispatched(function(x, axis=axis, dtype=dtype, keepdims=keepdims))
+    else:
+        if dtype is not None:  # np.max and the logical ones take no dtype: cast first
+            x = dispatched(_tensor(x).astype(dtype))
+        result = dispatched(function(x, axis=axis, keepdims=keepdims))
+    if initial is np._NoValue:
+        return result
+    return primitives.cast(_tensor(ufunc(result, initial)), result.dtype)
+
+
+def _masked(ufunc: np.ufunc, x: Tensor, where: Any, initial: Any) -> Tensor:
+    fill = ufunc.identity if initial is np._NoValue else initial
+    if fill is None:
+        raise ValueError(
+            at_user_line(
+                f"reduction operation '{ufunc.__name__}' does not have an identity, so to use "
+                "a where mask one has to specify 'initial'"
+            )
+        )
+    mask = primitives.broadcast_to(primitives.cast(_tensor(where), np.dtype(np.bool_)), x.dims)
+    return dispatched(np.where(mask, x, primitives.cast(_tensor(fill), x.dtype)))
+
+
+def _reduces_nothing(x: Tensor, axis: Any) -> bool:
+    axes = range(x.ndim) if axis is None else np.atleast_1d(axis)
+    return any(x.shape[int(a)] == 0 for a in axes)
+
+
+def _initial_only(
+    ufunc: np.ufunc, x: Tensor, axis: Any, dtype: Any, keepdims: bool, initial: Any
+) -> Tensor:
+    """A reduction over no elements: `initial`, in the result's shape and dtype."""
+    shape_of = np.zeros([0 if d is None else d for d in x.shape], x.dtype)
+    like = ufunc.reduce(shape_of, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
+    if None in x.shape:
+        raise NotImplementedError(
+            at_user_line("an empty reduction with dims unknown at trace time")
+        )
+    return primitives.constant(np.asarray(like))
+
+
+# The most segments reduceat stages (each is its own reduction in the traced program).
+REDUCEAT_LIMIT = 256
+
+
+def reduceat(
+    ufunc: np.ufunc, x: object, indices: object, axis: int = 0, dtype: Any = None
+) -> Any | None:
+    """`ufunc.reduceat(x, indices, axis)`: for each i, the reduction of
+    `x[indices[i]:indices[i + 1]]` along `axis` (the last runs to the end), or
+    `x[indices[i]]` itself where the next index is not larger. The indices must be known
+    at trace time (each segment is staged as its own reduction)."""
+    if ufunc not in _REDUCTIONS:
+        return None
+    if isinstance(indices, Tensor):
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.reduceat with traced indices is not supported: pass them "
+                "as a list or a NumPy array, or wrap the call in tj.py_function"
+            )
+        )
+    tensor = _tensor(x)
+    axis = normalize_axis(axis, tensor.ndim)
+    size = tensor.shape[axis]
+    starts = [int(i) for i in np.asarray(indices).reshape(-1)]
+    if size is None or len(starts) > REDUCEAT_LIMIT:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.reduceat needs a static axis and at most "
+                f"{REDUCEAT_LIMIT} indices; wrap the call in tj.py_function"
+            )
+        )
+    parts: list[Any] = []
+    for k, start in enumerate(starts):
+        if not 0 <= start < size:
+            raise IndexError(
+                at_user_line(
+                    f"index {start} out-of-bounds in {ufunc.__name__}.reduceat [0, {size})"
+                )
+            )
+        end = starts[k + 1] if k + 1 < len(starts) else size
+        window = [slice(None)] * tensor.ndim
+        window[axis] = slice(start, end if end > start else start + 1)
+        segment = dispatched(tensor[tuple(window)])
+        parts.append(reduce(ufunc, segment, axis=axis, dtype=dtype, keepdims=True))
+    return dispatched(np.concatenate(parts, axis=axis))
 
 
 def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> Any | None:
