@@ -44,7 +44,7 @@ def _count_into(size: Any, bins: Tensor, weights: Tensor | None) -> Tensor:
     zeros = _zeros(size, dtype)
     if weights is None:
         ones = primitives.constant(np.ones((), INTP))
-        updates = primitives.broadcast_to(ones, bins.dims)
+        updates = primitives.broadcast_to(ones, bins.dims, {0: (bins.value, 0)})
     else:
         updates = primitives.cast(weights, F64)
     message = at_user_line("IndexError: bin number out of range")
@@ -85,8 +85,8 @@ def bincount(x: object, weights: object = None, minlength: object = 0) -> Tensor
         raise ValueError(at_user_line("'minlength' must not be negative"))
     values = primitives.cast(values, INTP)
     w = None if weights is None else _same_length(tensor_of(weights), values)
-    if values.shape[0] == 0:
-        return _count_into(minlength, values, w)
+    if values.shape[0] == 0:  # int64 zeros, weights or not (NumPy's rule)
+        return _count_into(minlength, values, None)
     # tj.reduce of no elements is its identity (INT64_MIN for max, INT64_MAX for min), so a
     # run-time empty x gives minlength zeros, as NumPy
     highest = primitives.reduce("max", values, [0])
@@ -189,17 +189,22 @@ def _outer_edges(x: Tensor, range: object) -> tuple[Any, Any]:
 def _unsigned_subtract(a: Any, b: Any) -> Any:
     """NumPy's `_unsigned_subtract`: a - b, in the unsigned type for integers."""
     dtype = _scalar_type(a, b)
-    if dtype.kind in "iu":
-        dtype = np.dtype(f"u{dtype.itemsize}")
+    if dtype.kind not in "iu":
+        if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+            return np.subtract(a, b, dtype=dtype)
+        return dispatched(np.subtract(_as(a, dtype), _as(b, dtype)))
+    # the operands in their signed type first (NumPy: a negative Python int stays valid)
+    unsigned = np.dtype(f"u{dtype.itemsize}")
+    a, b = _as(_as(a, dtype), unsigned), _as(_as(b, dtype), unsigned)
     if not isinstance(a, Tensor) and not isinstance(b, Tensor):
-        return np.subtract(a, b, dtype=dtype)
-    return dispatched(np.subtract(_as(a, dtype), _as(b, dtype)))
+        return np.subtract(a, b, dtype=unsigned)
+    return dispatched(np.subtract(a, b))
 
 
 def _as(x: Any, dtype: np.dtype) -> Any:
     if isinstance(x, Tensor):
         return primitives.cast(x, dtype)
-    return np.asarray(x).astype(dtype)
+    return np.asarray(x).astype(dtype, casting="unsafe")[()]
 
 
 def _scalar_type(*values: Any) -> np.dtype:
@@ -215,6 +220,7 @@ def _uniform(x: Tensor, n: int, range: object, w: Tensor | None) -> tuple[Tensor
     if bin_type.kind in "iub":
         bin_type = np.result_type(bin_type, float)
     edges = _linspace(first, last, n + 1, bin_type)
+    _check_finite_bins(edges, n)
     if x.shape[0] == 0:
         zero = primitives.constant(np.zeros(n, INTP if w is None else w.dtype))
         return zero, edges
@@ -231,6 +237,17 @@ def _uniform(x: Tensor, n: int, range: object, w: Tensor | None) -> tuple[Tensor
     index = dispatched(np.where(keep, index, n))  # the dropped values' bin
     counts = _count_into(n + 1, index, w)
     return _weighted(dispatched(counts[:n]), w), edges
+
+
+def _check_finite_bins(edges: Any, n: int) -> None:
+    """NumPy's check that rounding left every bin a positive width."""
+    message = f"Too many bins for data range. Cannot create {n} finite-sized bins."
+    if not isinstance(edges, Tensor):
+        if np.any(edges[:-1] >= edges[1:]):
+            raise ValueError(at_user_line(message))
+        return
+    widths = dispatched(np.all(edges[:-1] < edges[1:]))
+    primitives.assert_true(widths, f"ValueError: {at_user_line(message)}")
 
 
 def _linspace(first: Any, last: Any, num: int, dtype: np.dtype) -> Any:

@@ -144,6 +144,10 @@ def interp(
 
 def _interpolate(x: Tensor, xp: Tensor, fp: Tensor, left: object, right: object) -> Tensor:
     """NumPy's arr_interp (compiled_base.c), element by element."""
+    below = fp[0] if left is None else _float(left)
+    above = fp[-1] if right is None else _float(right)
+    if xp.shape[0] == 1:  # NumPy's one-point rule: no NaN test, x == xp[0] gives fp[0]
+        return dispatched(np.where(x < xp[0], below, np.where(x > xp[0], above, fp[0])))
     n = _count(xp)
     last = dispatched(n - 1)
     j = dispatched(search(xp, x, "right") - 1)  # xp[j] <= x < xp[j + 1]
@@ -158,8 +162,6 @@ def _interpolate(x: Tensor, xp: Tensor, fp: Tensor, left: object, right: object)
     flat = dispatched(np.isnan(backward) & (f_lo == f_hi))
     inner = np.where(np.isnan(forward), np.where(flat, f_lo, backward), forward)
     inner = np.where((j == last) | (x_lo == x), f_lo, inner)
-    below = fp[0] if left is None else _float(left)
-    above = fp[-1] if right is None else _float(right)
     result = np.where(j < 0, below, np.where(x > xp[-1], above, inner))
     return dispatched(np.where(np.isnan(x), x, result))
 
