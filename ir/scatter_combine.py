@@ -4,7 +4,8 @@ tensor, the scatter-add family.
     %r = tj.scatter_combine "tj.add" %v into %a[%idx], "IndexError: index 7 is out of bounds"
            : tensor<3xf32> into tensor<6xf32>, tensor<3xi64>
 
-For k = 0, 1, ... in order: `a[idx[k]] = cast(combiner(cast(a[idx[k]]), v[k]))`, the
+For k = 0, 1, ... in order: `a[idx[k]] = cast(combiner(cast(a[idx[k]]), v[k]))` (a 0-d
+`v` is one update for every index: `np.bincount` adds 1s without an array of them), the
 combiner (an element-wise binary `tj` op, named) applied in the updates' element type and
 the result cast back to `a`'s (NumPy's `ufunc.at` computes in its loop's dtype and casts
 back unsafely: `np.add.at(int_array, i, 1.5)` truncates after every step). A repeated
@@ -96,8 +97,9 @@ class ScatterCombineOp(IRDLOperation, HasFolderInterface):
             )
         if not is_integer(indices.get_element_type()) or indices.get_num_dims() != 1:
             raise VerifyException("tj.scatter_combine indices must be a 1-d integer tensor")
-        if updates.get_num_dims() != 1 or updates.get_shape() != indices.get_shape():
-            raise VerifyException("tj.scatter_combine needs one update per index")
+        one_each = updates.get_num_dims() == 1 and updates.get_shape() == indices.get_shape()
+        if updates.get_num_dims() != 0 and not one_each:
+            raise VerifyException("tj.scatter_combine needs one update per index, or a 0-d one")
         error_type, _, text = self.message.data.partition(": ")
         if not error_type.isidentifier() or not text:
             raise VerifyException("tj.scatter_combine message must look like 'ErrorType: text'")
@@ -108,9 +110,10 @@ class ScatterCombineOp(IRDLOperation, HasFolderInterface):
         combine = self.combiner_op().NUMPY
         compute = numpy_dtype(element_of(self.updates))
         updated = dest.copy()
+        every = np.broadcast_to(updates, indices.shape)
         for k, i in enumerate(indices.astype(np.int64)):
             old = np.asarray(updated[i]).astype(compute)
-            updated[i] = np.asarray(combine(old, updates[k])).astype(dest.dtype)
+            updated[i] = np.asarray(combine(old, every[k])).astype(dest.dtype)
         return updated
 
     def fold(self):

@@ -43,8 +43,7 @@ def _count_into(size: Any, bins: Tensor, weights: Tensor | None) -> Tensor:
     dtype = INTP if weights is None else F64
     zeros = _zeros(size, dtype)
     if weights is None:
-        ones = primitives.constant(np.ones((), INTP))
-        updates = primitives.broadcast_to(ones, bins.dims, {0: (bins.value, 0)})
+        updates = primitives.constant(np.ones((), INTP))  # one 1 for every index
     else:
         updates = primitives.cast(weights, F64)
     message = at_user_line("IndexError: bin number out of range")
@@ -228,11 +227,10 @@ def _uniform(x: Tensor, n: int, range: object, w: Tensor | None) -> tuple[Tensor
     values = dispatched(np.where(keep, x, first).astype(bin_type))
     scaled = dispatched(_unsigned_subtract(values, first) / _unsigned_subtract(last, first) * n)
     index = dispatched(np.minimum(scaled.astype(INTP), n - 1))
-    edge_table = edges if isinstance(edges, Tensor) else primitives.constant(edges)
-    message = at_user_line("IndexError: bin number out of range")
-    below = primitives.gather(edge_table, index, 0, message)
+    # NumPy moves the bin by one where the value lies outside the edges it returns
+    below = _linspace_at(first, last, n + 1, bin_type, index)
     index = dispatched(np.where(values < below, index - 1, index))
-    above = primitives.gather(edge_table, dispatched(index + 1), 0, message)
+    above = _linspace_at(first, last, n + 1, bin_type, dispatched(index + 1))
     index = dispatched(np.where((values >= above) & (index != n - 1), index + 1, index))
     index = dispatched(np.where(keep, index, n))  # the dropped values' bin
     counts = _count_into(n + 1, index, w)
@@ -255,17 +253,33 @@ def _linspace(first: Any, last: Any, num: int, dtype: np.dtype) -> Any:
     known, else NumPy's steps on the 0-d tensors."""
     if not isinstance(first, Tensor) and not isinstance(last, Tensor):
         return np.linspace(first, last, num, dtype=dtype)
+    return _linspace_at(first, last, num, dtype, np.arange(num))
+
+
+def _linspace_at(first: Any, last: Any, num: int, dtype: np.dtype, i: Any) -> Any:
+    """Element `i` of `np.linspace(first, last, num, dtype=dtype)`, by NumPy's arithmetic
+    (`i * step + first` in the inexact type, or `i / div * delta` when the step rounds to 0;
+    the last one is `last`): an element-wise expression, so the uniform histogram reads
+    the edges it compares with without a gather."""
     inexact = _scalar_type(first, last, 1.0)
-    delta = dispatched(np.subtract(_as(last, inexact), _as(first, inexact)))
-    ramp = np.arange(0, num, dtype=inexact)
+    start, stop = _as(first, inexact), _as(last, inexact)
+    delta = _difference(stop, start)
     div = num - 1
-    step = dispatched(delta / div)
-    tiny = ramp / div
-    y = dispatched(np.where(step == 0, tiny * delta, ramp * step))
-    y = dispatched(y + first.astype(inexact) if isinstance(first, Tensor) else y + first)
-    last_one = dispatched(np.reshape(primitives.cast(tensor_of(last), inexact), (1,)))
-    y = dispatched(np.concatenate([y[:-1], last_one]))
-    return dispatched(y.astype(dtype))
+    step = delta / div
+    ramp = i.astype(inexact) if isinstance(i, np.ndarray) else primitives.cast(i, inexact)
+    scaled = ramp * step
+    if isinstance(step, Tensor):
+        scaled = np.where(step == 0, ramp / div * delta, scaled)
+    elif step == 0:
+        scaled = ramp / div * delta
+    y = dispatched(np.where(i == div, stop, scaled + start))
+    return y.astype(dtype) if isinstance(y, np.ndarray) else primitives.cast(y, dtype)
+
+
+def _difference(a: Any, b: Any) -> Any:
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return dispatched(np.subtract(a, b))
+    return np.subtract(a, b)
 
 
 def _by_edges(x: Tensor, edges: Tensor, w: Tensor | None) -> tuple[Tensor, Tensor]:

@@ -226,9 +226,21 @@ def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
 
     compute, combiner = _at_loop(ufunc, a, b)
     positions = _at_positions(a, indices)
+    count = [positions.dims[0]] if positions.ndim == 1 else [_static_size(positions)]
     updates = as_tensor(b, compute)
+    if updates.ndim:  # one value per selected element (a 0-d one the op takes as it is)
+        updates = primitives.reshape(_broadcast_updates(ufunc, updates, positions), count)
+    message = at_user_line(f"IndexError: index out of bounds in np.{ufunc.__name__}.at")
+    flat = primitives.reshape(a, [_static_size(a)]) if a.ndim != 1 else a
+    flat_positions = primitives.reshape(positions, count)
+    combined = primitives.scatter_combine(combiner, flat, flat_positions, updates, message)
+    assign(a, primitives.reshape(combined, a.dims))
+    return None
+
+
+def _broadcast_updates(ufunc: np.ufunc, updates: Tensor, positions: Tensor) -> Tensor:
     try:
-        updates = primitives.broadcast_to(updates, positions.dims)
+        return primitives.broadcast_to(updates, positions.dims)
     except ValueError:
         raise ValueError(
             at_user_line(
@@ -236,14 +248,6 @@ def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
                 f"{positions.shape} (np.{ufunc.__name__}.at)"
             )
         ) from None
-    count = [positions.dims[0]] if positions.ndim == 1 else [_static_size(positions)]
-    flat_positions = primitives.reshape(positions, count)
-    flat_updates = primitives.reshape(updates, count)
-    message = at_user_line(f"IndexError: index out of bounds in np.{ufunc.__name__}.at")
-    flat = primitives.reshape(a, [_static_size(a)]) if a.ndim != 1 else a
-    combined = primitives.scatter_combine(combiner, flat, flat_positions, flat_updates, message)
-    assign(a, primitives.reshape(combined, a.dims))
-    return None
 
 
 def _at_loop(

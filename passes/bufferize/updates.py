@@ -20,6 +20,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.dtypes import element_of, is_unsigned
 from tracejit.ir.scatter_combine import ScatterCombineOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.ir.update import InsertSliceOp, ScatterOp, ToIndexOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.in_place import consumable, loop_nest
@@ -108,12 +109,14 @@ def lower_scatter_combine(bufferizer: FunctionBufferizer, op: ScatterCombineOp) 
     size = bufferizer.dim(target, 0)
     b = bufferizer.builder
     bounds = [(index_constant(b, 0), bufferizer.dim(indices, 0))]
+    one_update = shaped_type(updates).get_shape() == ()  # loaded once, before the loop
+    shared = b.insert(memref.LoadOp.get(updates, [])).res if one_update else None
 
     def body(b: Builder, idx: list[SSAValue]) -> None:
         raw = b.insert(memref.LoadOp.get(indices, idx)).res
         position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
         old = b.insert(memref.LoadOp.get(target, [position])).res
-        value = b.insert(memref.LoadOp.get(updates, idx)).res
+        value = shared or b.insert(memref.LoadOp.get(updates, idx)).res
         wide = scalar.emit_cast(b, old, stored, computed)
         combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
         new = scalar.emit_cast(b, combined, computed, stored)
