@@ -287,8 +287,34 @@ def _by_edges(x: Tensor, edges: Tensor, w: Tensor | None) -> tuple[Tensor, Tenso
     if edges.ndim != 1:
         raise ValueError(at_user_line("`bins` must be 1d, when an array"))
     _check_increasing(edges, "`bins` must increase monotonically, when an array")
-    counts = _count_by_search([x], [edges], w)
+    counts = _count_by_closed_search(x, edges, w)
+    if counts is None:
+        counts = _count_by_search([x], [edges], w)
     return _weighted(counts, w), edges
+
+
+def _count_by_closed_search(x: Tensor, edges: Tensor, w: Tensor | None) -> Tensor | None:
+    """Edges known at trace time, the last one finite: search a table whose last edge is
+    moved up by one ulp (so a value equal to it lands in the last bin, NumPy's closed
+    bin) and count the positions straight away, slot i + 1 being bin i (slot 0 and slot
+    len(edges) hold the values below and above the edges, NaN included). None otherwise."""
+    from tracejit.ir.folding import constant_value
+
+    known = constant_value(edges.value)
+    dtype = _scalar_type(x, edges)
+    if known is None or dtype.kind not in "fiu" or known.size < 2:
+        return None
+    table = known.astype(dtype)
+    last = table[-1]
+    if dtype.kind == "f" and np.isfinite(last):
+        table[-1] = np.nextafter(last, np.inf)
+    elif dtype.kind in "iu" and last < np.iinfo(dtype).max:
+        table[-1] = last + 1
+    else:
+        return None
+    n = int(table.size)
+    position = search(primitives.constant(table), primitives.cast(x, dtype), "right")
+    return dispatched(_count_into(n + 1, position, w)[1:n])
 
 
 def _check_increasing(edges: Tensor, message: str) -> None:
