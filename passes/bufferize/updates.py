@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, IntegerAttr, MemRefType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
 from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.dtypes import element_kind, element_of, is_unsigned
@@ -169,7 +169,7 @@ def _scatter_add_in_lanes(bufferizer: FunctionBufferizer, op: ScatterCombineOp) 
     size = shaped_type(op.dest).get_shape()[0]
     b = bufferizer.builder
     scratch = bufferizer.temporary(MemRefType(element, [LANES, size]))
-    zero = b.insert(arith.ConstantOp(IntegerAttr(0, element))).result
+    zero = scalar.constant(b, 0, element_of(op.dest))
     loop_nest(b, static_bounds(b, [LANES, size]), lambda b, at: _store(b, zero, scratch, at))
     one_update = shaped_type(updates).get_shape() == ()
     shared = b.insert(memref.LoadOp.get(updates, [])).res if one_update else None
