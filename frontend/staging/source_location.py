@@ -29,13 +29,17 @@ class SourceLocation:
         return f"{os.path.basename(self.filename)}:{self.line}"
 
 
+def _is_internal(filename: str) -> bool:
+    """A frame of tracejit, NumPy or the import machinery."""
+    path = os.path.abspath(filename)
+    return path.startswith(_SKIPPED_DIRS) or path in _SKIPPED_FILES or "<frozen" in path
+
+
 def user_frame() -> FrameType | None:
     """The innermost stack frame that is not in tracejit or NumPy."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        internal = filename.startswith(_SKIPPED_DIRS) or filename in _SKIPPED_FILES
-        if not internal and "<frozen" not in filename:
+        if not _is_internal(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
@@ -77,6 +81,8 @@ def library_call() -> tuple[str, SourceLocation | None] | None:
     outermost = frame
     while frame is not None and _is_library(frame.f_code.co_filename):
         outermost = frame
+        frame = frame.f_back
+    while frame is not None and _is_internal(frame.f_code.co_filename):  # AutoGraph's call
         frame = frame.f_back
     module = str(outermost.f_globals.get("__name__", "?"))
     public = ".".join(part for part in module.split(".") if not part.startswith("_"))
