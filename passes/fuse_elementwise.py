@@ -436,9 +436,10 @@ class BlockFusion:
 
     def enclosing_in_block(self, op: Operation) -> Operation | None:
         """`op`, or the op of this block holding it, if any."""
-        while op is not None and op not in self.position:
-            op = op.parent_op()
-        return op
+        found: Operation | None = op
+        while found is not None and found not in self.position:
+            found = found.parent_op()
+        return found
 
     # --- what a kernel reads and writes --------------------------------------------------
     def inputs(self, group: Group) -> list[SSAValue]:
