@@ -3,19 +3,18 @@
 
 - `outer(a, b)`: the ufunc of `a` with every element of `b`, shape `a.shape + b.shape` (as
   broadcasting `a[..., None, ...]` against `b`), for every binary ufunc tracejit compiles.
-- `reduce(x, axis=0, keepdims=False)`: the reductions NumPy's functions are (`np.sum` is
-  `np.add.reduce` with axis=None): add, multiply, maximum, minimum, logical_and, logical_or.
+- `reduce(x, axis=0, keepdims=False, initial=, where=)`: the reductions NumPy's functions
+  are (`np.sum` is `np.add.reduce` with axis=None): add, multiply, maximum, minimum,
+  logical_and, logical_or; `where` fills the masked-out elements with `initial` (or the
+  identity) first, `initial` is combined with the result.
+- `reduceat(x, indices, axis=0)`: one reduction per segment, indices known at trace time.
 - `accumulate(x, axis=0)`: running add, multiply (`np.cumsum`, `np.cumprod`), maximum and
   minimum (`tj.cumulative`, combined in NumPy's order).
-
 - `at(a, indices, b)`: NumPy's unbuffered in-place `a[indices] = ufunc(a[indices], b)`,
   where a repeated index combines every one of its updates (`tj.scatter_combine`), for the
   binary ufuncs whose loop is one element-wise op: add, subtract, multiply, divide,
   floor_divide, remainder, fmod, power, maximum, minimum, fmax, fmin, arctan2, hypot,
   copysign, bitwise and/or/xor, shifts, logical and/or/xor.
-
-- `reduce(..., initial=, where=)` and `reduceat(x, indices, axis)` (indices known at trace
-  time) for the ufuncs with a reduction.
 
 Other ufuncs' methods are refused by name.
 """
@@ -87,8 +86,10 @@ def reduce(
 
 
 def _masked(ufunc: np.ufunc, x: Tensor, where: Any, initial: Any) -> Tensor:
-    fill = ufunc.identity if initial is np._NoValue else initial
-    if fill is None:
+    # the identity leaves the result alone; without one (maximum) `initial` does, as it is
+    # combined with the result anyway
+    fill = initial if ufunc.identity is None else ufunc.identity
+    if fill is np._NoValue:
         raise ValueError(
             at_user_line(
                 f"reduction operation '{ufunc.__name__}' does not have an identity, so to use "
