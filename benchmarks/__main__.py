@@ -17,13 +17,13 @@ DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Workloads W1-W9, kernels K1-K21 and loop kernels L1-L8 on tracejit, NumPy "
+        description="Workloads W1-W9, kernels K1-K25 and loop kernels L1-L8 on tracejit, NumPy "
         "and the installed peers.",
     )
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated workloads (W1..W9), kernels (K1..K21), loop kernels (L1..L8) "
+        help="comma-separated workloads (W1..W9), kernels (K1..K25), loop kernels (L1..L8) "
         "and/or sections: latency, cache, scale, kernels, loops, gradients, dask, load "
         "(default: all workloads and every section but scale, which runs only when named)",
     )

@@ -398,6 +398,45 @@ KERNELS.update(
     ]
 )
 
+# --- counting (issue 38): one scatter-add loop in tracejit; NumPy's histogram works in
+# blocks of 65,536 values (uniform bins) or sorts them (explicit edges)
+UNEVEN_EDGES = np.array([-4.0, -2.0, -1.0, -0.5, 0.0, 0.3, 0.5, 1.0, 2.0, 3.0, 4.5])
+
+
+def histogram_bins(x):
+    return np.histogram(x, bins=100)
+
+
+def histogram_range(x):
+    return np.histogram(x, bins=100, range=(-4.0, 4.0))
+
+
+def histogram_edges(x):
+    return np.histogram(x, bins=UNEVEN_EDGES)
+
+
+def bincount(k):
+    return np.bincount(k)
+
+
+def _normal(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.normal(size=1000 if small else 10_000_000),)
+
+
+def _labels(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.integers(0, 1000, size=1000 if small else 10_000_000),)
+
+
+KERNELS.update(
+    (k.key, k)
+    for k in [
+        Kernel("K22", "np.histogram, 100 bins", histogram_bins, _normal, "10M f64"),
+        Kernel("K23", "np.histogram, range=", histogram_range, _normal, "10M f64"),
+        Kernel("K24", "np.histogram, 10 uneven edges", histogram_edges, _normal, "10M f64"),
+        Kernel("K25", "np.bincount", bincount, _labels, "10M i64, 1000 labels"),
+    ]
+)
+
 # Kernels computing the same values from the same inputs (checked by the tests).
 TWINS: list[tuple[str, str]] = [
     ("K1", "K2"),

@@ -21,6 +21,8 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.nonzero import NonzeroOp
 from tracejit.ir.poison import PoisonOp
 from tracejit.ir.reduce import ReduceOp
+from tracejit.ir.scatter_combine import ScatterCombineOp
+from tracejit.ir.search_sorted import SearchSortedOp
 from tracejit.ir.shape_ops import SHAPE_OPS
 from tracejit.ir.sort import SortOp
 from tracejit.ir.state import STATE_OPS, STATE_TYPES
@@ -47,6 +49,8 @@ TJ = Dialect(
         *FUSED_OPS,
         *TENSOR_ARRAY_OPS,
         *UPDATE_OPS,
+        ScatterCombineOp,
+        SearchSortedOp,
         CumulativeOp,
         SortOp,
         NonzeroOp,

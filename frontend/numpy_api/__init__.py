@@ -7,6 +7,7 @@ frontend/staging/tensor.py's `NumpyLayer`, frontend/staging/hooks.py).
 
 from tracejit.frontend.numpy_api import (  # noqa: F401
     construction,
+    counting,
     creation,
     cumulative,
     einsum,
@@ -22,6 +23,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     reductions,
     registry,
     roll,
+    searching,
     shapes,
     sorting,
     statistics,

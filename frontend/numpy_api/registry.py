@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.staging import array_subclasses
-from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.source_location import at_user_line, py_function_hint
 from tracejit.ir.dtypes import UnsupportedDtypeError
 
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
@@ -33,16 +33,35 @@ def implements(*numpy_functions: Callable[..., object]):
 
 
 def numpy_name(fn: Any) -> str:
-    """`np.linalg.svd`-style name of a NumPy callable."""
+    """`np.linalg.svd`-style name of a NumPy callable (`scipy.special.erf` for a SciPy
+    ufunc, which NumPy hands to `__array_ufunc__` too)."""
+    if isinstance(fn, np.ufunc) and getattr(np, fn.__name__, None) is not fn:
+        return _foreign_ufunc_name(fn)
     module = getattr(fn, "__module__", None) or "numpy"
+    if not module.startswith("numpy"):
+        public = ".".join(p for p in module.split(".") if not p.startswith("_"))
+        return f"{public}.{fn.__name__}"
     module = "np" + module.removeprefix("numpy").replace("._core", "").replace(".core", "")
     if module.startswith("np.") and module.split(".")[1].startswith("_"):
         module = "np"
     return f"{module}.{fn.__name__}"
 
 
+def _foreign_ufunc_name(fn: np.ufunc) -> str:
+    """The public name of a ufunc NumPy does not define (SciPy's special functions)."""
+    import sys
+
+    special = sys.modules.get("scipy.special")
+    if special is not None and getattr(special, fn.__name__, None) is fn:
+        return f"scipy.special.{fn.__name__}"
+    return f"the ufunc {fn.__name__}"
+
+
 def unsupported(fn: object, detail: str = "") -> TypeError:
-    message = f"{numpy_name(fn)}{detail} is not supported by tracejit"
+    """The refusal of a NumPy (or SciPy) call tracejit does not compile: it names the
+    function and the user's line, and says what to write instead."""
+    name = numpy_name(fn)
+    message = f"{name}{detail} is not supported by tracejit; {py_function_hint(name)}"
     return TypeError(at_user_line(message))
 
 
@@ -64,7 +83,7 @@ def _read_variables(values: Any) -> Any:
 
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     inputs = _read_variables(inputs)
-    if method in ("outer", "reduce", "accumulate"):
+    if method in ("outer", "reduce", "accumulate", "at", "reduceat"):
         return _call_method(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")
@@ -87,7 +106,7 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
 
 
 def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
-    """`ufunc.outer`, `.reduce`, `.accumulate` (numpy_api/ufunc_methods.py)."""
+    """`ufunc.outer`, `.reduce`, `.accumulate`, `.at` (numpy_api/ufunc_methods.py)."""
     from tracejit.frontend.numpy_api import ufunc_methods
 
     if kwargs.get("out") is not None or (method == "outer" and ufunc not in UFUNCS):
@@ -97,6 +116,8 @@ def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> A
         result = getattr(ufunc_methods, method)(ufunc, *inputs, **rest)
     except TypeError as error:  # an argument NumPy takes and tracejit does not
         raise unsupported(ufunc, f".{method}(..., {error})") from None
+    if method == "at":  # an update in place: None, as NumPy
+        return None
     if result is None:
         raise unsupported(ufunc, f".{method}")
     return new_array(result, inputs)

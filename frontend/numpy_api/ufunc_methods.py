@@ -3,12 +3,20 @@
 
 - `outer(a, b)`: the ufunc of `a` with every element of `b`, shape `a.shape + b.shape` (as
   broadcasting `a[..., None, ...]` against `b`), for every binary ufunc tracejit compiles.
-- `reduce(x, axis=0, keepdims=False)`: the reductions NumPy's functions are (`np.sum` is
-  `np.add.reduce` with axis=None): add, multiply, maximum, minimum, logical_and, logical_or.
+- `reduce(x, axis=0, keepdims=False, initial=, where=)`: the reductions NumPy's functions
+  are (`np.sum` is `np.add.reduce` with axis=None): add, multiply, maximum, minimum,
+  logical_and, logical_or; `where` fills the masked-out elements with `initial` (or the
+  identity) first, `initial` is combined with the result.
+- `reduceat(x, indices, axis=0)`: one reduction per segment, indices known at trace time.
 - `accumulate(x, axis=0)`: running add, multiply (`np.cumsum`, `np.cumprod`), maximum and
   minimum (`tj.cumulative`, combined in NumPy's order).
+- `at(a, indices, b)`: NumPy's unbuffered in-place `a[indices] = ufunc(a[indices], b)`,
+  where a repeated index combines every one of its updates (`tj.scatter_combine`), for the
+  binary ufuncs whose loop is one element-wise op: add, subtract, multiply, divide,
+  floor_divide, remainder, fmod, power, maximum, minimum, fmax, fmin, arctan2, hypot,
+  copysign, bitwise and/or/xor, shifts, logical and/or/xor.
 
-Other methods (`at`, `reduceat`) and other ufuncs' reduce/accumulate are refused by name.
+Other ufuncs' methods are refused by name.
 """
 
 from __future__ import annotations
@@ -18,9 +26,12 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.promotion import as_tensor, loop_dtypes
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.ir import elementwise as ew
 
 # ufunc -> the NumPy function its `reduce` is
 _REDUCTIONS: dict[np.ufunc, Any] = {
@@ -49,17 +60,109 @@ def outer(ufunc: np.ufunc, a: object, b: object, **kwargs: Any) -> Any:
 
 
 def reduce(
-    ufunc: np.ufunc, x: object, axis: Any = 0, dtype: Any = None, keepdims: bool = False
-) -> Any | None:
-    """None when tracejit has no reduction for `ufunc` (refused by the caller)."""
+    ufunc: np.ufunc, x: object, axis: Any = 0, dtype: Any = None, keepdims: bool = False,
+    initial: Any = np._NoValue, where: Any = True,
+) -> Any | None:  # fmt: skip
+    """None when tracejit has no reduction for `ufunc` (refused by the caller). `where`
+    fills the masked-out elements with `initial` (or the ufunc's identity) before reducing;
+    `initial` is then combined with the result, as the first element NumPy starts from."""
     function = _REDUCTIONS.get(ufunc)
     if function is None:
         return None
+    if where is not True:
+        x = _masked(ufunc, _tensor(x), where, initial)
+    tensor = _tensor(x)
+    if initial is not np._NoValue and _reduces_nothing(tensor, axis):
+        return _initial_only(ufunc, tensor, axis, dtype, keepdims, initial)
     if function in (np.sum, np.prod):
-        return dispatched(function(x, axis=axis, dtype=dtype, keepdims=keepdims))
-    if dtype is not None:  # np.max and the logical ones take no dtype: cast first
-        x = dispatched(_tensor(x).astype(dtype))
-    return dispatched(function(x, axis=axis, keepdims=keepdims))
+        result = dispatched(function(x, axis=axis, dtype=dtype, keepdims=keepdims))
+    else:
+        if dtype is not None:  # np.max and the logical ones take no dtype: cast first
+            x = dispatched(_tensor(x).astype(dtype))
+        result = dispatched(function(x, axis=axis, keepdims=keepdims))
+    if initial is np._NoValue:
+        return result
+    return primitives.cast(_tensor(ufunc(result, initial)), result.dtype)
+
+
+def _masked(ufunc: np.ufunc, x: Tensor, where: Any, initial: Any) -> Tensor:
+    # the identity leaves the result alone; without one (maximum) `initial` does, as it is
+    # combined with the result anyway
+    fill = initial if ufunc.identity is None else ufunc.identity
+    if fill is np._NoValue:
+        raise ValueError(
+            at_user_line(
+                f"reduction operation '{ufunc.__name__}' does not have an identity, so to use "
+                "a where mask one has to specify 'initial'"
+            )
+        )
+    mask = primitives.broadcast_to(primitives.cast(_tensor(where), np.dtype(np.bool_)), x.dims)
+    return dispatched(np.where(mask, x, primitives.cast(_tensor(fill), x.dtype)))
+
+
+def _reduces_nothing(x: Tensor, axis: Any) -> bool:
+    axes = range(x.ndim) if axis is None else np.atleast_1d(axis)
+    return any(x.shape[int(a)] == 0 for a in axes)
+
+
+def _initial_only(
+    ufunc: np.ufunc, x: Tensor, axis: Any, dtype: Any, keepdims: bool, initial: Any
+) -> Tensor:
+    """A reduction over no elements: `initial`, in the result's shape and dtype."""
+    shape_of = np.zeros([0 if d is None else d for d in x.shape], x.dtype)
+    like = ufunc.reduce(shape_of, axis=axis, dtype=dtype, keepdims=keepdims, initial=initial)
+    if None in x.shape:
+        raise NotImplementedError(
+            at_user_line("an empty reduction with dims unknown at trace time")
+        )
+    return primitives.constant(np.asarray(like))
+
+
+# The most segments reduceat stages (each is its own reduction in the traced program).
+REDUCEAT_LIMIT = 256
+
+
+def reduceat(
+    ufunc: np.ufunc, x: object, indices: object, axis: int = 0, dtype: Any = None
+) -> Any | None:
+    """`ufunc.reduceat(x, indices, axis)`: for each i, the reduction of
+    `x[indices[i]:indices[i + 1]]` along `axis` (the last runs to the end), or
+    `x[indices[i]]` itself where the next index is not larger. The indices must be known
+    at trace time (each segment is staged as its own reduction)."""
+    if ufunc not in _REDUCTIONS:
+        return None
+    if isinstance(indices, Tensor):
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.reduceat with traced indices is not supported: pass them "
+                "as a list or a NumPy array, or wrap the call in tj.py_function"
+            )
+        )
+    tensor = _tensor(x)
+    axis = normalize_axis(axis, tensor.ndim)
+    size = tensor.shape[axis]
+    starts = [int(i) for i in np.asarray(indices).reshape(-1)]
+    if size is None or len(starts) > REDUCEAT_LIMIT:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.reduceat needs a static axis and at most "
+                f"{REDUCEAT_LIMIT} indices; wrap the call in tj.py_function"
+            )
+        )
+    parts: list[Any] = []
+    for k, start in enumerate(starts):
+        if not 0 <= start < size:
+            raise IndexError(
+                at_user_line(
+                    f"index {start} out-of-bounds in {ufunc.__name__}.reduceat [0, {size})"
+                )
+            )
+        end = starts[k + 1] if k + 1 < len(starts) else size
+        window = [slice(None)] * tensor.ndim
+        window[axis] = slice(start, end if end > start else start + 1)
+        segment = dispatched(tensor[tuple(window)])
+        parts.append(reduce(ufunc, segment, axis=axis, dtype=dtype, keepdims=True))
+    return dispatched(np.concatenate(parts, axis=axis))
 
 
 def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> Any | None:
@@ -83,3 +186,119 @@ def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> 
 
 def _tensor(value: object) -> Tensor:
     return value if isinstance(value, Tensor) else array_of(value)
+
+
+# ufunc -> the element-wise op `ufunc.at` combines with, by the kind of its loop's dtype
+# ("int" stands for signed and unsigned; bool `+` is `|`, bool `*` is `&`, as NumPy's loops)
+_AT_COMBINERS: dict[np.ufunc, dict[str, type[ew.ElementwiseBinaryOp]]] = {
+    np.add: {"f": ew.AddOp, "c": ew.AddOp, "int": ew.AddOp, "b": ew.BitwiseOrOp},
+    np.subtract: {"f": ew.SubOp, "c": ew.SubOp, "int": ew.SubOp},
+    np.multiply: {"f": ew.MulOp, "c": ew.MulOp, "int": ew.MulOp, "b": ew.BitwiseAndOp},
+    np.true_divide: {"f": ew.DivOp, "c": ew.DivOp},
+    np.floor_divide: {"f": ew.FloorDivideOp, "int": ew.FloorDivideOp},
+    np.remainder: {"f": ew.RemainderOp, "int": ew.RemainderOp},
+    np.fmod: {"f": ew.FmodOp, "int": ew.FmodOp},
+    np.power: {"f": ew.PowOp, "c": ew.PowOp},
+    np.maximum: {"f": ew.MaximumOp, "int": ew.MaximumOp, "b": ew.BitwiseOrOp},
+    np.minimum: {"f": ew.MinimumOp, "int": ew.MinimumOp, "b": ew.BitwiseAndOp},
+    np.fmax: {"f": ew.FmaxOp, "int": ew.MaximumOp, "b": ew.BitwiseOrOp},
+    np.fmin: {"f": ew.FminOp, "int": ew.MinimumOp, "b": ew.BitwiseAndOp},
+    np.arctan2: {"f": ew.Arctan2Op},
+    np.hypot: {"f": ew.HypotOp},
+    np.copysign: {"f": ew.CopysignOp},
+    np.bitwise_and: {"int": ew.BitwiseAndOp, "b": ew.BitwiseAndOp},
+    np.bitwise_or: {"int": ew.BitwiseOrOp, "b": ew.BitwiseOrOp},
+    np.bitwise_xor: {"int": ew.BitwiseXorOp, "b": ew.BitwiseXorOp},
+    np.left_shift: {"int": ew.LeftShiftOp},
+    np.right_shift: {"int": ew.RightShiftOp},
+    np.logical_and: {"b": ew.BitwiseAndOp},
+    np.logical_or: {"b": ew.BitwiseOrOp},
+    np.logical_xor: {"b": ew.BitwiseXorOp},
+}
+
+
+def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
+    """`ufunc.at(a, indices, b)`: `a` updated in place (module docstring); None, as NumPy."""
+    if not isinstance(a, Tensor):
+        raise TypeError("a traced array as the first argument")
+    if ufunc.nin != 2 or b is None:
+        raise TypeError("a binary ufunc and its second operand")
+    from tracejit.frontend.staging.views import assign
+
+    compute, combiner = _at_loop(ufunc, a, b)
+    positions = _at_positions(a, indices)
+    count = [positions.dims[0]] if positions.ndim == 1 else [_static_size(positions)]
+    updates = as_tensor(b, compute)
+    if updates.ndim:  # one value per selected element (a 0-d one the op takes as it is)
+        updates = primitives.reshape(_broadcast_updates(ufunc, updates, positions), count)
+    message = at_user_line(f"IndexError: index out of bounds in np.{ufunc.__name__}.at")
+    flat = primitives.reshape(a, [_static_size(a)]) if a.ndim != 1 else a
+    flat_positions = primitives.reshape(positions, count)
+    combined = primitives.scatter_combine(combiner, flat, flat_positions, updates, message)
+    assign(a, primitives.reshape(combined, a.dims))
+    return None
+
+
+def _broadcast_updates(ufunc: np.ufunc, updates: Tensor, positions: Tensor) -> Tensor:
+    try:
+        return primitives.broadcast_to(updates, positions.dims)
+    except ValueError:
+        raise ValueError(
+            at_user_line(
+                f"array is not broadcastable to correct shape: {updates.shape} into "
+                f"{positions.shape} (np.{ufunc.__name__}.at)"
+            )
+        ) from None
+
+
+def _at_loop(
+    ufunc: np.ufunc, a: Tensor, b: object
+) -> tuple[np.dtype, type[ew.ElementwiseBinaryOp]]:
+    """The dtype NumPy's loop computes in, and the op combining in it."""
+    first, second, out = loop_dtypes(ufunc, [a, b])
+    kinds = _AT_COMBINERS.get(ufunc, {})
+    kind = "int" if out.kind in "iu" else out.kind
+    combiner = kinds.get(kind)
+    if combiner is None or not first == second == out:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.at on {a.dtype} is not supported by tracejit; wrap the "
+                "call in tj.py_function, or write a loop over the indices"
+            )
+        )
+    return out, combiner
+
+
+def _at_positions(a: Tensor, indices: object) -> Tensor:
+    """The flat positions in `a` that `a[indices]` selects, in NumPy's order (for a 1-d
+    `a` and an integer index array, the indices themselves: the op wraps and checks them)."""
+    from tracejit.frontend.numpy_api.indexing import getitem
+
+    if a.ndim == 1 and not isinstance(indices, tuple | slice) and indices is not Ellipsis:
+        index = indices if isinstance(indices, Tensor) else array_of(indices)
+        if index.dtype.kind in "iu":
+            return index if index.ndim else primitives.reshape(index, [1])
+    if None in a.shape:
+        raise NotImplementedError(
+            at_user_line(
+                "ufunc.at with these indices into an array with dims unknown at trace time is "
+                "not supported; index a 1-d array with an integer array"
+            )
+        )
+    size = _static_size(a)
+    shape = [int(d) for d in a.shape if d is not None]  # all of them (checked above)
+    every = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
+    picked = getitem(every, indices)
+    if None in picked.shape and picked.ndim != 1:
+        raise NotImplementedError(
+            at_user_line("ufunc.at with index arrays of sizes known only at run time")
+        )
+    return picked
+
+
+def _static_size(x: Tensor) -> int:
+    if None in x.shape:
+        raise NotImplementedError(
+            at_user_line("ufunc.at on arrays with dims unknown at trace time (except 1-d)")
+        )
+    return int(np.prod([d for d in x.shape if d is not None], dtype=np.int64))

@@ -353,6 +353,22 @@ def scatter(dest: Tensor, indices: Tensor, updates: Tensor, message: str) -> Ten
     return Tensor(emit(op).result, dims=dest.dims)
 
 
+def scatter_combine(
+    combiner: type[ElementwiseBinaryOp],
+    dest: Tensor,
+    indices: Tensor,
+    updates: Tensor,
+    message: str,
+) -> Tensor:
+    """The 1-d `dest` with `dest[indices[k]] = combiner(dest[indices[k]], updates[k])` for
+    each k in order (NumPy's `ufunc.at`: repeated indices combine every update), computed
+    in `updates`' dtype and cast back to `dest`'s."""
+    from tracejit.ir.scatter_combine import ScatterCombineOp
+
+    op = ScatterCombineOp(combiner.name, updates.value, dest.value, indices.value, message)
+    return Tensor(emit(op).result, dims=dest.dims)
+
+
 # --- scans and sorts (ir/cumulative.py, ir/sort.py) ----------------------------------------
 def cumulative(kind: str, x: Tensor, axis: int) -> Tensor:
     """Running `kind` (sum, prod) of `x` along the non-negative `axis`, in `x`'s dtype."""

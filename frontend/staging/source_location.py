@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from dataclasses import dataclass
 from types import FrameType
 
@@ -28,13 +29,17 @@ class SourceLocation:
         return f"{os.path.basename(self.filename)}:{self.line}"
 
 
+def _is_internal(filename: str) -> bool:
+    """A frame of tracejit, NumPy or the import machinery."""
+    path = os.path.abspath(filename)
+    return path.startswith(_SKIPPED_DIRS) or path in _SKIPPED_FILES or "<frozen" in path
+
+
 def user_frame() -> FrameType | None:
     """The innermost stack frame that is not in tracejit or NumPy."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        filename = os.path.abspath(frame.f_code.co_filename)
-        internal = filename.startswith(_SKIPPED_DIRS) or filename in _SKIPPED_FILES
-        if not internal and "<frozen" not in filename:
+        if not _is_internal(frame.f_code.co_filename):
             return frame
         frame = frame.f_back
     return None
@@ -50,3 +55,46 @@ def at_user_line(message: str) -> str:
     """`message` followed by ` (file.py:12)` when the user's line is known."""
     location = user_location()
     return f"{message} ({location})" if location else message
+
+
+# Where installed libraries live (site-packages, and the standard library): a frame there
+# that is not tracejit's or NumPy's belongs to a library the user called (SciPy, ...).
+_LIBRARY_DIRS = tuple(
+    os.path.abspath(p) + os.sep
+    for p in {sysconfig.get_paths()[k] for k in ("purelib", "platlib", "stdlib")}
+)
+
+
+def _is_library(filename: str) -> bool:
+    path = os.path.abspath(filename)
+    return path.startswith(_LIBRARY_DIRS) and not path.startswith(_SKIPPED_DIRS)
+
+
+def library_call() -> tuple[str, SourceLocation | None] | None:
+    """When tracejit was reached from inside a library the user's code called (SciPy
+    converting a traced array with np.asarray, say): that library function's public name
+    (`scipy.linalg.expm`) and the user's line that called it. None when the innermost
+    frame outside tracejit and NumPy is the user's own."""
+    frame = user_frame()
+    if frame is None or not _is_library(frame.f_code.co_filename):
+        return None
+    outermost = frame
+    while frame is not None and _is_library(frame.f_code.co_filename):
+        outermost = frame
+        frame = frame.f_back
+    while frame is not None and _is_internal(frame.f_code.co_filename):  # AutoGraph's call
+        frame = frame.f_back
+    module = str(outermost.f_globals.get("__name__", "?"))
+    public = ".".join(part for part in module.split(".") if not part.startswith("_"))
+    name = f"{public}.{outermost.f_code.co_name}"
+    where = None if frame is None else SourceLocation(frame.f_code.co_filename, frame.f_lineno)
+    return name, where
+
+
+def py_function_hint(name: str) -> str:
+    """What to write instead of a call tracejit cannot compile."""
+    return (
+        f"wrap the call in tj.py_function, which runs it on the arrays' values when the "
+        f"kernel runs: `y = tj.py_function({name}, [x], Tout=tj.TensorSpec(shape, dtype))` "
+        "with the result's shape and dtype"
+    )

@@ -22,7 +22,7 @@ from xdsl.ir import SSAValue
 from tracejit.frontend.staging import autograph_marks, runtime_sizes
 from tracejit.frontend.staging.array_operators import ArrayOperators
 from tracejit.frontend.staging.hooks import Hooks
-from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.source_location import at_user_line, library_call, py_function_hint
 from tracejit.ir.dtypes import numpy_dtype, static_shape
 
 if TYPE_CHECKING:
@@ -263,10 +263,19 @@ class Tensor(ArrayOperators):
         raise TypeError(at_user_line(python_value_message("a Python bool")))
 
     def __array__(self, dtype: DTypeLike | None = None, copy: bool | None = None) -> np.ndarray:
+        called = library_call()
+        if called is not None:  # a library (SciPy, ...) asked for the values
+            name, where = called
+            raise TypeError(
+                f"{name} is not supported by tracejit on traced arrays (it needs their "
+                f"values, which exist only at run time); {py_function_hint(name)}"
+                + (f" ({where})" if where else "")
+            )
         raise TypeError(
             at_user_line(
                 "a symbolic tj.Tensor cannot be converted to a NumPy array while tracing "
-                "(its value is only known at run time); keep using NumPy functions on it"
+                "(its value is only known at run time); keep using NumPy functions on it, "
+                "or wrap code that needs the values in tj.py_function"
             )
         )
 

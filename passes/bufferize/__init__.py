@@ -38,6 +38,7 @@ from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.lapack import LAPACK_HANDLERS
 from tracejit.passes.bufferize.nonzero import NONZERO_HANDLERS
+from tracejit.passes.bufferize.search_sorted import SEARCH_HANDLERS
 from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize.sort import SORT_HANDLERS
 from tracejit.passes.bufferize.state import STATE_HANDLERS
@@ -68,6 +69,7 @@ HANDLERS = _one_table(
     UPDATE_HANDLERS,
     CUMULATIVE_HANDLERS,
     SORT_HANDLERS,
+    SEARCH_HANDLERS,
     NONZERO_HANDLERS,
     LAPACK_HANDLERS,
     {

@@ -1,7 +1,8 @@
 """Buffer forms of the value-semantics updates (ir/update.py), used by `bufferize`.
 
 * `tj.to_index` loads the integer, wraps a negative one and checks it (`cf.assert`).
-* `tj.insert_slice` and `tj.scatter` store into the old value's buffer when it is dead
+* `tj.insert_slice`, `tj.scatter` and `tj.scatter_combine` store into the old value's
+  buffer when it is dead
   and owned here (in_place.py), else into a copy of it. So `D[i, j] = v` in a loop over
   `D` is one store per iteration:
 
@@ -14,14 +15,18 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i64
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
 from xdsl.ir import Operation, SSAValue
 
-from tracejit.ir.dtypes import element_of, is_unsigned
+from tracejit.ir.dtypes import element_kind, element_of, is_unsigned
+from tracejit.ir.elementwise import AddOp
+from tracejit.ir.scatter_combine import ScatterCombineOp
+from tracejit.ir.shaped import shaped_type
 from tracejit.ir.update import InsertSliceOp, ScatterOp, ToIndexOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
-from tracejit.passes.bufferize.in_place import consumable, loop_nest
+from tracejit.passes.bufferize.in_place import consumable, loop_nest, static_bounds
 from tracejit.passes.bufferize.shapes import checked_index
+from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 
 
@@ -99,8 +104,105 @@ def lower_scatter(bufferizer: FunctionBufferizer, op: ScatterOp) -> None:
     bufferizer.values[op.result] = target
 
 
+# Integer sums into a dest of at most this many elements (bincount, histogram counts) are
+# added into LANES interleaved copies first: consecutive updates of one bin then do not
+# wait for each other's store (the copies are added up at the end; integer addition is
+# associative, so the result is the same).
+LANES = 4
+LANES_LIMIT = 1 << 12
+
+
+def _in_lanes(op: ScatterCombineOp) -> bool:
+    element = element_of(op.dest)
+    size = shaped_type(op.dest).get_shape()[0]
+    return (
+        op.combiner_op() is AddOp
+        and element == element_of(op.updates)
+        and element_kind(element) in ("signed", "unsigned")
+        and 0 <= size <= LANES_LIMIT
+    )
+
+
+def lower_scatter_combine(bufferizer: FunctionBufferizer, op: ScatterCombineOp) -> None:
+    """One loop over the indices, in order: load the old element, combine it with the
+    update in the updates' element type, store it back (so repeated indices accumulate)."""
+    if _in_lanes(op):
+        _scatter_add_in_lanes(bufferizer, op)
+        return
+    target = _updated_buffer(bufferizer, op, op.dest)
+    updates, indices = bufferizer.values[op.updates], bufferizer.values[op.indices]
+    unsigned = is_unsigned(element_of(op.indices))
+    stored, computed = element_of(op.dest), element_of(op.updates)
+    combiner = op.combiner_op()
+    size = bufferizer.dim(target, 0)
+    b = bufferizer.builder
+    bounds = [(index_constant(b, 0), bufferizer.dim(indices, 0))]
+    one_update = shaped_type(updates).get_shape() == ()  # loaded once, before the loop
+    shared = b.insert(memref.LoadOp.get(updates, [])).res if one_update else None
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        raw = b.insert(memref.LoadOp.get(indices, idx)).res
+        position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
+        old = b.insert(memref.LoadOp.get(target, [position])).res
+        value = shared or b.insert(memref.LoadOp.get(updates, idx)).res
+        wide = scalar.emit_cast(b, old, stored, computed)
+        combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
+        new = scalar.emit_cast(b, combined, computed, stored)
+        b.insert(memref.StoreOp.get(new, target, [position]))
+
+    loop_nest(b, bounds, body)
+    bufferizer.values[op.result] = target
+
+
+def _scatter_add_in_lanes(bufferizer: FunctionBufferizer, op: ScatterCombineOp) -> None:
+    """An integer scatter-add into a small dest: update k goes to copy k % LANES of it,
+    then each element of dest gets the sum of its copies.
+
+        scratch = zeros(LANES, n)
+        for k: scratch[k & 3, check(idx[k])] += v[k]
+        for i: out[i] = a[i] + scratch[0, i] + ... + scratch[3, i]
+    """
+    target = _updated_buffer(bufferizer, op, op.dest)
+    updates, indices = bufferizer.values[op.updates], bufferizer.values[op.indices]
+    unsigned = is_unsigned(element_of(op.indices))
+    element = scalar.signless(element_of(op.dest))
+    size = shaped_type(op.dest).get_shape()[0]
+    b = bufferizer.builder
+    scratch = bufferizer.temporary(MemRefType(element, [LANES, size]))
+    zero = scalar.constant(b, 0, element_of(op.dest))
+    loop_nest(b, static_bounds(b, [LANES, size]), lambda b, at: _store(b, zero, scratch, at))
+    one_update = shaped_type(updates).get_shape() == ()
+    shared = b.insert(memref.LoadOp.get(updates, [])).res if one_update else None
+    lane_mask = index_constant(b, LANES - 1)
+
+    def add(b: Builder, idx: list[SSAValue]) -> None:
+        raw = b.insert(memref.LoadOp.get(indices, idx)).res
+        position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
+        lane = b.insert(arith.AndIOp(idx[0], lane_mask)).result
+        old = b.insert(memref.LoadOp.get(scratch, [lane, position])).res
+        value = shared or b.insert(memref.LoadOp.get(updates, idx)).res
+        _store(b, b.insert(arith.AddiOp(old, value)).result, scratch, [lane, position])
+
+    loop_nest(b, [(index_constant(b, 0), bufferizer.dim(indices, 0))], add)
+
+    def gather_lanes(b: Builder, at: list[SSAValue]) -> None:
+        total = b.insert(memref.LoadOp.get(target, at)).res
+        for lane in range(LANES):
+            part = b.insert(memref.LoadOp.get(scratch, [index_constant(b, lane), *at])).res
+            total = b.insert(arith.AddiOp(total, part)).result
+        _store(b, total, target, at)
+
+    loop_nest(b, static_bounds(b, [size]), gather_lanes)
+    bufferizer.values[op.result] = target
+
+
+def _store(b: Builder, value: SSAValue, buffer: SSAValue, at: list[SSAValue]) -> None:
+    b.insert(memref.StoreOp.get(value, buffer, at))
+
+
 UPDATE_HANDLERS: dict[type[Operation], Handler] = {
     ToIndexOp: lower_to_index,
     InsertSliceOp: lower_insert_slice,
     ScatterOp: lower_scatter,
+    ScatterCombineOp: lower_scatter_combine,
 }

@@ -438,7 +438,7 @@ ERRORS = [
     (lambda f: f & f, np.float32, TypeError, "bitwise_and"),
     (lambda f: f << 1, np.float64, TypeError, "left_shift"),
     (lambda f: np.sin(f, where=f > 0), np.float32, TypeError, "where="),
-    (lambda f: np.add.reduceat(f, [0]), np.float32, TypeError, "np.add.reduceat"),
+    (lambda f: np.subtract.reduceat(f, [0]), np.float32, TypeError, "np.subtract.reduceat"),
     (lambda f: np.where(f, f), np.float32, ValueError, "either both or neither"),
     (lambda f: f.astype(np.clongdouble), np.float32, TypeError, "is not supported by tracejit"),
 ]

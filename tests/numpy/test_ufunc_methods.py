@@ -86,12 +86,12 @@ def test_a_running_maximum_propagates_nan_as_numpy():
 
 def test_methods_tracejit_does_not_compile_are_refused_by_name():
     @tj.function
-    def at(x):
-        np.add.at(x, [0], 1.0)
+    def unary_at(x):
+        np.negative.at(x, [0])  # .at of a unary ufunc
         return x
 
-    with pytest.raises(TypeError, match=r"np\.add\.at is not supported"):
-        at(np.ones(3))
+    with pytest.raises(TypeError, match=r"np\.negative\.at.* is not supported"):
+        unary_at(np.ones(3))
 
     @tj.function
     def subtract_reduce(x):
