@@ -9,6 +9,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     construction,
     creation,
     cumulative,
+    decompositions,
     einsum,
     elementwise,
     in_place,

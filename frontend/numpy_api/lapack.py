@@ -52,8 +52,8 @@ def _dtype_of(x: object) -> np.dtype:
     return x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
 
 
-def _stack(fn: Callable, x: object, dtype: np.dtype) -> Tensor:
-    """`x` as a tensor of `dtype`, checked to be a stack of square matrices."""
+def _stack(fn: Callable, x: object, dtype: np.dtype, square: bool = True) -> Tensor:
+    """`x` as a tensor of `dtype`, checked to be a stack of (square) matrices."""
     if not lapack.available():
         raise unsupported(fn, f" {MISSING_TEXT};")
     t = array_of(x, dtype)
@@ -63,6 +63,8 @@ def _stack(fn: Callable, x: object, dtype: np.dtype) -> Tensor:
                 f"{t.ndim}-dimensional array given. Array must be at least two-dimensional"
             )
         )
+    if not square:
+        return t
     rows, columns = t.shape[-2:]
     if None in (rows, columns):  # known when the kernel runs: checked there
         _check_equal_at_run_time(t, [t.ndim - 2], t, [t.ndim - 1], _NOT_SQUARE)
