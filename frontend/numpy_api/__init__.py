@@ -17,6 +17,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     lapack,
     linalg,
     matrices,
+    matrix_functions,
     mutation,
     nonzero,
     norms,

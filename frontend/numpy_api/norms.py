@@ -1,7 +1,8 @@
-"""`np.linalg.norm`: vector norms (every `ord` NumPy has) and the matrix norms that need no
-singular values (None/"fro", 1, -1, inf, -inf), with `axis` and `keepdims`, composed from
-NumPy functions tracejit compiles, in NumPy's formulas (so the rounding is NumPy's too).
-The 2-norm, -2 and "nuc" of a matrix need singular values: refused, naming the way out.
+"""`np.linalg.norm`: every vector `ord` NumPy has and every matrix one (None/"fro", "nuc",
+1, -1, 2, -2, inf, -inf), with `axis` and `keepdims`, composed from NumPy functions
+tracejit compiles, in NumPy's formulas (so the rounding is NumPy's too). The matrix 2, -2
+and "nuc" norms are the largest, smallest and summed singular values (LAPACK's ?gesdd,
+decompositions.py), so they need SciPy (tracejit[linalg]) as the other LAPACK functions.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.decompositions import values_of
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging.source_location import at_user_line
@@ -68,14 +70,11 @@ def _vector_norm(a: Tensor, ord: Any, axis: int, keepdims: bool) -> Tensor:
 def _matrix_norm(a: Tensor, ord: Any, rows: int, cols: int, keepdims: bool) -> Tensor:
     magnitude = dispatched(np.abs(a))
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            at_user_line(
-                f"np.linalg.norm(..., ord={ord!r}) of a matrix needs its singular values, "
-                "which tracejit does not compute yet; use ord='fro', 1 or inf, or "
-                "tj.py_function(np.linalg.norm, ...)"
-            )
-        )
-    if ord is None or ord == "fro":
+        moved = dispatched(np.moveaxis(a, (rows, cols), (-2, -1)))
+        values = values_of(np.linalg.norm, moved)
+        pick = {2: np.max, -2: np.min, "nuc": np.sum}[ord]
+        result = dispatched(pick(values, axis=-1))
+    elif ord is None or ord == "fro":
         squares = dispatched(np.real(np.conj(a) * a)) if a.dtype.kind == "c" else a * a
         result = dispatched(np.sqrt(np.sum(squares, axis=(rows, cols))))
     elif ord in (1, -1, np.inf, -np.inf):
