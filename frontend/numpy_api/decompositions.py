@@ -25,7 +25,12 @@ import numpy as np
 from numpy.linalg._linalg import EighResult, QRResult, SVDResult  # NumPy's result types
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.lapack import _operand_dtype, _raise_unless, _stack
+from tracejit.frontend.numpy_api.lapack import (
+    _operand_dtype,
+    _raise_unless,
+    _stack,
+    conjugate_transpose,
+)
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
@@ -55,20 +60,12 @@ def _known_core(fn: Any, t: Tensor) -> tuple[int, int]:
     return m, n
 
 
-def _swap_last(t: Tensor) -> Tensor:
-    permutation = [*range(t.ndim - 2), t.ndim - 1, t.ndim - 2]
-    return primitives.transpose(t, permutation)
-
-
 def _hermitian_operand(fn: Any, a: object, uplo: str) -> Tensor:
     """The stack eigh's LAPACK call reads: its lower triangle is the one `uplo` names."""
     if uplo not in ("L", "U"):
         raise ValueError(at_user_line("UPLO argument must be 'L' or 'U'"))
     t = _matrices(fn, a, square=True)
-    if uplo == "L":
-        return t
-    t = _swap_last(t)
-    return dispatched(np.conj(t)) if t.dtype.kind == "c" else t
+    return t if uplo == "L" else conjugate_transpose(t)
 
 
 @implements(np.linalg.eigh)
