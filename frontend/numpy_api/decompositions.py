@@ -157,12 +157,16 @@ def lstsq(a: object, b: object, rcond: object = None) -> tuple:
     if rhs.shape[0] != m:
         raise np.linalg.LinAlgError(at_user_line("Incompatible dimensions"))
     k = rhs.shape[1]
+    if k == 0:  # ?gelsd wants a right-hand side: NumPy adds a zero column, then drops it
+        rhs = primitives.constant(np.zeros((m, 1), wide))
     if rcond is None:
         rcond = float(np.finfo(np.float64).eps) * max(m, n)
     threshold = _real_scalar(rcond)
-    dims = [(n, k), (k,), (), (min(m, n),), ()]
+    dims = [(n, max(k, 1)), (max(k, 1),), (), (min(m, n),), ()]
     x, residuals, rank, s, ok = stage("lstsq", [matrix, rhs, threshold], dims)
     _raise_unless(ok, "SVD did not converge in Linear Least Squares")
+    if k == 0:
+        x, residuals = dispatched(x[:, :0]), dispatched(residuals[:0])
     if vector:
         x = primitives.reshape(x, (n,))
     real = np.finfo(result_dtype).dtype  # the real type of a complex one
