@@ -19,7 +19,7 @@ them with take_along_axis, which tracejit does not stage yet).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 from numpy.linalg._linalg import EighResult, QRResult, SVDResult  # NumPy's result types
@@ -48,6 +48,11 @@ def stage(kind: str, inputs: list[Tensor], dims: list[tuple] | None = None) -> l
     return [Tensor(r, dims=d) for r, d in zip(op.outputs, dims, strict=True)]
 
 
+def _as_arrays(*tensors: Tensor) -> list[Any]:
+    """NumPy's result namedtuples hold Tensors while tracing (their stubs say ndarray)."""
+    return list(tensors)
+
+
 def _matrices(fn: Any, a: object, square: bool = False) -> Tensor:
     return _stack(fn, a, _operand_dtype(fn, [a]), square=square)
 
@@ -73,7 +78,7 @@ def eigh(a: object, UPLO: str = "L") -> EighResult:  # noqa: N803 (NumPy's name)
     t = _hermitian_operand(np.linalg.eigh, a, UPLO)
     w, v, ok = stage("eigh", [t], [tuple(t.dims[:-1]), tuple(t.dims), ()])
     _raise_unless(ok, "Eigenvalues did not converge")
-    return EighResult(w, v)
+    return EighResult(*_as_arrays(w, v))
 
 
 @implements(np.linalg.eigvalsh)
@@ -102,7 +107,7 @@ def svd(
     dims = [(*batch, m, u_columns), (*batch, k), (*batch, vh_rows, n), ()]
     u, s, vh, ok = stage(kind, [t], dims)
     _raise_unless(ok, "SVD did not converge")
-    return SVDResult(u, s, vh)
+    return SVDResult(*_as_arrays(u, s, vh))
 
 
 def _hermitian_svd(a: object, compute_uv: bool) -> Tensor:
@@ -134,7 +139,7 @@ def qr(a: object, mode: str = "reduced") -> QRResult | Tensor:
         (r,) = stage("qr_r", [t], [r_dims])
         return r
     q, r = stage(_QR_KINDS[mode], [t], [(*batch, m, columns), r_dims])
-    return QRResult(q, r)
+    return QRResult(*_as_arrays(q, r))
 
 
 @implements(np.linalg.lstsq)
@@ -157,6 +162,7 @@ def lstsq(a: object, b: object, rcond: object = None) -> tuple:
     if rhs.shape[0] != m:
         raise np.linalg.LinAlgError(at_user_line("Incompatible dimensions"))
     k = rhs.shape[1]
+    assert k is not None  # b's dims are a's rows (known) and its columns
     if k == 0:  # ?gelsd wants a right-hand side: NumPy adds a zero column, then drops it
         rhs = primitives.constant(np.zeros((m, 1), wide))
     if rcond is None:
@@ -185,12 +191,18 @@ def _kept_residuals(residuals: Tensor, rank: Tensor, m: int, n: int) -> Tensor:
     if m <= n:
         return dispatched(residuals[:0])
     full = dispatched(rank == np.int32(n))
-    count = dispatched(np.where(full, residuals.shape[0], 0))
+    count = dispatched(np.where(full, n_columns(residuals), 0))
     return dispatched(residuals[:count])
 
 
+def n_columns(residuals: Tensor) -> int:
+    size = residuals.shape[0]
+    assert size is not None  # b's columns, known at trace time
+    return size
+
+
 def _as(t: Tensor, dtype: np.dtype) -> Tensor:
-    return t if t.dtype == dtype else cast(Tensor, primitives.cast(t, dtype))
+    return t if t.dtype == dtype else primitives.cast(t, dtype)
 
 
 def values_of(fn: Any, a: object) -> Tensor:

@@ -20,11 +20,22 @@ from tracejit.frontend.numpy_api.lapack import _operand_dtype, _stack
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.tensor import Tensor, dispatched, staged
 
 
 def _swap_last(t: Tensor) -> Tensor:
     return primitives.transpose(t, [*range(t.ndim - 2), t.ndim - 1, t.ndim - 2])
+
+
+def _known(t: Tensor) -> tuple[int, ...]:
+    """t's shape, which the caller needs known at trace time."""
+    if None in t.shape:
+        raise TypeError(at_user_line("this np.linalg function needs the shape at trace time"))
+    return tuple(d for d in t.shape if d is not None)
+
+
+def _largest_dim(t: Tensor) -> int:
+    return max(_known(t)[-2:])
 
 
 def _is_empty_2d(t: Tensor) -> bool:
@@ -38,23 +49,23 @@ def pinv(
     rcond: Any = None,
     hermitian: bool = False,
     *,
-    rtol: Any = np._NoValue,  # type: ignore[attr-defined]  # NumPy's marker for "not given"
+    rtol: Any = np._NoValue,  # NumPy's marker for "not given"
 ) -> Tensor:
     t = _stack(np.linalg.pinv, a, _operand_dtype(np.linalg.pinv, [a]), square=False)
     if hermitian:
         raise unsupported(np.linalg.pinv, "(..., hermitian=True); use hermitian=False;")
     if rcond is None:
-        if rtol is np._NoValue:  # type: ignore[attr-defined]  # NumPy's marker for "not given"
+        if rtol is np._NoValue:
             rcond = 1e-15
         elif rtol is None:
-            rcond = max(t.shape[-2:]) * float(np.finfo(t.dtype).eps)
+            rcond = _largest_dim(t) * float(np.finfo(t.dtype).eps)
         else:
             rcond = rtol
-    elif rtol is not np._NoValue:  # type: ignore[attr-defined]
+    elif rtol is not np._NoValue:
         raise ValueError(at_user_line("`rtol` and `rcond` can't be both set."))
     if _is_empty_2d(t):
-        m, n = t.shape[-2:]
-        return primitives.constant(np.zeros((*t.shape[:-2], n, m), t.dtype))
+        *batch, m, n = _known(t)
+        return primitives.constant(np.zeros((*batch, n, m), t.dtype))
     conjugate = dispatched(np.conj(t)) if t.dtype.kind == "c" else t
     u, s, vt = svd(conjugate, full_matrices=False)
     threshold = rcond if isinstance(rcond, Tensor) else np.asarray(rcond)
@@ -86,12 +97,12 @@ def matrix_rank(
         return primitives.constant(np.zeros(s.shape[:-1], np.intp))
     if tol is None:
         if rtol is None:
-            rtol = max(t.shape[-2:]) * float(np.finfo(s.dtype).eps)
+            rtol = _largest_dim(t) * float(np.finfo(s.dtype).eps)
         else:
             rtol = np.expand_dims(np.asarray(rtol), -1)
         threshold = dispatched(np.max(s, axis=-1, keepdims=True) * rtol)
     else:
-        threshold = np.expand_dims(np.asarray(tol), -1)
+        threshold = staged(np.expand_dims, np.asarray(tol), -1)
     return dispatched(np.count_nonzero(s > threshold, axis=-1))
 
 
@@ -137,7 +148,7 @@ def matrix_power(a: object, n: Any) -> Tensor:
     except TypeError:
         raise TypeError(at_user_line("exponent must be an integer (a Python int)")) from None
     if n == 0:
-        identity = np.eye(t.shape[-1], dtype=t.dtype)
+        identity = np.eye(_known(t)[-1], dtype=t.dtype)
         return primitives.broadcast_to(primitives.constant(identity), tuple(t.dims))
     if n < 0:
         t = dispatched(np.linalg.inv(t))

@@ -16,7 +16,7 @@ from tracejit.frontend.numpy_api.decompositions import values_of
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.tensor import Tensor, dispatched, staged
 
 
 @implements(np.linalg.norm)
@@ -70,9 +70,9 @@ def _vector_norm(a: Tensor, ord: Any, axis: int, keepdims: bool) -> Tensor:
 def _matrix_norm(a: Tensor, ord: Any, rows: int, cols: int, keepdims: bool) -> Tensor:
     magnitude = dispatched(np.abs(a))
     if ord in (2, -2, "nuc"):
-        moved = dispatched(np.moveaxis(a, (rows, cols), (-2, -1)))
+        moved = staged(np.moveaxis, a, (rows, cols), (-2, -1))
         values = values_of(np.linalg.norm, moved)
-        pick = {2: np.max, -2: np.min, "nuc": np.sum}[ord]
+        pick: Any = {2: np.max, -2: np.min, "nuc": np.sum}[ord]
         result = dispatched(pick(values, axis=-1))
     elif ord is None or ord == "fro":
         squares = dispatched(np.real(np.conj(a) * a)) if a.dtype.kind == "c" else a * a

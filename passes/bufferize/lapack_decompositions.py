@@ -261,7 +261,8 @@ def _lower_qr(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None:
     if q_out is not None:
         q_slot = work.slot(s.element)
         call(b, bufferizer.module, build_q, [m32, q32, k32, af, lda, tau, q_slot, query])
-    size = work.sizes()[0] if q_out is None else b.insert(arith.MaxUIOp(*work.sizes())).result
+    sizes = work.sizes()
+    size = sizes[0] if q_out is None else b.insert(arith.MaxUIOp(sizes[0], sizes[1])).result
     work_buffer, lwork = s.buffer(s.element, size), as_i32(b, size)
 
     def one_matrix(b: Builder, batch: list[SSAValue]) -> None:
