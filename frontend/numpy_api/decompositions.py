@@ -110,6 +110,11 @@ def svd(
     return SVDResult(*_as_arrays(u, s, vh))
 
 
+@implements(np.linalg.svdvals)
+def svdvals(x: object, /) -> Tensor:
+    return values_of(np.linalg.svdvals, x)
+
+
 def _hermitian_svd(a: object, compute_uv: bool) -> Tensor:
     if compute_uv:
         raise unsupported(

@@ -1,4 +1,5 @@
-"""`np.linalg.norm`: every vector `ord` NumPy has and every matrix one (None/"fro", "nuc",
+"""`np.linalg.norm` (and NumPy 2's `matrix_norm` and `vector_norm`, which NumPy writes with
+it): every vector `ord` NumPy has and every matrix one (None/"fro", "nuc",
 1, -1, 2, -2, inf, -inf), with `axis` and `keepdims`, composed from NumPy functions
 tracejit compiles, in NumPy's formulas (so the rounding is NumPy's too). The matrix 2, -2
 and "nuc" norms are the largest, smallest and summed singular values (LAPACK's ?gesdd,
@@ -7,6 +8,7 @@ decompositions.py), so they need SciPy (tracejit[linalg]) as the other LAPACK fu
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -40,6 +42,37 @@ def norm(x: object, ord: Any = None, axis: Any = None, keepdims: bool = False) -
             raise ValueError(at_user_line("Duplicate axes given."))
         return _matrix_norm(a, ord, rows, cols, keepdims)
     raise ValueError(at_user_line("Improper number of dimensions to norm."))
+
+
+@implements(np.linalg.matrix_norm)
+def matrix_norm(x: object, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
+    return norm(x, ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@implements(np.linalg.vector_norm)
+def vector_norm(x: object, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Tensor:
+    """NumPy's: the norm over `axis` (every axis when None, several when a tuple) of the
+    axes moved to the front and flattened into one."""
+    a = array_of(x)
+    shape = list(a.shape)
+    if axis is None:
+        a, along = dispatched(a.reshape(-1)), 0
+    elif isinstance(axis, tuple):
+        axes = [normalize_axis(d, a.ndim) for d in axis]
+        rest = [d for d in range(a.ndim) if d not in axes]
+        moved = dispatched(np.transpose(a, (*axis, *rest)))
+        if None in shape:
+            raise TypeError(at_user_line("vector_norm over several axes needs the shape"))
+        flat = math.prod(size for d in axes if (size := shape[d]) is not None)
+        a, along = dispatched(moved.reshape(flat, *(shape[d] for d in rest))), 0
+    else:
+        along = axis
+    result = norm(a, ord, axis=along)
+    if not keepdims:
+        return result
+    for d in range(len(shape)) if axis is None else (axis if isinstance(axis, tuple) else (axis,)):
+        shape[normalize_axis(d, len(shape))] = 1
+    return dispatched(result.reshape(shape))
 
 
 def _abs_squares(flat: Tensor) -> Tensor:

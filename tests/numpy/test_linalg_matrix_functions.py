@@ -200,3 +200,83 @@ def test_multi_dot_refusals_as_numpy():
 
     with pytest.raises(np.linalg.LinAlgError, match="3-dimensional array given"):
         chain([np.ones((2, 2)), np.ones((2, 2, 2)), np.ones((2, 2))])
+
+
+NORM_CALLS = [
+    lambda x: np.linalg.matrix_norm(x),
+    lambda x: np.linalg.matrix_norm(x, ord=np.inf, keepdims=True),
+    lambda x: np.linalg.vector_norm(x),
+    lambda x: np.linalg.vector_norm(x, keepdims=True, ord=1),
+    lambda x: np.linalg.vector_norm(x, axis=(0, 2), ord=np.inf),
+    lambda x: np.linalg.vector_norm(x, axis=(-1, 0), keepdims=True, ord=3),
+    lambda x: np.linalg.vector_norm(x, axis=1, keepdims=True),
+]
+
+
+@pytest.mark.parametrize("call", range(len(NORM_CALLS)))
+def test_numpy2_norm_functions(call):
+    x = np.random.default_rng(call).standard_normal((2, 3, 4))
+    f = tj.function(NORM_CALLS[call])
+    assert_same(f(x), NORM_CALLS[call](x), rtol=1e-12)
+
+
+def test_svdvals_and_spectral_matrix_norms():
+    _lapack()
+    x = np.random.default_rng(3).standard_normal((2, 3, 4))
+
+    @tj.function
+    def spectral(x):
+        return (np.linalg.svdvals(x), np.linalg.matrix_norm(x, ord=2),
+                np.linalg.matrix_norm(x, ord="nuc", keepdims=True))  # fmt: skip
+
+    expected = (np.linalg.svdvals(x), np.linalg.matrix_norm(x, ord=2),
+                np.linalg.matrix_norm(x, ord="nuc", keepdims=True))  # fmt: skip
+    assert_same(spectral(x), expected, rtol=1e-12)
+
+
+REFUSED_WITHOUT_SCIPY = [
+    lambda a: np.linalg.eigh(a),
+    lambda a: np.linalg.eigvalsh(a),
+    lambda a: np.linalg.svd(a),
+    lambda a: np.linalg.qr(a),
+    lambda a: np.linalg.lstsq(a, np.ones(2)),
+    lambda a: np.linalg.pinv(a),
+    lambda a: np.linalg.matrix_rank(a),
+    lambda a: np.linalg.cond(a),
+    lambda a: np.linalg.norm(a, 2),
+    lambda a: np.linalg.matrix_power(a, -1),
+]
+
+
+@pytest.mark.parametrize("call", range(len(REFUSED_WITHOUT_SCIPY)))
+def test_without_scipy_lapack_functions_are_refused_with_what_to_do(monkeypatch, call):
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "available", lambda: False)
+    f = tj.function(REFUSED_WITHOUT_SCIPY[call])
+    with pytest.raises(TypeError, match=r"pip install tracejit\[linalg\].*tj.py_function"):
+        f(np.eye(2))
+
+
+def test_what_needs_no_lapack_works_without_scipy(monkeypatch):
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "available", lambda: False)
+
+    @tj.function
+    def products(a):
+        return np.linalg.matrix_power(a, 3), np.linalg.multi_dot([a, a, a]), np.linalg.norm(a)
+
+    a = np.arange(4.0).reshape(2, 2)
+    assert_same(products(a), (a @ a @ a, a @ a @ a, np.linalg.norm(a)), rtol=1e-12)
+
+
+def test_decompositions_of_matrices_of_unknown_size_are_refused_by_name():
+    _lapack()
+
+    @tj.function(input_signature=[tj.TensorSpec([None, 3], np.float64)])
+    def decompose(a):
+        return np.linalg.svd(a)
+
+    with pytest.raises(TypeError, match="np.linalg.svd.*unknown at trace time"):
+        decompose(np.ones((4, 3)))
