@@ -41,7 +41,9 @@ The other kinds take stacks `[..., m, n]` of any shape, k = min(m, n):
 The 0-d bool `ok` says whether every matrix of the stack succeeded; the frontend stages a
 `tj.assert` on it (LinAlgError). The results of a failed matrix are unspecified (never
 seen: the call raises). Element types: f32, f64, complex<f32>, complex<f64>. The buffer form
-calls LAPACK (passes/bufferize/lapack.py, ir/lapack_contract.py).
+calls LAPACK (passes/bufferize/lapack.py and lapack_decompositions.py,
+ir/lapack_contract.py); the adjoints of the kinds that have one are in
+frontend/autodiff/linalg_adjoints.py.
 """
 
 from __future__ import annotations

@@ -12,9 +12,8 @@ NumPy's, so its default `rcond` (eps * max(m, n) of float64) and its rank are Nu
 Dims unknown at trace time are supported by eigh/eigvalsh and in the batch dims; the
 core dims of svd, qr and lstsq must be known.
 
-`svd(..., hermitian=True)` of the singular values (`compute_uv=False`) is the sorted
-magnitudes of the eigenvalues, as NumPy's; with the vectors it is refused (NumPy reorders
-them with take_along_axis, which tracejit does not stage yet).
+`svd(..., hermitian=True)` is computed from `eigh`, as NumPy's (the magnitudes of the
+eigenvalues, descending; the eigenvectors in that order).
 """
 
 from __future__ import annotations
@@ -115,15 +114,30 @@ def svdvals(x: object, /) -> Tensor:
     return values_of(np.linalg.svdvals, x)
 
 
-def _hermitian_svd(a: object, compute_uv: bool) -> Tensor:
-    if compute_uv:
-        raise unsupported(
-            np.linalg.svd,
-            "(..., hermitian=True) with compute_uv=True (the vectors are reordered by "
-            "take_along_axis, not staged yet): use hermitian=False, or eigh;",
-        )
-    magnitudes = dispatched(np.abs(eigvalsh(a)))
-    return dispatched(np.flip(np.sort(magnitudes, axis=-1), axis=-1))
+def _hermitian_svd(a: object, compute_uv: bool) -> SVDResult | Tensor:
+    """NumPy's: from eigh, the magnitudes of the eigenvalues in descending order, the
+    eigenvectors in that order, and their signs moved into vh. NumPy reorders with
+    take_along_axis; here the reordering is a product with the permutation matrix (exact:
+    each element is multiplied by 1 and added to zeros)."""
+    if not compute_uv:
+        magnitudes = dispatched(np.abs(eigvalsh(a)))
+        return dispatched(np.flip(np.sort(magnitudes, axis=-1), axis=-1))
+    w, u = eigh(a)
+    signs, magnitudes = dispatched(np.sign(w)), dispatched(np.abs(w))
+    order = dispatched(np.flip(np.argsort(magnitudes, axis=-1), axis=-1))
+    n = _known_core(np.linalg.svd, u)[1]
+    # permutation[..., i, j] = 1 where order[..., j] == i: x @ permutation = x[..., order]
+    chosen = dispatched(np.expand_dims(order, -2) == np.arange(n)[:, None])
+    permutation = dispatched(chosen.astype(u.dtype))
+    real_permutation = dispatched(chosen.astype(w.dtype))
+
+    def reordered(v: Tensor) -> Tensor:
+        return dispatched(np.matmul(np.expand_dims(v, -2), real_permutation)[..., 0, :])
+
+    u = dispatched(np.matmul(u, permutation))
+    signed = dispatched(u * np.expand_dims(reordered(signs), -2).astype(u.dtype))
+    vh = conjugate_transpose(signed)
+    return SVDResult(*_as_arrays(u, reordered(magnitudes), vh))
 
 
 _QR_KINDS = {"reduced": "qr", "complete": "qr_complete", "r": "qr_r"}

@@ -52,8 +52,6 @@ def pinv(
     rtol: Any = np._NoValue,  # NumPy's marker for "not given"
 ) -> Tensor:
     t = _stack(np.linalg.pinv, a, _operand_dtype(np.linalg.pinv, [a]), square=False)
-    if hermitian:
-        raise unsupported(np.linalg.pinv, "(..., hermitian=True); use hermitian=False;")
     if rcond is None:
         if rtol is np._NoValue:
             rcond = 1e-15
@@ -67,7 +65,7 @@ def pinv(
         *batch, m, n = _known(t)
         return primitives.constant(np.zeros((*batch, n, m), t.dtype))
     conjugate = dispatched(np.conj(t)) if t.dtype.kind == "c" else t
-    u, s, vt = svd(conjugate, full_matrices=False)
+    u, s, vt = svd(conjugate, full_matrices=False, hermitian=hermitian)
     threshold = rcond if isinstance(rcond, Tensor) else np.asarray(rcond)
     cutoff = dispatched(np.expand_dims(threshold, -1) * np.max(s, axis=-1, keepdims=True))
     large = dispatched(s > cutoff)

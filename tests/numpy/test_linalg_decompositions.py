@@ -237,13 +237,21 @@ def test_wrong_ranks_and_arguments_are_refused_as_numpy_does():
         bad_mode(np.eye(2))
 
 
-def test_hermitian_svd_values_are_eigenvalue_magnitudes():
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_hermitian_svd_is_numpys_from_eigh(dtype):
     @tj.function
-    def values(a):
-        return np.linalg.svd(a, compute_uv=False, hermitian=True)
+    def both(a):
+        return np.linalg.svd(a, hermitian=True), np.linalg.svd(a, compute_uv=False, hermitian=True)
 
-    h = hermitian(np.random.default_rng(4), (2, 4, 4), np.float64)
-    assert_same(values(h), np.linalg.svd(h, compute_uv=False, hermitian=True), rtol=1e-10)
+    h = hermitian(np.random.default_rng(4), (2, 4, 4), dtype)
+    (u, s, vh), values = both(h)
+    expected = np.linalg.svd(h, hermitian=True)
+    atol = tolerance(dtype, 10.0)
+    assert (u.dtype, s.dtype, vh.dtype) == tuple(x.dtype for x in expected)
+    np.testing.assert_allclose(values, expected.S, atol=atol)
+    np.testing.assert_allclose(s, expected.S, atol=atol)
+    np.testing.assert_allclose(np.abs(u), np.abs(expected.U), atol=atol)  # distinct |w|
+    np.testing.assert_allclose(u @ (s[..., None] * vh), h, atol=atol)
 
 
 def test_eigh_with_dims_unknown_at_trace_time():

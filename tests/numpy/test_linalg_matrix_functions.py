@@ -48,6 +48,21 @@ def test_pinv_matches_numpy(dtype, batch, m, n, seed):
     np.testing.assert_allclose(got, expected, atol=(1e-3 if single(dtype) else 1e-10) * scale)
 
 
+def test_pinv_of_hermitian_matrices_and_rtol():
+    _lapack()
+    m = np.random.default_rng(2).standard_normal((3, 4, 4))
+    h = m + np.swapaxes(m, -1, -2)
+
+    @tj.function
+    def inverses(a):
+        hermitian = np.linalg.pinv(a, hermitian=True)
+        return hermitian, np.linalg.pinv(a, rtol=None), np.linalg.pinv(a, 0.1)
+
+    expected = (np.linalg.pinv(h, hermitian=True), np.linalg.pinv(h, rtol=None),
+                np.linalg.pinv(h, 0.1))  # fmt: skip
+    assert_same(inverses(h), expected, rtol=1e-8, atol=1e-10)
+
+
 @tj.function
 def ranks(a):
     return np.linalg.matrix_rank(a), np.linalg.matrix_rank(a, tol=0.5)
