@@ -361,6 +361,15 @@ def cumulative(kind: str, x: Tensor, axis: int) -> Tensor:
     return Tensor(emit(CumulativeOp(kind, x.value, axis)).result, dims=x.dims)
 
 
+def fft(x: Tensor, axis: int, inverse: bool, norm: str) -> Tensor:
+    """The Fourier transform of complex `x` along the non-negative `axis`, whose length is
+    static (`np.fft.fft`, or `np.fft.ifft` when `inverse`, with NumPy's `norm`)."""
+    from tracejit.ir.fft import FftOp
+
+    direction = "inverse" if inverse else "forward"
+    return Tensor(emit(FftOp(direction, x.value, axis, norm)).result, dims=x.dims)
+
+
 def sort(x: Tensor, axis: int, kind: str) -> Tensor:
     """`x` sorted along the non-negative `axis`: the values, or (kind "indices") their
     int64 positions in stable order."""

@@ -1,0 +1,370 @@
+"""Buffer form of `tj.fft` (used by `bufferize`): the transform as loops, planned at compile
+time for its length n (passes/support/fft_plan.py).
+
+The lines along the axis are taken one position of the dims before the axis at a time,
+with every position of the dims after it as a batch of B lines transformed together
+(element t of line b at t * B + b of two float scratch buffers, the real and imaginary
+parts: the innermost loops then walk B contiguous lines, or one line when the axis is the
+last). For `axis = 0` of an n x B tensor:
+
+    twiddles = the table of W_n^k the stages use        (once per call)
+    for each position of the dims before the axis:      (none here: once)
+        A[t * B + b] = x[t, b]                          conj(x[t, b]) for the inverse
+        one Stockham stage per radix, A -> Y -> A ...   passes/support/fft_stages.py
+        out[t, b] = scale * result[t * B + b]           conj(...) for the inverse
+
+The inverse is the forward transform conjugated on the way in and on the way out (the
+identity ifft(x) = conj(fft(conj(x))) / n), so only forward stages and tables exist. The
+table is a read-only global for short transforms; for long ones it is filled per call as
+products of two small globals (fft_plan.root_tables), never from sin and cos.
+
+A length with a prime factor above fft_plan.MAX_RADIX takes Bluestein's route: with the
+chirp c_j = exp(-pi i j^2 / n),
+
+    X_k = c_k * sum_j (x_j c_j) conj(c_(k-j))
+
+a convolution computed with two forward transforms of a good length M >= 2n - 1 (the
+second on the conjugated product: conj(fft(conj(P))) / M is the inverse of P) and the
+transform of the conjugated chirp, made once per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.builder import Builder
+from xdsl.dialects import arith, complex, memref
+from xdsl.dialects.builtin import (
+    DYNAMIC_INDEX,
+    AnyFloat,
+    ComplexType,
+    MemRefType,
+    StringAttr,
+    UnitAttr,
+    f64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from tracejit.ir.dense import dense_from_array
+from tracejit.ir.dtypes import component_type, element_of, numpy_dtype
+from tracejit.ir.fft import FftOp
+from tracejit.ir.invariants import first_op
+from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
+from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.support import fft_plan as plan
+from tracejit.passes.support.build import add, load, mul, store
+from tracejit.passes.support.fft_stages import Floats, Pair, Split, emit_stage
+from tracejit.passes.support.indices import index_constant
+from tracejit.passes.support.loops import for_loop, loop_nest
+
+# A transform whose twiddle table has at most this many entries has it as a constant
+# global; a longer one computes it per call from two tables of ~sqrt(n) entries.
+CONSTANT_TWIDDLES = 4096
+
+
+class _Scratch:
+    """Float buffers of one element type, allocated as temporaries of the op."""
+
+    def __init__(self, bufferizer: FunctionBufferizer, ftype: Attribute):
+        self.bufferizer, self.ftype = bufferizer, ftype
+
+    def split(self, size: SSAValue) -> Split:
+        return Split(self.floats(size), self.floats(size))
+
+    def floats(self, size: SSAValue) -> SSAValue:
+        buffer_type = MemRefType(self.ftype, [DYNAMIC_INDEX])
+        return self.bufferizer.temporary(buffer_type, [size])
+
+
+def _global(bufferizer: FunctionBufferizer, name: str, values: np.ndarray) -> SSAValue:
+    """A read-only global holding `values` (1-D floats), declared once per module."""
+    block = bufferizer.module.body.block
+    buffer_type = MemRefType(_float_type(values.dtype), [len(values)])
+    if not any(isinstance(g, memref.GlobalOp) and g.sym_name.data == name for g in block.ops):
+        glob = memref.GlobalOp.get(
+            StringAttr(name), buffer_type, dense_from_array(values), constant=UnitAttr(),
+            alignment=64,
+        )
+        block.insert_op_before(glob, first_op(block))
+    return bufferizer.builder.insert(memref.GetGlobalOp(name, buffer_type)).memref
+
+
+def _float_type(dtype: np.dtype) -> AnyFloat:
+    from xdsl.dialects.builtin import f32
+
+    return f64 if dtype == np.float64 else f32
+
+
+def _split_global(bufferizer: FunctionBufferizer, name: str, values: np.ndarray) -> Split:
+    return Split(
+        _global(bufferizer, f"{name}_re", np.ascontiguousarray(values.real)),
+        _global(bufferizer, f"{name}_im", np.ascontiguousarray(values.imag)),
+    )
+
+
+class _Roots:
+    """exp(-2 pi i e / n) for a run-time e in [0, n), as the product of two globals."""
+
+    def __init__(self, bufferizer: FunctionBufferizer, n: int):
+        coarse, fine, self.shift = plan.root_tables(n)
+        self.coarse = _split_global(bufferizer, f"__tj_fft_roots_{n}_coarse", coarse)
+        self.fine = _split_global(bufferizer, f"__tj_fft_roots_{n}_fine", fine)
+
+    def root(self, b: Builder, e: SSAValue, ftype: Attribute) -> Pair:
+        high = b.insert(arith.ShRUIOp(e, index_constant(b, self.shift))).result
+        low = b.insert(arith.AndIOp(e, index_constant(b, (1 << self.shift) - 1))).result
+        wide = Floats(b, f64)
+        w = wide.cmul(wide.load(self.coarse, high), wide.load(self.fine, low))
+        if ftype == f64:
+            return w
+        return (b.insert(arith.TruncFOp(w[0], ftype)).result,
+                b.insert(arith.TruncFOp(w[1], ftype)).result)  # fmt: skip
+
+
+class _Transform:
+    """The forward mixed-radix transform of batches of length-n lines (fft_stages.py)."""
+
+    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: Attribute):
+        self.bufferizer, self.n, self.ftype = bufferizer, n, ftype
+        self.stages = plan.stages(n)
+        self.twiddles = self._table()
+
+    def _table(self) -> Split:
+        count = plan.twiddle_count(self.n)
+        entries = np.zeros(count, np.complex128)
+        for stage in self.stages:
+            for j in range(1, stage.radix):
+                at = stage.offset + (j - 1) * stage.m
+                entries[at : at + stage.m] = plan.roots(self.n, j * stage.step * np.arange(stage.m))
+        dtype = numpy_dtype(self.ftype)
+        if count <= CONSTANT_TWIDDLES:
+            name = f"__tj_fft_twiddles_{self.n}_{dtype.name}"
+            return _split_global(self.bufferizer, name, entries.astype(np.result_type(dtype, 1j)))
+        return self._filled_table(count)
+
+    def _filled_table(self, count: int) -> Split:
+        """The table computed per call (module docstring): stage by stage, j by j,
+        entry p = W_n^(j * step * p)."""
+        b = self.bufferizer.builder
+        table = _Scratch(self.bufferizer, self.ftype).split(index_constant(b, max(count, 1)))
+        roots = _Roots(self.bufferizer, self.n)
+        zero, one = index_constant(b, 0), index_constant(b, 1)
+        for stage in self.stages:
+            for j in range(1, stage.radix if stage.m > 1 else 1):
+                at = index_constant(b, stage.offset + (j - 1) * stage.m)
+                step = index_constant(b, j * stage.step)
+
+                def entry(b: Builder, p: SSAValue, _: Sequence[SSAValue], at=at, step=step):
+                    w = roots.root(b, mul(b, p, step), self.ftype)
+                    Floats(b, self.ftype).store(w, table, add(b, at, p))
+                    return []
+
+                for_loop(b, zero, index_constant(b, stage.m), one, [], entry)
+        return table
+
+    def run(self, b: Builder, batch: SSAValue, hint: int | None, data: Split, other: Split) -> Split:
+        """Transform `data` (batch lines) using `other` as the second buffer pair; returns
+        the pair holding the result."""
+        source, target = data, other
+        for stage in self.stages:
+            emit_stage(b, stage, batch, source, target, self.twiddles, self.ftype, hint)
+            source, target = target, source
+        return source
+
+
+class _Bluestein:
+    """Bluestein's transform of length n through transforms of length M (module docstring)."""
+
+    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: Attribute):
+        self.n, self.ftype = n, ftype
+        self.m = plan.good_length(2 * n - 1)
+        self.inner = _Transform(bufferizer, self.m, ftype)
+        b = bufferizer.builder
+        scratch = _Scratch(bufferizer, ftype)
+        self.chirp = scratch.split(index_constant(b, n))
+        self.kernel = scratch.split(index_constant(b, self.m))
+        self._fill_chirp(b, _Roots(bufferizer, 2 * n))
+        self._fill_kernel(b, scratch.split(index_constant(b, self.m)))
+
+    def _fill_chirp(self, b: Builder, roots: _Roots) -> None:
+        """chirp[j] = W_2n^(j^2 mod 2n)."""
+        zero, one, twice = index_constant(b, 0), index_constant(b, 1), index_constant(b, 2 * self.n)
+
+        def entry(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            e = b.insert(arith.RemUIOp(mul(b, j, j), twice)).result
+            Floats(b, self.ftype).store(roots.root(b, e, self.ftype), self.chirp, j)
+            return []
+
+        for_loop(b, zero, index_constant(b, self.n), one, [], entry)
+
+    def _fill_kernel(self, b: Builder, other: Split) -> None:
+        """kernel = fft(conj(chirp) wrapped around to length M) / M: conj(chirp[j]) / M at
+        j and at M - j (j in [1, n)), zeros between."""
+        m = self.m
+        zero, one = index_constant(b, 0), index_constant(b, 1)
+
+        def clear(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            f = Floats(b, self.ftype)
+            f.store((f.const(0.0), f.const(0.0)), self.kernel, k)
+            return []
+
+        def place(at_mirror: bool):
+            def body(b: Builder, j: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+                f = Floats(b, self.ftype)
+                re, im = f.load(self.chirp, j)
+                scale = f.const(1.0 / m)
+                at = b.insert(arith.SubiOp(index_constant(b, m), j)).result if at_mirror else j
+                f.store((f.mul(re, scale), f.neg(f.mul(im, scale))), self.kernel, at)
+                return []
+
+            return body
+
+        for_loop(b, zero, index_constant(b, m), one, [], clear)
+        for_loop(b, zero, index_constant(b, self.n), one, [], place(False))
+        for_loop(b, one, index_constant(b, self.n), one, [], place(True))
+        result = self.inner.run(b, one, 1, self.kernel, other)
+        if result is not self.kernel:
+            _copy(b, result, self.kernel, index_constant(b, m), self.ftype)
+
+    def run(self, b: Builder, batch: SSAValue, hint: int | None, data: Split, work: tuple[Split, Split]) -> Split:
+        """Transform the batch in `data` (n * batch elements) into `data`."""
+        n, m = self.n, self.m
+        first, second = work
+
+        def scaled_in(b: Builder, ks: list[SSAValue]) -> None:  # first = data * chirp, padded
+            f = Floats(b, self.ftype)
+            k, lane = ks
+            at = add(b, mul(b, k, batch), lane)
+            inside = b.insert(arith.CmpiOp(k, index_constant(b, n), "ult")).result
+            clamped = b.insert(arith.MinUIOp(k, index_constant(b, n - 1))).result
+            x = f.load(data, add(b, mul(b, clamped, batch), lane))
+            value = f.cmul(x, f.load(self.chirp, clamped))
+            zero_f = f.const(0.0)
+            value = (b.insert(arith.SelectOp(inside, value[0], zero_f)).result,
+                     b.insert(arith.SelectOp(inside, value[1], zero_f)).result)  # fmt: skip
+            f.store(value, first, at)
+
+        loop_nest(b, [index_constant(b, m), batch], scaled_in)
+        spectrum = self.inner.run(b, batch, hint, first, second)
+
+        def times_kernel(b: Builder, ks: list[SSAValue]) -> None:  # conj(P * kernel)
+            f = Floats(b, self.ftype)
+            k, lane = ks
+            at = add(b, mul(b, k, batch), lane)
+            product = f.cmul(f.load(spectrum, at), f.load(self.kernel, k))
+            f.store((product[0], f.neg(product[1])), spectrum, at)
+
+        loop_nest(b, [index_constant(b, m), batch], times_kernel)
+        other = second if spectrum is first else first
+        convolved = self.inner.run(b, batch, hint, spectrum, other)
+
+        def scaled_out(b: Builder, ks: list[SSAValue]) -> None:  # data = chirp * conj(conv)
+            f = Floats(b, self.ftype)
+            k, lane = ks
+            at = add(b, mul(b, k, batch), lane)
+            re, im = f.load(convolved, at)
+            f.store(f.cmul((re, f.neg(im)), f.load(self.chirp, k)), data, at)
+
+        loop_nest(b, [index_constant(b, n), batch], scaled_out)
+
+
+def _copy(b: Builder, source: Split, target: Split, size: SSAValue, ftype: Attribute) -> None:
+    zero, one = index_constant(b, 0), index_constant(b, 1)
+
+    def body(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        f = Floats(b, ftype)
+        f.store(f.load(source, k), target, k)
+        return []
+
+    for_loop(b, zero, size, one, [], body)
+
+
+def lower_fft(bufferizer: FunctionBufferizer, op: FftOp) -> None:
+    """The loops of the module docstring. The result may take the input's buffer when the
+    input is dead: a line is copied into scratch buffers before any of it is written."""
+    source = bufferizer.values[op.input]
+    dims, sizes = line_dims(bufferizer, source)
+    output = bufferizer.destination(op.result, sizes, reusable=[op.input])
+    b = bufferizer.builder
+    axis, n, inverse = op.get_axis(), op.length(), op.inverse()
+    ftype = component_type(element_of(op.input))
+    before, after = dims[:axis], dims[axis + 1 :]
+    shape = op.input.type.get_shape()  # type: ignore[union-attr]
+    hint = None if DYNAMIC_INDEX in shape[axis + 1 :] else int(np.prod(shape[axis + 1 :]))
+    batch = index_constant(b, 1)
+    for size in after:
+        batch = mul(b, batch, size)
+    transform: _Transform | _Bluestein
+    if plan.needs_bluestein(n):
+        transform = _Bluestein(bufferizer, n, ftype)
+        extent = mul(b, index_constant(b, transform.m), batch)
+    else:
+        transform = _Transform(bufferizer, n, ftype)
+        extent = mul(b, index_constant(b, n), batch)
+    scratch = _Scratch(bufferizer, ftype)
+    data, other = scratch.split(extent), scratch.split(extent)
+    spare = scratch.split(extent) if isinstance(transform, _Bluestein) else other
+    scale = op.scale()
+
+    def line(b: Builder, outer: list[SSAValue]) -> None:
+        _load_lines(b, source, outer, n, after, batch, data, inverse, ftype)
+        if isinstance(transform, _Bluestein):
+            transform.run(b, batch, hint, data, (other, spare))
+            result = data
+        else:
+            result = transform.run(b, batch, hint, data, other)
+        _store_lines(b, result, output, outer, n, after, batch, inverse, scale, ftype)
+
+    loop_nest(b, before, line)
+    bufferizer.values[op.result] = output
+
+
+def _lane(b: Builder, inner: list[SSAValue], after: list[SSAValue]) -> SSAValue:
+    """The row-major position of `inner` among the dims after the axis."""
+    lane = index_constant(b, 0)
+    for index, size in zip(inner, after, strict=True):
+        lane = add(b, mul(b, lane, size), index)
+    return lane
+
+
+def _load_lines(
+    b: Builder, source: SSAValue, outer: list[SSAValue], n: int, after: list[SSAValue],
+    batch: SSAValue, data: Split, inverse: bool, ftype: Attribute,
+) -> None:
+    """data[t * batch + lane] = x[outer, t, inner] (conjugated for the inverse)."""
+
+    def element(b: Builder, ks: list[SSAValue]) -> None:
+        t, inner = ks[0], ks[1:]
+        z = load(b, source, [*outer, t, *inner])
+        re = b.insert(complex.ReOp(z)).result
+        im = b.insert(complex.ImOp(z)).result
+        if inverse:
+            im = b.insert(arith.NegfOp(im)).result
+        at = add(b, mul(b, t, batch), _lane(b, inner, after))
+        Floats(b, ftype).store((re, im), data, at)
+
+    loop_nest(b, [index_constant(b, n), *after], element)
+
+
+def _store_lines(
+    b: Builder, result: Split, output: SSAValue, outer: list[SSAValue], n: int,
+    after: list[SSAValue], batch: SSAValue, inverse: bool, scale: float, ftype: Attribute,
+) -> None:
+    """out[outer, t, inner] = scale * result[t * batch + lane] (conjugated for the inverse)."""
+
+    def element(b: Builder, ks: list[SSAValue]) -> None:
+        t, inner = ks[0], ks[1:]
+        f = Floats(b, ftype)
+        re, im = f.load(result, add(b, mul(b, t, batch), _lane(b, inner, after)))
+        if scale != 1.0:
+            re, im = f.mul(re, f.const(scale)), f.mul(im, f.const(scale))
+        if inverse:
+            im = f.neg(im)
+        z = b.insert(complex.CreateOp(re, im, ComplexType(ftype))).complex
+        store(b, z, output, [*outer, t, *inner])
+
+    loop_nest(b, [index_constant(b, n), *after], element)
+
+
+FFT_HANDLERS: dict[type[Operation], Handler] = {FftOp: lower_fft}
