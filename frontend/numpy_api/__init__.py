@@ -11,6 +11,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     cumulative,
     einsum,
     elementwise,
+    fft,
     in_place,
     indexing,
     lapack,
