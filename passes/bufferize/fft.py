@@ -130,10 +130,12 @@ class _Transform:
         self.stages = plan.stages(n)
         self.twiddles = self._table()
 
-    def _table(self) -> Split:
+    def _table(self) -> Split | None:
         count = plan.twiddle_count(self.n)
+        if count == 0:
+            return None  # one stage (or none): no twiddles
         entries = np.zeros(count, np.complex128)
-        for stage in self.stages:
+        for stage in self.stages[:-1]:  # (the last stage has none)
             for j in range(1, stage.radix):
                 at = stage.offset + (j - 1) * stage.m
                 entries[at : at + stage.m] = plan.roots(self.n, j * stage.step * np.arange(stage.m))
@@ -147,11 +149,11 @@ class _Transform:
         """The table computed per call (module docstring): stage by stage, j by j,
         entry p = W_n^(j * step * p)."""
         b = self.bufferizer.builder
-        table = _Scratch(self.bufferizer, self.ftype).split(index_constant(b, max(count, 1)))
+        table = _Scratch(self.bufferizer, self.ftype).split(index_constant(b, count))
         roots = _Roots(self.bufferizer, self.n)
         zero, one = index_constant(b, 0), index_constant(b, 1)
-        for stage in self.stages:
-            for j in range(1, stage.radix if stage.m > 1 else 1):
+        for stage in self.stages[:-1]:
+            for j in range(1, stage.radix):
                 at = index_constant(b, stage.offset + (j - 1) * stage.m)
                 step = index_constant(b, j * stage.step)
 

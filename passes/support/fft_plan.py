@@ -65,7 +65,8 @@ def good_length(n: int) -> int:
 class Stage:
     """One Stockham stage: `radix`-point butterflies over `m` = (length left) / radix
     positions, `stride` apart, with the twiddles W_N^(j * p * step) for j in [1, radix)
-    and p in [0, m) at `offset` of the twiddle table ((radix - 1) * m of them)."""
+    and p in [0, m) at `offset` of the twiddle table ((radix - 1) * m of them; none for
+    the last stage, where m is 1 and every twiddle is W^0 = 1)."""
 
     radix: int
     m: int
@@ -80,13 +81,13 @@ def stages(n: int) -> list[Stage]:
     for radix in radices(n):
         m = left // radix
         result.append(Stage(radix, m, stride, n // left, offset))
-        offset += (radix - 1) * m
+        offset += (radix - 1) * m if m > 1 else 0
         left, stride = m, stride * radix
     return result
 
 
 def twiddle_count(n: int) -> int:
-    return sum((s.radix - 1) * s.m for s in stages(n))
+    return sum((s.radix - 1) * s.m for s in stages(n) if s.m > 1)
 
 
 def roots(n: int, k: np.ndarray) -> np.ndarray:

@@ -144,7 +144,7 @@ def emit_stage(
     batch: SSAValue,
     source: Split,
     target: Split,
-    twiddles: Split,
+    twiddles: Split | None,
     ftype: Attribute,
     batch_hint: int | None,
 ) -> None:
@@ -195,9 +195,9 @@ def emit_stage(
     for_loop(b, zero, stride, one, [], outer_q)
 
 
-def _weights(f: Floats, stage: Stage, twiddles: Split, p: SSAValue) -> list[Pair]:
+def _weights(f: Floats, stage: Stage, twiddles: Split | None, p: SSAValue) -> list[Pair]:
     """W_N^(j * p * step) for j in [1, radix), from the table (none when m is 1: all 1)."""
-    if stage.m == 1:
+    if stage.m == 1 or twiddles is None:
         return []
     weights = []
     for j in range(1, stage.radix):
