@@ -24,7 +24,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma-separated workloads (W1..W9), kernels (K1..K21), loop kernels (L1..L8) "
-        "and/or sections: latency, cache, scale, kernels, loops, gradients, dask, load "
+        "and/or sections: latency, cache, scale, kernels, loops, fft, gradients, dask, load "
         "(default: all workloads and every section but scale, which runs only when named)",
     )
     parser.add_argument(

@@ -13,8 +13,8 @@ from tracejit.ir.constant import ConstantOp, TjConstantMaterialization
 from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
-from tracejit.ir.fft import FftOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
+from tracejit.ir.fft import FftOp
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.linalg import LinalgOp

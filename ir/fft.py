@@ -116,7 +116,8 @@ class FftOp(IRDLOperation, HasFolderInterface):
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
         transform = np.fft.ifft if self.inverse() else np.fft.fft
-        return transform(x, axis=self.get_axis(), norm=self.norm.data).astype(x.dtype)
+        norm = self.norm.data  # one of NORMS (verified)
+        return transform(x, axis=self.get_axis(), norm=norm).astype(x.dtype)  # type: ignore[arg-type]
 
     def fold(self):
         return fold_with_numpy(self, self.evaluate)

@@ -102,31 +102,43 @@ def _transform(
 
 
 @implements(np.fft.fft)
-def fft(a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None) -> Tensor:
+def fft(
+    a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.fft, out)
     return _transform(np.fft.fft, a, n, axis, norm, inverse=False)
 
 
 @implements(np.fft.ifft)
-def ifft(a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None) -> Tensor:
+def ifft(
+    a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.ifft, out)
     return _transform(np.fft.ifft, a, n, axis, norm, inverse=True)
 
 
 @implements(np.fft.rfft)
-def rfft(a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None) -> Tensor:
+def rfft(
+    a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.rfft, out)
     x = array_of(a)
     if x.dtype.kind == "c":
-        raise TypeError(at_user_line("np.fft.rfft needs a real array (NumPy refuses complex input)"))
+        raise TypeError(
+            at_user_line("np.fft.rfft needs a real array (NumPy refuses complex input)")
+        )
     spectrum = _transform(np.fft.rfft, x, n, axis, norm, inverse=False)
     ax = normalize_axis(axis, x.ndim)
     half = _length(np.fft.rfft, spectrum.shape[ax]) // 2 + 1
-    return getitem(spectrum, tuple(slice(0, half) if d == ax else slice(None) for d in range(x.ndim)))
+    return getitem(
+        spectrum, tuple(slice(0, half) if d == ax else slice(None) for d in range(x.ndim))
+    )
 
 
 @implements(np.fft.irfft)
-def irfft(a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None) -> Tensor:
+def irfft(
+    a: object, n: object = None, axis: object = -1, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.irfft, out)
     x = array_of(a)
     if x.ndim == 0:
@@ -186,31 +198,41 @@ def _transform_nd(
 
 
 @implements(np.fft.fftn)
-def fftn(a: object, s: object = None, axes: object = None, norm: object = None, out: object = None) -> Tensor:
+def fftn(
+    a: object, s: object = None, axes: object = None, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.fftn, out)
     return _transform_nd(np.fft.fftn, a, s, axes, norm, inverse=False)
 
 
 @implements(np.fft.ifftn)
-def ifftn(a: object, s: object = None, axes: object = None, norm: object = None, out: object = None) -> Tensor:
+def ifftn(
+    a: object, s: object = None, axes: object = None, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.ifftn, out)
     return _transform_nd(np.fft.ifftn, a, s, axes, norm, inverse=True)
 
 
 @implements(np.fft.fft2)
-def fft2(a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None) -> Tensor:
+def fft2(
+    a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.fft2, out)
     return _transform_nd(np.fft.fft2, a, s, axes, norm, inverse=False)
 
 
 @implements(np.fft.ifft2)
-def ifft2(a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None) -> Tensor:
+def ifft2(
+    a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.ifft2, out)
     return _transform_nd(np.fft.ifft2, a, s, axes, norm, inverse=True)
 
 
 @implements(np.fft.rfftn)
-def rfftn(a: object, s: object = None, axes: object = None, norm: object = None, out: object = None) -> Tensor:
+def rfftn(
+    a: object, s: object = None, axes: object = None, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.rfftn, out)
     x = array_of(a)
     lengths, ax = _shape_and_axes(np.fft.rfftn, x, s, axes)
@@ -221,7 +243,9 @@ def rfftn(a: object, s: object = None, axes: object = None, norm: object = None,
 
 
 @implements(np.fft.irfftn)
-def irfftn(a: object, s: object = None, axes: object = None, norm: object = None, out: object = None) -> Tensor:
+def irfftn(
+    a: object, s: object = None, axes: object = None, norm: object = None, out: object = None
+) -> Tensor:
     _refuse_out(np.fft.irfftn, out)
     x = array_of(a)
     lengths, ax = _shape_and_axes(np.fft.irfftn, x, s, axes, inverse_real=True)
@@ -231,12 +255,16 @@ def irfftn(a: object, s: object = None, axes: object = None, norm: object = None
 
 
 @implements(np.fft.rfft2)
-def rfft2(a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None) -> Tensor:
+def rfft2(
+    a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None
+) -> Tensor:
     return rfftn(a, s, axes, norm, out)
 
 
 @implements(np.fft.irfft2)
-def irfft2(a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None) -> Tensor:
+def irfft2(
+    a: object, s: object = None, axes: object = (-2, -1), norm: object = None, out: object = None
+) -> Tensor:
     return irfftn(a, s, axes, norm, out)
 
 

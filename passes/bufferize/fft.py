@@ -23,9 +23,10 @@ chirp c_j = exp(-pi i j^2 / n),
 
     X_k = c_k * sum_j (x_j c_j) conj(c_(k-j))
 
-a convolution computed with two forward transforms of a good length M >= 2n - 1 (the
-second on the conjugated product: conj(fft(conj(P))) / M is the inverse of P) and the
-transform of the conjugated chirp, made once per call.
+a convolution computed with two forward transforms of a length M >= 2n - 1 (the second
+on the conjugated product: conj(fft(conj(P))) / M is the inverse of P) and the transform
+of the conjugated chirp: constants when M is small (computed in extended precision at
+compile time), else made once per call.
 """
 
 from __future__ import annotations
@@ -44,12 +45,13 @@ from xdsl.dialects.builtin import (
     UnitAttr,
     f64,
 )
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.dense import dense_from_array
 from tracejit.ir.dtypes import component_type, element_of, numpy_dtype
 from tracejit.ir.fft import FftOp
 from tracejit.ir.invariants import first_op
+from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
 from tracejit.passes.support import fft_plan as plan
@@ -66,7 +68,7 @@ CONSTANT_TWIDDLES = 4096
 class _Scratch:
     """Float buffers of one element type, allocated as temporaries of the op."""
 
-    def __init__(self, bufferizer: FunctionBufferizer, ftype: Attribute):
+    def __init__(self, bufferizer: FunctionBufferizer, ftype: AnyFloat):
         self.bufferizer, self.ftype = bufferizer, ftype
 
     def split(self, size: SSAValue) -> Split:
@@ -83,7 +85,10 @@ def _global(bufferizer: FunctionBufferizer, name: str, values: np.ndarray) -> SS
     buffer_type = MemRefType(_float_type(values.dtype), [len(values)])
     if not any(isinstance(g, memref.GlobalOp) and g.sym_name.data == name for g in block.ops):
         glob = memref.GlobalOp.get(
-            StringAttr(name), buffer_type, dense_from_array(values), constant=UnitAttr(),
+            StringAttr(name),
+            buffer_type,
+            dense_from_array(values),
+            constant=UnitAttr(),
             alignment=64,
         )
         block.insert_op_before(glob, first_op(block))
@@ -111,7 +116,7 @@ class _Roots:
         self.coarse = _split_global(bufferizer, f"__tj_fft_roots_{n}_coarse", coarse)
         self.fine = _split_global(bufferizer, f"__tj_fft_roots_{n}_fine", fine)
 
-    def root(self, b: Builder, e: SSAValue, ftype: Attribute) -> Pair:
+    def root(self, b: Builder, e: SSAValue, ftype: AnyFloat) -> Pair:
         high = b.insert(arith.ShRUIOp(e, index_constant(b, self.shift))).result
         low = b.insert(arith.AndIOp(e, index_constant(b, (1 << self.shift) - 1))).result
         wide = Floats(b, f64)
@@ -125,7 +130,7 @@ class _Roots:
 class _Transform:
     """The forward mixed-radix transform of batches of length-n lines (fft_stages.py)."""
 
-    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: Attribute):
+    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: AnyFloat):
         self.bufferizer, self.n, self.ftype = bufferizer, n, ftype
         self.stages = plan.stages(n)
         self.twiddles = self._table()
@@ -165,7 +170,9 @@ class _Transform:
                 for_loop(b, zero, index_constant(b, stage.m), one, [], entry)
         return table
 
-    def run(self, b: Builder, batch: SSAValue, hint: int | None, data: Split, other: Split) -> Split:
+    def run(
+        self, b: Builder, batch: SSAValue, hint: int | None, data: Split, other: Split
+    ) -> Split:
         """Transform `data` (batch lines) using `other` as the second buffer pair; returns
         the pair holding the result."""
         source, target = data, other
@@ -178,10 +185,19 @@ class _Transform:
 class _Bluestein:
     """Bluestein's transform of length n through transforms of length M (module docstring)."""
 
-    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: Attribute):
+    def __init__(self, bufferizer: FunctionBufferizer, n: int, ftype: AnyFloat):
         self.n, self.ftype = n, ftype
-        self.m = plan.good_length(2 * n - 1)
+        self.m = plan.bluestein_length(n)
         self.inner = _Transform(bufferizer, self.m, ftype)
+        if self.m <= CONSTANT_TWIDDLES:  # the chirp and its transform as constants
+            chirp, kernel = plan.bluestein_tables(n, self.m)
+            dtype = np.result_type(numpy_dtype(ftype), 1j)
+            self.chirp = _split_global(
+                bufferizer, f"__tj_fft_chirp_{n}_{dtype.name}", chirp.astype(dtype)
+            )
+            name = f"__tj_fft_chirp_kernel_{n}_{dtype.name}"
+            self.kernel = _split_global(bufferizer, name, kernel.astype(dtype))
+            return
         b = bufferizer.builder
         scratch = _Scratch(bufferizer, ftype)
         self.chirp = scratch.split(index_constant(b, n))
@@ -229,7 +245,9 @@ class _Bluestein:
         if result is not self.kernel:
             _copy(b, result, self.kernel, index_constant(b, m), self.ftype)
 
-    def run(self, b: Builder, batch: SSAValue, hint: int | None, data: Split, work: tuple[Split, Split]) -> Split:
+    def run(
+        self, b: Builder, batch: SSAValue, hint: int | None, data: Split, work: tuple[Split, Split]
+    ) -> None:
         """Transform the batch in `data` (n * batch elements) into `data`."""
         n, m = self.n, self.m
         first, second = work
@@ -271,7 +289,7 @@ class _Bluestein:
         loop_nest(b, [index_constant(b, n), batch], scaled_out)
 
 
-def _copy(b: Builder, source: Split, target: Split, size: SSAValue, ftype: Attribute) -> None:
+def _copy(b: Builder, source: Split, target: Split, size: SSAValue, ftype: AnyFloat) -> None:
     zero, one = index_constant(b, 0), index_constant(b, 1)
 
     def body(b: Builder, k: SSAValue, _: Sequence[SSAValue]) -> Sequence[SSAValue]:
@@ -291,8 +309,9 @@ def lower_fft(bufferizer: FunctionBufferizer, op: FftOp) -> None:
     b = bufferizer.builder
     axis, n, inverse = op.get_axis(), op.length(), op.inverse()
     ftype = component_type(element_of(op.input))
+    assert isinstance(ftype, AnyFloat)  # (complex<f32> or complex<f64>: verified)
     before, after = dims[:axis], dims[axis + 1 :]
-    shape = op.input.type.get_shape()  # type: ignore[union-attr]
+    shape = shaped_type(op.input).get_shape()
     hint = None if DYNAMIC_INDEX in shape[axis + 1 :] else int(np.prod(shape[axis + 1 :]))
     batch = index_constant(b, 1)
     for size in after:
@@ -331,18 +350,25 @@ def _lane(b: Builder, inner: list[SSAValue], after: list[SSAValue]) -> SSAValue:
 
 
 def _load_lines(
-    b: Builder, source: SSAValue, outer: list[SSAValue], n: int, after: list[SSAValue],
-    batch: SSAValue, data: Split, inverse: bool, ftype: Attribute,
+    b: Builder,
+    source: SSAValue,
+    outer: list[SSAValue],
+    n: int,
+    after: list[SSAValue],
+    batch: SSAValue,
+    data: Split,
+    inverse: bool,
+    ftype: AnyFloat,
 ) -> None:
     """data[t * batch + lane] = x[outer, t, inner] (conjugated for the inverse)."""
 
     def element(b: Builder, ks: list[SSAValue]) -> None:
         t, inner = ks[0], ks[1:]
         z = load(b, source, [*outer, t, *inner])
-        re = b.insert(complex.ReOp(z)).result
-        im = b.insert(complex.ImOp(z)).result
+        re: SSAValue = b.insert(complex.ReOp(z)).result
+        im: SSAValue = b.insert(complex.ImOp(z)).result
         if inverse:
-            im = b.insert(arith.NegfOp(im)).result
+            im = Floats(b, ftype).neg(im)
         at = add(b, mul(b, t, batch), _lane(b, inner, after))
         Floats(b, ftype).store((re, im), data, at)
 
@@ -350,8 +376,16 @@ def _load_lines(
 
 
 def _store_lines(
-    b: Builder, result: Split, output: SSAValue, outer: list[SSAValue], n: int,
-    after: list[SSAValue], batch: SSAValue, inverse: bool, scale: float, ftype: Attribute,
+    b: Builder,
+    result: Split,
+    output: SSAValue,
+    outer: list[SSAValue],
+    n: int,
+    after: list[SSAValue],
+    batch: SSAValue,
+    inverse: bool,
+    scale: float,
+    ftype: AnyFloat,
 ) -> None:
     """out[outer, t, inner] = scale * result[t * batch + lane] (conjugated for the inverse)."""
 

@@ -4,8 +4,8 @@ passes/bufferize/fft.py). Everything here is plain Python and NumPy, run at comp
 
 A length whose prime factors are all at most MAX_RADIX is a mixed-radix transform: one
 Stockham stage per radix, 4s first (then a 2, then the odd primes in increasing order). A
-length with a larger prime factor is a Bluestein transform of a good length M >= 2n - 1
-(only factors 2, 3 and 5).
+length with a larger prime factor is a Bluestein transform of a length M >= 2n - 1 (a
+power of two, or three times one).
 
 Twiddle factors W^k = exp(-2 pi i k / N) are never computed by the compiled code from sin
 and cos: it multiplies two entries of two small tables computed here in extended precision,
@@ -45,20 +45,25 @@ def needs_bluestein(n: int) -> bool:
     return n > 1 and prime_factors(n)[-1] > MAX_RADIX
 
 
-def good_length(n: int) -> int:
-    """The smallest 2**a * 3**b * 5**c >= n (a length the mixed-radix stages take)."""
-    best = 1 << max(n - 1, 0).bit_length()
-    f5 = 1
-    while f5 < best:
-        f35 = f5
-        while f35 < best:
-            f = f35
-            while f < n:
-                f *= 2
-            best = min(best, f)
-            f35 *= 3
-        f5 *= 5
-    return best
+def bluestein_length(n: int) -> int:
+    """The transform length M >= 2n - 1 of Bluestein's route for length n: a power of two,
+    or 3 times one when that is shorter (radix-4 stages are the fastest and the least code;
+    NumPy's pocketfft takes any 2^a 3^b 5^c)."""
+    power = 1 << (2 * n - 2).bit_length()
+    three = 3 << max((2 * n - 2) // 3, 0).bit_length()
+    return min(power, three)
+
+
+def bluestein_tables(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The chirp c_j = W_2n^(j^2 mod 2n) (j < n) and the transform of conj(c) wrapped around
+    to length m, divided by m (the convolution's inverse scale), computed in extended
+    precision."""
+    j = np.arange(n, dtype=np.int64)
+    chirp = roots(2 * n, (j * j) % (2 * n))
+    wrapped = np.zeros(m, np.clongdouble)
+    wrapped[:n] = np.conj(chirp)
+    wrapped[m - n + 1 :] = np.conj(chirp[1:][::-1])
+    return chirp, np.fft.fft(wrapped) / m
 
 
 @dataclass(frozen=True)

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import FloatAttr
+from xdsl.dialects.builtin import AnyFloat, FloatAttr
 from xdsl.dialects.utils import FastMathFlag
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import SSAValue
 
 from tracejit.passes.support.build import add, load, mul, store
 from tracejit.passes.support.fft_plan import Stage
@@ -56,11 +56,11 @@ Pair = tuple[SSAValue, SSAValue]  # one complex value: (real part, imaginary par
 class Floats:
     """Float arithmetic of one element type, each op appended to the current builder."""
 
-    def __init__(self, b: Builder, ftype: Attribute):
+    def __init__(self, b: Builder, ftype: AnyFloat):
         self.b, self.ftype = b, ftype
 
     def const(self, value: float) -> SSAValue:
-        return self.b.insert(arith.ConstantOp(FloatAttr(value, self.ftype))).result  # type: ignore[arg-type]
+        return self.b.insert(arith.ConstantOp(FloatAttr(value, self.ftype))).result
 
     def add(self, x: SSAValue, y: SSAValue) -> SSAValue:
         return self.b.insert(arith.AddfOp(x, y, CONTRACT)).result
@@ -120,11 +120,12 @@ def _odd_butterfly(f: Floats, a: Sequence[Pair]) -> list[Pair]:
     sums = [f.cadd(a[k], a[r - k]) for k in range(1, half + 1)]
     diffs = [f.csub(a[k], a[r - k]) for k in range(1, half + 1)]
     b0 = a[0]
-    for s in sums:
-        b0 = f.cadd(b0, s)
+    for pair in sums:
+        b0 = f.cadd(b0, pair)
     result: list[Pair] = [b0] + [a[0]] * (r - 1)
     for j in range(1, half + 1):
-        t1, t2 = a[0], None
+        t1: Pair = a[0]
+        t2: Pair | None = None
         for k in range(1, half + 1):
             angle = 2 * math.pi * ((j * k) % r) / r
             c, s = f.const(math.cos(angle)), f.const(math.sin(angle))
@@ -145,7 +146,7 @@ def emit_stage(
     source: Split,
     target: Split,
     twiddles: Split | None,
-    ftype: Attribute,
+    ftype: AnyFloat,
     batch_hint: int | None,
 ) -> None:
     """One Stockham stage from `source` to `target` (module docstring). `batch_hint` is the

@@ -4,8 +4,10 @@
 // inverse is conj(fft(conj(x)))), runs a radix-4 stage whose twiddles W_8^(j p) come
 // from a constant global, a radix-2 stage without twiddles (its m is 1), and stores the
 // result scaled by 1 / sqrt(8) ("ortho") and conjugated. @prime (length 17, a prime above
-// the largest radix) takes Bluestein's route: a chirp W_34^(j^2 mod 34) made from two
-// small root tables, convolved through transforms of length 36 (radices 4, 3, 3).
+// the largest radix) takes Bluestein's route: the chirp W_34^(j^2 mod 34) and its
+// transform are constants, convolved through transforms of length 48 (radices 4, 4, 3).
+// @long_prime (2053: length 6144) makes its twiddles and chirp per call, each root the
+// product of two small tables' entries.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 // RUN: tracejit-opt %s -p bufferize,lower-to-loops,scf-to-cf | filecheck %s --check-prefix=CF
 
@@ -19,13 +21,21 @@ builtin.module {
     %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<17xcomplex<f32>>
     func.return %y : tensor<17xcomplex<f32>>
   }
+
+  func.func @long_prime(%x: tensor<2053xcomplex<f32>>) -> tensor<2053xcomplex<f32>> {
+    %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<2053xcomplex<f32>>
+    func.return %y : tensor<2053xcomplex<f32>>
+  }
 }
 
 // CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_twiddles_8_float64_re", type = memref<6xf64>, initial_value = dense<[1.000000e+00, 0.70710678118654757, 1.000000e+00, 0.000000e+00, 1.000000e+00, -0.70710678118654757]> : tensor<6xf64>
 // CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_twiddles_8_float64_im", type = memref<6xf64>, initial_value = dense<[0.000000e+00, -0.70710678118654757, 0.000000e+00, -1.000000e+00, 0.000000e+00, -0.70710678118654757]> : tensor<6xf64>
-// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_roots_34_fine_re", type = memref<8xf64>
-// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_roots_34_coarse_re", type = memref<5xf64>
-// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_twiddles_36_float32_re", type = memref<33xf32>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_twiddles_48_float32_re", type = memref<45xf32>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_chirp_17_complex64_re", type = memref<17xf32>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_chirp_kernel_17_complex64_re", type = memref<48xf32>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_roots_6144_fine_re", type = memref<128xf64>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_roots_6144_coarse_re", type = memref<48xf64>
+// CHECK-DAG:  "memref.global"() <{sym_name = "__tj_fft_roots_4106_coarse_re", type = memref<33xf64>
 
 // CHECK-LABEL: func.func @columns(
 // CHECK-SAME:    %{{.*}}: memref<8x3xcomplex<f64>>, %[[OUT:[^:]*]]: memref<8x3xcomplex<f64>>) {
@@ -64,13 +74,25 @@ builtin.module {
 // CHECK:         func.return
 
 // CHECK-LABEL: func.func @prime(
-//                the chirp: e = j * j mod 34, W_34^e = coarse[e >> 3] * fine[e & 7], in f64
-// CHECK:         %[[SQ:.*]] = arith.muli %[[J:.*]], %[[J]] : index
-// CHECK-NEXT:    %[[E:.*]] = arith.remui %[[SQ]], %{{.*}} : index
+// CHECK:         memref.get_global @__tj_fft_twiddles_48_float32_re : memref<45xf32>
+// CHECK:         memref.get_global @__tj_fft_chirp_17_complex64_re : memref<17xf32>
+// CHECK:         memref.get_global @__tj_fft_chirp_kernel_17_complex64_re : memref<48xf32>
+// CHECK-NOT:     arith.remui
+// CHECK:         func.return
+
+// CHECK-LABEL: func.func @long_prime(
+//                the twiddles of length 6144: W^(p * step) = coarse[e >> 7] * fine[e & 127]
+// CHECK:         %[[E:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK:         arith.shrui %[[E]], %{{.*}} : index
 // CHECK:         arith.andi %[[E]], %{{.*}} : index
-// CHECK:         memref.load %{{.*}} : memref<5xf64>
+// CHECK:         memref.load %{{.*}} : memref<48xf64>
+// CHECK:         memref.load %{{.*}} : memref<128xf64>
 // CHECK:         arith.truncf %{{.*}} : f64 to f32
+//                the chirp: e = j * j mod 4106
+// CHECK:         %[[SQ:.*]] = arith.muli %[[J:.*]], %[[J]] : index
+// CHECK-NEXT:    %[[E2:.*]] = arith.remui %[[SQ]], %{{.*}} : index
+// CHECK:         arith.shrui %[[E2]], %{{.*}} : index
+// CHECK:         memref.load %{{.*}} : memref<33xf64>
 // CHECK:         func.return
 
 // CF-LABEL: func.func @columns(
