@@ -1,12 +1,14 @@
 """The accuracy of tracejit's np.fft.fft against NumPy's (pocketfft), both measured against a
 long-double reference (NumPy's own FFT in np.clongdouble, 64-bit mantissas on x86-64):
 
-    python -m benchmarks.fft_accuracy [--max-length 4096] [--dtype complex128]
+    python -m benchmarks.fft_accuracy [--max-length 4096] [--dtype complex128] [--all]
 
-For every length 1..max-length, a random complex input's transform is compared with the
-reference by the relative RMS error ||y - ref||_2 / ||ref||_2; the table prints the worst
-error of tracejit and of NumPy per range of lengths and the worst ratio between them. The
-lengths are traced GROUP at a time into one function (one compile per group).
+For each length, a random complex input's transform is compared with the reference by the
+relative RMS error ||y - ref||_2 / ||ref||_2; the table prints the worst error of tracejit
+and of NumPy per range of lengths and the worst ratio between them. The lengths are every
+one up to 256, every prime and power of two up to max-length and 128 others drawn at
+random (`--all`: every length; each distinct length is one more transform to compile,
+~0.5 s each). They are traced GROUP at a time into one function (one compile per group).
 """
 
 from __future__ import annotations
@@ -17,6 +19,19 @@ from collections.abc import Sequence
 import numpy as np
 
 GROUP = 64
+
+
+def sample_lengths(max_length: int, seed: int = 0) -> list[int]:
+    """Every length up to 256, the primes and powers of two up to max_length, 128 others."""
+    from tracejit.passes.support.fft_plan import prime_factors
+
+    chosen = set(range(1, min(256, max_length) + 1))
+    chosen |= {n for n in range(2, max_length + 1) if prime_factors(n) == [n]}
+    chosen |= {1 << k for k in range(max_length.bit_length()) if 1 << k <= max_length}
+    rest = [n for n in range(1, max_length + 1) if n not in chosen]
+    rng = np.random.default_rng(seed)
+    chosen |= set(rng.choice(rest, min(128, len(rest)), replace=False).tolist()) if rest else set()
+    return sorted(chosen)
 
 
 def relative_rms(y: np.ndarray, reference: np.ndarray) -> float:
@@ -70,11 +85,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.fft_accuracy")
     parser.add_argument("--max-length", type=int, default=4096)
     parser.add_argument("--dtype", default="complex128", choices=["complex64", "complex128"])
+    parser.add_argument("--all", action="store_true", help="every length, not a sample")
     args = parser.parse_args(argv)
-    rows = measure(list(range(1, args.max_length + 1)), np.dtype(args.dtype))
-    print(f"relative RMS error against np.clongdouble, {args.dtype}, n = 1..{args.max_length}")
+    every = list(range(1, args.max_length + 1))
+    lengths = every if args.all else sample_lengths(args.max_length)
+    rows = measure(lengths, np.dtype(args.dtype))
+    print(f"relative RMS error against np.clongdouble, {args.dtype}, {len(lengths)} lengths "
+          f"in 1..{args.max_length}")  # fmt: skip
     print(summary(rows))
-    eps = np.finfo(np.dtype(args.dtype).char.lower() == "f" and np.float32 or np.float64).eps
+    eps = np.finfo(np.float32 if args.dtype == "complex64" else np.float64).eps
     worst = max(r[1] for r in rows)
     print(f"worst tracejit error {worst:.2e} = {worst / eps:.2f} eps")
 
