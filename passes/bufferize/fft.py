@@ -35,96 +35,30 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, complex, memref
+from xdsl.dialects import arith, complex
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
     ComplexType,
-    MemRefType,
-    StringAttr,
-    UnitAttr,
-    f64,
 )
 from xdsl.ir import Operation, SSAValue
 
-from tracejit.ir.dense import dense_from_array
 from tracejit.ir.dtypes import component_type, element_of, numpy_dtype
 from tracejit.ir.fft import FftOp
-from tracejit.ir.invariants import first_op
 from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.bufferize.fft_tables import (
+    CONSTANT_TWIDDLES,
+    Roots,
+    Scratch,
+    split_global,
+)
 from tracejit.passes.support import fft_plan as plan
 from tracejit.passes.support.build import add, load, mul, store
-from tracejit.passes.support.fft_stages import Floats, Pair, Split, emit_stage
+from tracejit.passes.support.fft_stages import Floats, Split, emit_stage
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest
-
-# A transform whose twiddle table has at most this many entries has it as a constant
-# global; a longer one computes it per call from two tables of ~sqrt(n) entries.
-CONSTANT_TWIDDLES = 4096
-
-
-class _Scratch:
-    """Float buffers of one element type, allocated as temporaries of the op."""
-
-    def __init__(self, bufferizer: FunctionBufferizer, ftype: AnyFloat):
-        self.bufferizer, self.ftype = bufferizer, ftype
-
-    def split(self, size: SSAValue) -> Split:
-        return Split(self.floats(size), self.floats(size))
-
-    def floats(self, size: SSAValue) -> SSAValue:
-        buffer_type = MemRefType(self.ftype, [DYNAMIC_INDEX])
-        return self.bufferizer.temporary(buffer_type, [size])
-
-
-def _global(bufferizer: FunctionBufferizer, name: str, values: np.ndarray) -> SSAValue:
-    """A read-only global holding `values` (1-D floats), declared once per module."""
-    block = bufferizer.module.body.block
-    buffer_type = MemRefType(_float_type(values.dtype), [len(values)])
-    if not any(isinstance(g, memref.GlobalOp) and g.sym_name.data == name for g in block.ops):
-        glob = memref.GlobalOp.get(
-            StringAttr(name),
-            buffer_type,
-            dense_from_array(values),
-            constant=UnitAttr(),
-            alignment=64,
-        )
-        block.insert_op_before(glob, first_op(block))
-    return bufferizer.builder.insert(memref.GetGlobalOp(name, buffer_type)).memref
-
-
-def _float_type(dtype: np.dtype) -> AnyFloat:
-    from xdsl.dialects.builtin import f32
-
-    return f64 if dtype == np.float64 else f32
-
-
-def _split_global(bufferizer: FunctionBufferizer, name: str, values: np.ndarray) -> Split:
-    return Split(
-        _global(bufferizer, f"{name}_re", np.ascontiguousarray(values.real)),
-        _global(bufferizer, f"{name}_im", np.ascontiguousarray(values.imag)),
-    )
-
-
-class _Roots:
-    """exp(-2 pi i e / n) for a run-time e in [0, n), as the product of two globals."""
-
-    def __init__(self, bufferizer: FunctionBufferizer, n: int):
-        coarse, fine, self.shift = plan.root_tables(n)
-        self.coarse = _split_global(bufferizer, f"__tj_fft_roots_{n}_coarse", coarse)
-        self.fine = _split_global(bufferizer, f"__tj_fft_roots_{n}_fine", fine)
-
-    def root(self, b: Builder, e: SSAValue, ftype: AnyFloat) -> Pair:
-        high = b.insert(arith.ShRUIOp(e, index_constant(b, self.shift))).result
-        low = b.insert(arith.AndIOp(e, index_constant(b, (1 << self.shift) - 1))).result
-        wide = Floats(b, f64)
-        w = wide.cmul(wide.load(self.coarse, high), wide.load(self.fine, low))
-        if ftype == f64:
-            return w
-        return (b.insert(arith.TruncFOp(w[0], ftype)).result,
-                b.insert(arith.TruncFOp(w[1], ftype)).result)  # fmt: skip
 
 
 class _Transform:
@@ -147,15 +81,15 @@ class _Transform:
         dtype = numpy_dtype(self.ftype)
         if count <= CONSTANT_TWIDDLES:
             name = f"__tj_fft_twiddles_{self.n}_{dtype.name}"
-            return _split_global(self.bufferizer, name, entries.astype(np.result_type(dtype, 1j)))
+            return split_global(self.bufferizer, name, entries.astype(np.result_type(dtype, 1j)))
         return self._filled_table(count)
 
     def _filled_table(self, count: int) -> Split:
         """The table computed per call (module docstring): stage by stage, j by j,
         entry p = W_n^(j * step * p)."""
         b = self.bufferizer.builder
-        table = _Scratch(self.bufferizer, self.ftype).split(index_constant(b, count))
-        roots = _Roots(self.bufferizer, self.n)
+        table = Scratch(self.bufferizer, self.ftype).split(index_constant(b, count))
+        roots = Roots(self.bufferizer, self.n)
         zero, one = index_constant(b, 0), index_constant(b, 1)
         for stage in self.stages[:-1]:
             for j in range(1, stage.radix):
@@ -192,20 +126,20 @@ class _Bluestein:
         if self.m <= CONSTANT_TWIDDLES:  # the chirp and its transform as constants
             chirp, kernel = plan.bluestein_tables(n, self.m)
             dtype = np.result_type(numpy_dtype(ftype), 1j)
-            self.chirp = _split_global(
+            self.chirp = split_global(
                 bufferizer, f"__tj_fft_chirp_{n}_{dtype.name}", chirp.astype(dtype)
             )
             name = f"__tj_fft_chirp_kernel_{n}_{dtype.name}"
-            self.kernel = _split_global(bufferizer, name, kernel.astype(dtype))
+            self.kernel = split_global(bufferizer, name, kernel.astype(dtype))
             return
         b = bufferizer.builder
-        scratch = _Scratch(bufferizer, ftype)
+        scratch = Scratch(bufferizer, ftype)
         self.chirp = scratch.split(index_constant(b, n))
         self.kernel = scratch.split(index_constant(b, self.m))
-        self._fill_chirp(b, _Roots(bufferizer, 2 * n))
+        self._fill_chirp(b, Roots(bufferizer, 2 * n))
         self._fill_kernel(b, scratch.split(index_constant(b, self.m)))
 
-    def _fill_chirp(self, b: Builder, roots: _Roots) -> None:
+    def _fill_chirp(self, b: Builder, roots: Roots) -> None:
         """chirp[j] = W_2n^(j^2 mod 2n)."""
         zero, one, twice = index_constant(b, 0), index_constant(b, 1), index_constant(b, 2 * self.n)
 
@@ -323,7 +257,7 @@ def lower_fft(bufferizer: FunctionBufferizer, op: FftOp) -> None:
     else:
         transform = _Transform(bufferizer, n, ftype)
         extent = mul(b, index_constant(b, n), batch)
-    scratch = _Scratch(bufferizer, ftype)
+    scratch = Scratch(bufferizer, ftype)
     data, other = scratch.split(extent), scratch.split(extent)
     spare = scratch.split(extent) if isinstance(transform, _Bluestein) else other
     scale = op.scale()
