@@ -31,7 +31,7 @@ from tracejit.frontend.numpy_api.roll import roll
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.tensor import Tensor
 
 _NORMS = (None, "backward", "ortho", "forward")
 
@@ -91,12 +91,7 @@ def _transform(
     fn: Callable[..., Any], a: object, n: object, axis: object, norm: object, inverse: bool
 ) -> Tensor:
     x = array_of(a)
-    if x.ndim == 0:
-        raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
-    ax = normalize_axis(axis, x.ndim)
-    length = _axis_size(fn, x, ax) if n is None else _length(fn, n)
-    _length(fn, length)
-    mode = _norm(norm)
+    ax, length, mode = _line(fn, x, n, axis, norm)
     z = _resized(fn, _complex(fn, x), ax, length)
     return primitives.fft(z, ax, inverse, mode)
 
@@ -127,12 +122,9 @@ def rfft(
         raise TypeError(
             at_user_line("np.fft.rfft needs a real array (NumPy refuses complex input)")
         )
-    spectrum = _transform(np.fft.rfft, x, n, axis, norm, inverse=False)
-    ax = normalize_axis(axis, x.ndim)
-    half = _length(np.fft.rfft, spectrum.shape[ax]) // 2 + 1
-    return getitem(
-        spectrum, tuple(slice(0, half) if d == ax else slice(None) for d in range(x.ndim))
-    )
+    ax, length, mode = _line(np.fft.rfft, x, n, axis, norm)
+    real = _real(np.fft.rfft, x)
+    return primitives.real_fft(_resized(np.fft.rfft, real, ax, length), ax, length, False, mode)
 
 
 @implements(np.fft.irfft)
@@ -148,11 +140,24 @@ def irfft(
     mode = _norm(norm)
     real_dtype = np.fft.irfft(np.ones(2, x.dtype)).dtype  # NumPy's result dtype for x's
     half = _resized(np.fft.irfft, _complex(np.fft.irfft, x), ax, length // 2 + 1)
-    mirrored = getitem(half, _along(ax, x.ndim, slice((length + 1) // 2 - 1, 0, -1)))
-    conjugated = dispatched(np.conjugate(mirrored))
-    full = primitives.concat([half, conjugated], ax) if length > 2 else _resized(
-        np.fft.irfft, half, ax, length)  # fmt: skip
-    return primitives.cast(primitives.real(primitives.fft(full, ax, True, mode)), real_dtype)
+    return primitives.cast(primitives.real_fft(half, ax, length, True, mode), real_dtype)
+
+
+def _line(
+    fn: Callable[..., Any], x: Tensor, n: object, axis: object, norm: object
+) -> tuple[int, int, str]:
+    """The axis, the transform length and the norm of a 1-D transform of `x`."""
+    if x.ndim == 0:
+        raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
+    ax = normalize_axis(axis, x.ndim)
+    length = _axis_size(fn, x, ax) if n is None else _length(fn, n)
+    return ax, _length(fn, length), _norm(norm)
+
+
+def _real(fn: Callable[..., Any], x: Tensor) -> Tensor:
+    """`x` as the float dtype NumPy's real transforms compute in (float32 or float64)."""
+    return primitives.cast(x, np.empty(0, _complex(fn, x).dtype).real.dtype) if x.dtype not in (
+        np.float32, np.float64) else x  # fmt: skip
 
 
 def _along(axis: int, ndim: int, index: slice) -> tuple[slice, ...]:

@@ -35,11 +35,10 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.builder import Builder
-from xdsl.dialects import arith, complex
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AnyFloat,
-    ComplexType,
 )
 from xdsl.ir import Operation, SSAValue
 
@@ -48,6 +47,7 @@ from tracejit.ir.fft import FftOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.bufferize.fft_lines import Lines
 from tracejit.passes.bufferize.fft_tables import (
     CONSTANT_TWIDDLES,
     Roots,
@@ -55,7 +55,7 @@ from tracejit.passes.bufferize.fft_tables import (
     split_global,
 )
 from tracejit.passes.support import fft_plan as plan
-from tracejit.passes.support.build import add, load, mul, store
+from tracejit.passes.support.build import add, mul
 from tracejit.passes.support.fft_stages import Floats, Split, emit_stage
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest
@@ -238,11 +238,14 @@ def lower_fft(bufferizer: FunctionBufferizer, op: FftOp) -> None:
     """The loops of the module docstring. The result may take the input's buffer when the
     input is dead: a line is copied into scratch buffers before any of it is written."""
     source = bufferizer.values[op.input]
-    dims, sizes = line_dims(bufferizer, source)
-    output = bufferizer.destination(op.result, sizes, reusable=[op.input])
+    dims, _ = line_dims(bufferizer, source)
+    sizes = bufferizer.sizes_like(op.result, source)  # (the axis is static)
+    reusable = [] if op.real() else [op.input]
+    output = bufferizer.destination(op.result, sizes, reusable=reusable)
     b = bufferizer.builder
-    axis, n, inverse = op.get_axis(), op.length(), op.inverse()
-    ftype = component_type(element_of(op.input))
+    axis, n = op.get_axis(), op.length()
+    complex_side = op.input if op.direction.data != "real_forward" else op.result
+    ftype = component_type(element_of(complex_side))
     assert isinstance(ftype, AnyFloat)  # (complex<f32> or complex<f64>: verified)
     before, after = dims[:axis], dims[axis + 1 :]
     shape = shaped_type(op.input).get_shape()
@@ -250,91 +253,50 @@ def lower_fft(bufferizer: FunctionBufferizer, op: FftOp) -> None:
     batch = index_constant(b, 1)
     for size in after:
         batch = mul(b, batch, size)
+    packed = op.real() and n % 2 == 0  # a real line of 2h as h complex values
+    length = n // 2 if packed else n
     transform: _Transform | _Bluestein
-    if plan.needs_bluestein(n):
-        transform = _Bluestein(bufferizer, n, ftype)
+    if plan.needs_bluestein(length):
+        transform = _Bluestein(bufferizer, length, ftype)
         extent = mul(b, index_constant(b, transform.m), batch)
     else:
-        transform = _Transform(bufferizer, n, ftype)
-        extent = mul(b, index_constant(b, n), batch)
+        transform = _Transform(bufferizer, length, ftype)
+        extent = mul(b, index_constant(b, length), batch)
     scratch = Scratch(bufferizer, ftype)
     data, other = scratch.split(extent), scratch.split(extent)
     spare = scratch.split(extent) if isinstance(transform, _Bluestein) else other
-    scale = op.scale()
+    roots = Roots(bufferizer, n) if packed else None
+    direction, scale = op.direction.data, op.scale()
 
     def line(b: Builder, outer: list[SSAValue]) -> None:
-        _load_lines(b, source, outer, n, after, batch, data, inverse, ftype)
+        lines = Lines(source, output, outer, after, batch, ftype)
+        if direction in ("forward", "inverse"):
+            lines.complex_in(b, n, data, conjugate=op.inverse())
+        elif direction == "real_forward":
+            lines.packed_in(b, length, data) if packed else lines.real_in(b, n, data)
+        elif packed:
+            assert roots is not None
+            lines.packed_hermitian_in(b, length, data, roots)
+        else:
+            lines.hermitian_in(b, n, data)
         if isinstance(transform, _Bluestein):
             transform.run(b, batch, hint, data, (other, spare))
             result = data
         else:
             result = transform.run(b, batch, hint, data, other)
-        _store_lines(b, result, output, outer, n, after, batch, inverse, scale, ftype)
+        if direction in ("forward", "inverse"):
+            lines.complex_out(b, n, result, scale, conjugate=op.inverse())
+        elif direction == "real_forward" and roots is not None:
+            lines.packed_spectrum_out(b, length, result, scale, roots)
+        elif direction == "real_forward":
+            lines.complex_out(b, n // 2 + 1, result, scale, conjugate=False)
+        elif packed:
+            lines.unpacked_out(b, length, result, scale)
+        else:
+            lines.real_out(b, n, result, scale)
 
     loop_nest(b, before, line)
     bufferizer.values[op.result] = output
-
-
-def _lane(b: Builder, inner: list[SSAValue], after: list[SSAValue]) -> SSAValue:
-    """The row-major position of `inner` among the dims after the axis."""
-    lane = index_constant(b, 0)
-    for index, size in zip(inner, after, strict=True):
-        lane = add(b, mul(b, lane, size), index)
-    return lane
-
-
-def _load_lines(
-    b: Builder,
-    source: SSAValue,
-    outer: list[SSAValue],
-    n: int,
-    after: list[SSAValue],
-    batch: SSAValue,
-    data: Split,
-    inverse: bool,
-    ftype: AnyFloat,
-) -> None:
-    """data[t * batch + lane] = x[outer, t, inner] (conjugated for the inverse)."""
-
-    def element(b: Builder, ks: list[SSAValue]) -> None:
-        t, inner = ks[0], ks[1:]
-        z = load(b, source, [*outer, t, *inner])
-        re: SSAValue = b.insert(complex.ReOp(z)).result
-        im: SSAValue = b.insert(complex.ImOp(z)).result
-        if inverse:
-            im = Floats(b, ftype).neg(im)
-        at = add(b, mul(b, t, batch), _lane(b, inner, after))
-        Floats(b, ftype).store((re, im), data, at)
-
-    loop_nest(b, [index_constant(b, n), *after], element)
-
-
-def _store_lines(
-    b: Builder,
-    result: Split,
-    output: SSAValue,
-    outer: list[SSAValue],
-    n: int,
-    after: list[SSAValue],
-    batch: SSAValue,
-    inverse: bool,
-    scale: float,
-    ftype: AnyFloat,
-) -> None:
-    """out[outer, t, inner] = scale * result[t * batch + lane] (conjugated for the inverse)."""
-
-    def element(b: Builder, ks: list[SSAValue]) -> None:
-        t, inner = ks[0], ks[1:]
-        f = Floats(b, ftype)
-        re, im = f.load(result, add(b, mul(b, t, batch), _lane(b, inner, after)))
-        if scale != 1.0:
-            re, im = f.mul(re, f.const(scale)), f.mul(im, f.const(scale))
-        if inverse:
-            im = f.neg(im)
-        z = b.insert(complex.CreateOp(re, im, ComplexType(ftype))).complex
-        store(b, z, output, [*outer, t, *inner])
-
-    loop_nest(b, [index_constant(b, n), *after], element)
 
 
 FFT_HANDLERS: dict[type[Operation], Handler] = {FftOp: lower_fft}

@@ -13,17 +13,17 @@
 
 builtin.module {
   func.func @columns(%x: tensor<8x3xcomplex<f64>>) -> tensor<8x3xcomplex<f64>> {
-    %y = tj.fft "inverse" %x, axis = 0, norm = "ortho" : tensor<8x3xcomplex<f64>>
+    %y = tj.fft "inverse" %x, axis = 0, norm = "ortho" : tensor<8x3xcomplex<f64>> to tensor<8x3xcomplex<f64>>
     func.return %y : tensor<8x3xcomplex<f64>>
   }
 
   func.func @prime(%x: tensor<17xcomplex<f32>>) -> tensor<17xcomplex<f32>> {
-    %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<17xcomplex<f32>>
+    %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<17xcomplex<f32>> to tensor<17xcomplex<f32>>
     func.return %y : tensor<17xcomplex<f32>>
   }
 
   func.func @long_prime(%x: tensor<2053xcomplex<f32>>) -> tensor<2053xcomplex<f32>> {
-    %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<2053xcomplex<f32>>
+    %y = tj.fft "forward" %x, axis = 0, norm = "backward" : tensor<2053xcomplex<f32>> to tensor<2053xcomplex<f32>>
     func.return %y : tensor<2053xcomplex<f32>>
   }
 }
