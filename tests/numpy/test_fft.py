@@ -103,13 +103,13 @@ def real_transforms(x, n, axis, norm):
 @given(
     data=st.data(),
     dtype=st.sampled_from([np.float32, np.float64, np.int16]),
-    length=st.sampled_from([1, 2, 3, 8, 10, 17, 24]),
+    length=st.sampled_from([1, 2, 3, 8, 10, 17, 24, 26, 34]),  # 26, 34: packed odd, Bluestein
     norm=st.sampled_from(NORMS),
 )
 def test_rfft_and_irfft_match_numpy(data, dtype, length, norm):
     x = random_array(data, dtype, (2, length))
     axis = data.draw(st.sampled_from([-1, 1]), label="axis")
-    n = data.draw(st.one_of(st.none(), st.sampled_from([2, 7, 16])), label="n")
+    n = data.draw(st.one_of(st.none(), st.sampled_from([2, 7, 16, 34])), label="n")
     if n is None and length == 1:  # irfft's default length 2 * (1 - 1) = 0: NumPy raises
         n = 2
     check(real_transforms, x, n, axis, norm)
