@@ -107,6 +107,12 @@ def _import_linalg():
     return ImportLinalgPass
 
 
+def _prove_in_bounds():
+    from tracejit.passes.prove_in_bounds import ProveInBoundsPass
+
+    return ProveInBoundsPass
+
+
 def _canonicalize():
     from tracejit.passes.canonicalize import CanonicalizePass
 
@@ -143,6 +149,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "dce": _dce,
     "inline": _inline,
     "fuse-elementwise": _fuse_elementwise,
+    "prove-in-bounds": _prove_in_bounds,
     "lower-control-flow": _lower_control_flow,
     "bufferize": _bufferize,
     "tile-matmul": _tile_matmul,
@@ -158,7 +165,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
-TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "fuse-elementwise")
+TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "prove-in-bounds", "fuse-elementwise")
 LOWERING_PIPELINE = (
     "lower-control-flow",
     "bufferize",
