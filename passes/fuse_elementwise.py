@@ -434,7 +434,7 @@ class BlockFusion:
                     return True
         return False
 
-    def enclosing_in_block(self, op: Operation) -> Operation | None:
+    def enclosing_in_block(self, op: Operation | None) -> Operation | None:
         """`op`, or the op of this block holding it, if any."""
         while op is not None and op not in self.position:
             op = op.parent_op()

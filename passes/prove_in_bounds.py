@@ -117,7 +117,7 @@ class IndexRanges:
         for position, result in enumerate(op.res):
             yielded = [self.of(end.operands[position]) for end in ends if end is not None]
             if len(yielded) == 2 and None not in yielded:
-                lows, highs = zip(*yielded, strict=True)  # type: ignore[arg-type]
+                lows, highs = zip(*yielded, strict=True)
                 self.known[result] = (min(lows), max(highs))
 
     def _while(self, op: WhileOp) -> None:
