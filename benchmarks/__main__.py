@@ -24,7 +24,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma-separated workloads (W1..W9), kernels (K1..K25), loop kernels (L1..L13) "
-        "and/or sections: latency, cache, scale, kernels, loops, gradients, linalg, dask, "
+        "and/or sections: latency, cache, scale, kernels, loops, fft, gradients, linalg, dask, "
         "load "
         "(default: all workloads and every section but scale, which runs only when named)",
     )

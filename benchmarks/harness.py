@@ -14,6 +14,7 @@ import numpy as np
 
 from benchmarks import (
     dask_bench,
+    fft_bench,
     gradients,
     kernel_bench,
     latency,
@@ -37,10 +38,10 @@ from benchmarks.timing import (
 from benchmarks.workloads import WORKLOADS, Workload
 
 SECTIONS = (
-    "latency", "cache", "scale", "kernels", "loops", "gradients", "linalg", "dask", "load",
+    "latency", "cache", "scale", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
 )  # fmt: skip
 DEFAULT_SECTIONS = (
-    "latency", "cache", "kernels", "loops", "gradients", "linalg", "dask", "load",
+    "latency", "cache", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
 )  # fmt: skip
 
 
@@ -275,6 +276,8 @@ def run(args: argparse.Namespace) -> int:
         report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
     if "loops" in sections:
         report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
+    if "fft" in sections:
+        report["fft"] = fft_bench.report(args.quick)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)
     if "load" in sections:

@@ -13,6 +13,7 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     decompositions,
     einsum,
     elementwise,
+    fft,
     in_place,
     indexing,
     lapack,
