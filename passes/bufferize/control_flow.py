@@ -25,6 +25,8 @@ from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tracejit.ir.invariants import terminator
+from tracejit.ir.tensor_array import SetRowOp
+from tracejit.ir.update import InsertSliceOp, ScatterOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
 from tracejit.passes.bufferize.in_place import owned_and_dead
 
@@ -100,16 +102,36 @@ def _result_buffers(
 
 
 def _outer_yields(op: scf.IfOp, position: int) -> list[SSAValue]:
-    """The values from outside `op` its branches yield at `position`."""
-    found = []
+    """The values from outside `op` that its branches yield at `position`, or update and
+    yield: `if c: a[i, j] = v` inside `if d:` yields the `tj.insert_slice` of an outer `a`
+    (through the inner `if`), and the inner `if` may take `a`'s buffer as the outer one
+    does; else each branch copied the whole array on every trip of a loop around them."""
+    found: list[SSAValue] = []
     for region in (op.true_region, op.false_region):
-        value = terminator(region.block).operands[position]
-        owner = value.owner
-        inside = isinstance(owner, Operation) and op.is_ancestor(owner)
-        inside = inside or (isinstance(owner, Block) and op.is_ancestor(owner))
-        if not inside and value not in found:
-            found.append(value)
+        for value in _updated_roots(op, terminator(region.block).operands[position]):
+            if value not in found:
+                found.append(value)
     return found
+
+
+def _updated_roots(op: scf.IfOp, value: SSAValue) -> list[SSAValue]:
+    """`value` when it comes from outside `op`; else the outer values it is an update of
+    (the destination of an in-place update op, the yields of a nested `if`), if any."""
+    owner = value.owner
+    if isinstance(owner, Block):
+        return [] if op.is_ancestor(owner) else [value]
+    if not op.is_ancestor(owner):
+        return [value]
+    if isinstance(owner, InsertSliceOp | ScatterOp):
+        return _updated_roots(op, owner.dest)
+    if isinstance(owner, SetRowOp):
+        return _updated_roots(op, owner.array)
+    if isinstance(owner, scf.IfOp):
+        position = owner.results.index(value)
+        branches = (owner.true_region, owner.false_region)
+        yields = [terminator(region.block).operands[position] for region in branches]
+        return [root for y in yields for root in _updated_roots(op, y)]
+    return []
 
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
