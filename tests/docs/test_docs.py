@@ -77,8 +77,8 @@ def test_exercise_solution_runs_as_its_docstring_says(solution):
 
 
 # --- the shape of the tutorial ------------------------------------------------------------
-def test_chapters_01_to_10_exist_in_order():
-    assert [p.name[:2] for p in CHAPTERS] == [f"{n:02d}" for n in range(1, 11)]
+def test_chapters_01_to_11_exist_in_order():
+    assert [p.name[:2] for p in CHAPTERS] == [f"{n:02d}" for n in range(1, 12)]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda p: p.name)

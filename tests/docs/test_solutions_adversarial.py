@@ -740,3 +740,88 @@ def test_run_compiled_refuses_an_answer_without_machine_code():
             run_compiled(f, np.ones(3))
     finally:
         tj.config.run_functions_eagerly(False)
+
+
+# --- chapter 11: reverse mode ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def copysign_rule():
+    names = solution("11_reverse_mode")
+    with names["copysign_adjoint_registered"]():
+        yield names
+
+
+def with_negative_nans(values: np.ndarray) -> np.ndarray:
+    """`values` and a NaN with its sign bit set (-np.nan), which copysign reads too."""
+    return np.concatenate([values, -values[np.isnan(values)]])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_11_copysign_adjoint_on_every_pair_of_edge_values(copysign_rule, dtype):
+    """d/dx copysign(x, y) * 3 is +-3 by the two sign bits, for every pair of edge values
+    (-0.0 and -NaN included), bit for bit; no gradient reaches y."""
+    values = with_negative_nans(edge_values(dtype))
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    gradient = tj.grad(copysign_rule["copysign_loss"], argnums=(0, 1))
+    want_x, want_y = copysign_rule["copysign_grad_reference"](x, y)
+    gx, gy = gradient(x, y)
+    assert same(gx, want_x).all(), (x[~same(gx, want_x)], y[~same(gx, want_x)])
+    assert_matches(gy, want_y)
+
+
+def power_gradient_reference(x: np.ndarray, n: int) -> np.ndarray:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return (n * x.astype(np.float64) ** (n - 1)).astype(x.dtype) if n else np.zeros_like(x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_11_gradient_through_the_staged_loop(dtype):
+    """d/dx sum(x ** n), the power a staged loop of n multiplies: n * x ** (n - 1) for n = 0
+    to 7, at edge values (NaN, +-inf, -0.0, subnormals), one trace for every n."""
+    dtype = np.dtype(dtype)
+    power_grad = solution("11_reverse_mode")["power_grad"]
+    x = edge_values(dtype)
+    x = x[~np.isfinite(x) | (np.abs(x) < 1e4)]
+    compiled = power_grad
+    for n in range(8):
+        got = compiled(x, np.int64(n))
+        assert_matches(got, power_gradient_reference(x, n), rtol=RTOL[dtype])
+    counts = compiled.experimental_get_tracing_count()
+    compiled(x, np.int64(11))
+    assert compiled.experimental_get_tracing_count() == counts  # n is a run-time value
+
+
+SOFTPLUS_RTOL = {np.dtype("float16"): 4e-3, np.dtype("float32"): 1e-6, np.dtype("float64"): 1e-14}
+
+
+def check_softplus_gradient(gradient, dtype: np.dtype) -> None:
+    """The logistic function at every edge value and across [-120, 120]: never NaN for a
+    number, 0 and 1 at the infinities, relative error under SOFTPLUS_RTOL (subnormal
+    results included: x = -100 in float32 is 3.8e-44)."""
+    names = solution("11_reverse_mode")
+    x = np.concatenate([edge_values(dtype), np.linspace(-120, 120, 241).astype(dtype)])
+    got = gradient(x)
+    want = names["logistic_reference"](x)
+    assert_matches(got, want, rtol=SOFTPLUS_RTOL[dtype])
+    assert not np.isnan(got[~np.isnan(x)]).any()
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_11_custom_gradient_is_the_logistic_everywhere(dtype):
+    names = solution("11_reverse_mode")
+    check_softplus_gradient(tj.grad(names["softplus_total"]), dtype)
+    x = edge_values(dtype)
+    want = quietly(np.logaddexp, dtype.type(0), x)  # NumPy's stable softplus, the value
+    assert_matches(tj.function(names["softplus"])(x), want, rtol=SOFTPLUS_RTOL[dtype])
+
+
+def test_11_the_documented_tf_gradient_would_fail_here():
+    """tf.custom_gradient's example gradient, 1 - 1 / (1 + exp(x)), cancels for x < 0."""
+
+    @tj.custom_gradient
+    def tf_log1pexp(x):
+        e = np.exp(x)
+        return np.log1p(e), lambda upstream: upstream * (1 - 1 / (1 + e))
+
+    with pytest.raises(AssertionError):
+        check_softplus_gradient(tj.grad(lambda x: np.sum(tf_log1pexp(x))), np.dtype("float32"))
