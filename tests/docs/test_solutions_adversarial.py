@@ -825,3 +825,65 @@ def test_11_the_documented_tf_gradient_would_fail_here():
 
     with pytest.raises(AssertionError):
         check_softplus_gradient(tj.grad(lambda x: np.sum(tf_log1pexp(x))), np.dtype("float32"))
+
+
+# --- chapter 10, exercises 5-7: an interface, region inlining, a type conversion ------------
+@pytest.fixture(scope="module")
+def toy_passes():
+    names = solution("10_interfaces_conversion_and_shapes")
+    with names["toy_passes_registered"]():
+        yield names
+
+
+@pytest.mark.parametrize("dtype", DTYPES + COMPLEX, ids=str)
+def test_10_involutions_cancel_exactly_on_edge_values(toy_passes, dtype):
+    """-(-x), ~~x and conj(conj(z)) compile to nothing and give NumPy's bits, on every
+    dtype the op takes: integer extremes (-(-INT_MIN) wraps back), NaN, -0.0, inf."""
+    x = edge_values(dtype)
+    functions = []
+    if dtype.kind != "b":
+        functions.append(toy_passes["neg_neg"])
+    if dtype.kind in "biu":
+        functions.append(toy_passes["not_not"])
+    if dtype.kind == "c":
+        functions.append(toy_passes["conj_conj"])
+    for function in functions:
+        pipeline = toy_passes["WITH_CANCEL_INVOLUTIONS"]
+        compiled = tj.function(function, experimental_pipeline=pipeline)
+        got, want = compiled(x), quietly(function, x)
+        assert got.dtype == want.dtype and same(got, want).all(), (function.__name__, x, got)
+        ir = compiled.get_concrete_function(x).ir(after="cancel-involutions")
+        assert not any(f"tj.{name} " in ir for name in ("neg", "bitwise_not", "conj")), ir
+
+
+def pick_else(x):
+    if np.sum(np.ones(3)) > 5:  # noqa: SIM108  (a staged tj.if, its predicate constant)
+        y = x * 2.0
+    else:
+        y = -x
+    return y + 1.0
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_10_inline_constant_ifs_takes_the_right_branch(toy_passes, dtype):
+    x = edge_values(dtype)
+    for function in (toy_passes["pick"], pick_else):
+        pipeline = toy_passes["WITH_INLINE_CONSTANT_IFS"]
+        compiled = tj.function(function, experimental_pipeline=pipeline)
+        assert_matches(compiled(x), eager(compiled, x))
+        assert "tj.if" not in compiled.get_concrete_function(x).ir(after="inline-constant-ifs")
+
+
+def test_10_promote_f16_rounds_once_on_every_pair_of_edge_values(toy_passes):
+    """(x * y + 1) / (x - y) in float32, rounded to float16 once, bit for bit, for every
+    pair of float16 edge values (subnormals, overflow to inf, 0 / 0)."""
+    values = edge_values(np.dtype("float16"))
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    pipeline = toy_passes["WITH_PROMOTE_F16"]
+    compiled = tj.function(toy_passes["rational"], experimental_pipeline=pipeline)
+    got, want = compiled(x, y), toy_passes["rational_in_f32"](x, y)
+    wrong = ~same(got, want)
+    assert got.dtype == np.float16 and not wrong.any(), (x[wrong], y[wrong], got[wrong])
+    ir = compiled.get_concrete_function(x, y).ir(after="promote-f16")
+    body = [line for line in ir.splitlines() if "= tj." in line and "tj.cast" not in line]
+    assert body and not any("f16" in line for line in body), ir  # f16 only at the casts

@@ -7,22 +7,39 @@ Run from the repository root:
 from __future__ import annotations
 
 import contextlib
+import re
+import runpy
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from course_checks import check_compiled, run_compiled
+from course_checks import check_compiled, run_compiled, run_eagerly
 from xdsl.context import Context
-from xdsl.dialects import pdl
-from xdsl.dialects.builtin import ComplexType, ModuleOp, TensorType
+from xdsl.dialects import func, pdl
+from xdsl.dialects.builtin import ComplexType, ModuleOp, TensorType, f16, f32
 from xdsl.interpreters.pdl import PDLRewritePattern
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.parser import Parser
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    TypeConversionPattern,
+    attr_type_rewrite_pattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.traits import RecursiveMemoryEffect, get_effects
 
 import tracejit as tj
+from tracejit.ir.complex_parts import ConjOp
+from tracejit.ir.constant import ConstantOp
+from tracejit.ir.control_flow import IfOp, YieldOp
+from tracejit.ir.dialect import TJ
+from tracejit.ir.dtypes import numpy_dtype
+from tracejit.ir.elementwise import CastOp
+from tracejit.ir.elementwise_unary import BitwiseNotOp, NegOp
 from tracejit.passes.canonicalize.patterns import splat_of
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, PASSES, Pipeline
 
@@ -165,10 +182,192 @@ def first_legal_after(module: ModuleOp, legal: set[str]) -> str | None:
     return found[0] if found else None
 
 
+# --- Exercises 5-7: Toy's chapter 4 on tj (docs/tutorial/examples/toy_chapter4.py) ----------
+toy = runpy.run_path("docs/tutorial/examples/toy_chapter4.py")
+
+
+# 5. One interface, three ops: the pass is unchanged. -(-x) wraps back for integers, ~~x
+#    flips every bit twice, conj(conj(z)) negates the imaginary part twice (NaN and -0.0
+#    included). 1 / (1 / x) rounds twice: 1 / (1 / 7.0) is 7.0000005 in float32, so
+#    tj.reciprocal is no involution.
+@contextlib.contextmanager
+def all_involutions_attached():
+    with toy["attached"](toy["Involution"](), NegOp, BitwiseNotOp, ConjOp):
+        yield
+
+
+@contextlib.contextmanager
+def cancel_involutions_registered():
+    previous = PASSES.get("cancel-involutions")
+    PASSES["cancel-involutions"] = lambda: toy["CancelInvolutionsPass"]
+    try:
+        yield
+    finally:
+        if previous is None:
+            del PASSES["cancel-involutions"]
+        else:
+            PASSES["cancel-involutions"] = previous
+
+
+WITH_CANCEL_INVOLUTIONS = ("cancel-involutions", *DEFAULT_PIPELINE)
+
+
+def not_not(x):
+    return ~~x
+
+
+def conj_conj(z):
+    return np.conj(np.conj(z))
+
+
+def neg_neg(x):
+    return -(-x)  # noqa: B002
+
+
+# 6. Region inlining with the same interfaces: tj.yield is the terminator to handle.
+class TjRegionInliner(toy["TjInliner"]):
+    def handle_terminator(self, terminator: Operation, mapped: list[SSAValue]) -> list[SSAValue]:
+        assert isinstance(terminator, YieldOp)
+        return mapped  # the branch's yielded values replace the tj.if's results
+
+
+REGION_INLINERS = {**toy["INLINERS"], "tj": TjRegionInliner()}
+
+
+def inline_constant_ifs(module: ModuleOp, interfaces) -> int:
+    """Replace each tj.if whose predicate is a constant by the branch it takes, if the
+    interfaces allow every op of it; return how many."""
+    count = 0
+    for op in [op for op in module.walk() if isinstance(op, IfOp)]:
+        taken = splat_of(op.pred)
+        if taken is None:
+            continue
+        region = op.then_region if bool(taken) else op.else_region
+        ops = list(region.block.ops)
+        if not all(toy["legal_to_inline"](inner, interfaces) for inner in ops):
+            continue
+        results = toy["inline_block"](ops, {}, op, interfaces)
+        for result, value in zip(op.res, results, strict=True):
+            result.replace_all_uses_with(value)
+        op.detach()
+        op.erase()
+        count += 1
+    return count
+
+
+@dataclass(frozen=True)
+class InlineConstantIfsPass(ModulePass):
+    name = "inline-constant-ifs"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        inline_constant_ifs(op, REGION_INLINERS)
+
+
+def pick(x):
+    if np.sum(np.ones(3)) > 2:  # noqa: SIM108  (a statement on purpose: a staged tj.if)
+        y = x * 2.0
+    else:
+        y = -x
+    return y + 1.0
+
+
+# The pipeline without canonicalize (which would fold the constant if itself): constant-fold
+# makes the predicate a tj.constant, then the region is inlined.
+WITH_INLINE_CONSTANT_IFS = (
+    "constant-fold",
+    "inline-constant-ifs",
+    *[p for p in DEFAULT_PIPELINE if p != "canonicalize"],
+)
+
+
+# 7. The conversion the other way: float16 computed in float32 behind a float16 signature.
+class FloatToFloat(TypeConversionPattern):
+    """tensor<...x`source`> -> tensor<...x`target`> on tj ops."""
+
+    ops = tuple(TJ.operations)
+
+    def __init__(self, source: Attribute, target: Attribute) -> None:
+        self.source, self.target = source, target
+
+    @attr_type_rewrite_pattern
+    def convert_type(self, typ: TensorType) -> TensorType | None:
+        if typ.get_element_type() != self.source:
+            return None
+        return TensorType(self.target, typ.get_shape())
+
+
+@dataclass
+class ConvertConstant(RewritePattern):
+    source: Attribute
+    target: np.dtype
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConstantOp, rewriter: PatternRewriter) -> None:
+        if op.value.get_element_type() != self.source:
+            return
+        rewriter.replace(op, ConstantOp.from_array(op.to_array().astype(self.target)))
+
+
+def convert_function(function: func.FuncOp, source: Attribute, target: Attribute) -> None:
+    """`function`'s `source` floats computed as `target` floats; its signature unchanged."""
+    block = function.body.block
+    for arg in block.args:
+        if isinstance(arg.type, TensorType) and arg.type.get_element_type() == source:
+            cast = CastOp(arg, TensorType(target, arg.type.get_shape()))
+            block.insert_op_before(cast, block.first_op)
+            for use in [u for u in arg.uses if u.operation is not cast]:
+                use.operation.operands[use.index] = cast.result
+    patterns = [ConvertConstant(source, numpy_dtype(target)), FloatToFloat(source, target)]
+    PatternRewriteWalker(GreedyRewritePatternApplier(patterns)).rewrite_region(function.body)
+    ret = block.last_op
+    assert isinstance(ret, func.ReturnOp)
+    for index, wanted in enumerate(function.function_type.outputs.data):
+        if ret.operands[index].type != wanted:
+            cast = CastOp(ret.operands[index], wanted)
+            block.insert_op_before(cast, ret)
+            ret.operands[index] = cast.result
+
+
+@dataclass(frozen=True)
+class PromoteF16Pass(ModulePass):
+    name = "promote-f16"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for function in op.ops:
+            if isinstance(function, func.FuncOp) and not function.is_declaration:
+                convert_function(function, f16, f32)
+
+
+@contextlib.contextmanager
+def toy_passes_registered():
+    """cancel-involutions (with every involution attached), inline-constant-ifs and
+    promote-f16, for `experimental_pipeline`; the registry left as found."""
+    added = {"inline-constant-ifs": InlineConstantIfsPass, "promote-f16": PromoteF16Pass}
+    with all_involutions_attached(), cancel_involutions_registered():
+        PASSES.update({name: (lambda p=p: p) for name, p in added.items()})
+        try:
+            yield
+        finally:
+            for name in added:
+                del PASSES[name]
+
+
+WITH_PROMOTE_F16 = ("promote-f16", *DEFAULT_PIPELINE)
+
+
+def rational(x, y):
+    return (x * y + 1) / (x - y)
+
+
+def rational_in_f32(x, y):
+    """NumPy's reference: float32 arithmetic, one rounding to float16 at the end."""
+    x32, y32 = x.astype(np.float32), y.astype(np.float32)
+    with np.errstate(all="ignore"):
+        return ((x32 * y32 + 1) / (x32 - y32)).astype(np.float16)
+
+
 def check() -> None:
     """Each exercise on its example; run when the file runs (tests/docs too)."""
-    import runpy
-
     examples = runpy.run_path("docs/tutorial/examples/effects.py")
     shapes = runpy.run_path("docs/tutorial/examples/shapes.py")
     f32 = tj.TensorSpec([3], np.float32)
@@ -229,6 +428,30 @@ def check() -> None:
     assert first_legal_after(module(), buffers - {"linalg"}) == "lower-to-loops"
     assert first_legal_after(module(), buffers - {"linalg", "scf"} | {"cf"}) == "scf-to-cf"
     assert first_legal_after(module(), {"tj"}) is None  # func is never legalised away
+
+    # 5: the three involutions cancelled by the one pass, NumPy's results bit for bit
+    assert np.float32(1) / (np.float32(1) / np.float32(7)) != np.float32(7)
+    with toy_passes_registered():
+        for function, dtype in ((not_not, np.int8), (not_not, np.bool_),
+                                (conj_conj, np.complex64), (neg_neg, np.uint16)):  # fmt: skip
+            compiled = tj.function(function, experimental_pipeline=WITH_CANCEL_INVOLUTIONS)
+            x = np.array([0, 1, 2, 3], dtype)
+            check_compiled(compiled, x)
+            ir = compiled.get_concrete_function(x).ir(after="cancel-involutions")
+            assert not re.search(r"tj\.(neg|bitwise_not|conj) ", ir), ir
+
+        # 6: the constant branch inlined: no tj.if is left, and the result is NumPy's
+        compiled = tj.function(pick, experimental_pipeline=WITH_INLINE_CONSTANT_IFS)
+        x = np.array([1.5, -0.0, np.inf], np.float32)
+        check_compiled(compiled, x)
+        assert "tj.if" not in compiled.get_concrete_function(x).ir(after="inline-constant-ifs")
+
+        # 7: one rounding to float16, not one per op
+        compiled = tj.function(rational, experimental_pipeline=WITH_PROMOTE_F16)
+        x = np.array([0.1, 3.0, 300.0, -7.5], np.float16)
+        y = np.array([0.3, 2.999, -1e-3, 60000.0], np.float16)
+        got = check_compiled(compiled, x, y, expected=rational_in_f32(x, y))
+        assert not np.array_equal(got, run_eagerly(rational, x, y))  # float16 steps differ
     print("ok")
 
 
