@@ -163,6 +163,8 @@ def time_impl(
     jax = found.jax
     if jax is None:
         return Timing("not installed", detail="pip install 'jax[cpu]' (the bench extra)")
+    if kernel.key not in found.jax_sources:
+        return Timing("not measured", detail=kernel.jax_note)
     on_device = tuple(jax.device_put(a) for a in inputs)
     return time_compiled(
         kernel,
@@ -234,7 +236,10 @@ def report(
             for n in sorted(sizes):
                 results.append(run_size(kernel, n, found, budget, previous))
                 print(f"  {kernel.key} N={n} done", flush=True)
-    print("\nLoops slicing with the counter: first call (trace/compile + run) and steady run time")
+    print(
+        "\nStaged loops (L1-L8 slice with the counter, L9-L13 are scalar nests): first call "
+        "(trace/compile + run) and steady run time"
+    )
     print(results_table(results))
     print(
         "NumPy/tj, numba/tj, jax/tj > 1: tracejit is faster. NumPy runs the loops in the Python "

@@ -109,6 +109,90 @@ def prefix_means(x):
     return out
 
 
+# --- scalar loop nests: element by element, no slices (numba's home ground) -----------------
+def nussinov(seq):
+    """RNA folding's dynamic program (PolyBench's Nussinov): the best pairing of every
+    subsequence, max over the split points k of two smaller ones."""
+    n = seq.shape[0]
+    table = np.zeros((n, n), dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            table[i, j] = max(table[i, j], table[i, j - 1])
+            if i + 1 < n:
+                table[i, j] = max(table[i, j], table[i + 1, j])
+                pair = 1 if seq[i] + seq[j] == 3 and i < j - 1 else 0
+                table[i, j] = max(table[i, j], table[i + 1, j - 1] + pair)
+            for k in range(i + 1, j):
+                table[i, j] = max(table[i, j], table[i, k] + table[k + 1, j])
+    return table
+
+
+def seidel_2d(A, steps):
+    """Gauss-Seidel sweeps of a 9-point stencil, in place (PolyBench's seidel-2d)."""
+    A = A.copy()
+    n = A.shape[0]
+    for _ in range(steps):
+        for i in range(1, n - 1):
+            for j in range(1, n - 1):
+                A[i, j] = (
+                    A[i - 1, j - 1] + A[i - 1, j] + A[i - 1, j + 1]
+                    + A[i, j - 1] + A[i, j] + A[i, j + 1]
+                    + A[i + 1, j - 1] + A[i + 1, j] + A[i + 1, j + 1]
+                ) / 9.0  # fmt: skip
+    return A
+
+
+def deriche_rows(x, a1, a2, b1, b2):
+    """A Deriche-style recursive filter along rows: a causal and an anti-causal pass, each
+    carrying its last outputs and inputs in scalars."""
+    h, w = x.shape
+    forward = np.empty_like(x)
+    backward = np.empty_like(x)
+    for i in range(h):
+        y1, y2, x1 = 0.0, 0.0, 0.0
+        for j in range(w):
+            forward[i, j] = a1 * x[i, j] + a2 * x1 + b1 * y1 + b2 * y2
+            x1, y2, y1 = x[i, j], y1, forward[i, j]
+    for i in range(h):
+        y1, y2, x1, x2 = 0.0, 0.0, 0.0, 0.0
+        for j in range(w - 1, -1, -1):
+            backward[i, j] = a1 * x1 + a2 * x2 + b1 * y1 + b2 * y2
+            x2, x1, y2, y1 = x1, x[i, j], y1, backward[i, j]
+    return forward + backward
+
+
+def thomas_rows(a, b, c, d):
+    """Tridiagonal solves along each row (Thomas's algorithm: one ADI half-step)."""
+    h, n = d.shape
+    x = np.empty_like(d)
+    cp = np.empty(n)
+    dp = np.empty(n)
+    for r in range(h):
+        cp[0] = c[r, 0] / b[r, 0]
+        dp[0] = d[r, 0] / b[r, 0]
+        for i in range(1, n):
+            m = b[r, i] - a[r, i] * cp[i - 1]
+            cp[i] = c[r, i] / m
+            dp[i] = (d[r, i] - a[r, i] * dp[i - 1]) / m
+        x[r, n - 1] = dp[n - 1]
+        for i in range(n - 2, -1, -1):
+            x[r, i] = dp[i] - cp[i] * x[r, i + 1]
+    return x
+
+
+def crc16(data):
+    """CRC-16/CCITT of a byte array, bit by bit."""
+    crc = 0xFFFF
+    for k in range(data.shape[0]):
+        crc ^= int(data[k]) << 8
+        for _ in range(8):
+            if crc & 0x8000:  # noqa: SIM108 - the statement form users write (a staged if)
+                crc = ((crc << 1) ^ 0x1021) & 0xFFFF
+            else:
+                crc = (crc << 1) & 0xFFFF
+    return crc
+
+
 # --- JAX's versions -----------------------------------------------------------------------
 def jax_sources(jax: Any) -> dict[str, Callable[..., Any]]:
     """The kernels in JAX's idiom (`jax` is the imported module, float64 enabled)."""
@@ -257,7 +341,31 @@ def _series(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
     return (rng.standard_normal(n),)
 
 
+def _sequence(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
+    return (rng.integers(0, 4, n).astype(np.int64),)
+
+
+def _grid(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
+    return rng.random((n, n)), 4
+
+
+def _image(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
+    return rng.random((n, n)), 0.2, 0.1, 0.5, -0.1
+
+
+def _tridiagonal_rows(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
+    """Sub-, main and super-diagonals (diagonally dominant) and right-hand sides, per row."""
+    return rng.random((n, n)), 4.0 + rng.random((n, n)), rng.random((n, n)), rng.random((n, n))
+
+
+def _bytes(rng: np.random.Generator, n: int) -> tuple[Any, ...]:
+    return (rng.integers(0, 256, 100 * n).astype(np.uint8),)
+
+
 # --- the table of kernels -----------------------------------------------------------------
+NO_JAX = "no JAX version (element-by-element nest)"
+
+
 @dataclass(frozen=True)
 class LoopKernel:
     key: str
@@ -276,9 +384,7 @@ LOOP_KERNELS: dict[str, LoopKernel] = {
         LoopKernel("L1", "Cholesky, in place", cholesky, _matrix, 3),
         LoopKernel("L2", "LU (Doolittle), in place", lu, _matrix, 3),
         LoopKernel("L3", "forward substitution", forward_substitution, _triangular_system, 2),
-        LoopKernel(
-            "L4", "modified Gram-Schmidt", gram_schmidt, _matrix, 3, rtol=1e-7, atol=1e-10
-        ),
+        LoopKernel("L4", "modified Gram-Schmidt", gram_schmidt, _matrix, 3, rtol=1e-7, atol=1e-10),
         LoopKernel("L5", "Durbin (Levinson)", durbin, _autocorrelations, 2, rtol=1e-7),
         LoopKernel(
             "L6",
@@ -292,5 +398,18 @@ LOOP_KERNELS: dict[str, LoopKernel] = {
             "L7", "CSR matvec, row slices", csr_matvec, _csr, 2, jax_note="segment_sum, no loop"
         ),
         LoopKernel("L8", "prefix means", prefix_means, _series, 2),
+        LoopKernel("L9", "Nussinov DP, scalar nest", nussinov, _sequence, 3, jax_note=NO_JAX),
+        LoopKernel("L10", "Gauss-Seidel 2-D sweeps", seidel_2d, _grid, 2, jax_note=NO_JAX),
+        LoopKernel("L11", "Deriche-style row filter", deriche_rows, _image, 2, jax_note=NO_JAX),
+        LoopKernel(
+            "L12",
+            "Thomas tridiagonal rows",
+            thomas_rows,
+            _tridiagonal_rows,
+            2,
+            rtol=1e-7,
+            jax_note=NO_JAX,
+        ),  # fmt: skip
+        LoopKernel("L13", "CRC-16, 100 N bytes", crc16, _bytes, 1, jax_note=NO_JAX),
     ]
 }

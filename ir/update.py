@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     StringAttr,
     TensorType,
+    UnitAttr,
     i64,
 )
 from xdsl.interfaces import HasFolderInterface
@@ -45,6 +46,7 @@ from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
     opt_operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -76,10 +78,12 @@ class ToIndexOp(IRDLOperation):
     dim = opt_operand_def(IndexType)
     size = prop_def(IntegerAttr[I64])
     message = prop_def(StringAttr)
+    in_bounds = opt_prop_def(UnitAttr)
     result = result_def(IndexType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `,` `size` `=` $size (`dim` `(` $dim^ `)`)? `,` $message attr-dict `:` type($input)"
+        "$input `,` `size` `=` $size (`dim` `(` $dim^ `)`)? `,` $message"
+        " (`in_bounds` $in_bounds^)? attr-dict `:` type($input)"
     )
 
     def __init__(self, input: SSAValue, size: int | SSAValue, message: str):

@@ -89,6 +89,8 @@ from tracejit.ir.fused import (
 from tracejit.ir.invariants import defining_op
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
+from tracejit.ir.tensor_array import SetRowOp
+from tracejit.ir.update import InsertSliceOp, ScatterOp
 
 # --- the cost rule ---------------------------------------------------------------------
 CHEAP_COST = 1
@@ -203,6 +205,28 @@ def is_pullable(op: Operation) -> bool:
 
 def is_inlined_constant(value: SSAValue) -> bool:
     return isinstance(value.owner, ConstantOp) and value.owner.splat() is not None
+
+
+def updated_array(op: Operation) -> SSAValue | None:
+    """The array an update op (`a[i] = v` and the like) returns a new version of."""
+    if isinstance(op, InsertSliceOp | ScatterOp):
+        return op.dest
+    if isinstance(op, SetRowOp):
+        return op.array
+    return None
+
+
+def read_through_views(op: Operation) -> list[SSAValue]:
+    """The values `op` reads: its operands, and what the views among them read."""
+    found: list[SSAValue] = []
+    pending = list(op.operands)
+    while pending:
+        value = pending.pop()
+        if value not in found:
+            found.append(value)
+            if isinstance(value.owner, VIEW_OPS):
+                pending.extend(value.owner.operands)
+    return found
 
 
 def is_barrier(op: Operation) -> bool:
@@ -389,9 +413,32 @@ class BlockFusion:
 
     def can_recompute(self, op: Operation, group: Group) -> bool:
         price = cost(op)
-        return price <= RECOMPUTE_MAX_COST and (
-            group.recomputed_cost + price <= self.recompute_budget
+        return (
+            price <= RECOMPUTE_MAX_COST
+            and group.recomputed_cost + price <= self.recompute_budget
+            and not self.reads_updated_array(op, group)
         )
+
+    def reads_updated_array(self, op: Operation, group: Group) -> bool:
+        """Does `op` read an array that an update (`a[i] = v`) replaces between `op` and
+        the kernel? Recomputed there, it would read the old array after the update, which
+        then cannot write in place: Thomas's `m = b[i] - a[i] * cp[i - 1]`, recomputed for
+        `dp[i]` after `cp[i] = c[i] / m`, copied all of `cp` on every trip of the loop."""
+        start, end = self.position[op], max(self.position[h] for h in group.homes)
+        for value in read_through_views(op):
+            for use in value.uses:
+                if updated_array(use.operation) is not value:
+                    continue
+                update = self.enclosing_in_block(use.operation)
+                if update is not None and start < self.position[update] < end:
+                    return True
+        return False
+
+    def enclosing_in_block(self, op: Operation) -> Operation | None:
+        """`op`, or the op of this block holding it, if any."""
+        while op is not None and op not in self.position:
+            op = op.parent_op()
+        return op
 
     # --- what a kernel reads and writes --------------------------------------------------
     def inputs(self, group: Group) -> list[SSAValue]:

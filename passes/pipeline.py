@@ -107,6 +107,18 @@ def _import_linalg():
     return ImportLinalgPass
 
 
+def _prove_in_bounds():
+    from tracejit.passes.prove_in_bounds import ProveInBoundsPass
+
+    return ProveInBoundsPass
+
+
+def _strip_mine_polls():
+    from tracejit.passes.strip_mine_polls import StripMinePollsPass
+
+    return StripMinePollsPass
+
+
 def _canonicalize():
     from tracejit.passes.canonicalize import CanonicalizePass
 
@@ -143,8 +155,10 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "dce": _dce,
     "inline": _inline,
     "fuse-elementwise": _fuse_elementwise,
+    "prove-in-bounds": _prove_in_bounds,
     "lower-control-flow": _lower_control_flow,
     "bufferize": _bufferize,
+    "strip-mine-polls": _strip_mine_polls,
     "tile-matmul": _tile_matmul,
     "lower-to-loops": _lower_to_loops,
     "expand-math": _expand_math,
@@ -158,10 +172,11 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
-TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "fuse-elementwise")
+TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "prove-in-bounds", "fuse-elementwise")
 LOWERING_PIPELINE = (
     "lower-control-flow",
     "bufferize",
+    "strip-mine-polls",
     "tile-matmul",
     "lower-to-loops",
     "expand-math",

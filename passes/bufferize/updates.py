@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DYNAMIC_INDEX
+from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, i64
 from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.dtypes import element_of, is_unsigned
@@ -28,6 +28,11 @@ from tracejit.passes.support.indices import index_constant
 def lower_to_index(bufferizer: FunctionBufferizer, op: ToIndexOp) -> None:
     b = bufferizer.builder
     raw = b.insert(memref.LoadOp.get(bufferizer.values[op.input], [])).res
+    if op.in_bounds is not None:  # proved in [0, size) by prove-in-bounds: no wrap, no check
+        if raw.type.width.data < 64:  # type: ignore[attr-defined]  # an integer type
+            raw = b.insert(arith.ExtUIOp(raw, i64)).result
+        bufferizer.values[op.result] = b.insert(arith.IndexCastOp(raw, IndexType())).result
+        return
     size = bufferizer.values[op.dim] if op.dim is not None else op.get_size()
     unsigned = is_unsigned(element_of(op.input))
     bufferizer.values[op.result] = checked_index(

