@@ -16,38 +16,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from tests.gradient_checks import check_gradient, numeric_gradient
 from tracejit.frontend.autodiff import NotDifferentiableError
 
 pytest.importorskip("scipy", reason="np.linalg's LAPACK functions need SciPy (tracejit[linalg])")
 
 pytestmark = pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")
-
-
-def numeric_gradient(f, x, eps=1e-6):
-    """Central differences of the scalar `f` at the float64 array `x`."""
-    x = np.array(x, np.float64)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        out[i] = (f(up) - f(down)) / (2 * eps)
-    return out
-
-
-def check_gradient(f, *args, argnums=0, rtol=1e-5, atol=1e-6):
-    """tj.grad of the summed `f` against finite differences of NumPy's `f`."""
-    positions = (argnums,) if isinstance(argnums, int) else argnums
-    compiled = tj.grad(lambda *a: np.sum(f(*a)), argnums=argnums)(*args)
-    compiled = (compiled,) if isinstance(argnums, int) else compiled
-    for k, g in zip(positions, compiled, strict=True):
-
-        def along(value, k=k):
-            changed = list(args)
-            changed[k] = value
-            return np.sum(f(*changed))
-
-        np.testing.assert_allclose(g, numeric_gradient(along, args[k]), rtol=rtol, atol=atol)
 
 
 def well_conditioned(rng, shape):
@@ -227,4 +201,3 @@ def test_no_gradient_through_singular_vectors_qr_or_lstsq():
     ]:
         with pytest.raises(NotDifferentiableError, match=name):
             tj.grad(f)(a)
-
