@@ -24,7 +24,7 @@ from numpy.linalg._linalg import SlogdetResult  # the namedtuple np.linalg.slogd
 from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.registry import implements, numpy_name, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
@@ -55,7 +55,7 @@ def _dtype_of(x: object) -> np.dtype:
 def _stack(fn: Callable, x: object, dtype: np.dtype, square: bool = True) -> Tensor:
     """`x` as a tensor of `dtype`, checked to be a stack of (square) matrices."""
     if not lapack.available():
-        raise unsupported(fn, f" {MISSING_TEXT};")
+        raise TypeError(at_user_line(f"{numpy_name(fn)} {MISSING_TEXT}"))
     t = array_of(x, dtype)
     if t.ndim < 2:
         raise np.linalg.LinAlgError(
