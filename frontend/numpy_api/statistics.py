@@ -106,7 +106,9 @@ def _quantiles(
     above = np.minimum(below + 1, n - 1)
     gamma = (virtual - below).astype(dtype)
     if q.ndim == 0:  # one quantile: integer ranks, which drop the axis
-        below, above, gamma = int(below), int(above), gamma[()]
+        # and a Python float weight, as NumPy's (weak: float32 data stays float32, but the
+        # weight and 1 - weight are not first rounded to float32)
+        below, above, gamma = int(below), int(above), float(virtual - below)
     low, high = ordered[..., below], ordered[..., above]  # (..., *q.shape)
     result = _lerp(low, high, gamma)
     has_nan = dispatched(np.isnan(ordered[..., -1]))  # NaNs sort last

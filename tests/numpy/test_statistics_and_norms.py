@@ -53,6 +53,21 @@ def test_quantiles(x, data):
     check(statistics, x)
 
 
+@pytest.mark.parametrize("q", [0.3, 0.85397, 0.5])
+def test_a_python_float_quantile_weights_as_numpy(q):
+    """A Python float q is weak (NumPy 2): float32 data stays float32, but the weight and
+    1 - weight are not rounded to float32 first (hypothesis found [-1000, 171], where the
+    answer is a small difference of large numbers)."""
+
+    def quantiles(x):
+        return np.quantile(x, q), np.percentile(x, q * 100)
+
+    x = np.array([-1000.0, 171.0], np.float32)
+    f = tj.function(quantiles)
+    assert_same(f(x), run_eagerly(f, x), rtol=0)
+    assert_same(f(x), quantiles(x), rtol=0)
+
+
 def test_a_nan_makes_its_slice_statistic_nan():
     x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
 
