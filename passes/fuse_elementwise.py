@@ -313,6 +313,7 @@ class BlockFusion:
 
     # --- step 1: producer into consumer -----------------------------------------------
     def form_groups(self) -> None:
+        self.drop_dead_ops()
         for op in reversed(list(self.block.ops)):
             if op not in self.segment_of or not is_fusable(op) or op in self.home_of:
                 continue
@@ -326,6 +327,18 @@ class BlockFusion:
             self.grow(group, op)
             if not self.sizes_known(group):
                 self.shrink_to_root(group, op)
+
+    def drop_dead_ops(self) -> None:
+        """Drop the fusable ops no live op reads, before any kernel grows: a producer whose
+        only other user is dead then moves into its consumer's kernel in this run (else
+        the dead user, dropped only once reached, kept it out, and a second run of the
+        pass fused what the first left: found by test_fusion_keeps_the_meaning)."""
+        for op in reversed(list(self.block.ops)):
+            if op not in self.segment_of or not is_fusable(op):
+                continue
+            users = [use.operation for result in op.results for use in result.uses]
+            if all(user in self.dropped for user in users):
+                self.dropped.add(op)
 
     def shrink_to_root(self, group: Group, root: Operation) -> None:
         """Give the producers `grow` pulled in back (they start kernels of their own)."""
