@@ -23,8 +23,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated workloads (W1..W9), kernels (K1..K25), loop kernels (L1..L8) "
-        "and/or sections: latency, cache, scale, kernels, loops, gradients, dask, load "
+        help="comma-separated workloads (W1..W9), kernels (K1..K25), loop kernels (L1..L13) "
+        "and/or sections: latency, cache, scale, kernels, loops, fft, gradients, linalg, dask, "
+        "load "
         "(default: all workloads and every section but scale, which runs only when named)",
     )
     parser.add_argument(

@@ -12,7 +12,17 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import dask_bench, gradients, kernel_bench, latency, load, loop_bench, scale
+from benchmarks import (
+    dask_bench,
+    fft_bench,
+    gradients,
+    kernel_bench,
+    latency,
+    linalg_bench,
+    load,
+    loop_bench,
+    scale,
+)
 from benchmarks.kernels import KERNELS
 from benchmarks.loop_kernels import LOOP_KERNELS
 from benchmarks.peers import Impl, all_impls, fresh_copy
@@ -27,8 +37,12 @@ from benchmarks.timing import (
 )
 from benchmarks.workloads import WORKLOADS, Workload
 
-SECTIONS = ("latency", "cache", "scale", "kernels", "loops", "gradients", "dask", "load")
-DEFAULT_SECTIONS = ("latency", "cache", "kernels", "loops", "gradients", "dask", "load")
+SECTIONS = (
+    "latency", "cache", "scale", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
+)  # fmt: skip
+DEFAULT_SECTIONS = (
+    "latency", "cache", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
+)  # fmt: skip
 
 
 @dataclass
@@ -256,10 +270,14 @@ def run(args: argparse.Namespace) -> int:
         report["scale"] = scale.report(args.quick)
     if "gradients" in sections:
         report["gradients"] = gradients.report(args.quick)
+    if "linalg" in sections:
+        report["linalg"] = linalg_bench.report(args.quick)
     if "kernels" in sections:
         report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
     if "loops" in sections:
         report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
+    if "fft" in sections:
+        report["fft"] = fft_bench.report(args.quick)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)
     if "load" in sections:

@@ -7,7 +7,8 @@ loop ignored Ctrl-C for 10 s, and a loop of 10^13 trips for ever. Here:
 * the process has one i32 flag, in a small LLVM module of its own compiled on first use,
   with a C signal handler `tracejit_on_sigint` that sets the flag and then calls the handler
   it replaced (Python's, which notes the signal as before, so the KeyboardInterrupt comes);
-* every trip of a staged loop reads the flag (`func.call @tracejit_interrupted`, emitted
+* staged loops read the flag (`func.call @tracejit_interrupted`, once per chunk of 1,024
+  trips after passes/strip_mine_polls.py, emitted
   inline as a load through the global
   `tracejit_interrupt_flag_ptr` that the loader fills in; until then it points at a zero of
   the module's own) and, when set, returns the KeyboardInterrupt status

@@ -7,8 +7,9 @@
 stops working fails `make test`. The conventions a page follows:
 
 * ```` ```python ```` blocks run in order, sharing one namespace per file, in the repository
-  root. Functions defined in them have source (AutoGraph and `inspect.getsource` work) and
-  their line numbers are the Markdown file's. What a block prints to stdout must equal the
+  root, with tiered execution off (as in the test suite: what the machine code prints).
+  Functions defined in them have source (AutoGraph and `inspect.getsource` work) and their
+  line numbers are the Markdown file's. What a block prints to stdout must equal the
   ```` ```text ```` block right after it (only blank lines between); a block that prints
   something must be followed by one.
 * ```` ```console ```` blocks hold `$ command` lines, each followed by its expected output.
@@ -323,11 +324,17 @@ def _in_repo_root():
 def _fresh_tracejit_config():
     import tracejit as tj
 
+    # Tiering off, as in the test suite (tests/conftest.py): a page shows what the machine
+    # code prints, not the graph interpreter's NumPy results (which may differ in the last
+    # digit: transcendental functions); a page that shows tiering turns it on itself.
+    tiered = tj.config.tiered_compilation()
     tj.config.run_functions_eagerly(False)
+    tj.config.set_tiered_compilation(False)
     try:
         yield
     finally:
         tj.config.run_functions_eagerly(False)
+        tj.config.set_tiered_compilation(tiered)
 
 
 # --- --update ------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from tracejit.ir.control_flow import CONTROL_FLOW_OPS
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.effects import AssertOp, CheckInterruptOp, ClearInterruptOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
+from tracejit.ir.fft import FftOp
 from tracejit.ir.fused import FUSED_OPS
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.linalg import LinalgOp
@@ -53,6 +54,7 @@ TJ = Dialect(
         SearchSortedOp,
         CumulativeOp,
         SortOp,
+        FftOp,
         NonzeroOp,
         LinalgOp,
     ],

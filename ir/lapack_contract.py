@@ -30,9 +30,27 @@ TABLE_GLOBAL = "tracejit_lapack_table"
 
 # one letter per element type: f32, f64, complex<f32>, complex<f64>
 TYPE_LETTERS = ("s", "d", "c", "z")
+# a family's routine per letter: its real name for s and d, its complex one for c and z
+FAMILIES: dict[str, tuple[str, str]] = {
+    "getrf": ("getrf", "getrf"),
+    "getrs": ("getrs", "getrs"),
+    "potrf": ("potrf", "potrf"),
+    "syevd": ("syevd", "heevd"),  # symmetric / Hermitian eigenproblem, divide and conquer
+    "gesdd": ("gesdd", "gesdd"),  # SVD, divide and conquer
+    "geqrf": ("geqrf", "geqrf"),  # QR: Householder reflectors
+    "orgqr": ("orgqr", "ungqr"),  # QR: Q from the reflectors
+    "gelsd": ("gelsd", "gelsd"),  # least squares through the SVD
+}
+# New routines go at the end: an index into the table is baked into compiled code.
 ROUTINES: tuple[str, ...] = tuple(
-    letter + routine for routine in ("getrf", "getrs", "potrf") for letter in TYPE_LETTERS
+    letter + names[letter in "cz"] for names in FAMILIES.values() for letter in TYPE_LETTERS
 )
+
+
+def routine_name(letter: str, family: str) -> str:
+    """LAPACK's name of `family` (a FAMILIES key) for the element type `letter`."""
+    return letter + FAMILIES[family][letter in "cz"]
+
 
 EXTRA = "linalg"
 """The optional dependency (`pip install tracejit[linalg]`) that brings SciPy's LAPACK."""

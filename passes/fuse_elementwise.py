@@ -434,7 +434,7 @@ class BlockFusion:
                     return True
         return False
 
-    def enclosing_in_block(self, op: Operation) -> Operation | None:
+    def enclosing_in_block(self, op: Operation | None) -> Operation | None:
         """`op`, or the op of this block holding it, if any."""
         found: Operation | None = op
         while found is not None and found not in self.position:

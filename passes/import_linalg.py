@@ -14,7 +14,8 @@ The other direction of `export-linalg`, for what it and hand-written upstream co
 Integer types are read as signed (upstream integers are signless; tj's `iN` are NumPy's
 signed ints), `i1` as bool. An op, or a body op, with no `tj` meaning here (C-style
 `arith.divsi`/`remsi`, unsigned comparisons, `linalg.index`, dynamic shapes) raises an
-`ImportError_` naming it and its line.
+`ImportError_` naming it and its line. A function that already holds `tj` ops is left as it
+is, so the pass may run on what `tracejit-opt` read (it imports upstream input as it reads it).
 """
 
 from __future__ import annotations
@@ -475,11 +476,20 @@ def import_function(function: func.FuncOp) -> func.FuncOp:
     return imported
 
 
+def is_imported(function: func.FuncOp) -> bool:
+    """Already tj: `tracejit-opt` imports an upstream file as it reads it, so an explicit
+    `-p import-linalg` on that file finds tj ops, and leaves such a function as it is."""
+    return any(op.dialect_name() == "tj" for op in function.walk())
+
+
 def import_module(module: ModuleOp) -> None:
-    """Replace every `func.func` of `module` (in place) by its tj form."""
+    """Replace every `func.func` of `module` (in place) by its tj form (a function with tj
+    ops in it is already imported: left alone)."""
     for op in list(module.ops):
         if not isinstance(op, func.FuncOp):
             raise refuse(op, "only func.func at module level is imported")
+        if is_imported(op):
+            continue
         imported = import_function(op)
         module.body.block.insert_op_before(imported, op)
         module.body.block.erase_op(op)

@@ -14,10 +14,10 @@ scalars with `tensor.extract`, which `bufferize` turns into loads:
           do { ^bb0(%x): .. scf.yield %x2 }
 
 Every trip of a staged loop first polls the interrupt flag, so Ctrl-C stops a long loop
-within a trip (a load and a branch: staged loops are the user's loops, not the element
-loops of lower-to-loops; bufferize makes the check a call and an assert); a function with such loops
-forgets, on entry, a Ctrl-C pressed before it was called (`tj.clear_interrupt`).
-codegen/interrupts.py sets the flag.
+(staged loops are the user's loops, not the element loops of lower-to-loops; bufferize
+makes the check a call and an assert, and strip-mine-polls then polls once per 1,024
+trips); a function with such loops forgets, on entry, a Ctrl-C pressed before it was
+called (`tj.clear_interrupt`). codegen/interrupts.py sets the flag.
 """
 
 from __future__ import annotations

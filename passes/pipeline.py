@@ -113,6 +113,12 @@ def _prove_in_bounds():
     return ProveInBoundsPass
 
 
+def _strip_mine_polls():
+    from tracejit.passes.strip_mine_polls import StripMinePollsPass
+
+    return StripMinePollsPass
+
+
 def _canonicalize():
     from tracejit.passes.canonicalize import CanonicalizePass
 
@@ -152,6 +158,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "prove-in-bounds": _prove_in_bounds,
     "lower-control-flow": _lower_control_flow,
     "bufferize": _bufferize,
+    "strip-mine-polls": _strip_mine_polls,
     "tile-matmul": _tile_matmul,
     "lower-to-loops": _lower_to_loops,
     "expand-math": _expand_math,
@@ -169,6 +176,7 @@ TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "prove-in-bounds", "fuse
 LOWERING_PIPELINE = (
     "lower-control-flow",
     "bufferize",
+    "strip-mine-polls",
     "tile-matmul",
     "lower-to-loops",
     "expand-math",

@@ -18,9 +18,11 @@ from xdsl.ir import Operation, SSAValue
 from tracejit.frontend.autodiff import custom, indexing_adjoints  # noqa: F401 (its rules)
 from tracejit.frontend.autodiff.adjoints import ADJOINTS, PIECEWISE_CONSTANT, add
 from tracejit.frontend.autodiff.control_flow import if_adjoint, while_adjoint
+from tracejit.frontend.autodiff.linalg_adjoints import linalg_adjoint
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.ir.control_flow import IfOp, WhileOp
 from tracejit.ir.dtypes import numpy_dtype
+from tracejit.ir.linalg import LinalgOp
 
 
 class NotDifferentiableError(TypeError):
@@ -95,10 +97,14 @@ def backpropagate(
                 "ConcreteFunction call, which keeps its gradient function: call the "
                 "tj.Function (or the Python function) instead"
             )
-        rule = ADJOINTS.get(type(op))
-        if rule is None or op.regions or len(op.results) != 1:
-            raise NotDifferentiableError(_message(op))
-        for operand, grad in zip(op.operands, rule(op, cotangents[op.results[0]]), strict=True):
+        if isinstance(op, LinalgOp):  # several results, one rule per kind
+            grads = linalg_adjoint(op, [cotangents.get(r) for r in op.results])
+        else:
+            rule = ADJOINTS.get(type(op))
+            if rule is None or op.regions or len(op.results) != 1:
+                raise NotDifferentiableError(_message(op))
+            grads = rule(op, cotangents[op.results[0]])
+        for operand, grad in zip(op.operands, grads, strict=True):
             if grad is not None and operand in live and is_float(operand):
                 _accumulate(cotangents, operand, grad)
     return cotangents

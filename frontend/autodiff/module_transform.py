@@ -73,8 +73,11 @@ def _one(target: Tensor):
 
 @dataclass(frozen=True)
 class ValueAndGradPass(ModulePass):
-    """Add `@f_value_and_grad` (f's results, then d sum(first result) / d each float
-    argument) for each function, or the one named `function`; run it after `inline`."""
+    """Reverse-mode gradients: add `@f_value_and_grad` next to each function `@f`.
+
+    It returns f's results, then the gradient of the sum of f's first result with respect
+    to each float argument; for each function, or the one named `function`. Run it after
+    `inline`."""
 
     name = "value-and-grad"
     function: str = ""

@@ -24,7 +24,7 @@ from numpy.linalg._linalg import SlogdetResult  # the namedtuple np.linalg.slogd
 from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.registry import implements, numpy_name, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
@@ -52,10 +52,10 @@ def _dtype_of(x: object) -> np.dtype:
     return x.dtype if isinstance(x, Tensor) else np.asarray(x).dtype
 
 
-def _stack(fn: Callable, x: object, dtype: np.dtype) -> Tensor:
-    """`x` as a tensor of `dtype`, checked to be a stack of square matrices."""
+def _stack(fn: Callable, x: object, dtype: np.dtype, square: bool = True) -> Tensor:
+    """`x` as a tensor of `dtype`, checked to be a stack of (square) matrices."""
     if not lapack.available():
-        raise unsupported(fn, f" {MISSING_TEXT};")
+        raise TypeError(at_user_line(f"{numpy_name(fn)} {MISSING_TEXT}"))
     t = array_of(x, dtype)
     if t.ndim < 2:
         raise np.linalg.LinAlgError(
@@ -63,6 +63,8 @@ def _stack(fn: Callable, x: object, dtype: np.dtype) -> Tensor:
                 f"{t.ndim}-dimensional array given. Array must be at least two-dimensional"
             )
         )
+    if not square:
+        return t
     rows, columns = t.shape[-2:]
     if None in (rows, columns):  # known when the kernel runs: checked there
         _check_equal_at_run_time(t, [t.ndim - 2], t, [t.ndim - 1], _NOT_SQUARE)
@@ -191,15 +193,21 @@ def inv(a: object) -> Tensor:
 
 @implements(np.linalg.cholesky)
 def cholesky(a: object, /, *, upper: bool = False) -> Tensor:
+    """NumPy's: the lower factor from a's lower triangle, or (`upper`) the upper factor
+    from its upper triangle -- the conjugate transpose of the lower factor of a^H, whose
+    lower triangle that is."""
     matrices = _stack(np.linalg.cholesky, a, _operand_dtype(np.linalg.cholesky, [a]))
+    if upper:
+        matrices = conjugate_transpose(matrices)
     factor, ok = _linalg("cholesky", [matrices])
     _raise_unless(ok, "Matrix is not positive definite")
-    if not upper:
-        return factor
-    upper_factor = primitives.transpose(
-        factor, [*range(factor.ndim - 2), factor.ndim - 1, factor.ndim - 2]
-    )
-    return cast(Tensor, np.conj(upper_factor)) if factor.dtype.kind == "c" else upper_factor
+    return conjugate_transpose(factor) if upper else factor
+
+
+def conjugate_transpose(t: Tensor) -> Tensor:
+    """The conjugate transpose of each matrix of a stack (the transpose for real ones)."""
+    swapped = primitives.transpose(t, [*range(t.ndim - 2), t.ndim - 1, t.ndim - 2])
+    return cast(Tensor, np.conj(swapped)) if t.dtype.kind == "c" else swapped
 
 
 @implements(np.linalg.slogdet)

@@ -1,20 +1,24 @@
-"""`np.linalg.norm`: vector norms (every `ord` NumPy has) and the matrix norms that need no
-singular values (None/"fro", 1, -1, inf, -inf), with `axis` and `keepdims`, composed from
-NumPy functions tracejit compiles, in NumPy's formulas (so the rounding is NumPy's too).
-The 2-norm, -2 and "nuc" of a matrix need singular values: refused, naming the way out.
+"""`np.linalg.norm` (and NumPy 2's `matrix_norm` and `vector_norm`, which NumPy writes with
+it): every vector `ord` NumPy has and every matrix one (None/"fro", "nuc",
+1, -1, 2, -2, inf, -inf), with `axis` and `keepdims`, composed from NumPy functions
+tracejit compiles, in NumPy's formulas (so the rounding is NumPy's too). The matrix 2, -2
+and "nuc" norms are the largest, smallest and summed singular values (LAPACK's ?gesdd,
+decompositions.py), so they need SciPy (tracejit[linalg]) as the other LAPACK functions.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.decompositions import values_of
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.tensor import Tensor, dispatched, staged
 
 
 @implements(np.linalg.norm)
@@ -38,6 +42,37 @@ def norm(x: object, ord: Any = None, axis: Any = None, keepdims: bool = False) -
             raise ValueError(at_user_line("Duplicate axes given."))
         return _matrix_norm(a, ord, rows, cols, keepdims)
     raise ValueError(at_user_line("Improper number of dimensions to norm."))
+
+
+@implements(np.linalg.matrix_norm)
+def matrix_norm(x: object, /, *, keepdims: bool = False, ord: Any = "fro") -> Tensor:
+    return norm(x, ord, axis=(-2, -1), keepdims=keepdims)
+
+
+@implements(np.linalg.vector_norm)
+def vector_norm(x: object, /, *, axis: Any = None, keepdims: bool = False, ord: Any = 2) -> Tensor:
+    """NumPy's: the norm over `axis` (every axis when None, several when a tuple) of the
+    axes moved to the front and flattened into one."""
+    a = array_of(x)
+    shape = list(a.shape)
+    if axis is None:
+        a, along = dispatched(a.reshape(-1)), 0
+    elif isinstance(axis, tuple):
+        axes = [normalize_axis(d, a.ndim) for d in axis]
+        rest = [d for d in range(a.ndim) if d not in axes]
+        moved = dispatched(np.transpose(a, (*axis, *rest)))
+        if None in shape:
+            raise TypeError(at_user_line("vector_norm over several axes needs the shape"))
+        flat = math.prod(size for d in axes if (size := shape[d]) is not None)
+        a, along = dispatched(moved.reshape(flat, *(shape[d] for d in rest))), 0
+    else:
+        along = axis
+    result = norm(a, ord, axis=along)
+    if not keepdims:
+        return result
+    for d in range(len(shape)) if axis is None else (axis if isinstance(axis, tuple) else (axis,)):
+        shape[normalize_axis(d, len(shape))] = 1
+    return dispatched(result.reshape(shape))
 
 
 def _abs_squares(flat: Tensor) -> Tensor:
@@ -68,14 +103,11 @@ def _vector_norm(a: Tensor, ord: Any, axis: int, keepdims: bool) -> Tensor:
 def _matrix_norm(a: Tensor, ord: Any, rows: int, cols: int, keepdims: bool) -> Tensor:
     magnitude = dispatched(np.abs(a))
     if ord in (2, -2, "nuc"):
-        raise NotImplementedError(
-            at_user_line(
-                f"np.linalg.norm(..., ord={ord!r}) of a matrix needs its singular values, "
-                "which tracejit does not compute yet; use ord='fro', 1 or inf, or "
-                "tj.py_function(np.linalg.norm, ...)"
-            )
-        )
-    if ord is None or ord == "fro":
+        moved = staged(np.moveaxis, a, (rows, cols), (-2, -1))
+        values = values_of(np.linalg.norm, moved)
+        pick: Any = {2: np.max, -2: np.min, "nuc": np.sum}[ord]
+        result = dispatched(pick(values, axis=-1))
+    elif ord is None or ord == "fro":
         squares = dispatched(np.real(np.conj(a) * a)) if a.dtype.kind == "c" else a * a
         result = dispatched(np.sqrt(np.sum(squares, axis=(rows, cols))))
     elif ord in (1, -1, np.inf, -np.inf):

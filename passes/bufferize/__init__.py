@@ -15,8 +15,8 @@ Produces destination-passing functions on memrefs, the calling convention of
 
 The buffer form of each op family lives in a module of this package named after the
 family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flow.py`,
-`state.py`, `tensor_array.py`, `updates.py`, `cumulative.py`, `sort.py`, `nonzero.py`,
-`lapack.py`); the machinery they share is `builder.py`.
+`state.py`, `tensor_array.py`, `updates.py`, `cumulative.py`, `sort.py`, `fft.py`,
+`nonzero.py`, `lapack.py`); the machinery they share is `builder.py`.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize.cumulative import CUMULATIVE_HANDLERS
 from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
+from tracejit.passes.bufferize.fft import FFT_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.lapack import LAPACK_HANDLERS
 from tracejit.passes.bufferize.nonzero import NONZERO_HANDLERS
@@ -70,6 +71,7 @@ HANDLERS = _one_table(
     CUMULATIVE_HANDLERS,
     SORT_HANDLERS,
     SEARCH_HANDLERS,
+    FFT_HANDLERS,
     NONZERO_HANDLERS,
     LAPACK_HANDLERS,
     {

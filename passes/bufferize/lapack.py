@@ -35,26 +35,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, func, math
-from xdsl.dialects.builtin import (
-    DYNAMIC_INDEX,
-    ComplexType,
-    Float32Type,
-    IntegerAttr,
-    MemRefType,
-    ModuleOp,
-    i1,
-    i8,
-    i32,
-)
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import ComplexType, IntegerAttr, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import component_type, element_of
-from tracejit.ir.lapack_contract import LAPACK_PREFIX, TYPE_LETTERS
+from tracejit.ir.dtypes import component_type
 from tracejit.ir.linalg import LinalgOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.bufferize.cumulative import line_dims
+from tracejit.passes.bufferize.lapack_calls import (
+    Stack,
+    and_ok,
+    as_i32,
+    batch_sizes,
+    call,
+    character,
+    column_major,
+    copy_in,
+    copy_out,
+)
+from tracejit.passes.bufferize.lapack_decompositions import DECOMPOSITIONS
 from tracejit.passes.support import complex_semantics as cx
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.build import add, load, mul, store
@@ -62,122 +63,11 @@ from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest
 
 
-def _letter(element: Attribute) -> str:
-    """s, d, c or z: LAPACK's name for the element type."""
-    single = isinstance(component_type(element), Float32Type)
-    complex_ = isinstance(element, ComplexType)
-    return TYPE_LETTERS[2 * complex_ + (not single)]
-
-
-def _scratch_type(element: Attribute) -> MemRefType:
-    return MemRefType(element, [DYNAMIC_INDEX])
-
-
-def _call(b: Builder, module: ModuleOp, routine: str, args: Sequence[SSAValue]) -> SSAValue:
-    """`%info = func.call @tracejit_lapack_<routine>(args)`, declared once in `module`."""
-    name = LAPACK_PREFIX + routine
-    _declare(module, name, [a.type for a in args])
-    return b.insert(func.CallOp(name, list(args), [i32])).res[0]
-
-
-def _declare(module: ModuleOp, name: str, types: list[Attribute]) -> None:
-    if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
-        return
-    declaration = func.FuncOp.external(name, types, [i32])
-    first = module.body.block.first_op
-    assert first is not None
-    module.body.block.insert_op_before(declaration, first)
-
-
-def _i32(b: Builder, index: SSAValue) -> SSAValue:
-    return b.insert(arith.IndexCastOp(index, i32)).result
-
-
-def _character(b: Builder, letter: str) -> SSAValue:
-    """A LAPACK character argument (`trans`, `uplo`) as an i8."""
-    return b.insert(arith.ConstantOp(IntegerAttr(ord(letter), i8))).result
-
-
-def _at_least_one(b: Builder, index: SSAValue) -> SSAValue:
-    return b.insert(arith.MaxUIOp(index, index_constant(b, 1))).result
-
-
-def _column_major(b: Builder, i: SSAValue, j: SSAValue, rows: SSAValue) -> SSAValue:
-    return add(b, mul(b, j, rows), i)
-
-
-def _copy_in(b, source, batch, rows, columns, scratch) -> None:
-    """scratch[j * rows + i] = source[*batch, i, j]: one matrix in Fortran order."""
-
-    def body(b: Builder, ij: list[SSAValue]) -> None:
-        i, j = ij
-        store(b, load(b, source, [*batch, i, j]), scratch, [_column_major(b, i, j, rows)])
-
-    loop_nest(b, [columns, rows], lambda b, ji: body(b, ji[::-1]))
-
-
-def _copy_out(b, scratch, batch, rows, columns, target, lower_only: bool = False) -> None:
-    """target[*batch, i, j] = scratch[j * rows + i] (0 above the diagonal if `lower_only`)."""
-    element = shaped_element(target)
-
-    def body(b: Builder, ij: list[SSAValue]) -> None:
-        i, j = ij
-        value = load(b, scratch, [_column_major(b, i, j, rows)])
-        if lower_only:
-            above = b.insert(arith.CmpiOp(j, i, "ugt")).result
-            value = scalar.emit_select(b, above, scalar.constant(b, 0, element), value)
-        store(b, value, target, [*batch, i, j])
-
-    loop_nest(b, [rows, columns], body)
-
-
-def shaped_element(buffer: SSAValue) -> Attribute:
-    assert isinstance(buffer.type, MemRefType)
-    return buffer.type.get_element_type()
-
-
-class _Stack:
-    """What the lowering of one `tj.linalg` shares: the batch dims, n, its LAPACK letter and
-    the i32 constants of the calls."""
-
-    def __init__(self, bufferizer: FunctionBufferizer, op: LinalgOp):
-        self.bufferizer = bufferizer
-        b = bufferizer.builder
-        self.a = bufferizer.values[op.inputs[0]]
-        dims, self.a_sizes = line_dims(bufferizer, self.a)
-        self.batch, self.n = dims[:-2], dims[-1]
-        self.element = element_of(op.inputs[0])
-        self.letter = _letter(self.element)
-        self.n32 = _i32(b, self.n)
-        self.lead32 = _i32(b, _at_least_one(b, self.n))  # lda, ldb: at least 1
-
-    def scratch(self, element: Attribute, columns: SSAValue) -> SSAValue:
-        """A 1-D buffer for an n x `columns` matrix (at least one element)."""
-        b = self.bufferizer.builder
-        size = _at_least_one(b, mul(b, self.n, columns))
-        return self.bufferizer.temporary(_scratch_type(element), [size])
-
-    def ok_flag(self, result: SSAValue) -> SSAValue:
-        """The `ok` result's buffer, set to true."""
-        b = self.bufferizer.builder
-        flag = self.bufferizer.destination(result)
-        store(b, b.insert(arith.ConstantOp(IntegerAttr(-1, i1))).result, flag, [])
-        self.bufferizer.values[result] = flag
-        return flag
-
-
-def _and_ok(b: Builder, flag: SSAValue, info: SSAValue) -> None:
-    zero = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
-    good = b.insert(arith.CmpiOp(info, zero, "eq")).result
-    both = b.insert(arith.AndIOp(load(b, flag, []), good)).result
-    store(b, both, flag, [])
-
-
 def lower_linalg(bufferizer: FunctionBufferizer, op: LinalgOp) -> None:
-    _LOWERINGS[op.kind.data](bufferizer, op, _Stack(bufferizer, op))
+    _LOWERINGS[op.kind.data](bufferizer, op, Stack(bufferizer, op))
 
 
-def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: _Stack) -> None:
+def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None:
     """?getrf + ?getrs per matrix: "solve" against b, "inv" against the identity."""
     inverse = op.kind.data == "inv"
     b_source = None if inverse else bufferizer.values[op.inputs[1]]
@@ -190,20 +80,20 @@ def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: _Stack) -> Non
     ok = s.ok_flag(op.outputs[1])
     af, bf = s.scratch(s.element, s.n), s.scratch(s.element, k)
     ipiv = s.scratch(i32, index_constant(bufferizer.builder, 1))
-    k32 = _i32(bufferizer.builder, k)
-    no_transpose = _character(bufferizer.builder, "N")
+    k32 = as_i32(bufferizer.builder, k)
+    no_transpose = character(bufferizer.builder, "N")
 
     def one_matrix(b: Builder, batch: list[SSAValue]) -> None:
-        _copy_in(b, s.a, batch, s.n, s.n, af)
+        copy_in(b, s.a, batch, s.n, s.n, af)
         if inverse:
             _identity(b, bf, s.n, s.element)
         else:
-            _copy_in(b, b_source, batch, s.n, k, bf)
+            copy_in(b, b_source, batch, s.n, k, bf)
         factor = [s.n32, s.n32, af, s.lead32, ipiv]
-        _and_ok(b, ok, _call(b, bufferizer.module, s.letter + "getrf", factor))
+        and_ok(b, ok, call(b, bufferizer.module, s.letter + "getrf", factor))
         solve = [no_transpose, s.n32, k32, af, s.lead32, ipiv, bf, s.lead32]
-        _call(b, bufferizer.module, s.letter + "getrs", solve)  # info < 0 only: never
-        _copy_out(b, bf, batch, s.n, k, x)
+        call(b, bufferizer.module, s.letter + "getrs", solve)  # info < 0 only: never
+        copy_out(b, bf, batch, s.n, k, x)
 
     loop_nest(bufferizer.builder, s.batch, one_matrix)
 
@@ -214,41 +104,41 @@ def _identity(b: Builder, scratch: SSAValue, n: SSAValue, element: Attribute) ->
     def body(b: Builder, ij: list[SSAValue]) -> None:
         i, j = ij
         diagonal = b.insert(arith.CmpiOp(i, j, "eq")).result
-        store(b, scalar.emit_select(b, diagonal, one, zero), scratch, [_column_major(b, i, j, n)])
+        store(b, scalar.emit_select(b, diagonal, one, zero), scratch, [column_major(b, i, j, n)])
 
     loop_nest(b, [n, n], body)
 
 
-def _lower_cholesky(bufferizer: FunctionBufferizer, op: LinalgOp, s: _Stack) -> None:
+def _lower_cholesky(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None:
     """?potrf("L") per matrix; the lower triangle back, zeros above."""
     result = bufferizer.destination(op.outputs[0], s.a_sizes)
     bufferizer.values[op.outputs[0]] = result
     ok = s.ok_flag(op.outputs[1])
     af = s.scratch(s.element, s.n)
-    lower = _character(bufferizer.builder, "L")
+    lower = character(bufferizer.builder, "L")
 
     def one_matrix(b: Builder, batch: list[SSAValue]) -> None:
-        _copy_in(b, s.a, batch, s.n, s.n, af)
-        info = _call(b, bufferizer.module, s.letter + "potrf", [lower, s.n32, af, s.lead32])
-        _and_ok(b, ok, info)
-        _copy_out(b, af, batch, s.n, s.n, result, lower_only=True)
+        copy_in(b, s.a, batch, s.n, s.n, af)
+        info = call(b, bufferizer.module, s.letter + "potrf", [lower, s.n32, af, s.lead32])
+        and_ok(b, ok, info)
+        copy_out(b, af, batch, s.n, s.n, result, lower_only=True)
 
     loop_nest(bufferizer.builder, s.batch, one_matrix)
 
 
-def _lower_slogdet(bufferizer: FunctionBufferizer, op: LinalgOp, s: _Stack) -> None:
+def _lower_slogdet(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None:
     """?getrf per matrix; sign and log|det| from U's diagonal and the row swaps."""
-    batch_sizes = _batch_sizes(s)
-    sign_out = bufferizer.destination(op.outputs[0], batch_sizes)
-    log_out = bufferizer.destination(op.outputs[1], batch_sizes)
+    sizes = batch_sizes(s)
+    sign_out = bufferizer.destination(op.outputs[0], sizes)
+    log_out = bufferizer.destination(op.outputs[1], sizes)
     bufferizer.values[op.outputs[0]], bufferizer.values[op.outputs[1]] = sign_out, log_out
     af = s.scratch(s.element, s.n)
     ipiv = s.scratch(i32, index_constant(bufferizer.builder, 1))
 
     def one_matrix(b: Builder, batch: list[SSAValue]) -> None:
-        _copy_in(b, s.a, batch, s.n, s.n, af)
+        copy_in(b, s.a, batch, s.n, s.n, af)
         args = [s.n32, s.n32, af, s.lead32, ipiv]
-        info = _call(b, bufferizer.module, s.letter + "getrf", args)
+        info = call(b, bufferizer.module, s.letter + "getrf", args)
         sign, log = _determinant(b, af, ipiv, s.n, s.element)
         zero = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
         regular = b.insert(arith.CmpiOp(info, zero, "eq")).result
@@ -259,17 +149,6 @@ def _lower_slogdet(bufferizer: FunctionBufferizer, op: LinalgOp, s: _Stack) -> N
         store(b, log, log_out, batch)
 
     loop_nest(bufferizer.builder, s.batch, one_matrix)
-
-
-def _batch_sizes(s: _Stack) -> list[SSAValue]:
-    """The dynamic batch dims of `s`'s operand (a_sizes lists the dynamic dims of all)."""
-    shape = shaped_shape(s.a)[:-2]
-    return [d for d, size in zip(s.batch, shape, strict=True) if size == DYNAMIC_INDEX]
-
-
-def shaped_shape(buffer: SSAValue) -> tuple[int, ...]:
-    assert isinstance(buffer.type, MemRefType)
-    return buffer.type.get_shape()
 
 
 def _determinant(
@@ -283,7 +162,7 @@ def _determinant(
     def step(b: Builder, i: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
         sign, log = carried
         pivot = load(b, ipiv, [i])
-        i_plus_one = _i32(b, add(b, i, one))
+        i_plus_one = as_i32(b, add(b, i, one))
         swapped = b.insert(arith.CmpiOp(pivot, i_plus_one, "ne")).result
         flipped = scalar.emit_select(b, swapped, _negate(b, sign, element), sign)
         u = load(b, lu, [mul(b, i, stride)])
@@ -335,6 +214,7 @@ def _times(b: Builder, x: SSAValue, y: SSAValue, element: Attribute) -> SSAValue
 
 
 _LOWERINGS = {
+    **DECOMPOSITIONS,
     "solve": _lower_solve,
     "inv": _lower_solve,
     "cholesky": _lower_cholesky,

@@ -24,6 +24,7 @@ import functools
 import io
 import os
 import runpy
+import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,8 @@ pytestmark = pytest.mark.filterwarnings("ignore:.*triggered tj.function retracin
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 SOLUTIONS = REPO_ROOT / "docs" / "tutorial" / "solutions"
+if str(SOLUTIONS) not in sys.path:  # as when a solution runs as a script: course_checks.py
+    sys.path.insert(0, str(SOLUTIONS))
 
 DTYPES = [
     np.dtype(name)
@@ -60,6 +63,7 @@ DTYPES = [
     )
 ]  # fmt: skip
 FLOATS = [d for d in DTYPES if d.kind == "f"]
+COMPLEX = [np.dtype("complex64"), np.dtype("complex128")]
 
 
 @functools.cache
@@ -83,6 +87,11 @@ def edge_values(dtype: np.dtype) -> np.ndarray:
     subnormal and normal, and values around the integer types' limits."""
     if dtype.kind == "b":
         return np.array([False, True])
+    if dtype.kind == "c":  # every pair of special parts: (inf, nan), (-0.0, -1), ...
+        parts = edge_values(np.dtype(f"float{dtype.itemsize * 4}"))[:20]
+        values = np.empty((len(parts), len(parts)), dtype)  # parts set exactly: no 1j * inf
+        values.real, values.imag = parts[:, None], parts[None, :]
+        return values.ravel()
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         candidates = {0, 1, -1, 2, -2, 3, -3, 7, -7, info.min, info.max, info.min + 1}
@@ -109,6 +118,8 @@ def values_of(dtype: np.dtype) -> st.SearchStrategy:
 
 def same(got: np.ndarray, want: np.ndarray) -> np.ndarray:
     """Element-wise: equal, NaN for NaN, and the same sign of zero."""
+    if want.dtype.kind == "c":
+        return same(got.real, want.real) & same(got.imag, want.imag)
     if want.dtype.kind != "f":
         return got == want
     return (np.isnan(got) & np.isnan(want)) | (
@@ -326,6 +337,10 @@ def assert_matches(got, want, ulps: float = 0, rtol: float = 0) -> None:
     infinities, and finite values equal (zeros by value) or within `ulps` / `rtol`."""
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype and got.shape == want.shape, (got.dtype, got.shape, want)
+    if want.dtype.kind == "c":  # each part as a float
+        assert_matches(got.real, want.real, ulps, rtol)
+        assert_matches(got.imag, want.imag, ulps, rtol)
+        return
     if want.dtype.kind != "f":
         np.testing.assert_array_equal(got, want)
         return
@@ -343,6 +358,8 @@ def assert_matches(got, want, ulps: float = 0, rtol: float = 0) -> None:
 
 ULPS = {np.dtype("float16"): 1, np.dtype("float32"): 4, np.dtype("float64"): 4}
 RTOL = {np.dtype("float16"): 2e-3, np.dtype("float32"): 1e-5, np.dtype("float64"): 1e-12}
+ULPS |= {np.dtype("complex64"): 4, np.dtype("complex128"): 4}
+RTOL |= {np.dtype("complex64"): 1e-5, np.dtype("complex128"): 1e-12}
 
 
 @contextlib.contextmanager
@@ -372,7 +389,7 @@ def rows(dtype: np.dtype, width: int) -> np.ndarray:
 # --- chapter 01: the traced functions, on every dtype, 0-d and empty --------------------------
 def test_01_add_one_wraps_and_promotes_as_numpy():
     f = solution("01_tracing")["f"]
-    for dtype in DTYPES:
+    for dtype in DTYPES + COMPLEX:
         x = edge_values(dtype)
         assert_matches(f(x), quietly(np.add, x, 1))
     for x in (np.int8(127), np.float32(np.nan), np.zeros(0, np.uint8), np.float16(-0.0)):
@@ -389,7 +406,7 @@ def test_01_casts_and_weak_floats():
 
 def test_01_unrolled_loop():
     unrolled = solution("01_tracing")["unrolled"]
-    for dtype in ("float32", "int8", "uint64"):
+    for dtype in ("float32", "int8", "uint64", "complex64", "complex128"):
         x = edge_values(np.dtype(dtype))
         assert_matches(unrolled(x), eager(unrolled, x))  # NaN for inf: inf * 0
 
@@ -428,15 +445,17 @@ def test_03_mul_by_one_keeps_nan_inf_minus_zero_and_extremes():
     names = solution("03_writing_a_pass")
     with pattern_in_pipeline("mul-by-one", names["MulByOne"]()) as pipeline:
         for function, dtypes in (
-            (names["times_one_float"], DTYPES),
-            (names["times_one_int"], [d for d in DTYPES if d.kind in "iuf"]),
+            (names["times_one_float"], DTYPES + COMPLEX),
+            (names["times_one_int"], [d for d in DTYPES + COMPLEX if d.kind in "iufc"]),
         ):
             compiled = tj.function(function, experimental_pipeline=pipeline)
             for dtype in dtypes:
                 x = edge_values(dtype)
                 assert_matches(compiled(x), quietly(function, x))
                 ir = compiled.get_concrete_function(x).ir(after="mul-by-one")
-                assert "tj.mul" not in ir, ir  # the rewrite did happen
+                # the rewrite did happen, except for complex numbers (NumPy: 1+infj * 1 is
+                # nan+infj)
+                assert ("tj.mul" in ir) == (dtype.kind == "c"), ir
 
 
 # --- chapter 04: Variable reads and writes, prints, assertions ----------------------------------
@@ -480,14 +499,15 @@ def test_04_prints_and_assertions_on_special_values():
 
 
 # --- chapter 05: fused kernels ------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEX, ids=str)
 def test_05_fused_kernels_on_special_values(dtype):
     names = solution("05_fusion")
     x = edge_values(dtype)
     for function in (names["two_uses_of_exp"], names["two_uses_of_add"]):
         got, want = tj.function(function)(x), quietly(function, x)
         for g, w in zip(got, want, strict=True):
-            assert_matches(g, w, ulps=ULPS[dtype])
+            # complex exp: exp(a) * cos(b) + ...: a few ulps of the part's size, relative
+            assert_matches(g, w, ulps=ULPS[dtype], rtol=RTOL[dtype] if dtype.kind == "c" else 0)
     with contextlib.redirect_stdout(io.StringIO()) as out:
         got = tj.function(names["with_print"])(x)
     assert out.getvalue() == "here\n"
@@ -544,14 +564,17 @@ def test_06_collatz_on_any_start(start):
 
 
 # --- chapter 07: transposes, reductions, matmul -------------------------------------------------
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 def test_07_exp_transposed_on_special_values(dtype):
     exp_transposed = solution("07_bufferization_and_loops")["exp_transposed"]
     for x in (rows(np.dtype(dtype), 3), np.zeros((0, 3), dtype)):
-        assert_matches(tj.function(exp_transposed)(x), quietly(exp_transposed, x), ulps=4)
+        rtol = RTOL[np.dtype(dtype)] if np.dtype(dtype).kind == "c" else 0
+        assert_matches(tj.function(exp_transposed)(x), quietly(exp_transposed, x), 4, rtol)
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "bool", "float32", "float64"])
+@pytest.mark.parametrize(
+    "dtype", ["int8", "uint8", "int64", "bool", "float32", "float64", "complex64", "complex128"]
+)
 def test_07_sums_wrap_promote_and_propagate_nan(dtype):
     names = solution("07_bufferization_and_loops")
     dtype = np.dtype(dtype)
@@ -561,13 +584,15 @@ def test_07_sums_wrap_promote_and_propagate_nan(dtype):
             assert_matches(got, want, rtol=RTOL.get(dtype, 0))  # ints: int64, wrapping
 
 
-@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "bool", "float32"])
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "bool", "float32", "complex128"])
 def test_07_matmul_wraps_and_handles_empty_and_special_values(dtype):
     matmul = solution("07_bufferization_and_loops")["matmul"]
     dtype = np.dtype(dtype)
     a = rows(dtype, 4)
     if dtype.kind == "f":  # no huge finite values: their sums overflow in any order
         a = np.where(np.abs(a) > 1e4, np.array(np.inf, dtype), a)
+    if dtype.kind == "c":  # finite: whether inf * x + ... is inf or NaN in a complex part
+        a = np.where(np.isfinite(a) & (np.abs(a) < 1e4), a, 1)  # depends on BLAS's order
     b = a[:4].T.copy()
     pairs = [
         (a, b),
@@ -581,7 +606,9 @@ def test_07_matmul_wraps_and_handles_empty_and_special_values(dtype):
 
 
 # --- chapter 08: axpy, exp, and the aliased call ---------------------------------------------
-@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "int8", "uint64"])
+@pytest.mark.parametrize(
+    "dtype", ["float16", "float32", "float64", "int8", "uint64", "complex64", "complex128"]
+)
 def test_08_axpy_is_exact_on_special_values(dtype):
     axpy = solution("08_llvm_and_the_jit")["axpy"]
     dtype = np.dtype(dtype)
@@ -593,13 +620,14 @@ def test_08_axpy_is_exact_on_special_values(dtype):
     assert compiled.experimental_get_tracing_count() == 1
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
 def test_08_expanded_exp_on_special_values(dtype):
     exponential = solution("08_llvm_and_the_jit")["exponential"]
     dtype = np.dtype(dtype)
     extra = [88.72, 88.73, -87.3, -103.9, -104.0, 709.78, 709.79, -745.1, -746.0, 1e-30]
     x = np.concatenate([edge_values(dtype), quietly(np.array(extra).astype, dtype)])
-    assert_matches(tj.function(exponential)(x), quietly(np.exp, x), ulps=4)
+    rtol = RTOL[dtype] if dtype.kind == "c" else 0
+    assert_matches(tj.function(exponential)(x), quietly(np.exp, x), 4, rtol)
 
 
 def test_08_aliased_out_on_special_values():
@@ -644,10 +672,11 @@ def pdl_mul_one():
         yield names
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("dtype", DTYPES + COMPLEX, ids=str)
 def test_10_pdl_mul_one_is_exact_on_edge_values(pdl_mul_one, dtype):
     """The PDL pattern removes the multiply and the result is NumPy's bit for bit (-0.0,
-    NaN, inf, integer extremes; bools promote to int64 first)."""
+    NaN, inf, integer extremes; bools promote to int64 first); for complex numbers the
+    multiply stays (NumPy: (1+infj) * 1 is nan+infj, (-0-1j) * 1 is 0-1j)."""
     x = edge_values(dtype)
     for name in ("times_one", "one_times"):
         function = pdl_mul_one[name]
@@ -656,15 +685,205 @@ def test_10_pdl_mul_one_is_exact_on_edge_values(pdl_mul_one, dtype):
             input_signature=[tj.TensorSpec([None], dtype)],
             experimental_pipeline=pdl_mul_one["WITH_PDL_MUL_ONE"],
         )
-        assert "tj.mul" not in compiled.get_concrete_function().ir(after="pdl-mul-one")
+        ir = compiled.get_concrete_function().ir(after="pdl-mul-one")
+        assert ("tj.mul" in ir) == (dtype.kind == "c"), ir
         got, want = compiled(x), quietly(function, x)
         assert got.dtype == want.dtype and same(got, want).all(), (name, x, got)
 
 
-@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+@pytest.mark.parametrize("dtype", FLOATS + COMPLEX, ids=str)
 def test_10_centered_with_unknown_rows_on_edge_values(dtype):
     compiled = solution("10_interfaces_conversion_and_shapes")["centered_any_rows"](dtype)
     x = rows(dtype, 3)
     y = x[::-1].copy()
     for n in (0, 1, len(x)):
         assert_matches(compiled(x[:n], y[:n]), eager(compiled, x[:n], y[:n]), rtol=RTOL[dtype])
+
+
+# --- the checks of the solutions test machine code, whatever the configuration -------------
+@pytest.fixture
+def tiering_on():
+    """The configuration a student runs a solution with (the suite turns tiering off)."""
+    previous = tj.config.tiered_compilation()
+    tj.config.set_tiered_compilation(True)
+    yield
+    tj.config.set_tiered_compilation(previous)
+
+
+def test_a_wrong_rule_passes_a_first_call_but_not_the_solutions_check(tiering_on, monkeypatch):
+    """Chapter 10's PDL rule made wrong (x * 1 -> x also for complex): with tiered execution
+    the first call is the graph interpreter's, NumPy's own product, so calling once and
+    comparing passes; course_checks.check_compiled, which the solution uses, runs the
+    machine code and fails, and so does the solution's whole check."""
+    names = solution("10_interfaces_conversion_and_shapes")
+    monkeypatch.setitem(names["mul_one_patterns"].__globals__, "is_not_complex", lambda v: True)
+    z = np.array([1 + np.inf * 1j, complex(-0.0, -1.0), complex(np.nan, 2.0)])
+    want = quietly(np.multiply, z, 1)  # [nan+infj, 0-1j, nan+nanj]
+    with names["pdl_mul_one_registered"]():
+        naive = tj.function(names["times_one"], experimental_pipeline=names["WITH_PDL_MUL_ONE"])
+        assert same(naive(z), want).all()  # call 1: interpreted, the rule never ran
+        assert not same(naive(z), want).all()  # call 2: the wrong machine code
+        compiled = tj.function(names["times_one"], experimental_pipeline=names["WITH_PDL_MUL_ONE"])
+        with pytest.raises(AssertionError):
+            names["check_compiled"](compiled, z)
+    with pytest.raises(AssertionError), contextlib.redirect_stdout(io.StringIO()):
+        names["check"]()
+
+
+def test_run_compiled_refuses_an_answer_without_machine_code():
+    from course_checks import run_compiled
+
+    f = tj.function(lambda x: x + 1)
+    tj.config.run_functions_eagerly(True)
+    try:
+        with pytest.raises(AssertionError, match="no machine code answered"):
+            run_compiled(f, np.ones(3))
+    finally:
+        tj.config.run_functions_eagerly(False)
+
+
+# --- chapter 11: reverse mode ------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def copysign_rule():
+    names = solution("11_reverse_mode")
+    with names["copysign_adjoint_registered"]():
+        yield names
+
+
+def with_negative_nans(values: np.ndarray) -> np.ndarray:
+    """`values` and a NaN with its sign bit set (-np.nan), which copysign reads too."""
+    return np.concatenate([values, -values[np.isnan(values)]])
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_11_copysign_adjoint_on_every_pair_of_edge_values(copysign_rule, dtype):
+    """d/dx copysign(x, y) * 3 is +-3 by the two sign bits, for every pair of edge values
+    (-0.0 and -NaN included), bit for bit; no gradient reaches y."""
+    values = with_negative_nans(edge_values(dtype))
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    gradient = tj.grad(copysign_rule["copysign_loss"], argnums=(0, 1))
+    want_x, want_y = copysign_rule["copysign_grad_reference"](x, y)
+    gx, gy = gradient(x, y)
+    assert same(gx, want_x).all(), (x[~same(gx, want_x)], y[~same(gx, want_x)])
+    assert_matches(gy, want_y)
+
+
+def power_gradient_reference(x: np.ndarray, n: int) -> np.ndarray:
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return (n * x.astype(np.float64) ** (n - 1)).astype(x.dtype) if n else np.zeros_like(x)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_11_gradient_through_the_staged_loop(dtype):
+    """d/dx sum(x ** n), the power a staged loop of n multiplies: n * x ** (n - 1) for n = 0
+    to 7, at edge values (NaN, +-inf, -0.0, subnormals), one trace for every n."""
+    dtype = np.dtype(dtype)
+    power_grad = solution("11_reverse_mode")["power_grad"]
+    x = edge_values(dtype)
+    x = x[~np.isfinite(x) | (np.abs(x) < 1e4)]
+    compiled = power_grad
+    for n in range(8):
+        got = compiled(x, np.int64(n))
+        assert_matches(got, power_gradient_reference(x, n), rtol=RTOL[dtype])
+    counts = compiled.experimental_get_tracing_count()
+    compiled(x, np.int64(11))
+    assert compiled.experimental_get_tracing_count() == counts  # n is a run-time value
+
+
+SOFTPLUS_RTOL = {np.dtype("float16"): 4e-3, np.dtype("float32"): 1e-6, np.dtype("float64"): 1e-14}
+
+
+def check_softplus_gradient(gradient, dtype: np.dtype) -> None:
+    """The logistic function at every edge value and across [-120, 120]: never NaN for a
+    number, 0 and 1 at the infinities, relative error under SOFTPLUS_RTOL (subnormal
+    results included: x = -100 in float32 is 3.8e-44)."""
+    names = solution("11_reverse_mode")
+    x = np.concatenate([edge_values(dtype), np.linspace(-120, 120, 241).astype(dtype)])
+    got = gradient(x)
+    want = names["logistic_reference"](x)
+    assert_matches(got, want, rtol=SOFTPLUS_RTOL[dtype])
+    assert not np.isnan(got[~np.isnan(x)]).any()
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_11_custom_gradient_is_the_logistic_everywhere(dtype):
+    names = solution("11_reverse_mode")
+    check_softplus_gradient(tj.grad(names["softplus_total"]), dtype)
+    x = edge_values(dtype)
+    want = quietly(np.logaddexp, dtype.type(0), x)  # NumPy's stable softplus, the value
+    assert_matches(tj.function(names["softplus"])(x), want, rtol=SOFTPLUS_RTOL[dtype])
+
+
+def test_11_the_documented_tf_gradient_would_fail_here():
+    """tf.custom_gradient's example gradient, 1 - 1 / (1 + exp(x)), cancels for x < 0."""
+
+    @tj.custom_gradient
+    def tf_log1pexp(x):
+        e = np.exp(x)
+        return np.log1p(e), lambda upstream: upstream * (1 - 1 / (1 + e))
+
+    with pytest.raises(AssertionError):
+        check_softplus_gradient(tj.grad(lambda x: np.sum(tf_log1pexp(x))), np.dtype("float32"))
+
+
+# --- chapter 10, exercises 5-7: an interface, region inlining, a type conversion ------------
+@pytest.fixture(scope="module")
+def toy_passes():
+    names = solution("10_interfaces_conversion_and_shapes")
+    with names["toy_passes_registered"]():
+        yield names
+
+
+@pytest.mark.parametrize("dtype", DTYPES + COMPLEX, ids=str)
+def test_10_involutions_cancel_exactly_on_edge_values(toy_passes, dtype):
+    """-(-x), ~~x and conj(conj(z)) compile to nothing and give NumPy's bits, on every
+    dtype the op takes: integer extremes (-(-INT_MIN) wraps back), NaN, -0.0, inf."""
+    x = edge_values(dtype)
+    functions = []
+    if dtype.kind != "b":
+        functions.append(toy_passes["neg_neg"])
+    if dtype.kind in "biu":
+        functions.append(toy_passes["not_not"])
+    if dtype.kind == "c":
+        functions.append(toy_passes["conj_conj"])
+    for function in functions:
+        pipeline = toy_passes["WITH_CANCEL_INVOLUTIONS"]
+        compiled = tj.function(function, experimental_pipeline=pipeline)
+        got, want = compiled(x), quietly(function, x)
+        assert got.dtype == want.dtype and same(got, want).all(), (function.__name__, x, got)
+        ir = compiled.get_concrete_function(x).ir(after="cancel-involutions")
+        assert not any(f"tj.{name} " in ir for name in ("neg", "bitwise_not", "conj")), ir
+
+
+def pick_else(x):
+    if np.sum(np.ones(3)) > 5:  # noqa: SIM108  (a staged tj.if, its predicate constant)
+        y = x * 2.0
+    else:
+        y = -x
+    return y + 1.0
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=str)
+def test_10_inline_constant_ifs_takes_the_right_branch(toy_passes, dtype):
+    x = edge_values(dtype)
+    for function in (toy_passes["pick"], pick_else):
+        pipeline = toy_passes["WITH_INLINE_CONSTANT_IFS"]
+        compiled = tj.function(function, experimental_pipeline=pipeline)
+        assert_matches(compiled(x), eager(compiled, x))
+        assert "tj.if" not in compiled.get_concrete_function(x).ir(after="inline-constant-ifs")
+
+
+def test_10_promote_f16_rounds_once_on_every_pair_of_edge_values(toy_passes):
+    """(x * y + 1) / (x - y) in float32, rounded to float16 once, bit for bit, for every
+    pair of float16 edge values (subnormals, overflow to inf, 0 / 0)."""
+    values = edge_values(np.dtype("float16"))
+    x, y = np.repeat(values, len(values)), np.tile(values, len(values))
+    pipeline = toy_passes["WITH_PROMOTE_F16"]
+    compiled = tj.function(toy_passes["rational"], experimental_pipeline=pipeline)
+    got, want = compiled(x, y), toy_passes["rational_in_f32"](x, y)
+    wrong = ~same(got, want)
+    assert got.dtype == np.float16 and not wrong.any(), (x[wrong], y[wrong], got[wrong])
+    ir = compiled.get_concrete_function(x, y).ir(after="promote-f16")
+    body = [line for line in ir.splitlines() if "= tj." in line and "tj.cast" not in line]
+    assert body and not any("f16" in line for line in body), ir  # f16 only at the casts

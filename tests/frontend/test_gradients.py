@@ -10,46 +10,38 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from tests.gradient_checks import check_gradient, numeric_gradient
 from tracejit.frontend.autodiff import NotDifferentiableError
 
 RNG = np.random.default_rng(0)
 
 
-def numeric_gradient(f, x, eps=1e-6):
-    """Central differences of the scalar `f` at the float64 array `x`."""
-    x = np.array(x, np.float64)
-    out = np.zeros_like(x)
-    for i in np.ndindex(x.shape):
-        up, down = x.copy(), x.copy()
-        up[i] += eps
-        down[i] -= eps
-        out[i] = (f(up) - f(down)) / (2 * eps)
-    return out
-
-
-def check_gradient(f, *args, argnums=0, rtol=1e-5, atol=1e-6):
-    """tj.grad(f) against finite differences of the NumPy function `f` (summed output)."""
-    positions = (argnums,) if isinstance(argnums, int) else argnums
-    compiled = tj.grad(lambda *a: np.sum(f(*a)), argnums=argnums)(*args)
-    compiled = (compiled,) if isinstance(argnums, int) else compiled
-    for k, g in zip(positions, compiled, strict=True):
-
-        def along(value, k=k):
-            changed = list(args)
-            changed[k] = value
-            return np.sum(f(*changed))
-
-        np.testing.assert_allclose(g, numeric_gradient(along, args[k]), rtol=rtol, atol=atol)
-
-
 # --- element-wise ------------------------------------------------------------------------
 UNARY = {  # op -> a domain where it is smooth
-    np.exp: (-2, 2), np.expm1: (-2, 2), np.exp2: (-2, 2), np.log: (0.5, 3),
-    np.log1p: (-0.5, 3), np.log2: (0.5, 3), np.log10: (0.5, 3), np.sqrt: (0.5, 3),
-    np.cbrt: (0.5, 3), np.abs: (0.2, 2), np.sin: (-3, 3), np.cos: (-3, 3), np.tan: (-1, 1),
-    np.arcsin: (-0.8, 0.8), np.arccos: (-0.8, 0.8), np.arctan: (-3, 3), np.sinh: (-2, 2),
-    np.cosh: (-2, 2), np.tanh: (-2, 2), np.arcsinh: (-2, 2), np.arccosh: (1.5, 3),
-    np.arctanh: (-0.8, 0.8), np.negative: (-2, 2), np.square: (-2, 2),
+    np.exp: (-2, 2),
+    np.expm1: (-2, 2),
+    np.exp2: (-2, 2),
+    np.log: (0.5, 3),
+    np.log1p: (-0.5, 3),
+    np.log2: (0.5, 3),
+    np.log10: (0.5, 3),
+    np.sqrt: (0.5, 3),
+    np.cbrt: (0.5, 3),
+    np.abs: (0.2, 2),
+    np.sin: (-3, 3),
+    np.cos: (-3, 3),
+    np.tan: (-1, 1),
+    np.arcsin: (-0.8, 0.8),
+    np.arccos: (-0.8, 0.8),
+    np.arctan: (-3, 3),
+    np.sinh: (-2, 2),
+    np.cosh: (-2, 2),
+    np.tanh: (-2, 2),
+    np.arcsinh: (-2, 2),
+    np.arccosh: (1.5, 3),
+    np.arctanh: (-0.8, 0.8),
+    np.negative: (-2, 2),
+    np.square: (-2, 2),
     np.reciprocal: (0.5, 2),
 }
 SHAPES = st.sampled_from([(), (3,), (2, 3), (0,), (1, 4)])
@@ -67,9 +59,17 @@ def test_unary_gradient(ufunc, shape):
 
 
 BINARY = {
-    np.add: None, np.subtract: None, np.multiply: None, np.divide: (0.5, 2),
-    np.power: (0.5, 2), np.hypot: (0.5, 2), np.arctan2: (0.5, 2), np.maximum: None,
-    np.minimum: None, np.fmax: None, np.fmin: None,
+    np.add: None,
+    np.subtract: None,
+    np.multiply: None,
+    np.divide: (0.5, 2),
+    np.power: (0.5, 2),
+    np.hypot: (0.5, 2),
+    np.arctan2: (0.5, 2),
+    np.maximum: None,
+    np.minimum: None,
+    np.fmax: None,
+    np.fmin: None,
 }
 
 
@@ -137,8 +137,16 @@ def test_prod_gradient_with_zeros(x):
 
 
 @pytest.mark.parametrize(
-    "shapes", [((3, 4), (4, 2)), ((4,), (4, 2)), ((3, 4), (4,)), ((4,), (4,)),
-               ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((1, 3, 4), (2, 4, 2))],
+    "shapes",
+    [
+        ((3, 4), (4, 2)),
+        ((4,), (4, 2)),
+        ((3, 4), (4,)),
+        ((4,), (4,)),
+        ((2, 3, 4), (4, 5)),
+        ((2, 3, 4), (2, 4, 5)),
+        ((1, 3, 4), (2, 4, 2)),
+    ],
 )
 def test_matmul_gradient(shapes):
     a, b = (RNG.standard_normal(s) for s in shapes)
@@ -231,8 +239,7 @@ def test_unwatched_unconnected_and_stopped():
             with tape.stop_recording():
                 hidden = x * 10.0
             z = x * 2.0 + hidden + y
-        return (tape.gradient(z, [x, y]),
-                tape.gradient(z, [x, y], unconnected_gradients="zero"))
+        return (tape.gradient(z, [x, y]), tape.gradient(z, [x, y], unconnected_gradients="zero"))
 
     (gx, gy), (zx, zy) = f(np.ones(2), np.ones(2))
     np.testing.assert_array_equal(gx, [2, 2])

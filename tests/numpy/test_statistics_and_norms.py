@@ -102,13 +102,22 @@ def test_norms(x, data, keepdims):
     check(lambda x: np.linalg.norm(x), x, rtol=1e-4)
 
 
-def test_matrix_norms_that_need_singular_values_are_refused_by_name():
-    @tj.function
-    def spectral(x):
-        return np.linalg.norm(x, 2)
+@settings(max_examples=15, deadline=None)
+@given(x=matrices(min_dims=2), keepdims=st.booleans(), axes=st.sampled_from([(-2, -1), (-1, -2)]))
+def test_matrix_norms_from_singular_values(x, keepdims, axes):
+    """The matrix 2, -2 and 'nuc' norms are the largest, smallest and summed singular
+    values (LAPACK's ?gesdd, from SciPy). float32 is computed in float32 (NumPy computes
+    in double): the smallest value of a singular matrix is then float32 rounding noise,
+    so the tolerance scales with the largest."""
+    pytest.importorskip("scipy", reason="singular values come from SciPy's LAPACK")
 
-    with pytest.raises(NotImplementedError, match="singular values"):
-        spectral(np.eye(3))
+    def spectral(x):
+        return tuple(np.linalg.norm(x, o, axis=axes, keepdims=keepdims) for o in (2, -2, "nuc"))
+
+    f = tj.function(spectral)
+    scale = float(np.max(np.linalg.norm(x.astype(np.float64), 2, axis=(-2, -1)), initial=1.0))
+    noise = (1e-5 if x.dtype == np.float32 else 1e-12) * max(x.shape[-2:]) * scale
+    assert_same(f(x), run_eagerly(f, x), rtol=1e-4, atol=noise)
 
 
 @settings(max_examples=15, deadline=None)

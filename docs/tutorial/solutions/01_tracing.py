@@ -1,6 +1,7 @@
 """Solutions to the exercises of chapter 01 (tracing). Run: .venv/bin/python <this file>."""
 
 import numpy as np
+from course_checks import check_compiled, run_compiled
 
 import tracejit as tj
 
@@ -16,6 +17,7 @@ f(np.float64(1.0))  # trace 5: a 0-d float64 tensor
 f(np.float64(2.0))  # reused: NumPy scalars are keyed by shape and dtype
 f([1.0, 2.0])  # trace 6: a list of two Python floats, each baked in
 assert f.experimental_get_tracing_count() == 6
+check_compiled(f, np.array([-1.0, np.nan, np.inf]))  # the machine code adds like NumPy
 
 # 2. The conversion is an explicit tj.cast; NumPy 2 (NEP 50) promotes int32 with a Python
 #    float to float64, because a Python float is "weak" but a float beats any integer kind.
@@ -26,7 +28,7 @@ plus = tj.function(lambda x: x + 1.5)
 graph = str(plus.get_concrete_function(np.ones(4, np.int32)).graph)
 assert "tensor<4xi32> to tensor<4xf64>" in graph, graph
 assert np.result_type(np.int32, 1.5) == np.float64
-assert plus(np.arange(4, dtype=np.int32)).dtype == np.float64
+assert run_compiled(plus, np.arange(4, dtype=np.int32)).dtype == np.float64
 
 
 # 3. The Python loop runs while tracing: it is unrolled, and the list never reaches the IR.
@@ -40,5 +42,5 @@ def unrolled(x):
 
 graph = str(unrolled.get_concrete_function(np.ones(2, np.float32)).graph)
 assert graph.count("tj.add") == 3, graph  # 0 + t0 is an add with the constant 0 too
-np.testing.assert_allclose(unrolled(np.ones(2, np.float32)), [3.0, 3.0])
+check_compiled(unrolled, np.ones(2, np.float32), expected=np.array([3.0, 3.0], np.float32))
 print("ok")

@@ -4,6 +4,7 @@ import contextlib
 import io
 
 import numpy as np
+from course_checks import run_compiled
 
 import tracejit as tj
 from tracejit.ir.state import PrintOp
@@ -28,7 +29,7 @@ x = np.array([2.0, 3.0], np.float32)
 assert merged.get_concrete_function(x).ir(after="cse").count("tj.var_read") == 1
 kept_ir = kept.get_concrete_function(x).ir(after="cse")
 assert kept_ir.count("tj.var_read") == 2, kept_ir
-np.testing.assert_array_equal(kept(x), [3.0, 4.0])  # old value 1 + new value x
+np.testing.assert_array_equal(run_compiled(kept, x), [3.0, 4.0])  # old value 1 + new value x
 np.testing.assert_array_equal(v.numpy(), x)
 
 
@@ -47,7 +48,7 @@ def twice(x):
 assert twice.get_concrete_function(x).ir(after="cse").count("tj.print") == 2
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
-    twice(x)
+    run_compiled(twice, x)
 assert out.getvalue() == "x is [2. 3.]\nx is [2. 3.]\n", out.getvalue()
 
 
@@ -58,9 +59,9 @@ def checked(x):
     return x * 2
 
 
-np.testing.assert_array_equal(checked(x), x * 2)
+np.testing.assert_array_equal(run_compiled(checked, x), x * 2)
 try:
-    checked(np.array([1.0, -1.0], np.float32))
+    run_compiled(checked, np.array([1.0, -1.0], np.float32))
 except tj.errors.InvalidArgumentError as error:
     assert "x must be >= 0" in str(error), error
 else:

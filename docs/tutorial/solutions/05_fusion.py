@@ -1,6 +1,7 @@
 """Solutions to the exercises of chapter 05 (fusion). Run: .venv/bin/python <this file>."""
 
 import numpy as np
+from course_checks import check_compiled
 
 import tracejit as tj
 
@@ -26,10 +27,7 @@ for function in (two_uses_of_exp, two_uses_of_add):
     ir = fused_ir(function, x)
     assert ir.count("tj.fused") == 1, ir
     assert ir.count("tj.exp") + ir.count("tj.add %") <= 3, ir  # the shared op appears once
-    expected = function(x)
-    got = tj.function(function)(x)
-    for g, e in zip(got, expected, strict=True):
-        np.testing.assert_allclose(g, e, rtol=1e-6)
+    check_compiled(tj.function(function), x, rtol=1e-6)
 
 
 # 2. Softmax needs four kernels: the max (a reduction: it ends a kernel); e = exp(x - max)
@@ -57,7 +55,7 @@ assert ir.count("tj.fused") + top_level_reductions == 4, ir
 loops = tj.function(softmax).get_concrete_function(m).ir(after="lower-to-loops")
 nests = [line for line in loops.splitlines() if line.startswith("    scf.for")]
 assert len(nests) == 6, loops
-np.testing.assert_allclose(tj.function(softmax)(m), softmax(m), rtol=1e-6)
+check_compiled(tj.function(softmax), m, rtol=1e-6)
 
 
 # 3. A print is a barrier: the two halves end up in different kernels.

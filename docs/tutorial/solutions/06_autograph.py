@@ -1,6 +1,7 @@
 """Solutions to the exercises of chapter 06 (AutoGraph). Run: .venv/bin/python <this file>."""
 
 import numpy as np
+from course_checks import run_compiled
 
 import tracejit as tj
 
@@ -18,10 +19,10 @@ unrolled = str(f.get_concrete_function(5).graph)
 staged = str(f.get_concrete_function(np.int64(5)).graph)
 assert "tj.while" in staged and "tj.while" not in unrolled
 assert f(5) == 10  # all Python: the result is the Python int 10, returned as is
-assert f(np.int64(5)) == 10 and f(np.int64(100)) == 4950
+assert run_compiled(f, np.int64(5)) == 10 and run_compiled(f, np.int64(100)) == 4950
 # The staged loop variable has n's dtype (as in TF), and s = 0 is a weak Python int, so the
 # sum has n's dtype too: f(np.int8(100)) wraps to 86, where plain Python gives 4950.
-assert f(np.int8(100)) == np.int8(86)
+assert run_compiled(f, np.int8(100)) == np.int8(86)
 
 
 # 2. `break` becomes a flag: the loop test gains `not break_`, the rest of the body is guarded.
@@ -41,8 +42,8 @@ def collatz_capped(n):
 code = tj.autograph.to_code(collatz_capped)
 assert "break_" in code, code
 capped = tj.function(collatz_capped)
-assert capped(np.int64(6)) == 8  # 6 3 10 5 16 8 4 2 1
-assert capped(np.int64(27)) < 111  # 27 climbs above 1000 and stops early
+assert run_compiled(capped, np.int64(6)) == 8  # 6 3 10 5 16 8 4 2 1
+assert run_compiled(capped, np.int64(27)) < 111  # 27 climbs above 1000 and stops early
 
 
 # 3. The same loop with explicit staged control flow.
@@ -65,5 +66,5 @@ def python_collatz(n: int) -> int:
 
 
 for start in (1, 2, 6, 27, 97):
-    assert collatz_explicit(np.int64(start)) == python_collatz(start)
+    assert run_compiled(collatz_explicit, np.int64(start)) == python_collatz(start)
 print("ok")

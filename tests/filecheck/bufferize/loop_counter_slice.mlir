@@ -51,5 +51,7 @@ builtin.module {
 // CHECK-NOT:       memref.alloc(
 // CHECK-NOT:       memref.dealloc
 // CHECK:           scf.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:      }
+// CHECK:           scf.condition
+// CHECK-NOT:       memref.alloc(
+// CHECK:         func.return

@@ -54,8 +54,10 @@ builtin.module {
 // CHECK-NOT:       memref.alloc(
 // CHECK-NOT:       memref.dealloc
 // CHECK:           scf.yield
-// CHECK-NEXT:    }
-// CHECK-NEXT:    func.return
+// CHECK-NEXT:      }
+// CHECK:           scf.condition
+// CHECK-NOT:       memref.alloc(
+// CHECK:         func.return
 
 // CF-LABEL: func.func @dots(%{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>, %{{.*}}: memref<20xf64>) -> i32
 // CF:         memref.view %{{.*}} : memref<0xi8> to memref<?xi0>
