@@ -1406,11 +1406,13 @@ BUILDERS = {
 
 
 def _kinds() -> list:
-    """Every builder, as often as its weight: these and fuzz_mutation's (mutation, index
-    loops, the data-dependent functions), which build on this module."""
+    """Every builder, as often as its weight: these, fuzz_mutation's (mutation, index
+    loops, the data-dependent functions) and fuzz_library's (np.linalg, statistics,
+    counting, np.fft), which build on this module."""
+    from fuzz_library import LIBRARY_BUILDERS
     from fuzz_mutation import MUTATION_BUILDERS
 
-    weights = {**BUILDERS, **MUTATION_BUILDERS}
+    weights = {**BUILDERS, **MUTATION_BUILDERS, **LIBRARY_BUILDERS}
     return [builder for builder, weight in weights.items() for _ in range(weight)]
 
 
