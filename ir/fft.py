@@ -46,11 +46,13 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.interfaces import HasFolderInterface
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -62,12 +64,13 @@ from tracejit.ir.dtypes import numpy_dtype
 from tracejit.ir.folding import fold_with_numpy
 
 
-def fft_scale(direction: str, norm: str, n: int) -> float:
-    """The factor a transform of length `n` multiplies its sums by (module docstring)."""
+def fft_scale(direction: str, norm: str, n: int, real: type | np.dtype = np.float64) -> float:
+    """The factor a transform of length `n` multiplies its sums by (module docstring),
+    computed as NumPy computes it: in the `real` dtype of the transform's input."""
     scaled = {"backward": "inverse", "forward": "forward"}.get(norm)
     if norm == "ortho":
-        return 1.0 / float(np.sqrt(n))
-    return 1.0 / n if scaled == direction else 1.0
+        return float(np.reciprocal(np.sqrt(n, dtype=real)))
+    return float(np.reciprocal(n, dtype=real)) if scaled == direction else 1.0
 
 
 @irdl_op_definition
@@ -81,8 +84,12 @@ class FftOp(IRDLOperation, HasFolderInterface):
     input = operand_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
     norm = prop_def(StringAttr)
+    # NumPy computes the scale in the real dtype of the array the user passed: float16 for
+    # a float16 array, which it transforms in complex64 (absent: the elements' real type)
+    scale_type = opt_prop_def(StringAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = (
         "$direction $input `,` `axis` `=` $axis `,` `norm` `=` $norm attr-dict `:` "
         "type($input) `to` type($result)"
@@ -95,16 +102,19 @@ class FftOp(IRDLOperation, HasFolderInterface):
         axis: int,
         norm: str = "backward",
         result_type: TensorType | None = None,
+        scale_type: str | None = None,
     ):
-        """`result_type` defaults to the input's (a real transform must give it)."""
+        """`result_type` defaults to the input's (a real transform must give it);
+        `scale_type` a NumPy dtype name ("float16") or None."""
+        properties: dict[str, Attribute] = {
+            "direction": StringAttr(direction),
+            "axis": IntegerAttr(axis, i64),
+            "norm": StringAttr(norm),
+        }
+        if scale_type is not None:
+            properties["scale_type"] = StringAttr(scale_type)
         super().__init__(
-            operands=[input],
-            result_types=[result_type or input.type],
-            properties={
-                "direction": StringAttr(direction),
-                "axis": IntegerAttr(axis, i64),
-                "norm": StringAttr(norm),
-            },
+            operands=[input], result_types=[result_type or input.type], properties=properties
         )
 
     def get_axis(self) -> int:
@@ -123,9 +133,18 @@ class FftOp(IRDLOperation, HasFolderInterface):
     def real(self) -> bool:
         return self.direction.data.startswith("real_")
 
+    def real_dtype(self) -> np.dtype:
+        """The dtype NumPy computes the scale in."""
+        if self.scale_type is not None:
+            return np.dtype(self.scale_type.data)
+        shaped = self.input.type
+        assert isinstance(shaped, TensorType)
+        element = shaped.get_element_type()
+        return numpy_dtype(element.element_type if isinstance(element, ComplexType) else element)
+
     def scale(self) -> float:
         direction = "inverse" if self.inverse() else "forward"
-        return fft_scale(direction, self.norm.data, self.length())
+        return fft_scale(direction, self.norm.data, self.length(), self.real_dtype())
 
     def verify_(self) -> None:
         source, target = self.input.type, self.result.type
@@ -170,6 +189,8 @@ class FftOp(IRDLOperation, HasFolderInterface):
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
         norm = self.norm.data  # one of NORMS (verified)
+        if self.scale_type is not None:  # unscaled, then NumPy's float16-computed scale
+            norm = "forward" if self.inverse() else "backward"
         axis, direction = self.get_axis(), self.direction.data
         y: np.ndarray
         if direction == "real_forward":
@@ -181,6 +202,10 @@ class FftOp(IRDLOperation, HasFolderInterface):
             y = transform(x, axis=axis, norm=norm)  # type: ignore[arg-type]
         target = self.result.type
         assert isinstance(target, TensorType)
+        y = y.astype(numpy_dtype(target.get_element_type()))
+        if self.scale_type is not None:
+            scale = y.real.dtype.type(self.scale())
+            y = y * scale if y.dtype.kind == "f" else (y.real * scale) + 1j * (y.imag * scale)
         return y.astype(numpy_dtype(target.get_element_type()))
 
     def fold(self):

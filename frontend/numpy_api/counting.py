@@ -29,6 +29,7 @@ from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.searching import search
 from tracejit.frontend.numpy_api.shapes import tensor_of
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.dims import Unknown
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.ir import elementwise as ew
@@ -367,8 +368,18 @@ def histogram2d(
     weights: object = None,
 ) -> tuple[Tensor, Any, Any]:  # fmt: skip
     xs, ys = tensor_of(x), tensor_of(y)
-    if xs.ndim != 1 or ys.shape != xs.shape:
-        raise ValueError(at_user_line("x and y must be 1-d arrays of one length"))
+    if xs.ndim != 1 or ys.ndim != 1:
+        raise ValueError(at_user_line("x and y must be 1-d arrays"))
+    if None not in (xs.shape[0], ys.shape[0]) and xs.shape != ys.shape:
+        raise ValueError(at_user_line("x and y must have the same length."))
+    if xs.dims != ys.dims and isinstance(xs.dims[0], Unknown) | isinstance(ys.dims[0], Unknown):
+        raise NotImplementedError(
+            at_user_line(
+                "np.histogram2d of x and y whose lengths tracejit cannot match before the "
+                "call (a size that depends on the data, or one known only at run time, "
+                "against another): make both the same selection, or pad to a known length"
+            )
+        )
     dtype = _scalar_type(xs, ys)  # NumPy stacks them into one sample array
     if dtype.kind == "c":
         raise NotImplementedError(at_user_line("np.histogram2d of complex values"))

@@ -93,7 +93,13 @@ def _transform(
     x = array_of(a)
     ax, length, mode = _line(fn, x, n, axis, norm)
     z = _resized(fn, _complex(fn, x), ax, length)
-    return primitives.fft(z, ax, inverse, mode)
+    return primitives.fft(z, ax, inverse, mode, _scale_type(x))
+
+
+def _scale_type(x: Tensor) -> str | None:
+    """NumPy computes a transform's scale in the input's real dtype: float16's differs
+    from the complex64 the transform runs in."""
+    return "float16" if x.dtype == np.float16 else None
 
 
 @implements(np.fft.fft)
@@ -123,8 +129,8 @@ def rfft(
             at_user_line("np.fft.rfft needs a real array (NumPy refuses complex input)")
         )
     ax, length, mode = _line(np.fft.rfft, x, n, axis, norm)
-    real = _real(np.fft.rfft, x)
-    return primitives.real_fft(_resized(np.fft.rfft, real, ax, length), ax, length, False, mode)
+    real = _resized(np.fft.rfft, _real(np.fft.rfft, x), ax, length)
+    return primitives.real_fft(real, ax, length, False, mode, _scale_type(x))
 
 
 @implements(np.fft.irfft)
@@ -140,7 +146,8 @@ def irfft(
     mode = _norm(norm)
     real_dtype = np.fft.irfft(np.ones(2, x.dtype)).dtype  # NumPy's result dtype for x's
     half = _resized(np.fft.irfft, _complex(np.fft.irfft, x), ax, length // 2 + 1)
-    return primitives.cast(primitives.real_fft(half, ax, length, True, mode), real_dtype)
+    spectrum = primitives.real_fft(half, ax, length, True, mode, _scale_type(x))
+    return primitives.cast(spectrum, real_dtype)
 
 
 def _line(

@@ -38,14 +38,18 @@ _LAPACK_DTYPES = tuple(np.dtype(t) for t in ("float32", "float64", "complex64", 
 
 
 def _operand_dtype(fn: Callable, operands: list[object]) -> np.dtype:
-    """NumPy linalg's computation type: the operands' common type, float64 for integers
-    and bools; float16 refused."""
-    dtype = np.result_type(*(_dtype_of(x) for x in operands))
-    if dtype.kind in "biu":
-        return np.dtype(np.float64)
-    if dtype not in _LAPACK_DTYPES:
-        raise TypeError(at_user_line(f"array type {dtype} is unsupported in linalg"))
-    return dtype
+    """NumPy linalg's computation type (its `_commonType`): each operand as float64 if
+    it holds integers or bools, then their common type; float16 refused. (A float32
+    matrix and an int8 right-hand side solve in float64, not in result_type's float32.)"""
+    dtypes = []
+    for x in operands:
+        dtype = _dtype_of(x)
+        if dtype.kind in "biu":
+            dtype = np.dtype(np.float64)
+        elif dtype not in _LAPACK_DTYPES:
+            raise TypeError(at_user_line(f"array type {dtype} is unsupported in linalg"))
+        dtypes.append(dtype)
+    return np.result_type(*dtypes)
 
 
 def _dtype_of(x: object) -> np.dtype:

@@ -29,7 +29,7 @@ def quantile(
     interpolation: object = None,
 ) -> Tensor:  # fmt: skip
     _supported(out, method, weights, interpolation)
-    return _quantiles(array_of(a), _static_quantiles(q, 1.0), axis, keepdims, _strength(q))
+    return _quantiles(array_of(a), _static_quantiles(q, None), _is_weak(q), axis, keepdims)
 
 
 @implements(np.percentile)
@@ -39,7 +39,7 @@ def percentile(
     interpolation: object = None,
 ) -> Tensor:  # fmt: skip
     _supported(out, method, weights, interpolation)
-    return _quantiles(array_of(a), _static_quantiles(q, 100.0), axis, keepdims, _strength(q))
+    return _quantiles(array_of(a), _static_quantiles(q, 100), _is_weak(q), axis, keepdims)
 
 
 @implements(np.median)
@@ -47,8 +47,16 @@ def median(
     a: object, axis: Any = None, out: object = None, overwrite_input: bool = False,
     keepdims: bool = False,
 ) -> Tensor:  # fmt: skip
+    """NumPy's median: the mean of the middle one or two values (not a quantile: the mean
+    of two integers is taken in float64, without the integer difference a quantile takes)."""
     _supported(out, "linear", None, None)
-    return _quantiles(array_of(a), np.asarray(0.5), axis, keepdims)
+    x = array_of(a)
+    axes, ordered, n = _sorted_along_last(x, axis)
+    middle = dispatched(ordered[..., (n - 1) // 2 : n // 2 + 1])
+    result = dispatched(np.mean(middle, axis=-1))
+    if x.dtype.kind == "f":
+        result = dispatched(np.where(_has_nan(ordered), np.asarray(np.nan, result.dtype), result))
+    return _with_kept_dims(result, x.ndim, axes, 0) if keepdims else result
 
 
 def _supported(out: object, method: str, weights: object, interpolation: object) -> None:
@@ -62,70 +70,104 @@ def _supported(out: object, method: str, weights: object, interpolation: object)
         )
 
 
-def _strength(q: object) -> np.dtype | None:
-    """The dtype `q` brings to the result's (NEP 50): none for a Python number."""
-    if isinstance(q, int | float) and not isinstance(q, np.generic):
-        return None
-    return np.asarray(q).dtype
+def _is_weak(q: object) -> bool:
+    """NumPy 2 (NEP 50): a Python number `q` leaves the result's dtype to the data's."""
+    return type(q) in (int, float)
 
 
-def _static_quantiles(q: object, scale: float) -> np.ndarray:
+def _static_quantiles(q: object, scale: int | None) -> np.ndarray:
+    """`q` as NumPy holds it: an array of its own dtype (a Python float: float64, an int:
+    int64, np.float32: float32), percentiles divided by 100 as NumPy divides them."""
     if isinstance(q, Tensor):
         raise NotImplementedError(
             at_user_line("quantiles that are traced values are not supported: pass numbers")
         )
-    fractions = np.true_divide(np.asarray(q, dtype=np.float64), scale)
-    if np.any((fractions < 0) | (fractions > 1)) or np.any(np.isnan(fractions)):
-        raise ValueError(at_user_line("Quantiles must be in the range [0, 1]"))
-    return fractions
+    quantiles = np.asanyarray(q) if scale is None else np.true_divide(q, scale)
+    quantiles = np.asanyarray(quantiles)
+    if np.any((quantiles < 0) | (quantiles > 1)) or np.any(np.isnan(quantiles)):
+        what = "Quantiles must be in the range [0, 1]"
+        raise ValueError(
+            at_user_line(what if scale is None else "Percentiles must be in the range [0, 100]")
+        )
+    return quantiles
 
 
-def _quantiles(
-    x: Tensor, q: np.ndarray, axis: Any, keepdims: bool, q_dtype: np.dtype | None = None
-) -> Tensor:
-    """NumPy's linear quantiles of `x` along `axis` (None: all), quantile dims first."""
+def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, int]:
+    """The reduced axes, `x` with them moved last, flattened into one and sorted (NaN
+    last), and their length."""
     if x.dtype.kind not in "iufb":
         raise NotImplementedError(at_user_line(f"quantiles of {x.dtype} are not supported"))
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
-    flat = dispatched(np.transpose(x, [*kept, *axes]))
-    flat = dispatched(flat.reshape([x.shape[d] for d in kept] + [-1]))
-    n = flat.shape[-1]
-    if n is None:
+    reduced = [x.shape[d] for d in axes]
+    if None in reduced:
         raise NotImplementedError(
             at_user_line("a quantile along a dim known only at run time is not supported")
         )
+    n = int(np.prod(reduced, dtype=np.int64))
     if n == 0:
         raise NotImplementedError(at_user_line("a quantile of an empty array is not supported"))
-    dtype = np.result_type(x.dtype, np.float64) if x.dtype.kind in "iub" else x.dtype
-    if q_dtype is not None:
-        dtype = np.result_type(dtype, q_dtype)
-    ordered = dispatched(np.sort(flat, axis=-1).astype(dtype))
-    virtual = (n - 1) * q
-    below = np.floor(virtual).astype(np.intp)
-    above = np.minimum(below + 1, n - 1)
-    gamma = (virtual - below).astype(dtype)
-    if q.ndim == 0:  # one quantile: integer ranks, which drop the axis
-        # and a Python float weight, as NumPy's (weak: float32 data stays float32, but the
-        # weight and 1 - weight are not first rounded to float32)
-        below, above, gamma = int(below), int(above), float(virtual - below)
-    low, high = ordered[..., below], ordered[..., above]  # (..., *q.shape)
-    result = _lerp(low, high, gamma)
-    has_nan = dispatched(np.isnan(ordered[..., -1]))  # NaNs sort last
-    if q.ndim:
-        has_nan = dispatched(has_nan.reshape(has_nan.shape + (1,) * q.ndim))
-    result = dispatched(np.where(has_nan, np.asarray(np.nan, dtype), result))
+    flat = dispatched(np.transpose(x, [*kept, *axes]))
+    if len(axes) != 1:  # the reduced axes as one (a kept dim may be known only at run time)
+        flat = dispatched(
+            flat.reshape([-1 if x.shape[d] is None else x.shape[d] for d in kept] + [n])
+        )
+    return axes, dispatched(np.sort(flat, axis=-1)), n
+
+
+def _has_nan(ordered: Tensor) -> Tensor:
+    return dispatched(np.isnan(ordered[..., -1]))  # NaNs sort last
+
+
+def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) -> Tensor:
+    """NumPy's linear quantiles of `x` along `axis` (None: all), quantile dims first: its
+    virtual indices, neighbours and weights, computed at trace time with NumPy in q's dtype,
+    and its `_lerp` on the neighbours in the data's dtype (an integer difference wraps as
+    NumPy's does)."""
+    if x.dtype.kind == "b":
+        raise TypeError(
+            at_user_line(
+                "quantiles of booleans subtract booleans, which NumPy refuses; "
+                "write x.astype(np.int8) (or np.median, which takes a mean)"
+            )
+        )
+    axes, ordered, n = _sorted_along_last(x, axis)
+    virtual = np.asanyarray((n - 1) * q)  # NumPy's linear method's virtual index
+    if virtual.dtype.kind in "iu":  # integer ranks: taken, not interpolated
+        ranks = virtual.astype(np.intp)
+        taken = dispatched(ordered[..., int(ranks) if q.ndim == 0 else ranks])
+        result = dispatched(np.copy(taken))  # NumPy's np.take: an array of its own
+    else:
+        below = np.floor(virtual)
+        at_end = virtual >= n - 1
+        low_index = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)
+        high_index = np.where(at_end, n - 1, np.minimum(below + 1, n - 1)).astype(np.intp)
+        below_numpy = np.where(at_end, -1, np.where(virtual < 0, 0, below)).astype(np.intp)
+        gamma: Any = np.asanyarray(virtual - below_numpy, dtype=virtual.dtype)
+        if weak:
+            gamma = float(gamma)
+        if q.ndim == 0:  # one quantile: integer ranks, which drop the axis
+            low_index, high_index = int(low_index), int(high_index)
+        low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
+        result = _lerp(low, high, gamma)
+    if result.dtype.kind == "f" and x.dtype.kind == "f":
+        has_nan = _has_nan(ordered)
+        if q.ndim:
+            has_nan = dispatched(np.expand_dims(has_nan, tuple(range(-q.ndim, 0))))
+        result = dispatched(np.where(has_nan, np.asarray(np.nan, result.dtype), result))
     result = _quantile_axes_first(result, q.ndim)
     if keepdims:
         result = _with_kept_dims(result, x.ndim, axes, q.ndim)
     return result
 
 
-def _lerp(a: Tensor, b: Tensor, t: np.ndarray) -> Tensor:
+def _lerp(a: Tensor, b: Tensor, t: Any) -> Tensor:
     """NumPy's `_lerp`: a + (b - a) * t, or b - (b - a) * (1 - t) where t >= 0.5."""
     difference = dispatched(np.subtract(b, a))
     forward = dispatched(np.add(a, difference * t))
     backward = dispatched(np.subtract(b, difference * (1 - t)))
+    if isinstance(t, float):  # one weight known at trace time: one of the two
+        return backward if t >= 0.5 else forward
     return dispatched(np.where(t >= 0.5, backward, forward))
 
 
@@ -139,10 +181,8 @@ def _quantile_axes_first(result: Tensor, q_ndim: int) -> Tensor:
 
 
 def _with_kept_dims(result: Tensor, ndim: int, axes: tuple, q_ndim: int) -> Tensor:
-    shape = list(result.shape[:q_ndim])
-    rest = iter(result.shape[q_ndim:])
-    shape += [1 if d in axes else next(rest) for d in range(ndim)]
-    return dispatched(result.reshape(shape))
+    """keepdims=True: a dim of 1 where each reduced axis was, after the quantiles' dims."""
+    return dispatched(np.expand_dims(result, tuple(q_ndim + d for d in sorted(axes))))
 
 
 # --- covariance ----------------------------------------------------------------------------
@@ -155,7 +195,7 @@ def cov(
         raise NotImplementedError(at_user_line("np.cov weights are not supported"))
     x = _observations(array_of(m), rowvar)
     if y is not None:
-        x = dispatched(np.concatenate([x, _observations(array_of(y), rowvar)], axis=0))
+        x = dispatched(np.concatenate([x, _observations(array_of(y), rowvar, True)], axis=0))
     if dtype is None:
         dtype = np.result_type(x.dtype, np.float64)
     x = dispatched(x.astype(dtype))
@@ -173,11 +213,15 @@ def cov(
     return dispatched(np.squeeze(scaled))
 
 
-def _observations(x: Tensor, rowvar: bool) -> Tensor:
+def _observations(x: Tensor, rowvar: bool, second: bool = False) -> Tensor:
+    """NumPy's variables-by-observations matrix: `m` is transposed for rowvar=False unless
+    it is 1-d; `y` (`second`) unless it is one row once made 2-d."""
     if x.ndim > 2:
-        raise ValueError(at_user_line("m has more than 2 dimensions"))
+        raise ValueError(at_user_line(f"{'y' if second else 'm'} has more than 2 dimensions"))
+    ndim = x.ndim
     x = dispatched(x.reshape(1, -1)) if x.ndim < 2 else x
-    return x if rowvar or x.shape[0] == 1 and x.ndim == 1 else dispatched(x.T)
+    transposed = x.shape[0] != 1 if second else ndim != 1
+    return dispatched(x.T) if not rowvar and transposed else x
 
 
 @implements(np.corrcoef)

@@ -377,16 +377,20 @@ def cumulative(kind: str, x: Tensor, axis: int) -> Tensor:
     return Tensor(emit(CumulativeOp(kind, x.value, axis)).result, dims=x.dims)
 
 
-def fft(x: Tensor, axis: int, inverse: bool, norm: str) -> Tensor:
+def fft(x: Tensor, axis: int, inverse: bool, norm: str, scale_type: str | None = None) -> Tensor:
     """The Fourier transform of complex `x` along the non-negative `axis`, whose length is
-    static (`np.fft.fft`, or `np.fft.ifft` when `inverse`, with NumPy's `norm`)."""
+    static (`np.fft.fft`, or `np.fft.ifft` when `inverse`, with NumPy's `norm`, its scale
+    computed in `scale_type` if given: see ir/fft.py)."""
     from tracejit.ir.fft import FftOp
 
     direction = "inverse" if inverse else "forward"
-    return Tensor(emit(FftOp(direction, x.value, axis, norm)).result, dims=x.dims)
+    op = FftOp(direction, x.value, axis, norm, scale_type=scale_type)
+    return Tensor(emit(op).result, dims=x.dims)
 
 
-def real_fft(x: Tensor, axis: int, n: int, inverse: bool, norm: str) -> Tensor:
+def real_fft(
+    x: Tensor, axis: int, n: int, inverse: bool, norm: str, scale_type: str | None = None
+) -> Tensor:
     """`np.fft.rfft` of float `x` (the n // 2 + 1 terms of a length-`n` line, which `x`
     has) or, when `inverse`, `np.fft.irfft` of complex `x` (n // 2 + 1 terms in, `n`
     floats out) along the non-negative `axis`."""
@@ -397,7 +401,8 @@ def real_fft(x: Tensor, axis: int, n: int, inverse: bool, norm: str) -> Tensor:
     dtype = np.empty(0, x.dtype).real.dtype if inverse else np.result_type(x.dtype, 1j)
     result = tensor_type(_static(dims), dtype)
     direction = "real_inverse" if inverse else "real_forward"
-    return Tensor(emit(FftOp(direction, x.value, axis, norm, result)).result, dims=tuple(dims))
+    op = FftOp(direction, x.value, axis, norm, result, scale_type)
+    return Tensor(emit(op).result, dims=tuple(dims))
 
 
 def sort(x: Tensor, axis: int, kind: str) -> Tensor:

@@ -280,3 +280,20 @@ def test_unique_with_counts_inverse_and_index(dtype, data):
         return np.unique(x, return_index=True, return_inverse=True, return_counts=True)
 
     three_ways(unique, x)
+
+
+def test_histogram2d_of_a_data_dependent_length_against_a_known_one_is_refused():
+    """x of a length only the data gives (np.unique's counts) against y of a known length:
+    tracejit cannot match them before the call, so it refuses (NotImplementedError naming
+    the line), where it once raised NumPy's ValueError for arrays NumPy accepts."""
+
+    def f(x):
+        counts = np.unique(x, return_counts=True)[1]
+        return np.histogram2d(x, counts, bins=3)[0]
+
+    x = np.array([1, 2, 3])
+    f(x)  # NumPy: three distinct values, three counts
+    with pytest.raises(NotImplementedError, match=r"np.histogram2d of x and y.*test_counting"):
+        tj.function(f)(x)
+    with pytest.raises(ValueError, match="x and y must have the same length"):
+        tj.function(lambda x, y: np.histogram2d(x, y))(x, np.ones(2))

@@ -302,3 +302,22 @@ def test_numpy_errors_are_numpy_s_and_name_the_user_line(function, args, error, 
 def test_unsupported_arguments_are_refused_at_the_user_line(function, message):
     with pytest.raises(TypeError, match=message + r".*test_fft\.py:\d+"):
         function(np.ones((4, 4)))
+
+
+@pytest.mark.parametrize("norm", ["ortho", "forward"])
+@pytest.mark.parametrize("transform", ["fft", "ifft", "rfft", "irfft"])
+def test_a_float16_input_is_scaled_as_numpy_scales_it_in_float16(transform, norm):
+    """NumPy computes the norm's factor in the input's real dtype: for float16, 1/sqrt(3)
+    rounded to float16, applied to the complex64 transform (the fuzzer found tracejit's
+    float32 factor 1e-4 away from NumPy's result)."""
+    x = np.array([[-5.0, 3.0, 1.251], [0.5, -1.439, 2.0]], np.float16)
+
+    def f(x):
+        return getattr(np.fft, transform)(x, n=3, norm=norm)
+
+    compiled, expected = tj.function(f)(x), f(x)
+    assert compiled.dtype == expected.dtype
+    # one ulp of the result's real dtype: the transform itself runs in float32
+    ulp = np.finfo(expected.real.dtype).eps * np.max(np.abs(expected))
+    np.testing.assert_allclose(compiled, expected, rtol=0, atol=float(ulp))
+    assert_fft_close(run_eagerly(tj.function(f), x), expected)

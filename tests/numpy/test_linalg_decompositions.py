@@ -277,3 +277,20 @@ def test_compiled_and_eager_agree():
     assert_same((w, values), (w_e, values_e), rtol=1e-10, atol=1e-12)
     assert_same(svd_all(a)[2], run_eagerly(svd_all, a)[2], rtol=1e-10, atol=1e-12)
     assert_same(qr_all(a)[2], run_eagerly(qr_all, a)[2], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("rhs_dtype", [np.int8, np.bool_, np.float32])
+def test_an_integer_operand_makes_the_solve_float64_as_numpys_common_type(rhs_dtype):
+    """NumPy's linalg promotes each integer or bool operand to float64 before finding the
+    common type: a float32 matrix and an int8 right-hand side solve in float64 (the fuzzer
+    found tracejit answering in float32, result_type's choice)."""
+    matrix = np.array([[2.0, 0.5], [0.25, 3.0]], np.float32)
+    rhs = np.array([[-128, 0], [7, 1]]).astype(rhs_dtype)
+
+    def solved(m, r):
+        return np.linalg.solve(m, r), np.linalg.lstsq(m, r)[0]
+
+    f = tj.function(solved)
+    for compiled, expected in zip(f(matrix, rhs), solved(matrix, rhs), strict=True):
+        assert compiled.dtype == expected.dtype
+        np.testing.assert_allclose(compiled, expected, rtol=1e-5)

@@ -68,6 +68,69 @@ def test_a_python_float_quantile_weights_as_numpy(q):
     assert_same(f(x), quantiles(x), rtol=0)
 
 
+EXTREMES = [
+    np.array([-32768, 32767, 5], np.int16),
+    np.array([[0, 200, 7], [250, 10, 3]], np.uint8),
+    np.array([-(2**63), 2**63 - 1, 0, 4]),
+    np.array([1.5, np.nan, 2.0, 7.0], np.float32),
+    np.array([3e38, 3e38], np.float32),
+    np.array([1, 2], np.float16),
+]
+QUANTILES = [0.5, 0.1, 1, [0.1, 0.9], [0, 1], np.float32(0.3), np.float16(0.3)]
+
+
+@pytest.mark.parametrize("x", EXTREMES, ids=lambda x: f"{x.dtype}{x.shape}")
+@pytest.mark.parametrize("q", QUANTILES, ids=repr)
+def test_quantiles_compute_as_numpy_in_the_data_and_q_dtypes(x, q):
+    """NumPy's own steps, bit for bit: the virtual index in q's dtype (np.float32(0.3): a
+    float32 weight), the neighbours' difference in the data's dtype (int16 and int64
+    extremes wrap, as NumPy's do: the fuzzer found -1.38e18 where NumPy gives +1.38e18), an
+    integer q taken without interpolation (an int result); the median as NumPy's mean of
+    the middle values (float32 3e38 twice: inf)."""
+    # (not np.multiply(0.5, 100): NumPy returns a 0-d quantile of a slice with a NaN in the
+    # data's dtype, float32, and others in float64 for a strong float64 q; docs/guide.md)
+    percent = q * 100 if type(q) in (int, float) else np.multiply(q, 100)
+
+    def statistics(x):
+        return np.quantile(x, q, axis=-1), np.percentile(x, percent), np.median(x)
+
+    f = tj.function(statistics)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's overflow warnings
+        expected = statistics(x)
+        assert_same(f(x), expected, rtol=0)
+        assert_same(run_eagerly(f, x), expected, rtol=0)
+
+
+def test_quantiles_of_booleans_are_refused_as_numpy_refuses_them():
+    def quantile(x):
+        return np.quantile(x, 0.5)
+
+    x = np.array([True, False, True])
+    with pytest.raises(TypeError):
+        quantile(x)
+    with pytest.raises(TypeError, match=r"write x.astype\(np.int8\).*test_statistics"):
+        tj.function(quantile)(x)
+    check(lambda x: np.median(x), x)  # a mean: NumPy takes it
+
+
+def test_quantiles_keep_dims_known_only_at_run_time():
+    x = np.arange(24.0).reshape(2, 3, 4)
+
+    def statistics(x):
+        return (
+            np.median(x, axis=-1, keepdims=True),
+            np.quantile(x, [0.2, 0.7], axis=(0, 2)),
+            np.percentile(x, 30, axis=2, keepdims=True),
+        )
+
+    f = tj.function(statistics, input_signature=[tj.TensorSpec([2, None, 4], np.float64)])
+    assert_same(f(x), statistics(x), rtol=0)
+    unknown = tj.function(statistics, input_signature=[tj.TensorSpec([2, 3, None], np.float64)])
+    with pytest.raises(NotImplementedError, match="a quantile along a dim known only at run"):
+        unknown(x)
+
+
 def test_a_nan_makes_its_slice_statistic_nan():
     x = np.array([[1.0, np.nan, 3.0], [4.0, 5.0, 6.0]])
 
@@ -148,3 +211,37 @@ def test_diagonals(x, offset):
         )
 
     check(diagonals, x)
+
+
+@pytest.mark.parametrize("rowvar", [True, False])
+@pytest.mark.parametrize(
+    "shapes", [((3,), None), ((1, 3), None), ((2, 3), (3,)), ((2, 3), (1, 3)), ((3,), (2, 3))]
+)
+def test_cov_reads_variables_as_numpy_does_for_every_rowvar(shapes, rowvar):
+    """NumPy transposes `m` for rowvar=False unless it is 1-d, and `y` unless it is one row
+    (the fuzzer found a 1-d m with rowvar=False made 2 x 2 where NumPy gives a 0-d)."""
+    m_shape, y_shape = shapes
+    m = np.arange(np.prod(m_shape), dtype=np.float64).reshape(m_shape) ** 2
+    if y_shape is None:
+        check(lambda m: np.cov(m, rowvar=rowvar, bias=True), m)
+        return
+    y = np.cos(np.arange(np.prod(y_shape), dtype=np.float64)).reshape(y_shape)
+    try:
+        np.cov(m, y, rowvar=rowvar)
+    except ValueError:
+        with pytest.raises(ValueError):
+            tj.function(lambda m, y: np.cov(m, y, rowvar=rowvar))(m, y)
+        return
+    check(lambda m, y: np.cov(m, y, rowvar=rowvar), m, y)
+
+
+def test_a_quantile_taken_at_an_integer_rank_is_an_array_of_its_own():
+    """np.quantile(x, 0, keepdims=True) takes the element (no interpolation), as NumPy's
+    np.take: a new array, which the program may write into (not a view of the sorted data)."""
+
+    def quantile(x):
+        v = np.quantile(x, 0, axis=None, keepdims=True)
+        v[::-1][...] = 5
+        return v, x
+
+    check(quantile, np.array([[3, 1], [2, 7]]))
