@@ -647,6 +647,30 @@ def test_08_aliased_out_on_special_values():
     assert_matches(out, expected)
 
 
+@pytest.mark.parametrize("dtype", ["int64", "float32", "float64", "complex64", "complex128"])
+def test_08_lapack_inverse_on_edge_stacks(dtype):
+    """Exercise 4's np.linalg.inv: empty stacks, 0x0 and 1x1 matrices, NaN and inf entries
+    (LAPACK carries them to NaN, NumPy raises nothing), and the singular matrices NumPy
+    refuses; int64 is inverted in float64, as NumPy does."""
+    inverse = solution("08_llvm_and_the_jit")["inverse"]
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(8)
+    well = rng.integers(-3, 4, (3, 4, 4)) + 9 * np.eye(4, dtype=np.int64)
+    special = np.eye(2) * np.array([[np.nan], [1.0]]) + np.array([[0, np.inf], [0, 0]])
+    stacks = [well, np.zeros((0, 3, 3)), np.zeros((2, 0, 0)), np.full((2, 1, 1), -4)]
+    if dtype.kind != "i":
+        stacks.append(special[None])
+    for stack in stacks:
+        stack = quietly(np.asarray(stack).astype, dtype)
+        got, want = tj.function(inverse)(stack), quietly(inverse, stack)
+        assert_matches(got, want, rtol=RTOL.get(want.dtype, 0) * 100)
+    for singular in (np.zeros((1, 1)), np.array([[[1, 2], [2, 4]], [[1, 0], [0, 1]]])):
+        singular = singular.astype(dtype)
+        for compute in (inverse, tj.function(inverse)):
+            with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+                compute(singular)
+
+
 # --- chapter 09: the twenty-op workload ---------------------------------------------------------
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_09_twenty_ops_on_special_values(dtype):

@@ -3,9 +3,13 @@
 import re
 
 import numpy as np
+from course_checks import check_compiled, tiering_off
+from xdsl.dialects import func
 
 import tracejit as tj
+from tracejit.codegen import translate_module
 from tracejit.compiler.driver import compile_to_machine_code, lower
+from tracejit.ir.lapack_contract import LAPACK_PREFIX, ROUTINES
 from tracejit.passes.pipeline import DEFAULT_PIPELINE
 
 
@@ -58,4 +62,52 @@ np.testing.assert_array_equal(x, expected)
 x2 = np.arange(64, dtype=np.float32)
 np.add(np.multiply(a, x2), y, out=x2)
 np.testing.assert_array_equal(x2, expected)
+
+
+# 4. np.linalg.inv of a float32 stack: sgetrf factors each matrix, sgetrs solves against the
+#    identity. Their addresses are table entries 0 and 4 (ROUTINES: s, d, c, z per family);
+#    sgetrf(m, n, a, lda, ipiv, info) takes 6 pointers, sgetrs(trans, n, nrhs, a, lda, ipiv,
+#    b, ldb, info) 9: every argument by reference, info last, no hidden string length.
+def inverse(a):
+    return np.linalg.inv(a)
+
+
+def lapack_calls(function, *args) -> dict[str, tuple[int, int]]:
+    """routine -> (its table entry, the pointers its indirect call passes), from the IR."""
+    concrete = tj.function(function).get_concrete_function(*args)
+    lowered = lower(concrete.graph.module).module
+    declared = [
+        op.sym_name.data.removeprefix(LAPACK_PREFIX)
+        for op in lowered.walk()
+        if isinstance(op, func.FuncOp) and op.sym_name.data.startswith(LAPACK_PREFIX)
+    ]
+    llvm_ir = translate_module(lowered)
+    found = {}
+    # %e = getelementptr ptr, ptr %table, i32 <entry> ; %f = load ptr, ptr %e ; call void %f(...)
+    name = r'%"[.\d]+"'
+    table_reads = (
+        rf"({name}) = getelementptr ptr, ptr {name}, i32 (\d+)\n\s*({name}) = load ptr, ptr \1\n"
+    )
+    for _, entry, routine in re.findall(table_reads, llvm_ir):
+        arguments = re.search(rf"call void {re.escape(routine)}\(([^)]*)\)", llvm_ir).group(1)
+        found[ROUTINES[int(entry)]] = (int(entry), arguments.count("ptr "))
+    assert set(found) == set(declared), (found, declared)
+    return found
+
+
+rng = np.random.default_rng(8)
+stack = (rng.standard_normal((2, 3, 3)) + 3 * np.eye(3)).astype(np.float32)
+assert lapack_calls(inverse, stack) == {"sgetrf": (0, 6), "sgetrs": (4, 9)}
+compiled_inverse = tj.function(inverse)
+check_compiled(compiled_inverse, stack, expected=np.linalg.inv(stack), rtol=1e-5, atol=1e-6)
+singular = stack.copy()
+singular[1] = [[1, 2, 3], [2, 4, 6], [0, 1, 1]]  # row 1 is twice row 0, exactly
+for compute in (np.linalg.inv, compiled_inverse):
+    try:
+        with tiering_off():  # the machine code answers (the trace above is compiled)
+            compute(singular)
+    except np.linalg.LinAlgError as error:
+        assert "Singular matrix" in str(error)
+    else:
+        raise AssertionError(f"{compute} inverted a singular matrix")
 print("ok")
