@@ -14,6 +14,7 @@ import numpy as np
 
 from benchmarks import (
     dask_bench,
+    fft_accuracy,
     fft_bench,
     gradients,
     kernel_bench,
@@ -278,6 +279,7 @@ def run(args: argparse.Namespace) -> int:
         report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
     if "fft" in sections:
         report["fft"] = fft_bench.report(args.quick)
+        report["fft_accuracy"] = fft_accuracy.report(args.quick)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)
     if "load" in sections:

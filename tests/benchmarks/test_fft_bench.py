@@ -39,7 +39,20 @@ def test_case_compiles_and_matches_numpy(case):
 
 
 def test_accuracy_sample_holds_every_short_length_and_the_primes():
-    lengths = load("fft_accuracy").sample_lengths(600)
-    assert set(range(1, 257)) <= set(lengths)
-    assert {257, 263, 593, 512} <= set(lengths)
+    accuracy = load("fft_accuracy")
+    lengths = accuracy.sample_lengths(600)
+    assert set(range(1, 513)) <= set(lengths)
+    assert {521, 593, 599} <= set(lengths)  # few primes above 512: all of them
     assert len(lengths) == len(set(lengths)) and max(lengths) <= 600
+    lengths = accuracy.sample_lengths(4096)  # what the docstring and docs/guide.md say
+    assert set(range(1, 513)) <= set(lengths) and {1024, 2048, 4096, 4093} <= set(lengths)
+    primes = [n for n in lengths if n > 512 and accuracy._primes(n, n)]
+    assert len(primes) == 48 and len(lengths) == 611
+
+
+def test_accuracy_measures_both_dtypes_in_epsilons():
+    accuracy = load("fft_accuracy")
+    assert accuracy.DTYPES == ("complex64", "complex128")
+    rows = accuracy.measure([1, 5, 17], np.dtype("complex64"))
+    assert [r.n for r in rows] == [1, 5, 17]
+    assert all(0 <= r.vs_numpy < 16 and 0 <= r.tracejit_rms < 16 for r in rows)
