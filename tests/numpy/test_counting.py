@@ -74,6 +74,21 @@ def test_bincount_of_a_run_time_length_and_a_mask_selection():
     three_ways(lambda x: np.bincount(x[x < 5]), np.array([1, 7, 3, 3, 9, 0]))
 
 
+def test_weighted_bincount_of_an_empty_x_is_int64_only_when_known_at_trace_time():
+    """NumPy returns int64 zeros for an empty x, weights or not; a trace fixes its dtype, so
+    an x empty only at run time gives float64 zeros, equal in value (docs/guide.md says so)."""
+    empty, none = np.array([], np.int64), np.array([], np.float32)
+    three_ways(lambda x, w: np.bincount(x, weights=w, minlength=2), empty, none)
+    signature = [tj.TensorSpec([None], np.int64), tj.TensorSpec([None], np.float32)]
+    f = tj.function(lambda x, w: np.bincount(x, weights=w, minlength=2), input_signature=signature)
+    got, want = f(empty, none), np.bincount(empty, weights=none, minlength=2)
+    assert want.dtype == np.int64 and got.dtype == np.float64
+    np.testing.assert_array_equal(got, want)
+    masked = tj.function(lambda x, w: np.bincount(x[x >= 0], weights=w[x >= 0]))
+    assert_same(masked(np.array([-1, -2]), np.array([1.0, 2.0])), np.zeros(0))
+    assert_same(masked(np.array([-1, 1]), np.array([1.0, 2.0])), np.array([0.0, 2.0]))
+
+
 def test_bincount_refuses_negative_values_at_run_time():
     f = tj.function(lambda x: np.bincount(x))
     with pytest.raises(ValueError, match=r"must have no negative elements \(test_counting"):
