@@ -15,6 +15,12 @@
   binary ufuncs whose loop is one element-wise op: add, subtract, multiply, divide,
   floor_divide, remainder, fmod, power, maximum, minimum, fmax, fmin, arctan2, hypot,
   copysign, bitwise and/or/xor, shifts, logical and/or/xor.
+- `at(a, indices)` of a unary ufunc: `a[indices] = ufunc(a[indices])`, applied again for
+  each repetition of an index (`np.negative.at(a, [0, 0])` leaves a[0] as it was), in the
+  ufunc's loop dtype and cast back to `a`'s, as NumPy: negative, positive, absolute (not
+  of complex: its loop returns reals), fabs, sign, conjugate, square, reciprocal (floats
+  and complex), invert, the exponentials, logarithms, roots, trigonometric and hyperbolic
+  functions, floor, ceil, trunc and rint (`tj.scatter_combine` with a unary combiner).
 
 Other ufuncs' methods are refused by name.
 """
@@ -217,18 +223,67 @@ _AT_COMBINERS: dict[np.ufunc, dict[str, type[ew.ElementwiseBinaryOp]]] = {
 }
 
 
+# unary ufunc -> the combiner (ir/scatter_combine.py) `ufunc.at` applies, by the kind of
+# its loop's dtype, where NumPy's function is one op (or a PSEUDO_UNARY one) on that kind
+_UNARY_FLOAT_OPS = {
+    np.exp: ew.ExpOp, np.expm1: ew.Expm1Op, np.exp2: ew.Exp2Op, np.log: ew.LogOp,
+    np.log1p: ew.Log1pOp, np.log2: ew.Log2Op, np.log10: ew.Log10Op, np.sqrt: ew.SqrtOp,
+    np.cbrt: ew.CbrtOp, np.sin: ew.SinOp, np.cos: ew.CosOp, np.tan: ew.TanOp,
+    np.arcsin: ew.ArcsinOp, np.arccos: ew.ArccosOp, np.arctan: ew.ArctanOp,
+    np.sinh: ew.SinhOp, np.cosh: ew.CoshOp, np.tanh: ew.TanhOp, np.arcsinh: ew.ArcsinhOp,
+    np.arccosh: ew.ArccoshOp, np.arctanh: ew.ArctanhOp, np.floor: ew.FloorOp,
+    np.ceil: ew.CeilOp, np.trunc: ew.TruncOp, np.rint: ew.RintOp,
+}  # fmt: skip
+_COMPLEX_TOO = {np.exp, np.log, np.sqrt}  # the ones tracejit stages on complex loops
+_INTEGRAL_IDENTITY = {np.floor, np.ceil, np.trunc}  # integers are already integral
+_AT_UNARY: dict[np.ufunc, dict[str, str]] = {
+    np.negative: {"f": ew.NegOp.name, "c": ew.NegOp.name, "int": ew.NegOp.name},
+    np.positive: {"f": "identity", "c": "identity", "int": "identity"},
+    np.absolute: {"f": ew.AbsOp.name, "int": ew.AbsOp.name, "b": "identity"},
+    np.fabs: {"f": ew.AbsOp.name},
+    np.sign: {"f": ew.SignOp.name, "int": ew.SignOp.name},
+    np.conjugate: {"c": ew.ConjOp.name, "f": "identity", "int": "identity", "b": "identity"},
+    np.square: {"f": "square", "c": "square", "int": "square", "b": "identity"},
+    np.reciprocal: {"f": "reciprocal", "c": ew.ReciprocalOp.name},
+    np.invert: {"int": ew.BitwiseNotOp.name, "b": ew.BitwiseNotOp.name},
+    **{
+        ufunc: {
+            "f": op.name,
+            **({"c": op.name} if ufunc in _COMPLEX_TOO else {}),
+            **({"int": "identity", "b": "identity"} if ufunc in _INTEGRAL_IDENTITY else {}),
+        }
+        for ufunc, op in _UNARY_FLOAT_OPS.items()
+    },
+}
+
+
 def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
     """`ufunc.at(a, indices, b)`: `a` updated in place (module docstring); None, as NumPy."""
     if not isinstance(a, Tensor):
         raise TypeError("a traced array as the first argument")
-    if ufunc.nin != 2 or b is None:
-        raise TypeError("a binary ufunc and its second operand")
-    from tracejit.frontend.staging.views import assign
+    if ufunc.nin == 1 and b is not None:
+        raise ValueError(at_user_line("second operand provided when ufunc is unary"))
+    if ufunc.nin == 2 and b is None:
+        raise ValueError(at_user_line("second operand needed for ufunc"))
+    if ufunc.nin != 1 and ufunc.nin != 2:
+        raise TypeError("a unary or binary ufunc")
+    if ufunc.nin == 1:
+        compute, name = _unary_at_loop(ufunc, a)
+        updates = primitives.constant(np.zeros((), compute))  # its dtype only: not read
+        return _scatter_into(ufunc, a, indices, name, updates)
 
     compute, combiner = _at_loop(ufunc, a, b)
+    return _scatter_into(ufunc, a, indices, combiner.name, as_tensor(b, compute))
+
+
+def _scatter_into(
+    ufunc: np.ufunc, a: Tensor, indices: object, combiner: str, updates: Tensor
+) -> None:
+    """`a` combined in place with `updates` at `indices` (one tj.scatter_combine)."""
+    from tracejit.frontend.staging.views import assign
+
     positions = _at_positions(a, indices)
     count = [positions.dims[0]] if positions.ndim == 1 else [_static_size(positions)]
-    updates = as_tensor(b, compute)
     if updates.ndim:  # one value per selected element (a 0-d one the op takes as it is)
         updates = primitives.reshape(_broadcast_updates(ufunc, updates, positions), count)
     message = at_user_line(f"IndexError: index out of bounds in np.{ufunc.__name__}.at")
@@ -237,6 +292,22 @@ def at(ufunc: np.ufunc, a: object, indices: object, b: object = None) -> None:
     combined = primitives.scatter_combine(combiner, flat, flat_positions, updates, message)
     assign(a, primitives.reshape(combined, a.dims))
     return None
+
+
+def _unary_at_loop(ufunc: np.ufunc, a: Tensor) -> tuple[np.dtype, str]:
+    """The dtype NumPy's loop of a unary ufunc computes in, and the combiner applying it."""
+    given, out = loop_dtypes(ufunc, [a])
+    kind = "int" if out.kind in "iu" else out.kind
+    combiner = _AT_UNARY.get(ufunc, {}).get(kind)
+    if combiner is None or given != out:
+        raise NotImplementedError(
+            at_user_line(
+                f"np.{ufunc.__name__}.at on {a.dtype} is not supported by tracejit; wrap the "
+                "call in tj.py_function, or write a[indices] = np."
+                f"{ufunc.__name__}(a[indices]) if no index repeats"
+            )
+        )
+    return out, combiner
 
 
 def _broadcast_updates(ufunc: np.ufunc, updates: Tensor, positions: Tensor) -> Tensor:

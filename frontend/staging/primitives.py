@@ -354,7 +354,7 @@ def scatter(dest: Tensor, indices: Tensor, updates: Tensor, message: str) -> Ten
 
 
 def scatter_combine(
-    combiner: type[ElementwiseBinaryOp],
+    combiner: type[ElementwiseBinaryOp] | str,
     dest: Tensor,
     indices: Tensor,
     updates: Tensor,
@@ -362,10 +362,12 @@ def scatter_combine(
 ) -> Tensor:
     """The 1-d `dest` with `dest[indices[k]] = combiner(dest[indices[k]], updates[k])` for
     each k in order (NumPy's `ufunc.at`: repeated indices combine every update), computed
-    in `updates`' dtype and cast back to `dest`'s."""
+    in `updates`' dtype and cast back to `dest`'s. `combiner` is an op or its name; a unary
+    one (ir/scatter_combine.py) takes a 0-d `updates` that only gives the dtype."""
     from tracejit.ir.scatter_combine import ScatterCombineOp
 
-    op = ScatterCombineOp(combiner.name, updates.value, dest.value, indices.value, message)
+    name = combiner if isinstance(combiner, str) else combiner.name
+    op = ScatterCombineOp(name, updates.value, dest.value, indices.value, message)
     return Tensor(emit(op).result, dims=dest.dims)
 
 

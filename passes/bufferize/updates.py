@@ -16,11 +16,11 @@ from __future__ import annotations
 from xdsl.builder import Builder
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IndexType, MemRefType, i64
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 
 from tracejit.ir.dtypes import element_kind, element_of, is_unsigned
-from tracejit.ir.elementwise import AddOp
-from tracejit.ir.scatter_combine import ScatterCombineOp
+from tracejit.ir.elementwise import AddOp, DivOp, MulOp
+from tracejit.ir.scatter_combine import UNARY_COMBINERS, ScatterCombineOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.ir.update import InsertSliceOp, ScatterOp, ToIndexOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
@@ -116,7 +116,8 @@ def _in_lanes(op: ScatterCombineOp) -> bool:
     element = element_of(op.dest)
     size = shaped_type(op.dest).get_shape()[0]
     return (
-        op.combiner_op() is AddOp
+        not op.is_unary
+        and op.combiner_op() is AddOp
         and element == element_of(op.updates)
         and element_kind(element) in ("signed", "unsigned")
         and 0 <= size <= LANES_LIMIT
@@ -133,25 +134,41 @@ def lower_scatter_combine(bufferizer: FunctionBufferizer, op: ScatterCombineOp) 
     updates, indices = bufferizer.values[op.updates], bufferizer.values[op.indices]
     unsigned = is_unsigned(element_of(op.indices))
     stored, computed = element_of(op.dest), element_of(op.updates)
-    combiner = op.combiner_op()
+    combiner = None if op.is_unary else op.combiner_op()
     size = bufferizer.dim(target, 0)
     b = bufferizer.builder
     bounds = [(index_constant(b, 0), bufferizer.dim(indices, 0))]
     one_update = shaped_type(updates).get_shape() == ()  # loaded once, before the loop
-    shared = b.insert(memref.LoadOp.get(updates, [])).res if one_update else None
+    shared = None
+    if one_update and not op.is_unary:  # a unary combiner's updates are a dtype, not read
+        shared = b.insert(memref.LoadOp.get(updates, [])).res
 
     def body(b: Builder, idx: list[SSAValue]) -> None:
         raw = b.insert(memref.LoadOp.get(indices, idx)).res
         position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
         old = b.insert(memref.LoadOp.get(target, [position])).res
-        value = shared or b.insert(memref.LoadOp.get(updates, idx)).res
+        value = None if op.is_unary else shared or b.insert(memref.LoadOp.get(updates, idx)).res
         wide = scalar.emit_cast(b, old, stored, computed)
-        combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
+        if op.is_unary:
+            combined = _unary_combine(b, op.combiner.data, wide, computed)
+        else:
+            combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
         new = scalar.emit_cast(b, combined, computed, stored)
         b.insert(memref.StoreOp.get(new, target, [position]))
 
     loop_nest(b, bounds, body)
     bufferizer.values[op.result] = target
+
+
+def _unary_combine(b: Builder, name: str, x: SSAValue, element: Attribute) -> SSAValue:
+    """A unary combiner (ir/scatter_combine.py) on the old element `x`."""
+    if name == "identity":
+        return x
+    if name == "square":
+        return scalar.emit_scalar(b, MulOp, [x, x], element)
+    if name == "reciprocal":
+        return scalar.emit_scalar(b, DivOp, [scalar.constant(b, 1, element), x], element)
+    return scalar.emit_scalar(b, UNARY_COMBINERS[name], [x], element)
 
 
 def _scatter_add_in_lanes(bufferizer: FunctionBufferizer, op: ScatterCombineOp) -> None:

@@ -171,14 +171,122 @@ def test_item_assignment_keeps_numpys_last_write_semantics():
     np.testing.assert_array_equal(result, [1.0, 0.0, 1.0])
 
 
-def test_unary_ufunc_at_is_refused_by_name():
-    @tj.function
-    def negate(a):
-        np.negative.at(a, [0])
+# (unary ufunc, dtypes, values' range): where a float loop takes an integer array, values it
+# cannot overflow or make NaN of (NumPy's cast of those back to an integer is undefined).
+# Functions that are exact in IEEE arithmetic, or contract (tanh): applied again at a
+# repeated index, exp or log would amplify their last-ulp differences from NumPy's libm.
+UNARY = [
+    (np.negative, [np.float64, np.int8, np.uint8, np.complex64], (-100, 100)),
+    (np.positive, [np.int16, np.complex128], (-100, 100)),
+    (np.absolute, [np.float32, np.int8, np.bool_], (-128, 127)),
+    (np.fabs, [np.float16], (-100, 100)),
+    (np.sign, [np.float64, np.int32], (-100, 100)),
+    (np.conjugate, [np.complex64, np.int64], (-100, 100)),
+    (np.square, [np.int8, np.float32, np.complex128, np.bool_], (-100, 100)),
+    (np.reciprocal, [np.float64, np.complex64], (-100, 100)),
+    (np.invert, [np.uint16, np.bool_], (-100, 100)),
+    (np.sqrt, [np.float64, np.float16, np.uint8, np.complex128], (0, 100)),
+    (np.tanh, [np.float64], (-100, 100)),
+    (np.floor, [np.float32, np.int8], (-100, 100)),
+    (np.rint, [np.float64], (-100, 100)),
+]
+UNARY_CASES = [(u, d, r) for u, dtypes, r in UNARY for d in dtypes]
+
+
+def unary_at(ufunc):
+    def update(a, idx):
+        a = a.copy()
+        ufunc.at(a, idx)
         return a
 
-    with pytest.raises(TypeError, match=r"np\.negative\.at.*tj\.py_function"):
-        negate(np.ones(3))
+    return update
+
+
+def _complex(real, imag, dtype):
+    z = np.empty(real.shape, dtype)
+    z.real, z.imag = real, imag  # no 1j * inf: its real part would be NaN
+    return z
+
+
+def unary_values(dtype, shape, bounds):
+    dtype = np.dtype(dtype)
+    low, high = bounds
+    if dtype.kind == "c":
+        part = np.dtype(f"f{dtype.itemsize // 2}")
+        return unary_values(part, shape, bounds).map(lambda x: _complex(x, x[::-1] / 2, dtype))
+    if dtype.kind == "f":
+        elements = st.floats(low, high, width=dtype.itemsize * 8) | st.sampled_from(
+            [np.nan, np.inf, -np.inf, -0.0]
+        )
+        return hnp.arrays(dtype, shape, elements=elements)
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        low, high = max(info.min, low), min(info.max, high)
+    return (
+        values(dtype, shape)
+        if dtype.kind == "b"
+        else hnp.arrays(dtype, shape, elements=st.integers(low, high))
+    )
+
+
+@pytest.mark.parametrize(
+    "ufunc, dtype, bounds", UNARY_CASES, ids=lambda c: getattr(c, "__name__", "")
+)
+@settings(max_examples=3, deadline=None)
+@given(data=st.data())
+def test_unary_at_applies_the_function_again_for_each_repetition(ufunc, dtype, bounds, data):
+    """NumPy's unbuffered loop: a[i] = f(a[i]) once per occurrence of i, in the loop's dtype
+    (np.sqrt of uint8 in float16), cast back to a's after every step."""
+    a = data.draw(unary_values(dtype, 5, bounds))
+    idx = data.draw(hnp.arrays(np.int64, 8, elements=st.integers(-5, 4)))
+    three_ways(unary_at(ufunc), a, idx)
+
+
+def test_unary_at_on_edge_cases():
+    negate = unary_at(np.negative)
+    three_ways(negate, np.arange(4.0), np.array([], np.int64))  # no index
+    three_ways(negate, np.zeros(0), np.array([], np.int64))  # an empty array
+    three_ways(negate, np.array([1.0, np.nan, -0.0]), np.array([1, 2, 2, 2]))
+    three_ways(negate, np.array(2.5), ())  # 0-d
+    three_ways(unary_at(np.square), np.arange(6).reshape(2, 3), (np.array([0, 0, -1]), 1))
+    three_ways(unary_at(np.square), np.array([3], np.int8), np.array([0, 0, 0]))  # wraps
+
+
+@pytest.mark.parametrize("ufunc", [np.exp, np.log, np.arccos, np.sin, np.cbrt, np.expm1])
+def test_unary_at_of_transcendental_functions_once_per_index(ufunc):
+    a = np.array([0.5, -0.0, np.nan, np.inf, -2.0, 1e-5, 3.0], np.float32)
+    three_ways(unary_at(ufunc), a, np.array([0, 1, 2, 3, 4, -1, -2]))
+    three_ways(unary_at(ufunc), np.arange(5, dtype=np.int16), np.array([1, 2]))  # in float32
+
+
+def test_unary_at_out_of_range_raises_index_error_when_the_function_runs():
+    f = tj.function(unary_at(np.negative))
+    np.testing.assert_array_equal(f(np.ones(3), np.array([2, -3])), [-1.0, 1.0, -1.0])
+    for bad in ([3], [-4], [0, 1, 9]):
+        with pytest.raises(IndexError, match=r"np\.negative\.at \(test_ufunc_at\.py:\d+\)"):
+            f(np.ones(3), np.array(bad))
+
+
+def test_unary_at_refuses_what_numpy_refuses_and_what_tracejit_does_not_compile():
+    with pytest.raises(ValueError, match="second operand provided when ufunc is unary"):
+        tj.function(lambda a: np.negative.at(a, [0], 1.0))(np.ones(3))
+    with pytest.raises(ValueError, match="second operand needed for ufunc"):
+        tj.function(lambda a: np.add.at(a, [0]))(np.ones(3))
+    with pytest.raises(TypeError):  # NumPy: no negative of bools either
+        np.negative.at(np.ones(3, bool), [0])
+    with pytest.raises(TypeError):
+        tj.function(unary_at(np.negative))(np.ones(3, bool), np.array([0]))
+    # absolute of complex returns reals; NumPy casts them back, tracejit refuses by name
+    with pytest.raises(NotImplementedError, match=r"np\.absolute\.at on complex128.*py_function"):
+        tj.function(unary_at(np.absolute))(np.ones(3, complex), np.array([0]))
+    with pytest.raises(NotImplementedError, match=r"np\.logical_not\.at"):
+        tj.function(unary_at(np.logical_not))(np.ones(3), np.array([0]))
+
+
+def test_unary_at_is_a_scatter_combine_with_a_unary_combiner():
+    f = tj.function(unary_at(np.negative))
+    concrete = f.get_concrete_function(np.zeros(4), np.zeros(3, np.int64))
+    assert 'tj.scatter_combine "tj.neg"' in concrete.ir(after="canonicalize")
 
 
 def test_the_scatter_is_one_loop_in_the_ir():

@@ -2,8 +2,24 @@
 // RUN: tracejit-opt %s --split-input-file --verify-diagnostics
 
 func.func @unknown_combiner(%a: tensor<4xf32>, %v: tensor<2xf32>, %idx: tensor<2xi64>) {
-  // expected-error @+1 {{tj.scatter_combine combiner 'tj.exp' is not an element-wise binary tj op}}
+  // expected-error @+1 {{tj.scatter_combine combiner 'tj.where' is not an element-wise tj op (or one of square, reciprocal, identity)}}
+  %r = tj.scatter_combine "tj.where" %v into %a[%idx], "IndexError: out of bounds" : tensor<2xf32> into tensor<4xf32>, tensor<2xi64>
+  func.return
+}
+
+// -----
+
+func.func @unary_with_updates(%a: tensor<4xf32>, %v: tensor<2xf32>, %idx: tensor<2xi64>) {
+  // expected-error @+1 {{tj.scatter_combine with a unary combiner takes a 0-d updates operand}}
   %r = tj.scatter_combine "tj.exp" %v into %a[%idx], "IndexError: out of bounds" : tensor<2xf32> into tensor<4xf32>, tensor<2xi64>
+  func.return
+}
+
+// -----
+
+func.func @unary_domain(%a: tensor<4xi32>, %t: tensor<i32>, %idx: tensor<2xi64>) {
+  // expected-error @+1 {{reciprocal is not defined on i32 updates}}
+  %r = tj.scatter_combine "reciprocal" %t into %a[%idx], "IndexError: out of bounds" : tensor<i32> into tensor<4xi32>, tensor<2xi64>
   func.return
 }
 
