@@ -9,8 +9,10 @@ conjugate transpose's lower triangle). A decomposition that does not converge ra
 `LinAlgError` at the user's line. float32 and complex64 are computed in their own
 precision (NumPy computes them in double and rounds); `lstsq` is computed in double as
 NumPy's, so its default `rcond` (eps * max(m, n) of float64) and its rank are NumPy's.
-Dims unknown at trace time are supported by eigh/eigvalsh and in the batch dims; the
-core dims of svd, qr and lstsq must be known.
+Dims unknown at trace time are supported everywhere but in the core dims of lstsq (whose
+residuals, rank threshold and empty cases depend on m and n) and of `svd(hermitian=True)`:
+LAPACK takes its sizes at run time and the workspace queries size the work arrays there; a
+result dim min(m, n) of dims unknown at trace time is known only to the kernel.
 
 `svd(..., hermitian=True)` is computed from `eigh`, as NumPy's (the magnitudes of the
 eigenvalues, descending; the eigenvectors in that order).
@@ -30,8 +32,9 @@ from tracejit.frontend.numpy_api.lapack import (
     _stack,
     conjugate_transpose,
 )
-from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.registry import implements, numpy_name, unsupported
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.dims import UNKNOWN
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import emit
@@ -60,8 +63,30 @@ def _known_core(fn: Any, t: Tensor) -> tuple[int, int]:
     """The static (m, n) of a stack; refused when the trace does not know them."""
     m, n = t.shape[-2:]
     if m is None or n is None:
-        raise unsupported(fn, " on matrices whose dims are unknown at trace time (yet);")
+        raise TypeError(at_user_line(needs_static_core(fn, t)))
     return m, n
+
+
+def needs_static_core(fn: Any, t: Tensor) -> str:
+    """The refusal of a function whose matrices' dims must be known at trace time."""
+    return (
+        f"{numpy_name(fn)} needs the last two dims of its matrices at trace time, and this "
+        f"trace has shape {tuple(t.shape)} (None: known only at run time): give them in the "
+        "input_signature (tj.TensorSpec([..., m, n])), or call the function without an "
+        "input_signature (each new shape is then traced for itself)"
+    )
+
+
+def _core(t: Tensor) -> tuple[Any, Any, Any]:
+    """The dims (m, n, min(m, n)) of a stack's matrices: ints when the trace knows them,
+    else where their sizes come from (frontend/staging/dims.py); min(m, n) of a dim
+    unknown at trace time is known only to the kernel (which then returns the results)."""
+    m, n = t.dims[-2:]
+    if isinstance(m, int) and isinstance(n, int):
+        return m, n, min(m, n)
+    if m == n:
+        return m, n, m
+    return m, n, 0 if 0 in (m, n) else UNKNOWN
 
 
 def _hermitian_operand(fn: Any, a: object, uplo: str) -> Tensor:
@@ -95,8 +120,8 @@ def svd(
     if hermitian:
         return _hermitian_svd(a, compute_uv)
     t = _matrices(np.linalg.svd, a)
-    m, n = _known_core(np.linalg.svd, t)
-    batch, k = tuple(t.dims[:-2]), min(m, n)
+    m, n, k = _core(t)
+    batch = tuple(t.dims[:-2])
     if not compute_uv:
         s, ok = stage("svdvals", [t], [(*batch, k), ()])
         _raise_unless(ok, "SVD did not converge")
@@ -150,8 +175,8 @@ def qr(a: object, mode: str = "reduced") -> QRResult | Tensor:
     if mode == "raw":
         raise unsupported(np.linalg.qr, "(..., mode='raw') (LAPACK's reflectors);")
     t = _matrices(np.linalg.qr, a)
-    m, n = _known_core(np.linalg.qr, t)
-    batch, k = tuple(t.dims[:-2]), min(m, n)
+    m, n, k = _core(t)
+    batch = tuple(t.dims[:-2])
     columns = m if mode == "complete" else k
     r_dims = (*batch, columns, n)
     if mode == "r":
@@ -227,7 +252,6 @@ def _as(t: Tensor, dtype: np.dtype) -> Tensor:
 def values_of(fn: Any, a: object) -> Tensor:
     """The singular values of a stack (for norm, cond, matrix_rank), descending."""
     t = _matrices(fn, a)
-    m, n = _known_core(fn, t)
-    s, ok = stage("svdvals", [t], [(*t.dims[:-2], min(m, n)), ()])
+    s, ok = stage("svdvals", [t], [(*t.dims[:-2], _core(t)[2]), ()])
     _raise_unless(ok, "SVD did not converge")
     return s

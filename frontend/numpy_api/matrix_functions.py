@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.decompositions import stage, svd, values_of
+from tracejit.frontend.numpy_api.decompositions import needs_static_core, stage, svd, values_of
 from tracejit.frontend.numpy_api.lapack import _operand_dtype, _stack
 from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.staging import primitives
@@ -27,15 +27,23 @@ def _swap_last(t: Tensor) -> Tensor:
     return primitives.transpose(t, [*range(t.ndim - 2), t.ndim - 1, t.ndim - 2])
 
 
-def _known(t: Tensor) -> tuple[int, ...]:
+def _known(t: Tensor, fn: Any) -> tuple[int, ...]:
     """t's shape, which the caller needs known at trace time."""
     if None in t.shape:
-        raise TypeError(at_user_line("this np.linalg function needs the shape at trace time"))
+        raise TypeError(at_user_line(needs_static_core(fn, t)))
     return tuple(d for d in t.shape if d is not None)
 
 
-def _largest_dim(t: Tensor) -> int:
-    return max(_known(t)[-2:])
+def _largest_dim(t: Tensor, fn: Any) -> int:
+    return max(_known(t, fn)[-2:])
+
+
+def _known_core(t: Tensor, fn: Any) -> None:
+    """Refuse matrices whose dims only the kernel knows where NumPy's answer for an empty
+    one differs from what the computation would give (pinv's zeros, matrix_rank's 0,
+    cond's LinAlgError): the emptiness must be known at trace time."""
+    if None in t.shape[-2:]:
+        raise TypeError(at_user_line(needs_static_core(fn, t)))
 
 
 def _is_empty_2d(t: Tensor) -> bool:
@@ -52,17 +60,18 @@ def pinv(
     rtol: Any = np._NoValue,  # NumPy's marker for "not given"
 ) -> Tensor:
     t = _stack(np.linalg.pinv, a, _operand_dtype(np.linalg.pinv, [a]), square=False)
+    _known_core(t, np.linalg.pinv)
     if rcond is None:
         if rtol is np._NoValue:
             rcond = 1e-15
         elif rtol is None:
-            rcond = _largest_dim(t) * float(np.finfo(t.dtype).eps)
+            rcond = _largest_dim(t, np.linalg.pinv) * float(np.finfo(t.dtype).eps)
         else:
             rcond = rtol
     elif rtol is not np._NoValue:
         raise ValueError(at_user_line("`rtol` and `rcond` can't be both set."))
     if _is_empty_2d(t):
-        *batch, m, n = _known(t)
+        *batch, m, n = _known(t, np.linalg.pinv)
         return primitives.constant(np.zeros((*batch, n, m), t.dtype))
     conjugate = dispatched(np.conj(t)) if t.dtype.kind == "c" else t
     u, s, vt = svd(conjugate, full_matrices=False, hermitian=hermitian)
@@ -87,6 +96,7 @@ def matrix_rank(
     t = array_of(A)
     if t.ndim < 2:
         return dispatched(np.any(t != 0).astype(np.int64))
+    _known_core(t, np.linalg.matrix_rank)
     if hermitian:
         s = svd(t, compute_uv=False, hermitian=True)
     else:
@@ -95,7 +105,7 @@ def matrix_rank(
         return primitives.constant(np.zeros(s.shape[:-1], np.intp))
     if tol is None:
         if rtol is None:
-            rtol = _largest_dim(t) * float(np.finfo(s.dtype).eps)
+            rtol = _largest_dim(t, np.linalg.matrix_rank) * float(np.finfo(s.dtype).eps)
         else:
             rtol = np.expand_dims(np.asarray(rtol), -1)
         threshold = dispatched(np.max(s, axis=-1, keepdims=True) * rtol)
@@ -107,6 +117,7 @@ def matrix_rank(
 @implements(np.linalg.cond)
 def cond(x: object, p: Any = None) -> Tensor:
     t = _stack(np.linalg.cond, x, _operand_dtype(np.linalg.cond, [x]), square=False)
+    _known_core(t, np.linalg.cond)
     if _is_empty_2d(t):
         raise np.linalg.LinAlgError(at_user_line("cond is not defined on empty arrays"))
     if p is None or p in (2, -2):
@@ -146,7 +157,7 @@ def matrix_power(a: object, n: Any) -> Tensor:
     except TypeError:
         raise TypeError(at_user_line("exponent must be an integer (a Python int)")) from None
     if n == 0:
-        identity = np.eye(_known(t)[-1], dtype=t.dtype)
+        identity = np.eye(_known(t, np.linalg.matrix_power)[-1], dtype=t.dtype)
         return primitives.broadcast_to(primitives.constant(identity), tuple(t.dims))
     if n < 0:
         t = dispatched(np.linalg.inv(t))

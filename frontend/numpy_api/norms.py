@@ -105,8 +105,11 @@ def _matrix_norm(a: Tensor, ord: Any, rows: int, cols: int, keepdims: bool) -> T
     if ord in (2, -2, "nuc"):
         moved = staged(np.moveaxis, a, (rows, cols), (-2, -1))
         values = values_of(np.linalg.norm, moved)
-        pick: Any = {2: np.max, -2: np.min, "nuc": np.sum}[ord]
-        result = dispatched(pick(values, axis=-1))
+        if ord == 2:  # NumPy's amax with initial=0: 0 for an empty matrix (NumPy 2)
+            result = dispatched(np.maximum.reduce(values, axis=-1, initial=0.0))
+        else:
+            pick: Any = {-2: np.min, "nuc": np.sum}[ord]
+            result = dispatched(pick(values, axis=-1))
     elif ord is None or ord == "fro":
         squares = dispatched(np.real(np.conj(a) * a)) if a.dtype.kind == "c" else a * a
         result = dispatched(np.sqrt(np.sum(squares, axis=(rows, cols))))
@@ -114,8 +117,10 @@ def _matrix_norm(a: Tensor, ord: Any, rows: int, cols: int, keepdims: bool) -> T
         summed, over = (rows, cols) if ord in (1, -1) else (cols, rows)
         sums = dispatched(np.sum(magnitude, axis=summed))
         remaining = over - 1 if over > summed else over
-        pick = np.max if ord in (1, np.inf) else np.min
-        result = dispatched(pick(sums, axis=remaining))
+        if ord in (1, np.inf):  # NumPy's max with initial=0: 0 for an empty matrix
+            result = dispatched(np.maximum.reduce(sums, axis=remaining, initial=0.0))
+        else:
+            result = dispatched(np.min(sums, axis=remaining))
     else:
         raise ValueError(at_user_line("Invalid norm order for matrices."))
     if keepdims:

@@ -80,6 +80,10 @@ def reduce(
     tensor = _tensor(x)
     if initial is not np._NoValue and _reduces_nothing(tensor, axis):
         return _initial_only(ufunc, tensor, axis, dtype, keepdims, initial)
+    if initial is not np._NoValue and function in (np.max, np.min) and dtype is None:
+        maybe_empty = _extremum_from_initial(ufunc, tensor, axis, keepdims, initial)
+        if maybe_empty is not None:
+            return maybe_empty
     if function in (np.sum, np.prod):
         result = dispatched(function(x, axis=axis, dtype=dtype, keepdims=keepdims))
     else:
@@ -104,6 +108,24 @@ def _masked(ufunc: np.ufunc, x: Tensor, where: Any, initial: Any) -> Tensor:
         )
     mask = primitives.broadcast_to(primitives.cast(_tensor(where), np.dtype(np.bool_)), x.dims)
     return dispatched(np.where(mask, x, primitives.cast(_tensor(fill), x.dtype)))
+
+
+def _extremum_from_initial(
+    ufunc: np.ufunc, x: Tensor, axis: Any, keepdims: bool, initial: Any
+) -> Tensor | None:
+    """max/min with `initial` over axes whose size only the kernel knows: an empty one is
+    no error (NumPy's answer is `initial`), so the reduction is staged without np.max's
+    run-time check -- tj.reduce of nothing is its identity (-inf, the integer minimum),
+    which `initial` then replaces. None where np.max's own staging applies."""
+    every = range(x.ndim) if axis is None else np.atleast_1d(axis).tolist()
+    axes = tuple(sorted({normalize_axis(a, x.ndim) for a in every}))
+    if x.dtype.kind not in "iuf" or all(x.shape[a] is not None for a in axes):
+        return None
+    kind = "max" if ufunc is np.maximum else "min"
+    result = primitives.reduce(kind, x, list(axes))
+    if keepdims:
+        result = primitives.reshape(result, [1 if i in axes else d for i, d in enumerate(x.dims)])
+    return primitives.cast(_tensor(ufunc(result, initial)), result.dtype)
 
 
 def _reduces_nothing(x: Tensor, axis: Any) -> bool:

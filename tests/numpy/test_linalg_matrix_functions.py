@@ -286,12 +286,57 @@ def test_what_needs_no_lapack_works_without_scipy(monkeypatch):
     assert_same(products(a), (a @ a @ a, a @ a @ a, np.linalg.norm(a)), rtol=1e-12)
 
 
-def test_decompositions_of_matrices_of_unknown_size_are_refused_by_name():
+def test_lstsq_pinv_and_rank_of_matrices_of_unknown_size_say_what_to_do():
+    """Their results depend on m and n at trace time (residuals, thresholds, the empty
+    cases): refused, naming the function and the two ways out."""
     _lapack()
+    signature = [tj.TensorSpec([None, 3], np.float64)]
 
-    @tj.function(input_signature=[tj.TensorSpec([None, 3], np.float64)])
+    def least_squares(a):
+        return np.linalg.lstsq(a, a)[0]
+
+    calls = {
+        "lstsq": least_squares,
+        "pinv": np.linalg.pinv,
+        "matrix_rank": np.linalg.matrix_rank,
+        "cond": np.linalg.cond,
+    }
+    for name, call in calls.items():
+        f = tj.function(call, input_signature=signature)
+        with pytest.raises(TypeError, match=rf"np\.linalg\.{name} needs the last two dims"):
+            f(np.ones((4, 3)))
+        with pytest.raises(TypeError, match=r"give them in the input_signature.*without an"):
+            f(np.ones((4, 3)))
+        np.testing.assert_allclose(tj.function(call)(np.eye(4, 3)), call(np.eye(4, 3)))
+
+
+def test_svd_qr_and_norms_of_matrices_of_unknown_size():
+    """LAPACK takes m and n at run time; min(m, n) is a dim only the kernel knows. One trace
+    serves every shape, empty ones included (NumPy's 2-norm of an empty matrix is 0)."""
+    _lapack()
+    signature = [tj.TensorSpec([None, None], np.float64)]
+
+    @tj.function(input_signature=signature)
     def decompose(a):
-        return np.linalg.svd(a)
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        q, r = np.linalg.qr(a)
+        return u, s, vh, q, r, np.linalg.svd(a)[0], np.linalg.qr(a, mode="complete")[0]
 
-    with pytest.raises(TypeError, match="np.linalg.svd.*unknown at trace time"):
-        decompose(np.ones((4, 3)))
+    @tj.function(input_signature=signature)
+    def norms(a):
+        return np.linalg.norm(a, 2), np.linalg.norm(a, "nuc"), np.linalg.svd(a, compute_uv=False)
+
+    rng = np.random.default_rng(7)
+    for shape in ((4, 3), (3, 5), (0, 3), (2, 0), (1, 1)):
+        a = rng.standard_normal(shape)
+        u, s, vh, q, r, u_complete, q_complete = decompose(a)
+        want_u, want_s, want_vh = np.linalg.svd(a, full_matrices=False)
+        assert (u.shape, s.shape, vh.shape) == (want_u.shape, want_s.shape, want_vh.shape)
+        assert u_complete.shape == (shape[0], shape[0]) == q_complete.shape
+        assert (q.shape, r.shape) == tuple(x.shape for x in np.linalg.qr(a))
+        np.testing.assert_allclose(s, want_s, atol=1e-12)
+        np.testing.assert_allclose((u * s) @ vh, a, atol=1e-12)
+        np.testing.assert_allclose(q @ r, a, atol=1e-12)
+        want = (np.linalg.norm(a, 2), np.linalg.norm(a, "nuc"), want_s)
+        assert_same(norms(a), want, rtol=1e-12, atol=1e-12)
+    assert decompose.experimental_get_tracing_count() == 1

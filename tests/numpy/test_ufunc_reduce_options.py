@@ -84,3 +84,21 @@ def test_reduceat_refuses_what_numpy_refuses_and_traced_indices():
         tj.function(lambda x: np.add.reduceat(x, [0, 5]))(np.ones(3))
     with pytest.raises(NotImplementedError, match="traced indices.*tj.py_function"):
         tj.function(lambda x, i: np.add.reduceat(x, i))(np.ones(3), np.array([0, 1]))
+
+
+def test_max_and_min_with_initial_over_a_dim_known_only_at_run_time():
+    """Empty at run time, the reduction is `initial` as in NumPy (no empty-array error)."""
+    signature = [tj.TensorSpec([None, 3], np.float64)]
+    for axis in (0, 1, None, (0, 1)):
+
+        @tj.function(input_signature=signature)
+        def extrema(x, axis=axis):
+            high = np.maximum.reduce(x, axis=axis, initial=-5.0)
+            return high, np.minimum.reduce(x, axis=axis, initial=7.0, keepdims=True)
+
+        for x in (np.zeros((0, 3)), np.array([[1.0, np.nan, -9.0], [2.0, 3.0, 10.0]])):
+            want = (
+                np.maximum.reduce(x, axis=axis, initial=-5.0),
+                np.minimum.reduce(x, axis=axis, initial=7.0, keepdims=True),
+            )
+            assert_same(extrema(x), want)
