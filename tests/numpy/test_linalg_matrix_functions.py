@@ -340,3 +340,23 @@ def test_svd_qr_and_norms_of_matrices_of_unknown_size():
         want = (np.linalg.norm(a, 2), np.linalg.norm(a, "nuc"), want_s)
         assert_same(norms(a), want, rtol=1e-12, atol=1e-12)
     assert decompose.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("order", [2, "nuc", 1, np.inf, None, "fro", -2, -1])
+def test_norms_of_empty_matrices_are_numpys(order):
+    """NumPy 2 takes the max with initial=0 (2, 1, inf): 0 for an empty matrix; -2 and -1
+    take a plain min, and raise."""
+    if order in (2, "nuc", -2):
+        _lapack()
+
+    def norm(a):
+        return np.linalg.norm(a, order, axis=(-2, -1))
+
+    for a in (np.zeros((0, 3)), np.zeros((2, 0)), np.zeros((2, 0, 3))):
+        try:
+            want = norm(a)
+        except ValueError:
+            with pytest.raises(ValueError, match="zero-size array"):
+                tj.function(norm)(a)
+            continue
+        assert_same(tj.function(norm)(a), want)
