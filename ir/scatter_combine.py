@@ -137,7 +137,10 @@ class ScatterCombineOp(IRDLOperation, HasFolderInterface):
             )
         if self.result.type != dest or dest.get_num_dims() != 1:
             raise VerifyException("tj.scatter_combine updates a 1-d dest and returns its type")
-        if element_kind(updates.get_element_type()) not in (domain or combiner.DOMAIN):
+        if domain is None:
+            assert combiner is not None  # one of the two (checked above)
+            domain = combiner.DOMAIN
+        if element_kind(updates.get_element_type()) not in domain:
             raise VerifyException(f"{name} is not defined on {updates.get_element_type()} updates")
         if not is_integer(indices.get_element_type()) or indices.get_num_dims() != 1:
             raise VerifyException("tj.scatter_combine indices must be a 1-d integer tensor")

@@ -147,11 +147,11 @@ def lower_scatter_combine(bufferizer: FunctionBufferizer, op: ScatterCombineOp) 
         raw = b.insert(memref.LoadOp.get(indices, idx)).res
         position = checked_index(b, raw, unsigned, size, op.message.data, op.location)
         old = b.insert(memref.LoadOp.get(target, [position])).res
-        value = None if op.is_unary else shared or b.insert(memref.LoadOp.get(updates, idx)).res
         wide = scalar.emit_cast(b, old, stored, computed)
-        if op.is_unary:
+        if combiner is None:  # unary
             combined = _unary_combine(b, op.combiner.data, wide, computed)
         else:
+            value = shared or b.insert(memref.LoadOp.get(updates, idx)).res
             combined = scalar.emit_scalar(b, combiner, [wide, value], computed)
         new = scalar.emit_cast(b, combined, computed, stored)
         b.insert(memref.StoreOp.get(new, target, [position]))
