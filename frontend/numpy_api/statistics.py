@@ -10,6 +10,7 @@ NaN in a slice makes its statistic NaN, as in NumPy. The quantiles must be Pytho
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -82,8 +83,8 @@ def _static_quantiles(q: object, scale: int | None) -> np.ndarray:
         raise NotImplementedError(
             at_user_line("quantiles that are traced values are not supported: pass numbers")
         )
-    quantiles = np.asanyarray(q) if scale is None else np.true_divide(q, scale)
-    quantiles = np.asanyarray(quantiles)
+    given: Any = q
+    quantiles = np.asanyarray(given if scale is None else np.true_divide(given, scale))
     if np.any((quantiles < 0) | (quantiles > 1)) or np.any(np.isnan(quantiles)):
         what = "Quantiles must be in the range [0, 1]"
         raise ValueError(
@@ -104,7 +105,7 @@ def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, i
         raise NotImplementedError(
             at_user_line("a quantile along a dim known only at run time is not supported")
         )
-    n = int(np.prod(reduced, dtype=np.int64))
+    n = math.prod(d for d in reduced if d is not None)  # (every one is: checked)
     if n == 0:
         raise NotImplementedError(at_user_line("a quantile of an empty array is not supported"))
     flat = dispatched(np.transpose(x, [*kept, *axes]))
@@ -140,8 +141,8 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
     else:
         below = np.floor(virtual)
         at_end = virtual >= n - 1
-        low_index = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)
-        high_index = np.where(at_end, n - 1, np.minimum(below + 1, n - 1)).astype(np.intp)
+        low_index: Any = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)
+        high_index: Any = np.where(at_end, n - 1, np.minimum(below + 1, n - 1)).astype(np.intp)
         below_numpy = np.where(at_end, -1, np.where(virtual < 0, 0, below)).astype(np.intp)
         gamma: Any = np.asanyarray(virtual - below_numpy, dtype=virtual.dtype)
         if weak:
