@@ -1,12 +1,13 @@
-"""Resident memory left behind by compiled-and-dropped functions: `python -m benchmarks.memory_probe`.
+"""Resident memory that compiled-and-dropped functions leave: `python -m benchmarks.memory_probe`.
 
-Each step defines a fresh NumPy function (element-wise, a reduction or a staged loop, with
-a different constant each time so no two traces are alike), wraps it with `tj.function`,
-calls it once so it compiles (tiered compilation is turned off: an interpreted first call
-would compile nothing), drops every reference and collects. RSS (/proc/self/statm) is read
-after a warm-up and at each checkpoint, both as it is and after `malloc_trim(0)`, which hands
-glibc's free pages back to the system: growth that survives the trim is memory still in use
-(a leak), growth that the trim removes was fragmentation of the C heap.
+Each step defines a fresh NumPy function (element-wise, a reduction, a staged loop or one
+using a captured array, with a different constant each time so no two traces are alike),
+wraps it with `tj.function`, calls it once so it compiles (tiered compilation is turned off:
+an interpreted first call would compile nothing), drops every reference and collects. RSS
+(/proc/self/statm) is read after a warm-up and at each checkpoint, both as it is and after
+`malloc_trim(0)`, which hands glibc's free pages back to the system: growth that survives
+the trim is memory still in use (a leak), growth that the trim removes was fragmentation of
+the C heap. "slope" is the trimmed growth per function since the previous checkpoint.
 
 `--stage` stops each step after one compiler stage, to find which one keeps the memory:
 
@@ -15,7 +16,7 @@ glibc's free pages back to the system: growth that survives the trim is memory s
     llvm-ir   + translation to LLVM IR text
     parse     + llvmlite parse and verify (a TargetMachine is made, as the JIT makes it)
     optimize  + O3
-    engine    + an MCJIT engine, finalized
+    engine    + an MCJIT engine, finalized (all of codegen/jit.py's compile_llvm_ir)
     full      the whole call (ctypes entry points, the runtime binding): the default
 
     python -m benchmarks.memory_probe --counts 200,500,1000 --stage full
@@ -32,6 +33,7 @@ import numpy as np
 
 import tracejit as tj
 
+KINDS = 4
 STAGES = ("trace", "lower", "llvm-ir", "parse", "optimize", "engine", "full")
 
 
@@ -52,9 +54,9 @@ def trimmed_rss() -> int:
 
 
 def make_function(i: int):
-    """The i-th fresh function: one of three shapes of code, with `i` as a constant."""
+    """The i-th fresh function: one of four shapes of code, with `i` as a constant."""
     k = float(i + 1)
-    kind = i % 3
+    kind = i % KINDS
     if kind == 0:
 
         def elementwise(x):
@@ -68,6 +70,14 @@ def make_function(i: int):
 
         return reduction
 
+    if kind == 3:
+        table = np.arange(20.0).reshape(4, 5) * k  # a captured array: a constant of the trace
+
+        def captured(x):
+            return x * table + 1.0
+
+        return captured
+
     def staged_loop(x, n):
         total = np.zeros_like(x[0])
         for j in tj.range(n):
@@ -79,7 +89,7 @@ def make_function(i: int):
 
 def arguments(i: int) -> tuple:
     x = np.linspace(0.0, 1.0, 20).reshape(4, 5)
-    return (x, np.int64(3)) if i % 3 == 2 else (x,)
+    return (x, np.int64(3)) if i % KINDS == 2 else (x,)
 
 
 def compile_up_to(stage: str, i: int) -> None:
@@ -97,25 +107,25 @@ def compile_up_to(stage: str, i: int) -> None:
     lowered = driver.lower(concrete.graph.module, concrete.record.pipeline)
     if stage == "lower":
         return
+    from tracejit import codegen
     from tracejit.codegen import jit
     from tracejit.codegen.emit_llvm import translate_module
 
     text = translate_module(lowered.module)
     if stage == "llvm-ir":
         return
+    if stage == "engine":  # the whole of codegen/jit.py: parse, O3, MCJIT, load hooks
+        jit.compile_llvm_ir(text, codegen.module_signatures(lowered.module))
+        return
     jit._initialize()
     tm = jit._target_machine()
-    module = jit._parsed(text, tm)
-    if stage == "parse":
-        return
-    module = jit._optimized(module, text, tm)
-    if stage == "optimize":
-        return
-    import llvmlite.binding as llvm
-
-    engine = llvm.create_mcjit_compiler(module, tm)
-    jit._finalize(engine, None)
-    del engine
+    context = jit._Context()  # as compile_llvm_ir parses: into a context of its own
+    try:
+        module = jit._parsed(text, tm, context)
+        if stage == "optimize":
+            jit._optimized(module, text, tm, context)
+    finally:
+        context.close()
 
 
 def measure(stage: str, counts: list[int], warmup: int) -> list[dict]:
