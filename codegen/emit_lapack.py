@@ -41,6 +41,7 @@ from tracejit.ir.lapack_contract import (
     ROUTINES,
     TABLE_GLOBAL,
     is_blas,
+    routine_of,
 )
 from tracejit.ir.runtime_contract import LAPACK_MISSING
 
@@ -50,7 +51,7 @@ def is_lapack_call(name: str) -> bool:
 
 
 def emit_lapack_call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value:
-    routine = op.callee.root_reference.data.removeprefix(LAPACK_PREFIX)
+    routine = routine_of(op.callee.root_reference.data)
     table_slot = fx.state.loader_filled(TABLE_GLOBAL)
     table = fx.b.load(table_slot, typ=PTR)
     null = fx.b.icmp_unsigned("==", table, ir.Constant(PTR, None))

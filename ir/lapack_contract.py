@@ -9,6 +9,9 @@ LAPACK_PREFIX + the routine (`dgetrf`, ...), declared in the module:
     %info = func.call @tracejit_lapack_dgetrf(%m, %n, %a, %lda, %ipiv) : ...
 
 in the routine's argument order without its last argument, `info`, which the call returns.
+A routine called with arguments of several types (matrices of different shapes) has one
+declaration per signature, the later ones named with a suffix SIGNATURE + a number
+(`@tracejit_lapack_sgemm_1`).
 Scalars (i32, and i8 for a character argument such as `uplo`) are passed by value in the
 IR; the code generator (codegen/emit_lapack.py) passes every argument by pointer, as
 Fortran does: a scalar through a stack slot, a memref as its data pointer (column-major
@@ -39,6 +42,12 @@ from __future__ import annotations
 
 LAPACK_PREFIX = "tracejit_lapack_"
 TABLE_GLOBAL = "tracejit_lapack_table"
+SIGNATURE = "_"  # routine names have none
+
+
+def routine_of(name: str) -> str:
+    """The routine a declared function `name` calls (module docstring)."""
+    return name.removeprefix(LAPACK_PREFIX).split(SIGNATURE)[0]
 
 # one letter per element type: f32, f64, complex<f32>, complex<f64>
 TYPE_LETTERS = ("s", "d", "c", "z")

@@ -14,15 +14,17 @@ measurements behind it (one thread, a 2-core Rocket Lake, SciPy's OpenBLAS 0.3.x
 benchmarks/matmul_bench.py), for float32, float64, complex64 and complex128 only (integers,
 bools and float16 have no BLAS, and NumPy does not use it for them either):
 
-* matrix @ vector and vector @ matrix, from GEMV_MIN elements of the matrix: our
-  kernels reach BLAS only for row-major matrix @ vector; vector @ matrix ran at 0.22x
-  NumPy in float32, and `A.T @ v` copied A.T first (0.17x).
-* matrix @ matrix, from GEMM_MIN multiply-adds per product, and always for a transposed
-  lhs operand (our kernel would copy it): below that our inlined, fully unrolled loops
-  beat a call that packs its operands (a 256 x 8x8 @ 8x8 stack: ours 31 us, a loop of
-  sgemm calls ~4x slower).
+* matrix @ vector and vector @ matrix, from GEMV_MIN elements of the matrix: vector @
+  matrix (and `A.T @ v`, which our kernel copies first) ran 2-3x faster through BLAS from
+  128² (ours: 0.22x NumPy on a 2000² float32 matrix); row-major matrix @ vector is memory
+  bound, our kernel and BLAS within noise of each other from 64², so it follows the rest.
+  Below 64² a call costs more than our inlined loops.
+* matrix @ matrix, from GEMM_MIN multiply-adds in all (BLAS 1.1-2x faster from 32³ in
+  float32 and float64, equal below), with a B of at least NARROW_MIN columns (a 256x512 @
+  512x10 product, an MLP's last layer: ours 45 us, BLAS 62 us), and always for a
+  transposed lhs (our kernel would copy it). A stack of products is a loop of calls, even
+  narrow ones: from 8x8 @ 8x8 each (256 of them: BLAS 12.6 us, ours 40 us, float32).
 * dims unknown at compile time count as large.
-* complex products always (when not tiny): our kernel has no complex micro-kernel.
 
 `enabled=false` (the compiler driver's choice when SciPy is not installed) marks nothing.
 """
@@ -50,7 +52,9 @@ from tracejit.ir.shaped import shaped_type
 BLAS_ATTR = "blas"
 """The attribute of a marked `tj.matmul`: "gemv" or "gemm"."""
 GEMV_MIN = 64 * 64
-GEMM_MIN = 64 * 64 * 64
+GEMM_MIN = 32 * 32 * 32
+NARROW_MIN = 16
+BATCHED_MIN = 8 * 8 * 8  # multiply-adds per call of a stack
 LARGE = 1 << 40  # what an unknown dim makes of a size
 
 
@@ -67,11 +71,16 @@ def blas_family(op: MatmulOp) -> str | None:
     # a stack of matrices times one matrix or vector is one product of taller matrices
     m = _size(lhs[:-1]) if len(rhs) <= 2 else _size(lhs[-2:-1])
     if len(lhs) == 1 or len(rhs) == 1:
-        matrix = m * lhs[-1] if len(rhs) == 1 else _size(rhs[-2:])
+        matrix = _size(lhs) if len(rhs) == 1 else _size(rhs[-2:])
         return "gemv" if matrix >= GEMV_MIN else None
-    if m * _size(rhs[-2:]) >= GEMM_MIN or _transposed(op):
+    if _transposed(op):
         return "gemm"
-    return None
+    each = m * _size(rhs[-2:])
+    calls = _size(op.result.type.get_shape()[:-2]) if len(rhs) > 2 else 1
+    narrow = len(rhs) == 2 and _size(rhs[-1:]) < NARROW_MIN
+    if narrow or each < BATCHED_MIN or each * calls < GEMM_MIN:
+        return None
+    return "gemm"
 
 
 def _transposed(op: MatmulOp) -> bool:
