@@ -49,6 +49,7 @@ def routine_of(name: str) -> str:
     """The routine a declared function `name` calls (module docstring)."""
     return name.removeprefix(LAPACK_PREFIX).split(SIGNATURE)[0]
 
+
 # one letter per element type: f32, f64, complex<f32>, complex<f64>
 TYPE_LETTERS = ("s", "d", "c", "z")
 # a family's routine per letter: its real name for s and d, its complex one for c and z

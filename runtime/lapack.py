@@ -4,8 +4,9 @@
 one PyCapsule per routine with the address of its C wrapper (numba calls LAPACK the same
 way). A loaded module that calls LAPACK has the global TABLE_GLOBAL
 (ir/lapack_contract.py); `bind` points it at one process-wide array of the routines'
-addresses, in ROUTINES order, built on first need. Without SciPy the global stays null: a LAPACK call returns LAPACK_MISSING (ImportError at the call), a BLAS
-call BLAS_MISSING (the kernel then runs its own matmul).
+addresses, in ROUTINES order, built on first need. Without SciPy the global stays null: a
+LAPACK call returns LAPACK_MISSING (ImportError at the call), a BLAS call BLAS_MISSING
+(the kernel then runs its own matmul).
 """
 
 from __future__ import annotations

@@ -39,7 +39,14 @@ from xdsl.ir import SSAValue
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.matmul import MatmulOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer
-from tracejit.passes.bufferize.lapack_calls import as_i32, at_least_one, call, character, letter_of
+from tracejit.passes.bufferize.lapack_calls import (
+    as_i32,
+    at_least_one,
+    call,
+    character,
+    letter_of,
+    shaped_shape,
+)
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.build import add, mul
 from tracejit.passes.support.indices import index_constant
@@ -149,7 +156,7 @@ def _steps(
     """Row-major strides of `buffer`'s batch dims (all but its last `matrix`), aligned
     right against the result's; 0 for a dim it lacks or broadcasts (as _batch_reads)."""
     b = bufferizer.builder
-    shape = buffer.type.get_shape()
+    shape = shaped_shape(buffer)
     zero = index_constant(b, 0)
     stride = index_constant(b, 1)
     for d in range(len(shape) - matrix, len(shape)):
