@@ -3,9 +3,9 @@
 Expects tensor-level IR (after `fuse-elementwise`). Produces the same IR in which each
 `tj.matmul` that should call BLAS carries the routine family `bufferize` calls for it:
 
-    %y = tj.matmul %a, %x : (tensor<2000x2000xf32>, tensor<2000xf32>) -> tensor<2000xf32>
+    %y = tj.matmul %x, %a : (tensor<2000xf32>, tensor<2000x2000xf32>) -> tensor<2000xf32>
   =>
-    %y = tj.matmul %a, %x {blas = "gemv"} : (...) -> tensor<2000xf32>
+    %y = tj.matmul %x, %a {blas = "gemv"} : (...) -> tensor<2000xf32>
 
 `bufferize` (passes/bufferize/blas.py) lowers a marked product to `?gemv` / `?gemm` calls on
 its operands' buffers, reading a 2-D transpose operand in place (BLAS's `trans` flag), with
@@ -14,11 +14,14 @@ measurements behind it (one thread, a 2-core Rocket Lake, SciPy's OpenBLAS 0.3.x
 benchmarks/matmul_bench.py), for float32, float64, complex64 and complex128 only (integers,
 bools and float16 have no BLAS, and NumPy does not use it for them either):
 
-* matrix @ vector and vector @ matrix, from GEMV_MIN elements of the matrix: vector @
-  matrix (and `A.T @ v`, which our kernel copies first) ran 2-3x faster through BLAS from
-  128² (ours: 0.22x NumPy on a 2000² float32 matrix); row-major matrix @ vector is memory
-  bound, our kernel and BLAS within noise of each other from 64², so it follows the rest.
-  Below 64² a call costs more than our inlined loops.
+* vector @ matrix and `A.T @ v`, from GEMV_MIN elements of the matrix: 2-3x faster
+  through BLAS from 128² (ours: 0.55x NumPy for a 2000² matrix, and `A.T @ v` copied A.T
+  first: 0.03x); below 64² a call costs more than our inlined loops. Row-major matrix @
+  vector (and a stack of matrices @ vector) stays ours: it is memory bound, ours and BLAS
+  measured equal from 64² to 2000² (0.54 vs 0.55 ms at 2000² float32, 1.07 ms both in
+  float64, complex too), and ours runs on tracejit's thread pool, which backs off when the
+  cores are busy, where OpenBLAS's spinning threads took 10-12 ms instead of 0.5 ms on a
+  loaded 2-core machine.
 * matrix @ matrix, from GEMM_MIN multiply-adds in all (BLAS 1.1-2x faster from 32³ in
   float32 and float64, equal below), with a B of at least NARROW_MIN columns (a 256x512 @
   512x10 product, an MLP's last layer: ours 45 us, BLAS 62 us), and always for a
@@ -70,6 +73,8 @@ def blas_family(op: MatmulOp) -> str | None:
         return None  # a dot product: our vectorised reduction
     # a stack of matrices times one matrix or vector is one product of taller matrices
     m = _size(lhs[:-1]) if len(rhs) <= 2 else _size(lhs[-2:-1])
+    if len(rhs) == 1 and not _transposed(op):
+        return None  # rows of A times a vector: our blocked dot products, as fast
     if len(lhs) == 1 or len(rhs) == 1:
         matrix = _size(lhs) if len(rhs) == 1 else _size(rhs[-2:])
         return "gemv" if matrix >= GEMV_MIN else None
