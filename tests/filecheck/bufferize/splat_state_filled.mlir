@@ -13,7 +13,7 @@
 // CHECK-NEXT:   arith.constant 0.000000e+00 : f64
 // CHECK-NOT:  memref.alloc()
 // CHECK:      scf.while
-// CHECK-NOT:  outs(%[[B]] : memref<65536xf64>) ins
+// CHECK-NOT:  ins(%{{.*}} : memref<65536xf64>) outs(%[[B]]
 // CHECK:      outs(%[[B]] : memref<65536xf64>)
 // CHECK-NEXT: ^bb{{.*}}(%{{.*}}: f64):
 // CHECK-NEXT:   arith.constant 0.000000e+00 : f64
