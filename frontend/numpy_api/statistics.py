@@ -125,13 +125,6 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
     virtual indices, neighbours and weights, computed at trace time with NumPy in q's dtype,
     and its `_lerp` on the neighbours in the data's dtype (an integer difference wraps as
     NumPy's does)."""
-    if x.dtype.kind == "b":
-        raise TypeError(
-            at_user_line(
-                "quantiles of booleans subtract booleans, which NumPy refuses; "
-                "write x.astype(np.int8) (or np.median, which takes a mean)"
-            )
-        )
     axes, ordered, n = _sorted_along_last(x, axis)
     virtual = np.asanyarray((n - 1) * q)  # NumPy's linear method's virtual index
     if virtual.dtype.kind in "iu":  # integer ranks: taken, not interpolated
@@ -139,6 +132,13 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
         taken = dispatched(ordered[..., int(ranks) if q.ndim == 0 else ranks])
         result = dispatched(np.copy(taken))  # NumPy's np.take: an array of its own
     else:
+        if x.dtype.kind == "b":  # (an integer q takes elements: booleans are fine there)
+            raise TypeError(
+                at_user_line(
+                    "quantiles of booleans subtract booleans, which NumPy refuses; "
+                    "write x.astype(np.int8) (or np.median, which takes a mean)"
+                )
+            )
         below = np.floor(virtual)
         at_end = virtual >= n - 1
         low_index: Any = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)
