@@ -22,6 +22,7 @@ from benchmarks import (
     linalg_bench,
     load,
     loop_bench,
+    matmul_bench,
     scale,
 )
 from benchmarks.kernels import KERNELS
@@ -39,10 +40,11 @@ from benchmarks.timing import (
 from benchmarks.workloads import WORKLOADS, Workload
 
 SECTIONS = (
-    "latency", "cache", "scale", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
+    "latency", "cache", "scale", "kernels", "loops", "fft", "gradients", "linalg", "matmul", "dask",
+    "load",
 )  # fmt: skip
 DEFAULT_SECTIONS = (
-    "latency", "cache", "kernels", "loops", "fft", "gradients", "linalg", "dask", "load",
+    "latency", "cache", "kernels", "loops", "fft", "gradients", "linalg", "matmul", "dask", "load",
 )  # fmt: skip
 
 
@@ -273,6 +275,8 @@ def run(args: argparse.Namespace) -> int:
         report["gradients"] = gradients.report(args.quick)
     if "linalg" in sections:
         report["linalg"] = linalg_bench.report(args.quick)
+    if "matmul" in sections:
+        report["matmul"] = matmul_bench.report(args.quick)
     if "kernels" in sections:
         report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
     if "loops" in sections:

@@ -116,9 +116,66 @@ def _skip_optimizing_entry_points(module: llvm.ModuleRef) -> None:
             function.add_function_attribute("optnone")
 
 
-def _parsed(text: str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+class _Context:
+    """A private LLVMContext for one compile, and the modules parsed into it.
+
+    llvmlite parses into LLVM's global context by default, which keeps every type, constant
+    and metadata node any module ever used until the process exits: a kernel's constants
+    (a captured array, its messages, its folded vector constants) stayed resident after
+    the kernel was freed (~575 KiB for a 32 KiB table). A private context frees them with
+    the kernel.
+
+    The context must outlive its modules (freeing it deletes them, and a module freed again
+    afterwards is a double free). llvmlite's ContextRef would free it from its own
+    finalizer, which the cyclic garbage collector may run before the engine's, or, when
+    marked as owned by something else, forget it there without freeing it. So the context
+    is freed only here, through the pointer kept aside, after every module parsed into it
+    has been closed (a module already freed, or owned by a freed engine, is skipped).
+    `close` is called when no engine took the module, or by the engine that did, after it
+    freed itself (`_engine_class`)."""
+
+    def __init__(self) -> None:
+        self.ref = llvm.create_context()
+        self.ref._owned = True  # its finalizer must not free it
+        self._pointer = self.ref._ptr
+        self.modules: list[llvm.ModuleRef] = []
+
+    def parse(self, text: str) -> llvm.ModuleRef:
+        module = llvm.parse_assembly(text, context=self.ref)
+        self.modules.append(module)
+        return module
+
+    def close(self) -> None:
+        if self._pointer is None:
+            return
+        for module in self.modules:
+            module.close()  # frees it unless an engine owns it (then it was freed with it)
+        self.modules.clear()
+        llvm.ffi.lib.LLVMPY_ContextDispose(self._pointer)
+        self._pointer = None
+
+
+@functools.cache
+def _engine_class() -> type:
+    """A subclass of llvmlite's ExecutionEngine that closes the `_Context` of its module
+    once it has freed itself (and with it the module), so the one finalizer frees both, in
+    that order."""
+
+    class ContextOwningEngine(llvm.ExecutionEngine):
+        context: _Context | None = None
+
+        def _dispose(self) -> None:
+            super()._dispose()
+            context, self.context = self.context, None
+            if context is not None:
+                context.close()
+
+    return ContextOwningEngine
+
+
+def _parsed(text: str, tm: llvm.TargetMachine, context: _Context) -> llvm.ModuleRef:
     try:
-        module = llvm.parse_assembly(text)
+        module = context.parse(text)
         module.verify()
     except RuntimeError as error:
         raise CodegenError(f"invalid LLVM IR: {error}") from error
@@ -128,7 +185,9 @@ def _parsed(text: str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
     return module
 
 
-def _optimized(module: llvm.ModuleRef, text: str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+def _optimized(
+    module: llvm.ModuleRef, text: str, tm: llvm.TargetMachine, context: _Context
+) -> llvm.ModuleRef:
     """`module` after O3, verified: LLVM's SLP vectoriser has been seen to leave an
     instruction that does not dominate its uses (the fuzzer found one), and machine-code
     generation then aborts the process. Such a module is optimised again from `text`
@@ -140,24 +199,33 @@ def _optimized(module: llvm.ModuleRef, text: str, tm: llvm.TargetMachine) -> llv
             module.verify()
             return module
         except RuntimeError:
-            module = _parsed(text, tm)
+            module = _parsed(text, tm, context)
             if slp is not None:
                 _optimize(module, tm, slp=slp)
     return module
 
 
 def _optimize(module: llvm.ModuleRef, tm: llvm.TargetMachine, slp: bool = True) -> None:
+    """O3, then the always-inliner, in one run of one pass manager.
+
+    One PassBuilder per compile, not one per run: llvmlite 0.50 gives every PassBuilder a
+    PassInstrumentationCallbacks object it never frees (~1.5 KiB, plus ~0.5 KiB of
+    callbacks each run registers into it), so each builder is memory the process keeps for
+    good. A builder cannot be shared between compiles either: the callbacks a run registers
+    point into that run's instrumentation, freed when the run ends."""
     tuning = llvm.create_pipeline_tuning_options(speed_level=3)
     tuning.loop_vectorization = True
     tuning.slp_vectorization = slp
     builder = llvm.create_pass_builder(tm, tuning)
-    _run_and_dispose(builder.getModulePassManager(), module, builder)
+    manager = builder.getModulePassManager()
     # Vectorised calls can only be inlined after vectorisation: the masked vector variants
-    # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`.
-    late = llvm.create_pass_builder(tm, tuning)
-    inliner = llvm.create_new_module_pass_manager()
-    inliner.add_always_inliner_pass()
-    _run_and_dispose(inliner, module, late)
+    # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`, so the
+    # always-inliner runs after the whole O3 pipeline.
+    manager.add_always_inliner_pass()
+    try:
+        _run_and_dispose(manager, module, builder)
+    finally:
+        builder.close()
 
 
 def _run_and_dispose(
@@ -232,8 +300,13 @@ class JitModule:
     def asm(self) -> str:
         """Host assembly of the optimised module (parsed again, not re-optimised, for a
         module loaded from object code)."""
-        module = self._module or llvm.parse_assembly(self.optimized_llvm_ir)
-        return self._tm.emit_assembly(module)
+        if self._module is not None:
+            return self._tm.emit_assembly(self._module)
+        context = _Context()
+        try:
+            return self._tm.emit_assembly(context.parse(self.optimized_llvm_ir))
+        finally:
+            context.close()
 
     @functools.cached_property
     def _tm(self) -> llvm.TargetMachine:
@@ -359,19 +432,29 @@ def compile_llvm_ir(
     when `object_code` is asked for (machine code generation is a quarter of a compile)."""
     start = time.perf_counter()
     tm = _target_machine()
-    module = _parsed(text, tm)
-    parsed = time.perf_counter()
-    module = _optimized(module, text, tm)
-    _check_symbols(module, text, callbacks)
-    optimized = time.perf_counter()
-    if keep_object_code:
-        object_code = tm.emit_object(module)
-        engine = _engine_for_object(object_code, tm, callbacks)
-        jit = JitModule(engine, tm, module, signatures, object_code)
-    else:
-        engine = llvm.create_mcjit_compiler(module, tm)
-        _finalize(engine, callbacks)
-        jit = JitModule(engine, tm, module, signatures)
+    context = _Context()
+    engine_owns_context = False
+    try:
+        module = _parsed(text, tm, context)
+        parsed = time.perf_counter()
+        module = _optimized(module, text, tm, context)
+        _check_symbols(module, text, callbacks)
+        optimized = time.perf_counter()
+        if keep_object_code:
+            # the engine holds only the object code: the module is kept as text (the
+            # cache stores it; `asm` parses it again) and freed here with its context
+            object_code = tm.emit_object(module)
+            engine = _engine_for_object(object_code, tm, callbacks)
+            jit = JitModule(engine, tm, None, signatures, object_code, str(module))
+        else:
+            engine = llvm.create_mcjit_compiler(module, tm)
+            engine.__class__ = _engine_class()  # frees the context after the engine
+            engine.context, engine_owns_context = context, True
+            _finalize(engine, callbacks)
+            jit = JitModule(engine, tm, module, signatures)
+    finally:
+        if not engine_owns_context:
+            context.close()
     jit.parse_seconds = parsed - start
     jit.optimize_seconds = optimized - parsed
     jit.codegen_seconds = time.perf_counter() - optimized

@@ -63,7 +63,8 @@ def with_host_facts(pipeline: str | Sequence[str]) -> str:
     """The pipeline's text. The default pipeline (DEFAULT_PIPELINE, as a list or a text,
     or "default") is the text `default_pipeline` gives for this host: tile-matmul's vector
     target from /proc/cpuinfo, and stream-stores' threshold the last-level cache size, or
-    `OPTIONS.stream_min_bytes` when set (TRACEJIT_STREAM_MIN_BYTES). Any other pipeline is
+    `OPTIONS.stream_min_bytes` when set (TRACEJIT_STREAM_MIN_BYTES), and use-blas off when
+    SciPy is not installed (its BLAS would never run). Any other pipeline is
     run as given: its passes use the options it names, else their deterministic defaults."""
     text = pipeline if isinstance(pipeline, str) else ",".join(pipeline)
     if text not in ("default", ",".join(DEFAULT_PIPELINE)):
@@ -73,7 +74,11 @@ def with_host_facts(pipeline: str | Sequence[str]) -> str:
     cache_bytes = OPTIONS.stream_min_bytes
     if cache_bytes is None:
         cache_bytes = host_last_level_cache_bytes()
-    return default_pipeline(target=host_vector_target(), cache_bytes=cache_bytes)
+    from tracejit.runtime import lapack
+
+    return default_pipeline(
+        target=host_vector_target(), cache_bytes=cache_bytes, blas=lapack.available()
+    )
 
 
 def lower(

@@ -9,6 +9,9 @@ LAPACK_PREFIX + the routine (`dgetrf`, ...), declared in the module:
     %info = func.call @tracejit_lapack_dgetrf(%m, %n, %a, %lda, %ipiv) : ...
 
 in the routine's argument order without its last argument, `info`, which the call returns.
+A routine called with arguments of several types (matrices of different shapes) has one
+declaration per signature, the later ones named with a suffix SIGNATURE + a number
+(`@tracejit_lapack_sgemm_1`).
 Scalars (i32, and i8 for a character argument such as `uplo`) are passed by value in the
 IR; the code generator (codegen/emit_lapack.py) passes every argument by pointer, as
 Fortran does: a scalar through a stack slot, a memref as its data pointer (column-major
@@ -21,12 +24,31 @@ A module that calls LAPACK has the global TABLE_GLOBAL, a pointer to an array of
 addresses, one per ROUTINES entry in that order; the loader fills it in
 (runtime/lapack.py). While it is null (SciPy is not installed in this process) a call
 returns the status LAPACK_MISSING (ir/runtime_contract.py).
+
+BLAS routines (BLAS_ROUTINES, `scipy.linalg.cython_blas`) are called the same way with two
+differences, because compiled code must never fail for want of SciPy where it has a kernel
+of its own (passes/bufferize/blas.py): they have no `info`, and while the table is null the
+call does nothing and returns BLAS_MISSING instead of returning from the kernel, so that the
+caller runs its own kernel. A call returns 0 when the routine ran. Each memref argument of a
+BLAS call is followed by an `index`, the position of the matrix's first element in it (one
+matrix of a batch), and is passed as the address of that element:
+
+    %missing = func.call @tracejit_lapack_dgemv(%trans, %m, %n, %alpha, %a, %a0, %lda,
+                                                %x, %x0, %incx, %beta, %y, %y0, %incy)
+        : (i8, i32, i32, f64, memref<?x?xf64>, index, i32, ...) -> i32
 """
 
 from __future__ import annotations
 
 LAPACK_PREFIX = "tracejit_lapack_"
 TABLE_GLOBAL = "tracejit_lapack_table"
+SIGNATURE = "_"  # routine names have none
+
+
+def routine_of(name: str) -> str:
+    """The routine a declared function `name` calls (module docstring)."""
+    return name.removeprefix(LAPACK_PREFIX).split(SIGNATURE)[0]
+
 
 # one letter per element type: f32, f64, complex<f32>, complex<f64>
 TYPE_LETTERS = ("s", "d", "c", "z")
@@ -41,10 +63,22 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "orgqr": ("orgqr", "ungqr"),  # QR: Q from the reflectors
     "gelsd": ("gelsd", "gelsd"),  # least squares through the SVD
 }
-# New routines go at the end: an index into the table is baked into compiled code.
-ROUTINES: tuple[str, ...] = tuple(
-    letter + names[letter in "cz"] for names in FAMILIES.values() for letter in TYPE_LETTERS
+BLAS_FAMILIES = ("gemm", "gemv")  # matrix @ matrix, matrix @ vector (either side)
+BLAS_ROUTINES: tuple[str, ...] = tuple(
+    letter + family for family in BLAS_FAMILIES for letter in TYPE_LETTERS
 )
+BLAS_MISSING = 1
+"""What a BLAS call returns while the table is null (0: the routine ran)."""
+# New routines go at the end: an index into the table is baked into compiled code.
+ROUTINES: tuple[str, ...] = (
+    tuple(letter + names[letter in "cz"] for names in FAMILIES.values() for letter in TYPE_LETTERS)
+    + BLAS_ROUTINES
+)
+
+
+def is_blas(routine: str) -> bool:
+    """Whether `routine` (a ROUTINES entry) is a BLAS one (see the module docstring)."""
+    return routine in BLAS_ROUTINES
 
 
 def routine_name(letter: str, family: str) -> str:

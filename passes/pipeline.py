@@ -41,6 +41,12 @@ def _lower_control_flow():
     return LowerControlFlowPass
 
 
+def _use_blas():
+    from tracejit.passes.use_blas import UseBlasPass
+
+    return UseBlasPass
+
+
 def _bufferize():
     from tracejit.passes.bufferize import BufferizePass
 
@@ -157,6 +163,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "fuse-elementwise": _fuse_elementwise,
     "prove-in-bounds": _prove_in_bounds,
     "lower-control-flow": _lower_control_flow,
+    "use-blas": _use_blas,
     "bufferize": _bufferize,
     "strip-mine-polls": _strip_mine_polls,
     "tile-matmul": _tile_matmul,
@@ -174,6 +181,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
 TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "prove-in-bounds", "fuse-elementwise")
 LOWERING_PIPELINE = (
+    "use-blas",
     "lower-control-flow",
     "bufferize",
     "strip-mine-polls",
@@ -190,17 +198,19 @@ DEFAULT_PIPELINE = TENSOR_OPT_PIPELINE + LOWERING_PIPELINE
 
 
 
-def default_pipeline(*, target: str, cache_bytes: int) -> str:
+def default_pipeline(*, target: str, cache_bytes: int, blas: bool = True) -> str:
     """The default pipeline as text, with the facts of the CPU the code is compiled for as
     options: `target` (`avx2` or `avx512`) sizes tile-matmul's register tiles, and
     `cache_bytes`, the last-level cache size, is the output size from which stream-stores
-    writes around the cache. Its passes are DEFAULT_PIPELINE's, in order:
+    writes around the cache; `blas`, whether SciPy's BLAS can be called (its absence turns
+    use-blas off). Its passes are DEFAULT_PIPELINE's, in order:
 
         ...,tile-matmul{target=avx512},...,stream-stores{min-bytes=33554432},...
     """
     if not isinstance(cache_bytes, int) or cache_bytes < 0:
         raise ValueError(f"cache_bytes must be a size in bytes, got {cache_bytes!r}")
     options = {
+        "use-blas": "" if blas else "{enabled=false}",
         "tile-matmul": f"{{target={target}}}",
         "stream-stores": f"{{min-bytes={cache_bytes}}}",
     }

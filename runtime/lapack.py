@@ -1,10 +1,12 @@
-"""The addresses of SciPy's LAPACK routines, for compiled code that calls LAPACK.
+"""The addresses of SciPy's LAPACK and BLAS routines, for compiled code that calls them.
 
-`scipy.linalg.cython_lapack.__pyx_capi__` holds one PyCapsule per routine with the address
-of its C wrapper (numba calls LAPACK the same way). A loaded module that calls LAPACK has
-the global TABLE_GLOBAL (ir/lapack_contract.py); `bind` points it at one process-wide array
-of the routines' addresses, in ROUTINES order, built on first need. Without SciPy the
-global stays null and a LAPACK call returns LAPACK_MISSING (ImportError at the call).
+`scipy.linalg.cython_lapack.__pyx_capi__` (and `cython_blas`'s, for BLAS_ROUTINES) holds
+one PyCapsule per routine with the address of its C wrapper (numba calls LAPACK the same
+way). A loaded module that calls LAPACK has the global TABLE_GLOBAL
+(ir/lapack_contract.py); `bind` points it at one process-wide array of the routines'
+addresses, in ROUTINES order, built on first need. Without SciPy the global stays null: a
+LAPACK call returns LAPACK_MISSING (ImportError at the call), a BLAS call BLAS_MISSING
+(the kernel then runs its own matmul).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import functools
 import importlib.util
 from typing import Any
 
-from tracejit.ir.lapack_contract import ROUTINES, TABLE_GLOBAL
+from tracejit.ir.lapack_contract import ROUTINES, TABLE_GLOBAL, is_blas
 
 
 @functools.cache
@@ -29,15 +31,16 @@ def _table() -> ctypes.Array | None:
     without SciPy."""
     if not available():
         return None
-    from scipy.linalg import cython_lapack
+    from scipy.linalg import cython_blas, cython_lapack
 
-    capsules = cython_lapack.__pyx_capi__
+    lapack, blas = cython_lapack.__pyx_capi__, cython_blas.__pyx_capi__
     get_name = ctypes.pythonapi.PyCapsule_GetName
     get_name.restype, get_name.argtypes = ctypes.c_char_p, [ctypes.py_object]
     get_pointer = ctypes.pythonapi.PyCapsule_GetPointer
     get_pointer.restype = ctypes.c_void_p
     get_pointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
-    addresses = [get_pointer(capsules[r], get_name(capsules[r])) for r in ROUTINES]
+    capsules = [(blas if is_blas(r) else lapack)[r] for r in ROUTINES]
+    addresses = [get_pointer(c, get_name(c)) for c in capsules]
     return (ctypes.c_void_p * len(ROUTINES))(*addresses)
 
 

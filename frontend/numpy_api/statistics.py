@@ -10,6 +10,7 @@ NaN in a slice makes its statistic NaN, as in NumPy. The quantiles must be Pytho
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -82,8 +83,8 @@ def _static_quantiles(q: object, scale: int | None) -> np.ndarray:
         raise NotImplementedError(
             at_user_line("quantiles that are traced values are not supported: pass numbers")
         )
-    quantiles = np.asanyarray(q) if scale is None else np.true_divide(np.asanyarray(q), scale)
-    quantiles = np.asanyarray(quantiles)
+    given: Any = q
+    quantiles = np.asanyarray(given if scale is None else np.true_divide(given, scale))
     if np.any((quantiles < 0) | (quantiles > 1)) or np.any(np.isnan(quantiles)):
         what = "Quantiles must be in the range [0, 1]"
         raise ValueError(
@@ -104,7 +105,7 @@ def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, i
         raise NotImplementedError(
             at_user_line("a quantile along a dim known only at run time is not supported")
         )
-    n = int(np.prod([d for d in reduced if d is not None], dtype=np.int64))  # all known
+    n = math.prod(d for d in reduced if d is not None)  # (every one is: checked)
     if n == 0:
         raise NotImplementedError(at_user_line("a quantile of an empty array is not supported"))
     flat = dispatched(np.transpose(x, [*kept, *axes]))
@@ -124,13 +125,6 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
     virtual indices, neighbours and weights, computed at trace time with NumPy in q's dtype,
     and its `_lerp` on the neighbours in the data's dtype (an integer difference wraps as
     NumPy's does)."""
-    if x.dtype.kind == "b":
-        raise TypeError(
-            at_user_line(
-                "quantiles of booleans subtract booleans, which NumPy refuses; "
-                "write x.astype(np.int8) (or np.median, which takes a mean)"
-            )
-        )
     axes, ordered, n = _sorted_along_last(x, axis)
     virtual = np.asanyarray((n - 1) * q)  # NumPy's linear method's virtual index
     if virtual.dtype.kind in "iu":  # integer ranks: taken, not interpolated
@@ -138,6 +132,13 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
         taken = dispatched(ordered[..., int(ranks) if q.ndim == 0 else ranks])
         result = dispatched(np.copy(taken))  # NumPy's np.take: an array of its own
     else:
+        if x.dtype.kind == "b":  # (an integer q takes elements: booleans are fine there)
+            raise TypeError(
+                at_user_line(
+                    "quantiles of booleans subtract booleans, which NumPy refuses; "
+                    "write x.astype(np.int8) (or np.median, which takes a mean)"
+                )
+            )
         below = np.floor(virtual)
         at_end = virtual >= n - 1
         low_index: Any = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)

@@ -14,7 +14,7 @@ NO_SOURCE: set[types.CodeType] = set()  # user functions AutoGraph could not con
 
 
 def conversion_state(code: types.CodeType) -> str:
-    """"converted" for code AutoGraph produced, "no source" for a user function it could not
+    """ "converted" for code AutoGraph produced, "no source" for a user function it could not
     convert, else "unconverted" (autograph=False, or a function it never saw)."""
     if code in CONVERTED:
         return "converted"

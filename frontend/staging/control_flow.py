@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -105,6 +105,7 @@ def cond(
     if not isinstance(pred, Tensor):
         return true_fn() if pred else false_fn()
     predicate = _predicate(pred, "condition")
+    mark = next_serial()  # arrays made before the branches have smaller serials
     then_block, else_block = Block(), Block()
     then = _trace_branch(then_block, true_fn)
     other = _trace_branch(else_block, false_fn)
@@ -125,9 +126,16 @@ def cond(
         for i, (a, b, same) in enumerate(zip(then.snapshot, other.snapshot, kept, strict=True))
     ]
     roots = sorted(then.written.keys() | other.written.keys(), key=lambda r: r._serial)
-    _finish_region(then_block, then.snapshot, kinds, [then.value_of(r) for r in roots])
-    _finish_region(else_block, other.snapshot, kinds, [other.value_of(r) for r in roots])
-    types: list = [tensor_type(*kind) for kind in kinds if kind is not None]
+    aliases = _branch_aliases(then, other, kinds, mark)
+    # each aliased output's "another array" flag, yielded after the outputs
+    flag_kinds = [((), np.dtype(np.bool_))] * len(aliases)
+    then_flags = [separate for _, separate, _ in aliases.values()]
+    other_flags = [separate for _, _, separate in aliases.values()]
+    then_values = [then.value_of(r) for r in roots]
+    _finish_region(then_block, then.snapshot + then_flags, kinds + flag_kinds, then_values)
+    other_values = [other.value_of(r) for r in roots]
+    _finish_region(else_block, other.snapshot + other_flags, kinds + flag_kinds, other_values)
+    types: list = [tensor_type(*kind) for kind in kinds + flag_kinds if kind is not None]
     types += [r._value.type for r in roots]
     op = emit(IfOp(predicate.value, types, Region(then_block), Region(else_block)))
     results = iter(op.res)
@@ -141,9 +149,54 @@ def cond(
             then.snapshot, other.snapshot, kinds, then.leaves, strict=True
         )
     ]
+    flags = [Tensor(next(results)) for _ in aliases]
     for root in roots:
         views.set_root_value(root, next(results))
+    for (i, (entry, _, _)), separate in zip(aliases.items(), flags, strict=True):
+        if tuple(leaves[i].dims) == tuple(entry.dims):
+            leaves[i] = views.alias_unless(entry, leaves[i], separate)
     return unflatten(then.treedef, leaves)
+
+
+def _branch_aliases(then: _Branch, other: _Branch, kinds: list, mark: int) -> dict:
+    """Outputs that name, after one branch or both, an array from before the if -- the
+    array itself (`x = a; if c: x = x * 2`: the false branch keeps it) or a view of it a
+    staged loop in the branch made (`views.alias_unless`: the loop may have run zero
+    times). NumPy's name then still is that array, and writes through either name after
+    the if are seen through both. Output position -> (the array, whether each branch's
+    value is another array: a Python bool, or the loop's 0-d bool tensor)."""
+    found = {}
+    for i, kind in enumerate(kinds):
+        if kind is None:
+            continue
+        entry_a, separate_a = _alias_of(then.leaves[i], mark)
+        entry_b, separate_b = _alias_of(other.leaves[i], mark)
+        entry = entry_a if entry_a is not None else entry_b
+        other_array = entry_b is not None and entry_b is not entry
+        if entry is None or other_array or kind != (entry._shape, entry.dtype):
+            continue
+        if separate_a is not True or separate_b is not True:
+            found[i] = (entry, separate_a, separate_b)
+    return found
+
+
+def _alias_of(leaf: object, mark: int) -> tuple[Tensor | None, object]:
+    """(array from before the if that `leaf` may be, whether it is another array)."""
+
+    def before_if(t: object) -> bool:
+        return (
+            isinstance(t, Tensor)
+            and t._serial < mark
+            and views.updates_in_place(t)
+            and not t._write_refused
+        )
+
+    if isinstance(leaf, Tensor) and before_if(leaf):
+        return leaf, False
+    view = leaf._view if isinstance(leaf, Tensor) else None
+    if view is not None and view.separate is not None and before_if(view.parent):
+        return view.parent, view.separate
+    return None, True
 
 
 def _common_dims(a: object, b: object) -> tuple | None:
@@ -398,16 +451,19 @@ def _staged_while(
             _relax(_loop_init(leaves[i], labels[i], adopted.get(i)), relaxed.get(i), labels[i])
             for i in by_name
         ]
-        types = [t.value.type for t in inits] + arrays.types()
+        aliased = _zero_trip_aliases(leaves, inits, by_name)
+        flag_types = [tensor_type((), np.dtype(np.bool_))] if aliased else []
+        first = len(inits) + len(flag_types)  # the arrays' block arguments from here on
+        types = [t.value.type for t in inits] + flag_types + arrays.types()
         before, after = Block(arg_types=types), Block(arg_types=types)
-        with arrays.tracing(before, len(inits)):
+        with arrays.tracing(before, first):
             loop_leaves = arrays.leaves_in(_carried(before.args[: len(inits)], inits), by_name)
             pred = cond_fn(*unflatten(treedef, loop_leaves))
             if not isinstance(pred, Tensor):
                 pred = primitives.constant(bool(pred))
             emit(ConditionOp(_predicate(pred, "loop condition").value))
             arrays.check_condition()
-        with arrays.tracing(after, len(inits)):
+        with arrays.tracing(after, first):
             given = arrays.leaves_in(_carried(after.args[: len(inits)], inits), by_name)
             new, failure = None, None
             with loop_options.recording() as asked:
@@ -446,7 +502,8 @@ def _staged_while(
                     for i, init in zip(by_name, inits, strict=True)
                 ]
                 _check_sizes_kept(values, inits, names, treedef)
-                emit(YieldOp(*(v.value for v in values), *arrays.values()))
+                ran = [primitives.constant(True).value] if aliased else []
+                emit(YieldOp(*(v.value for v in values), *ran, *arrays.values()))
         if not changes and not retrace:
             break
         made = [
@@ -458,11 +515,34 @@ def _staged_while(
         adopted.update(changes)
         if maximum is not None:
             return _bounded_while(cond_fn, body_fn, loop_vars, names, maximum, relaxed)
-    operands = [t.value for t in inits] + arrays.initial_values()
+    not_yet = [primitives.constant(False).value] if aliased else []
+    operands = [t.value for t in inits] + not_yet + arrays.initial_values()
     op = emit(WhileOp(operands, Region(before), Region(after)))
     results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
-    arrays.finish(op.res[len(inits) :])
+    arrays.finish(op.res[first:])
+    if aliased:
+        trips = Tensor(op.res[len(inits)])  # true once the body ran
+        for i in aliased:
+            results[i] = views.alias_unless(leaves[i], cast(Tensor, results[i]), trips)
     return tuple(unflatten(treedef, results))
+
+
+def _zero_trip_aliases(leaves: list[Any], inits: list[Tensor], by_name: list[int]) -> list[int]:
+    """The loop variables carried by name that name an array before the loop: after a
+    loop that ran zero times they still do, in NumPy, and a write through another name of
+    that array (or through them) is seen through both (`views.alias_unless`). Only those
+    the loop carries in the array's own shape and dtype: a variable the loop makes another
+    dtype or shape is a different array after any trip (its dtype then depends on the trip
+    count, which tracejit does not follow)."""
+    found = []
+    for i, init in zip(by_name, inits, strict=True):
+        leaf = leaves[i]
+        if not isinstance(leaf, Tensor) or not views.updates_in_place(leaf):
+            continue
+        same = init.dtype == leaf.dtype and tuple(init.dims) == tuple(leaf.dims)
+        if same and not leaf._write_refused:
+            found.append(i)
+    return found
 
 
 def _ancestor_in(op: Operation, block: Block) -> Operation | None:
@@ -529,9 +609,7 @@ class _WrittenArrays:
                         views.restore(root, value)
 
     def _outer_writes(self) -> list[Tensor]:
-        return [
-            r for r in self.log.before if r._serial < self.mark and not _holds(self.roots, r)
-        ]
+        return [r for r in self.log.before if r._serial < self.mark and not _holds(self.roots, r)]
 
     def check_condition(self) -> None:
         if self._outer_writes() or any(r in self.log.before for r in self.roots):

@@ -60,7 +60,10 @@ _DOC = """Check that `{condition}` holds for every element, like `tf.debugging.{
 
 def _assertion(condition: str, test: Callable[..., Any], public: str, examples: tuple[str, str]):
     def check(
-        *args: object, message: str | None = None, summarize: object = None, name: object = None,
+        *args: object,
+        message: str | None = None,
+        summarize: object = None,
+        name: object = None,
     ):
         _check(np.all(test(*args)), condition, message)
 

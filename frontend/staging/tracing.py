@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from tracejit.frontend.staging.tensor_spec import TensorSpec
     from tracejit.frontend.staging.variable import Variable
 
+
 @dataclass(frozen=True)
 class PyFunctionSpec:
     """What the run-time callback needs: the function and its outputs' specs."""

@@ -33,6 +33,7 @@ from tracejit.frontend.staging.tensor import Tensor
 Forward = Callable[[Tensor], Tensor]
 Backward = Callable[[Tensor, Tensor], Tensor]
 
+
 @dataclass
 class View:
     """How a view Tensor relates to its parent (see the module docstring)."""
@@ -41,6 +42,8 @@ class View:
     forward: Forward  # parent -> this view's value
     backward: Backward  # (parent, new value of the view) -> new value of the parent
     seen: int = -1  # the root's version this view's value was taken at
+    # `alias_unless`'s views only: the 0-d bool that is true when it is not its parent
+    separate: Tensor | None = None
 
 
 def root_of(tensor: Tensor) -> Tensor:
@@ -145,6 +148,31 @@ def assign(tensor: Tensor, new: Tensor) -> None:
     view.seen = root_of(tensor)._version
 
 
+def alias_unless(entry: Tensor, own: Tensor, separate: Tensor) -> Tensor:
+    """A staged loop's result `own` for a variable that named the array `entry` before the
+    loop, as NumPy's name is: `entry` itself when the loop ran zero times (`separate`, a
+    0-d bool, false), so that a write through either name after the loop is seen through
+    the other (`x = a; while i < n: x = x * 2` then `a += 1` or `x += 1`); an array of its
+    own otherwise. A view of `entry` whose value is chosen when the kernel runs; its own
+    value lives in a root of its own (`shadow`), which staged control flow carries like any
+    array written in place."""
+    shadow = Tensor(own.value, dims=own.dims)
+    shadow._is_array = True
+    flag = primitives.broadcast_to(separate, own.dims)
+
+    def forward(parent: Tensor) -> Tensor:
+        return primitives.select(flag, shadow, parent)
+
+    def backward(parent: Tensor, new: Tensor) -> Tensor:
+        assign(shadow, new)
+        return primitives.select(flag, parent, new)
+
+    result = Tensor(own.value, dims=own.dims, weak=own.weak)
+    result._is_array = own._is_array
+    result._view = View(entry, forward, backward, root_of(entry)._version, separate)
+    return result
+
+
 def make_view(parent: Tensor, child: Tensor, forward: Forward, backward: Backward) -> Tensor:
     """`child` (just computed from `parent` by `forward`) as a view of `parent`."""
     if child is parent or child._view is not None:
@@ -171,6 +199,7 @@ def updates_in_place(tensor: Tensor) -> bool:
     if tensor.weak:
         return False
     return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
+
 
 # --- views made by reshapes and transposes ---------------------------------------------------
 def reshaped(x: Tensor, result: Tensor) -> Tensor:

@@ -46,6 +46,7 @@ from tracejit.passes.bufferize.state import STATE_HANDLERS
 from tracejit.passes.bufferize.structured import STRUCTURED_HANDLERS
 from tracejit.passes.bufferize.tensor_array import TENSOR_ARRAY_HANDLERS, lower_while_any
 from tracejit.passes.bufferize.updates import UPDATE_HANDLERS
+from tracejit.passes.bufferize.write_only import drop_write_only_buffers
 
 
 def _one_table(*families: Mapping[type[Operation], Handler]) -> dict[type[Operation], Handler]:
@@ -102,6 +103,7 @@ def bufferize_module(module: ModuleOp) -> None:
         if isinstance(function, func.FuncOp) and _has_tensors(function):
             state = BufferizeState.of(function)
             new = FunctionBufferizer(module, function, state).run(HANDLERS)
+            drop_write_only_buffers(new)
             module.body.block.insert_op_before(new, function)
             function.detach()
             function.erase()

@@ -24,10 +24,12 @@ from xdsl.dialects import memref, scf, tensor
 from xdsl.dialects.builtin import ShapedType
 from xdsl.ir import Block, Operation, Region, SSAValue
 
+from tracejit.ir.constant import ConstantOp
 from tracejit.ir.invariants import terminator
 from tracejit.ir.tensor_array import SetRowOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler, memref_type, owned_buffer
+from tracejit.passes.bufferize.elementwise import fill_or_copy
 from tracejit.passes.bufferize.in_place import owned_and_dead
 
 
@@ -136,7 +138,21 @@ def _updated_roots(op: scf.IfOp, value: SSAValue) -> list[SSAValue]:
 
 def lower_while(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> None:
     state = _state_buffers(bufferizer, op)
-    _copy_all(bufferizer, [bufferizer.values[v] for v in op.arguments], state)
+    # splat constants are filled into their state last (no source is a fresh state buffer)
+    splats = [
+        isinstance(v.owner, ConstantOp)
+        and v.owner.splat() is not None
+        and s is not bufferizer.values[v]
+        for v, s in zip(op.arguments, state, strict=True)
+    ]
+    sources = [
+        s if splat else bufferizer.values[v]
+        for v, s, splat in zip(op.arguments, state, splats, strict=True)
+    ]
+    _copy_all(bufferizer, sources, state)
+    for value, buffer, splat in zip(op.arguments, state, splats, strict=True):
+        if splat:
+            fill_or_copy(bufferizer, value, buffer)
     new = scf.WhileOp([], [], Region(Block()), Region(Block()))
     new.location = op.location
     bufferizer.builder.insert(new)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.dialects import arith, cf, func, memref
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, StringAttr, UnitAttr, i1
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir.constant import ConstantOp
 from tracejit.ir.dense import array_from_dense, dense_from_array
@@ -34,15 +34,7 @@ def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
     a read-only `memref.global`."""
     if op.splat() is not None:
         buffer = bufferizer.destination(op.result)
-        rank = rank_of(op.result)
-        bufferizer.generic(
-            [],
-            buffer,
-            [identity_map(rank)],
-            [PARALLEL] * rank,
-            lambda b, ins, outs: [scalar.emit_op(b, op, [])],
-            op.location,
-        )
+        _fill(bufferizer, op, buffer)
     else:
         buffer_type = memref_type(op.result.type)
         name = _add_global(bufferizer, op, buffer_type)
@@ -52,6 +44,30 @@ def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
             bufferizer.copy_into(buffer, destination)
             buffer = destination
     bufferizer.values[op.result] = buffer
+
+
+def _fill(bufferizer: FunctionBufferizer, op: ConstantOp, buffer: SSAValue) -> None:
+    rank = rank_of(op.result)
+    bufferizer.generic(
+        [],
+        buffer,
+        [identity_map(rank)],
+        [PARALLEL] * rank,
+        lambda b, ins, outs: [scalar.emit_op(b, op, [])],
+        op.location,
+    )
+
+
+def fill_or_copy(bufferizer: FunctionBufferizer, value: SSAValue, destination: SSAValue) -> None:
+    """destination = `value`: a splat constant is filled in again (writes only) rather
+    than copied from its buffer (a read and a write of every element: `a = np.zeros(..)`
+    and `b = np.zeros(..)` are one constant after CSE, and each loop writing into its own
+    paid a copy of the other)."""
+    owner = value.owner
+    if isinstance(owner, ConstantOp) and owner.splat() is not None:
+        _fill(bufferizer, owner, destination)
+    else:
+        bufferizer.copy_into(bufferizer.values[value], destination)
 
 
 def _add_global(bufferizer: FunctionBufferizer, op: ConstantOp, buffer_type: MemRefType) -> str:

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, SSAValue
 
 from tracejit.ir.dtypes import component_type, element_of
-from tracejit.ir.lapack_contract import LAPACK_PREFIX, TYPE_LETTERS
+from tracejit.ir.lapack_contract import LAPACK_PREFIX, SIGNATURE, TYPE_LETTERS, routine_of
 from tracejit.ir.linalg import LinalgOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer
 from tracejit.passes.bufferize.cumulative import line_dims
@@ -46,19 +46,31 @@ def scratch_type(element: Attribute) -> MemRefType:
 
 
 def call(b: Builder, module: ModuleOp, routine: str, args: Sequence[SSAValue]) -> SSAValue:
-    """`%info = func.call @tracejit_lapack_<routine>(args)`, declared once in `module`."""
-    name = LAPACK_PREFIX + routine
-    declare(module, name, [a.type for a in args])
+    """`%info = func.call @tracejit_lapack_<routine>(args)`, declared once per signature in
+    `module` (BLAS calls take matrices of any shape: `@tracejit_lapack_sgemm_1`, ...)."""
+    name = declare(module, routine, [a.type for a in args])
     return b.insert(func.CallOp(name, list(args), [i32])).res[0]
 
 
-def declare(module: ModuleOp, name: str, types: list[Attribute]) -> None:
-    if any(isinstance(op, func.FuncOp) and op.sym_name.data == name for op in module.ops):
-        return
-    declaration = func.FuncOp.external(name, types, [i32])
+def declare(module: ModuleOp, routine: str, types: list[Attribute]) -> str:
+    """The name of the declaration of `routine` with argument `types`, added if missing."""
+    declared = {
+        op.sym_name.data: op.function_type.inputs.data
+        for op in module.ops
+        if isinstance(op, func.FuncOp)
+        and op.sym_name.data.startswith(LAPACK_PREFIX)
+        and routine_of(op.sym_name.data) == routine
+    }
+    for existing, inputs in declared.items():
+        if list(inputs) == types:
+            return existing
+    name = LAPACK_PREFIX + routine
+    unique = name if not declared else f"{name}{SIGNATURE}{len(declared)}"
+    declaration = func.FuncOp.external(unique, types, [i32])
     first = module.body.block.first_op
     assert first is not None
     module.body.block.insert_op_before(declaration, first)
+    return unique
 
 
 def as_i32(b: Builder, index: SSAValue) -> SSAValue:

@@ -58,9 +58,7 @@ def counting_nest(
     block = Block(arg_types=[IndexType(), IndexType()])
     index, counter = block.args
     inner = Builder(InsertPoint.at_end(block))
-    result = counting_nest(
-        inner, sizes[1:], counter, lambda b, rest, c: step(b, [index, *rest], c)
-    )
+    result = counting_nest(inner, sizes[1:], counter, lambda b, rest, c: step(b, [index, *rest], c))
     inner.insert(scf.YieldOp(result))
     zero, one = index_constant(builder, 0), index_constant(builder, 1)
     return builder.insert(scf.ForOp(zero, sizes[0], one, [start], block)).results[0]

@@ -450,7 +450,3 @@ def _block(body: Callable[[Builder], SSAValue]) -> Block:
     inner = Builder(InsertPoint.at_end(block))
     inner.insert(scf.YieldOp(body(inner)))
     return block
-
-
-
-

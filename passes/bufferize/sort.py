@@ -70,10 +70,6 @@ def _alloc(b: Builder, element: Attribute, size: SSAValue) -> SSAValue:
     ).memref
 
 
-
-
-
-
 def lower_sort(bufferizer: FunctionBufferizer, op: SortOp) -> None:
     """Sort each line of the input into the result (see the module docstring). The result
     may take the input's buffer when the input is dead: a line is copied into the scratch

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith
+from xdsl.dialects import arith, scf
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
@@ -33,6 +33,7 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
 from tracejit.ir.shaped import shaped_type
+from tracejit.passes.bufferize.blas import Operand, blas_applies, call_blas
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -47,6 +48,7 @@ from tracejit.passes.bufferize.builder import (
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import dim_size
 from tracejit.passes.support.scalar_semantics import signless
+from tracejit.passes.use_blas import BLAS_ATTR
 
 
 def fill(
@@ -259,22 +261,53 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     Loops: the result's dims (batch dims, then i if A is 2-D+, then j if B is 2-D+),
     then k. A batch dim of size 1 broadcast against a larger one reads index 0; missing
     leading batch dims are not read at all. On bool the product is `and`, the sum `or`.
+    A product `use-blas` marked calls BLAS (blas.py), this generic only behind an `scf.if`
+    for when that cannot run.
     """
-    element = element_of(op.result)
-    lhs, rhs = bufferizer.values[op.lhs], bufferizer.values[op.rhs]
-    lhs_shape, rhs_shape = shaped_type(op.lhs).get_shape(), shaped_type(op.rhs).get_shape()
-    out_shape = op.result.type.get_shape()
+    lhs = Operand(bufferizer.values[op.lhs], _in_place_transpose(op.lhs))
+    rhs = Operand(bufferizer.values[op.rhs], _in_place_transpose(op.rhs))
     sizes = _matmul_sizes(bufferizer, op, lhs, rhs)
     output = bufferizer.destination(op.result, sizes, bounds=bufferizer.bounds_of(op.result))
+    bufferizer.values[op.result] = output
+    if BLAS_ATTR not in op.attributes or not blas_applies(lhs, rhs, output):
+        _own_matmul(bufferizer, op, lhs, rhs, output)
+        return
+    own = call_blas(bufferizer, op, lhs, rhs, output)
+    fallback = scf.IfOp(own, [], Region(Block()))
+    bufferizer.builder.insert(fallback)
+    saved, bufferizer.builder = (
+        bufferizer.builder,
+        Builder(InsertPoint.at_end(fallback.true_region.block)),
+    )
+    _own_matmul(bufferizer, op, lhs, rhs, output)
+    bufferizer.builder.insert(scf.YieldOp())
+    bufferizer.builder = saved
+
+
+def _in_place_transpose(operand: SSAValue) -> bool:
+    """Whether `operand` is a transpose whose operand's buffer the matmul reads in place."""
+    owner = operand.owner
+    return isinstance(owner, TransposeOp) and read_in_place_by_matmul(owner)
+
+
+def _own_matmul(
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand, output: SSAValue
+) -> None:
+    """Our kernel: a zero fill and one generic (tile-matmul makes the fast loops of it)."""
+    element = element_of(op.result)
+    lhs_shape, rhs_shape = shaped_type(op.lhs).get_shape(), shaped_type(op.rhs).get_shape()
+    out_shape = op.result.type.get_shape()
     lhs_map, rhs_map, out_map = _matmul_maps(lhs_shape, rhs_shape, out_shape)
-    if isinstance(op.rhs.owner, TransposeOp) and read_in_place_by_matmul(op.rhs.owner):
-        # B is the transpose's operand, in place (`values` maps the transpose to it): its
-        # rows are the columns of B, so read B[k, j] at [j, k], each dot product along a row
-        j, k = rhs_map.data.results
-        rhs_map = projection_map(len(out_shape) + 1, [k, j])
+    # a transpose read in place is its operand: read [k, i] for A[i, k], [j, k] for B[k, j]
+    if lhs.transposed:
+        i, k = lhs_map.data.results
+        lhs_map = projection_map(len(out_shape) + 1, [k, i])
+    if rhs.transposed:  # its rows are the columns of B: each dot product along a row
+        k, j = rhs_map.data.results
+        rhs_map = projection_map(len(out_shape) + 1, [j, k])
+    inputs, maps = [lhs.buffer, rhs.buffer], [lhs_map, rhs_map, out_map]
     if element == f16:
-        _half_matmul(bufferizer, op, [lhs, rhs], output, [lhs_map, rhs_map, out_map])
-        bufferizer.values[op.result] = output
+        _half_matmul(bufferizer, op, inputs, output, maps)
         return
     fill(bufferizer, output, 0, element, op.location)
     loops = len(out_shape) + 1
@@ -285,14 +318,8 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
         return [scalar.emit_combiner(b, combiner, outs[0], product, element)]
 
     bufferizer.generic(
-        [lhs, rhs],
-        output,
-        [lhs_map, rhs_map, out_map],
-        [PARALLEL] * (loops - 1) + [REDUCTION],
-        body,
-        op.location,
+        inputs, output, maps, [PARALLEL] * (loops - 1) + [REDUCTION], body, op.location
     )
-    bufferizer.values[op.result] = output
 
 
 def _half_matmul(
@@ -348,16 +375,22 @@ def read_in_place_by_matmul(op: TransposeOp) -> bool:
     a row of A (or `v`) with a contiguous row of `m`, where the copy of `m.T` would have
     cost an allocation and a strided pass over all of `m` on every call, and the product
     a walk down its columns (`tile-matmul` packs such a B from its rows). `m.T @ v` would
-    walk down `m`'s columns: it copies."""
+    walk down `m`'s columns: it copies, unless BLAS computes it (`use-blas` marked it),
+    which reads either operand transposed in place, static or not."""
     if op.get_permutation() != (1, 0) or not isinstance(op.result.type, TensorType):
         return False
-    if not op.result.type.has_static_shape() or not op.result.uses:
+    if not op.result.uses:
         return False
+    static = op.result.type.has_static_shape()
     return all(
         isinstance(use.operation, MatmulOp)
-        and use.index == 1
-        and rank_of(use.operation.lhs) in (1, 2)
-        and use.operation.lhs is not op.result
+        and (
+            BLAS_ATTR in use.operation.attributes
+            or static
+            and use.index == 1
+            and rank_of(use.operation.lhs) in (1, 2)
+            and use.operation.lhs is not op.result
+        )
         for use in op.result.uses
     )
 
@@ -392,24 +425,25 @@ def _batch_reads(operand_batch: Sequence[int], out_batch: Sequence[int]) -> list
 
 
 def _matmul_sizes(
-    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: SSAValue, rhs: SSAValue
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand
 ) -> list[SSAValue]:
     """Dynamic m comes from A, dynamic n from B, a dynamic batch dim from an operand that
     has it as a dynamic dim (dims unknown at trace time are never broadcast from 1)."""
     out_shape = op.result.type.get_shape()
     lhs_rank, rhs_rank = rank_of(op.lhs), rank_of(op.rhs)
     batch = len(out_shape) - (lhs_rank > 1) - (rhs_rank > 1)
-    sizes = [_batch_size(bufferizer, d - batch, (lhs, rhs)) for d in range(batch)]
-    sources = [(lhs, lhs_rank - 2)] if lhs_rank > 1 else []
-    sources += [(rhs, rhs_rank - 1)] if rhs_rank > 1 else []
+    operands = (lhs.buffer, rhs.buffer)
+    sizes = [_batch_size(bufferizer, d - batch, operands) for d in range(batch)]
+    sources = [(lhs, -2)] if lhs_rank > 1 else []
+    sources += [(rhs, -1)] if rhs_rank > 1 else []
     batch_sizes: list[SSAValue] = []
     for s, d in zip(sizes, out_shape[:batch], strict=True):
         if d == DYNAMIC_INDEX:
             assert s is not None  # a batch dim unknown at trace time is dynamic in an operand
             batch_sizes.append(s)
     return batch_sizes + [
-        bufferizer.dim(buffer, d)
-        for (buffer, d), size in zip(sources, out_shape[batch:], strict=True)
+        operand.dim(bufferizer, d)
+        for (operand, d), size in zip(sources, out_shape[batch:], strict=True)
         if size == DYNAMIC_INDEX
     ]
 

@@ -24,6 +24,7 @@ from tracejit.ir.scatter_combine import UNARY_COMBINERS, ScatterCombineOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.ir.update import InsertSliceOp, ScatterOp, ToIndexOp
 from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
+from tracejit.passes.bufferize.elementwise import fill_or_copy
 from tracejit.passes.bufferize.in_place import consumable, loop_nest, static_bounds
 from tracejit.passes.bufferize.shapes import checked_index
 from tracejit.passes.support import scalar_semantics as scalar
@@ -52,7 +53,7 @@ def _updated_buffer(bufferizer: FunctionBufferizer, op: Operation, dest: SSAValu
     if consumable(bufferizer, dest, op):
         return source
     target = bufferizer.destination(op.results[0], bufferizer.sizes_like(op.results[0], source))
-    bufferizer.copy_into(source, target)
+    fill_or_copy(bufferizer, dest, target)
     return target
 
 

@@ -14,6 +14,9 @@ index loops, and the data-dependent functions; builders for `fuzz_programs.BUILD
   sometimes under a staged `if` on the counter or through a view taken in the body.
 * `index_loop`: numba-style scalar code, `for i in range(n)` with n > 32: array elements
   computed one by one from other arrays' elements, or a scalar accumulated.
+* `rebound_alias`: `x = t`, a staged `if` or loop that may rebind x, then a write through
+  t or x and a read of x (x still is t when the branch was not taken or the loop ran zero
+  times).
 * `new_function`: np.cumsum/cumprod, np.sort/argsort (stable), np.roll (a run-time shift
   too), reductions of `x[mask]`, sizes from np.nonzero.
 
@@ -704,7 +707,38 @@ def new_function(b: Builder) -> bool:
     return b.emit(f"{name} = {expr}", err, operands, hidden=hidden)
 
 
+# --- a name that may or may not still be an array after staged control flow ---------------
+REBINDS = ["{x} = {x} + {x}", "{x} = {x}.copy()", "{x} = np.copy({x}) + {x}"]
+
+
+def rebound_alias(b: Builder) -> bool:
+    """`x = t`, then a staged `if` or loop that may rebind x to a new array -- the branch
+    not taken, or zero trips, leave x naming t -- then a write through t or through x and
+    a read of x: NumPy's names see the write through both while x still is t (the fuzzer
+    found a nested form of this, a wrong value in the argument, before tracejit followed
+    it; `views.alias_unless`)."""
+    targets = [v for v in _targets(b) if v.ndim > 0 or v.name.startswith("a")]
+    exact = [v for v in b.values if v.exact]
+    pred = _predicate(b)
+    if not targets or pred is None:
+        return False
+    t = b.pick(targets)
+    name = b.fresh()
+    x = f"{name}_x"
+    header = b.choose(
+        [f"if {pred}:", f"for {name}_i in tj.range({_tensor_limit(b, exact, zero=True)}):"]
+    )
+    rebind = b.choose(REBINDS).format(x=x)
+    lines = [f"{x} = {t.name}", header, f"    {rebind}"]
+    if header.startswith("if") and b.draw(st.booleans()):
+        lines += ["else:", f"    {b.choose(REBINDS).format(x=x)}"]
+    written = b.choose([t.name, x])
+    lines += [b.choose([f"{written} += {written}", f"{written}[...] = 1"])]
+    lines += [f"{name} = {x} + 0"]
+    return b.emit("\n".join(lines), None, [t])
+
+
 MUTATION_BUILDERS: dict[Callable[[Builder], bool], int] = {
     item_write: 4, fresh_array: 2, write_in_branch: 2, write_in_loop: 3, index_loop: 2,
-    new_function: 3,
+    new_function: 3, rebound_alias: 2,
 }  # fmt: skip

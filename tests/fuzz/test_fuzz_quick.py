@@ -119,7 +119,7 @@ SLICE_TAGS = [
 SLICES_SEEN: set[str] = set()
 
 
-@settings(max_examples=300, deadline=None, database=None, derandomize=True,
+@settings(max_examples=600, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=slice_programs())
 def _generate_slices(program):
@@ -218,6 +218,12 @@ FEATURES = {
     "roll": "np.roll(",
     "mask reduction": re.compile(r"[av]\d+\[([av]\d+ > 0|[av]\d+)\](\)|\.sum\(\))"),
     "nonzero": re.compile(r"np\.(nonzero|flatnonzero|argwhere)\("),
+    "name rebound in staged control flow": re.compile(r"(v\d+_x) = [av]\d+\n    (if|for) "),
+    # NumPy's numerical library (fuzz_library.py)
+    "np.linalg": "np.linalg.",
+    "quantile or cov": re.compile(r"np\.(median|quantile|percentile|cov)\("),
+    "histogram or counting": re.compile(r"np\.(bincount|histogram|searchsorted|digitize|unique)"),
+    "np.fft": "np.fft.",
 }
 SEEN: set[str] = set()
 
@@ -235,7 +241,7 @@ def _raises(program, error: type[Exception]) -> bool:
     return False
 
 
-@settings(max_examples=200, deadline=None, database=None, derandomize=True,
+@settings(max_examples=600, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=programs())
 def _generate(program):

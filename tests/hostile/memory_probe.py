@@ -7,6 +7,7 @@ are this workload's, not the test session's). Prints one JSON object.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import json
 import os
@@ -37,23 +38,73 @@ def calls(count: int) -> dict:
     return {"before": before, "after": rss(), "calls": count}
 
 
-def _kernel(i: int):
-    def kernel(x):
-        return np.sum(np.tanh(x) * (i + 1), axis=0) + x[0]
+_libc = ctypes.CDLL(None)
 
-    return kernel
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's `struct mallinfo2` (glibc >= 2.33)."""
+
+    _fields_ = [(name, ctypes.c_size_t) for name in (
+        "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks",
+        "fordblks", "keepcost")]
+
+
+def trimmed_rss() -> int:
+    """RSS once glibc has handed every free page back (`malloc_trim`): what is left is memory
+    in use, or free memory sharing pages with it, not free memory glibc merely kept."""
+    gc.collect()
+    _libc.malloc_trim(0)
+    return rss()
+
+
+def heap_in_use() -> int | None:
+    """Bytes the C heap has handed out and not had back (every arena and mmapped block), or
+    None without glibc's mallinfo2: native leaks (LLVM's) without the heap's fragmentation."""
+    if not hasattr(_libc, "mallinfo2"):
+        return None
+    _libc.mallinfo2.restype = _MallInfo2
+    info = _libc.mallinfo2()
+    return info.uordblks + info.hblkhd
+
+
+def _kernel(i: int):
+    """The i-th fresh function: element-wise, a reduction, or one capturing an array (a
+    constant of the trace, and so of its LLVM module), each with `i` in it."""
+    k = float(i + 1)
+    if i % 3 == 0:
+
+        def elementwise(x):
+            return np.tanh(x) * k + x[0]
+
+        return elementwise
+    if i % 3 == 1:
+
+        def reduction(x):
+            return np.sum(x * k, axis=0) + np.max(x)
+
+        return reduction
+    table = np.arange(5120.0).reshape(5, 1024) * k  # 40 KiB
+
+    def captured(x):
+        return np.sum(x @ table, axis=0)
+
+    return captured
 
 
 def functions(count: int) -> dict:
-    """Compile and drop `count` Functions, after 50 unmeasured ones (LLVM's and xDSL's
+    """Compile and drop `count` Functions, after 30 unmeasured ones (LLVM's and xDSL's
     one-time state, early growth of glibc's arenas). Weak references to each one's user
     function and LLVM execution engine (the object owning the machine code) tell whether
-    they were freed."""
+    they were freed. RSS is read as it is and after `malloc_trim`, and the C heap's bytes
+    in use (None without glibc's mallinfo2) before and after."""
+    tj.config.set_tiered_compilation(False)  # each first call compiles (none interpreted)
     x = np.ones((4, 5))
-    for i in range(50):
-        tj.function(_kernel(i))(x)
-    gc.collect()
-    before = rss()
+    for i in range(30):
+        tj.function(_kernel(10**6 + i))(x)
+    from tracejit.compiler import driver
+
+    driver.wait_for_runtime()  # the thread pool's and block cache's one compile
+    before, before_trimmed, before_heap = rss(), trimmed_rss(), heap_in_use()
     engines, user_functions = [], []
     for i in range(count):
         kernel = _kernel(i)
@@ -62,10 +113,14 @@ def functions(count: int) -> dict:
         engines.append(weakref.ref(f.get_concrete_function(x).compilation.jit._engine))
         user_functions.append(weakref.ref(kernel))
         del f, kernel
-    gc.collect()
+    after_trimmed, after_heap = trimmed_rss(), heap_in_use()
     return {
         "before": before,
         "after": rss(),
+        "before_trimmed": before_trimmed,
+        "after_trimmed": after_trimmed,
+        "before_heap": before_heap,
+        "after_heap": after_heap,
         "functions": count,
         "alive_engines": sum(ref() is not None for ref in engines),
         "alive_user_functions": sum(ref() is not None for ref in user_functions),

@@ -112,6 +112,9 @@ def test_quantiles_of_booleans_are_refused_as_numpy_refuses_them():
     with pytest.raises(TypeError, match=r"write x.astype\(np.int8\).*test_statistics"):
         tj.function(quantile)(x)
     check(lambda x: np.median(x), x)  # a mean: NumPy takes it
+    # an integer q takes an element, without subtracting: NumPy takes it too (the fuzzer)
+    check(lambda x: np.quantile(x, 0, axis=0, keepdims=True), x)
+    check(lambda x: np.quantile(x, [0, 1]), x)
 
 
 def test_quantiles_keep_dims_known_only_at_run_time():

@@ -1,0 +1,240 @@
+"""Buffer form of a `tj.matmul` that `use-blas` marked: `?gemm` / `?gemv` calls on the
+operands' buffers, in place, and our own kernel when they cannot run.
+
+BLAS is column-major and our buffers row-major, but a row-major R x C matrix is the
+column-major C x R matrix of its transpose, leading dim C. So C = A @ B is computed as
+C^T = B^T A^T, the operands swapped and none copied (`lda` etc. at least 1, as BLAS wants):
+
+    gemm("N", "N", n, m, k, 1, B, n, A, k, 0, C, n)            C[m, n] = A[m, k] @ B[k, n]
+
+A 2-D transpose operand is its operand's buffer, read in place (`read_in_place_by_matmul`):
+the stored R x C matrix is then taken with `trans` "T" instead of "N", leading dim its own
+C. A matrix @ vector product is a `?gemv` on the matrix's buffer: "T" when the product
+sums along the stored rows (A @ x), "N" when down the stored columns (x @ A, A.T @ x).
+
+A stack of matrices times one matrix or vector (`A[r, q, :] @ C4` for all r, q) is one
+product of a taller matrix: its rows are contiguous. A product whose B operand is a stack
+too is a loop of calls over the result's batch dims, each at its matrices' first elements
+(a broadcast batch dim stays at 0).
+
+The calls return BLAS_MISSING without SciPy in the process (ir/lapack_contract.py), and
+a product with k = 0 must be zeros, which `?gemv` does not write; either way our own
+kernel runs, behind an `scf.if`:
+
+    %missing = func.call @tracejit_lapack_sgemm(...) : (...) -> i32
+    %own = arith.ori (%missing != 0), (%k == 0)
+    scf.if %own { <the zero fill and the matmul generic of structured.lower_matmul> }
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, i32
+from xdsl.ir import SSAValue
+
+from tracejit.ir.dtypes import element_of
+from tracejit.ir.matmul import MatmulOp
+from tracejit.passes.bufferize.builder import FunctionBufferizer
+from tracejit.passes.bufferize.lapack_calls import (
+    as_i32,
+    at_least_one,
+    call,
+    character,
+    letter_of,
+    shaped_shape,
+)
+from tracejit.passes.support import scalar_semantics as scalar
+from tracejit.passes.support.build import add, mul
+from tracejit.passes.support.indices import index_constant
+from tracejit.passes.support.loops import for_loop
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A matmul operand's buffer; `transposed`: a 2-D transpose's operand, read in place."""
+
+    buffer: SSAValue
+    transposed: bool = False
+
+    def dim(self, bufferizer: FunctionBufferizer, logical: int) -> SSAValue:
+        """Dim `logical` of the operand as the matmul sees it (negative: from the end)."""
+        rank = self.rank
+        position = logical % rank
+        if self.transposed:
+            position = 1 - position
+        return bufferizer.dim(self.buffer, position)
+
+    @property
+    def rank(self) -> int:
+        assert isinstance(self.buffer.type, MemRefType)
+        return len(self.buffer.type.get_shape())
+
+
+def blas_applies(lhs: Operand, rhs: Operand, output: SSAValue) -> bool:
+    """Every buffer must be dense row-major: BLAS takes one leading dim per matrix."""
+    buffers = (lhs.buffer, rhs.buffer, output)
+    return all(
+        isinstance(b.type, MemRefType) and isinstance(b.type.layout, NoneAttr) for b in buffers
+    )
+
+
+def call_blas(
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand, output: SSAValue
+) -> SSAValue:
+    """Emit the BLAS calls computing `op` into `output`; an i1: whether our kernel must run
+    instead (module docstring)."""
+    b = bufferizer.builder
+    sizes = _Sizes.of(bufferizer, lhs, rhs)
+    batch = _batch_dims(bufferizer, op, lhs, rhs, output)
+    element = element_of(op.result)
+    letter = letter_of(element)
+    constants = (scalar.constant(b, 1, element), scalar.constant(b, 0, element))
+
+    def one_product(b: Builder, starts: Sequence[SSAValue]) -> SSAValue:
+        if lhs.rank == 1 or rhs.rank == 1:
+            return _gemv(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts)
+        return _gemm(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts)
+
+    missing = _over_batches(b, batch, one_product)
+    zero = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
+    failed = b.insert(arith.CmpiOp(missing, zero, "ne")).result
+    empty = b.insert(arith.CmpiOp(sizes.k, index_constant(b, 0), "eq")).result
+    return b.insert(arith.OrIOp(failed, empty)).result
+
+
+@dataclass(frozen=True)
+class _Sizes:
+    """m, n, k of one call (m: all the rows of a stack of A times one B)."""
+
+    m: SSAValue
+    n: SSAValue
+    k: SSAValue
+
+    @staticmethod
+    def of(bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand) -> _Sizes:
+        b = bufferizer.builder
+        one = index_constant(b, 1)
+        k = lhs.dim(bufferizer, -1)
+        n = rhs.dim(bufferizer, -1) if rhs.rank > 1 else one
+        rows = range(lhs.rank - 1) if rhs.rank <= 2 else range(lhs.rank - 2, lhs.rank - 1)
+        m = one
+        for d in rows:
+            m = mul(b, m, lhs.dim(bufferizer, d))
+        return _Sizes(m, n, k)
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """The loops over the result's batch dims and the steps of A, B and C's buffers:
+    `steps[p][d]` elements per step of batch loop d (0: not read along it)."""
+
+    uppers: list[SSAValue]
+    steps: list[list[SSAValue]]
+
+
+def _batch_dims(
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand, output: SSAValue
+) -> _Batch:
+    """No loop when B is one matrix or vector (the stack of A is one tall matrix)."""
+    if rhs.rank <= 2:
+        return _Batch([], [])
+    out_shape = op.result.type.get_shape()
+    loops = len(out_shape) - (lhs.rank > 1) - 1
+    uppers = [bufferizer.dim(output, d) for d in range(loops)]
+    matrices = ((lhs.buffer, min(lhs.rank, 2)), (rhs.buffer, 2), (output, len(out_shape) - loops))
+    steps = [_steps(bufferizer, buffer, dims, out_shape[:loops]) for buffer, dims in matrices]
+    return _Batch(uppers, steps)
+
+
+def _steps(
+    bufferizer: FunctionBufferizer, buffer: SSAValue, matrix: int, out_batch: Sequence[int]
+) -> list[SSAValue]:
+    """Row-major strides of `buffer`'s batch dims (all but its last `matrix`), aligned
+    right against the result's; 0 for a dim it lacks or broadcasts (as _batch_reads)."""
+    b = bufferizer.builder
+    shape = shaped_shape(buffer)
+    zero = index_constant(b, 0)
+    stride = index_constant(b, 1)
+    for d in range(len(shape) - matrix, len(shape)):
+        stride = mul(b, stride, bufferizer.dim(buffer, d))
+    steps = [zero] * len(out_batch)
+    for d in reversed(range(len(shape) - matrix)):
+        position = len(out_batch) - (len(shape) - matrix) + d
+        broadcast = shape[d] != out_batch[position]  # as structured._batch_reads
+        steps[position] = zero if broadcast else stride
+        stride = mul(b, stride, bufferizer.dim(buffer, d))
+    return steps
+
+
+def _over_batches(
+    b: Builder, batch: _Batch, one: Callable[[Builder, Sequence[SSAValue]], SSAValue]
+) -> SSAValue:
+    """`one(b, starts)` per batch position, starts = each buffer's first element there (in
+    `batch.steps` order); the last call's status (every call returns the same)."""
+    if not batch.uppers:
+        return one(b, [])
+    zero, step = index_constant(b, 0), index_constant(b, 1)
+    missing = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
+
+    def nest(b: Builder, depth: int, starts: list[SSAValue], status: SSAValue) -> SSAValue:
+        if depth == len(batch.uppers):
+            return one(b, starts)
+
+        def body(b: Builder, i: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            moved = [
+                add(b, s, mul(b, i, steps[depth]))
+                for s, steps in zip(starts, batch.steps, strict=True)
+            ]
+            return [nest(b, depth + 1, moved, carried[0])]
+
+        return for_loop(b, zero, batch.uppers[depth], step, [status], body)[0]
+
+    return nest(b, 0, [zero] * len(batch.steps), missing)
+
+
+def _start(starts: Sequence[SSAValue], position: int, b: Builder) -> SSAValue:
+    return starts[position] if starts else index_constant(b, 0)
+
+
+def _gemm(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts) -> SSAValue:
+    """C^T = op(B) op(A): B first (module docstring)."""
+    one, zero = constants
+    m, n, k = sizes.m, sizes.n, sizes.k
+    trans_b, ld_b = ("T", k) if rhs.transposed else ("N", n)
+    trans_a, ld_a = ("T", m) if lhs.transposed else ("N", k)
+    args = [
+        character(b, trans_b), character(b, trans_a),
+        as_i32(b, n), as_i32(b, m), as_i32(b, k), one,
+        rhs.buffer, _start(starts, 1, b), _lead(b, ld_b),
+        lhs.buffer, _start(starts, 0, b), _lead(b, ld_a), zero,
+        output, _start(starts, 2, b), _lead(b, n),
+    ]  # fmt: skip
+    return call(b, bufferizer.module, letter + "gemm", args)
+
+
+def _gemv(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts) -> SSAValue:
+    """y = A x or x A: the matrix's stored rows R and columns C are BLAS's N and M."""
+    one, zero = constants
+    matrix, vector, position = (lhs, rhs, 0) if rhs.rank == 1 else (rhs, lhs, 1)
+    if matrix is lhs:  # sums along A's rows: k is the stored columns unless transposed
+        rows, columns = (sizes.k, sizes.m) if lhs.transposed else (sizes.m, sizes.k)
+        along_rows = not lhs.transposed
+    else:  # x @ B sums down B's columns
+        rows, columns = (sizes.n, sizes.k) if rhs.transposed else (sizes.k, sizes.n)
+        along_rows = rhs.transposed
+    unit = b.insert(arith.ConstantOp(IntegerAttr(1, i32))).result
+    args = [
+        character(b, "T" if along_rows else "N"), as_i32(b, columns), as_i32(b, rows), one,
+        matrix.buffer, _start(starts, position, b), _lead(b, columns),
+        vector.buffer, _start(starts, 1 - position, b), unit, zero,
+        output, _start(starts, 2, b), unit,
+    ]  # fmt: skip
+    return call(b, bufferizer.module, letter + "gemv", args)
+
+
+def _lead(b: Builder, size: SSAValue) -> SSAValue:
+    return as_i32(b, at_least_one(b, size))

@@ -1,0 +1,133 @@
+"""A name that may still be an array after staged control flow (`x = a`, then an `if` or a
+loop that may rebind x): when the branch that rebinds is not taken, or the loop runs zero
+times, NumPy's x still is a, and a write through either name is seen through both. The
+fuzzer found a nested form of this as a wrong value in an argument after the call
+(regressions/test_fuzz_db4eb4779f.py); frontend/staging/views.py `alias_unless` follows it
+when the kernel runs. Every program runs compiled and eagerly, for each trip count and
+branch, and the arguments are compared after the call too."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+
+def loop_then_write_the_array(a, n):
+    x = a
+    i = 0
+    while i < n:
+        x = x * 2
+        i += 1
+    a += 10
+    return x
+
+
+def loop_then_write_the_name(a, n):
+    x = a
+    for _ in tj.range(n):
+        x = x + 1
+    x += 1
+    return x
+
+
+def branch_then_write_the_array(a, n):
+    x = a
+    if n > 0:
+        x = x * 2
+    a[1:] = -1
+    return x
+
+
+def branch_then_write_the_name(a, n):
+    x = a
+    if n > 0:
+        x = x * 2
+    else:
+        a = a + 0  # both names rebound in one branch: a is no longer the argument there
+    x += 1
+    return x, a
+
+
+def loop_in_a_branch(a, n):
+    """The fuzzer's shape, reduced: the loop in the branch may leave x naming a."""
+    r = a
+    x = a
+    if n > 1:
+        r -= r
+        while 0 < x[0]:
+            x = x - 1
+        r += 3
+    r += x
+    return r, x
+
+
+def a_view_before_the_loop(a, n):
+    x = a[1:]
+    for _ in tj.range(n):
+        x = x[::-1] * 1
+    a[2] = 100
+    x[0] = -5
+    return x
+
+
+def twice(a, n):
+    """Two loops in a row: the second starts from what the first left."""
+    x = a
+    for _ in tj.range(n):
+        x = x + 1
+    for _ in tj.range(n - 1):
+        x = x * 3
+    a *= 2
+    return x
+
+
+PROGRAMS = [
+    loop_then_write_the_array,
+    loop_then_write_the_name,
+    branch_then_write_the_array,
+    branch_then_write_the_name,
+    loop_in_a_branch,
+    a_view_before_the_loop,
+    twice,
+]
+
+
+def _call(fn, a, n):
+    argument = a.copy()
+    return fn(argument, n), argument
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_writes_after_staged_control_flow_are_seen_as_numpy_sees_them(program, n, dtype):
+    a = np.array([2, 5, 7, 1], dtype)
+    f = tj.function(program)
+    expected = _call(program, a, np.int64(n))
+    assert_same(_call(f, a, np.int64(n)), expected)
+    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+
+
+@pytest.mark.parametrize("program", [loop_then_write_the_array, branch_then_write_the_name])
+def test_dims_known_only_at_run_time(program):
+    signature = [tj.TensorSpec([None], np.float64), tj.TensorSpec([], np.int64)]
+    f = tj.function(program, input_signature=signature)
+    for n in (0, 2):
+        a = np.arange(1.0, 6.0)
+        assert_same(_call(f, a, np.int64(n)), _call(program, a, np.int64(n)))
+
+
+def test_a_zero_d_argument_rebound_in_a_loop():
+    def f(a, n):
+        r = a
+        while 0 < a:
+            a = a - 1
+        r += n
+        return r + a
+
+    for value in (0.0, 2.0):
+        a = np.array(value)
+        assert_same(_call(tj.function(f), a, np.int64(3)), _call(f, a, np.int64(3)))

@@ -1,0 +1,140 @@
+"""Matrix products through SciPy's BLAS (passes/use_blas.py, passes/bufferize/blas.py),
+compiled vs eager NumPy: every shape class BLAS takes (matrix @ vector both ways,
+transposed operands read in place, slices, stacks with broadcast batch dims, a stack of
+matrices times one matrix), empty dims, NaN and Inf, the four BLAS element types; integers
+stay on our kernel; and our kernel answers where SciPy's BLAS cannot be called.
+
+The shapes are just above use-blas's thresholds (64² for matrix @ vector, 32³ for a
+product), so that BLAS computes them; each test compiles one function per dtype.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import tracejit as tj
+from tests.conftest import run_eagerly
+
+pytest.importorskip("scipy", reason="BLAS calls need SciPy (tracejit[linalg])")
+
+FLOATS = [np.float32, np.float64, np.complex64, np.complex128]
+
+
+@tj.function
+def shape_classes(a, b, x, y, s):
+    """a: 64x80, b: 80x96, x: 80, y: 64, s: 5x64x80 (names as the keys say)."""
+    return {
+        "A @ x": a @ x,
+        "y @ A": y @ a,
+        "A.T @ y": a.T @ y,
+        "x @ A.T": x @ a.T,
+        "A @ B": a @ b,
+        "A.T @ A": a.T @ a,
+        "B.T @ A.T": b.T @ a.T,
+        "A[::2, 1:] @ B[1:]": a[::2, 1:] @ b[1:],
+        "S @ B": s @ b,
+        "S @ S.swap": s @ np.swapaxes(s, 1, 2),
+        "S[:1] @ S.swap": s[:1] @ np.swapaxes(s, 1, 2),
+        "y @ S": y @ s,
+    }
+
+
+def _random(rng, shape, dtype):
+    values = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    return values.astype(dtype)
+
+
+def _operands(dtype, seed=0):
+    rng = np.random.default_rng(seed)
+    shapes = [(64, 80), (80, 96), (80,), (64,), (5, 64, 80)]
+    return [_random(rng, shape, dtype) for shape in shapes]
+
+
+def _assert_close(got: dict, want: dict, dtype) -> None:
+    tolerance = 1e-4 if np.dtype(dtype).itemsize in (4, 8) and dtype != np.float64 else 1e-10
+    for key, expected in want.items():
+        assert got[key].dtype == expected.dtype, key
+        assert got[key].shape == expected.shape, key
+        np.testing.assert_allclose(got[key], expected, rtol=tolerance, atol=tolerance, err_msg=key)
+
+
+def _calls_blas(function, *args) -> bool:
+    return "tracejit_lapack_" in function.get_concrete_function(*args).llvm_ir
+
+
+@pytest.mark.parametrize("dtype", FLOATS, ids=lambda d: np.dtype(d).name)
+def test_every_shape_class_matches_numpy(dtype):
+    args = _operands(dtype)
+    _assert_close(shape_classes(*args), run_eagerly(shape_classes, *args), dtype)
+    assert _calls_blas(shape_classes, *args)
+
+
+@tj.function
+def normal_product(a, x):
+    return a.T @ (a @ x), x @ a.T @ a
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@settings(max_examples=8, deadline=None)
+@given(
+    a=hnp.arrays(np.float64, (64, 64), elements=st.sampled_from([0.0, 1.5, -2.0, np.nan, np.inf])),
+    x=hnp.arrays(np.float64, (64,), elements=st.sampled_from([0.0, 1.0, -3.0, np.inf])),
+)
+def test_nan_and_inf_propagate_as_in_numpy(a, x):
+    got, want = normal_product(a, x), run_eagerly(normal_product, a, x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@tj.function
+def empty_products(a, b, k0, k0b, v):
+    return {"m=0": a @ b, "k=0": k0 @ k0b, "k=0 gemv": k0 @ v, "n=0": b.T @ a.T}
+
+
+def test_empty_dims_give_numpys_shapes_and_zeros():
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((0, 64)), rng.standard_normal((64, 96))
+    k0, k0b, v = np.ones((64, 0)), np.ones((0, 64)), np.ones(0)
+    got, want = empty_products(a, b, k0, k0b, v), run_eagerly(empty_products, a, b, k0, k0b, v)
+    for key, expected in want.items():
+        assert got[key].shape == expected.shape, key
+        np.testing.assert_array_equal(got[key], expected, err_msg=key)
+
+
+@tj.function
+def product(a, b):
+    return a @ b
+
+
+def test_integers_stay_on_our_kernel_and_are_exact():
+    rng = np.random.default_rng(2)
+    a, b = rng.integers(-100, 100, (64, 64)), rng.integers(-100, 100, (64, 64))
+    np.testing.assert_array_equal(product(a, b), a @ b)
+    assert not _calls_blas(product, a, b)
+
+
+def test_our_kernel_answers_when_the_blas_table_is_null(monkeypatch):
+    """A kernel compiled with BLAS calls, loaded where SciPy is missing (an exported or
+    cached module): the calls report BLAS_MISSING and our kernel runs."""
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "_table", lambda: None)
+    function = tj.function(lambda a, x: (a.T @ x, a @ a))
+    a, x = _operands(np.float32)[0][:, :64], _operands(np.float32)[3]
+    got, want = function(a, x), run_eagerly(function, a, x)
+    assert _calls_blas(function, a, x)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def test_without_scipy_the_driver_turns_use_blas_off(monkeypatch):
+    from tracejit.compiler.driver import with_host_facts
+    from tracejit.runtime import lapack
+
+    assert "use-blas," in with_host_facts("default")
+    monkeypatch.setattr(lapack, "available", lambda: False)
+    assert "use-blas{enabled=false}" in with_host_facts("default")
