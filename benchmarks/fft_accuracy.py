@@ -17,8 +17,9 @@ The default sample is every length up to 512 (every radix combination and the fi
 Bluestein lengths), every power of two, and in 513..max-length 48 primes (spread evenly,
 the largest prime among them) and 48 other lengths drawn at random: 611 lengths for 4,096.
 `make bench` runs it (section fft) on both dtypes, about 7 minutes of one core each; with
---quick on every length up to 64 and 8 + 8 longer ones. Transforms are traced GROUP at a time into one function (larger
-groups compile more slowly per transform: O3 is superlinear in the function's size).
+--quick on every length up to 64 and 8 + 8 longer ones. Transforms are traced GROUP at a
+time into one function (larger groups compile more slowly per transform: O3 is superlinear
+in the function's size).
 """
 
 from __future__ import annotations
