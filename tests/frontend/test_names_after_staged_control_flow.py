@@ -57,7 +57,7 @@ def loop_in_a_branch(a, n):
     x = a
     if n > 1:
         r -= r
-        while 0 < x[0]:
+        while x[0] > 0:
             x = x - 1
         r += 3
     r += x
@@ -123,7 +123,7 @@ def test_dims_known_only_at_run_time(program):
 def test_a_zero_d_argument_rebound_in_a_loop():
     def f(a, n):
         r = a
-        while 0 < a:
+        while a > 0:
             a = a - 1
         r += n
         return r + a
