@@ -205,8 +205,10 @@ def updates_in_place(tensor: Tensor) -> bool:
 def reshaped(x: Tensor, result: Tensor) -> Tensor:
     """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
     it: a view of a contiguous array. Whether a view of a view is contiguous (so that NumPy
-    returns a view, not a copy) is not tracked, so a write to that one is refused."""
-    if x._view is not None:
+    returns a view, not a copy) is not tracked, so a write to that one is refused (a name
+    that may still be an array after staged control flow, `alias_unless`, is that array or
+    one of its own: contiguous when the array is)."""
+    if not _contiguous(x):
         return refuse_writes(
             Tensor(result.value, result.dims),
             "writing into a reshape of a view (a slice, transpose, ...) is not supported: "
@@ -222,6 +224,11 @@ def reshaped(x: Tensor, result: Tensor) -> Tensor:
         return primitives.reshape(new, dims)
 
     return make_view(x, result, forward, backward)
+
+
+def _contiguous(x: Tensor) -> bool:
+    view = x._view
+    return view is None or (view.separate is not None and _contiguous(view.parent))
 
 
 def permuted(x: Tensor, result: Tensor, permutation: list[int]) -> Tensor:

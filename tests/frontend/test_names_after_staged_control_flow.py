@@ -131,3 +131,37 @@ def test_a_zero_d_argument_rebound_in_a_loop():
     for value in (0.0, 2.0):
         a = np.array(value)
         assert_same(_call(tj.function(f), a, np.int64(3)), _call(f, a, np.int64(3)))
+
+
+def test_a_reshape_of_such_a_name_is_a_view_as_in_numpy():
+    """Whichever array the name is, it is contiguous when the array before the loop is, so
+    NumPy's ravel is a view and a write through it reaches the name (and, after zero
+    trips, the array): no refusal (the fuzzer's second run found one)."""
+
+    def f(a, n):
+        x = a
+        for _ in tj.range(n):
+            x = x + 1
+        flat = np.ravel(x)
+        flat[0] = 9
+        return x
+
+    for n in (0, 2):
+        a = np.arange(6.0).reshape(2, 3)
+        assert_same(_call(tj.function(f), a, np.int64(n)), _call(f, a, np.int64(n)))
+
+
+def test_a_reshape_of_such_a_name_for_a_strided_array_is_refused():
+    """x = a[:, ::2]: after zero trips NumPy's ravel copies, after one it is a view -- which
+    one the write reaches depends on the trip count, so tracejit refuses the write."""
+
+    def f(a, n):
+        x = a[:, ::2]
+        for _ in tj.range(n):
+            x = x + 1
+        flat = np.ravel(x)
+        flat[0] = 9
+        return x
+
+    with pytest.raises(ValueError, match="writing into a reshape of a view"):
+        tj.function(f)(np.arange(6.0).reshape(2, 3), np.int64(1))
