@@ -34,13 +34,13 @@ from xdsl.traits import HasCanonicalizationPatternsTrait
 from xdsl.transforms.dead_code_elimination import region_dce
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.control_flow import IfOp
+from tracejit.ir.control_flow import IfOp, WhileOp
 from tracejit.ir.fused import FusedOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import DimOp, ReshapeOp, TransposeOp
 from tracejit.ir.update import ScatterOp
-from tracejit.passes.canonicalize.control_flow import IfConstantPredicate
+from tracejit.passes.canonicalize.control_flow import IfConstantPredicate, WhileDropsUnusedValue
 from tracejit.passes.canonicalize.kernels import KernelForwardsItsInput
 from tracejit.passes.canonicalize.masked_update import MaskedUpdateAsSelect
 from tracejit.passes.canonicalize.patterns import (
@@ -75,6 +75,7 @@ PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     DimOp: (DimOfSizedValue(),),
     MatmulOp: (DotAsSum(),),
     IfOp: (IfConstantPredicate(),),
+    WhileOp: (WhileDropsUnusedValue(),),
     FusedOp: (KernelForwardsItsInput(),),
 }
 """The canonicalization patterns of the `tj` ops, tried in this order on an op of the type."""

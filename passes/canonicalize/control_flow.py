@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
 
-from tracejit.ir.control_flow import IfOp, YieldOp
+from tracejit.ir.control_flow import IfOp, WhileOp, YieldOp
 from tracejit.ir.folding import constant_value
 
 
@@ -25,3 +27,67 @@ class IfConstantPredicate(RewritePattern):
         rewriter.erase(terminator)
         rewriter.inline_block(block, InsertPoint.before(op))
         rewriter.replace(op, [], results)
+
+
+class WhileDropsUnusedValue(RewritePattern):
+    """A loop value nothing reads -- not the condition, not the body except to compute its
+    own next value, not the code after the loop -- is not carried: its operand, block
+    arguments, yield operand and result go, and the body's ops that only computed it (a
+    staged loop's "ran" flag, views.alias_unless, when no write after the loop needed it;
+    a counter the body advances that nothing reads).
+
+        %r, %unused = tj.while %a, %b ... tj.yield %next, %t   ->   %r = tj.while %a ..."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
+        before, after = op.before_region.block, op.after_region.block
+        terminator = after.last_op
+        assert isinstance(terminator, YieldOp)
+        chains = {}
+        for j in range(len(op.res)):
+            if op.res[j].uses or before.args[j].uses:
+                continue
+            chain = _only_feeds(after.args[j], terminator, j)
+            if chain is not None:
+                chains[j] = chain
+        if not chains:
+            return
+        kept = [j for j in range(len(op.res)) if j not in chains]
+        rewriter.replace_op(terminator, YieldOp(*(terminator.values[j] for j in kept)))
+        for chain in chains.values():
+            for dead in reversed(chain):
+                if dead.parent is not None:
+                    rewriter.erase_op(dead)
+        for j in sorted(chains, reverse=True):
+            before.erase_arg(before.args[j])
+            after.erase_arg(after.args[j])
+        new = WhileOp(
+            [op.inits[j] for j in kept],
+            rewriter.move_region_contents_to_new_regions(op.before_region),
+            rewriter.move_region_contents_to_new_regions(op.after_region),
+        )
+        new.location = op.location
+        results = iter(new.res)
+        replacements = [None if j in chains else next(results) for j in range(len(op.res))]
+        rewriter.replace_op(op, new, replacements)
+
+
+def _only_feeds(arg: SSAValue, terminator: YieldOp, position: int) -> list[Operation] | None:
+    """The body's side-effect-free ops, in order, through which the block argument `arg`
+    reaches nothing but the yield at `position`; None if it reaches anything else."""
+    chain: list[Operation] = []
+    pending = [arg]
+    while pending:
+        value = pending.pop()
+        for use in value.uses:
+            user = use.operation
+            if user is terminator:
+                if use.index != position:
+                    return None
+                continue
+            if user.parent is not terminator.parent or not is_side_effect_free(user):
+                return None
+            if user not in chain:
+                chain.append(user)
+                pending.extend(user.results)
+    return sorted(chain, key=lambda o: o.parent.get_operation_index(o))  # type: ignore[union-attr]

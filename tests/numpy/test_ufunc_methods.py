@@ -87,11 +87,11 @@ def test_a_running_maximum_propagates_nan_as_numpy():
 def test_methods_tracejit_does_not_compile_are_refused_by_name():
     @tj.function
     def unary_at(x):
-        np.negative.at(x, [0])  # .at of a unary ufunc
+        np.logical_not.at(x, [0])  # .at of a unary ufunc that is no single operation here
         return x
 
-    with pytest.raises(TypeError, match=r"np\.negative\.at.* is not supported"):
-        unary_at(np.ones(3))
+    with pytest.raises(NotImplementedError, match=r"np\.logical_not\.at on bool is not supported"):
+        unary_at(np.ones(3, bool))
 
     @tj.function
     def subtract_reduce(x):

@@ -20,7 +20,7 @@ builtin.module {
 // CHECK:        cf.assert %{{.*}}, "IndexError: index out of bounds in np.add.at"
 // CHECK:        %[[POS:.*]] = arith.index_cast %{{.*}} : i64 to index
 // CHECK-NEXT:   %[[OLD:.*]] = memref.load %[[OUT]][%[[POS]]] : memref<6xi32>
-// CHECK-NEXT:   %[[X:.*]] = memref.load %[[V]][%[[K]]] : memref<3xf64>
 // CHECK-NEXT:   %[[WIDE:.*]] = arith.sitofp %[[OLD]] : i32 to f64
+// CHECK-NEXT:   %[[X:.*]] = memref.load %[[V]][%[[K]]] : memref<3xf64>
 // CHECK-NEXT:   %[[SUM:.*]] = arith.addf %[[WIDE]], %[[X]] : f64
 // CHECK:        memref.store %{{.*}}, %[[OUT]][%[[POS]]] : memref<6xi32>
