@@ -53,7 +53,7 @@ class WhileDropsUnusedValue(RewritePattern):
         if not chains:
             return
         kept = [j for j in range(len(op.res)) if j not in chains]
-        rewriter.replace_op(terminator, YieldOp(*(terminator.values[j] for j in kept)))
+        rewriter.replace(terminator, YieldOp(*(terminator.values[j] for j in kept)))
         for chain in chains.values():
             for dead in reversed(chain):
                 if dead.parent is not None:
@@ -69,7 +69,7 @@ class WhileDropsUnusedValue(RewritePattern):
         new.location = op.location
         results = iter(new.res)
         replacements = [None if j in chains else next(results) for j in range(len(op.res))]
-        rewriter.replace_op(op, new, replacements)
+        rewriter.replace(op, new, replacements)
 
 
 def _only_feeds(arg: SSAValue, terminator: YieldOp, position: int) -> list[Operation] | None:
