@@ -111,9 +111,11 @@ def started_workers() -> int:
 
 
 def _forget_workers_in_child() -> None:
-    """The child of a fork has only the forking thread: no workers, and no other caller
-    holding the pool (a parent's call in another thread never returns here)."""
-    for name in ("workers", "busy"):
+    """The child of a fork has only the forking thread: no workers, no other caller
+    holding the pool (a parent's call in another thread never returns here), and nothing
+    learned about workers it never had (the parent's backoff after late workers on a busy
+    machine kept the child's first calls on one thread)."""
+    for name in ("workers", "busy", "backoff", "penalty"):
         if name in _STATE:
             _STATE[name].value = 0
 
