@@ -194,7 +194,7 @@ def test_histogram_errors_as_numpy():
 
 
 # --- histogram2d ---------------------------------------------------------------------------
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(dtype=st.sampled_from(FLOATS), data=st.data())
 def test_histogram2d(dtype, data):
     n = data.draw(st.integers(1, 20))
