@@ -188,10 +188,47 @@ def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
     if special is not None:
         return special(*args, **kwargs)
     operators.warn_if_random(function)
+    missed = _dispatch_misses_a_tensor(function, args, kwargs)
+    if missed is not None:
+        from tracejit.frontend.numpy_api.registry import call_function
+
+        return call_function(missed[0], missed[1], kwargs)
     converted = convert(function, warn=False)
     if converted is function:
         return function(*args, **kwargs)
     return _recursion_guarded(function, converted, args, kwargs)
+
+
+def _dispatch_misses_a_tensor(function: object, args: tuple, kwargs: dict) -> tuple | None:
+    """`(numpy_function, args)` when `function` is a NumPy function tracejit implements (or
+    an ndarray's method that such a function wraps) called with a Tensor that NumPy's
+    dispatch would not look at: NumPy hands a call to `__array_function__` only for the
+    arguments its dispatcher names, so `np.take(table, t)`, `table.take(t)`,
+    `np.roll(table, t)` with an ndarray `table` would convert `t` to an array instead."""
+    from tracejit.frontend.numpy_api.registry import FUNCTIONS
+    from tracejit.frontend.staging.tensor import Tensor
+
+    owner = getattr(function, "__self__", None)
+    if isinstance(owner, np.ndarray):  # np.take(a, ...) is a.take(...) (numpy/_core/fromnumeric)
+        name = getattr(function, "__name__", "")
+        numpy_function = getattr(np, name, None)
+        wraps = getattr(numpy_function, "__module__", "") == "numpy" and name in _FROMNUMERIC
+        function, args = (numpy_function, (owner, *args)) if wraps else (None, args)
+    if not hasattr(function, "_implementation") or function not in FUNCTIONS:
+        return None
+    leaves = [*args, *kwargs.values()]
+    leaves += [item for leaf in leaves if isinstance(leaf, list | tuple) for item in leaf]
+    return (function, args) if any(isinstance(leaf, Tensor) for leaf in leaves) else None
+
+
+# The ndarray methods whose NumPy function takes the same arguments after the array
+# (reshape and transpose take theirs as *args too, and are not here).
+_FROMNUMERIC = {
+    "take", "repeat", "clip", "searchsorted", "compress", "choose", "put", "round", "dot",
+    "sum", "prod", "mean", "std", "var", "min", "max", "cumsum", "cumprod", "all", "any",
+    "argmin", "argmax", "sort", "argsort", "diagonal", "trace", "nonzero", "ravel",
+    "squeeze", "swapaxes", "partition", "argpartition",
+}  # fmt: skip
 
 
 # How deep each user function is in the current thread's calls: a recursion that reaches

@@ -249,6 +249,15 @@ class _ReturnLaterInTrace(Exception):
     again with the branches in the other order, to learn its type from the other branch."""
 
 
+class _ReturnInNeither(Exception):
+    """Neither branch of a staged if sets the return value in this trace (its `return`s
+    are in Python loops that ran no trip, or under Python conditions that were false): the
+    if is staged again without it, which stays undefined after the if."""
+
+    def __init__(self, index: int):
+        self.index = index
+
+
 class _ReturnsInOneBranch(Exception):
     """A branch of a staged if returns (sets the return value) and the other does not: the
     if is staged again with the return value defined before it (zeros of its type), since
@@ -271,11 +280,23 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
     outputs of the right types, traces the other branch (never run: the kernel stops)."""
     raising: dict[int, str] = {}
     swapped = False
+    unset: set[int] = set()  # return values neither branch sets
     while True:
         try:
             return _stage_if_once(
-                pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped
+                pred,
+                body,
+                orelse,
+                get_state,
+                set_state,
+                names,
+                branch_names,
+                raising,
+                swapped,
+                unset,
             )
+        except _ReturnInNeither as neither:
+            unset.add(neither.index)
         except _ReturnLaterInTrace:
             swapped = True
             pred, body, orelse = np.logical_not(truth(pred)), orelse, body
@@ -321,14 +342,18 @@ def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int
 
 
 def _stage_if_once(
-    pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped=False
+    pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped, unset
 ) -> None:
     init = get_state()
     fns = [body, orelse]
     body, orelse = _raising_branch(0, fns, raising), _raising_branch(1, fns, raising)
     both = set(branch_names[0]) & set(branch_names[1])
-    outputs = [i for i, n in enumerate(names) if n in both or not is_undefined(init[i])]
-    one_sided = [i for i in range(len(names)) if i not in outputs]
+    outputs = [
+        i
+        for i, n in enumerate(names)
+        if i not in unset and (n in both or not is_undefined(init[i]))
+    ]
+    one_sided = [i for i in range(len(names)) if i not in outputs and i not in unset]
     where = str(user_location())
     assigned: dict[int, object] = {}  # one-sided variable -> its value where assigned
     then_outputs: list[tuple] = []
@@ -350,6 +375,8 @@ def _stage_if_once(
                     raise _ReturnsInOneBranch(i, returned[i])
                 elif not then_outputs and not swapped:
                     raise _ReturnLaterInTrace
+                elif not then_outputs:  # the other branch, traced first before, left it unset
+                    raise _ReturnInNeither(i)
             out = tuple(values[i] for i in outputs)
             _check_branch_outputs(out, then_outputs, [names[i] for i in outputs], where)
             then_outputs.append(out)
@@ -361,7 +388,7 @@ def _stage_if_once(
         results = cond(
             pred, branch(body), branch(orelse), names=[_display(names[i]) for i in outputs]
         )
-    except (_ReturnsInOneBranch, _BranchRaises, _ReturnLaterInTrace):
+    except (_ReturnsInOneBranch, _BranchRaises, _ReturnLaterInTrace, _ReturnInNeither):
         set_state(init)  # staged again: from the state before the if
         raise
     if len(then_outputs) == 2:
@@ -448,6 +475,7 @@ def fresh_containers(state: tuple) -> tuple:
     function's constants, which `c += 1` would change while the branch is traced, whichever
     branch runs), so that each staged branch changes its own copy and the traced values of
     one never leak into the other."""
+
     def fresh(value: object) -> object:
         if _is_container(value):
             leaves, treedef = flatten(value)

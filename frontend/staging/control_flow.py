@@ -495,6 +495,9 @@ def _staged_while(
                     if (change := _adopts(new_leaves[i], init)) is not None
                 }
                 retrace = arrays.learn(given, new_leaves)
+                unchanged = _unchanged(leaves, given, new_leaves, by_name, relaxed)
+                arrays.kept.update(unchanged)
+                retrace = retrace or bool(unchanged)
             if not changes and not retrace:
                 arrays.check_aliases_by_name(given, new_leaves, by_name, after)
                 values = [
@@ -525,6 +528,20 @@ def _staged_while(
         for i in aliased:
             results[i] = views.alias_unless(leaves[i], cast(Tensor, results[i]), trips)
     return tuple(unflatten(treedef, results))
+
+
+def _unchanged(leaves: list[Any], given: list[Any], new_leaves: list[Any], by_name, relaxed):
+    """The loop variables carried by name that the body gave back as it got them (named as
+    assigned in the body by AutoGraph, but not rebound in this trace: an assignment under a
+    Python `if`, `x = x`). The loop then keeps each one as its array from before the loop,
+    the same object: carried by value, it would be a copy, and after the loop it would miss
+    the writes made through another name of that array (`c = a; while c > 0: c -= 1`
+    leaves `a` at 0 in NumPy)."""
+    return {
+        i
+        for i in by_name
+        if isinstance(leaves[i], Tensor) and new_leaves[i] is given[i] and i not in relaxed
+    }
 
 
 def _zero_trip_aliases(leaves: list[Any], inits: list[Tensor], by_name: list[int]) -> list[int]:

@@ -283,3 +283,34 @@ def test_a_variable_no_loop_assigned_raises_as_python_does(program, a, b):
             tj.function(program)(*args)
         return
     assert int(tj.function(program)(*args)) == int(expected)
+
+
+def returns_only_where_this_trace_does_not_go(a):
+    """Both branches of the staged if hold a `return` that this trace never reaches: a
+    Python loop of no trips in one, a Python condition that is false in the other (the
+    fuzzer's false refusal, regressions/test_fuzz_371ae8ad1d.py): the return value stays
+    unset after the if, and the function returns at its end."""
+    r = 0
+    if a[0] > 0:
+        c = r
+        while c > 0:
+            return r
+    else:
+        for k in range(2):
+            if k > 2:
+                for _ in tj.range(3):
+                    return r
+            r = r + a[0]
+    return r + 100
+
+
+@pytest.mark.parametrize("first", [1.0, -1.0])
+def test_returns_this_trace_never_reaches_are_not_refused(first):
+    a = np.array([first, 3.0])
+    f = tj.function(returns_only_where_this_trace_does_not_go)
+    assert f(a) == returns_only_where_this_trace_does_not_go(a)
+    tj.config.run_functions_eagerly(True)
+    try:
+        assert f(a) == returns_only_where_this_trace_does_not_go(a)
+    finally:
+        tj.config.run_functions_eagerly(False)

@@ -84,7 +84,39 @@ def twice(a, n):
     return x
 
 
+REBIND = False  # a Python condition: the assignment under it is never traced
+
+
+def assigned_only_in_dead_python_code(a, n):
+    """AutoGraph carries `a` through the loop (the body assigns it), but this trace never
+    rebinds it, while `c -= 1` writes the array `a` names: after the loop, `a` is still the
+    argument, and `a * 10` sees every write (it read a copy from before the loop)."""
+    c = a
+    for _ in tj.range(n):
+        if REBIND:
+            a = a + 1
+        c -= 1
+    return a * 10 + c
+
+
+def rebound_in_a_later_unrolled_copy(a, n):
+    """The fuzzer's wrong count in nested loops, reduced (regressions/test_fuzz_895f18d770.py):
+    the Python loop's first copy of the staged loop carries `a` without rebinding it, so the
+    second copy's `c = a` read the stale copy and counted the trips again."""
+    r = 0
+    for k in range(2):
+        c = a
+        while c[0] > n:
+            r = r + 1
+            if k > 0:
+                a = a + 1
+            c -= 1
+    return r, a
+
+
 PROGRAMS = [
+    assigned_only_in_dead_python_code,
+    rebound_in_a_later_unrolled_copy,
     loop_then_write_the_array,
     loop_then_write_the_name,
     branch_then_write_the_array,

@@ -74,7 +74,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["canonicalize", "canonicalize", "cse", "inline"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "issue 35: a wrong count in nested staged loops with `c3 = a1` (a 0-d argument) written in place by `c3 -= 1` while a1 is rebound in an inner loop (also on last stop's code); open"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)

@@ -87,7 +87,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["constant-fold", "inline"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "issue 35: a false refusal (a symbolic tensor converted to NumPy while tracing) in nested staged loops; open"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
