@@ -53,8 +53,10 @@ def is_small_kernel(program: Any) -> bool:
 
 
 def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -> FastCall | None:
-    """The fast closure for `program`'s kernel entry point, or None if not applicable."""
-    if entry is None or program.input_positions != list(range(len(program.input_positions))):
+    """The fast closure for `program`'s kernel entry point, called with the kernel's input
+    arrays (the arguments themselves when every argument is one: `input_positions` is then
+    0, 1, ...), or None if not applicable."""
+    if entry is None:
         return None
     if program.written_inputs:  # the full path copies them back (argument_writes.py)
         return None
@@ -121,6 +123,31 @@ def _single_array_ctypes_call(entry: Any, count: int, spec: tuple, on_status) ->
         if status:
             return on_status(status)
         return out[()] if scalar else out
+
+    return call
+
+
+def with_python_values(
+    kernel_call: FastCall, program: Any, values: dict[int, Any], key_of: Callable
+) -> FastCall:
+    """`kernel_call` for calls that pass Python numbers too (`f(x, 0.5)`: a value of the
+    trace, not a kernel input): each must be of the trace's type and equal to its value
+    (`values`), and a zero or NaN must have the trace's key (`key_of`, the cache key of one
+    leaf: -0.0 == 0.0); the arrays at `input_positions` go to the kernel."""
+    positions = list(program.input_positions)
+    count = len(positions) + len(values)
+    checks = [(i, type(v), v, key_of(v) if v == 0 or v != v else None) for i, v in values.items()]
+
+    def call(args: tuple) -> Any:
+        if len(args) != count:
+            return SLOW_PATH
+        for i, kind, value, key in checks:
+            given = args[i]
+            if type(given) is not kind or not (given == value or key is not None):
+                return SLOW_PATH
+            if key is not None and key_of(given) != key:
+                return SLOW_PATH
+        return kernel_call(tuple(args[i] for i in positions))
 
     return call
 

@@ -89,8 +89,15 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
     if isinstance(leaf, _PRIMITIVES):
         if isinstance(leaf, float) and math.isnan(leaf):
             return (float, "nan")  # NaN != NaN would make every call a cache miss
+        if isinstance(leaf, float | complex) and _has_negative_zero(leaf):
+            return (type(leaf), leaf, repr(leaf))  # -0.0 == 0.0, but `x / s` tells them apart
         return (type(leaf), leaf)
     return IdentityKey(leaf, on_death)
+
+
+def _has_negative_zero(number: float | complex) -> bool:
+    parts = (number.real, number.imag) if isinstance(number, complex) else (number,)
+    return any(part == 0 and math.copysign(1.0, part) < 0 for part in parts)
 
 
 def is_tensor_key(key: object) -> bool:

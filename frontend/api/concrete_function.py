@@ -44,6 +44,7 @@ from tracejit.runtime.fast_path import (
     build_fast_call,
     expected_types,
     is_small_kernel,
+    with_python_values,
 )
 from tracejit.runtime.runtime_errors import raise_for_status
 from tracejit.runtime.structure import TreeDef, flatten, leaf_owner, unflatten
@@ -456,7 +457,16 @@ class ConcreteFunction:
         expected = expected_types(self.record.program)
         release_gil = not is_small_kernel(self.record.program)
         entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
-        return build_fast_call(entry, self.record.program, self._fast_status)
+        program = self.record.program
+        kernel_call = build_fast_call(entry, program, self._fast_status)
+        statics = self.record.static_keys
+        if kernel_call is None or not statics:  # then every argument is a kernel input
+            return kernel_call
+        flat = all(child.kind == "leaf" for child in self.record.arg_treedef.children)
+        values = {i: self.record.static_leaves[i] for i in statics}
+        if not flat or any(type(v) not in _NUMBERS for v in values.values()):
+            return None  # objects are keyed by identity: the slow path checks them
+        return with_python_values(kernel_call, program, values, leaf_key)
 
     def _fast_status(self, status: int) -> Any:
         if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
@@ -642,6 +652,9 @@ def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
     if isinstance(dim, Sum):
         return " plus ".join(_describe(t) for t in dim.terms)
     return f"dim {dim.axis} of input {dim.input}"
+
+
+_NUMBERS = (bool, int, float, complex)  # the Python values a fast call checks by key
 
 
 def _has_callbacks(concrete: ConcreteFunction) -> bool:

@@ -21,8 +21,9 @@ def axpy1(x, y):
 def entry_of(function, *args):
     concrete = function.get_concrete_function(*args)
     concrete(*args)  # compiles
-    cells = dict(zip(concrete.fast_call.__code__.co_freevars, concrete.fast_call.__closure__,
-                     strict=True))
+    cells = dict(
+        zip(concrete.fast_call.__code__.co_freevars, concrete.fast_call.__closure__, strict=True)
+    )
     return cells["entry"].cell_contents
 
 
@@ -93,3 +94,39 @@ def test_only_large_kernels_release_the_gil():
     assert "PyEval_SaveThread" not in f.get_concrete_function(small, small).llvm_ir
     assert "PyEval_SaveThread" in f.get_concrete_function(large, large).llvm_ir
     np.testing.assert_array_equal(f(large, large), np.full(1 << 17, 2.0, np.float32))
+
+
+def scaled(x, alpha, beta):
+    return alpha * x + beta
+
+
+@pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")
+def test_python_numbers_take_the_fast_path_and_are_checked():
+    """`f(x, 1.5, 2)` (PolyBench's alpha and beta): the numbers are values of the trace,
+    which the fast call checks by type and value (and by key for zeros and NaN: 0.0 and
+    -0.0 are equal in Python, and `x / s` tells them apart)."""
+    f = tj.function(scaled)
+    x = np.arange(4.0)
+    f(x, 1.5, 2)
+    assert f._last_fast_call is not None
+    calls = [(1.5, 2), (1.5, 2.0), (1.5, True), (2.5, 2), (0.0, 1), (-0.0, 1), (0.0, 1),
+             (float("nan"), 1), (float("nan"), 1), (-0.0, -0.0), (0.0, 0.0), (1j, 2)]  # fmt: skip
+    for alpha, beta in calls:
+        got, want = f(x, alpha, beta), scaled(x, alpha, beta)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+        assert (np.signbit(got.real) == np.signbit(want.real)).all()
+    assert f.experimental_get_tracing_count() == 10  # one per distinct key, none twice
+    np.testing.assert_array_equal(f(x, 1.5, 2), 1.5 * x + 2)  # the fast path again
+
+
+def test_python_numbers_keep_the_slow_path_errors():
+    f = tj.function(scaled)
+    x = np.arange(4.0)
+    f(x, 1.5, 2)
+    concrete = f.get_concrete_function(x, 1.5, 2)
+    with pytest.raises(TypeError, match="was constructed with float value 1.5"):
+        concrete(x, 2.5, 2)
+    with pytest.raises(TypeError):
+        f(x, 1.5, 2, 3)
+    np.testing.assert_array_equal(f(x[::2], 1.5, 2), 1.5 * x[::2] + 2)  # copied on the slow path

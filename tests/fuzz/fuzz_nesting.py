@@ -52,7 +52,7 @@ NEST_DTYPES = [np.dtype(t) for t in (np.int32, np.int64, np.float32, np.float64)
 MAX_DEPTH = 3
 MAX_TRIPS = 6  # iterations per entry of one loop, eagerly
 INT_VALUES = [2, 1, 3, 2, 1, 0, 4, -1]  # hypothesis favours the first: loops that run
-FLOAT_VALUES = [2.0, 1.5, 3.0, 1.0, 2.5, 0.5, 0.0, -1.0]
+FLOAT_VALUES = [2.0, 1.5, 3.0, 1.0, 2.5, 0.5, 0.0, -1.0, -0.0]  # -0.0: a cache key's case
 # An argument, or a view or an element of one (what `t = ...` may alias).
 ARG_ALIAS = re.compile(r"a\d+(\[.*\])?")
 # an argument: (kind, ndim); 0-d ones as each kind, 1-d ones as arrays
@@ -155,6 +155,9 @@ class Nest:
             # variable changing dtype, which the contract refuses)
             forms += [f"{x} + {self.literal()}", f"{x} - {self.atom(scope)}"]
             forms.append(f"np.array({x}, np.{self.dtype.name})")
+            python = [f"a{k}" for k, (kind, _) in enumerate(self.forms) if kind == "python"]
+            if python and self.dtype.kind == "f":  # the sign of a Python float (-0.0) seen
+                forms.append(f"np.copysign({x}, {self.choose(python)})")
         return self.choose(forms)
 
     def assign(self, scope: Scope) -> list[str]:

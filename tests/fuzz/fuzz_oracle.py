@@ -139,6 +139,8 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
         outcome = run(program, namespace, relaxed)
         outcome.traced = relaxed.experimental_get_tracing_count() > 0
         yield UNKNOWN_DIMS, outcome
+    if any(isinstance(a, float) for a in program.arguments()):
+        yield AFTER_OTHER_SIGNS, _after_other_signs(program, namespace)
     if not optional_lists:
         return
     try:
@@ -156,6 +158,24 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
             pipeline=pipeline,
         )
         yield pipeline, run(program, namespace, concrete)
+
+
+# A Python number is part of the cache key (a static value): the compiled run after a call
+# whose Python floats have the other signs must not reuse that call's trace where the two
+# differ (0.0 and -0.0 are equal in Python, and `x / s` tells them apart).
+AFTER_OTHER_SIGNS = ("after-other-signs", *DEFAULT_PIPELINE)
+
+
+def _after_other_signs(program, namespace) -> Outcome:
+    function = tj.function(namespace["program"])
+
+    def flipped(*arguments):
+        return function(*(-a if isinstance(a, float) else a for a in arguments))
+
+    run(program, namespace, flipped)  # its result (or error) is not compared
+    outcome = run(program, namespace, function)
+    outcome.traced = function.experimental_get_tracing_count() > 0
+    return outcome
 
 
 # The same program traced for inputs whose every dim is unknown (`TensorSpec([None, ...])`).
@@ -240,9 +260,7 @@ def known_bug(finding: Finding) -> str | None:
     return None
 
 
-def check(
-    program, optional_lists: list[list[str]] = (), gradients: bool = False
-) -> list[Finding]:
+def check(program, optional_lists: list[list[str]] = (), gradients: bool = False) -> list[Finding]:
     """All disagreements between eager NumPy and the compiled pipelines; with `gradients`,
     also the compiled gradient against finite differences (fuzz_gradients.py) when the
     forward runs agree."""
@@ -305,7 +323,9 @@ REFUSED_CONTAINER = re.compile(r"\b(v\d+_(?:grows|uneven))\b")
 REFUSALS = {  # TensorFlow's types: TypeError for a loop variable's structure change
     "grows": (TypeError, r"changes its structure inside the staged loop at", ("for ", "while ")),
     "uneven": (
-        ValueError, r"has a different structure in the two branches of the staged if at", ("if ",)
+        ValueError,
+        r"has a different structure in the two branches of the staged if at",
+        ("if ",),
     ),
 }
 
@@ -348,9 +368,7 @@ def _stages(program, filename: str, line: int, headers: tuple[str, ...], contain
     return header.lstrip().startswith(headers) and any(container in b for b in body)
 
 
-def assert_agrees(
-    program, optional_lists: list[list[str]] = (), gradients: bool = False
-) -> None:
+def assert_agrees(program, optional_lists: list[list[str]] = (), gradients: bool = False) -> None:
     findings = check(program, optional_lists, gradients)
     if findings:
         raise Mismatch("\n".join(map(str, findings)) + "\n\n" + program.source())
