@@ -11,7 +11,10 @@ hopeless for the index loops NumPy and numba users write:
 The rule here: a `for` over a `range`, a 1-d NumPy array, or `enumerate(tensor)` is staged
 (compiled as `tj.while`, like `tj.range`) when it has more iterations than
 `tj.config.loop_unroll_limit()` (8 by default) and its body uses a traced value (reads a
-name holding a tensor, or changes one). Otherwise it is unrolled. `tj.range` always
+name holding a tensor, or changes one). Otherwise it is unrolled. Inside unrolled loops the
+count is of copies: the trip counts multiply, so an 8-by-8 nest stages its inner loop (8
+copies of a loop, not 64 of the body); such a short loop whose body cannot be staged is
+unrolled without a warning, as it would be on its own. `tj.range` always
 stages; `for i in list(range(n))` always unrolls; `tj.config.set_loop_unroll_limit(None)`
 turns the rule off.
 
@@ -25,8 +28,10 @@ long loops.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from collections.abc import Callable
+from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
@@ -127,11 +132,32 @@ def _traced(value: object) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in leaves)
 
 
+# How many copies of the current code unrolled Python loops make (the product of their trip
+# counts, per thread): a short loop inside one is unrolled only while the copies of its body
+# stay within the limit (8 by 8 nested loops would trace 64 bodies, each compiled).
+_copies = threading.local()
+
+
+def unrolled_copies() -> int:
+    return getattr(_copies, "count", 1)
+
+
+@contextmanager
+def unrolling(iterable: Any):
+    """The body of an unrolled loop over `iterable` runs in here."""
+    before = unrolled_copies()
+    _copies.count = before * max(trip_count(iterable) or 1, 1)
+    try:
+        yield
+    finally:
+        _copies.count = before
+
+
 def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameType) -> bool:
     """Stage this loop (see the module docstring)?"""
     limit = UNROLL_LIMIT
     count = trip_count(iterable)
-    if limit is None or count is None or count <= limit:
+    if limit is None or count is None or count * unrolled_copies() <= limit:
         return False
     names = frame.f_locals
     used = [names.get(n, frame.f_globals.get(n)) for n in reads]
@@ -170,6 +196,9 @@ def stage_or_unroll(
         loop.set_state(state)
         mark.rewind([], [])
         reason = str(error).split("\n")[0]
+        if UNROLL_LIMIT is not None and (trip_count(iterable) or 0) <= UNROLL_LIMIT:
+            unroll()  # a short loop, staged only for the copies around it: as it was
+            return
         warnings.warn(
             f"the loop at {where} ({trip_count(iterable)} iterations) was unrolled, not "
             f"compiled as a loop, because its body cannot be traced once for every "

@@ -588,6 +588,11 @@ def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
 def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:
     """An unrolled loop. Once a break/return flag becomes a tensor (set in a staged `if`),
     each remaining iteration runs under a staged `if` on it."""
+    with index_loops.unrolling(iterable):
+        _python_for_items(loop, iterable, extra_test, body)
+
+
+def _python_for_items(loop: _Loop, iterable: Any, extra_test, body) -> None:
     for item in iterable:
         go = True if extra_test is None else extra_test()
         if isinstance(go, Tensor):

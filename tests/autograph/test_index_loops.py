@@ -233,3 +233,45 @@ def test_a_fixed_width_window_that_would_be_cut_short_fails_the_call():
     assert window(np.arange(5.0), np.int64(2)) == 9.0
     with pytest.raises(IndexError, match="reaches outside axis 0 of size 5"):
         window(np.arange(5.0), np.int64(3))
+
+
+def pooled(x):
+    """LeNet's max pooling, written as NumPy users write it: two short loops nested."""
+    out = np.empty((x.shape[0] // 2, x.shape[1] // 2), x.dtype)
+    for i in range(x.shape[0] // 2):
+        for j in range(x.shape[1] // 2):
+            out[i, j] = np.max(x[2 * i : 2 * i + 2, 2 * j : 2 * j + 2])
+    return out
+
+
+@pytest.mark.parametrize("side", [4, 2 * LIMIT, 2 * LIMIT + 2, 40])
+def test_nested_short_loops_count_the_copies_they_make(side):
+    """The copies unrolled loops make multiply: an 8-by-8 nest stages its inner loop (8
+    copies of a loop, not 64 traced bodies, each compiled: LeNet's forward took 6 s to
+    compile); a nest of at most 8 bodies in all is unrolled as before."""
+    x = np.arange(side * side, dtype=np.float64).reshape(side, side) % 7
+    f = tj.function(pooled)
+    check(f, x)
+    half = side // 2
+    expected = 0 if half * half <= LIMIT else (half if half <= LIMIT else 2)  # tj.while ops
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        assert loops_in(f, x) == expected
+
+
+def test_a_short_loop_staged_for_its_copies_unrolls_quietly_when_it_must():
+    """A short inner loop whose body indexes a Python list cannot be staged: it unrolls as
+    it would on its own, without the warning meant for long loops."""
+    weights = [1.0, 2.0, 3.0, 4.0]
+
+    def f(x):
+        total = x * 0.0
+        for i in range(4):
+            for j in range(4):
+                total = total + x * weights[j] * i
+        return total
+
+    x = np.arange(3.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        check(tj.function(f), x)
