@@ -24,7 +24,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only",
         default="",
         help="comma-separated workloads (W1..W9), kernels (K1..K25), loop kernels (L1..L13) "
-        "and/or sections: latency, cache, scale, kernels, loops, fft, gradients, linalg, dask, "
+        "and/or sections: latency, cache, scale, kernels, loops, programs, fft, gradients, "
+        "linalg, matmul, dask, "
         "load "
         "(default: all workloads and every section but scale, which runs only when named)",
     )
@@ -32,8 +33,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--loop-sizes",
         type=lambda text: tuple(int(n) for n in text.split(",") if n.strip()),
         default=None,
-        help="comma-separated N for the loops section (default 100,400,1000; 100,400 with "
-        "--quick)",
+        help="comma-separated N for the loops section (default 100,400,1000; 100,400 with --quick)",
     )
     parser.add_argument("--quick", action="store_true", help="fewer repeats, smaller sweeps")
     parser.add_argument(

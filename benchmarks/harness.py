@@ -23,6 +23,7 @@ from benchmarks import (
     load,
     loop_bench,
     matmul_bench,
+    program_bench,
     scale,
 )
 from benchmarks.kernels import KERNELS
@@ -40,11 +41,12 @@ from benchmarks.timing import (
 from benchmarks.workloads import WORKLOADS, Workload
 
 SECTIONS = (
-    "latency", "cache", "scale", "kernels", "loops", "fft", "gradients", "linalg", "matmul", "dask",
-    "load",
+    "latency", "cache", "scale", "kernels", "loops", "programs", "fft", "gradients", "linalg",
+    "matmul", "dask", "load",
 )  # fmt: skip
 DEFAULT_SECTIONS = (
-    "latency", "cache", "kernels", "loops", "fft", "gradients", "linalg", "matmul", "dask", "load",
+    "latency", "cache", "kernels", "loops", "programs", "fft", "gradients", "linalg", "matmul",
+    "dask", "load",
 )  # fmt: skip
 
 
@@ -281,6 +283,8 @@ def run(args: argparse.Namespace) -> int:
         report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
     if "loops" in sections:
         report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
+    if "programs" in sections:
+        report["programs"] = program_bench.report(args.quick)
     if "fft" in sections:
         report["fft"] = fft_bench.report(args.quick)
         report["fft_accuracy"] = fft_accuracy.report(args.quick)
