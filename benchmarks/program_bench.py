@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import time
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -44,12 +45,35 @@ def _agrees(got: list[np.ndarray], want: list[np.ndarray]) -> bool:
     return all(np.allclose(g, w, rtol=1e-4, atol=1e-6) for g, w in zip(got, want, strict=True))
 
 
+def _with_helpers(compiler, fn: types.FunctionType) -> Any:
+    """numba's njit of `fn` with the functions it calls from its module njit-ed too (numba
+    does not compile a plain Python function it meets as a global)."""
+    helpers = {
+        name: _with_helpers(compiler, g)
+        for name in fn.__code__.co_names
+        if isinstance(g := fn.__globals__.get(name), types.FunctionType)
+        and g.__module__ == fn.__module__
+    }
+    return compiler(fresh_copy(fn, **helpers))
+
+
+def _reason(error: Exception) -> str:
+    """The line of a (numba) error that says what it did not compile."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    said = [line for line in lines if not line.startswith(("Failed in", "During", "-", "File"))]
+    return (said or lines or [""])[0][:80]
+
+
 def _measure(compiler, program, inputs, kind, want) -> dict[str, Any]:
     try:
-        function = compiler(fresh_copy(program))
+        function = (
+            _with_helpers(compiler, program)
+            if compiler.__module__.startswith("numba")
+            else compiler(fresh_copy(program))
+        )
         first, result, given = _timed(function, inputs)
     except Exception as error:  # noqa: BLE001  (a peer that does not compile it: noted)
-        return {"status": "error", "detail": f"{type(error).__name__}: {str(error)[:80]}"}
+        return {"status": "error", "detail": f"{type(error).__name__}: {_reason(error)}"}
     if not _agrees(_answer(kind, result, given), want):
         return {"status": "wrong result", "detail": "differs from NumPy"}
     steady = min(_timed(function, inputs)[0] for _ in range(STEADY_CALLS))
