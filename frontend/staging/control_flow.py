@@ -184,12 +184,7 @@ def _alias_of(leaf: object, mark: int) -> tuple[Tensor | None, object]:
     """(array from before the if that `leaf` may be, whether it is another array)."""
 
     def before_if(t: object) -> bool:
-        return (
-            isinstance(t, Tensor)
-            and t._serial < mark
-            and views.updates_in_place(t)
-            and not t._write_refused
-        )
+        return views.writable_array(t) and cast(Tensor, t)._serial < mark
 
     if isinstance(leaf, Tensor) and before_if(leaf):
         return leaf, False
@@ -554,10 +549,9 @@ def _zero_trip_aliases(leaves: list[Any], inits: list[Tensor], by_name: list[int
     found = []
     for i, init in zip(by_name, inits, strict=True):
         leaf = leaves[i]
-        if not isinstance(leaf, Tensor) or not views.updates_in_place(leaf):
+        if not views.writable_array(leaf):
             continue
-        same = init.dtype == leaf.dtype and tuple(init.dims) == tuple(leaf.dims)
-        if same and not leaf._write_refused:
+        if init.dtype == leaf.dtype and tuple(init.dims) == tuple(leaf.dims):
             found.append(i)
     return found
 

@@ -201,6 +201,15 @@ def updates_in_place(tensor: Tensor) -> bool:
     return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
 
 
+def writable_array(tensor: object) -> bool:
+    """An array that a write through one of its names changes in place, for every name of
+    it (not a scalar, and not one whose writes tracejit refuses): what a name that may
+    still be it after staged control flow must follow (`alias_unless`)."""
+    return (
+        isinstance(tensor, Tensor) and updates_in_place(tensor) and not tensor._write_refused
+    )
+
+
 # --- views made by reshapes and transposes ---------------------------------------------------
 def reshaped(x: Tensor, result: Tensor) -> Tensor:
     """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
