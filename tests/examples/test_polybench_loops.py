@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
+from benchmarks.program_kernels import adi  # the benchmark's own program, checked here
 from tests.conftest import assert_same
 
 
@@ -109,47 +110,6 @@ def lu2(A):
             A[i, j] /= A[j, j]
         for j in range(i, A.shape[0]):
             A[i, j] -= A[i, :i] @ A[:i, j]
-
-
-def adi(TSTEPS, N, u):
-    v = np.empty(u.shape, dtype=u.dtype)
-    p = np.empty(u.shape, dtype=u.dtype)
-    q = np.empty(u.shape, dtype=u.dtype)
-    DX, DY, DT = 1.0 / N, 1.0 / N, 1.0 / TSTEPS
-    mul1, mul2 = 2.0 * DT / (DX * DX), 1.0 * DT / (DY * DY)
-    a, b = -mul1 / 2.0, 1.0 + mul2
-    c = a
-    d, e = -mul2 / 2.0, 1.0 + mul2
-    f = d
-    for _ in range(1, TSTEPS + 1):
-        v[0, 1 : N - 1] = 1.0
-        p[1 : N - 1, 0] = 0.0
-        q[1 : N - 1, 0] = v[0, 1 : N - 1]
-        for j in range(1, N - 1):
-            p[1 : N - 1, j] = -c / (a * p[1 : N - 1, j - 1] + b)
-            q[1 : N - 1, j] = (
-                -d * u[j, 0 : N - 2]
-                + (1.0 + 2.0 * d) * u[j, 1 : N - 1]
-                - f * u[j, 2:N]
-                - a * q[1 : N - 1, j - 1]
-            ) / (a * p[1 : N - 1, j - 1] + b)
-        v[N - 1, 1 : N - 1] = 1.0
-        for j in range(N - 2, 0, -1):
-            v[j, 1 : N - 1] = p[1 : N - 1, j] * v[j + 1, 1 : N - 1] + q[1 : N - 1, j]
-        u[1 : N - 1, 0] = 1.0
-        p[1 : N - 1, 0] = 0.0
-        q[1 : N - 1, 0] = u[1 : N - 1, 0]
-        for j in range(1, N - 1):
-            p[1 : N - 1, j] = -f / (d * p[1 : N - 1, j - 1] + e)
-            q[1 : N - 1, j] = (
-                -a * v[0 : N - 2, j]
-                + (1.0 + 2.0 * a) * v[1 : N - 1, j]
-                - c * v[2:N, j]
-                - d * q[1 : N - 1, j - 1]
-            ) / (d * p[1 : N - 1, j - 1] + e)
-        u[1 : N - 1, N - 1] = 1.0
-        for j in range(N - 2, 0, -1):
-            u[1 : N - 1, j] = p[1 : N - 1, j] * u[1 : N - 1, j + 1] + q[1 : N - 1, j]
 
 
 def floyd_warshall(path):
