@@ -74,7 +74,7 @@ def bincount(x: object, weights: object = None, minlength: object = 0) -> Tensor
     values = tensor_of(x)
     if values.ndim != 1:
         raise ValueError(at_user_line("object too deep for desired array (x must be 1-d)"))
-    if values.dtype.kind not in "iub" or not np.can_cast(values.dtype, INTP, "safe"):
+    if values.dtype.kind not in "iub":  # uint64 too: NumPy casts it (>= 2**63 is negative)
         raise TypeError(
             at_user_line(
                 f"Cannot cast array data from {values.dtype!r} to dtype('int64') according "

@@ -51,7 +51,7 @@ def sides(max_side=20):
 # --- bincount ------------------------------------------------------------------------------
 @settings(max_examples=20, deadline=None)
 @given(
-    dtype=st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint32, np.bool_]),
+    dtype=st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint32, np.uint64, np.bool_]),
     data=st.data(),
 )
 def test_bincount(dtype, data):
@@ -93,6 +93,10 @@ def test_bincount_refuses_negative_values_at_run_time():
     f = tj.function(lambda x: np.bincount(x))
     with pytest.raises(ValueError, match=r"must have no negative elements \(test_counting"):
         f(np.array([2, -1, 0]))
+    with pytest.raises(ValueError, match="no negative elements"):  # NumPy casts uint64 too
+        np.bincount(np.array([2**63], np.uint64))
+    with pytest.raises(ValueError, match=r"must have no negative elements \(test_counting"):
+        f(np.array([2, 2**63], np.uint64))
 
 
 def test_bincount_refuses_what_numpy_refuses_while_tracing():
