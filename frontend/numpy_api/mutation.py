@@ -17,7 +17,7 @@ import numpy as np
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
-from tracejit.frontend.staging.views import assign, updates_in_place
+from tracejit.frontend.staging.views import assign, rebind_unless_alias, updates_in_place
 
 
 def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
@@ -44,6 +44,9 @@ def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
                 f"the broadcast shape {result.shape}"
             )
         )
+    view = tensor._view
+    if view is not None and view.scalar_when_separate:  # a scalar once its loop ran
+        return rebind_unless_alias(tensor, primitives.cast(result, tensor.dtype))
     assign(tensor, primitives.cast(result, tensor.dtype))
     return tensor
 

@@ -439,6 +439,7 @@ def _staged_while(
     relaxed = dict(relaxed or {})  # leaf -> its shape invariant (set_loop_options)
     maximum = None  # set_loop_options(maximum_iterations=...)
     arrays = _WrittenArrays(leaves, labels)
+    mixed: set[int] = set()  # 0-d variables an array before the loop, a scalar after it
     while True:
         mark = _TraceMark(current_trace())
         by_name = [i for i in range(len(leaves)) if i not in arrays.kept]
@@ -447,19 +448,21 @@ def _staged_while(
             for i in by_name
         ]
         aliased = _zero_trip_aliases(leaves, inits, by_name)
+        refused = [_kind_message(labels[i]) if i in mixed else "" for i in by_name]
         flag_types = [tensor_type((), np.dtype(np.bool_))] if aliased else []
         first = len(inits) + len(flag_types)  # the arrays' block arguments from here on
         types = [t.value.type for t in inits] + flag_types + arrays.types()
         before, after = Block(arg_types=types), Block(arg_types=types)
         with arrays.tracing(before, first):
-            loop_leaves = arrays.leaves_in(_carried(before.args[: len(inits)], inits), by_name)
+            carried = _carried(before.args[: len(inits)], inits, refused)
+            loop_leaves = arrays.leaves_in(carried, by_name)
             pred = cond_fn(*unflatten(treedef, loop_leaves))
             if not isinstance(pred, Tensor):
                 pred = primitives.constant(bool(pred))
             emit(ConditionOp(_predicate(pred, "loop condition").value))
             arrays.check_condition()
         with arrays.tracing(after, first):
-            given = arrays.leaves_in(_carried(after.args[: len(inits)], inits), by_name)
+            given = arrays.leaves_in(_carried(after.args[: len(inits)], inits, refused), by_name)
             new, failure = None, None
             with loop_options.recording() as asked:
                 try:
@@ -492,7 +495,9 @@ def _staged_while(
                 retrace = arrays.learn(given, new_leaves)
                 unchanged = _unchanged(leaves, given, new_leaves, by_name, relaxed)
                 arrays.kept.update(unchanged)
-                retrace = retrace or bool(unchanged)
+                kinds = _kind_changes(inits, new_leaves, by_name) - mixed - unchanged
+                mixed.update(kinds)
+                retrace = retrace or bool(unchanged) or bool(kinds)
             if not changes and not retrace:
                 arrays.check_aliases_by_name(given, new_leaves, by_name, after)
                 values = [
@@ -516,12 +521,16 @@ def _staged_while(
     not_yet = [primitives.constant(False).value] if aliased else []
     operands = [t.value for t in inits] + not_yet + arrays.initial_values()
     op = emit(WhileOp(operands, Region(before), Region(after)))
-    results = arrays.leaves_in(_carried(op.res[: len(inits)], inits), by_name)
+    results = arrays.leaves_in(_carried(op.res[: len(inits)], inits, refused), by_name)
     arrays.finish(op.res[first:])
     if aliased:
         trips = Tensor(op.res[len(inits)])  # true once the body ran
         for i in aliased:
-            results[i] = views.alias_unless(leaves[i], cast(Tensor, results[i]), trips)
+            own = cast(Tensor, results[i])
+            if i in mixed:  # the array after zero trips, a NumPy scalar after more
+                results[i] = views.scalar_unless(leaves[i], own, trips, _kind_message(labels[i]))
+            else:
+                results[i] = views.alias_unless(leaves[i], own, trips)
     return tuple(unflatten(treedef, results))
 
 
@@ -708,16 +717,41 @@ class _WrittenArrays:
             views.set_root_value(root, value)
 
 
-def _carried(values: Sequence[SSAValue], inits: list[Tensor]) -> list[Tensor]:
+def _carried(values: Sequence[SSAValue], inits: list[Tensor], refused: list[str]) -> list[Tensor]:
     """Loop values as tensors with their initial values' dims (`_check_sizes_kept`), weak
     types and kinds of 0-d value (an array, which `x[()] = v` and `x += v` write in place,
-    or a NumPy scalar: frontend/staging/views.py)."""
+    or a NumPy scalar: frontend/staging/views.py); `refused`: why a write is refused."""
     carried = []
-    for v, init in zip(values, inits, strict=True):
+    for v, init, why in zip(values, inits, refused, strict=True):
         carried.append(Tensor(v, dims=init.dims, weak=init.weak))
-        carried[-1]._is_array = views.updates_in_place(init)  # a view too
+        carried[-1]._is_array = views.updates_in_place(init) or bool(why)  # a view too
+        if why:
+            views.refuse_writes(carried[-1], why)
         carried[-1] = with_run_time_lengths(carried[-1])  # dims that may change: measured
     return carried
+
+
+def _kind_changes(inits: list[Tensor], new_leaves: list[Any], by_name: list[int]) -> set[int]:
+    """The 0-d loop variables that are an array before the loop and a NumPy scalar after
+    its body, or the other way round (`x = np.array(2.0)`, then `x = x + 1` in the body).
+    In NumPy which one the name holds depends on the trip: `y = x; y -= 1` writes the array
+    (and every name of it) after zero trips and rebinds `y` after one or more."""
+    return {
+        i
+        for i, init in zip(by_name, inits, strict=True)
+        if init.ndim == 0
+        and isinstance(new_leaves[i], Tensor)
+        and views.updates_in_place(init) != views.updates_in_place(new_leaves[i])
+    }
+
+
+def _kind_message(name: str) -> str:
+    return (
+        f"'{name}' is a 0-d array before a staged loop and a NumPy scalar after its body (or "
+        "the other way round): whether a write through it changes the array depends on the "
+        "number of trips, which tracejit does not follow. Keep one kind: `x = np.asarray(...)` "
+        "where the body assigns it, or a scalar before the loop (`x = x[()]`)"
+    )
 
 
 def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:

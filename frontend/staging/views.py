@@ -44,6 +44,8 @@ class View:
     seen: int = -1  # the root's version this view's value was taken at
     # `alias_unless`'s views only: the 0-d bool that is true when it is not its parent
     separate: Tensor | None = None
+    # ... and true when it is then a NumPy scalar, not an array (`rebind_unless_alias`)
+    scalar_when_separate: bool = False
 
 
 def root_of(tensor: Tensor) -> Tensor:
@@ -171,6 +173,28 @@ def alias_unless(entry: Tensor, own: Tensor, separate: Tensor) -> Tensor:
     result._is_array = own._is_array
     result._view = View(entry, forward, backward, root_of(entry)._version, separate)
     return result
+
+
+def scalar_unless(entry: Tensor, own: Tensor, separate: Tensor, why: str) -> Tensor:
+    """`alias_unless` for a 0-d variable that the loop makes a NumPy scalar (`x = a`, then
+    `x = x + 1` in the body): `entry` after zero trips, an immutable scalar after one or
+    more. `x -= 1` then writes `entry` only where it is `entry`, and binds `x` to a new such
+    value (`rebind_unless_alias`), so another name of the old one (`y = x` before) keeps
+    it, as NumPy's scalar; other writes (`x[()] = v`) are refused with `why`."""
+    result = alias_unless(entry, own, separate)
+    assert result._view is not None
+    result._view.scalar_when_separate = True
+    return refuse_writes(result, why)
+
+
+def rebind_unless_alias(tensor: Tensor, new: Tensor) -> Tensor:
+    """`tensor <op>= v` for a `scalar_unless` value, `new` its result (see there)."""
+    view = tensor._view
+    assert view is not None and view.separate is not None
+    entry = view.parent
+    flag = primitives.broadcast_to(view.separate, entry.dims)
+    assign(entry, primitives.select(flag, entry, new))
+    return scalar_unless(entry, new, view.separate, tensor._write_refused)
 
 
 def make_view(parent: Tensor, child: Tensor, forward: Forward, backward: Backward) -> Tensor:

@@ -197,3 +197,42 @@ def test_a_reshape_of_such_a_name_for_a_strided_array_is_refused():
 
     with pytest.raises(ValueError, match="writing into a reshape of a view"):
         tj.function(f)(np.arange(6.0).reshape(2, 3), np.int64(1))
+
+
+def scalar_after_the_loop(a, n):
+    """`x = a` (a 0-d array), then `x = x + 1` in a loop: after one trip or more x is a
+    NumPy scalar, immutable (`y = x; y -= 1` rebinds y, x keeps its value); after zero it
+    is still the array, and `y -= 1` writes it, x and the argument with it. The fuzzer's
+    wrong count (regressions/test_fuzz_706fe93735.py): y's write reached x after trips."""
+    x = a
+    for _ in tj.range(n):
+        x = x + 1
+    y = x
+    y -= 1
+    x += 10
+    return x, y
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_a_zero_d_array_that_a_loop_makes_a_scalar(n, dtype):
+    a = np.array(2, dtype)
+    f = tj.function(scalar_after_the_loop)
+    expected = _call(scalar_after_the_loop, a, np.int64(n))
+    assert_same(_call(f, a, np.int64(n)), expected)
+    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+
+
+def test_an_item_write_to_it_is_refused():
+    """`x[()] = v` raises TypeError on a NumPy scalar and writes an array: it depends on
+    the trip count, and is refused with a clear error instead."""
+
+    def f(a, n):
+        x = a
+        for _ in tj.range(n):
+            x = x + 1
+        x[()] = 5
+        return x
+
+    with pytest.raises(ValueError, match="a 0-d array before a staged loop and a NumPy scalar"):
+        tj.function(f)(np.array(2.0), np.int64(1))
