@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.staging import primitives, runtime_sizes
+from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import is_tracing
@@ -306,6 +306,27 @@ def contains(container: Any, item: Any) -> Any:
     if isinstance(container, Tensor):
         return np.any(np.equal(container, item))
     return item in container
+
+
+def getitem(target: Any, key: object) -> Any:
+    """`target[key]` in converted code. A NumPy array indexed with a traced value
+    (`table[i]`, `C[x % 2]`) becomes a constant of the trace first: NumPy's own indexing
+    would try to convert the index to an array. Its traced copy refuses writes (a write
+    through `row = table[i]` changes the NumPy array in NumPy, which a copy would not)."""
+    traced = isinstance(target, np.ndarray) and _has_tensor(tuple(_leaves(key)))
+    if traced and is_tracing() and target.dtype in SUPPORTED_DTYPES:
+        constant = primitives.constant(target)
+        constant._is_array = True
+        target = views.refuse_writes(constant, _WRITE_TO_A_CONSTANT)
+    return target[key]
+
+
+_WRITE_TO_A_CONSTANT = (
+    "a write through an item or view of a NumPy array indexed with a traced value: NumPy "
+    "would change that array (made outside the traced code, or a constant of the trace); "
+    "tracejit reads a traced copy of it. Copy it into a traced array first "
+    "(`t = np.array(table)` inside the function) and write that"
+)
 
 
 def setitem(value: object, target: Any, key: object) -> None:

@@ -206,6 +206,7 @@ BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
     **builtins.OVERRIDES,
     **construction.OVERRIDES,
 }
+getitem = builtins.getitem
 setitem = builtins.setitem
 setitem_local = builtins.setitem_local
 slice_ = slice

@@ -362,6 +362,14 @@ class ExpressionConverter(ast.NodeTransformer):
             )
         return _place(ag_call("converted_call", node.func, args, kwargs), node)
 
+    def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+        """`x[k]` read: `ag__.getitem(x, k)` (builtins.getitem: a NumPy array indexed with
+        a traced value); written or deleted items are item_assignment.py's."""
+        self.generic_visit(node)
+        if not isinstance(node.ctx, ast.Load) or getattr(node, "ag_generated", False):
+            return node
+        return _place(ag_call("getitem", node.value, key_expression(node.slice)), node)
+
     def visit_BoolOp(self, node: ast.BoolOp) -> ast.AST:
         self.generic_visit(node)
         if _has_walrus(node):

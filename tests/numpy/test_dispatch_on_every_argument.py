@@ -62,3 +62,34 @@ def test_an_index_out_of_range_raises_as_numpy_does():
         take_a_column(np.array(7))
     with pytest.raises(IndexError):
         f(np.array(7))
+
+
+def rows_of_the_table(i):
+    return TABLE[i % 3] + TABLE[i % 3, 1:].sum()
+
+
+def a_gathered_table(i):
+    return np.linalg.inv(TABLE[:, :3] + np.eye(3))[np.abs(i) % 3]  # a constant of the trace
+
+
+@pytest.mark.parametrize("program", [rows_of_the_table, a_gathered_table], ids=lambda f: f.__name__)
+@settings(max_examples=6, deadline=None)
+@given(i=st.integers(-4, 3))
+def test_a_numpy_array_indexed_with_a_traced_value(program, i):
+    """`C[x % 2]` with C a NumPy array (a global, or computed from globals while tracing):
+    NumPy's indexing would convert the traced index (the fuzzer's false refusal,
+    regressions/test_fuzz_86a170d262.py); converted code indexes a traced copy of C."""
+    index = np.array(i)
+    f = tj.function(program)
+    assert_same(f(index), program(index))
+    assert_same(run_eagerly(f, index), program(index))
+
+
+def test_a_write_through_such_an_item_is_refused():
+    def write(i):
+        row = TABLE[i]
+        row[0] = -1.0  # NumPy changes TABLE itself
+        return row
+
+    with pytest.raises(ValueError, match="NumPy array indexed with a traced value"):
+        tj.function(write)(np.array(1))
