@@ -149,6 +149,9 @@ def cond(
             then.snapshot, other.snapshot, kinds, then.leaves, strict=True
         )
     ]
+    for leaf, a, b in zip(leaves, then.leaves, other.leaves, strict=True):
+        if leaf is not a and _both_arrays(a, b):
+            leaf._is_array = True  # 0-d: an array out of both branches is one after the if
     flags = [Tensor(next(results)) for _ in aliases]
     for root in roots:
         views.set_root_value(root, next(results))
@@ -156,6 +159,10 @@ def cond(
         if tuple(leaves[i].dims) == tuple(entry.dims):
             leaves[i] = views.alias_unless(entry, leaves[i], separate)
     return unflatten(then.treedef, leaves)
+
+
+def _both_arrays(a: object, b: object) -> bool:
+    return all(isinstance(t, Tensor) and views.updates_in_place(t) for t in (a, b))
 
 
 def _branch_aliases(then: _Branch, other: _Branch, kinds: list, mark: int) -> dict:

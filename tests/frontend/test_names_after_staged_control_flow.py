@@ -236,3 +236,25 @@ def test_an_item_write_to_it_is_refused():
 
     with pytest.raises(ValueError, match="a 0-d array before a staged loop and a NumPy scalar"):
         tj.function(f)(np.array(2.0), np.int64(1))
+
+
+def copied_in_both_branches(a, n):
+    """A 0-d array out of both branches is an array after the if: `x[...] = 1` writes it
+    (the fuzzer's false refusal, regressions/test_fuzz_21ce91a8e3.py: it was taken for a
+    NumPy scalar)."""
+    x = a
+    if n > 0:
+        x = x.copy()
+    else:
+        x = np.full_like(x, 5.0)
+    x[...] = 1
+    return x + 0, a
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_zero_d_array_out_of_both_branches_is_an_array(n):
+    a = np.array(3.0)
+    f = tj.function(copied_in_both_branches)
+    expected = _call(copied_in_both_branches, a, np.int64(n))
+    assert_same(_call(f, a, np.int64(n)), expected)
+    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
