@@ -156,9 +156,19 @@ def cond(
     for root in roots:
         views.set_root_value(root, next(results))
     for (i, (entry, _, _)), separate in zip(aliases.items(), flags, strict=True):
-        if tuple(leaves[i].dims) == tuple(entry.dims):
+        if tuple(leaves[i].dims) != tuple(entry.dims):
+            continue
+        scalars = [x for x in (then.leaves[i], other.leaves[i]) if _is_scalar(x)]
+        if scalars:  # the array where a branch keeps it, a NumPy scalar where one rebinds it
+            why = _kind_message(_label(names, then.treedef, i), "if")
+            leaves[i] = views.scalar_unless(entry, leaves[i], separate, why)
+        else:
             leaves[i] = views.alias_unless(entry, leaves[i], separate)
     return unflatten(then.treedef, leaves)
+
+
+def _is_scalar(value: object) -> bool:
+    return isinstance(value, Tensor) and value.ndim == 0 and not views.updates_in_place(value)
 
 
 def _both_arrays(a: object, b: object) -> bool:
@@ -752,11 +762,14 @@ def _kind_changes(inits: list[Tensor], new_leaves: list[Any], by_name: list[int]
     }
 
 
-def _kind_message(name: str) -> str:
+def _kind_message(name: str, construct: str = "loop") -> str:
+    after, which = (
+        ("its body", "number of trips") if construct == "loop" else ("a branch", "branch taken")
+    )
     return (
-        f"'{name}' is a 0-d array before a staged loop and a NumPy scalar after its body (or "
-        "the other way round): whether a write through it changes the array depends on the "
-        "number of trips, which tracejit does not follow. Keep one kind: `x = np.asarray(...)` "
+        f"'{name}' is a 0-d array before a staged {construct} and a NumPy scalar after {after} "
+        f"(or the other way round): whether a write through it changes the array depends on the "
+        f"{which}, which tracejit does not follow. Keep one kind: `x = np.asarray(...)` "
         "where the body assigns it, or a scalar before the loop (`x = x[()]`)"
     )
 

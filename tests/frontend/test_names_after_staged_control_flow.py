@@ -258,3 +258,26 @@ def test_a_zero_d_array_out_of_both_branches_is_an_array(n):
     expected = _call(copied_in_both_branches, a, np.int64(n))
     assert_same(_call(f, a, np.int64(n)), expected)
     assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+
+
+def scalar_after_a_branch(a, n):
+    """The if's form of `scalar_after_the_loop`: after the branch that rebinds x to a
+    NumPy scalar, `y -= 1` rebinds y and leaves x (it changed x too); after the other, x
+    still is the array, and the write reaches it and the argument."""
+    x = a
+    if n > 0:
+        x = x + 1
+    y = x
+    y -= 1
+    x += 10
+    return x, y
+
+
+@pytest.mark.parametrize("n", [0, 1])
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_a_zero_d_array_that_a_branch_makes_a_scalar(n, dtype):
+    a = np.array(2, dtype)
+    f = tj.function(scalar_after_a_branch)
+    expected = _call(scalar_after_a_branch, a, np.int64(n))
+    assert_same(_call(f, a, np.int64(n)), expected)
+    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)

@@ -238,7 +238,7 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     (NotImplementedError, re.compile(r"that a staged loop changes in place, and is read after")),
     # the same: a 0-d variable an array before a staged loop and a NumPy scalar after its
     # body (or the other way round), written where NumPy's write depends on the trip count
-    (ValueError, re.compile(r"is a 0-d array before a staged loop and a NumPy scalar after")),
+    (ValueError, re.compile(r"is a 0-d array before a staged (loop|if) and a NumPy scalar after")),
     # docs/guide.md, index loops: a window `x[i + a : i + b]` at a run-time index keeps its
     # static width, and the kernel checks that it fits where NumPy would make it shorter
     (IndexError, re.compile(r"a slice of \d+ elements starting at a run-time index reaches")),
