@@ -716,7 +716,8 @@ def rebound_alias(b: Builder) -> bool:
     not taken, or zero trips, leave x naming t -- then a write through t or through x and
     a read of x: NumPy's names see the write through both while x still is t (the fuzzer
     found a nested form of this, a wrong value in the argument, before tracejit followed
-    it; `views.alias_unless`)."""
+    it; `views.alias_unless`). Or a second name y = x written: where a 0-d x became a
+    NumPy scalar, `y += y` leaves x as it was (`views.scalar_unless`)."""
     targets = [v for v in _targets(b) if v.ndim > 0 or v.name.startswith("a")]
     exact = [v for v in b.values if v.exact]
     pred = _predicate(b)
@@ -732,6 +733,10 @@ def rebound_alias(b: Builder) -> bool:
     lines = [f"{x} = {t.name}", header, f"    {rebind}"]
     if header.startswith("if") and b.draw(st.booleans()):
         lines += ["else:", f"    {b.choose(REBINDS).format(x=x)}"]
+    if b.draw(st.booleans()):  # a second name of x, written: a write NumPy makes to x (an
+        y = f"{name}_y"  # array) or not (a scalar a 0-d x became where it was rebound)
+        lines += [f"{y} = {x}", f"{y} += {y}", f"{name} = {x} + 0 + {y}"]
+        return b.emit("\n".join(lines), None, [t])
     written = b.choose([t.name, x])
     lines += [b.choose([f"{written} += {written}", f"{written}[...] = 1"])]
     lines += [f"{name} = {x} + 0"]
