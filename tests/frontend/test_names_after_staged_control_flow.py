@@ -137,6 +137,11 @@ def _call(fn, a, n):
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_writes_after_staged_control_flow_are_seen_as_numpy_sees_them(program, n, dtype):
     a = np.array([2, 5, 7, 1], dtype)
+    _check_compiled_and_eager(program, a, n)
+
+
+def _check_compiled_and_eager(program, a, n):
+    """Results and the argument after the call: compiled, eagerly, and plain NumPy."""
     f = tj.function(program)
     expected = _call(program, a, np.int64(n))
     assert_same(_call(f, a, np.int64(n)), expected)
@@ -217,10 +222,7 @@ def scalar_after_the_loop(a, n):
 @pytest.mark.parametrize("dtype", [np.float32, np.int64])
 def test_a_zero_d_array_that_a_loop_makes_a_scalar(n, dtype):
     a = np.array(2, dtype)
-    f = tj.function(scalar_after_the_loop)
-    expected = _call(scalar_after_the_loop, a, np.int64(n))
-    assert_same(_call(f, a, np.int64(n)), expected)
-    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+    _check_compiled_and_eager(scalar_after_the_loop, a, n)
 
 
 def test_an_item_write_to_it_is_refused():
@@ -243,7 +245,7 @@ def copied_in_both_branches(a, n):
     (the fuzzer's false refusal, regressions/test_fuzz_21ce91a8e3.py: it was taken for a
     NumPy scalar)."""
     x = a
-    if n > 0:
+    if n > 0:  # noqa: SIM108  (a staged if statement is what this tests)
         x = x.copy()
     else:
         x = np.full_like(x, 5.0)
@@ -254,10 +256,7 @@ def copied_in_both_branches(a, n):
 @pytest.mark.parametrize("n", [0, 1])
 def test_a_zero_d_array_out_of_both_branches_is_an_array(n):
     a = np.array(3.0)
-    f = tj.function(copied_in_both_branches)
-    expected = _call(copied_in_both_branches, a, np.int64(n))
-    assert_same(_call(f, a, np.int64(n)), expected)
-    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+    _check_compiled_and_eager(copied_in_both_branches, a, n)
 
 
 def scalar_after_a_branch(a, n):
@@ -277,7 +276,4 @@ def scalar_after_a_branch(a, n):
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])
 def test_a_zero_d_array_that_a_branch_makes_a_scalar(n, dtype):
     a = np.array(2, dtype)
-    f = tj.function(scalar_after_a_branch)
-    expected = _call(scalar_after_a_branch, a, np.int64(n))
-    assert_same(_call(f, a, np.int64(n)), expected)
-    assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
+    _check_compiled_and_eager(scalar_after_a_branch, a, n)
