@@ -127,6 +127,10 @@ def _single_array_ctypes_call(entry: Any, count: int, spec: tuple, on_status) ->
     return call
 
 
+# The Python values a fast call checks against the trace's (`with_python_values`).
+PYTHON_NUMBERS = (bool, int, float, complex)
+
+
 def with_python_values(
     kernel_call: FastCall, program: Any, values: dict[int, Any], key_of: Callable
 ) -> FastCall:

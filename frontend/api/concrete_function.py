@@ -39,6 +39,7 @@ from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
 from tracejit.runtime import buffer_pool
 from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
 from tracejit.runtime.fast_path import (
+    PYTHON_NUMBERS,
     SLOW_PATH,
     FastCall,
     build_fast_call,
@@ -464,7 +465,7 @@ class ConcreteFunction:
             return kernel_call
         flat = all(child.kind == "leaf" for child in self.record.arg_treedef.children)
         values = {i: self.record.static_leaves[i] for i in statics}
-        if not flat or any(type(v) not in _NUMBERS for v in values.values()):
+        if not flat or any(type(v) not in PYTHON_NUMBERS for v in values.values()):
             return None  # objects are keyed by identity: the slow path checks them
         return with_python_values(kernel_call, program, values, leaf_key)
 
@@ -652,9 +653,6 @@ def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
     if isinstance(dim, Sum):
         return " plus ".join(_describe(t) for t in dim.terms)
     return f"dim {dim.axis} of input {dim.input}"
-
-
-_NUMBERS = (bool, int, float, complex)  # the Python values a fast call checks by key
 
 
 def _has_callbacks(concrete: ConcreteFunction) -> bool:

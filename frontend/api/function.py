@@ -50,7 +50,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
-from tracejit.runtime.fast_path import SLOW_PATH, FastCall
+from tracejit.runtime.fast_path import PYTHON_NUMBERS, SLOW_PATH, FastCall
 from tracejit.runtime.structure import TreeDef, flatten
 
 # Held here: at interpreter exit `sys` may be torn down before a weakref callback runs
@@ -147,9 +147,9 @@ class Function(Generic[P, R]):
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
         self._polymorphic: dict[tuple, RankPolymorphicConcreteFunction] = {}
-        self._bound_views: weakref.WeakValueDictionary[tuple[int, int], BoundConcreteFunction] = (
-            weakref.WeakValueDictionary()
-        )
+        self._bound_views: weakref.WeakValueDictionary[
+            tuple[int, int], BoundConcreteFunction
+        ] = weakref.WeakValueDictionary()
         self._last_fast_call: FastCall | None = None  # the fast path of the trace used last
         self._plain_fast_call: FastCall | None = None  # the same, without the retracing bookkeeping
         self._lock = threading.RLock()
@@ -702,10 +702,7 @@ def _refuse_generators(python_function: object) -> None:
 def _all_arrays(args: tuple) -> bool:
     """Arguments a fast call can take: arrays, and Python numbers it checks against the
     trace's (fast_path.with_python_values)."""
-    return all(type(a) in _FAST_ARGUMENTS for a in args)
-
-
-_FAST_ARGUMENTS = (np.ndarray, bool, int, float, complex)
+    return all(type(a) is np.ndarray or type(a) in PYTHON_NUMBERS for a in args)
 
 
 def _contains(key: object, dead: IdentityKey) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import operator
 import sys
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
@@ -279,40 +280,42 @@ def _staged_if(pred, body, orelse, get_state, set_state, names, branch_names) ->
     """Stage an if. A branch whose Python code raises (`raise E(...)`) becomes a run-time
     error when it is taken, as in Python: it fails an assertion and then, so that it has
     outputs of the right types, traces the other branch (never run: the kernel stops)."""
-    raising: dict[int, str] = {}
-    swapped = False
-    unset: set[int] = set()  # return values neither branch sets
+    learned = _Learned()
     while True:
         try:
             return _stage_if_once(
-                pred,
-                body,
-                orelse,
-                get_state,
-                set_state,
-                names,
-                branch_names,
-                raising,
-                swapped,
-                unset,
+                pred, body, orelse, get_state, set_state, names, branch_names, learned
             )
         except _ReturnInNeither as neither:
-            unset.add(neither.index)
+            learned.unset.add(neither.index)
         except _ReturnLaterInTrace:
-            swapped = True
+            learned.swapped = True
             pred, body, orelse = np.logical_not(truth(pred)), orelse, body
             branch_names = (branch_names[1], branch_names[0])
-            raising = {1 - branch: message for branch, message in raising.items()}
+            raising = learned.raising
+            learned.raising = {1 - branch: message for branch, message in raising.items()}
         except _ReturnsInOneBranch as returns:
             state = list(get_state())
             state[returns.index] = _zeros_like(returns.value)
             set_state(tuple(state))
         except _BranchRaises as raised:
+            raising = learned.raising
             raising[raised.branch] = raised.message
             if len(raising) == 2:  # the if fails whichever branch runs
                 fail = [partial(primitives.assert_true, _false(), raising[i]) for i in (0, 1)]
                 cond(pred, *fail)
                 return None
+
+
+@dataclass
+class _Learned:
+    """What earlier attempts at staging one if learned: the branches whose Python code
+    raises (by index, with the message), whether the branches were swapped, and the return
+    values neither branch sets."""
+
+    raising: dict[int, str] = field(default_factory=dict)
+    swapped: bool = False
+    unset: set[int] = field(default_factory=set)
 
 
 def _false() -> Tensor:
@@ -343,11 +346,13 @@ def _raising_branch(index: int, fns: list[Callable[[], None]], raising: dict[int
 
 
 def _stage_if_once(
-    pred, body, orelse, get_state, set_state, names, branch_names, raising, swapped, unset
+    pred, body, orelse, get_state, set_state, names, branch_names, learned: _Learned
 ) -> None:
     init = get_state()
+    unset, swapped = learned.unset, learned.swapped
     fns = [body, orelse]
-    body, orelse = _raising_branch(0, fns, raising), _raising_branch(1, fns, raising)
+    body = _raising_branch(0, fns, learned.raising)
+    orelse = _raising_branch(1, fns, learned.raising)
     both = set(branch_names[0]) & set(branch_names[1])
     outputs = [
         i

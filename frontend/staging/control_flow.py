@@ -158,8 +158,8 @@ def cond(
     for (i, (entry, _, _)), separate in zip(aliases.items(), flags, strict=True):
         if tuple(leaves[i].dims) != tuple(entry.dims):
             continue
-        scalars = [x for x in (then.leaves[i], other.leaves[i]) if _is_scalar(x)]
-        if scalars:  # the array where a branch keeps it, a NumPy scalar where one rebinds it
+        if _is_scalar(then.leaves[i]) or _is_scalar(other.leaves[i]):
+            # the array where a branch keeps it, a NumPy scalar where one rebinds it
             why = _kind_message(_label(names, then.treedef, i), "if")
             leaves[i] = views.scalar_unless(entry, leaves[i], separate, why)
         else:
@@ -769,8 +769,8 @@ def _kind_message(name: str, construct: str = "loop") -> str:
     return (
         f"'{name}' is a 0-d array before a staged {construct} and a NumPy scalar after {after} "
         f"(or the other way round): whether a write through it changes the array depends on the "
-        f"{which}, which tracejit does not follow. Keep one kind: `x = np.asarray(...)` "
-        "where the body assigns it, or a scalar before the loop (`x = x[()]`)"
+        f"{which}, which tracejit does not follow. Keep one kind: `x = np.asarray(...)` where "
+        f"it is assigned in the {construct}, or a scalar before it (`x = x[()]`)"
     )
 
 

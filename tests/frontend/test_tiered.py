@@ -560,3 +560,25 @@ def test_a_forked_child_compiles_synchronously_and_gets_right_answers():
         os.waitpid(pid, 0)
         pytest.fail("the forked child hung")
     assert_matches(f(x, x), want, rtol=1e-5)
+
+
+def test_python_numbers_reach_the_compiled_fast_call_with_the_defaults():
+    """`f(x, 1.5, 2.0)` as a user calls it (tiering on, default threads): interpreted first,
+    then the background compile answers through the fast call, which checks the Python
+    numbers (another value, or -0.0 for 0.0, is another trace)."""
+
+    def scaled(x, alpha, beta):
+        return alpha * x + beta
+
+    f = tj.function(scaled)
+    x = np.linspace(-1.0, 1.0, 16)
+    assert_matches(f(x, 1.5, 2.0), eager(f, x, 1.5, 2.0))
+    tj.config.wait_for_compiles()
+    assert f.get_concrete_function(x, 1.5, 2.0).is_compiled
+    for alpha, beta in ((1.5, 2.0), (1.5, 2.0), (0.0, 1.0), (-0.0, 1.0)):
+        got, want = f(x, alpha, beta), eager(f, x, alpha, beta)
+        assert_matches(got, want)
+        assert (np.signbit(got) == np.signbit(want)).all()
+    tj.config.wait_for_compiles()
+    assert_matches(f(x, -0.0, 1.0), eager(f, x, -0.0, 1.0))  # the compiled trace
+    assert f._last_fast_call is not None
