@@ -149,9 +149,12 @@ def cond(
             then.snapshot, other.snapshot, kinds, then.leaves, strict=True
         )
     ]
-    for leaf, a, b in zip(leaves, then.leaves, other.leaves, strict=True):
+    for i, (leaf, a, b) in enumerate(zip(leaves, then.leaves, other.leaves, strict=True)):
         if leaf is not a and _both_arrays(a, b):
             leaf._is_array = True  # 0-d: an array out of both branches is one after the if
+        elif leaf is not a and _kinds_differ(a, b):
+            leaf._is_array = True  # `x += v` is a write then, and refused
+            views.refuse_writes(leaf, _branches_kind_message(_label(names, then.treedef, i)))
     flags = [Tensor(next(results)) for _ in aliases]
     for root in roots:
         views.set_root_value(root, next(results))
@@ -173,6 +176,34 @@ def _is_scalar(value: object) -> bool:
 
 def _both_arrays(a: object, b: object) -> bool:
     return all(isinstance(t, Tensor) and views.updates_in_place(t) for t in (a, b))
+
+
+def _kinds_differ(a: object, b: object) -> bool:
+    """A 0-d array out of one branch and a NumPy scalar (or Python number) out of the other."""
+    return (_is_zero_d_array(a) and _is_number_kind(b)) or (
+        _is_zero_d_array(b) and _is_number_kind(a)
+    )
+
+
+def _is_zero_d_array(value: object) -> bool:
+    if isinstance(value, Tensor):
+        return value.ndim == 0 and views.updates_in_place(value)
+    return isinstance(value, np.ndarray) and value.ndim == 0
+
+
+def _is_number_kind(value: object) -> bool:
+    if isinstance(value, Tensor):
+        return _is_scalar(value)
+    return isinstance(value, bool | int | float | complex | np.generic)
+
+
+def _branches_kind_message(name: str) -> str:
+    return (
+        f"'{name}' is a 0-d array after one branch of a staged if and a NumPy scalar after the "
+        "other: whether a write through it (`x += v`) changes the array, and every other name "
+        "of it, depends on the branch taken, which tracejit does not follow. Keep one kind: "
+        "`x = np.asarray(...)` in both branches, or scalars in both (`x = x[()]`)"
+    )
 
 
 def _branch_aliases(then: _Branch, other: _Branch, kinds: list, mark: int) -> dict:

@@ -277,3 +277,40 @@ def scalar_after_a_branch(a, n):
 def test_a_zero_d_array_that_a_branch_makes_a_scalar(n, dtype):
     a = np.array(2, dtype)
     _check_compiled_and_eager(scalar_after_a_branch, a, n)
+
+
+def new_array_or_scalar_read(a, n):
+    """A new 0-d array out of one branch and a NumPy scalar out of the other, only read
+    after the if: the same values whichever kind it is."""
+    x = a
+    if n > 0:  # noqa: SIM108  (a staged if statement is what this tests)
+        x = x + x
+    else:
+        x = x.copy()
+    y = x
+    return x + 0, y * 2
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_a_new_array_or_a_scalar_out_of_the_branches_can_be_read(n):
+    _check_compiled_and_eager(new_array_or_scalar_read, np.array(3, np.int8), n)
+
+
+def test_a_write_through_a_new_array_or_a_scalar_is_refused():
+    """The fuzzer's wrong answer (regressions/test_fuzz_7875a81f97.py): after the branch
+    that copies, `y += y` writes the copy that x names too (NumPy gives 4); after the
+    other, it rebinds y (3). tracejit took x for a scalar on both paths (3 where NumPy
+    gives 4); which one it is depends on the branch, so the write is refused."""
+
+    def f(a, n):
+        x = a
+        if n > 0:  # noqa: SIM108
+            x = x + x
+        else:
+            x = x.copy()
+        y = x
+        y += y
+        return x + 0 + y
+
+    with pytest.raises(ValueError, match="a 0-d array after one branch of a staged if"):
+        tj.function(f)(np.array(1, np.int8), np.int64(0))

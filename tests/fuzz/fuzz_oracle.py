@@ -239,6 +239,8 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # the same: a 0-d variable an array before a staged loop and a NumPy scalar after its
     # body (or the other way round), written where NumPy's write depends on the trip count
     (ValueError, re.compile(r"is a 0-d array before a staged (loop|if) and a NumPy scalar after")),
+    # the same between the branches of a staged if (regressions/test_fuzz_7875a81f97.py)
+    (ValueError, re.compile(r"is a 0-d array after one branch of a staged if and a NumPy scalar")),
     # docs/guide.md, index loops: a window `x[i + a : i + b]` at a run-time index keeps its
     # static width, and the kernel checks that it fits where NumPy would make it shorter
     (IndexError, re.compile(r"a slice of \d+ elements starting at a run-time index reaches")),
