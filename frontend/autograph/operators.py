@@ -33,7 +33,12 @@ from tracejit.frontend.autograph.undefined import (
 from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import primitives, runtime_sizes, views
-from tracejit.frontend.staging.control_flow import Range, cond, while_loop
+from tracejit.frontend.staging.control_flow import (
+    Range,
+    cond,
+    traced_and_thrown_away,
+    while_loop,
+)
 from tracejit.frontend.staging.source_location import at_user_line, user_location
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.trace_warnings import is_numpy_random, warn_frozen_random
@@ -531,16 +536,101 @@ def while_stmt(
     names: tuple[str, ...],
     live_out: tuple[str, ...],
 ) -> None:
-    """`while test(): body()`; from the first tensor-valued test on, the loop is staged."""
-    while True:
-        value = test()
-        if isinstance(value, Tensor):
-            break
+    """`while test(): body()`; from the first tensor-valued test on, the loop is staged.
+
+    A test that is a Python value at first and a tensor after one trip (`err = 1.0` before
+    `while err > tol:`, `err = np.max(...)` in the body) stages the loop from its start when
+    that trip leaves every variable a kind the staged loop carries from its value before it
+    (`_first_trip_stages`): the same loop, without a copy of the body before it, which
+    would double the code to compile. Otherwise the trips with a Python test run as Python
+    while tracing (unrolled), and the loop is staged from the first tensor test on."""
+    value = test()
+    if isinstance(value, Tensor) or not value:
+        pass
+    elif _first_trip_stages(test, body, get_state, set_state):
+        value = None  # staged from the start
+    while value is not None and not isinstance(value, Tensor):
         if not value:
             return
         body()
+        value = test()
     loop = _Loop(get_state, set_state, names, live_out, ())
     loop.stage(lambda: _as_bool(test()), lambda: body())
+
+
+def _first_trip_stages(
+    test: Callable[[], object], body: Callable[[], None], get_state: GetState, set_state: SetState
+) -> bool:
+    """Whether, after one trip of the body (traced, then thrown away), the test is a tensor
+    and every variable of the loop is of a kind the loop staged from its start carries
+    from its value before the loop (`_carried_alike`). The trip sees copies of the
+    variables' lists and dicts, so that what it changes in them is not kept."""
+    before = get_state()
+
+    def one_trip() -> bool:
+        set_state(tuple(_with_new_containers(value) for value in before))
+        body()
+        return isinstance(test(), Tensor) and all(
+            _carried_alike(a, b) for a, b in zip(before, get_state(), strict=True)
+        )
+
+    try:
+        return bool(traced_and_thrown_away(one_trip))
+    except Exception:  # noqa: BLE001  (the trip runs again as Python, and raises there)
+        return False
+    finally:
+        set_state(before)
+
+
+def _with_new_containers(value: object) -> object:
+    """`value` with new lists and dicts, and copies of NumPy arrays (which a trip would
+    write in place: `E = np.eye(2)`, then `E[0, 0] += 1.0`, is a write while tracing)."""
+    leaves, treedef = flatten(value)
+    return unflatten(treedef, [np.copy(a) if type(a) is np.ndarray else a for a in leaves])
+
+
+def _carried_alike(before: object, after: object) -> bool:
+    """A loop variable's value after one trip is one a staged loop carries from `before`:
+    the same structure, each leaf the same object, a tensor of the same shape, dtype and
+    kind (array or NumPy scalar), or, from a Python number, a Python number or a 0-d NumPy
+    scalar of a dtype the number adopts (NEP 50: `err = 1`, then `err = np.max(d)`)."""
+    if is_undefined(before) or before is after:
+        return True
+    leaves, treedef = flatten(before)
+    new_leaves, new_treedef = flatten(after)
+    return treedef == new_treedef and all(
+        _leaf_carried_alike(a, b) for a, b in zip(leaves, new_leaves, strict=True)
+    )
+
+
+def _leaf_carried_alike(before: object, after: object) -> bool:
+    if before is after:
+        return True
+    if isinstance(before, Tensor):
+        return (
+            isinstance(after, Tensor)
+            and tuple(after.dims) == tuple(before.dims)
+            and views.updates_in_place(after) == views.updates_in_place(before)
+            and _adopts_dtype(weak_type(before), before.dtype, after)
+        )
+    if type(before) not in (int, float, bool):
+        return False  # None, strings, NumPy values: the loop staged later carries them
+    if type(after) in (int, float, bool):
+        return type(after) is type(before) or (type(before), type(after)) == (int, float)
+    if not isinstance(after, Tensor | np.generic) or np.ndim(after) != 0:
+        return False
+    if isinstance(after, Tensor) and views.updates_in_place(after):
+        return False  # a 0-d array after the trip, a number before: `_kind_changes`
+    if type(before) is bool:
+        return after.dtype == np.bool_
+    return _adopts_dtype(type(before), None, after)
+
+
+def _adopts_dtype(kind: type | None, dtype: np.dtype | None, after: Any) -> bool:
+    """`after`'s dtype is `dtype`, or one a weak value of Python type `kind` adopts."""
+    if after.dtype == dtype:
+        return True
+    return kind is not None and np.result_type(kind(0), after.dtype) == after.dtype
 
 
 # --- for --------------------------------------------------------------------------------------

@@ -990,6 +990,24 @@ class _TraceMark:
             module.erase_op(op, safe_erase=False)
 
 
+def traced_and_thrown_away(fn: Callable[[], Any]) -> Any:
+    """`fn()` traced into a block that is then thrown away: the arrays it wrote get their
+    values back, and what it added to the trace (records, callees) is forgotten. What it
+    returns must not hold a tensor it traced (those are gone); Python side effects stay,
+    as in any trial trace."""
+    trace = current_trace()
+    mark = _TraceMark(trace)
+    block = Block()
+    with views.write_log() as written:
+        try:
+            with trace.building_in(block):
+                return fn()
+        finally:
+            for root, value in written.before.items():
+                views.restore(root, value)
+            mark.rewind([block], [])
+
+
 # --- tj.range -------------------------------------------------------------------------------
 class _NoLimit:
     """`tj.range(n)`'s missing limit: not `None`, which `tj.range(1, None)` passes (a

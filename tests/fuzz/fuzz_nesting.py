@@ -14,6 +14,8 @@ generates whole programs of that family:
   reading and writing outer variables and arguments, by rebinding (`x = x - 1`) and by
   augmented assignment (`x -= 1`, in place on a 0-d ndarray, a rebinding on a scalar), on
   values aliased from arguments (`tmp = b`, `tmp = a[...]`, `tmp = a[0]`);
+* `while` loops whose test is a Python value before the first trip and a tensor after it
+  (`c = 2; while c > 0: c -= 1 + 0 * a0`), which tracejit stages from their start;
 * `break`, `continue` and early `return` under a staged `if` at each level;
 * arguments of one dtype (int32, int64, float32 or float64; values small, floats multiples
   of 1/2 so every sum is exact), each passed as a NumPy scalar, a Python number, a 0-d
@@ -217,8 +219,18 @@ class Nest:
         if kind == "while":
             counters = [t for t in scope.targets if t not in scope.frozen and "[" not in t]
             args = [f"a{k}" for k, (_, ndim) in enumerate(self.forms) if ndim == 0]
-            how = self.draw(st.integers(0, 2))
-            if counters and how == 0:
+            how = self.draw(st.integers(0, 3))
+            tensors = [a for a in args if self.forms[int(a[1:])][0] != "python"]
+            decrement = "1"
+            if tensors and how == 3:  # a Python test first, a tensor after one trip
+                counter = self.fresh("c")
+                before = [f"{counter} = {self.choose(['1', '2', '3'])}"]
+                decrement = f"(1 + 0 * {self.choose(tensors)})"
+                scope.reads.append(counter)
+                scope.targets[counter] = scope.level
+                self.tags.add(f"first assigned at L{scope.level}")
+                self.tags.add(f"while test a Python value before its first trip at L{scope.level}")
+            elif counters and how == 0:
                 counter = self.choose(counters)  # an argument or an outer variable
             elif args and how == 1:  # a fresh alias of an argument (`tmp = b`, issue 35)
                 counter = self.fresh("c")
@@ -231,7 +243,7 @@ class Nest:
             else:
                 counter = self.fresh("c")
                 before = self.assign_named(counter, scope)
-            step = self.step(counter, "-", "1", inner)
+            step = self.step(counter, "-", decrement, inner)
             self.tags.add(f"L{scope.targets[counter]} variable written at L{inner.level}")
             header = f"while {self.choose([f'{counter} > 0', f'0 < {counter}'])}:"
             if self.chance(2):

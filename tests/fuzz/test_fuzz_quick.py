@@ -138,7 +138,7 @@ def test_slices_generator_produces_every_tag():
 NESTED_SHAPES = [
     "depth 1", "depth 2", "depth 3",
     "while loop at L1", "tj.range loop at L1", "range loop at L1", "rows loop at L1",
-    "loops while > while",
+    "loops while > while", "while test a Python value before its first trip at L1",
     "first assigned at L0", "first assigned at L1", "first assigned at L2",
     "L0 variable written at L2", "L1 variable written at L2",
     "augmented assignment of an argument (alias) at L1",
