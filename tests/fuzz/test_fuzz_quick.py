@@ -151,7 +151,7 @@ NESTED_SHAPES = [
 NESTED_SEEN: set[str] = set()
 
 
-@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+@settings(max_examples=200, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=nested_programs())
 def _generate_nested(program):
