@@ -107,6 +107,9 @@ def executed_notebook(tmp_path_factory):
     client = NotebookClient(
         notebook,
         timeout=180,
+        # a kernel's first start in a fresh clone (no bytecode cache: PYTHONDONTWRITEBYTECODE)
+        # next to the suite's other worker has taken over nbclient's default 60 s
+        startup_timeout=300,
         kernel_name="python3",
         resources={"metadata": {"path": str(directory)}},
     )
