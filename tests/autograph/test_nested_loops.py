@@ -314,3 +314,29 @@ def test_returns_this_trace_never_reaches_are_not_refused(first):
         assert f(a) == returns_only_where_this_trace_does_not_go(a)
     finally:
         tj.config.run_functions_eagerly(False)
+
+
+def path_dependent_dtype(a0, a1):
+    """The fuzzer's program (test_fuzz_7e80dbd4ef, from a generator draw now fixed):
+    in NumPy `r1` is float32 after `r1 += a1` and float64 after `r1 += t2`, so the value
+    returned early is float32 and the other float64 — a dtype that depends on `a0`."""
+    r1 = 0
+    t2 = np.copysign(a0, a0)
+    r1 += 1
+    for _ in tj.range(2):
+        while a0 > 0:
+            a0 -= 1
+            r1 += a1
+            if a0 > 1:
+                return r1
+        r1 += t2
+    return r1
+
+
+def test_a_return_dtype_that_depends_on_the_path_is_refused():
+    """One compiled trace has one result dtype: TensorFlow's TypeError at the user's line,
+    not one of NumPy's two answers."""
+    assert path_dependent_dtype(3.0, np.float32(2.0)).dtype == np.float32
+    assert path_dependent_dtype(2.0, np.float32(2.0)).dtype == np.float64
+    with pytest.raises(TypeError, match=r"'r1' has dtype .* in the true branch but dtype"):
+        tj.function(path_dependent_dtype)(2.0, np.float32(2.0))
