@@ -147,9 +147,9 @@ class Function(Generic[P, R]):
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
         self._polymorphic: dict[tuple, RankPolymorphicConcreteFunction] = {}
-        self._bound_views: weakref.WeakValueDictionary[
-            tuple[int, int], BoundConcreteFunction
-        ] = weakref.WeakValueDictionary()
+        self._bound_views: weakref.WeakValueDictionary[tuple[int, int], BoundConcreteFunction] = (
+            weakref.WeakValueDictionary()
+        )
         self._last_fast_call: FastCall | None = None  # the fast path of the trace used last
         self._plain_fast_call: FastCall | None = None  # the same, without the retracing bookkeeping
         self._lock = threading.RLock()

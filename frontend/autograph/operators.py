@@ -908,28 +908,26 @@ class _Loop:
         return found
 
     def _trial_body(self, init: list, carried: list[int], body, counter: tuple) -> tuple:
-        """Trace the body once into a throwaway block and return the state it leaves (the
-        arrays it writes get their values back)."""
+        """Trace the body once into a throwaway block and return the state it leaves, whose
+        tensors only give their specs (`traced_and_thrown_away`)."""
         leaves, treedef = flatten((*counter, *(init[i] for i in carried)))
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
-        with views.write_log() as written:
-            try:
-                with current_trace().building_in(block):
-                    weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
-                    args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
-                    values = unflatten(treedef, args)
-                    state = list(init)
-                    for i, value in zip(carried, values[len(counter) :], strict=True):
-                        state[i] = value
-                    self.set_state(tuple(state))
-                    body(*values[: len(counter)])
-                    return self.get_state()
-            finally:
-                for root, value in written.before.items():
-                    views.restore(root, value)
-                self.set_state(tuple(init))
-                for op in reversed(list(block.ops)):
-                    block.erase_op(op, safe_erase=False)
+
+        def one_trip() -> tuple:
+            weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
+            args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
+            values = unflatten(treedef, args)
+            state = list(init)
+            for i, value in zip(carried, values[len(counter) :], strict=True):
+                state[i] = value
+            self.set_state(tuple(state))
+            body(*values[: len(counter)])
+            return self.get_state()
+
+        try:
+            return traced_and_thrown_away(one_trip, block)
+        finally:
+            self.set_state(tuple(init))
 
 
 def _inherited_guards(init: list, carried: list[int]) -> dict[int, tuple[Tensor, str]]:

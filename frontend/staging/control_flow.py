@@ -990,14 +990,14 @@ class _TraceMark:
             module.erase_op(op, safe_erase=False)
 
 
-def traced_and_thrown_away(fn: Callable[[], Any]) -> Any:
-    """`fn()` traced into a block that is then thrown away: the arrays it wrote get their
-    values back, and what it added to the trace (records, callees) is forgotten. What it
-    returns must not hold a tensor it traced (those are gone); Python side effects stay,
-    as in any trial trace."""
+def traced_and_thrown_away(fn: Callable[[], Any], block: Block | None = None) -> Any:
+    """`fn()` traced into `block` (a new one by default), which is then thrown away: the
+    arrays it wrote get their values back, and what it added to the trace (records,
+    callees) is forgotten. Tensors it returns hold values that are gone: only their specs
+    may be read; Python side effects stay, as in any trial trace."""
     trace = current_trace()
     mark = _TraceMark(trace)
-    block = Block()
+    block = Block() if block is None else block
     with views.write_log() as written:
         try:
             with trace.building_in(block):
