@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import operator
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -364,6 +365,33 @@ def _store(value: object, target: Any, key: object, promote: bool) -> Any:
         )
     target[key] = value
     return target
+
+
+def augassign_local(target: Any, value: object, in_place: str) -> Any:
+    """`E op= v` for a local name `E`, as `E = ag__.augassign_local(E, v, "iadd")`
+    (item_assignment.py; Python's order: `E`, then `v`): a NumPy array only `E` refers to,
+    updated with a traced value, becomes a traced array first (NumPy would write it in place,
+    which a constant of the trace cannot be); anything else is Python's `E op= v`."""
+    return _augmented(target, value, in_place)
+
+
+def _augmented(target: Any, value: object, in_place: str) -> Any:
+    # called at the depth _store is, so that _promotable's reference count holds
+    if isinstance(target, np.ndarray) and isinstance(value, Tensor):
+        if not _promotable(target):
+            raise TypeError(at_user_line(_UPDATE_OF_A_SHARED_CONSTANT))
+        target = primitives.constant(target)
+        target._is_array = True
+    return getattr(operator, in_place)(target, value)
+
+
+_UPDATE_OF_A_SHARED_CONSTANT = (
+    "updating a NumPy array in place with a traced value (`a += v`) is not supported here: "
+    "the array is a constant of the trace that something else also refers to (it was made "
+    "outside the function, or another name or a view of it exists), so a traced copy would "
+    "not be seen there. Write `a = a + v` for a new array, or make the array a traced one "
+    "before the other names take it (e.g. `a = np.zeros(shape)` inside the function)"
+)
 
 
 def _promotable(array: np.ndarray) -> bool:

@@ -13,6 +13,14 @@ the value afterwards: `E` itself, or the traced array it became). Targets that a
 locals (`self.W[0] = v`, a global's item, `a[i][j] = v`) keep Python's statement, through
 `ag__.setitem` (ExpressionConverter.visit_Assign), which never promotes.
 
+An augmented assignment to a local name goes through `builtins.augassign_local` for the same
+reason (`r = np.array([1.0, 2.0]); r += x` would have NumPy write a traced value into the
+constant's memory):
+
+    E += v            ->   E = ag__.augassign_local(E, v, "iadd")   (E a local of the function)
+
+(not when `v` is a literal: `n += 1` stays as written).
+
 Tuple targets with items (`KE[0], PE[0] = a, b`; NumPy would try to store a traced value, or
 a sequence, into one element) are unpacked into fresh names first, then assigned one target
 at a time, left to right, as Python assigns them:
@@ -82,6 +90,16 @@ class ItemAssignments(ast.NodeTransformer):
             return self._rebinding(target, node.value, node)
         return node
 
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        if not self._is_local(node.target) or isinstance(node.value, ast.Constant):
+            return node  # (`n += 1` writes no traced value: Python's statement, as written)
+        assert isinstance(node.target, ast.Name)
+        name = node.target.id
+        in_place = ast.Constant(_IN_PLACE_OPERATORS[type(node.op)])
+        call = ag_call("augassign_local", ast.Name(name, ast.Load()), node.value, in_place)
+        rebind = ast.Assign(targets=[ast.Name(name, ast.Store())], value=call)
+        return located([rebind], node)[0]
+
     def _is_local(self, root: ast.expr) -> bool:
         return isinstance(root, ast.Name) and root.id in self.locals_
 
@@ -103,6 +121,23 @@ class ItemAssignments(ast.NodeTransformer):
         for statement in statements:
             ast.copy_location(statement, node)
         return located(statements, node)
+
+
+_IN_PLACE_OPERATORS = {  # the `operator` module's function for each `op=`
+    ast.Add: "iadd",
+    ast.Sub: "isub",
+    ast.Mult: "imul",
+    ast.MatMult: "imatmul",
+    ast.Div: "itruediv",
+    ast.FloorDiv: "ifloordiv",
+    ast.Mod: "imod",
+    ast.Pow: "ipow",
+    ast.LShift: "ilshift",
+    ast.RShift: "irshift",
+    ast.BitAnd: "iand",
+    ast.BitOr: "ior",
+    ast.BitXor: "ixor",
+}
 
 
 def _has_item(target: ast.expr) -> bool:

@@ -215,6 +215,7 @@ BUILTIN_OVERRIDES: dict[Any, Callable[..., Any]] = {
 getitem = builtins.getitem
 setitem = builtins.setitem
 setitem_local = builtins.setitem_local
+augassign_local = builtins.augassign_local
 slice_ = slice
 
 

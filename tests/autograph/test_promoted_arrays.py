@@ -74,8 +74,43 @@ def full_and_unpacked(x):
     return KE, PE
 
 
+def list_array_updated(x):
+    r = np.array([1.0, 2.0, 3.0])
+    r += x[:3]  # NumPy adds in place: the array becomes a traced one first
+    return r
+
+
+def eye_scaled(x):
+    E = np.eye(3)
+    E *= x[0]
+    E[1, 1] -= x[1]
+    return E
+
+
+def zero_d_updated(x):
+    r = np.array(2.0)
+    r -= x[1]
+    r **= 2
+    return r
+
+
+def int_updated(x):
+    c = np.arange(6)
+    c //= (x.astype(np.int64) % 3 + 1)
+    c %= 4
+    return c
+
+
+def accumulated_in_a_loop(x):
+    acc = np.zeros(3)
+    for i in range(12):  # long: a staged loop
+        acc += x[i % 4 : i % 4 + 3]
+    return acc
+
+
 KERNELS = [eye_written, ndarray_rows, arange_item, list_array, reshaped, swapped, in_a_loop,
-           int_identity, full_and_unpacked]  # fmt: skip
+           int_identity, full_and_unpacked, list_array_updated, eye_scaled, zero_d_updated,
+           int_updated, accumulated_in_a_loop]  # fmt: skip
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
@@ -119,6 +154,47 @@ def global_table(x):
 def test_an_array_that_something_else_holds_is_refused(kernel):
     with pytest.raises(TypeError, match="storing a traced value into a NumPy array"):
         tj.function(kernel)(np.ones(3))
+
+
+def updated_alias(x):
+    a = np.arange(3.0)
+    b = a
+    a += x[:3]
+    return b
+
+
+def updated_view(x):
+    a = np.arange(4.0)
+    v = a[1:]
+    a *= x[0]
+    return v
+
+
+@pytest.mark.parametrize("kernel", [updated_alias, updated_view], ids=lambda k: k.__name__)
+def test_an_update_of_an_array_that_something_else_holds_is_refused(kernel):
+    with pytest.raises(TypeError, match=r"updating a NumPy array in place .*\(`a \+= v`\)"):
+        tj.function(kernel)(np.ones(3))
+
+
+def test_an_update_of_a_global_array_is_refused():
+    def global_update(x):
+        global TABLE
+        TABLE += x
+        return TABLE
+
+    with pytest.raises(TypeError, match="needs a traced array as `out`"):
+        tj.function(global_update)(np.ones(3))
+
+
+def test_python_values_still_update_numpy_arrays_in_place_at_trace_time():
+    @tj.function
+    def weights(x):
+        w = np.ones(3)
+        seen = w
+        w += 2.0  # NumPy at trace time: both names see it
+        return x * seen
+
+    assert_same(weights(np.ones(3)), np.full(3, 3.0))
 
 
 def test_python_values_still_write_numpy_arrays_at_trace_time():

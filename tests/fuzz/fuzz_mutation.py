@@ -7,7 +7,9 @@ index loops, and the data-dependent functions; builders for `fuzz_programs.BUILD
   run-time 0-d indices, index arrays and boolean masks (one value); `t op= v`; ufunc `out=`;
   `t.fill(v)`.
 * `fresh_array`: the same writes into an array made by the statement (`np.zeros`, `np.ones`,
-  `np.full`, their `_like` forms, `np.empty` filled first, `x.copy()`).
+  `np.full`, their `_like` forms, `np.empty` filled first, `x.copy()`), or a NumPy array made
+  from Python values (`np.array` of a list, `np.eye`, `np.tri`, `np.arange`, `np.linspace`,
+  `np.identity`, `np.ndarray`): a traced write or `op=` makes it a traced array.
 * `write_in_branch`: writes inside a staged `if` on a tensor (one branch or two).
 * `write_in_loop`: writes inside a staged loop (`tj.range`, `range(tensor)`, `while`, the
   rows of a view, and `range(n)` with n > 32: an index loop), keys using the loop counter,
@@ -210,11 +212,14 @@ def write_line(
     reads: list[str],
     counter: str | None = None,
     weak: bool = True,
+    out_ok: bool = True,
 ) -> str:
     """One statement writing into the array `target` (a name, NumPy's value `array`);
     `reads`: right-hand sides from the target itself; `counter`: the loop's, if any, a
     Python int eagerly, compiled a weak tensor if `weak` (else one of its bound's dtype: it
-    is then not an operand of `op=`, whose result dtype `same_kind` checks)."""
+    is then not an operand of `op=`, whose result dtype `same_kind` checks); `out_ok`: whether
+    `np.ufunc(..., out=target)` may write it (not a NumPy array made from Python values:
+    the contract refuses a traced `out` into one, since the name cannot be rebound)."""
     augmenting = reads + ([counter] if counter and weak else [])
     reads = reads + ([counter] if counter else [])
     dtype, shape = array.dtype, array.shape
@@ -226,7 +231,7 @@ def write_line(
         return f"{target}.fill({write_value(b, dtype, False, [], scalar=True)})"
     if form == "whole":
         return f"{target} {b.choose(_ops(dtype))}= {write_value(b, dtype, True, augmenting)}"
-    if form == "out":
+    if form == "out" and out_ok:
         others = [v for v in b.values if v.exact and _kind_ok(v.dtype.kind, dtype)]
         if others:
             x = b.pick(others).name
@@ -268,6 +273,7 @@ def writes(
     counter: str | None = None,
     probe: str = "",
     weak: bool = True,
+    out_ok: bool = True,
 ) -> list[str] | None:
     """`count` lines writing into the arrays named `targets`, each one NumPy accepts after
     `setup` (and `probe`: what stands for the loop counter or row). Reads of the target's
@@ -280,7 +286,7 @@ def writes(
             if array is None:
                 return None
             reads = [f"{name}[{basic_key(b, array.shape, counter)}]"] if array.ndim else []
-            line = write_line(b, name, array, reads, counter, weak)
+            line = write_line(b, name, array, reads, counter, weak, out_ok)
             if _probe(b, [*setup, probe, *lines, line], name) is not None:
                 lines.append(line)
                 break
@@ -427,12 +433,42 @@ def fresh_array(b: Builder) -> bool:
             f"{z} = np.empty_like({n})\n{z}.fill({literal})",
             f"{z} = np.empty_like({n})\n{z}[...] = {n}",
         ]
-    lines = b.choose(forms).split("\n")
-    written = writes(b, lines, [z], b.draw(st.integers(1, 3)))
+    # NumPy arrays made from Python values (constants of the trace until a traced value is
+    # written into them: then traced arrays, issue 37 point 5)
+    constants = _constant_arrays(b, z, dtype, shape, literal)
+    lines = b.choose(forms + constants).split("\n")
+    constant = lines[0] in constants
+    written = writes(b, lines, [z], b.draw(st.integers(1, 3)), out_ok=not constant)
     if written is None:
         return False
     operands = [like] if like is not None and like.name in lines[0] else []
     return b.emit("\n".join([*lines, *written, f"{name} = {z}"]), None, operands)
+
+
+def _constant_arrays(b: Builder, z: str, dtype: str, shape: tuple, literal: str) -> list[str]:
+    """Ways NumPy users make an array of `shape` from Python values (`astype`: a negative
+    literal cast into an unsigned dtype wraps, as NumPy's C cast does)."""
+    size = int(np.prod(shape))
+    floats = FLOAT_LITERALS[:2] if dtype.startswith("float") else []  # -2.5 into uint8: UB
+    values = [b.choose(LITERALS[:7] + floats) for _ in range(size)]
+    forms = [
+        f"{z} = np.array({np.array(values, object).reshape(shape).tolist()}).astype(np.{dtype})"
+        .replace("'", ""),
+        f"{z} = np.ndarray({shape}, np.{dtype})\n{z}.fill({literal})",
+    ]
+    if len(shape) == 2:
+        forms += [
+            f"{z} = np.eye(*{shape}, dtype=np.{dtype})",
+            f"{z} = np.tri(*{shape}, dtype=np.{dtype})",
+        ]
+    if len(shape) == 1 and dtype != "bool":
+        forms += [
+            f"{z} = np.arange({shape[0]}, dtype=np.{dtype})",
+            f"{z} = np.linspace(-1, 2, {shape[0]}).astype(np.{dtype})",
+        ]
+    if shape == (3, 3) or shape == (2, 3):
+        forms.append(f"{z} = np.identity(3, np.{dtype})[:{shape[0]}].copy()")
+    return forms
 
 
 def write_in_branch(b: Builder) -> bool:

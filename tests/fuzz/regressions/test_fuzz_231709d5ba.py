@@ -44,7 +44,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "issue 37 (point 5): an array made from Python values inside the function (`np.array(2, np.int32)`) and then written with a traced value is refused (`out` needs a traced array), where NumPy writes it"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
