@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -268,19 +269,21 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     size = int(np.prod(shape, dtype=np.int64))
     positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
     picked = getitem(positions, key)
-    if None in picked.shape:  # index arrays of a size only the kernel knows
+    if None in picked.shape and picked.ndim != 1:  # several dims only the kernel knows
         raise NotImplementedError(
             at_user_line(
-                "assignment with index arrays whose sizes are unknown at trace time is not "
-                "supported; use slices, or np.where"
+                "assignment with index arrays that select a block of sizes unknown at trace "
+                f"time (shape {picked.shape}) is not supported; select one run-time-sized "
+                "list of elements (`a[idx] = v` with a 1-D idx), or use np.where"
             )
         )
     update = _broadcast_value(value, picked, tensor.dtype, advanced=True)
-    count = int(np.prod([d for d in picked.shape if d is not None], dtype=np.int64))
+    # one dim: the selection's own (a run-time length, `y[idx[p[i]:p[i + 1]]]`, stays one)
+    count = picked.dims if picked.ndim == 1 else [math.prod(picked.dims)]  # ints (else refused)
     flat = primitives.reshape(tensor, [size])
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(
-        flat, primitives.reshape(picked, [count]), primitives.reshape(update, [count]), message
+        flat, primitives.reshape(picked, count), primitives.reshape(update, count), message
     )
     return primitives.reshape(new, tensor.dims)
 

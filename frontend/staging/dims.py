@@ -234,7 +234,7 @@ def _same_count(dims: Sequence[Dim], with_static: bool) -> Counted:
     return counts[0]
 
 
-def _same_slice_length(dims: Sequence[Dim], statics: set[int]) -> SliceLength:
+def _same_slice_length(dims: Sequence[Dim], statics: set[int]) -> SliceLength | int:
     """The one size of dims that meet, some of them `SliceLength`s: a static size (other than 1)
     or another kind of dim unknown at trace time is checked equal to the first window when
     the kernel runs, and so are windows of other keys (tracejit does not broadcast a window
@@ -266,7 +266,7 @@ def _same_slice_length(dims: Sequence[Dim], statics: set[int]) -> SliceLength:
                 "such a slice from length 1 as NumPy would)"
             ),
         )
-    return first
+    return statics.pop() if statics else first  # checked equal: the static size says more
 
 
 def require_equal(dims: Sequence[Dim], constraints: list) -> None:

@@ -176,6 +176,20 @@ def test_slices_of_one_counter_meet_without_a_check_others_are_checked_at_run_ti
         same_bounds(a, b, np.int64(7))  # a[:6] has 5 elements, b[:6] six
 
 
+def test_a_window_meeting_a_static_size_keeps_that_size():
+    @tj.function
+    def windows(x, width):
+        acc = np.zeros(3)
+        for i in tj.range(x.shape[0] - 2):
+            acc = acc + x[i : i + width]  # (3,) with (?,): checked 3 at run time, stays (3,)
+        return acc
+
+    x = np.arange(7.0)
+    assert_same(windows(x, 3), run_eagerly(windows, x, 3))
+    with pytest.raises(ValueError, match="could not be broadcast.*test_loop_counter_slices"):
+        windows(x, 2)  # NumPy: shapes (3,) and (2,)
+
+
 # --- loops over dims unknown at trace time (one trace serves every size) -----------------------
 def differences(x):
     total = 0.0
@@ -281,6 +295,44 @@ def test_csr_matvec_one_trace_for_every_matrix(rows, cols, seed):
         compiled = f(*csr, x)
     assert_same(compiled, run_eagerly(f, *csr, x), rtol=1e-9, atol=1e-12)
     np.testing.assert_allclose(compiled, dense @ x, atol=1e-12)
+
+
+def csr_transposed_matvec(data, indices, indptr, x):
+    y = np.zeros(11)
+    for i in range(indptr.shape[0] - 1):
+        lo, hi = indptr[i], indptr[i + 1]
+        y[indices[lo:hi]] += data[lo:hi] * x[i]  # a scatter of a run-time length
+    return y
+
+
+@settings(max_examples=8, deadline=None)
+@given(rows=SIZES, seed=st.integers(0, 99))
+def test_a_scatter_through_index_arrays_of_a_run_time_length(rows, seed):
+    dense, csr = random_csr(rows, 11, seed)
+    x = np.linspace(-1, 1, rows)
+    specs = [tj.TensorSpec([None], t) for t in (np.float64, np.int64, np.int64, np.float64)]
+    f = tj.function(csr_transposed_matvec, input_signature=specs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        compiled = f(*csr, x)
+    assert_same(compiled, run_eagerly(f, *csr, x), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(compiled, dense.T @ x, atol=1e-12)
+
+
+def put_window(idx, lo, hi):
+    y = np.zeros(5)
+    for _ in tj.range(2):
+        y[idx[lo:hi]] = np.arange(3.0)
+    return y
+
+
+def test_a_scatter_of_a_run_time_length_checks_the_value_and_the_indices():
+    f = tj.function(put_window)
+    assert_same(f(np.arange(4), 1, 4), put_window(np.arange(4), 1, 4))
+    with pytest.raises(ValueError, match=r"broadcast .*shape \(3,\).*\(2,\)"):
+        f(np.arange(4), 0, 2)  # NumPy: "shape mismatch: value array of shape (3,) ..."
+    with pytest.raises(IndexError, match="out of bounds"):
+        f(np.array([0, 1, 9, 3]), 1, 4)
 
 
 def test_a_size_computed_at_run_time_makes_an_array():

@@ -149,13 +149,24 @@ def test_slice_writes_of_values_with_unknown_dims():
     check_writes(f, np.arange(6.0), signature=UNKNOWN)
 
 
-def test_index_arrays_of_unknown_size_are_refused_at_the_line():
-    @tj.function(input_signature=[tj.TensorSpec([3], np.float64), tj.TensorSpec([None], np.int64)])
+def test_an_index_array_of_unknown_size_writes_its_elements():
     def f(x, i):
-        x[i % 3] = 1.0
+        x[i % 3] = np.arange(i.shape[0]) * 1.5  # a repeated position keeps the last value
+
+    signature = [tj.TensorSpec([3], np.float64), tj.TensorSpec([None], np.int64)]
+    for i in ([0, 2], [], [1, 4, 7], [-1]):
+        check_writes(f, np.zeros(3), np.array(i, np.int64), signature=signature)
+
+
+def test_index_arrays_selecting_blocks_of_unknown_size_are_refused_at_the_line():
+    signature = [tj.TensorSpec([3, 2], np.float64), tj.TensorSpec([None], np.int64)]
+
+    @tj.function(input_signature=signature)
+    def f(x, i):
+        x[i % 3] = 1.0  # rows: a block of shape (?, 2)
 
     with pytest.raises(NotImplementedError, match=r"unknown at trace time.*test_mutation_fuzz"):
-        f(np.zeros(3), np.array([0, 2]))
+        f(np.zeros((3, 2)), np.array([0, 2]))
 
 
 def test_like_functions_with_unknown_dims():

@@ -211,18 +211,10 @@ def _with_unknown_dims(python_function, program) -> tj.Function:
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     # an entry is a name and a pattern of the finding ("[pipeline] detail"), e.g.
     # "dynamic-stack-ops": re.compile(r"on a tensor with unknown \(None\) dims"),
-    # regressions/test_fuzz_231709d5ba.py: `c = np.array(x_int); ... c += tensor` (an array
-    # made from Python values, then written with a traced value: issue 37, point 5)
-    "constant-array-written": re.compile(r"needs a traced array as `out`"),
     # regressions/test_fuzz_32d2b90576.py: `dce` before `inline` (an optional order only),
     # then bufferize fails on a tj.select value it has no buffer for
     "bufferize-after-dce-first": re.compile(
         r"^\[dce,inline,.*PipelineError: <OpResult\[tensor<i1>\].*tj\.select"
-    ),
-    # regressions/test_fuzz_024137edd7.py: `y[idx[p[i]:p[i + 1]]] += v` (a scatter through
-    # index arrays of a run-time length: CSR's transposed product) is not supported
-    "scatter-of-run-time-length": re.compile(
-        r"assignment with index arrays whose sizes are unknown at trace time is not supported"
     ),
 }
 

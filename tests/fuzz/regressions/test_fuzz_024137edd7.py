@@ -48,7 +48,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "fuzz_slices: a scatter through index arrays of a run-time length (CSR's transposed product, y[idx[p[i]:p[i + 1]]] += v) raises NotImplementedError, NumPy runs it"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
