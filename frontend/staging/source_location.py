@@ -30,9 +30,19 @@ class SourceLocation:
 
 
 def _is_internal(filename: str) -> bool:
-    """A frame of tracejit, NumPy or the import machinery."""
+    """A frame of tracejit, NumPy or the import machinery (asked for every frame of every
+    staged op's location: the answer for an absolute path is kept)."""
+    known = _INTERNAL.get(filename)
+    if known is not None:
+        return known
     path = os.path.abspath(filename)
-    return path.startswith(_SKIPPED_DIRS) or path in _SKIPPED_FILES or "<frozen" in path
+    internal = path.startswith(_SKIPPED_DIRS) or path in _SKIPPED_FILES or "<frozen" in path
+    if os.path.isabs(filename):  # a relative one depends on the working directory
+        _INTERNAL[filename] = internal
+    return internal
+
+
+_INTERNAL: dict[str, bool] = {}
 
 
 def user_frame() -> FrameType | None:
