@@ -65,6 +65,7 @@ from tracejit.ir.invariants import defining_op
 from tracejit.ir.shape_ops import BroadcastInDimOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.ir.state import VarType
+from tracejit.passes.bufferize.output_chains import values_in_outputs
 from tracejit.passes.support.indices import dim_size, index_constant
 from tracejit.passes.support.scalar_semantics import signless
 
@@ -167,6 +168,7 @@ class FunctionBufferizer:
         terminator = function.body.block.last_op
         assert isinstance(terminator, func.ReturnOp)
         self.returned = list(terminator.arguments)
+        self.placed = values_in_outputs(self.returned)  # earlier states of returned values
         inputs = [memref_type(t) for t in function.function_type.inputs]
         outputs = [memref_type(t) for t in function.function_type.outputs]
         self.new = func.FuncOp(function.sym_name.data, (inputs + outputs, []))
@@ -230,8 +232,9 @@ class FunctionBufferizer:
         writing each result element after reading the same operand element is safe), in a
         loop a view into a scratch buffer of `bounds` (static upper bounds per dim, see
         the module docstring), or a new alloc."""
-        if result in self.returned:
-            return self.outputs[self.returned.index(result)]
+        output = self.output_for(result)
+        if output is not None:
+            return output
         dead = self.dead_temporary(result, reusable)
         if dead is not None:
             self.values[result] = dead  # taken: a second result cannot reuse it too
@@ -256,6 +259,14 @@ class FunctionBufferizer:
             buffer = self.builder.insert(alloc).memref
         self.allocations.append(buffer)
         return buffer
+
+    def output_for(self, value: SSAValue) -> SSAValue | None:
+        """The output buffer `value` is computed in: its own when it is returned, or the one
+        of the returned value it is an earlier state of (output_chains.py); else None."""
+        if value in self.returned:
+            return self.outputs[self.returned.index(value)]
+        position = self.placed.get(value)
+        return None if position is None else self.outputs[position]
 
     def stack_buffer(self, buffer_type: MemRefType) -> SSAValue | None:
         """A stack buffer of `buffer_type` when it is static and at most STACK_BYTES (the code

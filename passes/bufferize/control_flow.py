@@ -186,11 +186,15 @@ def _state_buffers(bufferizer: FunctionBufferizer, op: scf.WhileOp) -> list[SSAV
     state: list[SSAValue] = []
     for init, result in zip(op.arguments, op.res, strict=True):
         buffer = bufferizer.values[init]
+        output = bufferizer.output_for(result)
         reuse = (
-            result not in bufferizer.returned
-            and buffer not in state
-            and buffer.type == memref_type(result.type)
-            and owned_and_dead(bufferizer, init, op)
+            buffer is output
+            if output is not None
+            else (
+                buffer not in state
+                and buffer.type == memref_type(result.type)
+                and owned_and_dead(bufferizer, init, op)
+            )
         )
         state.append(buffer if reuse else bufferizer.destination(result))
     return state

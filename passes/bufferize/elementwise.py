@@ -39,7 +39,7 @@ def lower_constant(bufferizer: FunctionBufferizer, op: ConstantOp) -> None:
         buffer_type = memref_type(op.result.type)
         name = _add_global(bufferizer, op, buffer_type)
         buffer = bufferizer.builder.insert(memref.GetGlobalOp(name, buffer_type)).memref
-        if op.result in bufferizer.returned:  # copied once, into the output
+        if bufferizer.output_for(op.result) is not None:  # copied once, into the output
             destination = bufferizer.destination(op.result)
             bufferizer.copy_into(buffer, destination)
             buffer = destination

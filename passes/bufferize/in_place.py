@@ -82,8 +82,9 @@ def loop_state(
 
 def consumable(bufferizer: FunctionBufferizer, value: SSAValue, op: Operation) -> bool:
     """May `op` overwrite (or free) the buffer of `value` instead of copying it?"""
-    if op.results[0] in bufferizer.returned:
-        return False  # the result goes to the caller's output buffer
+    output = bufferizer.output_for(op.results[0])
+    if output is not None:  # the result goes to an output buffer: in place if `value` is in it
+        return bufferizer.values[value] is output and not reads_buffer_twice(bufferizer, value, op)
     if reads_buffer_twice(bufferizer, value, op):
         return False
     return owned_and_dead(bufferizer, value, op)
