@@ -84,6 +84,7 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.control_flow import YieldOp
 from tracejit.ir.elementwise import BINARY_OPS, OTHER_ELEMENTWISE_OPS, UNARY_OPS
 from tracejit.ir.folding import fold_with_numpy
+from tracejit.ir.indexing import GatherOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
@@ -277,6 +278,14 @@ def dim_bounds(
             take(owner.lhs, [None] * (lhs_rank - 2) + [m_dim, None])
         if rhs_rank > 1:
             take(owner.rhs, [None] * (rhs_rank - 1) + [n_dim])
+    elif isinstance(owner, GatherOp):  # the input's dims around the axis, the indices' in it
+        axis, count = owner.axis.value.data, len(shape_of(owner.indices))
+        reads = [
+            k if k < axis else None if k == axis else k - 1 + count
+            for k in range(len(shape_of(owner.input)))
+        ]
+        take(owner.input, reads)
+        take(owner.indices, range(axis, axis + count))
     elif isinstance(owner, FusedOp):
         yielded = owner.terminator.values[owner.results.index(value)]
         axes = yielded.owner.get_axes() if isinstance(yielded.owner, ReduceOp) else ()

@@ -450,7 +450,9 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
         return bufferizer.dim(buffer, d if d < axis else d - index_rank + 1)
 
     inputs = [] if hoisted is not None else [(indices, index_reads)]
-    _result_generic(bufferizer, op, inputs, body, size_of)
+    # in a loop, a result of a run-time size bounded by static dims (the gather through a
+    # CSR row's indices) lives in a scratch buffer of the bound, not a heap block per trip
+    _result_generic(bufferizer, op, inputs, body, size_of, bufferizer.bounds_of(op.result))
 
 
 # --- index arithmetic -------------------------------------------------------------------
