@@ -32,6 +32,7 @@ from tracejit.passes.pipeline import (
     Registry,
     default_pipeline,
 )
+from tracejit.runtime.gc_pause import collection_paused
 
 
 @dataclass
@@ -277,16 +278,17 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
         hit = _load_cached(cache, key, py_functions)
         if hit is not None:
             return hit
-    compilation = _compile_fresh(
-        module,
-        pipeline,
-        py_functions,
-        record_stages,
-        verify_each,
-        check_bounds,
-        cache is not None,
-        after_pass,
-    )
+    with collection_paused():
+        compilation = _compile_fresh(
+            module,
+            pipeline,
+            py_functions,
+            record_stages,
+            verify_each,
+            check_bounds,
+            cache is not None,
+            after_pass,
+        )
     if cache is not None:
         assert key is not None
         extra = {

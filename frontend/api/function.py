@@ -51,6 +51,7 @@ from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
 from tracejit.runtime.fast_path import PYTHON_NUMBERS, SLOW_PATH, FastCall
+from tracejit.runtime.gc_pause import collection_paused
 from tracejit.runtime.structure import TreeDef, flatten
 
 # Held here: at interpreter exit `sys` may be torn down before a weakref callback runs
@@ -504,15 +505,16 @@ class Function(Generic[P, R]):
             if signature is not None:
                 leaves = signature.trace_leaves(leaves, treedef)
             start = time.perf_counter()
-            program = trace(
-                convert(self._python_function) if self._autograph else self._python_function,
-                self._signature,
-                self._names,
-                leaves,
-                treedef,
-                attributes={"tj.implements": self._implements} if self._implements else {},
-                scalar_inputs=scalars,
-            )
+            with collection_paused():
+                program = trace(
+                    convert(self._python_function) if self._autograph else self._python_function,
+                    self._signature,
+                    self._names,
+                    leaves,
+                    treedef,
+                    attributes={"tj.implements": self._implements} if self._implements else {},
+                    scalar_inputs=scalars,
+                )
             if program.created_variables and self._tracing_count > 0:
                 raise ValueError(
                     f"{self.__name__}: tj.function-decorated function tried to create "
