@@ -14,7 +14,10 @@ The rule here: a `for` over a `range`, a 1-d NumPy array, or `enumerate(tensor)`
 name holding a tensor, or changes one). Otherwise it is unrolled. Inside unrolled loops the
 count is of copies: the trip counts multiply, so an 8-by-8 nest stages its inner loop (8
 copies of a loop, not 64 of the body); such a short loop whose body cannot be staged is
-unrolled without a warning, as it would be on its own. `tj.range` always
+unrolled without a warning, as it would be on its own. A short loop of two or more trips
+whose body holds a loop statement is staged too when the first copy of its body, traced
+and thrown away, stages a loop (`for _ in range(steps):` around a sweep of a grid: one
+loop nest to compile instead of `steps` copies of it); not when the body prints. `tj.range` always
 stages; `for i in list(range(n))` always unrolls; `tj.config.set_loop_unroll_limit(None)`
 turns the rule off.
 
@@ -30,7 +33,7 @@ from __future__ import annotations
 
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 from typing import Any
@@ -164,6 +167,21 @@ def should_stage(iterable: Any, loop: Any, reads: tuple[str, ...], frame: FrameT
     return any(_traced(v) for v in used) or any(_traced(v) for v in loop.get_state())
 
 
+def may_wrap_a_loop(iterable: Any, body: Callable[..., None], reads: tuple[str, ...]) -> bool:
+    """A short index loop (not staged by `should_stage`) whose converted body runs a loop
+    statement: staged too when its first trip stages that loop (operators.for_stmt), so the
+    inner loop is compiled once rather than once per copy. Not with a `print` in it (an
+    unrolled loop prints on every copy while tracing, as the user may expect)."""
+    count = trip_count(iterable)
+    if UNROLL_LIMIT is None or count is None or count < 2 or "print" in reads:
+        return False
+    code = getattr(body, "__code__", None)
+    return code is not None and not _LOOP_STATEMENTS.isdisjoint(code.co_names)
+
+
+_LOOP_STATEMENTS = frozenset({"for_stmt", "while_stmt"})  # a converted loop's `ag__.` call
+
+
 class StagedPrintWarning(UserWarning):
     """`print` in the body of a Python loop that is compiled as a loop runs once."""
 
@@ -184,28 +202,64 @@ def stage_or_unroll(
             StagedPrintWarning,
             stacklevel=3,
         )
+    where = str(user_location())
+    reason = staged(stage, loop)
+    if reason is None:
+        return
+    if UNROLL_LIMIT is not None and (trip_count(iterable) or 0) <= UNROLL_LIMIT:
+        unroll()  # a short loop, staged only for the copies around it: as it was
+        return
+    warn_unrolled(
+        f"the loop at {where} ({trip_count(iterable)} iterations) was unrolled, not "
+        f"compiled as a loop, because its body cannot be traced once for every "
+        f"iteration: {reason}. Unrolling traces one copy of the body per iteration; "
+        "rewrite the body so that it works with a tensor index (or use tj.range to get "
+        "this error), or iterate a list to unroll on purpose"
+    )
+    unroll()
+
+
+def staged(stage: Callable[[], None], loop: Any) -> str | None:
+    """Run `stage()`; when the body cannot be staged, undo what it traced and return why
+    (None when it was staged)."""
     from tracejit.frontend.staging.control_flow import _TraceMark
     from tracejit.frontend.staging.tracing import current_trace
 
     state = loop.get_state()
     mark = _TraceMark(current_trace())
-    where = str(user_location())
     try:
         stage()
     except (TypeError, ValueError, IndexError, NotImplementedError) as error:
         loop.set_state(state)
         mark.rewind([], [])
-        reason = str(error).split("\n")[0]
-        if UNROLL_LIMIT is not None and (trip_count(iterable) or 0) <= UNROLL_LIMIT:
-            unroll()  # a short loop, staged only for the copies around it: as it was
-            return
-        warnings.warn(
-            f"the loop at {where} ({trip_count(iterable)} iterations) was unrolled, not "
-            f"compiled as a loop, because its body cannot be traced once for every "
-            f"iteration: {reason}. Unrolling traces one copy of the body per iteration; "
-            "rewrite the body so that it works with a tensor index (or use tj.range to get "
-            "this error), or iterate a list to unroll on purpose",
-            LoopUnrolledWarning,
-            stacklevel=4,
-        )
-        unroll()
+        return str(error).split("\n")[0]
+    return None
+
+
+# --- warnings of attempts that may be thrown away ----------------------------------------------
+_held = threading.local()
+
+
+def warn_unrolled(message: str) -> None:
+    """Issue a `LoopUnrolledWarning` at the user's line, or hold it while an attempt that
+    may be thrown away is traced (`holding_warnings`)."""
+    held = getattr(_held, "messages", None)
+    if held is not None:
+        held.append(message)
+        return
+    from tracejit.frontend.staging.trace_warnings import warn_at_user_line
+
+    warn_at_user_line(message, LoopUnrolledWarning)
+
+
+@contextmanager
+def holding_warnings() -> Iterator[list[str]]:
+    """Hold the `LoopUnrolledWarning`s of what is traced inside (an inner loop unrolled in a
+    trial of an outer one): the caller issues them (`warn_unrolled`) if the trial is kept."""
+    outer = getattr(_held, "messages", None)
+    held: list[str] = []
+    _held.messages = held
+    try:
+        yield held
+    finally:
+        _held.messages = outer

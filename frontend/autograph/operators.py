@@ -10,6 +10,7 @@ here (see `undefined.py`): they stay out of the staged op and are only an error 
 
 from __future__ import annotations
 
+import itertools
 import operator
 import sys
 from collections.abc import Callable, Sequence
@@ -43,7 +44,7 @@ from tracejit.frontend.staging.source_location import at_user_line, user_locatio
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.trace_warnings import is_numpy_random, warn_frozen_random
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
-from tracejit.ir.control_flow import IfOp, YieldOp
+from tracejit.ir.control_flow import IfOp, WhileOp, YieldOp
 from tracejit.ir.dtypes import tensor_type
 from tracejit.runtime.structure import flatten, unflatten
 
@@ -664,8 +665,48 @@ def for_stmt(
             loop,
             reads,
         )
+    elif index_loops.may_wrap_a_loop(iterable, body, reads) and _first_trip_stages_a_loop(
+        loop, iterable, extra_test, body
+    ):
+        _staged_around_a_loop(loop, iterable, extra_test, body)
     else:
         _python_for(loop, iterable, extra_test, body)
+
+
+def _first_trip_stages_a_loop(loop: _Loop, iterable: Any, extra_test, body) -> bool:
+    """Whether the first trip of a short index loop, traced and thrown away, stages a loop:
+    unrolled, each copy of the body would hold that loop (`for _ in range(steps):` around
+    a sweep of a grid: `steps` copies of the sweep to compile); staged, it is compiled once."""
+    state = loop.get_state()
+    block = Block()
+
+    def first_trip() -> bool:
+        with index_loops.unrolling(iterable):
+            _python_for_items(loop, itertools.islice(iterable, 1), extra_test, body)
+        return any(isinstance(op, WhileOp) for op in block.walk())
+
+    try:
+        with index_loops.holding_warnings():  # the loop is traced again, and warns then
+            return traced_and_thrown_away(first_trip, block)
+    except Exception:  # noqa: BLE001  (unrolled, the first trip raises it again, as it would)
+        return False
+    finally:
+        loop.set_state(state)
+
+
+def _staged_around_a_loop(loop: _Loop, iterable: Any, extra_test, body) -> None:
+    """Stage a short loop around a staged one; when its body cannot be staged (it indexes
+    a Python list with the counter, say), unroll it quietly, as short loops are, and forget
+    what the attempt warned about (inner loops it unrolled)."""
+    with index_loops.holding_warnings() as held:
+        reason = index_loops.staged(
+            lambda: _staged_index_loop(loop, iterable, extra_test, body), loop
+        )
+    if reason is not None:
+        _python_for(loop, iterable, extra_test, body)
+        return
+    for message in held:
+        index_loops.warn_unrolled(message)
 
 
 def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
