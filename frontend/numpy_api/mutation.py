@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
@@ -269,22 +268,16 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     size = int(np.prod(shape, dtype=np.int64))
     positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
     picked = getitem(positions, key)
-    if None in picked.shape and picked.ndim != 1:  # several dims only the kernel knows
-        raise NotImplementedError(
-            at_user_line(
-                "assignment with index arrays that select a block of sizes unknown at trace "
-                f"time (shape {picked.shape}) is not supported; select one run-time-sized "
-                "list of elements (`a[idx] = v` with a 1-D idx), or use np.where"
-            )
-        )
     update = _broadcast_value(value, picked, tensor.dtype, advanced=True)
-    # one dim: the selection's own (a run-time length, `y[idx[p[i]:p[i + 1]]]`, stays one)
-    count = picked.dims if picked.ndim == 1 else [math.prod(picked.dims)]  # ints (else refused)
+    # one list of positions and one of values: a selection of a run-time size keeps its
+    # run-time dim (`y[idx[p[i]:p[i + 1]]]`), a block of them (`x[rows]` of rows of a
+    # matrix) flattens as np.reshape does (the kernel computes the product)
+    if picked.ndim != 1:
+        picked = dispatched(np.reshape(picked, -1))
+        update = dispatched(np.reshape(update, -1))
     flat = primitives.reshape(tensor, [size])
     message = at_user_line("IndexError: index out of bounds in an assignment")
-    new = primitives.scatter(
-        flat, primitives.reshape(picked, count), primitives.reshape(update, count), message
-    )
+    new = primitives.scatter(flat, picked, update, message)
     return primitives.reshape(new, tensor.dims)
 
 

@@ -158,15 +158,18 @@ def test_an_index_array_of_unknown_size_writes_its_elements():
         check_writes(f, np.zeros(3), np.array(i, np.int64), signature=signature)
 
 
-def test_index_arrays_selecting_blocks_of_unknown_size_are_refused_at_the_line():
+def test_index_arrays_of_unknown_size_select_rows_to_write():
+    def put(x, i):
+        x[i % 3] = np.float64(2.5)  # rows: a block of shape (?, 2)
+
+    def add(x, i):
+        x[i % 3] += 1.0  # a repeated row gets one addition, as in NumPy
+
     signature = [tj.TensorSpec([3, 2], np.float64), tj.TensorSpec([None], np.int64)]
-
-    @tj.function(input_signature=signature)
-    def f(x, i):
-        x[i % 3] = 1.0  # rows: a block of shape (?, 2)
-
-    with pytest.raises(NotImplementedError, match=r"unknown at trace time.*test_mutation_fuzz"):
-        f(np.zeros((3, 2)), np.array([0, 2]))
+    for i in ([0, 2], [], [1, 4, 1]):
+        for function in (put, add):
+            x = np.arange(6.0).reshape(3, 2)
+            check_writes(function, x, np.array(i, np.int64), signature=signature)
 
 
 def test_like_functions_with_unknown_dims():
