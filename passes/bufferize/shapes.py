@@ -50,6 +50,7 @@ from tracejit.passes.bufferize.builder import (
     identity_map,
     projection_map,
 )
+from tracejit.passes.bufferize.in_place import loop_nest, static_bounds
 from tracejit.passes.bufferize.structured import read_in_place_by_matmul
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.scalar_semantics import constant
@@ -304,6 +305,13 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
         sizes = [size_of(d) for d, size in enumerate(shape) if size == DYNAMIC_INDEX]
         bufferizer.values[op.result] = bufferizer.destination(op.result, sizes)
         return
+    if op.result.type.has_static_shape():  # each part copied into its place
+        output = bufferizer.destination(op.result)
+        for buffer, first, _ in parts:
+            assert isinstance(first, int)
+            _copy_part(bufferizer.builder, buffer, output, axis, first)
+        bufferizer.values[op.result] = output
+        return
 
     def body(b: Builder, ins, outs):
         rank = op.result.type.get_num_dims()
@@ -323,6 +331,22 @@ def lower_concat(bufferizer: FunctionBufferizer, op: ConcatOp) -> None:
         return [chosen]
 
     _result_generic(bufferizer, op, [], body, size_of)
+
+
+def _copy_part(b: Builder, part: SSAValue, output: SSAValue, axis: int, first: int) -> None:
+    """output[..., first + i, ...] = part[..., i, ...]: a plain copy loop nest, which LLVM
+    vectorises (the general form below loads every part at a clamped position and selects
+    one per element: np.roll's halves, 0.58x NumPy on a Game of Life step)."""
+    shape = shaped_type(part).get_shape()
+
+    def body(b: Builder, idx: list[SSAValue]) -> None:
+        value = b.insert(memref.LoadOp.get(part, idx)).res
+        at = list(idx)
+        if first:
+            at[axis] = b.insert(arith.AddiOp(idx[axis], index_constant(b, first))).result
+        b.insert(memref.StoreOp.get(value, output, at))
+
+    loop_nest(b, static_bounds(b, shape), body)
 
 
 def _sum(b: Builder, x: int | SSAValue, y: int | SSAValue) -> int | SSAValue:

@@ -37,14 +37,18 @@ builtin.module {
 // CHECK:          arith.muli
 // CHECK:          memref.load %[[X]]
 
-// concat: clamped reads of every input, the right one chosen by select.
-// CHECK:        linalg.generic {{.*}} outs(%[[C]] : memref<3x3xf32>)
-// CHECK:          arith.minui
-// CHECK:          memref.load %[[Y]]
-// CHECK:          arith.minui
-// CHECK:          memref.load %[[X]]
-// CHECK:          arith.cmpi ult
-// CHECK-NEXT:     arith.select
+// concat of static shapes: each input copied into its place by a loop nest (LLVM
+// vectorises the copies; concat_dynamic.mlir has the general form, a select per element).
+// CHECK:        scf.for %[[I0:.*]] = {{.*}} {
+// CHECK:          scf.for %[[J0:.*]] = {{.*}} {
+// CHECK-NEXT:       %[[XV:.*]] = memref.load %[[X]][%[[I0]], %[[J0]]] : memref<2x3xf32>
+// CHECK-NEXT:       memref.store %[[XV]], %[[C]][%[[I0]], %[[J0]]] : memref<3x3xf32>
+// CHECK:        scf.for %[[I1:.*]] = {{.*}} {
+// CHECK:          scf.for %[[J1:.*]] = {{.*}} {
+// CHECK-NEXT:       %[[YV:.*]] = memref.load %[[Y]][%[[I1]], %[[J1]]] : memref<1x3xf32>
+// CHECK-NEXT:       %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:       %[[ROW:.*]] = arith.addi %[[I1]], %[[TWO]] : index
+// CHECK-NEXT:       memref.store %[[YV]], %[[C]][%[[ROW]], %[[J1]]] : memref<3x3xf32>
 
 // pad: the 0-d pad value is an input read by a map with no results.
 // CHECK:        linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], {{.*}}} ins(%[[V]] : memref<f32>) outs(%[[P]] : memref<3x5xf32>)
