@@ -375,13 +375,43 @@ def augassign_local(target: Any, value: object, in_place: str) -> Any:
     return _augmented(target, value, in_place)
 
 
+def augassign_item_local(target: Any, key: object, value: Callable[[], object], op: str) -> Any:
+    """`E[k] op= v` for a local name `E`, as `E = ag__.augassign_item_local(E, k, lambda: v,
+    "iadd")` (Python's order: `E`, `k`, the item, then `v`): Python's `t = E[k]; t op= v;
+    E[k] = t`, after making a NumPy array only `E` refers to a traced array when `v` is
+    traced (NumPy would write the item in place, which a constant of the trace cannot be)."""
+    return _augmented_item(target, key, value, op)
+
+
+def _augmented_item(target: Any, key: object, value: Callable[[], object], op: str) -> Any:
+    # called at the depth _store is, so that _promotable's reference count holds; asked
+    # before the item is taken (a NumPy view of the array refers to it too)
+    numpy = isinstance(target, np.ndarray)
+    promotable = numpy and _promotable(target)
+    if numpy and _has_tensor(_leaves(key)):  # a traced index: the item is a traced one
+        target = _promoted(target, promotable)
+    item = target[key]
+    operand = value()
+    if isinstance(target, np.ndarray) and isinstance(operand, Tensor):
+        target = _promoted(target, promotable)
+        item = target[key]
+    target[key] = getattr(operator, op)(item, operand)
+    return target
+
+
+def _promoted(array: np.ndarray, promotable: bool) -> Tensor:
+    if not promotable:
+        raise TypeError(at_user_line(_UPDATE_OF_A_SHARED_CONSTANT))
+    promoted = primitives.constant(array)
+    promoted._is_array = True
+    return promoted
+
+
 def _augmented(target: Any, value: object, in_place: str) -> Any:
     # called at the depth _store is, so that _promotable's reference count holds
     if isinstance(target, np.ndarray) and isinstance(value, Tensor):
-        if not _promotable(target):
-            raise TypeError(at_user_line(_UPDATE_OF_A_SHARED_CONSTANT))
-        target = primitives.constant(target)
-        target._is_array = True
+        promotable = _promotable(target)  # first: an argument list being built holds `target`
+        target = _promoted(target, promotable)
     return getattr(operator, in_place)(target, value)
 
 

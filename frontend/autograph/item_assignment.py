@@ -18,6 +18,7 @@ reason (`r = np.array([1.0, 2.0]); r += x` would have NumPy write a traced value
 constant's memory):
 
     E += v            ->   E = ag__.augassign_local(E, v, "iadd")   (E a local of the function)
+    E[k] += v         ->   E = ag__.augassign_item_local(E, k, lambda: v, "iadd")
 
 (not when `v` is a literal: `n += 1` stays as written).
 
@@ -91,14 +92,26 @@ class ItemAssignments(ast.NodeTransformer):
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        if not self._is_local(node.target) or isinstance(node.value, ast.Constant):
+        if isinstance(node.value, ast.Constant):
             return node  # (`n += 1` writes no traced value: Python's statement, as written)
-        assert isinstance(node.target, ast.Name)
-        name = node.target.id
+        target = node.target
         in_place = ast.Constant(_IN_PLACE_OPERATORS[type(node.op)])
-        call = ag_call("augassign_local", ast.Name(name, ast.Load()), node.value, in_place)
+        if self._is_local(target):
+            assert isinstance(target, ast.Name)
+            call = ag_call("augassign_local", ast.Name(target.id, ast.Load()), node.value, in_place)
+            return self._rebound(target.id, call, node)
+        if isinstance(target, ast.Subscript) and self._is_local(target.value):
+            assert isinstance(target.value, ast.Name)
+            name = target.value.id
+            value = ast.Lambda(_no_arguments(), node.value)  # evaluated after the item
+            key = key_expression(target.slice)
+            call = ag_call("augassign_item_local", ast.Name(name, ast.Load()), key, value, in_place)
+            return self._rebound(name, call, node)
+        return node
+
+    def _rebound(self, name: str, call: ast.expr, source: ast.stmt) -> ast.stmt:
         rebind = ast.Assign(targets=[ast.Name(name, ast.Store())], value=call)
-        return located([rebind], node)[0]
+        return located([rebind], source)[0]
 
     def _is_local(self, root: ast.expr) -> bool:
         return isinstance(root, ast.Name) and root.id in self.locals_
@@ -138,6 +151,10 @@ _IN_PLACE_OPERATORS = {  # the `operator` module's function for each `op=`
     ast.BitOr: "ior",
     ast.BitXor: "ixor",
 }
+
+
+def _no_arguments() -> ast.arguments:
+    return ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
 
 
 def _has_item(target: ast.expr) -> bool:

@@ -217,6 +217,7 @@ getitem = builtins.getitem
 setitem = builtins.setitem
 setitem_local = builtins.setitem_local
 augassign_local = builtins.augassign_local
+augassign_item_local = builtins.augassign_item_local
 slice_ = slice
 
 

@@ -108,9 +108,24 @@ def accumulated_in_a_loop(x):
     return acc
 
 
+def items_updated(x):
+    E = np.eye(3)
+    E[0] += x[:3]  # NumPy: t = E[0]; t += x[:3] (in place); E[0] = t
+    E[1, 1] *= x[3]
+    E[2, :2] -= x[4:6]
+    return E
+
+
+def items_updated_in_a_loop(x):
+    counts = np.zeros(4)
+    for i in range(12):  # long: a staged loop, a traced index
+        counts[i % 4] += x[i % 6]
+    return counts
+
+
 KERNELS = [eye_written, ndarray_rows, arange_item, list_array, reshaped, swapped, in_a_loop,
            int_identity, full_and_unpacked, list_array_updated, eye_scaled, zero_d_updated,
-           int_updated, accumulated_in_a_loop]  # fmt: skip
+           int_updated, accumulated_in_a_loop, items_updated, items_updated_in_a_loop]  # fmt: skip
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)
@@ -170,7 +185,16 @@ def updated_view(x):
     return v
 
 
-@pytest.mark.parametrize("kernel", [updated_alias, updated_view], ids=lambda k: k.__name__)
+def item_of_alias_updated(x):
+    a = np.arange(3.0)
+    b = a
+    a[0] += x[0]
+    return b
+
+
+@pytest.mark.parametrize(
+    "kernel", [updated_alias, updated_view, item_of_alias_updated], ids=lambda k: k.__name__
+)
 def test_an_update_of_an_array_that_something_else_holds_is_refused(kernel):
     with pytest.raises(TypeError, match=r"updating a NumPy array in place .*\(`a \+= v`\)"):
         tj.function(kernel)(np.ones(3))
