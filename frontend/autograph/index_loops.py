@@ -17,7 +17,8 @@ copies of a loop, not 64 of the body); such a short loop whose body cannot be st
 unrolled without a warning, as it would be on its own. A short loop of two or more trips
 whose body holds a loop statement is staged too when the first copy of its body, traced
 and thrown away, stages a loop (`for _ in range(steps):` around a sweep of a grid: one
-loop nest to compile instead of `steps` copies of it); not when the body prints. `tj.range` always
+loop nest to compile instead of `steps` copies of it); not when the body prints, breaks
+or returns. `tj.range` always
 stages; `for i in list(range(n))` always unrolls; `tj.config.set_loop_unroll_limit(None)`
 turns the rule off.
 

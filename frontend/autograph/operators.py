@@ -666,8 +666,10 @@ def for_stmt(
             loop,
             reads,
         )
-    elif index_loops.may_wrap_a_loop(iterable, body, reads) and _first_trip_stages_a_loop(
-        loop, iterable, extra_test, body
+    elif (
+        extra_test is None  # no break or return in it (their flags are state the trial sets)
+        and index_loops.may_wrap_a_loop(iterable, body, reads)
+        and _first_trip_stages_a_loop(loop, iterable, extra_test, body)
     ):
         _staged_around_a_loop(loop, iterable, extra_test, body)
     else:

@@ -436,8 +436,9 @@ def fresh_array(b: Builder) -> bool:
     # NumPy arrays made from Python values (constants of the trace until a traced value is
     # written into them: then traced arrays, issue 37 point 5)
     constants = _constant_arrays(b, z, dtype, shape, literal)
-    lines = b.choose(forms + constants).split("\n")
-    constant = lines[0] in constants
+    chosen = b.choose(forms + constants)
+    constant = chosen in constants  # (np.ndarray's form is two lines)
+    lines = chosen.split("\n")
     written = writes(b, lines, [z], b.draw(st.integers(1, 3)), out_ok=not constant)
     if written is None:
         return False

@@ -241,7 +241,7 @@ def _raises(program, error: type[Exception]) -> bool:
     return False
 
 
-@settings(max_examples=600, deadline=None, database=None, derandomize=True,
+@settings(max_examples=800, deadline=None, database=None, derandomize=True,
           suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=programs())
 def _generate(program):
