@@ -63,7 +63,8 @@ FAMILIES: dict[str, tuple[str, str]] = {
     "orgqr": ("orgqr", "ungqr"),  # QR: Q from the reflectors
     "gelsd": ("gelsd", "gelsd"),  # least squares through the SVD
 }
-BLAS_FAMILIES = ("gemm", "gemv")  # matrix @ matrix, matrix @ vector (either side)
+# matrix @ matrix, matrix @ vector (either side), a matrix times its own transpose
+BLAS_FAMILIES = ("gemm", "gemv", "syrk")
 BLAS_ROUTINES: tuple[str, ...] = tuple(
     letter + family for family in BLAS_FAMILIES for letter in TYPE_LETTERS
 )

@@ -195,6 +195,8 @@ def cov(
     if fweights is not None or aweights is not None:
         raise NotImplementedError(at_user_line("np.cov weights are not supported"))
     x = _observations(array_of(m), rowvar)
+    if x.shape[0] == 0:  # no variables: NumPy's empty float64 result, whatever the dtype
+        return array_of(np.empty((0, 0)))
     if y is not None:
         x = dispatched(np.concatenate([x, _observations(array_of(y), rowvar, True)], axis=0))
     if dtype is None:

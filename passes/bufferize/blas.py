@@ -12,6 +12,9 @@ the stored R x C matrix is then taken with `trans` "T" instead of "N", leading d
 C. A matrix @ vector product is a `?gemv` on the matrix's buffer: "T" when the product
 sums along the stored rows (A @ x), "N" when down the stored columns (x @ A, A.T @ x).
 
+A matrix times its own transpose (`A @ A.T`, `A.T @ A`) is one `?syrk` on the lhs's
+buffer, which writes one triangle; a loop nest copies it into the other.
+
 A stack of matrices times one matrix or vector (`A[r, q, :] @ C4` for all r, q) is one
 product of a taller matrix: its rows are contiguous. A product whose B operand is a stack
 too is a loop of calls over the result's batch dims, each at its matrices' first elements
@@ -33,7 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, i32
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, StringAttr, i32
 from xdsl.ir import SSAValue
 
 from tracejit.ir.dtypes import element_of
@@ -48,9 +51,10 @@ from tracejit.passes.bufferize.lapack_calls import (
     shaped_shape,
 )
 from tracejit.passes.support import scalar_semantics as scalar
-from tracejit.passes.support.build import add, mul
+from tracejit.passes.support.build import add, load, mul, store
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop
+from tracejit.passes.use_blas import BLAS_ATTR
 
 
 @dataclass(frozen=True)
@@ -94,12 +98,21 @@ def call_blas(
     letter = letter_of(element)
     constants = (scalar.constant(b, 1, element), scalar.constant(b, 0, element))
 
+    if op.attributes[BLAS_ATTR] == StringAttr("syrk"):
+        missing = _syrk(b, bufferizer, letter, constants, sizes, lhs, output)
+        _mirror_lower_triangle(b, output, sizes.m)
+        return _own_needed(b, missing, sizes)
+
     def one_product(b: Builder, starts: Sequence[SSAValue]) -> SSAValue:
         if lhs.rank == 1 or rhs.rank == 1:
             return _gemv(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts)
         return _gemm(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts)
 
-    missing = _over_batches(b, batch, one_product)
+    return _own_needed(b, _over_batches(b, batch, one_product), sizes)
+
+
+def _own_needed(b: Builder, missing: SSAValue, sizes: _Sizes) -> SSAValue:
+    """Whether our kernel must run: BLAS is missing, or k = 0 (the product is zeros)."""
     zero = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
     failed = b.insert(arith.CmpiOp(missing, zero, "ne")).result
     empty = b.insert(arith.CmpiOp(sizes.k, index_constant(b, 0), "eq")).result
@@ -234,6 +247,37 @@ def _gemv(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts) -> 
         output, _start(starts, 2, b), unit,
     ]  # fmt: skip
     return call(b, bufferizer.module, letter + "gemv", args)
+
+
+def _syrk(b, bufferizer, letter, constants, sizes, lhs, output) -> SSAValue:
+    """C = L L^T, L the lhs (`L @ L.T`), or C = A^T A, the lhs A's transpose read in place
+    (`A.T @ A`): the lhs's buffer is all `?syrk` reads. Stored row-major, L is BLAS's k x m
+    column-major L^T ("T": C = op(X)^T op(X)), A is BLAS's m x k A^T ("N"); BLAS's upper
+    triangle of C, column-major, is the lower one of ours."""
+    one, zero = constants
+    m, k = sizes.m, sizes.k
+    trans, lead = ("N", m) if lhs.transposed else ("T", k)
+    start = index_constant(b, 0)
+    args = [
+        character(b, "U"), character(b, trans), as_i32(b, m), as_i32(b, k), one,
+        lhs.buffer, start, _lead(b, lead), zero, output, start, _lead(b, m),
+    ]  # fmt: skip
+    return call(b, bufferizer.module, letter + "syrk", args)
+
+
+def _mirror_lower_triangle(b: Builder, output: SSAValue, size: SSAValue) -> None:
+    """C[r, c] = C[c, r] above the diagonal: the half `?syrk` left unwritten."""
+    one = index_constant(b, 1)
+
+    def row(b: Builder, r: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
+        def column(b: Builder, c: SSAValue, carried: Sequence[SSAValue]) -> Sequence[SSAValue]:
+            store(b, load(b, output, [c, r]), output, [r, c])
+            return []
+
+        for_loop(b, add(b, r, one), size, one, [], column)
+        return []
+
+    for_loop(b, index_constant(b, 0), size, one, [], row)
 
 
 def _lead(b: Builder, size: SSAValue) -> SSAValue:

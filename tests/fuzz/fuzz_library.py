@@ -10,7 +10,7 @@
   factors with a sign LAPACK chooses (eigenvectors, singular vectors, Q) are compared through
   what does not depend on it (the reconstruction, |R|).
 * `statistics`: np.median/quantile/percentile (a q or a list of them, an axis, keepdims),
-  np.cov (rows or columns as variables, ddof).
+  np.cov (rows or columns as variables, ddof; of empty arrays too).
 * `counting`: np.bincount (weights, minlength), np.histogram (counts and edges, bins a number
   or edges, a range), np.histogram2d, np.searchsorted and np.digitize against sorted
   constants, np.interp, np.unique's counts, np.add.at.
@@ -130,13 +130,15 @@ QUANTILES = ["0.5", "0.25", "0", "1", "0.9", "[0.1, 0.5, 0.75]", "np.float32(0.3
 
 
 def statistics(b: Builder) -> bool:
-    candidates = [v for v in _finite_exact(b) if v.ndim >= 1 and v.array.size >= 1]
+    candidates = [v for v in _finite_exact(b) if v.ndim >= 1]
     if not candidates:
         return False
     v = b.pick(candidates)
     axis = "None" if b.draw(st.booleans()) else str(b.draw(st.integers(-v.ndim, v.ndim - 1)))
     keep = ", keepdims=True" if b.draw(st.integers(0, 3)) == 0 else ""
     kind = b.choose(["median", "quantile", "percentile", "cov"])
+    if v.array.size == 0 and kind != "cov":
+        return False  # np.cov of no variables (NumPy's float64 (0, 0)) or no observations
     if kind == "median":
         text = f"np.median({v.name}, axis={axis}{keep})"
     elif kind == "quantile":

@@ -32,6 +32,7 @@ def shape_classes(a, b, x, y, s):
         "x @ A.T": x @ a.T,
         "A @ B": a @ b,
         "A.T @ A": a.T @ a,
+        "A @ A.T": a @ a.T,
         "B.T @ A.T": b.T @ a.T,
         "A[::2, 1:] @ B[1:]": a[::2, 1:] @ b[1:],
         "S @ B": s @ b,
@@ -71,6 +72,45 @@ def test_every_shape_class_matches_numpy(dtype):
     args = _operands(dtype)
     _assert_close(shape_classes(*args), run_eagerly(shape_classes, *args), dtype)
     assert _calls_blas(shape_classes, *args)
+
+
+@tj.function
+def gram_matrices(a):
+    """A matrix times its own transpose: one ?syrk and a mirrored triangle."""
+    return {
+        "A @ A.T": a @ a.T,
+        "A.T @ A": a.T @ a,
+        "cov": np.cov(a),
+        "2A.T @ 2A": (2 * a).T @ (2 * a),
+    }
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    dtype=st.sampled_from(FLOATS),
+    shape=st.tuples(st.sampled_from([0, 1, 2, 33, 70]), st.sampled_from([0, 1, 40, 65])),
+    seed=st.integers(0, 2**16),
+)
+def test_gram_matrices_match_numpy_and_are_symmetric(dtype, shape, seed):
+    a = _random(np.random.default_rng(seed), shape, dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        want = run_eagerly(gram_matrices, a)
+        got = gram_matrices(a)
+    # syrk's mirrored triangle (A @ A.T calls it above use-blas's size threshold only)
+    large = shape[0] ** 2 * shape[1] >= 32**3
+    for key in ("A @ A.T", "A.T @ A", "2A.T @ 2A")[not large :]:
+        np.testing.assert_array_equal(got[key], got[key].T, err_msg=key)
+    _assert_close(
+        {k: np.nan_to_num(v) for k, v in got.items()},
+        {k: np.nan_to_num(v) for k, v in want.items()},
+        dtype,
+    )
+
+
+def test_gram_matrices_call_syrk():
+    a = _random(np.random.default_rng(3), (64, 80), np.float64)
+    bufferized = gram_matrices.get_concrete_function(a).ir(after="bufferize")
+    assert bufferized.count("func.call @tracejit_lapack_dsyrk") == 4
 
 
 @tj.function

@@ -1,4 +1,4 @@
-// bufferize of a tj.matmul that use-blas marked (passes/bufferize/blas.py): ?gemm / ?gemv
+// bufferize of a tj.matmul that use-blas marked (passes/bufferize/blas.py): ?gemm / ?gemv / ?syrk
 // calls on the row-major buffers as column-major transposes (C^T = B^T A^T: B first), a
 // 2-D transpose read in place with trans "T" (84) instead of "N" (78), each memref
 // followed by the position of its matrix's first element; our own zero fill and generic
@@ -15,6 +15,18 @@ builtin.module {
     %at = tj.transpose %a, permutation = [1, 0] : tensor<?x?xf64> to tensor<?x?xf64>
     %x = tj.matmul %at, %y {blas = "gemv"} : (tensor<?x?xf64>, tensor<?xf64>) -> tensor<?xf64>
     func.return %x : tensor<?xf64>
+  }
+
+  func.func @gram(%a: tensor<?x?xf64>) -> tensor<?x?xf64> {
+    %at = tj.transpose %a, permutation = [1, 0] : tensor<?x?xf64> to tensor<?x?xf64>
+    %c = tj.matmul %at, %a {blas = "syrk"} : (tensor<?x?xf64>, tensor<?x?xf64>) -> tensor<?x?xf64>
+    func.return %c : tensor<?x?xf64>
+  }
+
+  func.func @gram_rows(%a: tensor<40x30xf32>) -> tensor<40x40xf32> {
+    %at = tj.transpose %a, permutation = [1, 0] : tensor<40x30xf32> to tensor<30x40xf32>
+    %c = tj.matmul %a, %at {blas = "syrk"} : (tensor<40x30xf32>, tensor<30x40xf32>) -> tensor<40x40xf32>
+    func.return %c : tensor<40x40xf32>
   }
 
   func.func @stack(%a: tensor<4x8x8xf32>, %b: tensor<1x8x8xf32>) -> tensor<4x8x8xf32> {
@@ -47,6 +59,26 @@ builtin.module {
 // CHECK:         func.call @tracejit_lapack_dgemv(%[[T]], %{{.*}}, %{{.*}}, %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %[[Y]], %{{.*}}, %{{.*}}, %{{.*}}, %[[X]], %{{.*}}, %{{.*}})
 // CHECK:         scf.if
 // CHECK:           linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0)>]
+
+// A.T @ A is one ?syrk on A's buffer (uplo "U" (85), trans "N": the buffer is BLAS's A^T);
+// then a loop nest copies the lower triangle (BLAS's upper, column-major) into the upper.
+// CHECK:       func.func @gram(%[[A:.*]]: memref<?x?xf64>, %[[C:.*]]: memref<?x?xf64>) {
+// CHECK-NOT:     memref.alloc
+// CHECK:         %[[UPLO:.*]] = arith.constant 85 : i8
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 78 : i8
+// CHECK:         func.call @tracejit_lapack_dsyrk(%[[UPLO]], %[[N]], %{{.*}}, %{{.*}}, %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %[[C]], %{{.*}}, %{{.*}})
+// CHECK:         scf.for %[[R:.*]] = %{{.*}} to %[[M:.*]] step %[[ONE:.*]] {
+// CHECK-NEXT:      %[[NEXT:.*]] = arith.addi %[[R]], %[[ONE]] : index
+// CHECK-NEXT:      scf.for %[[COL:.*]] = %[[NEXT]] to %[[M]] step %[[ONE]] {
+// CHECK-NEXT:        %[[V:.*]] = memref.load %[[C]][%[[COL]], %[[R]]]
+// CHECK-NEXT:        memref.store %[[V]], %[[C]][%[[R]], %[[COL]]]
+// CHECK:         scf.if
+// CHECK:           linalg.generic
+
+// A @ A.T: the same call with trans "T" (84), leading dim A's row length.
+// CHECK:       func.func @gram_rows(%[[A:.*]]: memref<40x30xf32>, %[[C:.*]]: memref<40x40xf32>) {
+// CHECK:         %[[T:.*]] = arith.constant 84 : i8
+// CHECK:         func.call @tracejit_lapack_ssyrk(%{{.*}}, %[[T]], %{{.*}}, %{{.*}}, %{{.*}}, %[[A]],
 
 // A stack of products is a loop of calls, each at its matrices' first elements; B's
 // broadcast batch dim steps by 0, A's and C's by 64.

@@ -1,14 +1,16 @@
 // use-blas marks the products BLAS computes faster than our kernels (passes/use_blas.py):
 // vector @ matrix and A.T @ vector from 64² (not matrix @ vector: ours), matrix @ matrix from 32³ multiply-adds with B at
 // least 16 wide, stacks of products from 8x8 @ 8x8 each, a transposed lhs always, dims
-// unknown at compile time as large. Integers, small and narrow products are left alone.
+// unknown at compile time as large; a matrix times its own transpose is a syrk. Integers,
+// small and narrow products are left alone.
 // RUN: tracejit-opt %s -p use-blas | filecheck %s
 // RUN: tracejit-opt %s -p "use-blas{enabled=false}" | filecheck %s --check-prefix=OFF
 
 builtin.module {
   func.func @products(%a: tensor<128x128xf32>, %x: tensor<128xf32>, %s: tensor<8x8xf64>,
                       %w: tensor<128x10xf32>, %i: tensor<128x128xi32>, %d: tensor<?x?xcomplex<f64>>,
-                      %st: tensor<256x8x8xf32>, %st2: tensor<256x4x4xf32>, %v: tensor<?xcomplex<f64>>) {
+                      %st: tensor<256x8x8xf32>, %st2: tensor<256x4x4xf32>, %v: tensor<?xcomplex<f64>>,
+                      %b: tensor<128x128xf32>) {
     %gemv = tj.matmul %a, %x : (tensor<128x128xf32>, tensor<128xf32>) -> tensor<128xf32>
     %vecmat = tj.matmul %x, %a : (tensor<128xf32>, tensor<128x128xf32>) -> tensor<128xf32>
     %gemm = tj.matmul %a, %a : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
@@ -23,6 +25,9 @@ builtin.module {
     %stack = tj.matmul %st, %st : (tensor<256x8x8xf32>, tensor<256x8x8xf32>) -> tensor<256x8x8xf32>
     %tiny = tj.matmul %st2, %st2 : (tensor<256x4x4xf32>, tensor<256x4x4xf32>) -> tensor<256x4x4xf32>
     %dot = tj.matmul %x, %x : (tensor<128xf32>, tensor<128xf32>) -> tensor<f32>
+    %gram = tj.matmul %a, %xt : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    %bt = tj.transpose %b, permutation = [1, 0] : tensor<128x128xf32> to tensor<128x128xf32>
+    %not_gram = tj.matmul %a, %bt : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
     func.return
   }
 }
@@ -32,7 +37,7 @@ builtin.module {
 // CHECK-NEXT: %gemm = tj.matmul %a, %a {blas = "gemm"}
 // CHECK-NEXT: %small = tj.matmul %s, %s :
 // CHECK-NEXT: %at = tj.transpose
-// CHECK-NEXT: %small_t = tj.matmul %at, %s {blas = "gemm"}
+// CHECK-NEXT: %small_t = tj.matmul %at, %s {blas = "syrk"}
 // CHECK-NEXT: %narrow = tj.matmul %a, %w :
 // CHECK-NEXT: %ints = tj.matmul %i, %i :
 // CHECK-NEXT: %dynamic = tj.matmul %v, %d {blas = "gemv"}
@@ -41,5 +46,8 @@ builtin.module {
 // CHECK-NEXT: %stack = tj.matmul %st, %st {blas = "gemm"}
 // CHECK-NEXT: %tiny = tj.matmul %st2, %st2 :
 // CHECK-NEXT: %dot = tj.matmul %x, %x :
+// CHECK-NEXT: %gram = tj.matmul %a, %xt {blas = "syrk"}
+// CHECK-NEXT: %bt = tj.transpose
+// CHECK-NEXT: %not_gram = tj.matmul %a, %bt {blas = "gemm"}
 
 // OFF-NOT: blas
