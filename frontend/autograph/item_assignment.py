@@ -20,7 +20,8 @@ constant's memory):
     E += v            ->   E = ag__.augassign_local(E, v, "iadd")   (E a local of the function)
     E[k] += v         ->   E = ag__.augassign_item_local(E, k, lambda: v, "iadd")
 
-(not when `v` is a literal: `n += 1` stays as written).
+(not when `v` is a literal, and `k` too for an item: `n += 1` and `E[0] -= 1` stay as
+written; `E[:, i] /= 3` with a traced `i` would have NumPy convert `i`).
 
 Tuple targets with items (`KE[0], PE[0] = a, b`; NumPy would try to store a traced value, or
 a sequence, into one element) are unpacked into fresh names first, then assigned one target
@@ -92,9 +93,10 @@ class ItemAssignments(ast.NodeTransformer):
         return node
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
-        if isinstance(node.value, ast.Constant):
-            return node  # (`n += 1` writes no traced value: Python's statement, as written)
         target = node.target
+        literal_key = not isinstance(target, ast.Subscript) or _literal(target.slice)
+        if _literal(node.value) and literal_key:
+            return node  # (`n += 1` writes no traced value: Python's statement, as written)
         in_place = ast.Constant(_IN_PLACE_OPERATORS[type(node.op)])
         if self._is_local(target):
             assert isinstance(target, ast.Name)
@@ -184,3 +186,17 @@ def key_expression(key: ast.expr) -> ast.expr:
         return key
     parts = [part or ast.Constant(None) for part in (key.lower, key.upper, key.step)]
     return ast.copy_location(ast.Call(ag("slice_"), parts, []), key)
+
+
+def _literal(node: ast.expr) -> bool:
+    """Whether `node` is made of constants only (`1`, `-2.5`, `0, :3`, `...`): no name in
+    it can hold a traced value."""
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return _literal(node.operand)
+    if isinstance(node, ast.Slice):
+        return all(p is None or _literal(p) for p in (node.lower, node.upper, node.step))
+    if isinstance(node, ast.Tuple):
+        return all(_literal(element) for element in node.elts)
+    return False

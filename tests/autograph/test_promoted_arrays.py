@@ -123,9 +123,17 @@ def items_updated_in_a_loop(x):
     return counts
 
 
+def literal_update_at_traced_index(x):
+    z = np.array([[0.5, -7.0, 0.0, 100.0]])
+    z[:, -1 - np.argmax(x) % 4] /= 3  # a literal value at a traced index (test_fuzz_5e8e57bb25)
+    z[0, 1:] -= 1  # literal value and index: Python's statement
+    return z
+
+
 KERNELS = [eye_written, ndarray_rows, arange_item, list_array, reshaped, swapped, in_a_loop,
            int_identity, full_and_unpacked, list_array_updated, eye_scaled, zero_d_updated,
-           int_updated, accumulated_in_a_loop, items_updated, items_updated_in_a_loop]  # fmt: skip
+           int_updated, accumulated_in_a_loop, items_updated, items_updated_in_a_loop,
+           literal_update_at_traced_index]  # fmt: skip
 
 
 @pytest.mark.parametrize("kernel", KERNELS, ids=lambda k: k.__name__)

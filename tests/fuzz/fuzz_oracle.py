@@ -225,6 +225,10 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # frontend/numpy_api/mutation.py: `np.ufunc(..., out=E)` into a NumPy array made from
     # Python values (the guide: the name cannot be rebound; write `E = np.ufunc(...)`)
     (TypeError, re.compile(r"needs a traced array as `out`")),
+    # frontend/autograph/builtins.py: such an array written or updated with a traced value
+    # while another name or a view refers to it (the guide: copy it first;
+    # regressions/test_fuzz_ce7c330405.py: `w = z[::-1]; w[-2::2] *= a1[-1]`)
+    (TypeError, re.compile(r"is a constant of the trace that something else also refers to")),
     # frontend/staging/control_flow.py: an array written in place (through any alias) and rebound
     # in one staged loop, which NumPy would write in the first trip only
     (NotImplementedError, re.compile(r"is changed in place and then assigned a new array")),
