@@ -193,8 +193,10 @@ def stage_or_unroll(
     unroll: Callable[[], None],
     loop: Any,
     reads: tuple[str, ...] = (),
+    retry: Callable[[str], bool] = lambda reason: False,
 ) -> None:
-    """Stage the loop; if its body cannot be staged, unroll it (with a warning)."""
+    """Stage the loop; if its body cannot be staged, `retry(why)` may stage it another way
+    (True when it did); else unroll it (with a warning)."""
     if "print" in reads:
         warnings.warn(
             f"the loop at {user_location()} is compiled as a loop (an index loop of "
@@ -205,7 +207,7 @@ def stage_or_unroll(
         )
     where = str(user_location())
     reason = staged(stage, loop)
-    if reason is None:
+    if reason is None or retry(reason):
         return
     if UNROLL_LIMIT is not None and (trip_count(iterable) or 0) <= UNROLL_LIMIT:
         unroll()  # a short loop, staged only for the copies around it: as it was

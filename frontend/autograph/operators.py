@@ -35,6 +35,7 @@ from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import (
+    REBOUND_AFTER_WRITE,
     Range,
     cond,
     traced_and_thrown_away,
@@ -665,6 +666,7 @@ def for_stmt(
             lambda: _python_for(loop, iterable, extra_test, body),
             loop,
             reads,
+            lambda reason: _staged_in_pairs(loop, iterable, extra_test, body, reason),
         )
     elif (
         extra_test is None  # no break or return in it (their flags are state the trial sets)
@@ -724,6 +726,30 @@ def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
         _staged_zip(loop, iterable, extra_test, body)
     else:
         _staged_rows(loop, primitives.constant(iterable), extra_test, body)
+
+
+def _staged_in_pairs(loop: _Loop, iterable: Any, extra_test, body, reason: str) -> bool:
+    """Whether a static range loop that could not be staged (`reason`) is staged two trips
+    per staged trip. A trip that writes an array and swaps it with another (`new[i] = ...;
+    old, new = new, old`: a Jacobi sweep) leaves each name on the other array, which one
+    staged trip cannot carry; two trips leave both where they were. An odd last trip is
+    traced after the loop, as an unrolled one."""
+    if REBOUND_AFTER_WRITE not in reason or extra_test is not None:
+        return False
+    if not isinstance(iterable, range) or len(iterable) < 4:
+        return False
+    pairs = len(iterable) // 2
+
+    def two_trips(k: Tensor) -> None:
+        first = iterable.start + iterable.step * (2 * k)
+        body(first)
+        body(first + iterable.step)
+
+    staging = lambda: _staged_index_loop(loop, range(pairs), None, two_trips)  # noqa: E731
+    if index_loops.staged(staging, loop) is not None:
+        return False
+    _python_for(loop, iterable[2 * pairs :], None, body)
+    return True
 
 
 def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:

@@ -624,6 +624,11 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
     return op
 
 
+REBOUND_AFTER_WRITE = "is changed in place and then assigned a new array"
+"""Why a loop variable written in place and rebound cannot be carried (`_WrittenArrays.learn`):
+a static index loop retries two trips per staged trip (operators._staged_in_pairs)."""
+
+
 def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:
     """`tensor in tensors` by identity (`==` on tensors is staged, as in NumPy)."""
     return any(t is tensor for t in tensors)
@@ -697,8 +702,8 @@ class _WrittenArrays:
                 if now is not was and written:
                     raise NotImplementedError(
                         at_user_line(
-                            f"'{self.labels[i]}' is changed in place and then assigned a new "
-                            "array inside a staged loop; NumPy would change the array from "
+                            f"'{self.labels[i]}' {REBOUND_AFTER_WRITE} inside a staged "
+                            "loop; NumPy would change the array from "
                             "before the loop in the first iteration only. Copy it first "
                             f"(`{self.labels[i]} = {self.labels[i]}.copy()` before the loop) "
                             "or do not reassign it"

@@ -29,11 +29,7 @@ KERNELS = load_kernels()
 # Kernels tracejit does not compile as written yet (the benchmark reports them too): the
 # warning or error they give now. When one starts working, its entry fails the test: delete
 # the entry.
-UNROLLED = {
-    # `old, new = new, old` after writing `new` in a staged loop is refused, so the loop
-    # over the iterations is unrolled (LoopUnrolledWarning), one body per iteration.
-    "K4": "is changed in place and then assigned a new array",
-}
+UNROLLED: dict[str, str] = {}
 REFUSED: dict[str, tuple] = {}
 
 

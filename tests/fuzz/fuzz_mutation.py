@@ -16,6 +16,8 @@ index loops, and the data-dependent functions; builders for `fuzz_programs.BUILD
   sometimes under a staged `if` on the counter or through a view taken in the body.
 * `index_loop`: numba-style scalar code, `for i in range(n)` with n > 32: array elements
   computed one by one from other arrays' elements, or a scalar accumulated.
+* `swapped_in_loop`: a static range loop writing one array of a pair and swapping them
+  (`p, q = q, p`), or rotating three.
 * `rebound_alias`: `x = t`, a staged `if` or loop that may rebind x, then a write through
   t or x and a read of x (x still is t when the branch was not taken or the loop ran zero
   times).
@@ -780,7 +782,44 @@ def rebound_alias(b: Builder) -> bool:
     return b.emit("\n".join(lines), None, [t])
 
 
+# A trip of the loop: `{q}` written from `{p}` (and the counter `{i}`), then the names swapped
+SWAP_WRITES = ["{q}[...] = {p}", "{q} += {p}", "{q}[{i} % {n}] = {p}[({i} + 1) % {n}]",
+               "{q}[1:] = {p}[:-1]", "{q}[:] = {p}[::-1]", "{q} -= {p} // 2"]  # fmt: skip
+SWAPS = ["{p}, {q} = {q}, {p}", "{p}, {q} = {q}, {p}", "{p}, {q}, {r} = {q}, {r}, {p}"]
+
+
+def swapped_in_loop(b: Builder) -> bool:
+    """`for i in range(n)` (even or odd n, over the unroll limit) writing one array of a
+    pair in place and swapping the pair (`p, q = q, p`: a Jacobi sweep's double buffer;
+    sometimes a rotation of three), with another name kept of the written array: staged
+    two trips per staged trip (operators._staged_in_pairs), or unrolled."""
+    sources = [v for v in b.values if v.exact and v.ndim == 1 and 2 <= v.array.size <= 64]
+    if not sources:
+        return False
+    v = b.pick(sources)
+    name = b.fresh()
+    p, q, r, i, kept = (f"{name}_{s}" for s in ("p", "q", "r", "i", "kept"))
+    n = v.array.size
+    write = b.choose(SWAP_WRITES)
+    if v.dtype.kind == "b" and ("-=" in write or "+=" in write):
+        return False  # NumPy refuses bool subtraction; `+=` on bool is `or`: kept simple
+    swap = b.choose(SWAPS)
+    lines = [f"{p} = {v.name}.copy()", f"{q} = np.flip({v.name}).copy()", f"{r} = {p} + 0"]
+    if b.draw(st.booleans()):
+        lines.append(f"{kept} = {q}")  # another name of the array the odd trips write
+    else:
+        lines.append(f"{kept} = {p}")
+    trips = b.draw(st.integers(9, 14))
+    lines += [
+        f"for {i} in range({trips}):",
+        "    " + write.format(p=p, q=q, i=i, n=n),
+        "    " + swap.format(p=p, q=q, r=r),
+        f"{name} = {p} + 0 * {kept}",
+    ]
+    return b.emit("\n".join(lines), None, [v], overflow_ok=True)
+
+
 MUTATION_BUILDERS: dict[Callable[[Builder], bool], int] = {
     item_write: 4, fresh_array: 2, write_in_branch: 2, write_in_loop: 3, index_loop: 2,
-    new_function: 3, rebound_alias: 2,
+    new_function: 3, rebound_alias: 2, swapped_in_loop: 2,
 }  # fmt: skip
