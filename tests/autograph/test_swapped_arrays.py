@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from benchmarks.kernels import jacobi_loops_swap
 from tests.conftest import assert_same, run_eagerly
 
 
@@ -27,17 +28,7 @@ def _compiled_without_unrolling(function, *args):
         return function(*args)
 
 
-@tj.function
-def jacobi(u, iterations):
-    n, m = u.shape
-    old = u.copy()
-    new = u.copy()
-    for _ in range(iterations):
-        for i in range(1, n - 1):
-            for j in range(1, m - 1):
-                new[i, j] = 0.25 * (old[i - 1, j] + old[i + 1, j] + old[i, j - 1] + old[i, j + 1])
-        old, new = new, old
-    return old
+jacobi = tj.function(jacobi_loops_swap)  # the textbook form, benchmark K4
 
 
 @settings(max_examples=8, deadline=None)
