@@ -350,7 +350,7 @@ def _store(value: object, target: Any, key: object, promote: bool) -> Any:
         return target
     if isinstance(target, np.ndarray) and _has_tensor((value, *_leaves(key))):
         if promote and _promotable(target):
-            promoted = _traced_copy(target)
+            promoted = traced_copy(target)
             promoted[key] = value
             return promoted
         raise TypeError(
@@ -401,10 +401,10 @@ def _augmented_item(target: Any, key: object, value: Callable[[], object], op: s
 def _promoted(array: np.ndarray, promotable: bool) -> Tensor:
     if not promotable:
         raise TypeError(at_user_line(_UPDATE_OF_A_SHARED_CONSTANT))
-    return _traced_copy(array)
+    return traced_copy(array)
 
 
-def _traced_copy(array: np.ndarray) -> Tensor:
+def traced_copy(array: np.ndarray) -> Tensor:
     """The traced array a promotable NumPy array becomes (an array even when 0-d)."""
     promoted = primitives.constant(array)
     promoted._is_array = True

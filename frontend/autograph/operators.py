@@ -16,6 +16,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from types import FrameType
 from typing import Any
 
 import numpy as np
@@ -33,7 +34,7 @@ from tracejit.frontend.autograph.undefined import (
 )
 from tracejit.frontend.numpy_api import construction
 from tracejit.frontend.numpy_api.promotion import weak_type
-from tracejit.frontend.staging import primitives, runtime_sizes, views
+from tracejit.frontend.staging import numpy_locals, primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import (
     REBOUND_AFTER_WRITE,
     Range,
@@ -241,7 +242,8 @@ def if_stmt(
     if not isinstance(test, Tensor):
         body() if test else orelse()
         return
-    _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
+    with numpy_locals.watching(sys._getframe(1), "if"):
+        _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
 
 
 def user_raise(exception: object) -> object:
@@ -376,9 +378,12 @@ def _stage_if_once(
 
     def branch(fn: Callable[[], None]) -> Callable[[], tuple]:
         def run() -> tuple:
-            set_state(fresh_containers(init))
+            state, shared = _traced_if_shared(fresh_containers(init), init, names)
+            set_state(state)
             fn()
             values = get_state()
+            for i in (i for i in shared if state[i]._version > 0):
+                numpy_locals.refuse_shared(init[i], _display(names[i]), "if")
             assigned.update((i, values[i]) for i in one_sided if not is_undefined(values[i]))
             for i in one_sided:
                 if i in assigned and is_return_value(names[i]) and _has_spec(assigned[i]):
@@ -485,6 +490,18 @@ def _is_container(value: object) -> bool:
     return isinstance(value, list | dict)
 
 
+def _traced_if_shared(state: tuple, init: tuple, names: Sequence[str]) -> tuple[tuple, list[int]]:
+    """`state` with each NumPy array that another local name shares (a view of it, or the
+    same array) made a traced array, whose in-place writes a branch then shows
+    (numpy_locals.refuse_shared); the positions of those."""
+    values, shared = list(state), []
+    for i, before in enumerate(init):
+        if type(before) is np.ndarray and numpy_locals.sharing(before, names[i]):
+            values[i] = builtins.traced_copy(before)
+            shared.append(i)
+    return tuple(values), shared
+
+
 def fresh_containers(state: tuple) -> tuple:
     """`state` with its lists and dicts copied (nested ones too), and its NumPy arrays (the
     function's constants, which `c += 1` would change while the branch is traced, whichever
@@ -558,7 +575,7 @@ def while_stmt(
             return
         body()
         value = test()
-    loop = _Loop(get_state, set_state, names, live_out, ())
+    loop = _Loop(get_state, set_state, names, live_out, (), sys._getframe(1))
     loop.stage(lambda: _as_bool(test()), lambda: body())
 
 
@@ -650,7 +667,7 @@ def for_stmt(
     reads: tuple[str, ...] = (),
 ) -> None:
     """`for x in iterable: body(x)` while `extra_test()` (break/return flags) holds."""
-    loop = _Loop(get_state, set_state, names, live_out, targets)
+    loop = _Loop(get_state, set_state, names, live_out, targets, sys._getframe(1))
     if isinstance(iterable, Range):
         _staged_range(loop, iterable, extra_test, body)
     elif isinstance(iterable, Tensor):
@@ -886,11 +903,21 @@ class _Loop:
     carried from a zeros placeholder, as TF does (the early-return value is the usual case).
     """
 
-    def __init__(self, get_state, set_state, names, live_out, targets):
+    def __init__(self, get_state, set_state, names, live_out, targets, frame=None):
         self.get_state, self.set_state = get_state, set_state
         self.names, self.live_out, self.targets = tuple(names), set(live_out), set(targets)
+        self.frame: FrameType | None = frame  # the converted function's (numpy_locals.py)
 
     def stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
+        """Stage the loop (`_stage`), refusing what it would do to the NumPy arrays of the
+        function's local names that a loop cannot (frontend/staging/numpy_locals.py)."""
+        if self.frame is None:
+            self._stage(test, body, index)
+            return
+        with numpy_locals.watching(self.frame, "loop"):
+            self._stage(test, body, index)
+
+    def _stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
         """Stage `while test(*i): body(*i)`; `index` = (first, next) adds a counter `i`.
 
         A variable first assigned in the body and read after the loop is carried from a

@@ -25,7 +25,7 @@ from typing import Any, cast
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.frontend.staging import loop_options, primitives, views
+from tracejit.frontend.staging import loop_options, numpy_locals, primitives, views
 from tracejit.frontend.staging.dims import SliceLength
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
@@ -710,7 +710,10 @@ class _WrittenArrays:
                         )
                     )
                 # an ndarray or number leaf (a constant while tracing) is written in its
-                # carried copy: no other name can see that copy, so by name is right
+                # carried copy: no other name can see that copy, so by name is right --
+                # unless another local name holds the NumPy array or a view of it
+                if written and isinstance(self.leaves[i], np.ndarray):
+                    numpy_locals.refuse_shared(self.leaves[i], self.labels[i], "loop")
                 if i not in self.kept and isinstance(self.leaves[i], Tensor):
                     self.kept.add(i)
                     self._carry(views.root_of(self.leaves[i]))

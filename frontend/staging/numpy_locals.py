@@ -1,0 +1,121 @@
+"""NumPy arrays held by the user's local names around staged control flow.
+
+An array made in the function from Python values (`np.eye(3)`, `np.zeros(4)`) is a NumPy
+array while tracing: a constant of the trace. Staged control flow cannot change one in
+place as NumPy would on each trip or in the branch taken, in two ways:
+
+* code that changes it without assigning to a name -- `E.fill(0)`, `np.copyto(E, v)`, a
+  literal written through a view -- runs once, while tracing, whatever the trip count or
+  the branch (`watching` compares the local arrays before and after the construct is
+  traced, puts them back and refuses);
+* a loop variable or branch output holding it is changed through a traced copy (the
+  construct carries copies of its variables), which another name holding the array or a
+  view of it would not see: `w = E[0]`, then `E[0, 1] = 5.0` in a staged loop or if
+  (`refuse_shared`, called where the copy is found written: control_flow's loops, and
+  operators' ifs, whose branches get a traced copy of such an array).
+
+AutoGraph's operators (frontend/autograph/operators.py) wrap each staged `for`, `while`
+and `if` in `watching(frame)`, the frame of the converted function.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+import numpy as np
+
+from tracejit.frontend.staging.source_location import SourceLocation, at_user_line
+
+_SNAPSHOT_LIMIT = 1 << 24
+"""Arrays of more elements than this are not compared (a copy of each per construct)."""
+
+_frames = threading.local()
+
+
+@contextmanager
+def watching(frame: FrameType, construct: str) -> Iterator[None]:
+    """Trace a staged `construct` ("loop" or "if") of the function running in `frame`;
+    refuse if that changed a NumPy array one of its local names holds (module docstring)."""
+    where = SourceLocation(frame.f_code.co_filename, frame.f_lineno)  # the construct's line
+    saved = [
+        (name, array, array.copy())
+        for name, array in _local_arrays(frame)
+        if array.size <= _SNAPSHOT_LIMIT
+    ]
+    stack = _stack()
+    stack.append(frame)
+    failed = True
+    try:
+        yield
+        failed = False
+    finally:
+        stack.pop()
+        changed = _put_back(saved)
+    if changed and not failed:
+        raise NotImplementedError(
+            f"the NumPy array '{changed[0]}' is changed in place inside a staged "
+            f"{construct} by code that does not assign to its name (a method such as "
+            "`.fill`, `np.copyto`, or a write through a view): that would happen once, "
+            f"while tracing, not each time the {construct} runs. Write it with an item "
+            f"assignment to its own name (`{changed[0]}[...] = value`), or copy it from a "
+            f"traced array first ({where})"
+        )
+
+
+def refuse_shared(array: np.ndarray, name: str, construct: str) -> None:
+    """Refuse changing the traced copy of `array` (the value of `name` before a staged
+    `construct`) when another local name holds it or a view sharing its memory."""
+    others = sharing(array, name)
+    if others:
+        raise NotImplementedError(
+            at_user_line(
+                f"'{name}' is a NumPy array that '{others[0]}' also refers to (the same "
+                f"array, or a view sharing its memory), and a staged {construct} changes it "
+                f"in place: the compiled {construct} changes a traced copy of '{name}', "
+                f"which '{others[0]}' would not see. Make '{name}' a traced array before "
+                f"'{others[0]}' takes it (e.g. `{name} = {name} + np.zeros_like(x)` for a "
+                f"traced x of its shape), or copy it (`{name} = {name}.copy()`) if "
+                f"'{others[0]}' should keep the old values"
+            )
+        )
+
+
+def sharing(array: np.ndarray, name: str) -> list[str]:
+    """The other local names of the innermost watched frame whose arrays may share memory
+    with `array` (the value of local `name`)."""
+    stack = _stack()
+    if not stack:
+        return []
+    return [
+        other
+        for other, value in _local_arrays(stack[-1])
+        if other != name and np.may_share_memory(value, array)
+    ]
+
+
+def _stack() -> list[FrameType]:
+    stack = getattr(_frames, "stack", None)
+    if stack is None:
+        stack = _frames.stack = []
+    return stack
+
+
+def _local_arrays(frame: FrameType) -> list[tuple[str, np.ndarray]]:
+    return [
+        (name, value)
+        for name, value in frame.f_locals.items()
+        if isinstance(value, np.ndarray) and value.size > 0
+    ]
+
+
+def _put_back(saved: list[tuple[str, np.ndarray, np.ndarray]]) -> list[str]:
+    """Restore the arrays whose bytes changed; their names."""
+    changed = []
+    for name, array, before in saved:
+        if array.tobytes() != before.tobytes():
+            array[...] = before
+            changed.append(name)
+    return changed

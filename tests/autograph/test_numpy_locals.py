@@ -1,0 +1,127 @@
+"""NumPy arrays made in the function from Python values, changed inside staged control flow
+(frontend/staging/numpy_locals.py): what a staged loop or if can do as NumPy does is
+compiled and checked against eager NumPy; what it cannot (a change that would happen once,
+while tracing, or that another name of the array would not see) is refused with an error
+naming the array and the user's line -- never a silent wrong answer."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
+
+
+def filled_in_a_run_time_loop(x):
+    z = np.eye(2, 3)
+    for _ in tj.range(x.shape[0] - 3):  # a run-time trip count: staged
+        z.fill(0.0)
+    return z + x[0]
+
+
+def filled_through_a_view_in_a_zero_trip_loop(x):
+    z = np.eye(2, 3, dtype=np.uint8)
+    flat = z.reshape(-1)
+    for _ in tj.range(np.sum(x > 100)):  # (test_fuzz_6ad6e91a2c)
+        flat.fill(False)
+    return z
+
+
+def copied_into_in_a_staged_if(x):
+    z = np.eye(2, 3)
+    if x[0] > 0:
+        np.copyto(z, 3.0)
+    return z * x[1]
+
+
+def view_written_in_a_loop(x):
+    z = np.eye(2, 3)
+    row = z[0]
+    for i in tj.range(x.shape[0]):
+        row[1] = x[i]
+    return z
+
+
+def written_while_a_view_exists(x):
+    z = np.eye(2, 3)
+    row = z[0]
+    if x[0] > 0:
+        z[0, 1] = 5.0
+    return row + x[0]
+
+
+def written_while_another_name_holds_it(x):
+    z = np.arange(3.0)  # a NumPy array (np.zeros would be a traced one)
+    same = z
+    for i in tj.range(x.shape[0]):
+        z[i % 3] += x[i]
+    return same
+
+
+REFUSED = [
+    filled_in_a_run_time_loop, filled_through_a_view_in_a_zero_trip_loop,
+    copied_into_in_a_staged_if, view_written_in_a_loop, written_while_a_view_exists,
+    written_while_another_name_holds_it,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", REFUSED, ids=lambda k: k.__name__)
+def test_what_a_staged_construct_cannot_do_to_a_numpy_array_is_refused(kernel):
+    x = np.arange(1.0, 7.0)
+    with pytest.raises(NotImplementedError, match=r"NumPy array .*test_numpy_locals.py:\d+"):
+        tj.function(kernel)(x)
+    # the trial left the NumPy arrays as they were: the eager run is unaffected
+    assert np.isfinite(np.sum(run_eagerly(tj.function(kernel), x)))
+
+
+def rebound_while_another_name_holds_it(x):
+    start = np.arange(6.0)
+    y = start
+    for i in tj.range(x.shape[0]):  # rebinding, not writing: `start` stays zeros
+        y = y + x[i] * 0.5
+    return y, start
+
+
+def rebound_in_a_branch(x):
+    start = np.linspace(0.0, 1.0, 6)
+    y = start
+    if x[0] > 2:
+        y = y * x
+    return y, start
+
+
+def written_by_item_in_a_loop(x):
+    z = np.array([0.0] * 6)
+    for i in tj.range(x.shape[0]):
+        z[i] = x[i] * 2.0
+    return z
+
+
+def filled_in_a_static_loop(x):
+    z = np.arange(6.0)
+    total = np.zeros(6)
+    for i in range(12):  # unrolled (the fill runs on every copy, as NumPy's does)
+        z.fill(i)
+        total = total + z * x
+    return total
+
+
+WORKING = [rebound_while_another_name_holds_it, rebound_in_a_branch, written_by_item_in_a_loop,
+           filled_in_a_static_loop]  # fmt: skip
+
+
+@pytest.mark.parametrize("kernel", WORKING, ids=lambda k: k.__name__)
+@settings(max_examples=4, deadline=None)
+@given(values=st.lists(st.floats(-10, 10), min_size=6, max_size=6))
+def test_what_it_can_do_matches_numpy(kernel, values):
+    x = np.array(values)
+    function = tj.function(kernel)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", tj.LoopUnrolledWarning)
+        got = function(x)
+    assert_same(got, run_eagerly(function, x))
