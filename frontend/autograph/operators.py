@@ -683,7 +683,7 @@ def for_stmt(
             lambda: _python_for(loop, iterable, extra_test, body),
             loop,
             reads,
-            lambda reason: _staged_in_pairs(loop, iterable, extra_test, body, reason),
+            lambda reason: _staged_in_groups(loop, iterable, extra_test, body, reason),
         )
     elif (
         extra_test is None  # no break or return in it (their flags are state the trial sets)
@@ -745,28 +745,32 @@ def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
         _staged_rows(loop, primitives.constant(iterable), extra_test, body)
 
 
-def _staged_in_pairs(loop: _Loop, iterable: Any, extra_test, body, reason: str) -> bool:
-    """Whether a static range loop that could not be staged (`reason`) is staged two trips
-    per staged trip. A trip that writes an array and swaps it with another (`new[i] = ...;
-    old, new = new, old`: a Jacobi sweep) leaves each name on the other array, which one
-    staged trip cannot carry; two trips leave both where they were. An odd last trip is
-    traced after the loop, as an unrolled one."""
+def _staged_in_groups(loop: _Loop, iterable: Any, extra_test, body, reason: str) -> bool:
+    """Whether a static range loop that could not be staged (`reason`) is staged two (or
+    three) trips per staged trip. A trip that writes an array and swaps it with another
+    (`new[i] = ...; old, new = new, old`: a Jacobi sweep) leaves each name on the other
+    array, which one staged trip cannot carry; two trips leave both where they were (three
+    for a rotation of three arrays). The trips left over are traced after the loop, as
+    unrolled ones."""
     if REBOUND_AFTER_WRITE not in reason or extra_test is not None:
         return False
-    if not isinstance(iterable, range) or len(iterable) < 4:
+    if not isinstance(iterable, range):
         return False
-    pairs = len(iterable) // 2
+    for period in (2, 3):
+        groups = len(iterable) // period
+        if groups < 2:
+            return False
 
-    def two_trips(k: Tensor) -> None:
-        first = iterable.start + iterable.step * (2 * k)
-        body(first)
-        body(first + iterable.step)
+        def trips(k: Tensor, period: int = period) -> None:
+            first = iterable.start + iterable.step * (period * k)
+            for t in range(period):
+                body(first + iterable.step * t)
 
-    staging = lambda: _staged_index_loop(loop, range(pairs), None, two_trips)  # noqa: E731
-    if index_loops.staged(staging, loop) is not None:
-        return False
-    _python_for(loop, iterable[2 * pairs :], None, body)
-    return True
+        staging = partial(_staged_index_loop, loop, range(groups), None, trips)
+        if index_loops.staged(staging, loop) is None:
+            _python_for(loop, iterable[period * groups :], None, body)
+            return True
+    return False
 
 
 def _python_for(loop: _Loop, iterable: Any, extra_test, body) -> None:

@@ -626,7 +626,7 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
 
 REBOUND_AFTER_WRITE = "is changed in place and then assigned a new array"
 """Why a loop variable written in place and rebound cannot be carried (`_WrittenArrays.learn`):
-a static index loop retries two trips per staged trip (operators._staged_in_pairs)."""
+a static index loop retries two or three trips per staged trip (operators._staged_in_groups)."""
 
 
 def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:

@@ -1,7 +1,8 @@
 """Index loops whose trip writes an array in place and swaps it with another (`old, new =
 new, old`, the textbook Jacobi sweep): one staged trip cannot carry the names (each ends on
 the other array), so a static range is staged two trips per staged trip, an odd last trip
-traced after the loop (frontend/autograph/operators.py, `_staged_in_pairs`). Compiled
+traced after the loop (frontend/autograph/operators.py, `_staged_in_groups`; three trips
+for a rotation of three arrays). Compiled
 against eager NumPy; staged means one `tj.while` per loop and no LoopUnrolledWarning."""
 
 from __future__ import annotations
@@ -63,8 +64,8 @@ def alias_outside(x):
 @tj.function
 def swapped_three_ways(x):
     a, b, c = x.copy(), x + 1.0, x + 2.0
-    for _ in range(12):
-        c[:] = a + b  # a rotation of three arrays: period 3, not staged in pairs
+    for _ in range(13):
+        c[:] = a + b  # a rotation of three arrays: back in place every three trips
         a, b, c = b, c, a
     return a
 
@@ -81,11 +82,11 @@ def test_another_name_of_a_swapped_array_sees_its_writes():
     assert_same(_compiled_without_unrolling(alias_outside, x), run_eagerly(alias_outside, x))
 
 
-def test_a_rotation_of_three_arrays_is_unrolled_and_right():
+def test_a_rotation_of_three_arrays_is_staged_three_trips_at_a_time():
     x = np.arange(3.0)
-    with pytest.warns(tj.LoopUnrolledWarning, match="changed in place and then assigned"):
-        got = swapped_three_ways(x)
+    got = _compiled_without_unrolling(swapped_three_ways, x)
     assert_same(got, run_eagerly(swapped_three_ways, x))
+    assert _loops(swapped_three_ways, x) == 1
 
 
 def test_a_swap_in_a_loop_of_run_time_length_is_still_refused():
