@@ -16,6 +16,8 @@ index loops, and the data-dependent functions; builders for `fuzz_programs.BUILD
   sometimes under a staged `if` on the counter or through a view taken in the body.
 * `index_loop`: numba-style scalar code, `for i in range(n)` with n > 32: array elements
   computed one by one from other arrays' elements, or a scalar accumulated.
+* `changed_numpy_array`: a NumPy array made from Python values and a second name or view of
+  it, changed through one of them in a staged `if` or loop (`.fill`, an item write).
 * `swapped_in_loop`: a static range loop writing one array of a pair and swapping them
   (`p, q = q, p`), or rotating three.
 * `rebound_alias`: `x = t`, a staged `if` or loop that may rebind x, then a write through
@@ -792,7 +794,7 @@ def swapped_in_loop(b: Builder) -> bool:
     """`for i in range(n)` (even or odd n, over the unroll limit) writing one array of a
     pair in place and swapping the pair (`p, q = q, p`: a Jacobi sweep's double buffer;
     sometimes a rotation of three), with another name kept of the written array: staged
-    two trips per staged trip (operators._staged_in_pairs), or unrolled."""
+    two or three trips per staged trip (operators._staged_in_groups)."""
     sources = [v for v in b.values if v.exact and v.ndim == 1 and 2 <= v.array.size <= 64]
     if not sources:
         return False
@@ -819,7 +821,45 @@ def swapped_in_loop(b: Builder) -> bool:
     return b.emit("\n".join(lines), None, [v], overflow_ok=True)
 
 
+# A NumPy array made from Python values, a second name of it, and a change in staged control
+# flow through one of them (frontend/staging/numpy_locals.py: done as NumPy, or refused)
+NUMPY_MADE = [
+    "np.arange(6.0).reshape(2, 3)",
+    "np.eye(2, 3)",
+    "np.array([[1.0, -2.0, 3.0], [0.5, 0.0, 4.0]])",
+]
+SECOND_NAMES = ["{z}[0]", "{z}", "{z}.reshape(-1)", "{z}[:, 1]", "{z}.T"]
+STAGED_CHANGES = ["{t}[...] = {v}", "{t}.fill({c})", "{t}[0] = {v}", "np.copyto({t}, {v})",
+                  "{t} += {v}", "{t}[-1] = {c}"]  # fmt: skip
+
+
+def changed_numpy_array(b: Builder) -> bool:
+    """`z = np.eye(2, 3)` (a NumPy array while tracing), `w = z[0]` (or `z` itself, a flat
+    view, ...), then a staged `if` or loop changing `z` or `w` in place (an item write with a
+    literal or a traced value, `.fill`, `np.copyto`), both read after it."""
+    exact = [v for v in b.values if v.exact and v.dtype.kind in "biuf" and v.array.size > 0]
+    pred = _predicate(b)
+    if not exact or pred is None:
+        return False
+    name = b.fresh()
+    z, w, i = f"{name}_z", f"{name}_w", f"{name}_i"
+    x = b.pick(exact)
+    header = b.choose(
+        [f"if {pred}:", f"for {i} in tj.range({_tensor_limit(b, exact, zero=True)}):"]
+    )
+    value = b.choose(["2.5", f"{x.name}.ravel()[0] * 1.0"])
+    change = b.choose(STAGED_CHANGES).format(t=b.choose([z, w]), v=value, c=b.choose(["0", "7.5"]))
+    lines = [
+        f"{z} = {b.choose(NUMPY_MADE)}",
+        f"{w} = {b.choose(SECOND_NAMES).format(z=z)}",
+        header,
+        f"    {change}",
+        f"{name} = np.concatenate([{z}.ravel(), {w}.ravel()])",
+    ]
+    return b.emit("\n".join(lines), None, [x])
+
+
 MUTATION_BUILDERS: dict[Callable[[Builder], bool], int] = {
     item_write: 4, fresh_array: 2, write_in_branch: 2, write_in_loop: 3, index_loop: 2,
-    new_function: 3, rebound_alias: 2, swapped_in_loop: 2,
+    new_function: 3, rebound_alias: 2, swapped_in_loop: 2, changed_numpy_array: 2,
 }  # fmt: skip

@@ -218,6 +218,9 @@ FEATURES = {
     "roll": "np.roll(",
     "mask reduction": re.compile(r"[av]\d+\[([av]\d+ > 0|[av]\d+)\](\)|\.sum\(\))"),
     "nonzero": re.compile(r"np\.(nonzero|flatnonzero|argwhere)\("),
+    "NumPy array changed in staged control flow": re.compile(
+        r"(v\d+)_z = np\.(arange|eye|array)\(.*\n    \1_w = "
+    ),
     "arrays swapped in an index loop": re.compile(r"(v\d+_p), (v\d+_q)(, v\d+_r)? = \2"),
     "name rebound in staged control flow": re.compile(r"(v\d+_x) = [av]\d+\n    (if|for) "),
     # NumPy's numerical library (fuzz_library.py)
