@@ -14,6 +14,7 @@ import itertools
 import operator
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
 from types import FrameType
@@ -785,10 +786,11 @@ def _python_for_items(loop: _Loop, iterable: Any, extra_test, body) -> None:
         go = True if extra_test is None else extra_test()
         if isinstance(go, Tensor):
             branch_names = (loop.names, ())
-            _staged_if(
-                truth(go), lambda item=item: body(item), lambda: None,
-                loop.get_state, loop.set_state, loop.names, branch_names,
-            )  # fmt: skip
+            with loop.watching("if"):
+                _staged_if(
+                    truth(go), lambda item=item: body(item), lambda: None,
+                    loop.get_state, loop.set_state, loop.names, branch_names,
+                )  # fmt: skip
             continue
         if not go:
             return
@@ -915,11 +917,14 @@ class _Loop:
     def stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
         """Stage the loop (`_stage`), refusing what it would do to the NumPy arrays of the
         function's local names that a loop cannot (frontend/staging/numpy_locals.py)."""
+        with self.watching("loop"):
+            self._stage(test, body, index)
+
+    def watching(self, construct: str) -> AbstractContextManager[None]:
+        """numpy_locals.watching of the function running the loop (none when not known)."""
         if self.frame is None:
-            self._stage(test, body, index)
-            return
-        with numpy_locals.watching(self.frame, "loop"):
-            self._stage(test, body, index)
+            return nullcontext()
+        return numpy_locals.watching(self.frame, construct)
 
     def _stage(self, test, body, index: tuple[Tensor, Callable] | None = None) -> None:
         """Stage `while test(*i): body(*i)`; `index` = (first, next) adds a counter `i`.

@@ -63,10 +63,19 @@ def written_while_another_name_holds_it(x):
     return same
 
 
+def filled_after_a_traced_break(x):
+    z = np.arange(3.0)
+    for i in range(3):  # unrolled; after the first trip, each runs under a staged if
+        if x[i] > 1:
+            break
+        z.fill(i + 10)
+    return z + x[:3]
+
+
 REFUSED = [
     filled_in_a_run_time_loop, filled_through_a_view_in_a_zero_trip_loop,
     copied_into_in_a_staged_if, view_written_in_a_loop, written_while_a_view_exists,
-    written_while_another_name_holds_it,
+    written_while_another_name_holds_it, filled_after_a_traced_break,
 ]  # fmt: skip
 
 
