@@ -225,6 +225,8 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # frontend/numpy_api/mutation.py: `np.ufunc(..., out=E)` into a NumPy array made from
     # Python values (the guide: the name cannot be rebound; write `E = np.ufunc(...)`)
     (TypeError, re.compile(r"needs a traced array as `out`")),
+    # frontend/numpy_api/in_place.py: the same for np.copyto, np.put, np.fill_diagonal
+    (TypeError, re.compile(r"writes into its first argument, which must be a traced array")),
     # frontend/autograph/builtins.py: such an array written or updated with a traced value
     # while another name or a view refers to it (the guide: copy it first;
     # regressions/test_fuzz_ce7c330405.py: `w = z[::-1]; w[-2::2] *= a1[-1]`)
