@@ -417,6 +417,7 @@ def _stage_if_once(
     final = list(init)
     for i, value in zip(outputs, results, strict=True):
         final[i] = value
+        numpy_locals.refuse_later_writes(init[i], value, _display(names[i]), "if")
     for i in one_sided:
         final[i] = PartiallyDefined(names[i], where, _spec_of(assigned.get(i)))
     set_state(write_back(init, final))

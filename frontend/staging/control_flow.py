@@ -571,6 +571,8 @@ def _staged_while(
     op = emit(WhileOp(operands, Region(before), Region(after)))
     results = arrays.leaves_in(_carried(op.res[: len(inits)], inits, refused), by_name)
     arrays.finish(op.res[first:])
+    for i in by_name:
+        numpy_locals.refuse_later_writes(leaves[i], results[i], labels[i], "loop")
     if aliased:
         trips = Tensor(op.res[len(inits)])  # true once the body ran
         for i in aliased:

@@ -27,7 +27,9 @@ from types import FrameType
 
 import numpy as np
 
+from tracejit.frontend.staging import views
 from tracejit.frontend.staging.source_location import SourceLocation, at_user_line
+from tracejit.frontend.staging.tensor import Tensor
 
 _SNAPSHOT_LIMIT = 1 << 24
 """Arrays of more elements than this are not compared (a copy of each per construct)."""
@@ -80,6 +82,25 @@ def refuse_shared(array: np.ndarray, name: str, construct: str) -> None:
                 f"traced x of its shape), or copy it (`{name} = {name}.copy()`) if "
                 f"'{others[0]}' should keep the old values"
             )
+        )
+
+
+def refuse_later_writes(before: object, after: object, name: str, construct: str) -> None:
+    """After a staged `construct` that may leave `name` on the NumPy array it held before
+    (a loop of zero trips, the branch that did not rebind it), while another local name
+    shares that array: NumPy's later in-place write to `name` changes the other name's
+    array too, then only; the traced `after` is marked so that such a write raises."""
+    if not isinstance(before, np.ndarray) or not isinstance(after, Tensor):
+        return
+    others = sharing(before, name)
+    if others:
+        views.refuse_writes(
+            after,
+            f"'{name}' may still be the NumPy array '{others[0]}' refers to after the "
+            f"staged {construct} (which may not rebind it), and NumPy's in-place change of "
+            f"it would then change '{others[0]}' too, which the compiled code cannot follow: "
+            f"write `{name} = {name} + v` for a new array, or copy it "
+            f"(`{name} = {name}.copy()`) before the {construct}",
         )
 
 
