@@ -95,18 +95,21 @@ def blas_family(op: MatmulOp) -> str | None:
 
 def _transposed(value: SSAValue) -> bool:
     """Whether `value` is a 2-D transpose."""
+    return _transpose_operand(value) is not None
+
+
+def _transpose_operand(value: SSAValue) -> SSAValue | None:
+    """The matrix `value` is the 2-D transpose of, or None."""
     owner = value.owner
-    return isinstance(owner, TransposeOp) and owner.get_permutation() == (1, 0)
+    if isinstance(owner, TransposeOp) and owner.get_permutation() == (1, 0):
+        return owner.operand
+    return None
 
 
 def _gram(op: MatmulOp) -> bool:
     """`A @ A.T` or `A.T @ A` (np.cov's product): a matrix times its own transpose, which
     `?syrk` computes in half the multiply-adds (one triangle; bufferize mirrors it)."""
-    pairs = ((op.rhs, op.lhs), (op.lhs, op.rhs))
-    return any(
-        _transposed(t) and isinstance(t.owner, TransposeOp) and t.owner.operand is other
-        for t, other in pairs
-    )
+    return _transpose_operand(op.rhs) is op.lhs or _transpose_operand(op.lhs) is op.rhs
 
 
 def _size(dims) -> int:

@@ -12,7 +12,9 @@ place as NumPy would on each trip or in the branch taken, in two ways:
   construct carries copies of its variables), which another name holding the array or a
   view of it would not see: `w = E[0]`, then `E[0, 1] = 5.0` in a staged loop or if
   (`refuse_shared`, called where the copy is found written: control_flow's loops, and
-  operators' ifs, whose branches get a traced copy of such an array).
+  operators' ifs, whose branches get a traced copy of such an array); after the
+  construct, a write through a name it may have left on the array is refused too
+  (`refuse_later_writes`: a loop of zero trips, an untaken branch).
 
 AutoGraph's operators (frontend/autograph/operators.py) wrap each staged `for`, `while`
 and `if` in `watching(frame)`, the frame of the converted function.
