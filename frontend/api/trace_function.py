@@ -21,7 +21,7 @@ from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from tracejit.frontend import numpy_api  # noqa: F401  (registers the NumPy functions)
 from tracejit.frontend.api.cache_key import is_tensor_leaf, spec_of
 from tracejit.frontend.api.kernel_outputs import exported_outputs
-from tracejit.frontend.staging import non_strict, primitives
+from tracejit.frontend.staging import non_strict, numpy_locals, primitives
 from tracejit.frontend.staging.dims import DimSource, Unknown
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
@@ -135,6 +135,7 @@ def trace(
         results, exported = exported_outputs(results)
         context.emit(func.ReturnOp(*(t.value for t in results)))
         context.insert_read_guards()
+        numpy_locals.refuse_changed_shared_arrays(context)
         non_strict.finish(context)  # errors of used results raise; unused ones are dropped
 
     argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables

@@ -974,9 +974,16 @@ class _TraceMark:
         self.module_ops = len(context.module.body.block.ops)
 
     # What a traced body adds for its ops: read guards of nested loops' results, pending
-    # errors of tj.poison values, py_function callbacks, run-time dim constraints. (Python
-    # side effects stay, tj.Variables created included, as in a trial trace of a body.)
-    _RECORDS = ("read_guards", "pending_errors", "py_functions", "dim_constraints")
+    # errors of tj.poison values, py_function callbacks, run-time dim constraints, NumPy
+    # arrays left on two names (numpy_locals). (Python side effects stay, tj.Variables
+    # created included, as in a trial trace of a body.)
+    _RECORDS = (
+        "read_guards",
+        "pending_errors",
+        "py_functions",
+        "dim_constraints",
+        "shared_arrays",
+    )
 
     def rewind(self, blocks: list[Block], inits: list[Tensor]) -> None:
         """Erase the attempt's blocks and the initial values made for it; drop its records

@@ -93,6 +93,11 @@ def finish(context: TraceContext) -> None:
     _remove_dead(list(pending), live_ops)
 
 
+def live_values(function: func.FuncOp) -> set[SSAValue]:
+    """The values `function`'s results and side effects need."""
+    return _liveness(function)[0]
+
+
 def _liveness(function: func.FuncOp) -> tuple[set[SSAValue], set[Operation]]:
     """The values `function`'s results and side effects need, and the ops that run."""
     live: set[SSAValue] = set()

@@ -14,7 +14,9 @@ place as NumPy would on each trip or in the branch taken, in two ways:
   (`refuse_shared`, called where the copy is found written: control_flow's loops, and
   operators' ifs, whose branches get a traced copy of such an array); after the
   construct, a write through a name it may have left on the array is refused too
-  (`refuse_later_writes`: a loop of zero trips, an untaken branch).
+  (`refuse_later_writes`: a loop of zero trips, an untaken branch), and so is a
+  later change through the other name, if the construct's value is used
+  (`refuse_changed_shared_arrays`, at the end of the trace).
 
 AutoGraph's operators (frontend/autograph/operators.py) wrap each staged `for`, `while`
 and `if` in `watching(frame)`, the frame of the converted function.
@@ -29,9 +31,10 @@ from types import FrameType
 
 import numpy as np
 
-from tracejit.frontend.staging import views
+from tracejit.frontend.staging import non_strict, views
 from tracejit.frontend.staging.source_location import SourceLocation, at_user_line
 from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import TraceContext, current_trace
 
 _SNAPSHOT_LIMIT = 1 << 24
 """Arrays of more elements than this are not compared (a copy of each per construct)."""
@@ -95,15 +98,42 @@ def refuse_later_writes(before: object, after: object, name: str, construct: str
     if not isinstance(before, np.ndarray) or not isinstance(after, Tensor):
         return
     others = sharing(before, name)
-    if others:
-        views.refuse_writes(
-            after,
-            f"'{name}' may still be the NumPy array '{others[0]}' refers to after the "
-            f"staged {construct} (which may not rebind it), and NumPy's in-place change of "
-            f"it would then change '{others[0]}' too, which the compiled code cannot follow: "
-            f"write `{name} = {name} + v` for a new array, or copy it "
-            f"(`{name} = {name}.copy()`) before the {construct}",
-        )
+    if not others:
+        return
+    views.refuse_writes(
+        after,
+        f"'{name}' may still be the NumPy array '{others[0]}' refers to after the "
+        f"staged {construct} (which may not rebind it), and NumPy's in-place change of "
+        f"it would then change '{others[0]}' too, which the compiled code cannot follow: "
+        f"write `{name} = {name} + v` for a new array, or copy it "
+        f"(`{name} = {name}.copy()`) before the {construct}",
+    )
+    # ... and a change through the other name would change `name` too, then only
+    why = at_user_line(
+        f"'{others[0]}' is changed in place after a staged {construct} that may leave "
+        f"'{name}' on the same NumPy array (a loop of zero trips, an untaken branch), "
+        f"where NumPy's '{name}' would then see the change and the compiled '{name}' "
+        f"(a copy the {construct} carries) would not. Copy it before the {construct} "
+        f"(`{name} = {others[0]}.copy()`), or change '{others[0]}' by assigning a new "
+        f"array to it (`{others[0]} = {others[0]} + v`)"
+    )
+    current_trace().shared_arrays.append((before, before.tobytes(), after.value, why))
+
+
+def refuse_changed_shared_arrays(context: TraceContext) -> None:
+    """At the end of a trace: refuse if a NumPy array `refuse_later_writes` saw left on
+    two names changed since, and the construct's traced value is used."""
+    changed = [
+        (value, why)
+        for array, then, value, why in context.shared_arrays
+        if array.tobytes() != then and context.function.is_ancestor(value.owner)
+    ]
+    context.shared_arrays.clear()
+    if changed:
+        live = non_strict.live_values(context.function)
+        for value, why in changed:
+            if value in live:
+                raise NotImplementedError(why)
 
 
 def sharing(array: np.ndarray, name: str) -> list[str]:

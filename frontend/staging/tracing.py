@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
 from xdsl.builder import Builder
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
@@ -59,6 +60,10 @@ class TraceContext:
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/staging/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
+        # NumPy arrays a staged loop or if may have left two local names on, with their
+        # bytes then, the construct's traced value and why a later change of them is
+        # refused (frontend/staging/numpy_locals.py; checked at the end of the trace)
+        self.shared_arrays: list[tuple[np.ndarray, bytes, SSAValue, str]] = []
         # Variable -> the Variable this trace reads and writes in its place (an eager
         # tape's vector-Jacobian product works on copies: autodiff/eager.py); None: itself
         self.substitute: Callable[[Variable], Variable] | None = None

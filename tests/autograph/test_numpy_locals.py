@@ -72,10 +72,30 @@ def filled_after_a_traced_break(x):
     return z + x[:3]
 
 
+def written_through_the_other_name_after_a_zero_trip_loop(x):
+    z = np.arange(3.0)
+    y = z
+    for _ in tj.range(np.sum(x > 100)):  # no trips: y is still z, and sees `z += z`
+        y = y + x[:3]
+    z += z  # (test_fuzz_efc59191e5)
+    return y
+
+
+def written_through_the_other_name_after_an_untaken_if(x):
+    z = np.arange(3.0)
+    y = z
+    if x[0] > 100:
+        y = y * x[:3]
+    z[1] = 7.0
+    return y + 1.0
+
+
 REFUSED = [
     filled_in_a_run_time_loop, filled_through_a_view_in_a_zero_trip_loop,
     copied_into_in_a_staged_if, view_written_in_a_loop, written_while_a_view_exists,
     written_while_another_name_holds_it, filled_after_a_traced_break,
+    written_through_the_other_name_after_a_zero_trip_loop,
+    written_through_the_other_name_after_an_untaken_if,
 ]  # fmt: skip
 
 
@@ -86,6 +106,28 @@ def test_what_a_staged_construct_cannot_do_to_a_numpy_array_is_refused(kernel):
         tj.function(kernel)(x)
     # the trial left the NumPy arrays as they were: the eager run is unaffected
     assert np.isfinite(np.sum(run_eagerly(tj.function(kernel), x)))
+
+
+def test_a_write_through_the_name_a_zero_trip_loop_may_leave_is_refused():
+    def kernel(x):
+        z = np.arange(3.0)
+        y = z
+        for _ in tj.range(np.sum(x > 100)):
+            y = y + x[:3]
+        y += 1.0  # NumPy's z too, after no trips
+        return z
+
+    with pytest.raises(ValueError, match=r"'y' may still be the NumPy array 'z' refers to"):
+        tj.function(kernel)(np.arange(1.0, 7.0))
+
+
+def written_after_a_loop_whose_result_is_unused(x):
+    z = np.arange(6.0)
+    y = z
+    for i in tj.range(x.shape[0] - 6):  # y is not used after the loop: z may change
+        y = y + x[i]
+    z += 1.0
+    return z * x
 
 
 def rebound_while_another_name_holds_it(x):
@@ -121,7 +163,7 @@ def filled_in_a_static_loop(x):
 
 
 WORKING = [rebound_while_another_name_holds_it, rebound_in_a_branch, written_by_item_in_a_loop,
-           filled_in_a_static_loop]  # fmt: skip
+           filled_in_a_static_loop, written_after_a_loop_whose_result_is_unused]  # fmt: skip
 
 
 @pytest.mark.parametrize("kernel", WORKING, ids=lambda k: k.__name__)

@@ -101,7 +101,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["inline", "inline", "constant-fold"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "open (issue 39 stop 50 note): y = x (a NumPy array); a zero-trip staged loop rebinding y; x += x: NumPy's y sees the write, the loop's traced y does not"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
