@@ -6,6 +6,7 @@ scatter left."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -65,29 +66,34 @@ def cast_and_scale(x, y):
     return x
 
 
-arrays = st.sampled_from(DTYPES).flatmap(
-    lambda dtype: st.tuples(
-        *[hnp.arrays(dtype, st.shared(hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
-                                      key="shape"),
-                     elements=hnp.from_dtype(np.dtype(dtype), allow_nan=False,
-                                             allow_infinity=False, max_value=50, min_value=-50)
-                     if np.dtype(dtype).kind in "fi" else None)
-          for _ in range(2)]
-    )
-)  # fmt: skip
+def arrays(dtypes):
+    """Two arrays of one shape and one dtype of `dtypes`."""
+    return st.sampled_from(dtypes).flatmap(
+        lambda dtype: st.tuples(
+            *[hnp.arrays(dtype, st.shared(hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
+                                          key="shape"),
+                         elements=hnp.from_dtype(np.dtype(dtype), allow_nan=False,
+                                                 allow_infinity=False, max_value=50,
+                                                 min_value=-50)
+                         if np.dtype(dtype).kind in "fi" else None)
+              for _ in range(2)]
+        )
+    )  # fmt: skip
 
 
-@settings(max_examples=40, deadline=None)
-@given(pair=arrays)
-def test_masked_updates_match_numpy(pair):
-    x, y = pair
-    cases = [square_plus, from_other, cast_and_scale]
-    if x.dtype.kind in "iu":
-        cases += [divide_where_nonzero, divide_anywhere]
-    for fn in cases:
-        f, got, want = run_both(fn, x, y)
-        assert_same(got, want)
-        assert scatters(f, x, y) == 0, fn.__name__
+INTEGERS = [d for d in DTYPES if np.dtype(d).kind in "iu"]
+CASES = [(square_plus, DTYPES), (from_other, DTYPES), (cast_and_scale, DTYPES),
+         (divide_where_nonzero, INTEGERS), (divide_anywhere, INTEGERS)]  # fmt: skip
+
+
+@pytest.mark.parametrize(("fn", "dtypes"), CASES, ids=[fn.__name__ for fn, _ in CASES])
+@settings(max_examples=12, deadline=None)
+@given(data=st.data())
+def test_masked_updates_match_numpy(fn, dtypes, data):
+    x, y = data.draw(arrays(dtypes))
+    f, got, want = run_both(fn, x, y)
+    assert_same(got, want)
+    assert scatters(f, x, y) == 0, fn.__name__
 
 
 def test_mandelbrot_masks():
