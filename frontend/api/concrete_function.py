@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -459,7 +460,7 @@ class ConcreteFunction:
         release_gil = not is_small_kernel(self.record.program)
         entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
         program = self.record.program
-        kernel_call = build_fast_call(entry, program, self._fast_status)
+        kernel_call = build_fast_call(entry, program, _weak_method(self._fast_status))
         statics = self.record.static_keys
         if kernel_call is None or not statics:  # then every argument is a kernel input
             return kernel_call
@@ -693,3 +694,17 @@ def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray
     if not array.flags.c_contiguous:
         array = np.ascontiguousarray(array)
     return array
+
+
+def _weak_method(method: Callable[[int], Any]) -> Callable[[int], Any]:
+    """`method` through a weak reference to its object: the fast call is held by the object
+    itself, and a cycle would keep a dropped function (and its machine code) until Python's
+    full garbage collection, which in a process with many long-lived objects is rare."""
+    weak = weakref.WeakMethod(method)
+
+    def call(status: int) -> Any:
+        bound = weak()
+        assert bound is not None  # its object holds the fast call that calls this
+        return bound(status)
+
+    return call

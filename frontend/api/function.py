@@ -349,11 +349,14 @@ class Function(Generic[P, R]):
         """`fast`, which on its first success also tells the retracing monitor that a call
         did not trace (so later fast calls need not check it, ~0.1 us each)."""
 
+        weak_self = weakref.ref(self)  # `first` is held by self: no cycle (see _weak_method)
+
         def first(args: tuple) -> Any:
             result = fast(args)
-            if result is not SLOW_PATH:
-                self._retracing.recent_calls.clear()
-                self._last_fast_call = fast
+            function = weak_self()
+            if result is not SLOW_PATH and function is not None:
+                function._retracing.recent_calls.clear()
+                function._last_fast_call = fast
             return result
 
         return first

@@ -105,7 +105,7 @@ def functions(count: int) -> dict:
 
     driver.wait_for_runtime()  # the thread pool's and block cache's one compile
     before, before_trimmed, before_heap = rss(), trimmed_rss(), heap_in_use()
-    engines, user_functions = [], []
+    engines, user_functions, kept_for_the_collector = [], [], 0
     for i in range(count):
         kernel = _kernel(i)
         f = tj.function(kernel)
@@ -113,10 +113,15 @@ def functions(count: int) -> dict:
         engines.append(weakref.ref(f.get_concrete_function(x).compilation.jit._engine))
         user_functions.append(weakref.ref(kernel))
         del f, kernel
+        # freed now by reference counting, or kept by a cycle until a full collection
+        kept_for_the_collector += engines[-1]() is not None
+    gc.collect()
+    after = rss()  # as it is: freed memory glibc keeps counts (fragmentation)
     after_trimmed, after_heap = trimmed_rss(), heap_in_use()
     return {
         "before": before,
-        "after": rss(),
+        "after": after,
+        "engines_kept_for_the_collector": kept_for_the_collector,
         "before_trimmed": before_trimmed,
         "after_trimmed": after_trimmed,
         "before_heap": before_heap,
