@@ -18,12 +18,14 @@ the function's entry block, memrefs as their data pointers. The routine's traili
 is the call's result.
 
 A BLAS routine (`is_blas`) has no `info`; a memref argument is followed by the position of
-its first element, passed as that element's address; and a null table skips the call and
-makes the result BLAS_MISSING, for the caller to run its own kernel:
+its first element, passed as that element's address; an integer goes through an i64 slot
+(for a 32- or a 64-bit BLAS alike); and a null table or entry skips the call and makes the
+result BLAS_MISSING, for the caller to run its own kernel:
 
-    %fn = ... (as above, when %table is not null)
-    call void %fn(ptr %trans.slot, ..., ptr (gep %a.data, %a0), ptr %lda.slot, ...)
-    %missing = phi i32 [0, call], [BLAS_MISSING, null table]
+    %fn = ... (as above, when %table is not null; the call when %fn is not null)
+    store i64 (sext %m), ptr %m.slot ; ...
+    call void %fn(ptr %trans.slot, ptr %m.slot, ..., ptr (gep %a.data, %a0), ...)
+    %missing = phi i32 [0, call], [BLAS_MISSING, null table or entry]
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from xdsl.dialects.builtin import MemRefType
 
 from tracejit.codegen.context import FunctionEmitter
 from tracejit.codegen.emit_memref import _return_status_if as return_status_if
-from tracejit.codegen.llvm_types import I32, PTR, call_address, storage_type
+from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, storage_type
 from tracejit.ir.lapack_contract import (
     BLAS_MISSING,
     LAPACK_PREFIX,
@@ -58,8 +60,8 @@ def emit_lapack_call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value:
     if is_blas(routine):
         return _emit_blas_call(fx, op, routine, table, null)
     return_status_if(fx, null, LAPACK_MISSING)
-    entry = fx.b.gep(table, [ir.Constant(I32, ROUTINES.index(routine))], source_etype=PTR)
-    routine_address = fx.b.load(entry, typ=PTR)
+    routine_address = _routine_address(fx, table, routine)
+    return_status_if(fx, _is_null(fx, routine_address), LAPACK_MISSING)
     pointers = [_by_reference(fx, value) for value in op.arguments]
     info = fx.entry_alloca(I32, 4)
     pointers.append(info)
@@ -71,19 +73,34 @@ def emit_lapack_call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value:
 def _emit_blas_call(
     fx: FunctionEmitter, op: func.CallOp, routine: str, table: ir.Value, null: ir.Value
 ) -> ir.Value:
-    """The call when the table is not null; BLAS_MISSING when it is (module docstring)."""
+    """The call when the table and the routine's entry are not null; BLAS_MISSING when
+    either is (module docstring)."""
     before = fx.b.block
     with fx.b.if_then(fx.b.not_(null), likely=True):
-        entry = fx.b.gep(table, [ir.Constant(I32, ROUTINES.index(routine))], source_etype=PTR)
-        routine_address = fx.b.load(entry, typ=PTR)
-        pointers = _blas_pointers(fx, list(op.arguments))
-        signature = ir.FunctionType(ir.VoidType(), [PTR] * len(pointers))
-        call_address(fx.b, routine_address, signature, pointers)
-        called = fx.b.block
+        routine_address = _routine_address(fx, table, routine)
+        looked_up = fx.b.block
+        with fx.b.if_then(fx.b.not_(_is_null(fx, routine_address)), likely=True):
+            pointers = _blas_pointers(fx, list(op.arguments))
+            signature = ir.FunctionType(ir.VoidType(), [PTR] * len(pointers))
+            call_address(fx.b, routine_address, signature, pointers)
+            called = fx.b.block
+        ran = fx.b.phi(I32)
+        ran.add_incoming(ir.Constant(I32, 0), called)
+        ran.add_incoming(ir.Constant(I32, BLAS_MISSING), looked_up)
+        after_lookup = fx.b.block
     missing = fx.b.phi(I32)
-    missing.add_incoming(ir.Constant(I32, 0), called)
+    missing.add_incoming(ran, after_lookup)
     missing.add_incoming(ir.Constant(I32, BLAS_MISSING), before)
     return missing
+
+
+def _routine_address(fx: FunctionEmitter, table: ir.Value, routine: str) -> ir.Value:
+    entry = fx.b.gep(table, [ir.Constant(I32, ROUTINES.index(routine))], source_etype=PTR)
+    return fx.b.load(entry, typ=PTR)
+
+
+def _is_null(fx: FunctionEmitter, address: ir.Value) -> ir.Value:
+    return fx.b.icmp_unsigned("==", address, ir.Constant(PTR, None))
 
 
 def _blas_pointers(fx: FunctionEmitter, arguments: list) -> list[ir.Value]:
@@ -94,12 +111,23 @@ def _blas_pointers(fx: FunctionEmitter, arguments: list) -> list[ir.Value]:
         if position and isinstance(arguments[position - 1].type, MemRefType):
             continue  # the position of the memref before it: used there
         if not isinstance(value.type, MemRefType):
-            pointers.append(_by_reference(fx, value))
+            pointers.append(_integer_as_i64(fx, value) or _by_reference(fx, value))
             continue
         element = storage_type(value.type.get_element_type())
         start = fx.get(arguments[position + 1])
         pointers.append(fx.b.gep(fx.memref(value).ptr, [start], source_etype=element))
     return pointers
+
+
+def _integer_as_i64(fx: FunctionEmitter, value) -> ir.Value | None:
+    """An i32 argument in an 8-byte slot holding it as an i64 (module docstring); None for
+    any other argument."""
+    scalar = fx.get(value)
+    if scalar.type != I32:
+        return None
+    slot = fx.entry_alloca(I64, 8)
+    fx.b.store(fx.b.sext(scalar, I64), slot)
+    return slot
 
 
 def _by_reference(fx: FunctionEmitter, value) -> ir.Value:

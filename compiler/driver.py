@@ -78,7 +78,7 @@ def with_host_facts(pipeline: str | Sequence[str]) -> str:
     from tracejit.runtime import lapack
 
     return default_pipeline(
-        target=host_vector_target(), cache_bytes=cache_bytes, blas=lapack.available()
+        target=host_vector_target(), cache_bytes=cache_bytes, blas=lapack.blas_available()
     )
 
 

@@ -22,14 +22,19 @@ int *lda, int *ipiv, double *b, int *ldb, int *info)`).
 
 A module that calls LAPACK has the global TABLE_GLOBAL, a pointer to an array of function
 addresses, one per ROUTINES entry in that order; the loader fills it in
-(runtime/lapack.py). While it is null (SciPy is not installed in this process) a call
-returns the status LAPACK_MISSING (ir/runtime_contract.py).
+(runtime/lapack.py). While it is null, or the routine's entry is (SciPy is not installed in
+this process), a call returns the status LAPACK_MISSING (ir/runtime_contract.py).
 
-BLAS routines (BLAS_ROUTINES, `scipy.linalg.cython_blas`) are called the same way with two
-differences, because compiled code must never fail for want of SciPy where it has a kernel
-of its own (passes/bufferize/blas.py): they have no `info`, and while the table is null the
-call does nothing and returns BLAS_MISSING instead of returning from the kernel, so that the
-caller runs its own kernel. A call returns 0 when the routine ran. Each memref argument of a
+BLAS routines (BLAS_ROUTINES) are called the same way with three differences, because
+compiled code must never fail for want of a BLAS where it has a kernel of its own
+(passes/bufferize/blas.py), and because they may come from either of two libraries: they
+have no `info`; while the table or the routine's entry is null the call does nothing and
+returns BLAS_MISSING instead of returning from the kernel, so that the caller runs its own
+kernel (a call returns 0 when the routine ran); and an integer argument is passed through an
+8-byte slot holding it as an i64. The loader prefers NumPy's own OpenBLAS (bundled with its
+wheels: 64-bit integers, `scipy_dgemm_64_`, which reads the whole slot) to SciPy's
+`cython_blas` (32-bit integers, which reads the slot's first four bytes: the same value on
+a little-endian machine, for any value a 32-bit BLAS takes). Each memref argument of a
 BLAS call is followed by an `index`, the position of the matrix's first element in it (one
 matrix of a batch), and is passed as the address of that element:
 

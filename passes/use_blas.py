@@ -1,4 +1,4 @@
-"""use-blas: mark the matrix products that SciPy's BLAS computes faster than our kernels.
+"""use-blas: mark the matrix products that BLAS computes faster than our kernels.
 
 Expects tensor-level IR (after `fuse-elementwise`). Produces the same IR in which each
 `tj.matmul` that should call BLAS carries the routine family `bufferize` calls for it:
@@ -9,7 +9,8 @@ Expects tensor-level IR (after `fuse-elementwise`). Produces the same IR in whic
 
 `bufferize` (passes/bufferize/blas.py) lowers a marked product to `?gemv` / `?gemm` calls on
 its operands' buffers, reading a 2-D transpose operand in place (BLAS's `trans` flag), with
-our own kernel behind a run-time branch for a process without SciPy. The rule, with the
+our own kernel behind a run-time branch for a process without a BLAS (runtime/lapack.py:
+NumPy's own OpenBLAS, else SciPy's). The rule, with the
 measurements behind it (one thread, a 2-core Rocket Lake, SciPy's OpenBLAS 0.3.x; see
 benchmarks/matmul_bench.py), for float32, float64, complex64 and complex128 only (integers,
 bools and float16 have no BLAS, and NumPy does not use it for them either):
@@ -124,7 +125,7 @@ def mark_blas_products(module: ModuleOp) -> None:
 
 @dataclass(frozen=True)
 class UseBlasPass(ModulePass):
-    """Mark the matrix products that SciPy's BLAS computes faster than our kernels."""
+    """Mark the matrix products that BLAS computes faster than our kernels."""
 
     name = "use-blas"
 

@@ -20,7 +20,7 @@ product of a taller matrix: its rows are contiguous. A product whose B operand i
 too is a loop of calls over the result's batch dims, each at its matrices' first elements
 (a broadcast batch dim stays at 0).
 
-The calls return BLAS_MISSING without SciPy in the process (ir/lapack_contract.py), and
+The calls return BLAS_MISSING without a BLAS in the process (ir/lapack_contract.py), and
 a product with k = 0 must be zeros, which `?gemv` does not write; either way our own
 kernel runs, behind an `scf.if`:
 

@@ -1,6 +1,6 @@
 """LAPACK calls in compiled code (codegen/emit_lapack.py, ir/lapack_contract.py): every
 argument by pointer, the routine's address read from the loader-filled table, `info` the
-call's result, and LAPACK_MISSING while the table is null."""
+call's result, and LAPACK_MISSING while the table or the routine's entry is null."""
 
 import ctypes
 
@@ -32,9 +32,10 @@ def test_a_lapack_call_is_an_indirect_call_with_every_argument_by_pointer():
     assert "tracejit_lapack_dpotrf" not in text  # no function of that name: a table entry
     assert f'%".5" = load ptr, ptr @"{TABLE_GLOBAL}"' in text
     assert f'getelementptr ptr, ptr %".5", i32 {ROUTINES.index("dpotrf")}' in text
-    assert 'store i8 76, ptr %".11"' in text and 'store i32 2, ptr %".13"' in text
+    assert 'icmp eq ptr %".10", null' in text  # the entry, null without SciPy's LAPACK
+    assert 'store i8 76, ptr %".14"' in text and 'store i32 2, ptr %".16"' in text
     # uplo, n, a's data, lda, info: five pointers
-    assert 'call void %".10"(ptr %".11", ptr %".13", ptr %"arg0", ptr %".15", ptr %".17")' in text
+    assert 'call void %".10"(ptr %".14", ptr %".16", ptr %"arg0", ptr %".18", ptr %".20")' in text
     assert f"ret i32 {LAPACK_MISSING}" in text
 
 
@@ -61,5 +62,14 @@ def test_a_null_table_returns_lapack_missing():
     jit = compile_module(parse_cf(POTRF))
     slot = jit.global_address(TABLE_GLOBAL)
     ctypes.c_void_p.from_address(slot).value = None  # as in a process without SciPy
+    status, _, _ = _run(jit, np.eye(2))
+    assert status == LAPACK_MISSING
+
+
+def test_a_null_entry_returns_lapack_missing():
+    """A table of NumPy's own BLAS routines only (SciPy missing): LAPACK's entries are null."""
+    jit = compile_module(parse_cf(POTRF))
+    table = (ctypes.c_void_p * len(ROUTINES))()  # every entry null
+    ctypes.c_void_p.from_address(jit.global_address(TABLE_GLOBAL)).value = ctypes.addressof(table)
     status, _, _ = _run(jit, np.eye(2))
     assert status == LAPACK_MISSING

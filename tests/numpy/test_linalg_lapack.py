@@ -185,6 +185,20 @@ def test_a_kernel_loaded_without_scipy_raises_import_error(monkeypatch):
         f(np.eye(2))
 
 
+def test_a_kernel_loaded_with_numpy_s_blas_only_raises_import_error(monkeypatch):
+    """The table then holds NumPy's BLAS routines and null LAPACK entries."""
+    from tracejit.runtime import lapack
+
+    monkeypatch.setattr(lapack, "_table", lambda: lapack.addresses(scipy=False, numpy_blas=True))
+
+    @tj.function
+    def f(a):
+        return np.linalg.inv(a) @ a
+
+    with pytest.raises(ImportError, match=r"tracejit\[linalg\]"):
+        f(np.eye(2))
+
+
 @tj.function
 def determinants(a):
     return np.linalg.det(a), np.linalg.slogdet(a)

@@ -16,6 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
 from tests.conftest import run_eagerly
+from tracejit.runtime import lapack
 
 pytest.importorskip("scipy", reason="BLAS calls need SciPy (tracejit[linalg])")
 
@@ -171,10 +172,49 @@ def test_our_kernel_answers_when_the_blas_table_is_null(monkeypatch):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
 
 
-def test_without_scipy_the_driver_turns_use_blas_off(monkeypatch):
+def test_without_a_blas_the_driver_turns_use_blas_off(monkeypatch):
     from tracejit.compiler.driver import with_host_facts
     from tracejit.runtime import lapack
 
     assert "use-blas," in with_host_facts("default")
-    monkeypatch.setattr(lapack, "available", lambda: False)
+    monkeypatch.setattr(lapack, "available", lambda: False)  # NumPy's own BLAS is enough
+    assert "use-blas," in with_host_facts("default")
+    monkeypatch.setattr(lapack, "blas_available", lambda: False)
     assert "use-blas{enabled=false}" in with_host_facts("default")
+
+
+numpy_blas = pytest.mark.skipif(
+    lapack._numpy_blas() is None,
+    reason="this NumPy bundles no OpenBLAS of its own (not a PyPI wheel)",
+)
+
+
+@numpy_blas
+def test_blas_comes_from_numpy_s_own_openblas_without_scipy(monkeypatch):
+    """NumPy's wheels bundle OpenBLAS (64-bit integers): BLAS calls use it first, with SciPy
+    or without (SciPy's 32-bit BLAS reads the same integer slots: the next test)."""
+    numpy_gemm = lapack.addresses(scipy=False, numpy_blas=True)
+    assert numpy_gemm is not None
+    assert lapack.routine_address("dgemm") == numpy_gemm[lapack.ROUTINES.index("dgemm")]
+    monkeypatch.setattr(lapack, "_table", lambda: numpy_gemm)
+    function = tj.function(lambda a, x: (a.T @ x, a @ a, x @ x.T))
+    for dtype in FLOATS:
+        a, x = _operands(dtype)[0][:, :64], _operands(dtype)[3]
+        got, want = function(a, x), run_eagerly(function, a, x)
+        assert _calls_blas(function, a, x)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.skipif(
+    not lapack.available(),
+    reason="needs SciPy (pip install tracejit[linalg]) for SciPy's 32-bit BLAS",
+)
+def test_scipy_s_32_bit_blas_reads_the_same_calls(monkeypatch):
+    monkeypatch.setattr(lapack, "_table", lambda: lapack.addresses(scipy=True, numpy_blas=False))
+    function = tj.function(lambda a, x: (a.T @ x, a @ a, x @ x.T))
+    for dtype in FLOATS:
+        a, x = _operands(dtype)[0][:, :64], _operands(dtype)[3]
+        got, want = function(a, x), run_eagerly(function, a, x)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
