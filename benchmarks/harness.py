@@ -23,6 +23,7 @@ from benchmarks import (
     load,
     loop_bench,
     matmul_bench,
+    memory_probe,
     program_bench,
     scale,
 )
@@ -42,11 +43,11 @@ from benchmarks.workloads import WORKLOADS, Workload
 
 SECTIONS = (
     "latency", "cache", "scale", "kernels", "loops", "programs", "fft", "gradients", "linalg",
-    "matmul", "dask", "load",
+    "matmul", "dask", "load", "memory",
 )  # fmt: skip
 DEFAULT_SECTIONS = (
     "latency", "cache", "kernels", "loops", "programs", "fft", "gradients", "linalg", "matmul",
-    "dask", "load",
+    "dask", "load", "memory",
 )  # fmt: skip
 
 
@@ -294,6 +295,8 @@ def run(args: argparse.Namespace) -> int:
         rows = load.run_load(quick=args.quick)
         load.report(rows)
         report["load"] = rows
+    if "memory" in sections:
+        report["memory"] = memory_probe.report(args.quick)
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=2, default=str))
     print(f"\nwrote {args.json}")

@@ -20,6 +20,9 @@ the C heap. "slope" is the trimmed growth per function since the previous checkp
     full      the whole call (ctypes entry points, the runtime binding): the default
 
     python -m benchmarks.memory_probe --counts 200,500,1000 --stage full
+
+`make bench`'s "memory" section (`report`) runs it in a fresh interpreter, whole calls, and
+checks issue 39's bound: 1,000 functions compiled and dropped leave at most 20 MB, as RSS is.
 """
 
 from __future__ import annotations
@@ -27,7 +30,10 @@ from __future__ import annotations
 import argparse
 import ctypes
 import gc
+import json
 import os
+import subprocess
+import sys
 
 import numpy as np
 
@@ -155,21 +161,43 @@ def measure(stage: str, counts: list[int], warmup: int) -> list[dict]:
     return rows
 
 
+BOUND_BYTES_PER_1000 = 20 * 10**6
+
+
+def report(quick: bool) -> list[dict]:
+    """The probe in a fresh interpreter (whole calls), its table, and the bound's check."""
+    counts = "100" if quick else "200,1000"
+    command = [sys.executable, "-m", "benchmarks.memory_probe", "--counts", counts, "--json"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    rows = json.loads(done.stdout.splitlines()[-1])
+    print("\n== memory: functions compiled and dropped (fresh interpreter, tiering off) ==")
+    print(done.stdout.split("\n", 1)[1].rsplit("\n", 2)[0])
+    last = rows[-1]
+    per_1000 = last["kib_per_function"] * 1024 * 1000
+    verdict = "met" if per_1000 <= BOUND_BYTES_PER_1000 else "NOT met"
+    print(f"RSS as it is: {per_1000 / 1e6:.1f} MB per 1,000 functions (bound 20 MB: {verdict})")
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.memory_probe")
     parser.add_argument("--stage", choices=STAGES, default="full")
     parser.add_argument("--counts", default="200,500,1000",
                         help="comma-separated checkpoints (cumulative numbers of functions)")
     parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--json", action="store_true", help="also print the rows as JSON, last")
     args = parser.parse_args()
     tj.config.set_tiered_compilation(False)
     counts = sorted(int(c) for c in args.counts.split(","))
     print(f"stage {args.stage}, warm-up {args.warmup} functions, RSS {rss() / 2**20:.1f} MiB")
     print(f"{'functions':>9} {'RSS MiB':>9} {'KiB/function':>13} {'trimmed':>9} {'slope':>7}")
-    for row in measure(args.stage, counts, args.warmup):
+    rows = measure(args.stage, counts, args.warmup)
+    for row in rows:
         print(f"{row['functions']:>9} {row['rss_mib']:>9.1f} {row['kib_per_function']:>13.1f}"
               f" {row['trimmed_kib_per_function']:>9.1f}"
               f" {row['trimmed_kib_per_function_since']:>7.1f}")
+    if args.json:
+        print(json.dumps(rows))
 
 
 if __name__ == "__main__":
