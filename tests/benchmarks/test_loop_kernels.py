@@ -44,8 +44,8 @@ def test_jax_versions_match_numpy():
 
 
 def test_the_group_runs_and_prints_its_table(capsys):
-    results = loop_bench.report(quick=True, sizes=(6, 12), peers=False)
-    assert [(r["key"], r["n"]) for r in results] == [(k, n) for k in KEYS for n in (6, 12)]
+    results = loop_bench.report(quick=True, sizes=(6,), peers=False)  # one compile each
+    assert [(r["key"], r["n"]) for r in results] == [(k, 6) for k in KEYS]
     for r in results:
         assert r["numpy"]["status"] == "ok" and r["tracejit"]["status"] == "ok", r
         assert r["tracejit"]["warnings"] == [], r  # no loop unrolled, nothing refused
