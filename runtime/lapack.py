@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import importlib.util
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,8 @@ def addresses(scipy: bool, numpy_blas: bool) -> ctypes.Array | None:
     table = []
     for routine in ROUTINES:
         ours = numpy_routine(routine) if numpy_routine and is_blas(routine) else None
+        if is_blas(routine) and sys.byteorder != "little":  # a 32-bit BLAS would read the
+            scipy_routines.pop(routine, None)  # i64 slots' high halves (lapack_contract.py)
         table.append(ours or scipy_routines.get(routine, 0))
     if not any(table):
         return None
