@@ -37,6 +37,7 @@ from benchmarks.timing import (
     format_seconds,
     format_table,
     median_seconds,
+    on_one_cpu,
     settle_compiles,
 )
 from benchmarks.workloads import WORKLOADS, Workload
@@ -243,6 +244,23 @@ def environment(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def _workloads(keys: list[str], budget: Budget, threads: int) -> list[dict]:
+    """W1-W9 on every implementation, their table (and the threads' speedups)."""
+    impls, notes = all_impls()
+    for note in notes:
+        print(f"  {note}")
+    results = []
+    for key in keys:
+        results += run_workload(WORKLOADS[key], impls, budget, threads)
+    print()
+    print(results_table(results))
+    if threads > 1:
+        print()
+        print(threads_table(results, threads))
+    print("NumPy/this > 1 means faster than NumPy; W4's time is for all 1000 calls.")
+    return [asdict(r) for r in results]
+
+
 def run(args: argparse.Namespace) -> int:
     import tracejit as tj
 
@@ -253,20 +271,14 @@ def run(args: argparse.Namespace) -> int:
     keys, sections = chosen.workloads, chosen.sections
     report: dict[str, Any] = {"environment": environment(args)}
     print(f"tracejit benchmarks, {report['environment']}")
+    # "one thread" for every peer: XLA's CPU runtime uses both cores whatever XLA_FLAGS say
+    # (timing.on_one_cpu); not for the sections that measure first calls, threads or memory
+    pinned = args.threads == 1
+    if pinned:
+        print("  one thread: the timed sections run with every thread on one CPU")
     if keys:
-        impls, notes = all_impls()
-        for note in notes:
-            print(f"  {note}")
-        results = []
-        for key in keys:
-            results += run_workload(WORKLOADS[key], impls, budget, args.threads)
-        print()
-        print(results_table(results))
-        if args.threads > 1:
-            print()
-            print(threads_table(results, args.threads))
-        print("NumPy/this > 1 means faster than NumPy; W4's time is for all 1000 calls.")
-        report["workloads"] = [asdict(r) for r in results]
+        with on_one_cpu(pinned):
+            report["workloads"] = _workloads(keys, budget, args.threads)
     if "latency" in sections:
         report["first_call"] = latency.report_first_call(args.quick)
         report["tiered"] = latency.report_tiered(args.quick)
@@ -274,20 +286,20 @@ def run(args: argparse.Namespace) -> int:
         report["cache"] = latency.report_cache_hit(args.quick)
     if "scale" in sections:
         report["scale"] = scale.report(args.quick)
-    if "gradients" in sections:
-        report["gradients"] = gradients.report(args.quick)
-    if "linalg" in sections:
-        report["linalg"] = linalg_bench.report(args.quick)
-    if "matmul" in sections:
-        report["matmul"] = matmul_bench.report(args.quick)
-    if "kernels" in sections:
-        report["kernels"] = kernel_bench.report(args.quick, chosen.kernels)
-    if "loops" in sections:
-        report["loops"] = loop_bench.report(args.quick, chosen.loops, args.loop_sizes)
-    if "programs" in sections:
-        report["programs"] = program_bench.report(args.quick)
+    timed = {
+        "gradients": lambda: gradients.report(args.quick),
+        "linalg": lambda: linalg_bench.report(args.quick),
+        "matmul": lambda: matmul_bench.report(args.quick),
+        "kernels": lambda: kernel_bench.report(args.quick, chosen.kernels),
+        "loops": lambda: loop_bench.report(args.quick, chosen.loops, args.loop_sizes),
+        "programs": lambda: program_bench.report(args.quick),
+        "fft": lambda: fft_bench.report(args.quick),
+    }
+    for section, measure in timed.items():
+        if section in sections:
+            with on_one_cpu(pinned):
+                report[section] = measure()
     if "fft" in sections:
-        report["fft"] = fft_bench.report(args.quick)
         report["fft_accuracy"] = fft_accuracy.report(args.quick)
     if "dask" in sections:
         report["dask"] = dask_bench.report(args.quick)

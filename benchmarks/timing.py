@@ -64,7 +64,11 @@ def settle_compiles() -> None:
 
 def median_seconds(run: Callable[[], Any], budget: Budget) -> float:
     """The median time of one `run()` call; the caller has called `run` once already (the
-    compile and the check against NumPy), so the first timed call is a sample too."""
+    compile and the check against NumPy), so the first timed call is a sample too. Waits
+    for tracejit's background compiles first: one still running would share the CPU with
+    the calls timed (pinned to one CPU, NumPy's GEMM took twice its time beside one), and
+    the calls of a function still interpreted would time NumPy."""
+    settle_compiles()
     start = time.perf_counter()
     run()
     once = max(time.perf_counter() - start, 1e-9)

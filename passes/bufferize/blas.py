@@ -18,7 +18,8 @@ buffer, which writes one triangle; a loop nest copies it into the other.
 A stack of matrices times one matrix or vector (`A[r, q, :] @ C4` for all r, q) is one
 product of a taller matrix: its rows are contiguous. A product whose B operand is a stack
 too is a loop of calls over the result's batch dims, each at its matrices' first elements
-(a broadcast batch dim stays at 0).
+(a broadcast batch dim stays at 0); so is a stack of real matrices of fewer than
+TALL_MIN_ROWS rows each times one matrix (`_per_matrix`), as NumPy calls it.
 
 The calls return BLAS_MISSING without a BLAS in the process (ir/lapack_contract.py), and
 a product with k = 0 must be zeros, which `?gemv` does not write; either way our own
@@ -36,8 +37,15 @@ from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, NoneAttr, StringAttr, i32
-from xdsl.ir import SSAValue
+from xdsl.dialects.builtin import (
+    ComplexType,
+    IntegerAttr,
+    MemRefType,
+    NoneAttr,
+    StringAttr,
+    i32,
+)
+from xdsl.ir import Attribute, SSAValue
 
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.matmul import MatmulOp
@@ -92,9 +100,10 @@ def call_blas(
     """Emit the BLAS calls computing `op` into `output`; an i1: whether our kernel must run
     instead (module docstring)."""
     b = bufferizer.builder
-    sizes = _Sizes.of(bufferizer, lhs, rhs)
-    batch = _batch_dims(bufferizer, op, lhs, rhs, output)
     element = element_of(op.result)
+    per_matrix = _per_matrix(lhs, rhs, element)
+    sizes = _Sizes.of(bufferizer, lhs, rhs, per_matrix)
+    batch = _batch_dims(bufferizer, op, lhs, rhs, output, per_matrix)
     letter = letter_of(element)
     constants = (scalar.constant(b, 1, element), scalar.constant(b, 0, element))
 
@@ -109,6 +118,25 @@ def call_blas(
         return _gemm(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts)
 
     return _own_needed(b, _over_batches(b, batch, one_product), sizes)
+
+
+# Rows per matrix from which a stack of real matrices times one matrix is one tall `?gemm`
+# rather than a call per matrix. Measured (OpenBLAS 0.3.31, one thread, Zen 4; time of the
+# tall call over the calls per matrix): 64 x 64x64 @ 64x64 1.19 (float32), 1.26
+# (float64); 400 x 20x128 1.09, 1.28; 150 x 140x160 0.97, 1.05; 20 x 500x300 0.99, 1.02;
+# 10 x 1000x64 0.98, 0.92. OpenBLAS packs a tall matrix for its big kernel, which pays off
+# only for matrices of many rows; calls per matrix of few rows take its small-matrix path.
+# For complex128 the tall call was as fast or faster at every shape (0.86-1.00).
+TALL_MIN_ROWS = 256
+
+
+def _per_matrix(lhs: Operand, rhs: Operand, element: Attribute) -> bool:
+    """Whether a stack of A times one matrix B is a call per matrix (module docstring)."""
+    if lhs.rank < 3 or rhs.rank != 2 or lhs.transposed or isinstance(element, ComplexType):
+        return False
+    assert isinstance(lhs.buffer.type, MemRefType)
+    rows = lhs.buffer.type.get_shape()[-2]
+    return 0 <= rows < TALL_MIN_ROWS  # a dim known only at run time (-1): one tall call
 
 
 def _own_needed(b: Builder, missing: SSAValue, sizes: _Sizes) -> SSAValue:
@@ -128,12 +156,15 @@ class _Sizes:
     k: SSAValue
 
     @staticmethod
-    def of(bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand) -> _Sizes:
+    def of(
+        bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand, per_matrix: bool
+    ) -> _Sizes:
         b = bufferizer.builder
         one = index_constant(b, 1)
         k = lhs.dim(bufferizer, -1)
         n = rhs.dim(bufferizer, -1) if rhs.rank > 1 else one
-        rows = range(lhs.rank - 1) if rhs.rank <= 2 else range(lhs.rank - 2, lhs.rank - 1)
+        tall = rhs.rank <= 2 and not per_matrix
+        rows = range(lhs.rank - 1) if tall else range(lhs.rank - 2, lhs.rank - 1)
         m = one
         for d in rows:
             m = mul(b, m, lhs.dim(bufferizer, d))
@@ -150,10 +181,16 @@ class _Batch:
 
 
 def _batch_dims(
-    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand, output: SSAValue
+    bufferizer: FunctionBufferizer,
+    op: MatmulOp,
+    lhs: Operand,
+    rhs: Operand,
+    output: SSAValue,
+    per_matrix: bool,
 ) -> _Batch:
-    """No loop when B is one matrix or vector (the stack of A is one tall matrix)."""
-    if rhs.rank <= 2:
+    """No loop when B is one matrix or vector (the stack of A is one tall matrix), unless
+    `per_matrix`."""
+    if rhs.rank <= 2 and not per_matrix:
         return _Batch([], [])
     out_shape = op.result.type.get_shape()
     loops = len(out_shape) - (lhs.rank > 1) - 1

@@ -218,3 +218,21 @@ def test_scipy_s_32_bit_blas_reads_the_same_calls(monkeypatch):
         got, want = function(a, x), run_eagerly(function, a, x)
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+
+
+def _name(dtype) -> str:
+    return np.dtype(dtype).name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex128], ids=_name)
+@pytest.mark.parametrize("shape", [(3, 40, 32), (2, 300, 16), (2, 3, 24, 16)], ids=str)
+def test_a_stack_times_one_matrix_per_matrix_or_tall(dtype, shape):
+    """Real matrices of few rows: a call per matrix; of many rows, or complex: one tall call
+    (bufferize/blas.py's TALL_MIN_ROWS). Both equal NumPy's product."""
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal(shape) + 0.5).astype(dtype)
+    b = rng.standard_normal((shape[-1], 24)).astype(dtype)  # not narrow (use_blas.py)
+    function = tj.function(lambda a, b: a @ b)
+    got, want = function(a, b), run_eagerly(function, a, b)
+    assert _calls_blas(function, a, b)
+    _assert_close({"product": got}, {"product": want}, dtype)

@@ -33,6 +33,18 @@ builtin.module {
     %c = tj.matmul %a, %b {blas = "gemm"} : (tensor<4x8x8xf32>, tensor<1x8x8xf32>) -> tensor<4x8x8xf32>
     func.return %c : tensor<4x8x8xf32>
   }
+
+  // A stack of real matrices of few rows times one matrix: a call per matrix (as NumPy's)
+  func.func @short_matrices(%a: tensor<3x20x16xf64>, %b: tensor<16x8xf64>) -> tensor<3x20x8xf64> {
+    %c = tj.matmul %a, %b {blas = "gemm"} : (tensor<3x20x16xf64>, tensor<16x8xf64>) -> tensor<3x20x8xf64>
+    func.return %c : tensor<3x20x8xf64>
+  }
+
+  // ... of many rows: one tall call, m = 2 x 300 rows
+  func.func @tall_matrices(%a: tensor<2x300x16xf32>, %b: tensor<16x8xf32>) -> tensor<2x300x8xf32> {
+    %c = tj.matmul %a, %b {blas = "gemm"} : (tensor<2x300x16xf32>, tensor<16x8xf32>) -> tensor<2x300x8xf32>
+    func.return %c : tensor<2x300x8xf32>
+  }
 }
 
 // A second signature of a routine is a second declaration (ir/lapack_contract.py).
@@ -87,3 +99,20 @@ builtin.module {
 // CHECK:           func.call @tracejit_lapack_sgemm_1(
 // CHECK:           scf.yield
 // CHECK:         arith.cmpi ne, %[[ALL]]
+
+// CHECK:       func.func @short_matrices(%[[A:.*]]: memref<3x20x16xf64>, %[[B:.*]]: memref<16x8xf64>, %[[C:.*]]: memref<3x20x8xf64>) {
+// CHECK:         %[[ROWS:.*]] = arith.constant 20 : index
+// CHECK:         %[[M:.*]] = arith.muli %{{.*}}, %[[ROWS]] : index
+// CHECK:         %[[STACK:.*]] = arith.constant 3 : index
+// CHECK:         %[[ALL:.*]] = scf.for %[[P:.*]] = %{{.*}} to %[[STACK]] step %{{.*}} iter_args(%{{.*}} = %{{.*}}) -> (i32) {
+// CHECK:           %[[AT:.*]] = arith.muli %[[P]], %{{.*}} : index
+// CHECK:           %[[M32:.*]] = arith.index_cast %[[M]] : index to i32
+// CHECK:           func.call @tracejit_lapack_dgemm(%{{.*}}, %{{.*}}, %{{.*}}, %[[M32]], %{{.*}}, %{{.*}}, %[[B]], %{{.*}}, %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %[[C]], %{{.*}}, %{{.*}})
+// CHECK:           scf.yield
+// CHECK:         arith.cmpi ne, %[[ALL]]
+
+// CHECK:       func.func @tall_matrices(
+// CHECK-NOT:     scf.for
+// CHECK:         %[[M:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK:         func.call @tracejit_lapack_sgemm{{(_[0-9]+)?}}(
+// CHECK:         scf.if
