@@ -272,10 +272,11 @@ def run(args: argparse.Namespace) -> int:
     report: dict[str, Any] = {"environment": environment(args)}
     print(f"tracejit benchmarks, {report['environment']}")
     # "one thread" for every peer: XLA's CPU runtime uses both cores whatever XLA_FLAGS say
-    # (timing.on_one_cpu); not for the sections that measure first calls, threads or memory
+    # (timing.on_one_cpu): the sections with JAX beside us (and matmul, NumPy's BLAS only);
+    # not those whose peers keep to one thread or that measure threads or memory
     pinned = args.threads == 1
     if pinned:
-        print("  one thread: the timed sections run with every thread on one CPU")
+        print("  one thread: the sections with JAX run with every thread on one CPU")
     if keys:
         with on_one_cpu(pinned):
             report["workloads"] = _workloads(keys, budget, args.threads)
@@ -286,18 +287,18 @@ def run(args: argparse.Namespace) -> int:
         report["cache"] = latency.report_cache_hit(args.quick)
     if "scale" in sections:
         report["scale"] = scale.report(args.quick)
-    timed = {
-        "gradients": lambda: gradients.report(args.quick),
-        "linalg": lambda: linalg_bench.report(args.quick),
-        "matmul": lambda: matmul_bench.report(args.quick),
-        "kernels": lambda: kernel_bench.report(args.quick, chosen.kernels),
-        "loops": lambda: loop_bench.report(args.quick, chosen.loops, args.loop_sizes),
-        "programs": lambda: program_bench.report(args.quick),
-        "fft": lambda: fft_bench.report(args.quick),
+    timed = {  # section: (its report, pinned)
+        "gradients": (lambda: gradients.report(args.quick), pinned),
+        "linalg": (lambda: linalg_bench.report(args.quick), pinned),
+        "matmul": (lambda: matmul_bench.report(args.quick), pinned),
+        "kernels": (lambda: kernel_bench.report(args.quick, chosen.kernels), False),
+        "loops": (lambda: loop_bench.report(args.quick, chosen.loops, args.loop_sizes), pinned),
+        "programs": (lambda: program_bench.report(args.quick), False),
+        "fft": (lambda: fft_bench.report(args.quick), pinned),
     }
-    for section, measure in timed.items():
+    for section, (measure, pin) in timed.items():
         if section in sections:
-            with on_one_cpu(pinned):
+            with on_one_cpu(pin):
                 report[section] = measure()
     if "fft" in sections:
         report["fft_accuracy"] = fft_accuracy.report(args.quick)

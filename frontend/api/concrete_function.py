@@ -14,7 +14,6 @@ from __future__ import annotations
 import inspect
 import threading
 import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -52,7 +51,7 @@ from tracejit.runtime.runtime_errors import raise_for_status
 from tracejit.runtime.structure import TreeDef, flatten, leaf_owner, unflatten
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     from xdsl.dialects import func
     from xdsl.dialects.builtin import ModuleOp
@@ -60,6 +59,7 @@ if TYPE_CHECKING:
 
     from tracejit.codegen.jit import JitModule
     from tracejit.compiler.ir_display import HighlightedIR
+    from tracejit.runtime.callbacks import CallbackSet
 
 
 class Graph:
@@ -460,7 +460,8 @@ class ConcreteFunction:
         release_gil = not is_small_kernel(self.record.program)
         entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
         program = self.record.program
-        kernel_call = build_fast_call(entry, program, _weak_method(self._fast_status))
+        on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
+        kernel_call = build_fast_call(entry, program, on_status)
         statics = self.record.static_keys
         if kernel_call is None or not statics:  # then every argument is a kernel input
             return kernel_call
@@ -469,11 +470,6 @@ class ConcreteFunction:
         if not flat or any(type(v) not in PYTHON_NUMBERS for v in values.values()):
             return None  # objects are keyed by identity: the slow path checks them
         return with_python_values(kernel_call, program, values, leaf_key)
-
-    def _fast_status(self, status: int) -> Any:
-        if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
-            return SLOW_PATH  # trace is needed)
-        self._raise(status)
 
     # --- calling ---------------------------------------------------------------------
     def __call__(self, *args: object, **kwargs: object) -> Any:
@@ -601,14 +597,7 @@ class ConcreteFunction:
         return variable._buffer
 
     def _raise(self, status: int) -> None:
-        """Raise what a non-zero kernel status means: a failed check, or the exception a
-        run-time callback (py_function) raised."""
-        message = self._messages[status - 1] if 0 < status <= len(self._messages) else ""
-        if message.startswith(CALLBACK_ERROR) and self._callbacks is not None:
-            error = self._callbacks.take_error()
-            if error is not None:
-                raise error
-        raise_for_status(status, self._messages)
+        _raise_for(status, self._messages, self._callbacks)
 
     def call_symbolic(self, leaves: list[Any]) -> Any:
         """Stage a call of this trace inside the function being traced now."""
@@ -696,15 +685,28 @@ def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray
     return array
 
 
-def _weak_method(method: Callable[[int], Any]) -> Callable[[int], Any]:
-    """`method` through a weak reference to its object: the fast call is held by the object
-    itself, and a cycle would keep a dropped function (and its machine code) until Python's
-    full garbage collection, which in a process with many long-lived objects is rare."""
-    weak = weakref.WeakMethod(method)
+def _raise_for(status: int, messages: Sequence[str], callbacks: CallbackSet | None) -> None:
+    """Raise what a non-zero kernel status means: a failed check, or the exception a
+    run-time callback (py_function) raised."""
+    message = messages[status - 1] if 0 < status <= len(messages) else ""
+    if message.startswith(CALLBACK_ERROR) and callbacks is not None:
+        error = callbacks.take_error()
+        if error is not None:
+            raise error
+    raise_for_status(status, messages)
 
-    def call(status: int) -> Any:
-        bound = weak()
-        assert bound is not None  # its object holds the fast call that calls this
-        return bound(status)
 
-    return call
+def _status_handler(
+    messages: Sequence[str], callbacks: CallbackSet | None
+) -> Callable[[int], Any]:
+    """What the fast call does with a non-zero status. It holds what it needs, not the
+    ConcreteFunction: the ConcreteFunction holds the fast call, and a cycle would keep a
+    dropped function (and its machine code) until Python's full garbage collection, rare
+    in a process of many long-lived objects (design.md, codegen/)."""
+
+    def on_status(status: int) -> Any:
+        if status in ENTRY_POINT_ANSWERS:  # the entry point declined (a copy or another
+            return SLOW_PATH  # trace is needed)
+        _raise_for(status, messages, callbacks)
+
+    return on_status
