@@ -349,7 +349,7 @@ class Function(Generic[P, R]):
         """`fast`, which on its first success also tells the retracing monitor that a call
         did not trace (so later fast calls need not check it, ~0.1 us each)."""
 
-        weak_self = weakref.ref(self)  # `first` is held by self: no cycle (see _weak_method)
+        weak_self = weakref.ref(self)  # `first` is held by self: no cycle (design.md)
 
         def first(args: tuple) -> Any:
             result = fast(args)
