@@ -39,7 +39,7 @@ slow = pytest.mark.skipif(not SLOW, reason="long form: set TRACEJIT_SLOW=1 (minu
 # it is, untrimmed: ~35 KiB per Function while the fast-call closures held their Function and
 # ConcreteFunction in cycles (engines freed in bulk by the full collections); ~2.2 since.
 PER_FUNCTION_BYTES = 20 * 1024 * 1024 // 1000
-SHORT_RUN_PER_FUNCTION_BYTES = 2 * PER_FUNCTION_BYTES  # 120 Functions: arenas still growing
+SHORT_RUN_PER_FUNCTION_BYTES = 2 * PER_FUNCTION_BYTES  # 60 Functions: arenas still growing
 HEAP_PER_FUNCTION_BYTES = 6 * 1024  # C heap in use (glibc's mallinfo2), all native leaks
 
 
@@ -88,7 +88,7 @@ def test_10k_calls_with_a_dynamic_tensor_array_keep_memory_flat():
 
 
 def test_dropped_functions_release_their_engines():
-    check_released(120, SHORT_RUN_PER_FUNCTION_BYTES)
+    check_released(60, SHORT_RUN_PER_FUNCTION_BYTES)
 
 
 @pytest.mark.slow

@@ -75,7 +75,7 @@ def forward_and_inverse(x, n, axis, norm):
     return np.fft.fft(x, n=n, axis=axis, norm=norm), np.fft.ifft(x, n=n, axis=axis, norm=norm)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(
     data=st.data(),
     dtype=st.sampled_from(DTYPES),
@@ -99,7 +99,7 @@ def real_transforms(x, n, axis, norm):
     return spectrum, np.fft.irfft(spectrum, n=n, axis=axis, norm=norm)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=15, deadline=None)
 @given(
     data=st.data(),
     dtype=st.sampled_from([np.float32, np.float64, np.int16]),

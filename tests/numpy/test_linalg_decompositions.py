@@ -65,7 +65,7 @@ def eigh_upper(a):
     return np.linalg.eigh(a, UPLO="U"), np.linalg.eigvalsh(a, UPLO="U")
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, n=sides, upper=st.booleans(),
        seed=st.integers(0, 2**16))  # fmt: skip
 def test_eigh_matches_numpy(dtype, batch, n, upper, seed):
@@ -93,7 +93,7 @@ def svd_all(a):
     return np.linalg.svd(a), reduced, np.linalg.svd(a, compute_uv=False)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, m=sides, n=sides, seed=st.integers(0, 2**16))
 def test_svd_matches_numpy(dtype, batch, m, n, seed):
     rng = np.random.default_rng(seed)
@@ -124,7 +124,7 @@ def qr_all(a):
     return np.linalg.qr(a), np.linalg.qr(a, mode="complete"), np.linalg.qr(a, mode="r")
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, m=sides, n=sides, seed=st.integers(0, 2**16))
 def test_qr_matches_numpy(dtype, batch, m, n, seed):
     rng = np.random.default_rng(seed)
@@ -154,7 +154,7 @@ def lstsq_rcond(a, b, rcond):
     return np.linalg.lstsq(a, b, rcond=rcond)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), m=sides, n=sides, k=st.integers(0, 3),
        vector=st.booleans(), deficient=st.booleans(), seed=st.integers(0, 2**16))  # fmt: skip
 def test_lstsq_matches_numpy(dtype, m, n, k, vector, deficient, seed):

@@ -64,7 +64,7 @@ batches = st.sampled_from([(), (1,), (3,), (2, 3)])
 sides = st.integers(0, 6)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(
     dtype=st.sampled_from(DTYPES), batch=batches, n=sides, k=st.integers(0, 4),
     vector=st.booleans(), seed=st.integers(0, 2**16),
@@ -76,7 +76,7 @@ def test_solve_matches_numpy(dtype, batch, n, k, vector, seed):
     assert_same(solve(a, b), np.linalg.solve(a, b), rtol=rtol(dtype), atol=rtol(dtype))
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, n=sides, seed=st.integers(0, 2**16))
 def test_inv_and_cholesky_match_numpy(dtype, batch, n, seed):
     rng = np.random.default_rng(seed)
@@ -204,7 +204,7 @@ def determinants(a):
     return np.linalg.det(a), np.linalg.slogdet(a)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, n=sides, seed=st.integers(0, 2**16))
 def test_det_and_slogdet_match_numpy(dtype, batch, n, seed):
     rng = np.random.default_rng(seed)

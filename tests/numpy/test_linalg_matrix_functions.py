@@ -35,7 +35,7 @@ def pinv(a):
     return np.linalg.pinv(a)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, m=st.integers(0, 5), n=st.integers(0, 5),
        seed=st.integers(0, 2**16))  # fmt: skip
 def test_pinv_matches_numpy(dtype, batch, m, n, seed):
@@ -68,7 +68,7 @@ def ranks(a):
     return np.linalg.matrix_rank(a), np.linalg.matrix_rank(a, tol=0.5)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, m=st.integers(0, 5), n=st.integers(0, 5),
        rank=st.integers(0, 5), seed=st.integers(0, 2**16))  # fmt: skip
 def test_matrix_rank_matches_numpy(dtype, batch, m, n, rank, seed):
@@ -99,7 +99,7 @@ def test_matrix_rank_of_vectors_and_hermitian():
 ORDERS = [None, 2, -2, 1, -1, np.inf, -np.inf, "fro", "nuc"]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=18, deadline=None)
 @given(dtype=st.sampled_from(DTYPES), batch=batches, n=st.integers(1, 5), p=st.sampled_from(ORDERS),
        seed=st.integers(0, 2**16))  # fmt: skip
 def test_cond_matches_numpy(dtype, batch, n, p, seed):

@@ -220,7 +220,7 @@ def small_dtype_cases(draw):
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.filterwarnings("ignore::tracejit.RetracingWarning")  # a new shape per example
-@settings(max_examples=30, deadline=None)  # each example compiles a ~23-reduction kernel
+@settings(max_examples=18, deadline=None)  # each example compiles a ~23-reduction kernel
 @given(case=small_dtype_cases())
 def test_small_dtype_reductions_match_numpy(case):
     check(*case)

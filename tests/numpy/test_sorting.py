@@ -48,7 +48,7 @@ def check(function, *args):
     return compiled
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=36, deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(DTYPES), shape=shapes)
 def test_sort_and_stable_argsort_match_numpy(data, dtype, shape):
     x = data.draw(hnp.arrays(dtype, shape, elements=elements(dtype)), label="x")
@@ -286,7 +286,7 @@ def test_radix_no_access_leaves_its_buffers(monkeypatch):
             assert_stably_sorted(x, *g(x))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=24, deadline=None)
 @given(data=st.data(), dtype=st.sampled_from(DTYPES))
 def test_radix_against_numpy(data, dtype):
     """Lines long enough for the radix sort, values with many ties (hypothesis)."""
