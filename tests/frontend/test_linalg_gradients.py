@@ -37,7 +37,7 @@ batches = st.sampled_from([(), (2,), (2, 1)])
 sides = st.integers(1, 4)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(batch=batches, n=sides, k=st.integers(1, 3), seed=st.integers(0, 2**16))
 def test_solve_and_inv(batch, n, k, seed):
     rng = np.random.default_rng(seed)
@@ -50,7 +50,7 @@ def test_solve_and_inv(batch, n, k, seed):
     check_gradient(lambda a: np.linalg.inv(a) * square_weights, a)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(batch=batches, n=sides, seed=st.integers(0, 2**16))
 def test_det_and_slogdet(batch, n, seed):
     rng = np.random.default_rng(seed)
@@ -60,7 +60,7 @@ def test_det_and_slogdet(batch, n, seed):
     check_gradient(lambda a: np.linalg.slogdet(a)[0] * np.linalg.slogdet(a)[1], a, rtol=1e-4)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(batch=batches, n=sides, upper=st.booleans(), seed=st.integers(0, 2**16))
 def test_cholesky(batch, n, upper, seed):
     rng = np.random.default_rng(seed)
@@ -85,7 +85,7 @@ def distinct_spectrum(rng, shape):
     return q @ (np.arange(1.0, n + 1)[:, None] * np.swapaxes(q, -1, -2))
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(batch=batches, n=sides, upper=st.booleans(), seed=st.integers(0, 2**16))
 def test_eigh_values_and_vectors(batch, n, upper, seed):
     rng = np.random.default_rng(seed)
@@ -102,7 +102,7 @@ def test_eigh_values_and_vectors(batch, n, upper, seed):
     check_gradient(lambda a: sum(np.sum(t) for t in both(a)), h, rtol=1e-4, atol=1e-5)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(batch=batches, m=sides, n=sides, seed=st.integers(0, 2**16))
 def test_singular_values(batch, m, n, seed):
     rng = np.random.default_rng(seed)

@@ -49,7 +49,7 @@ def sides(max_side=20):
 
 
 # --- bincount ------------------------------------------------------------------------------
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=7, deadline=None)
 @given(
     dtype=st.sampled_from([np.int8, np.uint8, np.int32, np.int64, np.uint32, np.uint64, np.bool_]),
     data=st.data(),
@@ -107,7 +107,7 @@ def test_bincount_refuses_what_numpy_refuses_while_tracing():
 
 
 # --- histogram -----------------------------------------------------------------------------
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(dtype=st.sampled_from(FLOATS), data=st.data())
 def test_histogram_uniform_bins_with_a_range(dtype, data):
     a = data.draw(floats(dtype, data.draw(sides())))
@@ -118,7 +118,7 @@ def test_histogram_uniform_bins_with_a_range(dtype, data):
     three_ways(lambda a: np.histogram(a, bins, range=(int(low), int(high) + 1)), a)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(dtype=st.sampled_from([*FLOATS, np.int32, np.int64, np.uint8]), data=st.data())
 def test_histogram_uniform_bins_from_the_data(dtype, data):
     n = data.draw(st.integers(1, 30))
@@ -131,7 +131,7 @@ def test_histogram_uniform_bins_from_the_data(dtype, data):
     three_ways(lambda a: np.histogram(a, bins, density=True), a, rtol=1e-5)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=7, deadline=None)
 @given(data=st.data())
 def test_histogram_weights(data):
     n = data.draw(st.integers(0, 25))
@@ -148,7 +148,7 @@ def test_histogram_weights(data):
     three_ways(lambda a, w: np.histogram(a, 5, range=(-50, 50), weights=w), a, iw)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(dtype=st.sampled_from([*FLOATS, np.int64]), data=st.data())
 def test_histogram_explicit_edges_close_the_last_bin(dtype, data):
     n = data.draw(sides())
@@ -198,7 +198,7 @@ def test_histogram_errors_as_numpy():
 
 
 # --- histogram2d ---------------------------------------------------------------------------
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(dtype=st.sampled_from(FLOATS), data=st.data())
 def test_histogram2d(dtype, data):
     n = data.draw(st.integers(1, 20))
@@ -213,7 +213,7 @@ def test_histogram2d(dtype, data):
 
 
 # --- searchsorted, digitize, interp --------------------------------------------------------
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(dtype=st.sampled_from([*FLOATS, np.int32, np.uint8]), data=st.data())
 def test_searchsorted(dtype, data):
     if np.dtype(dtype).kind == "f":
@@ -241,7 +241,7 @@ def test_searchsorted_of_a_run_time_length_and_nan_last():
         three_ways(lambda a, v: np.searchsorted(a, v), a[:n], v, signature=signature)
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data(), right=st.booleans(), increasing=st.booleans())
 def test_digitize(data, right, increasing):
     bins = np.sort(data.draw(floats(np.float64, data.draw(st.integers(1, 8)), nan=False)))
@@ -261,7 +261,7 @@ def test_digitize_refuses_unordered_bins():
         tj.function(lambda x, b: np.digitize(x, b))(np.ones(2), np.array([0.0, 2.0, 1.0]))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(data=st.data())
 def test_interp(data):
     xp = np.sort(data.draw(floats(np.float64, data.draw(st.integers(1, 8)), nan=False)))
@@ -286,7 +286,7 @@ def test_interp_refuses_period_and_empty_samples_clearly():
 
 
 # --- unique's extra outputs ----------------------------------------------------------------
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=7, deadline=None)
 @given(dtype=st.sampled_from([np.float64, np.int32]), data=st.data())
 def test_unique_with_counts_inverse_and_index(dtype, data):
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=6))

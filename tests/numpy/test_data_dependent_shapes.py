@@ -28,7 +28,7 @@ DTYPES = [np.bool_, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, 
 # takes one dtype of each width and kind, TRACEJIT_SLOW=1 all twelve.
 EVERY_DTYPE = DTYPES if os.environ.get("TRACEJIT_SLOW") == "1" else [
     np.bool_, np.int8, np.uint16, np.int32, np.uint64, np.float16, np.float64]  # fmt: skip
-FEW = settings(max_examples=12, deadline=None)
+FEW = settings(max_examples=8, deadline=None)
 
 
 def interesting(dtype) -> list:
@@ -196,7 +196,7 @@ ROW_KEYS = {
 @pytest.mark.parametrize(
     ("name", "dtype"), [(name, DTYPES[i % len(DTYPES)]) for i, name in enumerate(ROW_KEYS)]
 )
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=6, deadline=None)
 @given(data=st.data())
 def test_masks_among_other_indices(name, dtype, data):
     """x of shape (4, 3); m selects rows, k columns (NumPy's placement of the selected dim
@@ -397,7 +397,7 @@ def unique_all(x):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(data=st.data())
 @example(data=None)
 def test_unique_every_dtype(dtype, data):

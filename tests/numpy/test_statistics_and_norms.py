@@ -36,7 +36,7 @@ def check(function, *args, rtol=1e-5):
         assert_same(f(*args), run_eagerly(f, *args), rtol=rtol, atol=1e-6)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=matrices(min_dims=1), data=st.data())
 def test_quantiles(x, data):
     axis = data.draw(st.one_of(st.none(), st.integers(-x.ndim, x.ndim - 1)))
@@ -143,7 +143,7 @@ def test_a_nan_makes_its_slice_statistic_nan():
     check(statistics, x)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=matrices(max_dims=2), rowvar=st.booleans(), bias=st.booleans())
 def test_covariance_and_correlation(x, rowvar, bias):
     observations = x.shape[1 if rowvar else 0]
@@ -160,7 +160,7 @@ ORDERS_VECTOR = [None, 1, 2, 3, 0, np.inf, -np.inf, -1, 0.5]
 ORDERS_MATRIX = [None, "fro", 1, -1, np.inf, -np.inf]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=matrices(min_dims=1), data=st.data(), keepdims=st.booleans())
 def test_norms(x, data, keepdims):
     def vector_norms(x):
@@ -183,7 +183,7 @@ def test_norms(x, data, keepdims):
     check(lambda x: np.linalg.norm(x), x, rtol=1e-4)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=matrices(min_dims=2), keepdims=st.booleans(), axes=st.sampled_from([(-2, -1), (-1, -2)]))
 def test_matrix_norms_from_singular_values(x, keepdims, axes):
     """The matrix 2, -2 and 'nuc' norms are the largest, smallest and summed singular
@@ -201,7 +201,7 @@ def test_matrix_norms_from_singular_values(x, keepdims, axes):
     assert_same(f(x), run_eagerly(f, x), rtol=1e-4, atol=noise)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=10, deadline=None)
 @given(x=matrices(dtype=st.sampled_from([np.float64, np.int32])), offset=st.integers(-4, 4))
 def test_diagonals(x, offset):
     def diagonals(x):
