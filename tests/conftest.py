@@ -137,13 +137,16 @@ LONGEST_FIRST = (
 )
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups into node ids
 def pytest_collection_modifyitems(config, items):
     """Under pytest-xdist (`make test` runs `-n auto --dist loadgroup`), each test file runs
     on one worker, so module-scoped fixtures (a Dask cluster, the hostile-input subprocess
     run) are set up once; the lit shards of test_filecheck.py are spread over the workers."""
     for item in items:
         path = item.nodeid.split("::")[0]
-        if not path.endswith("test_filecheck.py"):
+        # A file that names its group (the wheel's modules share one build) keeps it: the
+        # marker added here would be the closest and split the group.
+        if not path.endswith("test_filecheck.py") and not item.get_closest_marker("xdist_group"):
             item.add_marker(pytest.mark.xdist_group(path))
 
     def rank(item) -> int:
