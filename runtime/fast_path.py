@@ -58,10 +58,10 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
     0, 1, ...), or None if not applicable."""
     if entry is None:
         return None
-    if program.written_inputs:  # the full path copies them back (argument_writes.py)
-        return None
     count = len(program.input_positions)  # the ctypes entry does not check the count
     specs = [(tuple(s.shape), np.dtype(s.dtype)) for s in program.output_specs]
+    if program.written_inputs:
+        return _writing_call(entry, program, specs, on_status)
     variables = list(program.variables)
     if not variables and _is_single(program, specs):
         return _single_array_call(entry, count, specs[0], on_status)
@@ -83,6 +83,47 @@ def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -
         if status is arrays[-1] or not status:
             return finish(outs)
         return on_status(status)
+
+    return call
+
+
+def _writing_call(entry: Any, program: Any, specs: list, on_status) -> FastCall:
+    """A function that writes its argument arrays (`x += A @ y`): the kernel returns their
+    final values as extra outputs (argument_writes.py), copied into the caller's arrays
+    after it succeeds. A written array that is read-only or shares memory with another
+    argument takes the slow path, which refuses it with the reason."""
+    count = len(program.input_positions)
+    written = list(program.written_inputs)  # kernel inputs: the arguments themselves here
+    others = [[j for j in range(count) if j != k] for k in written]
+    variables = list(program.variables)
+    results = program.result_count
+    kept = specs[:results]
+    finish = _single_output(kept) if _is_single(program, kept) else _outputs(program, kept)
+    allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
+
+    def call(args: tuple) -> Any:
+        if len(args) != count:
+            return SLOW_PATH
+        for k, rest in zip(written, others, strict=True):
+            target = args[k]
+            if type(target) is not np.ndarray or not target.flags.writeable:
+                return SLOW_PATH
+            if any(np.may_share_memory(target, args[j]) for j in rest):
+                return SLOW_PATH
+        buffers = []
+        for ref in variables:
+            variable = ref()
+            if variable is None:
+                return SLOW_PATH
+            buffers.append(variable._buffer)
+        outs = [empty(shape, dtype) for empty, shape, dtype in allocations]
+        arrays = (*args, *buffers, *outs)
+        status = entry(*arrays)
+        if status is not arrays[-1] and status:
+            return on_status(status)
+        for k, value in zip(written, outs[results:], strict=True):
+            np.copyto(args[k], value, casting="unsafe")
+        return finish(outs[:results])
 
     return call
 

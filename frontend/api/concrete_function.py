@@ -462,6 +462,8 @@ class ConcreteFunction:
         program = self.record.program
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
         kernel_call = build_fast_call(entry, program, on_status)
+        if kernel_call is not None and program.written_inputs:
+            kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys
         if kernel_call is None or not statics:  # then every argument is a kernel input
             return kernel_call
@@ -694,6 +696,16 @@ def _raise_for(status: int, messages: Sequence[str], callbacks: CallbackSet | No
         if error is not None:
             raise error
     raise_for_status(status, messages)
+
+
+def _unless_noting(kernel_call: FastCall) -> FastCall:
+    """`kernel_call`, which leaves a call made while an eager GradientTape notes the arrays
+    it writes (`tj_variable.noting`) to the slow path, which notes them."""
+
+    def call(args: tuple) -> Any:
+        return SLOW_PATH if tj_variable.noting else kernel_call(args)
+
+    return call
 
 
 def _status_handler(

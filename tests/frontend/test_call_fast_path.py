@@ -130,3 +130,57 @@ def test_python_numbers_keep_the_slow_path_errors():
     with pytest.raises(TypeError):
         f(x, 1.5, 2, 3)
     np.testing.assert_array_equal(f(x[::2], 1.5, 2), 1.5 * x[::2] + 2)  # copied on the slow path
+
+
+def matvec_into(a, y, x):
+    x += a @ y
+
+
+def doubled_total(a, x):
+    x *= 2
+    return np.sum(x), a[0]
+
+
+def _no_slow_path(monkeypatch):
+    from tracejit.frontend.api.concrete_function import ConcreteFunction
+
+    def refuse(self, leaves):
+        raise AssertionError("the call took the slow path")
+
+    monkeypatch.setattr(ConcreteFunction, "call_leaves", refuse)
+
+
+def test_functions_writing_their_arguments_take_the_fast_path(monkeypatch):
+    rng = np.random.default_rng(0)
+    a, y, x = rng.random((6, 6)), rng.random(6), rng.random(6)
+    into, total = tj.function(matvec_into), tj.function(doubled_total)
+    ints = np.arange(6, dtype=np.int64)
+    into(a, y, x.copy()), total(a, ints.copy())  # compiled (the suite turns tiering off)
+    _no_slow_path(monkeypatch)
+    for _ in range(2):
+        got, expected = x.copy(), x.copy()
+        assert into(a, y, got) is None
+        matvec_into(a, y, expected)
+        np.testing.assert_allclose(got, expected, rtol=1e-12)
+        got_ints, expected_ints = ints.copy(), ints.copy()
+        result = total(a, got_ints)
+        np.testing.assert_array_equal(got_ints, expected_ints * 2)
+        assert result[0] == 30 and type(result[0]) is np.int64
+        np.testing.assert_array_equal(result[1], a[0])
+
+
+def test_written_arguments_the_fast_path_cannot_take_still_raise_or_copy():
+    rng = np.random.default_rng(1)
+    a, y = rng.random((6, 6)), rng.random(6)
+    into = tj.function(matvec_into)
+    into(a, y, np.zeros(6))
+    read_only = np.zeros(6)
+    read_only.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        into(a, y, read_only)
+    with pytest.raises(ValueError, match="shares memory with argument 1"):
+        into(a, y, a[2])  # a row of `a`: NumPy would see the write through `a`
+    strided, expected = np.zeros(12), np.zeros(12)
+    into(a, y, strided[::2])  # not contiguous: the slow path copies it in and back
+    matvec_into(a, y, expected[::2])
+    np.testing.assert_allclose(strided, expected, rtol=1e-12)
