@@ -60,7 +60,7 @@ TYPE_LETTERS = ("s", "d", "c", "z")
 # a family's routine per letter: its real name for s and d, its complex one for c and z
 FAMILIES: dict[str, tuple[str, str]] = {
     "getrf": ("getrf", "getrf"),
-    "getrs": ("getrs", "getrs"),
+    "getrs": ("getrs", "getrs"),  # unused since ?gesv; kept: later indices are in compiled code
     "potrf": ("potrf", "potrf"),
     "syevd": ("syevd", "heevd"),  # symmetric / Hermitian eigenproblem, divide and conquer
     "gesdd": ("gesdd", "gesdd"),  # SVD, divide and conquer
@@ -75,11 +75,20 @@ BLAS_ROUTINES: tuple[str, ...] = tuple(
 )
 BLAS_MISSING = 1
 """What a BLAS call returns while the table is null (0: the routine ran)."""
+# Families added after the BLAS ones (their routines go after BLAS_ROUTINES in ROUTINES).
+LATER_FAMILIES: dict[str, tuple[str, str]] = {
+    "gesv": ("gesv", "gesv"),  # solve: ?getrf + ?getrs in one call (passes/bufferize/lapack.py)
+}
+
+
+def _routines(families: dict[str, tuple[str, str]]) -> tuple[str, ...]:
+    return tuple(
+        letter + names[letter in "cz"] for names in families.values() for letter in TYPE_LETTERS
+    )
+
+
 # New routines go at the end: an index into the table is baked into compiled code.
-ROUTINES: tuple[str, ...] = (
-    tuple(letter + names[letter in "cz"] for names in FAMILIES.values() for letter in TYPE_LETTERS)
-    + BLAS_ROUTINES
-)
+ROUTINES: tuple[str, ...] = _routines(FAMILIES) + BLAS_ROUTINES + _routines(LATER_FAMILIES)
 
 
 def is_blas(routine: str) -> bool:
@@ -88,8 +97,9 @@ def is_blas(routine: str) -> bool:
 
 
 def routine_name(letter: str, family: str) -> str:
-    """LAPACK's name of `family` (a FAMILIES key) for the element type `letter`."""
-    return letter + FAMILIES[family][letter in "cz"]
+    """LAPACK's name of `family` (a FAMILIES or LATER_FAMILIES key) for the element type
+    `letter`."""
+    return letter + {**FAMILIES, **LATER_FAMILIES}[family][letter in "cz"]
 
 
 EXTRA = "linalg"

@@ -17,7 +17,7 @@ time the dims it does not know at trace time, which may be `?`); the op works on
 each matrix of the stack, as NumPy's gufuncs do:
 
 * "solve": x with a @ x == b; "inv": the inverse; both `ok` unless a matrix is singular
-  (LAPACK's ?getrf and ?getrs, NumPy's `LinAlgError: Singular matrix`);
+  (LAPACK's ?gesv, NumPy's `LinAlgError: Singular matrix`);
 * "cholesky": the lower triangular l with l @ l^H == a, read from a's lower triangle; `ok`
   unless a matrix is not positive definite (?potrf);
 * "slogdet": the sign (a unit complex number for complex a) and the log of the absolute

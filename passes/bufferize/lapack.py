@@ -10,14 +10,17 @@ stack `a` and `[..., n, k]` stack `b`:
     for each batch position p:                     (no loop for a single matrix)
       af[j * n + i] = a[p, i, j]                   i < n, j < n
       bf[j * n + i] = b[p, i, j]                   i < n, j < k
-      %info = func.call @tracejit_lapack_dgetrf(n, n, af, max(n, 1), ipiv)
+      %info = func.call @tracejit_lapack_dgesv(n, k, af, max(n, 1), ipiv, bf, max(n, 1))
       ok[] = ok[] and %info == 0                   info > 0: a singular matrix
-      func.call @tracejit_lapack_dgetrs("N", n, k, af, max(n, 1), ipiv, bf, max(n, 1))
+      if %info != 0: bf[...] = NaN                 NumPy's x where its error is ignored
       x[p, i, j] = bf[j * n + i]
 
-?getrf + ?getrs is NumPy's ?gesv, split: the ?gesv of SciPy's OpenBLAS returns at once when
-k == 0 without factoring, so a singular `a` would not be found, where NumPy raises. "inv"
-solves against the identity (bf starts as I, as NumPy's inv). "cholesky"
+as NumPy's solve. ?gesv returns at once when k == 0, without factoring, where NumPy still
+reports a singular `a`: a `b` of no columns, or of a number of columns unknown until run
+time (an `scf.if` on k > 0), is factored by ?getrf instead. Not ?getrf + ?getrs: OpenBLAS
+runs ?getrs on its threads whatever the size, and with the cores busy a 30x30 solve took
+20-27 ms instead of 13 us (?gesv decides by the size, as its other routines). "inv" solves
+against the identity (bf starts as I, as NumPy's inv). "cholesky"
 factors af with ?potrf("L") and copies back its lower triangle, zeros above it (info > 0:
 not positive definite). "slogdet" factors af with ?getrf and reads the determinant from
 the diagonal of U and the row swaps (ipiv[i] != i + 1), as NumPy's umath_linalg does:
@@ -32,12 +35,14 @@ is never run in parallel (parallelize leaves loops with calls alone).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math as math_module
+from collections.abc import Callable, Sequence
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import ComplexType, IntegerAttr, i32
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.dialects import arith, math, scf
+from xdsl.dialects.builtin import ComplexType, IntegerAttr, ModuleOp, i32
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import component_type
@@ -68,7 +73,7 @@ def lower_linalg(bufferizer: FunctionBufferizer, op: LinalgOp) -> None:
 
 
 def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None:
-    """?getrf + ?getrs per matrix: "solve" against b, "inv" against the identity."""
+    """?gesv per matrix: "solve" against b, "inv" against the identity."""
     inverse = op.kind.data == "inv"
     b_source = None if inverse else bufferizer.values[op.inputs[1]]
     rhs = s.a if inverse else b_source
@@ -81,7 +86,6 @@ def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None
     af, bf = s.scratch(s.element, s.n), s.scratch(s.element, k)
     ipiv = s.scratch(i32, index_constant(bufferizer.builder, 1))
     k32 = as_i32(bufferizer.builder, k)
-    no_transpose = character(bufferizer.builder, "N")
 
     def one_matrix(b: Builder, batch: list[SSAValue]) -> None:
         copy_in(b, s.a, batch, s.n, s.n, af)
@@ -90,12 +94,61 @@ def _lower_solve(bufferizer: FunctionBufferizer, op: LinalgOp, s: Stack) -> None
         else:
             copy_in(b, b_source, batch, s.n, k, bf)
         factor = [s.n32, s.n32, af, s.lead32, ipiv]
-        and_ok(b, ok, call(b, bufferizer.module, s.letter + "getrf", factor))
-        solve = [no_transpose, s.n32, k32, af, s.lead32, ipiv, bf, s.lead32]
-        call(b, bufferizer.module, s.letter + "getrs", solve)  # info < 0 only: never
+        solve = [s.n32, k32, af, s.lead32, ipiv, bf, s.lead32]
+        if inverse or _static(k, lambda columns: columns > 0):
+            info = call(b, bufferizer.module, s.letter + "gesv", solve)
+        else:
+            info = _gesv_or_getrf(b, bufferizer.module, s.letter, k, solve, factor)
+        and_ok(b, ok, info)
+        _nan_unless_solved(b, info, bf, s.n, k, s.element)
         copy_out(b, bf, batch, s.n, k, x)
 
     loop_nest(bufferizer.builder, s.batch, one_matrix)
+
+
+def _static(value: SSAValue, holds: Callable[[int], bool]) -> bool:
+    """Whether `value` is an index constant for which `holds` is true."""
+    owner = value.owner
+    if not isinstance(owner, arith.ConstantOp) or not isinstance(owner.value, IntegerAttr):
+        return False
+    return holds(owner.value.value.data)
+
+
+def _gesv_or_getrf(
+    b: Builder, module: ModuleOp, letter: str, k: SSAValue,
+    solve: list[SSAValue], factor: list[SSAValue],
+) -> SSAValue:  # fmt: skip
+    """?gesv's info, or ?getrf's when b has no columns: ?gesv then returns without factoring
+    a, whose singularity NumPy still reports."""
+    has_columns = b.insert(arith.CmpiOp(k, index_constant(b, 0), "ugt")).result
+    branches = []
+    for routine, args in (("gesv", solve), ("getrf", factor)):
+        block = Block()
+        inner = Builder(InsertPoint.at_end(block))
+        inner.insert(scf.YieldOp(call(inner, module, letter + routine, args)))
+        branches.append(Region(block))
+    return b.insert(scf.IfOp(has_columns, [i32], *branches)).results[0]
+
+
+def _nan_unless_solved(
+    b: Builder, info: SSAValue, bf: SSAValue, n: SSAValue, k: SSAValue, element: Attribute
+) -> None:
+    """x = NaN for a singular matrix (info != 0), as NumPy's solve and inv leave it where
+    the error is ignored (np.linalg.cond's inverse): ?gesv then leaves b unsolved."""
+    failed = b.insert(arith.CmpiOp(info, scalar.constant(b, 0, i32), "ne")).result
+    block = Block()
+    inner = Builder(InsertPoint.at_end(block))
+    value = math_module.nan
+    if isinstance(element, ComplexType):  # NaN in both parts, as NumPy's
+        value = complex(value, value)
+    nan = scalar.constant(inner, value, element)
+
+    def body(b: Builder, ij: list[SSAValue]) -> None:
+        store(b, nan, bf, [column_major(b, ij[0], ij[1], n)])
+
+    loop_nest(inner, [n, k], body)
+    inner.insert(scf.YieldOp())
+    b.insert(scf.IfOp(failed, [], Region(block), Region(Block([scf.YieldOp()]))))
 
 
 def _identity(b: Builder, scratch: SSAValue, n: SSAValue, element: Attribute) -> None:

@@ -256,6 +256,20 @@ def test_dims_unknown_at_trace_time_are_checked_when_the_kernel_runs():
         solve_any(np.zeros((2, 2)), np.ones(2))
 
 
+def test_right_hand_sides_counted_at_run_time_find_a_singular_matrix_without_any():
+    @tj.function(input_signature=[tj.TensorSpec([3, 3], np.float64), tj.TensorSpec([3, None], np.float64)])
+    def solve_columns(a, b):
+        return np.linalg.solve(a, b)
+
+    rng = np.random.default_rng(4)
+    a = well_conditioned(rng, (3, 3), np.float64)
+    for k in (0, 1, 4):
+        b = rng.standard_normal((3, k))
+        assert_same(solve_columns(a, b), np.linalg.solve(a, b), rtol=1e-10)
+        with pytest.raises(np.linalg.LinAlgError, match="Singular matrix"):
+            solve_columns(np.ones((3, 3)), b)  # found with no columns too, as NumPy does
+
+
 # A process that compiles or loads (from the persistent cache) a function calling LAPACK.
 CACHED = """
 import json, sys

@@ -1,4 +1,4 @@
-"""Chapter 08: a call into LAPACK (np.linalg.solve: ?getrf, then ?getrs)."""
+"""Chapter 08: a call into LAPACK (np.linalg.solve: ?gesv)."""
 
 import numpy as np
 

@@ -1,7 +1,10 @@
 // bufferize of tj.linalg: per matrix of the stack, a column-major copy into a scratch
 // buffer, LAPACK calls through bodiless functions @tracejit_lapack_<routine> (scalars by
 // value, the trailing info returned: ir/lapack_contract.py), and a copy back. "solve" is
-// ?getrf + ?getrs("N"), whose info (> 0: singular) is and-ed into the 0-d ok buffer;
+// ?gesv, whose info (> 0: singular) is and-ed into the 0-d ok buffer (and then x is NaN,
+// as NumPy's where the error is ignored, as np.linalg.cond does); with a number of
+// right-hand sides unknown until run time, ?getrf alone when there are none (?gesv would
+// return without factoring, and a singular matrix would go unseen);
 // "cholesky" is ?potrf("L") with zeros above the diagonal; "slogdet" reads ?getrf's factors.
 // RUN: tracejit-opt %s -p bufferize | filecheck %s
 
@@ -9,6 +12,11 @@ builtin.module {
   func.func @solve(%a: tensor<2x3x3xf64>, %b: tensor<2x3x4xf64>) -> (tensor<2x3x4xf64>, tensor<i1>) {
     %x, %ok = tj.linalg "solve" %a, %b : (tensor<2x3x3xf64>, tensor<2x3x4xf64>) -> (tensor<2x3x4xf64>, tensor<i1>)
     func.return %x, %ok : tensor<2x3x4xf64>, tensor<i1>
+  }
+
+  func.func @solve_columns_unknown(%a: tensor<3x3xf64>, %b: tensor<3x?xf64>) -> (tensor<3x?xf64>, tensor<i1>) {
+    %x, %ok = tj.linalg "solve" %a, %b : (tensor<3x3xf64>, tensor<3x?xf64>) -> (tensor<3x?xf64>, tensor<i1>)
+    func.return %x, %ok : tensor<3x?xf64>, tensor<i1>
   }
 
   func.func @cholesky(%a: tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<i1>) {
@@ -23,7 +31,7 @@ builtin.module {
 }
 
 // CHECK-DAG:  func.func private @tracejit_lapack_dgetrf(i32, i32, memref<?xf64>, i32, memref<?xi32>) -> i32
-// CHECK-DAG:  func.func private @tracejit_lapack_dgetrs(i8, i32, i32, memref<?xf64>, i32, memref<?xi32>, memref<?xf64>, i32) -> i32
+// CHECK-DAG:  func.func private @tracejit_lapack_dgesv(i32, i32, memref<?xf64>, i32, memref<?xi32>, memref<?xf64>, i32) -> i32
 // CHECK-DAG:  func.func private @tracejit_lapack_spotrf(i8, i32, memref<?xf32>, i32) -> i32
 // CHECK-DAG:  func.func private @tracejit_lapack_zgetrf(i32, i32, memref<?xcomplex<f64>>, i32, memref<?xi32>) -> i32
 
@@ -34,21 +42,35 @@ builtin.module {
 // CHECK:         %[[AF:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK:         %[[BF:.*]] = memref.alloc(%{{.*}}) : memref<?xf64>
 // CHECK:         %[[PIV:.*]] = memref.alloc(%{{.*}}) : memref<?xi32>
-// CHECK:         %[[TRANS:.*]] = arith.constant 78 : i8
 // CHECK:         scf.for %[[P:.*]] = {{.*}} {
 // CHECK:           memref.load %{{.*}}[%[[P]], %{{.*}}, %{{.*}}] : memref<2x3x3xf64>
 // CHECK:           memref.store %{{.*}}, %[[AF]][%{{.*}}] : memref<?xf64>
 // CHECK:           memref.store %{{.*}}, %[[BF]][%{{.*}}] : memref<?xf64>
-// CHECK:           %[[INFO:.*]] = func.call @tracejit_lapack_dgetrf(%[[N]], %[[N]], %[[AF]], %{{.*}}, %[[PIV]])
+// CHECK:           %[[INFO:.*]] = func.call @tracejit_lapack_dgesv(%[[N]], %{{.*}}, %[[AF]], %{{.*}}, %[[PIV]], %[[BF]], %{{.*}})
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK-NEXT:      %[[GOOD:.*]] = arith.cmpi eq, %[[INFO]], %[[ZERO]] : i32
 // CHECK-NEXT:      %[[WAS:.*]] = memref.load %[[OK]][] : memref<i1>
 // CHECK-NEXT:      %[[BOTH:.*]] = arith.andi %[[WAS]], %[[GOOD]] : i1
 // CHECK-NEXT:      memref.store %[[BOTH]], %[[OK]][] : memref<i1>
-// CHECK-NEXT:      func.call @tracejit_lapack_dgetrs(%[[TRANS]], %[[N]], %{{.*}}, %[[AF]], %{{.*}}, %[[PIV]], %[[BF]], %{{.*}})
+// CHECK:           %[[FAILED:.*]] = arith.cmpi ne, %[[INFO]], %{{.*}} : i32
+// CHECK-NEXT:      scf.if %[[FAILED]] {
+// CHECK-NEXT:        %[[NAN:.*]] = arith.constant 0x7ff8000000000000 : f64
+// CHECK:               memref.store %[[NAN]], %[[BF]][%{{.*}}] : memref<?xf64>
 // CHECK:           memref.load %[[BF]][%{{.*}}] : memref<?xf64>
 // CHECK-NEXT:      memref.store %{{.*}}, %[[X]][%[[P]], %{{.*}}, %{{.*}}] : memref<2x3x4xf64>
 // CHECK:         memref.dealloc %[[AF]] : memref<?xf64>
+
+// CHECK-LABEL: func.func @solve_columns_unknown(
+// CHECK:         %[[K:.*]] = memref.dim %{{.*}}, %{{.*}} : memref<3x?xf64>
+// CHECK:         %[[SOME:.*]] = arith.cmpi ugt, %[[K]], %{{.*}} : index
+// CHECK-NEXT:    %[[INFO2:.*]] = scf.if %[[SOME]] -> (i32) {
+// CHECK-NEXT:      %[[SOLVED:.*]] = func.call @tracejit_lapack_dgesv(
+// CHECK-NEXT:      scf.yield %[[SOLVED]] : i32
+// CHECK-NEXT:    } else {
+// CHECK-NEXT:      %[[FACTORED:.*]] = func.call @tracejit_lapack_dgetrf(
+// CHECK-NEXT:      scf.yield %[[FACTORED]] : i32
+// CHECK-NEXT:    }
+// CHECK-NEXT:    arith.constant 0 : i32
 
 // CHECK-LABEL: func.func @cholesky(
 // CHECK:         %[[L:.*]] = arith.constant 76 : i8
