@@ -121,13 +121,19 @@ def _gesv_or_getrf(
     """?gesv's info, or ?getrf's when b has no columns: ?gesv then returns without factoring
     a, whose singularity NumPy still reports."""
     has_columns = b.insert(arith.CmpiOp(k, index_constant(b, 0), "ugt")).result
-    branches = []
-    for routine, args in (("gesv", solve), ("getrf", factor)):
-        block = Block()
-        inner = Builder(InsertPoint.at_end(block))
-        inner.insert(scf.YieldOp(call(inner, module, letter + routine, args)))
-        branches.append(Region(block))
-    return b.insert(scf.IfOp(has_columns, [i32], *branches)).results[0]
+    solved, factored = (
+        _yielding_call(module, letter + routine, args)
+        for routine, args in (("gesv", solve), ("getrf", factor))
+    )
+    return b.insert(scf.IfOp(has_columns, [i32], solved, factored)).results[0]
+
+
+def _yielding_call(module: ModuleOp, routine: str, args: list[SSAValue]) -> Region:
+    """A region calling `routine` and yielding its info."""
+    block = Block()
+    inner = Builder(InsertPoint.at_end(block))
+    inner.insert(scf.YieldOp(call(inner, module, routine, args)))
+    return Region(block)
 
 
 def _nan_unless_solved(
@@ -138,7 +144,7 @@ def _nan_unless_solved(
     failed = b.insert(arith.CmpiOp(info, scalar.constant(b, 0, i32), "ne")).result
     block = Block()
     inner = Builder(InsertPoint.at_end(block))
-    value = math_module.nan
+    value: float | complex = math_module.nan
     if isinstance(element, ComplexType):  # NaN in both parts, as NumPy's
         value = complex(value, value)
     nan = scalar.constant(inner, value, element)
