@@ -6,6 +6,7 @@ frontend/staging/tensor.py's `NumpyLayer`, frontend/staging/hooks.py).
 """
 
 from tracejit.frontend.numpy_api import (  # noqa: F401
+    comparisons,
     construction,
     counting,
     creation,
@@ -21,15 +22,19 @@ from tracejit.frontend.numpy_api import (  # noqa: F401
     matrices,
     matrix_functions,
     mutation,
+    nan_functions,
     nonzero,
     norms,
+    polynomials,
     reductions,
     registry,
     roll,
     searching,
+    selection,
     shapes,
     sorting,
     statistics,
+    tensor_products,
     unique,
 )
 from tracejit.frontend.staging.tensor import NUMPY

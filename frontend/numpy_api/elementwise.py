@@ -179,6 +179,93 @@ def _complex_extremum(predicate: str, nan_wins: int) -> Rule:
 
     return rule
 
+
+# --- logaddexp, logaddexp2, heaviside: NumPy's npy_math formulas -------------------------
+def _in_float32(rule: Rule) -> Rule:
+    """float16 loops computed in float32 and rounded once, as NumPy's (`astype={'e': 'f'}`)."""
+
+    def wrapped(*operands: Tensor) -> Tensor:
+        dtype = operands[0].dtype
+        if dtype != np.float16:
+            return rule(*operands)
+        wide = [primitives.cast(x, np.dtype(np.float32)) for x in operands]
+        return primitives.cast(rule(*wide), dtype)
+
+    return wrapped
+
+
+def _log_add_exp(exp: type[ew.ElementwiseUnaryOp], log2: bool) -> Rule:
+    """NumPy's npy_logaddexp (npy_logaddexp2 for `log2`): x + log1p(exp(-(x - y))) for the
+    larger x (log2 scales log1p by 1/ln 2), x + log(2) (x + 1) where x == y (equal infinities
+    too), NaN where either is NaN."""
+
+    def rule(x: Tensor, y: Tensor) -> Tensor:
+        difference = primitives.binary(ew.SubOp, x, y)
+        larger = primitives.select(primitives.compare("gt", difference, full_like(0, x)), x, y)
+        negative = primitives.unary(ew.NegOp, primitives.unary(ew.AbsOp, difference))
+        correction = primitives.unary(ew.Log1pOp, primitives.unary(exp, negative))
+        if log2:
+            correction = primitives.binary(ew.MulOp, full_like(np.log2(np.e), x), correction)
+        result = primitives.binary(ew.AddOp, larger, correction)  # NaN difference: NaN
+        step = full_like(1.0 if log2 else np.log(2.0), x)
+        equal = primitives.compare("eq", x, y)
+        return primitives.select(equal, primitives.binary(ew.AddOp, x, step), result)
+
+    return _in_float32(rule)
+
+
+def _heaviside(x: Tensor, h0: Tensor) -> Tensor:
+    """0 below zero, 1 above, `h0` at zero, NaN for NaN `x` (npy_heaviside)."""
+    zero = full_like(0, x)
+    result = primitives.select(primitives.compare("eq", x, zero), h0, x)  # NaN stays NaN
+    result = primitives.select(primitives.compare("gt", x, zero), full_like(1, x), result)
+    return primitives.select(primitives.compare("lt", x, zero), zero, result)
+
+# --- gcd, lcm: Euclid's algorithm in a staged loop ---------------------------------------
+def _unsigned_magnitude(x: Tensor) -> Tensor:
+    """|x| in the unsigned dtype of x's width (NumPy's npy_gcd: |INT_MIN| is 2**(bits-1))."""
+    if x.dtype.kind == "u":
+        return x
+    magnitude = primitives.unary(ew.AbsOp, x)  # wraps for the most negative value
+    return primitives.cast(magnitude, np.dtype(f"u{x.dtype.itemsize}"))
+
+
+def _gcd_unsigned(a: Tensor, b: Tensor) -> Tensor:
+    """NumPy's npy_gcdu: `while a != 0: a, b = b % a, a`, element by element, as one staged
+    loop that runs until every element is done (at most ~1.44 * bits steps)."""
+    from tracejit.frontend.staging.control_flow import while_loop
+
+    def not_done(a: Tensor, b: Tensor) -> Tensor:
+        return primitives.reduce("any", primitives.compare("ne", a, full_like(0, a)), range(a.ndim))
+
+    def step(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+        zero = full_like(0, a)
+        active = primitives.compare("ne", a, zero)
+        divisor = primitives.select(active, a, full_like(1, a))
+        remainder = primitives.binary(ew.RemainderOp, b, divisor)
+        return primitives.select(active, remainder, zero), primitives.select(active, a, b)
+
+    _, result = while_loop(not_done, step, (a, b))
+    return result
+
+
+def _gcd(x: Tensor, y: Tensor) -> Tensor:
+    a, b = _unsigned_magnitude(x), _unsigned_magnitude(y)
+    return primitives.cast(_gcd_unsigned(a, b), x.dtype)
+
+
+def _lcm(x: Tensor, y: Tensor) -> Tensor:
+    """NumPy's npy_lcmu: 0 where the gcd is 0, else |x| / gcd * |y| (wrapping as NumPy's)."""
+    a, b = _unsigned_magnitude(x), _unsigned_magnitude(y)
+    divisor = _gcd_unsigned(a, b)
+    zero = full_like(0, divisor)
+    is_zero = primitives.compare("eq", divisor, zero)
+    safe = primitives.select(is_zero, full_like(1, divisor), divisor)
+    quotient = primitives.binary(ew.FloorDivideOp, a, safe)
+    product = primitives.binary(ew.MulOp, quotient, b)
+    return primitives.cast(primitives.select(is_zero, zero, product), x.dtype)
+
+
 UFUNC_RULES: dict[np.ufunc, Rule] = {
     # arithmetic
     np.add: by_kind(op(ew.AddOp), bool=_OR),
@@ -233,6 +320,13 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.trunc: by_kind(op(ew.TruncOp), bool=identity, int=identity),
     np.rint: op(ew.RintOp),
     np.copysign: op(ew.CopysignOp),
+    # logarithms of sums of exponentials, and the step function
+    np.logaddexp: _log_add_exp(ew.ExpOp, log2=False),
+    np.logaddexp2: _log_add_exp(ew.Exp2Op, log2=True),
+    np.heaviside: _heaviside,
+    # integers only (NumPy's loops): Euclid's algorithm
+    np.gcd: _gcd,
+    np.lcm: _lcm,
     # extrema: on bools max is `or`, min is `and`; fmax/fmin only differ on NaN
     np.maximum: by_kind(op(ew.MaximumOp), bool=_OR, complex=_complex_extremum("ge", 0)),
     np.minimum: by_kind(op(ew.MinimumOp), bool=_AND, complex=_complex_extremum("le", 0)),
@@ -404,6 +498,22 @@ def _register(ufunc: np.ufunc) -> None:
 
 for _ufunc in UFUNC_RULES:
     _register(_ufunc)
+
+
+@implements(np.divmod)
+def divmod_(x: object, y: object) -> tuple[Tensor, Tensor]:
+    """`np.divmod`: (x // y, x % y), NumPy's floor_divide and remainder in divmod's loop
+    dtype (bools as int8), which NumPy computes together with the same results."""
+    first, second, _, _ = loop_dtypes(np.divmod, (x, y))
+    if first.kind == "c":
+        raise TypeError(at_user_line("np.divmod of complex numbers is not supported"))
+    operands = (_loop_operand(x, first), _loop_operand(y, second))
+    return stage_ufunc(np.floor_divide, *operands), stage_ufunc(np.remainder, *operands)
+
+
+def _loop_operand(x: object, dtype: np.dtype) -> object:
+    """An operand converted to a loop dtype, a weak Python number left as it is."""
+    return x if weak_type(x) and not isinstance(x, Tensor) else as_tensor(x, dtype)
 
 
 # --- element-wise NumPy functions that are not ufuncs ----------------------------------

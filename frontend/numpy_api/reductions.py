@@ -247,15 +247,77 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
 
 
 @implements(np.average)
-def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+def average(a, axis=None, weights=None, returned=False, *, keepdims=np._NoValue):
+    keep = False if keepdims is np._NoValue else bool(keepdims)
     if weights is not None:
-        raise unsupported(np.average, "(..., weights=...)")
-    result = _mean(a, axis, None, bool(keepdims))
+        return _weighted_average(a, axis, weights, returned, keep)
+    result = _mean(a, axis, None, keep)
     if not returned:
         return result
     x = as_tensor(a, _source_dtype(a))
-    sizes = x.size / result.size  # type: ignore[operator]  # None (unknown) fails as before
-    return result, result.dtype.type(sizes)
+    sizes = result.dtype.type(x.size / result.size)  # type: ignore[operator]  # None (unknown) fails as before
+    if result.ndim == 0:
+        return result, sizes
+    return result, dispatched(np.full_like(result, sizes))  # NumPy broadcasts it to an array
+
+
+def _weighted_average(a, axis, weights, returned: bool, keepdims: bool):
+    """NumPy's weighted `np.average`: sum(a * w) / sum(w) in the dtype of a, w (and float64
+    for integer and bool `a`); weights of another shape than `a` are one per element along
+    `axis`. Weights summing to zero raise ZeroDivisionError when the function runs."""
+    x = as_tensor(a, _source_dtype(a))
+    w = as_tensor(weights, _source_dtype(weights))
+    axes = None if axis is None else _axes_in_order(axis, x.ndim)
+    kinds = (w.dtype, np.float64) if x.dtype.kind in "biu" else (w.dtype,)
+    dtype = np.result_type(x.dtype, *kinds)
+    if x.shape != w.shape:
+        if axes is None:
+            raise TypeError(
+                at_user_line("Axis must be specified when shapes of a and weights differ.")
+            )
+        if w.shape != tuple(x.shape[d] for d in axes):
+            raise ValueError(
+                at_user_line(
+                    "Shape of weights must be consistent with shape of a along specified axis."
+                )
+            )
+        w = dispatched(np.transpose(w, [int(d) for d in np.argsort(axes)]))
+        spread: Any = tuple(s if d in axes else 1 for d, s in enumerate(x.shape))
+        w = dispatched(np.reshape(w, spread))
+    scale = _accumulating("sum", np.sum, w, axes, dtype, keepdims)
+    nonzero = dispatched(np.logical_not(any_(np.equal(scale, 0.0))))
+    primitives.assert_true(
+        nonzero, at_user_line("ZeroDivisionError: Weights sum to zero, can't be normalized")
+    )
+    products = dispatched(np.multiply(primitives.cast(x, dtype), primitives.cast(w, dtype)))
+    result = dispatched(
+        np.true_divide(_accumulating("sum", np.sum, products, axes, None, keepdims), scale)
+    )
+    if not returned:
+        return result
+    if scale.shape != result.shape:
+        scale = dispatched(np.copy(np.broadcast_to(scale, result.shape)))  # type: ignore[arg-type]  # dims of a static result
+    return result, scale
+
+
+def _axes_in_order(axis, ndim: int) -> tuple[int, ...]:
+    """NumPy's `normalize_axis_tuple`: non-negative axes in the order given."""
+    from numpy.lib.array_utils import normalize_axis_tuple
+
+    try:
+        return normalize_axis_tuple(axis, ndim, argname="axis")
+    except (np.exceptions.AxisError, ValueError) as error:
+        raise type(error)(at_user_line(str(error))) from None
+
+
+@implements(np.ptp)
+def ptp(a, axis=None, out=None, keepdims=np._NoValue):
+    """max - min along `axis` (NumPy's `_ptp`: a subtraction in the array's dtype, which
+    wraps for integers and which NumPy refuses for bools)."""
+    _no_out(np.ptp, out, {})
+    keep = False if keepdims is np._NoValue else bool(keepdims)
+    x = as_tensor(a, _source_dtype(a))
+    return dispatched(np.subtract(_reduce("max", x, axis, keep), _reduce("min", x, axis, keep)))
 
 
 @implements(np.var)

@@ -516,18 +516,23 @@ def diff(
     prepend: object = np._NoValue,
     append: object = np._NoValue,
 ):
-    """`np.diff`: `n` times `x[1:] - x[:-1]` along `axis` (`!=` for bools, as NumPy)."""
+    """`np.diff`: `n` times `x[1:] - x[:-1]` along `axis` (`!=` for bools, as NumPy), after
+    joining `prepend` and `append` (a scalar is broadcast to one slice along `axis`)."""
     from tracejit.frontend.numpy_api.indexing import getitem
 
-    if prepend is not np._NoValue or append is not np._NoValue:
-        raise NotImplementedError(at_user_line("np.diff(..., prepend=/append=) is not supported"))
-    x = tensor_of(a)
     n = operator.index(n)
+    if n == 0:  # `a` itself, as NumPy returns it
+        return a if isinstance(a, Tensor) else tensor_of(a)
     if n < 0:
         raise ValueError(at_user_line(f"order must be non-negative but got {n}"))
+    x = tensor_of(a)
     if x.ndim == 0:
         raise ValueError(at_user_line("diff requires input that is at least one dimensional"))
     axis = normalize_axis(axis, x.ndim)
+    combined = [_diff_edge(prepend, x, axis), x, _diff_edge(append, x, axis)]
+    parts = [part for part in combined if part is not None]
+    if len(parts) > 1:
+        x = join(np.concatenate, parts, axis)
     before = tuple(slice(None) for _ in range(axis))
     for _ in range(n):
         later, earlier = (
@@ -539,6 +544,24 @@ def diff(
             np.not_equal(later, earlier) if x.dtype == np.bool_ else np.subtract(later, earlier)
         )
     return x
+
+
+def _diff_edge(edge: object, x: Tensor, axis: int) -> Tensor | None:
+    """np.diff's `prepend`/`append`: None when not given; a scalar as one slice along `axis`."""
+    if edge is np._NoValue:
+        return None
+    values = tensor_of(edge)
+    if values.ndim != 0:
+        return values
+    if None in x.shape:
+        raise NotImplementedError(
+            at_user_line(
+                "np.diff with a scalar prepend=/append= on an array with dims known only at "
+                "run time is not supported: pass an array of the slice's shape"
+            )
+        )
+    shape = [1 if d == axis else s for d, s in enumerate(x.shape)]
+    return primitives.broadcast_to(values, shape)
 
 
 # --- reversal, padding, triangles ----------------------------------------------------------

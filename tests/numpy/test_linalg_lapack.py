@@ -257,7 +257,9 @@ def test_dims_unknown_at_trace_time_are_checked_when_the_kernel_runs():
 
 
 def test_right_hand_sides_counted_at_run_time_find_a_singular_matrix_without_any():
-    @tj.function(input_signature=[tj.TensorSpec([3, 3], np.float64), tj.TensorSpec([3, None], np.float64)])
+    signature = [tj.TensorSpec([3, 3], np.float64), tj.TensorSpec([3, None], np.float64)]
+
+    @tj.function(input_signature=signature)
     def solve_columns(a, b):
         return np.linalg.solve(a, b)
 

@@ -230,7 +230,7 @@ def test_extrema_of_an_empty_axis_raise_value_error(reduce, message):
         (lambda x: np.sum(x, where=x > 0), TypeError, r"np.sum\(..., where=...\) is not supp"),
         (lambda x: x.max(initial=0.0), TypeError, "initial=..."),
         (lambda x: np.var(x, mean=x), TypeError, "mean=..."),
-        (lambda x: np.average(x, weights=x), TypeError, "weights=..."),
+        (lambda x: np.nanmean(x, where=x > 0), TypeError, "where=..."),
     ],
 )
 def test_unsupported_arguments_raise_clear_errors(reduce, error, message):
