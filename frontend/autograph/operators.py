@@ -38,8 +38,10 @@ from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import numpy_locals, primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import (
     REBOUND_AFTER_WRITE,
+    LoopStaged,
     Range,
     cond,
+    stopping_at_a_staged_loop,
     traced_and_thrown_away,
     while_loop,
 )
@@ -599,6 +601,8 @@ def _first_trip_stages(
 
     try:
         return bool(traced_and_thrown_away(one_trip))
+    except LoopStaged:  # an enclosing trial's answer (stopping_at_a_staged_loop)
+        raise
     except Exception:  # noqa: BLE001  (the trip runs again as Python, and raises there)
         return False
     finally:
@@ -705,13 +709,15 @@ def _first_trip_stages_a_loop(loop: _Loop, iterable: Any, extra_test, body) -> b
     block = Block()
 
     def first_trip() -> bool:
-        with index_loops.unrolling(iterable):
+        with index_loops.unrolling(iterable), stopping_at_a_staged_loop():
             _python_for_items(loop, itertools.islice(iterable, 1), extra_test, body)
         return any(isinstance(op, WhileOp) for op in block.walk())
 
     try:
         with index_loops.holding_warnings():  # the loop is traced again, and warns then
             return traced_and_thrown_away(first_trip, block)
+    except LoopStaged:  # it reached a loop it stages: no need to trace further
+        return True
     except Exception:  # noqa: BLE001  (unrolled, the first trip raises it again, as it would)
         return False
     finally:

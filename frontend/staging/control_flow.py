@@ -17,7 +17,8 @@ branches is weak. A loop variable that really changes dtype or shape raises Valu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, cast
@@ -465,6 +466,26 @@ def _any_tensor(values: object) -> bool:
     return any(isinstance(leaf, Tensor) for leaf in flatten(values)[0])
 
 
+class LoopStaged(Exception):  # noqa: N818  (not an error: a trial's answer)
+    """Raised where a loop is about to be staged inside `stopping_at_a_staged_loop`."""
+
+
+_trials = threading.local()
+
+
+@contextmanager
+def stopping_at_a_staged_loop() -> Iterator[None]:
+    """Within the block, staging a loop raises LoopStaged at once: a trial that only asks
+    whether some loop would be staged (autograph's `_first_trip_stages_a_loop`) stops there
+    instead of tracing the rest, and the loop's body (nested trials, each tracing its body
+    in full, cost 2^depth traces of the innermost body: 8 nested short loops took 6 s)."""
+    _trials.depth = getattr(_trials, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _trials.depth -= 1
+
+
 def _staged_while(
     cond_fn, body_fn, loop_vars: tuple, names, relaxed=None, options_applied=False
 ) -> tuple[object, ...]:
@@ -480,6 +501,8 @@ def _staged_while(
     arrays the body writes is known once it has been traced: a loop variable written but
     not rebound, or an array made before the loop and written through any name or view,
     makes the loop be traced again with it carried that way."""
+    if getattr(_trials, "depth", 0):
+        raise LoopStaged
     loop_vars = prepare_loop_vars(loop_vars, body_fn)  # TensorArrays: carried form
     leaves, treedef = flatten(loop_vars)
     labels = [_label(names, treedef, i) for i in range(len(leaves))]
