@@ -1,6 +1,8 @@
 """`np.sort` and `np.argsort` as `tj.sort` (radix sorts along the axis; merge sorts if short).
 
-NumPy's order: ascending, NaN after every number; `axis=None` sorts the flattened array.
+NumPy's order: ascending, NaN after every number; complex numbers by where their NaNs are,
+then real part, then imaginary part (three stable sorts); `axis=None` sorts the flattened
+array.
 `kind=` and `stable=` are accepted and change nothing: tracejit always sorts stably, so
 `np.argsort` gives `np.argsort(..., kind="stable")`'s positions. NumPy's default kind
 ("quicksort") does not promise an order for equal elements; the stable order is one it
@@ -17,7 +19,7 @@ from tracejit.frontend.numpy_api.registry import implements, unsupported
 from tracejit.frontend.numpy_api.shapes import normalize_axis, reshape_tensor
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 _KINDS = (None, "quicksort", "mergesort", "heapsort", "stable")
 
@@ -34,7 +36,25 @@ def _sorted(
     x = array_of(a)
     if axis is None:
         x, axis = reshape_tensor(x, -1), 0
-    return primitives.sort(x, normalize_axis(axis, x.ndim), what)
+    axis = normalize_axis(axis, x.ndim)
+    if x.dtype.kind == "c":
+        order = _lexicographic_order(x, axis)
+        return order if what == "indices" else dispatched(np.take_along_axis(x, order, axis))
+    return primitives.sort(x, axis, what)
+
+
+def _lexicographic_order(x: Tensor, axis: int) -> Tensor:
+    """The stable order of complex numbers as NumPy sorts them: [R + Rj, R + nanj, nan + Rj,
+    nan + nanj] (NumPy's `CDOUBLE_LT`): first by where the NaNs are, then by real part,
+    then by imaginary part; three stable sorts, the last key first."""
+    real, imag = dispatched(np.real(x)), dispatched(np.imag(x))
+    nans = dispatched(2 * np.isnan(real).astype(np.int8) + np.isnan(imag).astype(np.int8))
+    order = primitives.sort(imag, axis, "indices")
+    for key in (real, nans):
+        in_order = dispatched(np.take_along_axis(key, order, axis))
+        by_key = primitives.sort(in_order, axis, "indices")
+        order = dispatched(np.take_along_axis(order, by_key, axis))
+    return order
 
 
 @implements(np.sort)

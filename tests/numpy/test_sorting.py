@@ -321,3 +321,25 @@ def test_radix_chunks_for_any_thread_count(dtype):
             assert_stably_sorted(x, *f(x))
     finally:
         tj.config.set_num_threads(before)
+
+
+COMPLEX_PARTS = [-1.0, -0.0, 0.0, 2.0, np.inf, np.nan]
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from([np.complex64, np.complex128]),
+    shape=hnp.array_shapes(min_dims=1, max_dims=2, min_side=0, max_side=7),
+)
+def test_complex_numbers_sort_by_real_then_imaginary_part(data, dtype, shape):
+    """NumPy's order [R + Rj, R + nanj, nan + Rj, nan + nanj], stably: few distinct parts,
+    so ties and NaN in either part are common."""
+    parts = hnp.arrays(np.float64, shape, elements=st.sampled_from(COMPLEX_PARTS))
+    real, imag = data.draw(parts, label="real"), data.draw(parts, label="imag")
+    x = np.empty(shape, dtype)
+    x.real, x.imag = real, imag  # not real + 1j * imag: inf * 1j has a NaN real part
+    axis = data.draw(st.sampled_from([None, 0, -1]), label="axis")
+    compiled = check(sorts, x, axis)
+    expected = {"sort": np.sort(x, axis=axis), "argsort": np.argsort(x, axis, kind="stable")}
+    assert_same(compiled, expected, rtol=0)
