@@ -209,6 +209,17 @@ def _new_array(function: Callable[..., object], fill: Callable[..., object] | No
     return staged
 
 
+def ndarray_(
+    shape: Any, dtype: Any = float, buffer: Any = None, offset: int = 0, strides: Any = None,
+    order: Any = None,
+) -> Any:  # fmt: skip
+    """`np.ndarray(shape, dtype)`, the constructor, as `np.empty(shape, dtype)`; on a
+    `buffer` or with `strides`, NumPy's own view of that memory."""
+    if buffer is not None or strides is not None:
+        return np.ndarray(shape, dtype, buffer, offset, strides, order)
+    return _EMPTY(shape, dtype, order=order or "C")
+
+
 def _with_runtime_sizes(function: Callable[..., object], args: tuple, kwargs: dict) -> object:
     """`np.zeros(x.shape)` where `x` has dims known only at run time (whose sizes the user
     sees as run-time tensors, frontend/staging/runtime_sizes.py): the 0-d array NumPy makes for
@@ -273,6 +284,8 @@ def len_(value: Any) -> Any:
     return len(value)
 
 
+_EMPTY = _new_array(np.empty, np.zeros)
+
 OVERRIDES: dict[object, Callable[..., object]] = {
     len: len_,
     np.broadcast_to: broadcast_to_,
@@ -280,7 +293,8 @@ OVERRIDES: dict[object, Callable[..., object]] = {
     np.zeros: _new_array(np.zeros),
     np.ones: _new_array(np.ones),
     np.full: _new_array(np.full),
-    np.empty: _new_array(np.empty, np.zeros),
+    np.empty: _EMPTY,
+    np.ndarray: ndarray_,
     np.zeros_like: _new_array(np.zeros_like),
     np.ones_like: _new_array(np.ones_like),
     np.full_like: _new_array(np.full_like),

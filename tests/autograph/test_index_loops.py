@@ -333,3 +333,27 @@ def test_a_short_loop_around_a_loop_stays_unrolled_when_it_must():
         g = tj.function(printed)
         check(g, x)
         assert loops_in(g, x) == 2
+
+
+def vertical_sweep(u):
+    """npbench's vadv allocates its scratch arrays with the ndarray constructor."""
+    ccol = np.ndarray(u.shape, dtype=u.dtype)
+    dcol = np.ndarray((u.shape[0],), dtype=u.dtype)
+    for k in range(u.shape[1]):  # staged: more trips than the unroll limit
+        ccol[:, k] = u[:, k] * 2.0 + k
+    dcol[:] = ccol[:, 1]
+    return ccol, dcol
+
+
+def test_the_ndarray_constructor_makes_an_array_the_function_can_write(check_against_eager):
+    u = np.random.default_rng(5).random((3, 12))
+    sweep = tj.function(vertical_sweep)
+    check_against_eager(sweep, u)
+    assert "tj.while" in str(sweep.get_concrete_function(u).graph.module)
+    buffer = np.arange(6.0)
+
+    @tj.function
+    def view_of_a_buffer(x):
+        return x + np.ndarray((2, 3), np.float64, buffer)  # NumPy's own view of it
+
+    check_against_eager(view_of_a_buffer, np.ones((2, 3)))
