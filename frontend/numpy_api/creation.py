@@ -1,5 +1,7 @@
 """Array creation inside traced functions.
 
+* `np.linspace` with an end that is a traced scalar (a NumPy scalar argument, `x.min()`)
+  is staged, in NumPy's arithmetic; `num` must be a Python int.
 * `np.zeros/ones/full/empty/arange/linspace/eye/identity/tri` with Python arguments are
   not staged at all: NumPy runs them at trace time and the resulting arrays become
   `tj.constant`s where they meet a tensor (or are returned). Constants of equal
@@ -130,3 +132,46 @@ def full_like(
 
 # --- numpy.full and numpy.arange: wrapped, see the module docstring ---------------------
 # (`__wrapped__` is the original when this module is imported a second time.)
+
+
+@implements(np.linspace)
+def linspace(
+    start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False,
+    dtype: DTypeLike = None, axis: int = 0, *, device: object = None,
+) -> Any:  # fmt: skip
+    """`np.linspace` with an end that is a traced scalar (a NumPy scalar argument, a value
+    computed in the function): NumPy's steps on the 0-d tensors, `i * step + start` (or
+    `i / div * delta` when the step rounds to 0), `stop` last. `num` must be known."""
+    from tracejit.frontend.numpy_api.promotion import weak_result_type
+    from tracejit.frontend.staging.tensor import dispatched
+
+    if isinstance(num, Tensor) or not isinstance(num, (int, np.integer)):
+        raise TypeError(at_user_line("np.linspace: `num` must be a Python int when traced"))
+    if num < 0:
+        raise ValueError(at_user_line(f"Number of samples, {num}, must be non-negative."))
+    if any(np.ndim(end) for end in (start, stop)):
+        raise NotImplementedError(
+            at_user_line("np.linspace with array ends (one line per element) is not supported")
+        )
+    inexact = weak_result_type(start, stop, float(num))
+    first, last = (primitives.cast(_as_tensor(end), inexact) for end in (start, stop))
+    div = num - 1 if endpoint else num
+    i = primitives.constant(np.arange(num).astype(inexact))
+    delta = dispatched(last - first)
+    if div > 0:
+        step = dispatched(delta / div)
+        y = dispatched(np.where(step == 0, i / div * delta, i * step) + first)
+    else:
+        step = dispatched(delta * np.nan)  # NumPy's step for a single sample
+        y = dispatched(i * delta + first)
+    if endpoint and num > 1:
+        y = dispatched(np.where(i == num - 1, last, y))
+    result_type = inexact if dtype is None else np.dtype(dtype)
+    if result_type.kind in "iu":
+        y = dispatched(np.floor(y))
+    y = primitives.cast(y, result_type)
+    return (y, step) if retstep else y
+
+
+def _as_tensor(value: Any) -> Tensor:
+    return value if isinstance(value, Tensor) else primitives.constant(np.asarray(value))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
+from tests.conftest import assert_same, run_eagerly
 
 DTYPES = [
     np.bool_,
@@ -128,3 +129,40 @@ def test_large_splat_constants_stay_compact(check_against_eager):
     # million elements (materialised, either would be megabytes of text)
     assert len(str(concrete.graph)) < 20_000
     assert len(concrete.llvm_ir) < 500_000
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    start=st.sampled_from([-2.5, 0.0, 1.0, 3.0]),
+    stop=st.sampled_from([-1.0, 0.0, 1.0, 1e-300, 7.0]),
+    num=st.sampled_from([0, 1, 2, 5, 9]),
+    endpoint=st.booleans(),
+    dtype=st.sampled_from([None, np.float32, np.int32]),
+    ends=st.sampled_from([np.float64, np.float32]),
+)
+def test_linspace_between_traced_scalars(start, stop, num, endpoint, dtype, ends):
+    """NumPy scalar arguments are traced 0-d arrays: np.linspace is staged on them."""
+
+    @tj.function
+    def spaced(lo, hi):
+        return np.linspace(lo, hi, num, endpoint=endpoint, retstep=True, dtype=dtype)
+
+    lo, hi = ends(start), ends(stop)
+    with np.errstate(all="ignore"):
+        compiled = spaced(lo, hi)
+        for expected in (
+            np.linspace(lo, hi, num, endpoint=endpoint, retstep=True, dtype=dtype),
+            run_eagerly(spaced, lo, hi),
+        ):
+            assert_same(compiled[0], expected[0], rtol=0)
+            assert np.asarray(compiled[1]).dtype == np.asarray(expected[1]).dtype
+            np.testing.assert_array_equal(compiled[1], expected[1])  # the step: NaN for 0, 1
+
+
+def test_linspace_of_a_traced_num_is_refused():
+    @tj.function
+    def spaced(n):
+        return np.linspace(0.0, 1.0, n)
+
+    with pytest.raises(TypeError, match="`num` must be a Python int"):
+        spaced(np.int64(4))
