@@ -85,8 +85,9 @@ class Entry:
 def _mask_error() -> TypeError:
     return TypeError(
         at_user_line(
-            "boolean index arrays are only supported as a subscript's mask (x[mask]), not "
-            "here: np.take reads them as 0 and 1 (write mask.astype(np.intp))"
+            "a boolean index array is supported as a subscript's mask (x[mask], x[mask, 2], "
+            "x[mask] = v, x[mask, 2] = v), not here; write np.nonzero(mask)[0] for the "
+            "positions it selects"
         )
     )
 

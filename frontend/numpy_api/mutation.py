@@ -76,6 +76,12 @@ def setitem(tensor: Tensor, key: object, value: object) -> None:
     if mask is not None:
         assign(tensor, _masked(tensor, mask, value))
         return
+    among = _mask_among_basic(key, tensor)
+    if among is not None:
+        region_key, mask, position = among
+        region = tensor[region_key]
+        setitem(tensor, region_key, _masked_region(region, mask, position, value))
+        return
     entries = [indexing._as_run_time_int(e) for e in indexing.read_key(key, tensor.ndim)]
     if any(e.kind == indexing.Kind.ARRAY for e in entries):
         assign(tensor, _scattered(tensor, key, value))
@@ -196,6 +202,52 @@ def _boolean_mask(key: object, tensor: Tensor) -> Tensor | None:
             )
         )
     return mask
+
+
+def _mask_among_basic(key: object, tensor: Tensor) -> tuple[tuple, Tensor, int] | None:
+    """For `a[mask, 2] = v` (one boolean mask among ints and slices): the key with the mask
+    replaced by full slices, the mask, and where its dims are in `a[that key]`; else None."""
+    if not isinstance(key, tuple):
+        return None
+    masks = [i for i, k in enumerate(key) if _is_bool_array(k)]
+    if len(masks) != 1:
+        return None
+    rest = [k for i, k in enumerate(key) if i != masks[0]]
+    if not all(isinstance(k, slice | int | np.integer) for k in rest):
+        return None
+    where = masks[0]
+    mask = key[where]
+    mask = mask if isinstance(mask, Tensor) else primitives.constant(np.asarray(mask))
+    region_key = (*key[:where], *([slice(None)] * mask.ndim), *key[where + 1 :])
+    position = sum(isinstance(k, slice) for k in key[:where])
+    return region_key, mask, position
+
+
+def _is_bool_array(k: object) -> bool:
+    if isinstance(k, Tensor):
+        return k.dtype == np.bool_ and k.ndim > 0
+    return isinstance(k, np.ndarray | list) and np.asarray(k).dtype == np.bool_ and np.ndim(k) > 0
+
+
+def _masked_region(region: Tensor, mask: Tensor, position: int, value: object) -> Tensor:
+    """`region` with `value` where `mask` (over its dims from `position`) holds."""
+    dims = region.shape[position : position + mask.ndim]
+    if mask.shape != dims:
+        raise IndexError(
+            at_user_line(f"boolean index of shape {mask.shape} does not match the dims {dims}")
+        )
+    update = _as_value(value, region.dtype)
+    if update.size != 1:
+        raise NotImplementedError(
+            at_user_line(
+                "`a[mask, i] = v` (a boolean mask among other indices) with more than one "
+                "value: assign one value, or write `a[:, i] = np.where(mask, v_full, a[:, i])`"
+            )
+        )
+    before, after = position, region.ndim - position - mask.ndim
+    wide = primitives.reshape(mask, [*([1] * before), *mask.dims, *([1] * after)])
+    value_0d = primitives.cast(primitives.reshape(update, ()), region.dtype)
+    return dispatched(np.where(wide, value_0d, region))
 
 
 def _masked(tensor: Tensor, mask: Tensor, value: object) -> Tensor:

@@ -173,6 +173,38 @@ def test_mask_with_many_values_is_refused():
         assign(np.ones(3))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_a_mask_among_ints_and_slices(dtype):
+    @tj.function
+    def mark(x, y):
+        x[y > 0, 2] = -1  # a column, where the mask holds
+        x[1, y[:5] < 0] = 7  # a row
+        x[y < -1, 1:3] = 0  # a block of columns
+        cube = np.zeros((2, 3, 4), x.dtype)
+        cube[:, y[:3] > 0, 1] = 5  # the mask between a slice and an int
+        return cube
+
+    rng = np.random.default_rng(7)
+    x = rng.integers(-5, 5, (8, 5)).astype(dtype)
+    for y in (rng.standard_normal(8), np.zeros(8)):
+        check_writes(mark, x, y)
+
+
+def test_a_mask_among_ints_with_many_values_or_the_wrong_length_is_refused():
+    @tj.function
+    def many(x):
+        x[x[:, 0] > 0, 1] = np.arange(3.0)
+
+    @tj.function
+    def wrong_length(x):
+        x[np.array([True, False]), 1] = 0.0
+
+    with pytest.raises(NotImplementedError, match="a boolean mask among other indices"):
+        many(np.ones((3, 2)))
+    with pytest.raises(IndexError, match="does not match"):
+        wrong_length(np.ones((3, 2)))
+
+
 # --- in-place operators, out= -------------------------------------------------------------------
 _BITWISE = ("&=", "|=", "^=", "<<=", ">>=")
 _AUGMENTED = [
