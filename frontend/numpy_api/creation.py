@@ -158,11 +158,12 @@ def linspace(
     div = num - 1 if endpoint else num
     i = primitives.constant(np.arange(num).astype(inexact))
     delta = dispatched(last - first)
+    step: Any
     if div > 0:
         step = dispatched(delta / div)
         y = dispatched(np.where(step == 0, i / div * delta, i * step) + first)
     else:
-        step = dispatched(delta * np.nan)  # NumPy's step for a single sample
+        step = float("nan")  # NumPy's undefined step, a Python float (0 or 1 sample)
         y = dispatched(i * delta + first)
     if endpoint and num > 1:
         y = dispatched(np.where(i == num - 1, last, y))

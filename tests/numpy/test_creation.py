@@ -131,7 +131,7 @@ def test_large_splat_constants_stay_compact(check_against_eager):
     assert len(concrete.llvm_ir) < 500_000
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(
     start=st.sampled_from([-2.5, 0.0, 1.0, 3.0]),
     stop=st.sampled_from([-1.0, 0.0, 1.0, 1e-300, 7.0]),
