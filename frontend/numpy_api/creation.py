@@ -137,7 +137,7 @@ def full_like(
 @implements(np.linspace)
 def linspace(
     start: Any, stop: Any, num: Any = 50, endpoint: bool = True, retstep: bool = False,
-    dtype: DTypeLike = None, axis: int = 0, *, device: object = None,
+    dtype: Any = None, axis: int = 0, *, device: object = None,
 ) -> Any:  # fmt: skip
     """`np.linspace` with an end that is a traced scalar (a NumPy scalar argument, a value
     computed in the function): NumPy's steps on the 0-d tensors, `i * step + start` (or

@@ -16,6 +16,7 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.selection import take_along_axis
 from tracejit.frontend.numpy_api.shapes import normalize_axis, reshape_tensor
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
@@ -39,7 +40,7 @@ def _sorted(
     axis = normalize_axis(axis, x.ndim)
     if x.dtype.kind == "c":
         order = _lexicographic_order(x, axis)
-        return order if what == "indices" else dispatched(np.take_along_axis(x, order, axis))
+        return order if what == "indices" else take_along_axis(x, order, axis)
     return primitives.sort(x, axis, what)
 
 
@@ -51,9 +52,8 @@ def _lexicographic_order(x: Tensor, axis: int) -> Tensor:
     nans = dispatched(2 * np.isnan(real).astype(np.int8) + np.isnan(imag).astype(np.int8))
     order = primitives.sort(imag, axis, "indices")
     for key in (real, nans):
-        in_order = dispatched(np.take_along_axis(key, order, axis))
-        by_key = primitives.sort(in_order, axis, "indices")
-        order = dispatched(np.take_along_axis(order, by_key, axis))
+        in_order = take_along_axis(key, order, axis)
+        order = take_along_axis(order, primitives.sort(in_order, axis, "indices"), axis)
     return order
 
 
