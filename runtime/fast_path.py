@@ -102,14 +102,8 @@ def _writing_call(entry: Any, program: Any, specs: list, on_status) -> FastCall:
     allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
 
     def call(args: tuple) -> Any:
-        if len(args) != count:
+        if len(args) != count or not _writable_alone(args, written, others):
             return SLOW_PATH
-        for k, rest in zip(written, others, strict=True):
-            target = args[k]
-            if type(target) is not np.ndarray or not target.flags.writeable:
-                return SLOW_PATH
-            if any(np.may_share_memory(target, args[j]) for j in rest):
-                return SLOW_PATH
         buffers = []
         for ref in variables:
             variable = ref()
@@ -126,6 +120,24 @@ def _writing_call(entry: Any, program: Any, specs: list, on_status) -> FastCall:
         return finish(outs[:results])
 
     return call
+
+
+def _writable_alone(args: tuple, written: list[int], others: list[list[int]]) -> bool:
+    """Whether each written argument is a writable array sharing no memory with another
+    argument. Two arrays that each own their memory are apart without asking
+    np.may_share_memory (~0.2 us a pair: 3 us of a 9 us call with 2 written of 5)."""
+    owned = [type(a) is np.ndarray and a.flags.owndata for a in args]
+    for k, rest in zip(written, others, strict=True):
+        target = args[k]
+        if type(target) is not np.ndarray or not target.flags.writeable:
+            return False
+        for j in rest:
+            other = args[j]
+            if other is target:
+                return False
+            if not (owned[k] and owned[j]) and np.may_share_memory(target, other):
+                return False
+    return True
 
 
 def _single_array_call(entry: object, count: int, spec: tuple, on_status) -> FastCall:

@@ -180,6 +180,11 @@ def test_written_arguments_the_fast_path_cannot_take_still_raise_or_copy():
         into(a, y, read_only)
     with pytest.raises(ValueError, match="shares memory with argument 1"):
         into(a, y, a[2])  # a row of `a`: NumPy would see the write through `a`
+    with pytest.raises(ValueError, match="shares memory with argument 2"):
+        into(a, y, y)  # one array passed twice, each owning its memory
+    whole = np.zeros(12)
+    with pytest.raises(ValueError, match="shares memory with argument 2"):
+        into(a, whole[:6], whole[6:])  # two views of one array that do not overlap...
     strided, expected = np.zeros(12), np.zeros(12)
     into(a, y, strided[::2])  # not contiguous: the slow path copies it in and back
     matvec_into(a, y, expected[::2])
