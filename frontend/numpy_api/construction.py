@@ -69,6 +69,17 @@ def array_of(x: object, dtype: DTypeLike | None = None) -> Tensor:
     return _build(x, dtype, ())
 
 
+def asarray(x: object) -> Tensor:
+    """`np.asarray(x)` as a tensor: a tensor as it is, a nested list holding tensors as
+    `array_of` builds it, anything else a constant (a Python number strong, as NumPy
+    converts it)."""
+    if isinstance(x, Tensor):
+        return x
+    if contains_tensor(x):
+        return array_of(x)
+    return primitives.constant(np.asarray(x))
+
+
 def _build(x: object, dtype: np.dtype, outer: tuple[int, ...]) -> Tensor:
     """`x` as a tensor of `dtype`; `outer` holds the lengths of the enclosing lists."""
     if isinstance(x, Tensor):

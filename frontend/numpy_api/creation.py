@@ -142,6 +142,7 @@ def linspace(
     """`np.linspace` with an end that is a traced scalar (a NumPy scalar argument, a value
     computed in the function): NumPy's steps on the 0-d tensors, `i * step + start` (or
     `i / div * delta` when the step rounds to 0), `stop` last. `num` must be known."""
+    from tracejit.frontend.numpy_api.construction import asarray
     from tracejit.frontend.numpy_api.promotion import weak_result_type
     from tracejit.frontend.staging.tensor import dispatched
 
@@ -154,7 +155,7 @@ def linspace(
             at_user_line("np.linspace with array ends (one line per element) is not supported")
         )
     inexact = weak_result_type(start, stop, float(num))
-    first, last = (primitives.cast(_as_tensor(end), inexact) for end in (start, stop))
+    first, last = (primitives.cast(asarray(end), inexact) for end in (start, stop))
     div = num - 1 if endpoint else num
     i = primitives.constant(np.arange(num).astype(inexact))
     delta = dispatched(last - first)
@@ -172,7 +173,3 @@ def linspace(
         y = dispatched(np.floor(y))
     y = primitives.cast(y, result_type)
     return (y, step) if retstep else y
-
-
-def _as_tensor(value: Any) -> Tensor:
-    return value if isinstance(value, Tensor) else primitives.constant(np.asarray(value))

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
+from tracejit.frontend.numpy_api.construction import asarray
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis
 from tracejit.frontend.staging import primitives
@@ -28,18 +28,10 @@ from tracejit.frontend.staging.tensor import Tensor, dispatched
 SHIFTED_SLICES_UP_TO = 32
 
 
-def _as_array(x: object) -> Tensor:
-    """`np.asarray(x)` as a tensor (a Python number strong, as NumPy converts it)."""
-    if isinstance(x, Tensor):
-        return x
-    if contains_tensor(x):
-        return array_of(x)
-    return primitives.constant(np.asarray(x))
-
 
 @implements(np.convolve)
 def convolve(a: object, v: object, mode: str = "full") -> Tensor:
-    x, kernel = _as_array(a), _as_array(v)
+    x, kernel = asarray(a), asarray(v)
     x = dispatched(np.reshape(x, (1,))) if x.ndim == 0 else x
     kernel = dispatched(np.reshape(kernel, (1,))) if kernel.ndim == 0 else kernel
     if x.ndim != 1 or kernel.ndim != 1:
@@ -100,7 +92,7 @@ def _gathered_windows(x: Tensor, kernel: Tensor, start: int, length: int, m: int
 @implements(np.polyval)
 def polyval(p: object, x: object) -> Tensor:
     """NumPy's Horner loop: y = zeros_like(x); y = y * x + c for each coefficient c."""
-    coefficients = _as_array(p)
+    coefficients = asarray(p)
     if coefficients.ndim == 0:
         raise TypeError(at_user_line("iteration over a 0-d array"))
     count = coefficients.shape[0]
@@ -108,7 +100,7 @@ def polyval(p: object, x: object) -> Tensor:
         raise NotImplementedError(
             at_user_line("np.polyval of a number of coefficients known only at run time")
         )
-    values = x if isinstance(x, Tensor) else _as_array(x)
+    values = x if isinstance(x, Tensor) else asarray(x)
     result = dispatched(np.zeros_like(values))
     for i in range(count):
         result = dispatched(np.add(np.multiply(result, values), coefficients[i]))
@@ -119,12 +111,12 @@ def polyval(p: object, x: object) -> Tensor:
 def trapezoid(y: object, x: object = None, dx: object = 1.0, axis: Any = -1) -> Tensor:
     """NumPy's formula: sum(d * (y[1:] + y[:-1]) / 2.0) along `axis`, d the spacing `dx`
     or the differences of `x`."""
-    values = _as_array(y)
+    values = asarray(y)
     axis = operator.index(axis)
     if x is None:
         spacing: Any = dx
     else:
-        points = _as_array(x)
+        points = asarray(x)
         if points.ndim == 1:
             spacing = dispatched(np.diff(points))
             shape = [1] * values.ndim

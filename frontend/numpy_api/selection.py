@@ -14,28 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
+from tracejit.frontend.numpy_api.construction import asarray
 from tracejit.frontend.numpy_api.promotion import as_tensor, weak_result_type
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis
-from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 
 _PYTHON_NUMBERS = (int, float, complex)
 
 
-def _as_array(x: object) -> Tensor:
-    if isinstance(x, Tensor):
-        return x
-    if contains_tensor(x):
-        return array_of(x)
-    return primitives.constant(np.asarray(x))
-
 
 def _choice(x: object) -> Any:
     """NumPy keeps Python numbers as they are (weak) and makes the rest arrays."""
-    return x if type(x) in _PYTHON_NUMBERS else _as_array(x)
+    return x if type(x) in _PYTHON_NUMBERS else asarray(x)
 
 
 @implements(np.select)
@@ -52,7 +44,7 @@ def select(condlist: Any, choicelist: Any, default: object = 0) -> Tensor:
         raise TypeError(
             at_user_line(f"Choicelist and default value do not have a common dtype: {error}")
         ) from None
-    conditions = [_as_array(c) for c in condlist]
+    conditions = [asarray(c) for c in condlist]
     for i, condition in enumerate(conditions):
         if condition.dtype != np.bool_:
             raise TypeError(
@@ -67,7 +59,7 @@ def select(condlist: Any, choicelist: Any, default: object = 0) -> Tensor:
 
 @implements(np.take_along_axis)
 def take_along_axis(arr: object, indices: object, axis: Any = -1) -> Tensor:
-    x, index = _as_array(arr), _as_array(indices)
+    x, index = asarray(arr), asarray(indices)
     if axis is None:
         if index.ndim != 1:
             raise ValueError(
