@@ -326,7 +326,7 @@ def test_radix_chunks_for_any_thread_count(dtype):
 COMPLEX_PARTS = [-1.0, -0.0, 0.0, 2.0, np.inf, np.nan]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=8, deadline=None)
 @given(
     data=st.data(),
     dtype=st.sampled_from([np.complex64, np.complex128]),
