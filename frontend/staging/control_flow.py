@@ -627,11 +627,13 @@ def _zero_trip_aliases(leaves: list[Any], inits: list[Tensor], by_name: list[int
     that array (or through them) is seen through both (`views.alias_unless`). Only those
     the loop carries in the array's own shape and dtype: a variable the loop makes another
     dtype or shape is a different array after any trip (its dtype then depends on the trip
-    count, which tracejit does not follow)."""
+    count, which tracejit does not follow). Also a variable that an earlier loop left as
+    that array or a NumPy scalar (`views.scalar_unless`): the array, if both loops ran zero
+    times."""
     found = []
     for i, init in zip(by_name, inits, strict=True):
         leaf = leaves[i]
-        if not views.writable_array(leaf):
+        if not (views.writable_array(leaf) or views.may_be_an_array(leaf)):
             continue
         if init.dtype == leaf.dtype and tuple(init.dims) == tuple(leaf.dims):
             found.append(i)

@@ -225,6 +225,13 @@ def updates_in_place(tensor: Tensor) -> bool:
     return tensor.ndim > 0 or tensor._is_array or tensor._view is not None
 
 
+def may_be_an_array(tensor: object) -> bool:
+    """A `scalar_unless` value: an array when the kernel runs if the loop that made it ran
+    zero times, a NumPy scalar (whose writes are refused) otherwise."""
+    view = getattr(tensor, "_view", None) if isinstance(tensor, Tensor) else None
+    return view is not None and view.scalar_when_separate
+
+
 def writable_array(tensor: object) -> bool:
     """An array that a write through one of its names changes in place, for every name of
     it (not a scalar, and not one whose writes tracejit refuses): what a name that may

@@ -225,6 +225,30 @@ def test_a_zero_d_array_that_a_loop_makes_a_scalar(n, dtype):
     _check_compiled_and_eager(scalar_after_the_loop, a, n)
 
 
+def two_loops_then_write_the_other_name(a, n, m):
+    """`x = a` (a 0-d array) and two loops that may make x a scalar: after zero trips of
+    both, x is still the array and `a += 0.5` reaches it (regressions/
+    test_fuzz_af2cec4ec7.py: the second loop carried the first one's maybe-array as a
+    copy, and x missed the write)."""
+    x = a
+    for _ in tj.range(n):
+        x = x + x
+    for _ in tj.range(m):
+        x = x + a
+    a += 0.5
+    return x, a
+
+
+@pytest.mark.parametrize(("n", "m"), [(0, 0), (0, 2), (1, 0), (2, 3)])
+def test_a_zero_d_array_that_two_loops_may_make_a_scalar(n, m):
+    a = np.array(-1.0, np.float32)
+    compiled = tj.function(two_loops_then_write_the_other_name)(a.copy(), n, m)
+    assert_same(compiled, run_eagerly(two_loops_then_write_the_other_name, a.copy(), n, m))
+    expected = (np.float32(-0.5), -0.5) if n == m == 0 else None  # x is still a
+    if expected is not None:
+        assert compiled[0] == expected[0] and compiled[1] == expected[1]
+
+
 def test_an_item_write_to_it_is_refused():
     """`x[()] = v` raises TypeError on a NumPy scalar and writes an array: it depends on
     the trip count, and is refused with a clear error instead."""

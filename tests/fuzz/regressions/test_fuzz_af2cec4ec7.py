@@ -90,7 +90,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["dce", "fuse-elementwise", "inline", "cse", "dce"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "open (issue 39 stop 52 note, present at c99b190): c2 = a0 (an argument); two staged loops of zero trips that rebind a0 (`while c2 > 0: a0 = a0 + a0; c2 -= 1`, then `for i in tj.range(0): a0 = a0 + c2`); c2 += 0.5: NumPy's a0 sees the write, the compiled a0 (a view of a view, alias_unless twice) does not"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
