@@ -221,6 +221,14 @@ def _heaviside(x: Tensor, h0: Tensor) -> Tensor:
     result = primitives.select(primitives.compare("gt", x, zero), full_like(1, x), result)
     return primitives.select(primitives.compare("lt", x, zero), zero, result)
 
+
+def _signbit(x: Tensor) -> Tensor:
+    """The sign bit (NumPy's loops are float only: integers come in as float64): set for
+    -0.0 and for a negative NaN, which `x < 0` would miss; read as copysign(1, x) < 0."""
+    one = primitives.binary(ew.CopysignOp, full_like(1, x), x)
+    return primitives.compare("lt", one, full_like(0, x))
+
+
 # --- gcd, lcm: Euclid's algorithm in a staged loop ---------------------------------------
 def _unsigned_magnitude(x: Tensor) -> Tensor:
     """|x| in the unsigned dtype of x's width (NumPy's npy_gcd: |INT_MIN| is 2**(bits-1))."""
@@ -320,6 +328,7 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.trunc: by_kind(op(ew.TruncOp), bool=identity, int=identity),
     np.rint: op(ew.RintOp),
     np.copysign: op(ew.CopysignOp),
+    np.signbit: _signbit,
     # logarithms of sums of exponentials, and the step function
     np.logaddexp: _log_add_exp(ew.ExpOp, log2=False),
     np.logaddexp2: _log_add_exp(ew.Exp2Op, log2=True),

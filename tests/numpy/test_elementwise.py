@@ -60,7 +60,7 @@ FLOAT_MATH = {
     np.exp, np.expm1, np.exp2, np.log, np.log1p, np.log2, np.log10, np.sqrt, np.cbrt,
     np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.sinh, np.cosh, np.tanh,
     np.arcsinh, np.arccosh, np.arctanh, np.arctan2, np.hypot, np.copysign, np.rint,
-    np.true_divide, np.float_power, np.fabs,
+    np.true_divide, np.float_power, np.fabs, np.signbit,
 }  # fmt: skip
 PROMOTION_SAMPLES = {np.exp, np.true_divide, np.hypot, np.rint}
 
