@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
+from tracejit.frontend.numpy_api.promotion import broadcast_all
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
 from tracejit.frontend.staging import primitives
@@ -462,7 +463,11 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
         _index_tensor(consuming[d], windowed.shape[d], d)  # type: ignore[arg-type]  # a static dim here
         for d in axes
     ]
-    shape = _broadcast_indices(indices)
+    if any(_unknown_size(t) for t in indices):  # `x[np.nonzero(m)]`: counted sizes
+        indices = broadcast_all(indices)
+        shape = indices[0].dims
+    else:
+        shape = _broadcast_indices(indices)
     positions = [i for i, e in enumerate(entries) if e.kind in (Kind.INT, Kind.ARRAY)]
     adjacent = positions == list(range(positions[0], positions[-1] + 1)) and not separated
     # move the indexed dims together (they already are when adjacent in the key)
@@ -512,7 +517,9 @@ def getitem(x: Tensor, key: object) -> Tensor:
         return getitem_with_mask(x, key)
     entries = [_as_run_time_int(e) for e in read_key(key, x.ndim)]
     if any(e.kind == Kind.ARRAY for e in entries):
-        if None in x.shape or any(_unknown_size(e.value) for e in entries):
+        if None in x.shape or (
+            any(_unknown_size(e.value) for e in entries) and _one_array(entries)
+        ):
             return _one_index_array(x, entries)
         return _advanced(x, entries, _separated_in_key(key))
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
@@ -525,7 +532,11 @@ def getitem(x: Tensor, key: object) -> Tensor:
 
 @implements(np.take)
 def take(
-    a: object, indices: object, axis: object = None, out: object = None, mode: str = "raise",
+    a: object,
+    indices: object,
+    axis: object = None,
+    out: object = None,
+    mode: str = "raise",
 ) -> Tensor:
     if out is not None or mode != "raise":
         raise NotImplementedError(
@@ -562,6 +573,12 @@ def _unknown_size(index: object) -> bool:
     return isinstance(index, Tensor) and None in index.shape
 
 
+def _one_array(entries: Sequence[Entry]) -> bool:
+    """One index array among slices and new axes (no ints, which count as index arrays)."""
+    kinds = [e.kind for e in entries]
+    return kinds.count(Kind.ARRAY) == 1 and Kind.INT not in kinds and Kind.BOOL not in kinds
+
+
 def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     """`x[..., idx, ...]` of a tensor with dims unknown at trace time: one index array
     among slices and new axes is one gather; its shape replaces the indexed dim."""
@@ -569,8 +586,9 @@ def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
     if len(arrays) > 1 or any(e.kind in (Kind.INT, Kind.BOOL) for e in entries):
         raise NotImplementedError(
             at_user_line(
-                "more than one index array (or ints with one) on a tensor with unknown "
-                "(None) dims, or with an index array of unknown size, is not supported"
+                "more than one index array (or ints with one) on a tensor with dims "
+                "unknown at trace time (None) is not supported; trace with static shapes, "
+                "or index the flattened array: `x.ravel()[i * x.shape[1] + j]`"
             )
         )
     consuming = [e for e in entries if e.consumes_dim]

@@ -253,6 +253,41 @@ def test_index_arrays_whose_size_depends_on_the_data(x):
         check(f, x)
 
 
+def coordinates_as_indices(x, threshold):
+    """Several index arrays of a counted size into an array of known shape: the coordinates
+    np.nonzero gives, read and written (NumPy's `N[np.where(c)]`, `N[i, j] = v`)."""
+    i, j = np.nonzero(x > threshold)
+    picked = x[i, j]
+    scaled = x[np.where(x > threshold)] * 2
+    flipped = x[-1 - i, j]  # negative indices
+    near = x[i, np.minimum(j + 1, x.shape[1] - 1)]
+    y = x.copy()
+    y[i, j] = 0  # one value into the counted positions
+    y[j % 3, i] = picked * 3  # as many values as positions
+    z = x.copy()
+    z[np.nonzero(x <= threshold)] += 1
+    row = x[1, np.flatnonzero(x[0] > threshold)]  # an int with a counted index array
+    return picked, scaled, flipped, near, y, z, row
+
+
+@FEW
+@given(dtype=st.sampled_from([np.int32, np.float64]), data=st.data())
+def test_several_index_arrays_whose_size_depends_on_the_data(dtype, data):
+    x = data.draw(arrays(dtype, (3, 4)))
+    threshold = np.asarray(data.draw(st.sampled_from(interesting(dtype))), dtype)
+    f = tj.function(coordinates_as_indices)
+    check(f, x, threshold)
+
+
+def test_several_index_arrays_out_of_bounds_raise_like_numpy():
+    f = tj.function(lambda x: x[np.flatnonzero(x[0] > 0) + 2, np.flatnonzero(x[0] > 0)])
+    x = np.array([[1.0, 0.0, 2.0], [3.0, 4.0, 5.0], [6.0, 7.0, 8.0]])
+    with pytest.raises(IndexError):
+        x[np.flatnonzero(x[0] > 0) + 2, np.flatnonzero(x[0] > 0)]
+    with pytest.raises(IndexError, match="out of bounds"):
+        f(x)
+
+
 def test_a_mask_of_the_wrong_size_raises_like_numpy():
     x = np.zeros((3, 4))
     for key in (np.array([True, False]), (slice(None), np.ones(3, bool))):
