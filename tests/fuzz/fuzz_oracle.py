@@ -46,6 +46,7 @@ import io
 import math
 import re
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -57,7 +58,18 @@ from tracejit.compiler.options import OPTIONS
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, LOWERING_PIPELINE, PASSES
 
-OPTIONS.verify = "each"  # driver.lower verifies after every pass (compiler/options.py)
+
+@contextlib.contextmanager
+def verifying_each_pass() -> Iterator[None]:
+    """driver.lower verifies after every pass within (compiler/options.py), naming the pass
+    that broke the IR. Scoped, not set at import: pytest imports this module in every worker
+    while collecting, and the rest of the suite verifies once per pipeline (conftest.py)."""
+    before, OPTIONS.verify = OPTIONS.verify, "each"
+    try:
+        yield
+    finally:
+        OPTIONS.verify = before
+
 
 # The tensor-level passes a pipeline may run in any number, subset and order before lowering.
 OPTIONAL_PASSES = [
@@ -281,7 +293,12 @@ def known_bug(finding: Finding) -> str | None:
 def check(program, optional_lists: list[list[str]] = (), gradients: bool = False) -> list[Finding]:
     """All disagreements between eager NumPy and the compiled pipelines; with `gradients`,
     also the compiled gradient against finite differences (fuzz_gradients.py) when the
-    forward runs agree."""
+    forward runs agree. Every compiled run verifies the IR after each pass."""
+    with verifying_each_pass():
+        return _check(program, optional_lists, gradients)
+
+
+def _check(program, optional_lists: list[list[str]], gradients: bool) -> list[Finding]:
     namespace = program.build()
     eager = run(program, namespace, namespace["program"])
     unbound = isinstance(eager.error, UnboundLocalError)

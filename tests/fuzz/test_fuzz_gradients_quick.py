@@ -11,7 +11,7 @@ from fuzz_programs import programs
 from fuzz_regressions import Recorder
 from hypothesis import HealthCheck, given, settings
 
-QUICK_EXAMPLES = 9  # ~1 s each; `make fuzz GRAD=1` explores further
+QUICK_EXAMPLES = 5  # ~1-3 s each; `make fuzz GRAD=1` explores further
 RECORDER = Recorder(gradients=True)
 
 

@@ -198,7 +198,7 @@ def test_histogram_errors_as_numpy():
 
 
 # --- histogram2d ---------------------------------------------------------------------------
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=3, deadline=None)  # four traces per example, ~0.6 s each
 @given(dtype=st.sampled_from(FLOATS), data=st.data())
 def test_histogram2d(dtype, data):
     n = data.draw(st.integers(1, 20))

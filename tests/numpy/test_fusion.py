@@ -116,7 +116,7 @@ def arrays(dtype, shape, elements):
     return hnp.arrays(dtype, shape, elements=elements)
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(st.data(), SHAPE_PAIRS, st.sampled_from([np.float32, np.float64]))
 def test_float_chains(check_against_eager, data, shapes, dtype):
     elements = st.floats(-3, 3, width=np.dtype(dtype).itemsize * 8)
