@@ -10,7 +10,8 @@ A rule is one op, or a composition of ops where NumPy's function is one (`square
 `x * x`, `logical_and` is `&` on bools, `isnan` is `x != x`), or picks an op by the
 loop's element kind where NumPy does (`+` on bools is `|`, `floor` of an int is the int).
 Adding a ufunc is one entry in `UFUNC_RULES` (plus, for a new op, its scalar lowering in
-`passes/support/scalar_semantics.py`).
+`passes/support/scalar_semantics.py`). The ufuncs with two results (`divmod`, `modf`,
+`frexp`) are registered beside the table.
 """
 
 from __future__ import annotations
@@ -274,6 +275,239 @@ def _lcm(x: Tensor, y: Tensor) -> Tensor:
     return primitives.cast(primitives.select(is_zero, zero, product), x.dtype)
 
 
+# --- deg2rad, rad2deg: NumPy's npy_deg2rad / npy_rad2deg --------------------------------
+def _times_ratio(numerator: float, denominator: float) -> Rule:
+    """x * (numerator / denominator), the ratio rounded in the loop dtype as NumPy's
+    `x * (NPY_PI / 180.0)` (`NPY_PIf / 180.0f` for float32); float16 loops in float32."""
+
+    def rule(x: Tensor) -> Tensor:
+        scalar = x.dtype.type
+        ratio = scalar(numerator) / scalar(denominator)
+        return primitives.binary(ew.MulOp, x, full_like(ratio, x))
+
+    return _in_float32(rule)
+
+
+# --- the parts of floats: frexp, ldexp, nextafter, spacing -------------------------------
+# Without reading bits (tj has no bitcast): multiplications by powers of two and sums of a
+# float and a unit in its last place, which are exact, and one final rounding where C's
+# function rounds (ldexp to a subnormal).
+def _mul(x: Tensor, y: Tensor) -> Tensor:
+    return primitives.binary(ew.MulOp, x, y)
+
+
+def _both(x: Tensor, y: Tensor) -> Tensor:
+    return primitives.binary(ew.BitwiseAndOp, x, y)
+
+
+def _wide(dtype: np.dtype) -> np.dtype:
+    """The dtype a float loop computes in: float32 for float16 (every float16 is a normal
+    float32; the results are float16 values, exact in float32), else the loop's."""
+    return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def _ordinary(a: Tensor) -> Tensor:
+    """0 < a < inf for a = |x| (false for 0, inf and NaN)."""
+    finite = primitives.compare("lt", a, full_like(np.inf, a))
+    return _both(finite, primitives.compare("gt", a, full_like(0, a)))
+
+
+def _binade(a: Tensor, exponent: bool = False) -> tuple[Tensor, Tensor | None]:
+    """(P, E) with P = 2**E <= a < 2 * P for positive finite `a`, exactly (E, an int32, only
+    if `exponent`). Veltkamp's split rounds `a` to one significant bit: with
+    c = a * (2**p + 1), c - (c - a) is P or 2 * P (halved if above `a`); `a` is first scaled
+    by 2**-(p + 2) near overflow and by 2**(p + 2) below the normal range (and P back).
+    E is rint(log2(P)) of the scaled P, exact for any log2 within 1/2 of the truth."""
+    info = np.finfo(a.dtype)
+    p, k = info.nmant, info.nmant + 2
+    big = primitives.compare("ge", a, full_like(2.0 ** (info.maxexp - k), a))
+    small = primitives.compare("lt", a, full_like(2.0 ** (info.minexp + k), a))
+    one = full_like(1, a)
+    factor = primitives.select(
+        big, full_like(2.0**-k, a), primitives.select(small, full_like(2.0**k, a), one)
+    )
+    scaled = _mul(a, factor)
+    c = _mul(scaled, full_like(2.0**p + 1, a))
+    rounded = primitives.binary(ew.SubOp, c, primitives.binary(ew.SubOp, c, scaled))
+    above = primitives.compare("gt", rounded, scaled)
+    power = primitives.select(above, _mul(rounded, full_like(0.5, a)), rounded)
+    result = primitives.binary(ew.DivOp, power, factor)
+    if not exponent:
+        return result, None
+    zero = full_like(0, a)
+    shift = primitives.select(
+        big, full_like(k, a), primitives.select(small, full_like(-k, a), zero)
+    )
+    log2 = primitives.binary(ew.AddOp, primitives.unary(ew.Log2Op, power), shift)
+    return result, primitives.cast(primitives.unary(ew.RintOp, log2), np.dtype(np.int32))
+
+
+def _units_in_last_place(a: Tensor, target: np.dtype) -> tuple[Tensor, Tensor]:
+    """The distances from positive finite `a` (in `_wide(target)`) to its neighbours in
+    `target`: (away from zero, toward zero), which is half the first at a power of two
+    above the smallest normal number."""
+    info = np.finfo(target)
+    power, _ = _binade(a)
+    unit = _mul(power, full_like(2.0**-info.nmant, a))  # rounds to 0 for subnormal `a`
+    away = primitives.binary(ew.MaximumOp, unit, full_like(info.smallest_subnormal, a))
+    binade_bottom = _both(
+        primitives.compare("eq", a, power),
+        primitives.compare("gt", a, full_like(info.smallest_normal, a)),
+    )
+    toward = primitives.select(binade_bottom, _mul(away, full_like(0.5, a)), away)
+    return away, toward
+
+
+def _frexp(x: Tensor) -> tuple[Tensor, Tensor]:
+    """(m, e) with x = m * 2**e, 0.5 <= |m| < 1 and m of x's sign; (x, 0) for 0, inf, NaN."""
+    wide = primitives.cast(x, _wide(x.dtype))
+    a = primitives.unary(ew.AbsOp, wide)
+    ordinary = _ordinary(a)
+    safe = primitives.select(ordinary, a, full_like(1, a))
+    power, exponent = _binade(safe, exponent=True)
+    assert exponent is not None
+    fraction = _mul(primitives.binary(ew.DivOp, safe, power), full_like(0.5, a))  # exact
+    mantissa = primitives.binary(ew.CopysignOp, fraction, wide)
+    mantissa = primitives.cast(primitives.select(ordinary, mantissa, wide), x.dtype)
+    exponent = primitives.binary(ew.AddOp, exponent, full_like(1, exponent))
+    return mantissa, primitives.select(ordinary, exponent, full_like(0, exponent))
+
+
+def _clamped(n: Tensor, low: int, high: int) -> Tensor:
+    """An integer tensor clamped to [low, high], as int32."""
+    n = primitives.binary(ew.MinimumOp, n, full_like(high, n))
+    n = primitives.binary(ew.MaximumOp, n, full_like(low, n))
+    return primitives.cast(n, np.dtype(np.int32))
+
+
+def _power_of_two(n: Tensor, dtype: np.dtype, limit: int) -> Tensor:
+    """2**n in `dtype`, exactly, for int32 |n| <= limit with 2**n representable: with
+    n = 2**s * q + r (q = n >> s, |q| <= 62, 0 <= r < 2**s), 2**|q| is the integer 1 << |q|
+    (exact as a float), inverted for q < 0, squared s times, times 1 << r."""
+    squarings = next(s for s in range(16) if -(-limit >> s) <= 62)
+    n = primitives.cast(n, np.dtype(np.int64))
+    one = full_like(1, n)
+
+    def integer_power(exponent: Tensor) -> Tensor:
+        return primitives.cast(primitives.binary(ew.LeftShiftOp, one, exponent), dtype)
+
+    q = primitives.binary(ew.RightShiftOp, n, full_like(squarings, n))  # floor(n / 2**s)
+    power = integer_power(primitives.unary(ew.AbsOp, q))
+    inverse = primitives.binary(ew.DivOp, full_like(1, power), power)
+    power = primitives.select(primitives.compare("lt", q, full_like(0, q)), inverse, power)
+    for _ in range(squarings):
+        power = _mul(power, power)
+    if squarings:
+        r = _both(n, full_like((1 << squarings) - 1, n))
+        power = _mul(power, integer_power(r))
+    return power
+
+
+def _ldexp(x: Tensor, i: Tensor) -> Tensor:
+    """x * 2**i, rounded once as C's ldexp (subnormal results, overflow to inf, any i).
+    float16 and float32 compute in float32 and float64, where the product is exact, then
+    round once to the loop dtype (NumPy's float16 loop computes in float32 too); |i| is
+    clamped where every nonzero x gives 0 or inf. float64 splits x into m * 2**e
+    (1 <= m < 2) and multiplies m by 2**(e + i), or, for a subnormal result, by
+    2**(e + i + 64) (exact, normal) and then by 2**-64 (the one rounding)."""
+    if x.dtype != np.float64:
+        wide, limit = (np.float32, 48) if x.dtype == np.float16 else (np.float64, 400)
+        power = _power_of_two(_clamped(i, -limit, limit), np.dtype(wide), limit)
+        return primitives.cast(_mul(primitives.cast(x, np.dtype(wide)), power), x.dtype)
+    info = np.finfo(x.dtype)
+    lowest = info.minexp - info.nmant - 6  # m * 2**lowest rounds to 0
+    a = primitives.unary(ew.AbsOp, x)
+    ordinary = _ordinary(a)
+    safe = primitives.select(ordinary, a, full_like(1, a))
+    binade, e = _binade(safe, exponent=True)
+    assert e is not None
+    m = primitives.binary(ew.DivOp, safe, binade)  # exact
+    k = _clamped(i, lowest - info.maxexp, info.maxexp - lowest)  # e + k spans [lowest, maxexp]
+    n = _clamped(primitives.binary(ew.AddOp, e, k), lowest, info.maxexp)
+    subnormal = primitives.compare("lt", n, full_like(info.minexp, n))
+    lifted = primitives.select(subnormal, full_like(63, n), full_like(-1, n))
+    power = _power_of_two(primitives.binary(ew.AddOp, n, lifted), x.dtype, info.maxexp - 1)
+    exact = _mul(_mul(m, full_like(2, m)), power)  # m * 2**n (* 2**64): exact, or inf
+    lift = primitives.select(subnormal, full_like(2.0**-64, m), full_like(1, m))
+    result = primitives.binary(ew.CopysignOp, _mul(exact, lift), x)
+    return primitives.select(ordinary, result, x)
+
+
+def _nextafter(x: Tensor, y: Tensor) -> Tensor:
+    """The neighbour of x toward y (C's nextafter): x +- a unit in the last place (exact;
+    the largest number steps to inf), +-the smallest subnormal from 0 (y's sign), the
+    largest number from inf, y where x == y (x in NumPy's float16 loop), NaN for NaN."""
+    target = x.dtype
+    info = np.finfo(target)
+    x, y = primitives.cast(x, _wide(target)), primitives.cast(y, _wide(target))
+    a = primitives.unary(ew.AbsOp, x)
+    ordinary = _ordinary(a)
+    away, toward = _units_in_last_place(primitives.select(ordinary, a, full_like(1, a)), target)
+    up = primitives.compare("gt", y, x)
+    outward = primitives.binary(ew.BitwiseXorOp, up, primitives.compare("lt", x, full_like(0, x)))
+    step = primitives.select(outward, away, toward)
+    step = primitives.select(up, step, primitives.unary(ew.NegOp, step))
+    # one step never crosses zero: -smallest_subnormal steps to -0.0
+    moved = primitives.binary(ew.CopysignOp, primitives.binary(ew.AddOp, x, step), x)
+    largest = primitives.binary(ew.CopysignOp, full_like(info.max, x), x)
+    result = primitives.select(ordinary, moved, largest)  # inf: the largest number
+    tiniest = primitives.binary(ew.CopysignOp, full_like(info.smallest_subnormal, x), y)
+    result = primitives.select(primitives.compare("eq", x, full_like(0, x)), tiniest, result)
+    same = x if target == np.float16 else y
+    result = primitives.select(primitives.compare("eq", x, y), same, result)
+    nan = primitives.binary(ew.BitwiseOrOp, _is_nan(x), _is_nan(y))
+    result = primitives.select(nan, primitives.binary(ew.AddOp, x, y), result)
+    return primitives.cast(result, target)
+
+
+def _spacing(x: Tensor) -> Tensor:
+    """NumPy's npy_spacing: nextafter(x, copysign(inf, x)) - x (x's sign; the smallest
+    subnormal for both zeros, inf for the largest number, NaN for inf and NaN); for
+    float16, npy_half_spacing: nextafter(x, inf) - x, never negative."""
+    target = x.dtype
+    info = np.finfo(target)
+    x = primitives.cast(x, _wide(target))
+    a = primitives.unary(ew.AbsOp, x)
+    ordinary = _ordinary(a)
+    away, toward = _units_in_last_place(primitives.select(ordinary, a, full_like(1, a)), target)
+    inf = full_like(np.inf, x)
+    if target == np.float16:
+        negative = primitives.compare("lt", x, full_like(0, x))
+        result = primitives.select(negative, toward, away)
+        result = primitives.select(primitives.compare("eq", x, full_like(info.max, x)), inf, result)
+    else:
+        result = primitives.binary(ew.CopysignOp, away, x)
+        at_max = primitives.compare("eq", a, full_like(info.max, x))
+        result = primitives.select(at_max, primitives.binary(ew.CopysignOp, inf, x), result)
+    zero = primitives.compare("eq", a, full_like(0, a))
+    result = primitives.select(zero, full_like(info.smallest_subnormal, x), result)
+    finite = primitives.compare("lt", a, inf)  # false for inf and NaN
+    result = primitives.select(finite, result, full_like(np.nan, x))
+    return primitives.cast(result, target)
+
+
+# --- bitwise_count: the bits of |x| (NumPy's npy_popcount of the absolute value) --------
+def _bitwise_count(x: Tensor) -> Tensor:
+    """The SWAR population count on |x| in the unsigned dtype of x's width: bits counted in
+    pairs, nibbles and bytes, then the bytes summed by a multiplication (bools are int8)."""
+    v = _unsigned_magnitude(x)
+    width = v.dtype.itemsize
+
+    def bytes_of(byte: int) -> Tensor:
+        return full_like(int.from_bytes(bytes([byte]) * width, "little"), v)
+
+    def shifted(t: Tensor, bits: int) -> Tensor:
+        return primitives.binary(ew.RightShiftOp, t, full_like(bits, t))
+
+    v = primitives.binary(ew.SubOp, v, _both(shifted(v, 1), bytes_of(0x55)))
+    pairs = bytes_of(0x33)
+    v = primitives.binary(ew.AddOp, _both(v, pairs), _both(shifted(v, 2), pairs))
+    v = _both(primitives.binary(ew.AddOp, v, shifted(v, 4)), bytes_of(0x0F))
+    if width > 1:
+        v = shifted(_mul(v, bytes_of(0x01)), 8 * (width - 1))
+    return primitives.cast(v, np.dtype(np.uint8))
+
+
 UFUNC_RULES: dict[np.ufunc, Rule] = {
     # arithmetic
     np.add: by_kind(op(ew.AddOp), bool=_OR),
@@ -333,6 +567,15 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.logaddexp: _log_add_exp(ew.ExpOp, log2=False),
     np.logaddexp2: _log_add_exp(ew.Exp2Op, log2=True),
     np.heaviside: _heaviside,
+    # degrees and radians (np.radians and np.degrees are other ufunc objects, same loops)
+    np.deg2rad: _times_ratio(np.pi, 180),
+    np.radians: _times_ratio(np.pi, 180),
+    np.rad2deg: _times_ratio(180, np.pi),
+    np.degrees: _times_ratio(180, np.pi),
+    # the parts of floats (np.frexp and np.modf, two results each, are registered below)
+    np.ldexp: _ldexp,
+    np.nextafter: _nextafter,
+    np.spacing: _spacing,
     # integers only (NumPy's loops): Euclid's algorithm
     np.gcd: _gcd,
     np.lcm: _lcm,
@@ -352,6 +595,7 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.invert: op(ew.BitwiseNotOp),
     np.left_shift: op(ew.LeftShiftOp),
     np.right_shift: op(ew.RightShiftOp),
+    np.bitwise_count: _bitwise_count,
     # logic: on the operands' truth values
     np.logical_and: logical(ew.BitwiseAndOp),
     np.logical_or: logical(ew.BitwiseOrOp),
@@ -518,6 +762,26 @@ def divmod_(x: object, y: object) -> tuple[Tensor, Tensor]:
         raise TypeError(at_user_line("np.divmod of complex numbers is not supported"))
     operands = (_loop_operand(x, first), _loop_operand(y, second))
     return stage_ufunc(np.floor_divide, *operands), stage_ufunc(np.remainder, *operands)
+
+
+@implements(np.modf)
+def modf(x: object) -> tuple[Tensor, Tensor]:
+    """`np.modf`: (fractional part, integral part) as C's modf: both of x's sign (-2.0 gives
+    -0.0 and -2.0), the fraction of +-inf is +-0, NaN gives NaN twice."""
+    dtype, _, _ = loop_dtypes(np.modf, (x,))
+    t = as_tensor(x, dtype)
+    whole = primitives.unary(ew.TruncOp, t)
+    infinite = primitives.compare("eq", primitives.unary(ew.AbsOp, t), full_like(np.inf, t))
+    fraction = primitives.binary(ew.SubOp, t, whole)  # exact
+    fraction = primitives.select(infinite, full_like(0, t), fraction)
+    return primitives.binary(ew.CopysignOp, fraction, t), whole
+
+
+@implements(np.frexp)
+def frexp(x: object) -> tuple[Tensor, Tensor]:
+    """`np.frexp`: (mantissa, int32 exponent), see `_frexp`."""
+    dtype, _, _ = loop_dtypes(np.frexp, (x,))
+    return _frexp(as_tensor(x, dtype))
 
 
 def _loop_operand(x: object, dtype: np.dtype) -> object:

@@ -91,11 +91,14 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     if impl is None:
         raise unsupported(ufunc)
     out = kwargs.get("out")
+    own = {k: v for k, v in kwargs.items() if k in UFUNC_KEYWORDS.get(ufunc, ())}
     for key in kwargs:
+        if key in own:
+            continue
         if key not in ("dtype", "out") or (key == "dtype" and kwargs[key] is not None):
             raise unsupported(ufunc, f"(..., {key}=...)")
     try:
-        result = impl(*inputs)
+        result = impl(*inputs, **own)
     except UnsupportedDtypeError as error:
         raise naming_unsupported_dtype(error, numpy_name(ufunc), inputs) from None
     if out is None:
@@ -103,6 +106,10 @@ def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any
     from tracejit.frontend.numpy_api.mutation import write_out
 
     return write_out(out, result, ufunc)
+
+
+# The keywords of a ufunc its implementation takes itself (a gufunc's core axis).
+UFUNC_KEYWORDS: dict[np.ufunc, tuple[str, ...]] = {np.vecdot: ("axis",)}
 
 
 def _call_method(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:

@@ -69,12 +69,14 @@ DTYPES = [np.dtype(np.bool_), *INTS, *UINTS, *FLOATS]
 EXACT_UNARY = [
     "negative", "positive", "absolute", "fabs", "sign", "square", "reciprocal", "sqrt",
     "floor", "ceil", "trunc", "rint", "invert", "logical_not", "isnan", "isinf", "isfinite",
+    "deg2rad", "rad2deg", "signbit", "spacing", "bitwise_count",
 ]  # fmt: skip
 EXACT_BINARY = [
     "add", "subtract", "multiply", "true_divide", "floor_divide", "remainder", "fmod",
     "maximum", "minimum", "fmax", "fmin", "copysign", "bitwise_and", "bitwise_or",
     "bitwise_xor", "left_shift", "right_shift", "logical_and", "logical_or", "logical_xor",
-    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
+    "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "nextafter",
+    "ldexp",
 ]  # fmt: skip
 # Approximated on floats (polynomials in expand-math, or libm): a few ulp.
 TRANSCENDENTAL_UNARY = [
