@@ -193,7 +193,7 @@ ARGUMENT_KINDS = ("array", "numpy", "python")
 def as_kind(array: np.ndarray, kind: str) -> Any:
     """A fresh copy of the (0-d, unless "array") input `array` passed as `kind`."""
     if kind == "array":
-        return array.copy()
+        return array.copy(order="K")  # a Fortran-ordered input stays one
     if kind == "numpy":
         return array.dtype.type(array[()])
     if kind == "python":
@@ -212,10 +212,11 @@ def _shown(array: np.ndarray, kind: str) -> str:
 def array_literal(array: np.ndarray) -> str:
     """Exact, dtype-preserving source text for an array (bytes, so NaN payloads survive)."""
     data = np.ascontiguousarray(array).tobytes().hex()
-    return (
+    literal = (
         f"np.frombuffer(bytes.fromhex({data!r}), np.dtype({array.dtype.str!r}))"
         f".reshape({tuple(array.shape)!r}).copy()"
     )
+    return literal if array.flags.c_contiguous else f"np.asfortranarray({literal})"
 
 
 # --- inputs --------------------------------------------------------------------------------
@@ -244,6 +245,16 @@ def arrays(draw, dtype: np.dtype | None = None, shape: tuple | None = None) -> n
     return draw(hnp.arrays(dtype, shape, elements=elements(dtype)))
 
 
+@st.composite
+def argument(draw) -> np.ndarray:
+    """An argument: C-ordered, or (one in four) Fortran-ordered, as a transpose, LAPACK or
+    pandas hands it over: NumPy's reshapes and ravels of it copy where a C-ordered array's
+    are views (a program writing through one, or reading one after a write, tells them
+    apart)."""
+    array = draw(arrays())
+    return np.asfortranarray(array) if draw(st.integers(0, 3)) == 0 else array
+
+
 # --- the generator ---------------------------------------------------------------------------
 class Builder:
     """Grows one program statement by statement, executing each with NumPy."""
@@ -252,7 +263,9 @@ class Builder:
         self.draw = draw
         self.program = Program(inputs)
         # Copies: statements may write into the arguments, the program's inputs stay as drawn
-        self.values = [Value(f"a{i}", a.copy(), writable=True) for i, a in enumerate(inputs)]
+        self.values = [
+            Value(f"a{i}", a.copy(order="K"), writable=True) for i, a in enumerate(inputs)
+        ]
         self.namespace: dict[str, Any] = {"np": np, "tj": tj}
         self.namespace.update({v.name: v.array for v in self.values})
         self.allow_effects = allow_effects
@@ -1438,7 +1451,7 @@ def programs(
 ) -> Program:
     """A random program: 1-3 inputs (the first of dtype `first_input` if given) and up to
     `max_statements` statements."""
-    inputs = [draw(arrays()) for _ in range(draw(st.integers(1, 3)))]
+    inputs = [draw(argument()) for _ in range(draw(st.integers(1, 3)))]
     if first_input is not None:
         inputs[0] = draw(arrays(np.dtype(first_input)))
     b = Builder(draw, inputs, allow_effects=effects)
