@@ -529,8 +529,10 @@ class ConcreteFunction:
         """Run the kernel on the argument leaves (Python leaves already match the trace)."""
         program = self.record.program
         inputs = [
-            _checked_input(leaves[i], spec, i)
-            for i, spec in zip(program.input_positions, program.input_specs, strict=True)
+            _checked_input(leaves[i], spec, i, program.layout_dependent_inputs.get(k))
+            for k, (i, spec) in enumerate(
+                zip(program.input_positions, program.input_specs, strict=True)
+            )
         ]
         if self._kernel is None:
             interpreted = tiered.interpret_first_call(self, inputs)
@@ -672,7 +674,11 @@ def _rename_py_functions(
             op.callback = StringAttr(new_name)
 
 
-def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray:
+def _checked_input(
+    value: object, spec: TensorSpec, position: int, needs_c_order: str | None = None
+) -> np.ndarray:
+    """The argument as the kernel's C-contiguous input (a copy if it is not one; refused
+    when the trace relies on its reshapes being views, `needs_c_order` saying where)."""
     array_subclasses.check_argument(value, f"input {position}")
     array = np.asarray(value)
     if not array.dtype.isnative:
@@ -683,6 +689,13 @@ def _checked_input(value: object, spec: TensorSpec, position: int) -> np.ndarray
             f"ConcreteFunction expects {spec}"
         )
     if not array.flags.c_contiguous:
+        if needs_c_order is not None and array.size > 1:
+            raise InvalidArgumentError(
+                f"input {position} is not C-contiguous (Fortran-ordered, a transpose or a "
+                "strided slice), and the function relies on its reshape being a view, as "
+                f"NumPy's is only for a C-contiguous array: {needs_c_order}. Pass "
+                "np.ascontiguousarray(x), or copy the reshape (`.copy()`) in the function"
+            )
         array = np.ascontiguousarray(array)
     return array
 
@@ -708,9 +721,7 @@ def _unless_noting(kernel_call: FastCall) -> FastCall:
     return call
 
 
-def _status_handler(
-    messages: Sequence[str], callbacks: CallbackSet | None
-) -> Callable[[int], Any]:
+def _status_handler(messages: Sequence[str], callbacks: CallbackSet | None) -> Callable[[int], Any]:
     """What the fast call does with a non-zero status. It holds what it needs, not the
     ConcreteFunction: the ConcreteFunction holds the fast call, and a cycle would keep a
     dropped function (and its machine code) until Python's full garbage collection, rare

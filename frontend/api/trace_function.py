@@ -56,6 +56,10 @@ class TracedProgram:
     # Inputs (indices into input_specs) the function writes: their final values are the
     # last outputs, copied back into the caller's arrays (frontend/api/argument_writes.py).
     written_inputs: list[int] = field(default_factory=list)
+    # Inputs whose reshapes the function writes through or reads after writing the input
+    # (frontend/staging/views.py): views only of a C-contiguous array, as in NumPy, so a
+    # call passing another layout there is refused. Input index -> the user's line.
+    layout_dependent_inputs: dict[int, str] = field(default_factory=dict)
 
     @property
     def result_count(self) -> int:
@@ -118,6 +122,7 @@ def trace(
             # a 0-d array argument is written by `x += 1`; a NumPy scalar is not (`y = x;
             # y -= 1` leaves x as it was, as in Python)
             argument._is_array = position not in scalar_inputs
+        context.argument_indices = {id(a): k for k, a in enumerate(arguments)}
         given = unflatten(treedef, symbolic)
         outputs = non_strict.call_traced(python_function, signature, names, given)
         out_leaves, out_treedef = flatten(outputs)
@@ -159,6 +164,7 @@ def trace(
         created_variables=list(context.created_variables),
         exported=exported,
         written_inputs=written,
+        layout_dependent_inputs=dict(context.layout_dependent_inputs),
     )
 
 

@@ -57,6 +57,10 @@ class TraceContext:
         self.dims: dict[SSAValue, tuple] = {}  # tensor value -> its dims (frontend/staging/dims.py)
         self.dim_constraints: list[tuple] = []  # (DimSource, dim) pairs equal at run time
         self.inputs: list[SSAValue] = []  # the tensor inputs, for tj.dim of a DimSource
+        # id of each argument's Tensor -> its input index; the inputs whose reshapes the
+        # function relies on being views (C-contiguous) -> where (frontend/staging/views.py)
+        self.argument_indices: dict[int, int] = {}
+        self.layout_dependent_inputs: dict[int, str] = {}
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/staging/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}

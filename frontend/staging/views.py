@@ -236,34 +236,98 @@ def writable_array(tensor: object) -> bool:
     """An array that a write through one of its names changes in place, for every name of
     it (not a scalar, and not one whose writes tracejit refuses): what a name that may
     still be it after staged control flow must follow (`alias_unless`)."""
-    return (
-        isinstance(tensor, Tensor) and updates_in_place(tensor) and not tensor._write_refused
-    )
+    return isinstance(tensor, Tensor) and updates_in_place(tensor) and not tensor._write_refused
 
 
 # --- views made by reshapes and transposes ---------------------------------------------------
+# NumPy's reshape (and ravel) is a view when the array's memory layout allows it, else a
+# copy. Three cases, by what tracejit knows at trace time:
+# * only dims of size 1 come or go (np.squeeze, np.expand_dims, `x[:, None]`): always a
+#   view, whatever the layout;
+# * a reshape of an argument, or of an array made in the function: a view when the array
+#   is C-contiguous, which arrays made in the function are and an argument is in most
+#   calls. Where the function relies on that (a write through the reshape, or a read of it
+#   after its array was written), the trace notes the argument, and a call that passes a
+#   non-C-contiguous array there is refused (`layout_dependent_inputs`);
+# * a reshape of a view (a slice, a transpose): a view or a copy depending on strides
+#   tracejit does not track. Writes through it are refused, and so is a read of it after
+#   its array was written (NumPy's answer would depend on the layout).
+_WRITE_REFUSED = (
+    "writing into a reshape of a view (a slice, transpose, ...) is not supported: NumPy "
+    "gives a view or a copy there depending on the memory layout. Write into the sliced "
+    "array itself, or make the reshape a copy (`.copy()`)"
+)
+_READ_REFUSED = (
+    "reading a reshape of a view (a slice, transpose, ...) after a write into the array it "
+    "was taken from is not supported: NumPy gives a view (which sees the write) or a copy "
+    "(which does not) depending on the memory layout. Copy the reshape (`.copy()`) before "
+    "the write, or reshape after it"
+)
+
+
 def reshaped(x: Tensor, result: Tensor) -> Tensor:
     """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
-    it: a view of a contiguous array. Whether a view of a view is contiguous (so that NumPy
-    returns a view, not a copy) is not tracked, so a write to that one is refused (a name
-    that may still be an array after staged control flow, `alias_unless`, is that array or
-    one of its own: contiguous when the array is)."""
-    if not _contiguous(x):
-        return refuse_writes(
-            Tensor(result.value, result.dims),
-            "writing into a reshape of a view (a slice, transpose, ...) is not supported: "
-            "NumPy gives a view or a copy there depending on the memory layout. Write into "
-            "the sliced array itself, or make the reshape a copy (`.copy()`)",
-        )
+    it (see the cases above; a name that may still be an array after staged control flow,
+    `alias_unless`, is that array or one of its own: contiguous when the array is)."""
     dims = x.dims
+    unit_dims_only = _without_ones(dims) == _without_ones(result.dims)
+    if not unit_dims_only and not _contiguous(x):
+        return _ambiguous_reshape(x, result)
+    root = root_of(x)
+    created = root._version
+    note = None if unit_dims_only else _layout_note(root)
 
     def forward(parent: Tensor) -> Tensor:
+        if note is not None and root._version != created:
+            note("a read of its reshape after a write into it")
         return primitives.reshape(parent, result.dims)
 
     def backward(parent: Tensor, new: Tensor) -> Tensor:
+        if note is not None:
+            note("a write through its reshape")
         return primitives.reshape(new, dims)
 
     return make_view(x, result, forward, backward)
+
+
+def _ambiguous_reshape(x: Tensor, result: Tensor) -> Tensor:
+    """A reshape of a view: its value now; taken again after a write into its array, a
+    `tj.poison` (raising `_READ_REFUSED` if that value is used); writes refused."""
+    root = root_of(x)
+    created = root._version
+    refused = NotImplementedError(at_user_line(_READ_REFUSED))
+
+    def forward(parent: Tensor) -> Tensor:
+        if root._version != created:
+            return primitives.poison(refused, result.dims, result.dtype)
+        return primitives.reshape(parent, result.dims)
+
+    def backward(parent: Tensor, new: Tensor) -> Tensor:
+        raise ValueError(at_user_line(_WRITE_REFUSED))  # as `assign` does, first
+
+    return refuse_writes(make_view(x, result, forward, backward), _WRITE_REFUSED)
+
+
+def _without_ones(dims: tuple) -> tuple:
+    return tuple(d for d in dims if d != 1)
+
+
+def _layout_note(root: Tensor) -> Callable[[str], None] | None:
+    """For a root that is an argument of the traced function: a function noting, with the
+    user's line, that the trace relies on the argument being C-contiguous."""
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return None
+    context = current_trace()
+    index = context.argument_indices.get(id(root))
+    if index is None:
+        return None
+
+    def note(what: str) -> None:
+        context.layout_dependent_inputs.setdefault(index, at_user_line(what))
+
+    return note
 
 
 def _contiguous(x: Tensor) -> bool:

@@ -369,8 +369,11 @@ class Builder:
                     v.writable = view_of.writable and view != "readonly"
                 elif tracked:  # tracejit takes a view where NumPy copies
                     self.tainted.update((v.name, view_of.family))
-                else:
-                    v.writable = False  # tracejit refuses writes into a reshape of a view
+                else:  # a reshape of a view: tracejit refuses writes into it, and reads
+                    # of it after a write into its family (NumPy's view-or-copy answer
+                    # depends on the layout)
+                    v.writable = False
+                    self.tainted.add(view_of.family)
             for other in self.values + self.hidden:
                 shared = self.namespace.get(other.name)
                 if (

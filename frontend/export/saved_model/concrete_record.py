@@ -85,9 +85,7 @@ def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[
         "arg_leaves": arg_leaves,
         "input_positions": positions,
         "input_specs": [encoding.encode_spec(s) for s in program.input_specs],
-        "output_treedef": encoding.encode_treedef(
-            program.output_treedef, f"the results of {what}"
-        ),
+        "output_treedef": encoding.encode_treedef(program.output_treedef, f"the results of {what}"),
         "output_leaves": [
             encoding.encode_value(v, f"{what}: result {i + 1}")
             for i, v in enumerate(program.output_leaves)
@@ -100,6 +98,7 @@ def to_record(concrete: Any, variable_index: Any, bound: bool = False) -> tuple[
         ],
         "exported": {str(k): dtype.str for k, dtype in program.exported.items()},
         "written_inputs": list(program.written_inputs),
+        "layout_dependent_inputs": {str(k): v for k, v in program.layout_dependent_inputs.items()},
         "variables": [variable_index(_alive(ref, what)) for ref in program.variables],
     }
     return record, str(program.module)
@@ -157,6 +156,9 @@ def _build(record: dict, ir_text: str, variables: list[Any]) -> Any:
         ],
         exported={int(k): _dtype(v) for k, v in record["exported"].items()},
         written_inputs=[int(k) for k in record["written_inputs"]],
+        layout_dependent_inputs={
+            int(k): str(v) for k, v in record.get("layout_dependent_inputs", {}).items()
+        },
     )
     _check_consistent(program, captured)
     _check_mappings(program)
