@@ -5,6 +5,7 @@ Each op is one NumPy ufunc on one loop dtype; see `elementwise_base.py` for the 
 
 from __future__ import annotations
 
+from math import erf as _c_erf
 from typing import ClassVar
 
 import numpy as np
@@ -163,6 +164,26 @@ class SqrtOp(ElementwiseUnaryOp):
     name = "tj.sqrt"
     NUMPY: ClassVar = staticmethod(np.sqrt)
     DOMAIN: ClassVar = INEXACT
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    """C's erf element-wise in x's dtype (NumPy has no erf ufunc; `scipy.special.erf` and
+    `math.erf` stage this op)."""
+    x = np.asarray(x)
+    values = np.frompyfunc(_c_erf, 1, 1)(x.astype(np.float64))
+    return np.asarray(values, np.float64).astype(x.dtype)
+
+
+@irdl_op_definition
+class ErfOp(ElementwiseUnaryOp):
+    """The error function, 2/sqrt(pi) * integral of exp(-t**2) from 0 to x (libm's erf).
+
+    %r = tj.erf %x : tensor<4xf64>
+    """
+
+    name = "tj.erf"
+    NUMPY: ClassVar = staticmethod(_erf)
+    DOMAIN: ClassVar = FLOATS
 
 
 @irdl_op_definition
@@ -383,6 +404,7 @@ UNARY_OPS = (
     Log10Op,
     SqrtOp,
     CbrtOp,
+    ErfOp,
     SinOp,
     CosOp,
     TanOp,

@@ -146,6 +146,7 @@ OP_COSTS: dict[type[Operation], int] = {
             ew.Log2Op,
             ew.Log10Op,
             ew.CbrtOp,
+            ew.ErfOp,
             ew.SinOp,
             ew.CosOp,
             ew.TanOp,

@@ -89,6 +89,7 @@ UNARY: dict[type[Operation], Callable[..., Operation]] = {
     math.Log10Op: ew.Log10Op,
     math.SqrtOp: ew.SqrtOp,
     math.CbrtOp: ew.CbrtOp,
+    math.ErfOp: ew.ErfOp,
     math.SinOp: ew.SinOp,
     math.CosOp: ew.CosOp,
     math.TanOp: ew.TanOp,

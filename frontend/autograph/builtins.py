@@ -26,6 +26,7 @@ from tracejit.frontend.staging import primitives, runtime_sizes, views
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import is_tracing
+from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import SUPPORTED_DTYPES
 
 
@@ -153,6 +154,7 @@ _MATH_UFUNCS = {
     "fmod": np.fmod,
     "degrees": np.degrees,
     "radians": np.radians,
+    "erf": lambda x: primitives.unary(ew.ErfOp, x),  # NumPy has no erf ufunc
 }
 
 

@@ -31,7 +31,7 @@ from tracejit.frontend.numpy_api.promotion import (
     weak_result_type,
     weak_type,
 )
-from tracejit.frontend.numpy_api.registry import implements, unsupported
+from tracejit.frontend.numpy_api.registry import SCIPY_SPECIAL_UFUNCS, implements, unsupported
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
@@ -631,6 +631,20 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
 
 COMPARISONS = {np.equal, np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal}
 
+
+def erf(x: object) -> Tensor:
+    """`scipy.special.erf(x)`: libm's erf in the loop's dtype (float32 for float16 and
+    small ints, float64 for the others, as SciPy's loops; `math.erf` is autograph's)."""
+    import scipy.special
+
+    dtypes = loop_dtypes(scipy.special.erf, (x,))
+    if dtypes[0].kind == "c":
+        raise TypeError(at_user_line("scipy.special.erf of complex numbers is not supported"))
+    return primitives.unary(ew.ErfOp, as_tensor(x, dtypes[0]))
+
+
+SCIPY_SPECIAL_UFUNCS["erf"] = erf
+
 # The ufuncs staged on complex loops; NumPy has complex loops for more (np.sin, np.log10,
 # np.sign, ...), which raise a TypeError naming them instead.
 COMPLEX_UFUNCS = {
@@ -845,7 +859,11 @@ def _as_traced(x: object) -> Tensor:
 
 @implements(np.clip)
 def clip(
-    a: object, a_min: object = None, a_max: object = None, out: object = None, **kwargs: object,
+    a: object,
+    a_min: object = None,
+    a_max: object = None,
+    out: object = None,
+    **kwargs: object,
 ) -> Tensor:
     """NumPy's `_clip`: Python int bounds beyond an integer dtype are dropped, a missing
     bound leaves `maximum` or `minimum`, else `minimum(maximum(a, a_min), a_max)` in the
@@ -904,7 +922,12 @@ def round_(a: object, decimals: int = 0, out: object = None) -> Tensor:
 
 @implements(np.astype)
 def astype(
-    x: Any, dtype: DTypeLike | None, /, *, copy: bool = True, device: object = None,
+    x: Any,
+    dtype: DTypeLike | None,
+    /,
+    *,
+    copy: bool = True,
+    device: object = None,
 ) -> Tensor:
     if device not in (None, "cpu"):
         raise unsupported(np.astype, f"(..., device={device!r})")

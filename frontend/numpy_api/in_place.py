@@ -13,6 +13,7 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import tensor_of
+from tracejit.frontend.staging import primitives, views
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 
@@ -49,7 +50,8 @@ def put(a: object, ind: object, v: object, mode: str = "raise") -> None:
     if mode != "raise":
         raise NotImplementedError(at_user_line("np.put with mode other than 'raise'"))
     target = _target(np.put, a)
-    flat = np.ravel(target)  # a view of a traced array (not of a view: see reshaped)
+    # np.put writes the array in C order whatever its layout (it is not a reshape)
+    flat = views.reshaped(target, primitives.reshape(target, [target.size]), any_layout=True)
     indices = tensor_of(ind).reshape(-1)
     values = tensor_of(v).reshape(-1)
     if values.size not in (1, indices.size):
@@ -66,6 +68,15 @@ def fill_diagonal(a: object, val: object, wrap: bool = False) -> None:
         raise ValueError(at_user_line("All dimensions of input must be of equal length"))
     if wrap or target.ndim > 2:
         raise NotImplementedError(at_user_line("np.fill_diagonal with wrap=True or ndim > 2"))
-    count = min(d for d in target.shape if d is not None)
+    if None in target.shape:
+        raise NotImplementedError(
+            at_user_line(
+                "np.fill_diagonal on an array with dims unknown at trace time (None) is not "
+                "supported: its diagonal's length is the smaller dim; write "
+                "`a = np.where(np.eye(*a.shape, dtype=bool), val, a)` with the sizes known, "
+                "or trace with static shapes"
+            )
+        )
+    count = min(target.shape)  # type: ignore[type-var]  # static dims (checked above)
     rows = np.arange(count)
     target[rows, rows] = val

@@ -7,6 +7,7 @@ loudly at trace time instead of silently computing something else.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,9 @@ from tracejit.frontend.staging.source_location import at_user_line, py_function_
 from tracejit.ir.dtypes import UnsupportedDtypeError
 
 UFUNCS: dict[np.ufunc, Callable[..., Any]] = {}
+# SciPy's ufuncs by name (`scipy.special.erf`): looked up on a traced call only, so that
+# tracejit never imports SciPy itself
+SCIPY_SPECIAL_UFUNCS: dict[str, Callable[..., Any]] = {}
 FUNCTIONS: dict[Callable[..., Any], Callable[..., Any]] = {}
 
 
@@ -81,13 +85,21 @@ def _read_variables(values: Any) -> Any:
     return values
 
 
+def _scipy_special(ufunc: np.ufunc) -> Callable[..., Any] | None:
+    special = sys.modules.get("scipy.special")
+    name = getattr(ufunc, "__name__", "")
+    if special is None or getattr(special, name, None) is not ufunc:
+        return None
+    return SCIPY_SPECIAL_UFUNCS.get(name)
+
+
 def call_ufunc(ufunc: np.ufunc, method: str, inputs: tuple, kwargs: dict) -> Any:
     inputs = _read_variables(inputs)
     if method in ("outer", "reduce", "accumulate", "at", "reduceat"):
         return _call_method(ufunc, method, inputs, kwargs)
     if method != "__call__":
         raise unsupported(ufunc, f".{method}")
-    impl = UFUNCS.get(ufunc)
+    impl = UFUNCS.get(ufunc) or _scipy_special(ufunc)
     if impl is None:
         raise unsupported(ufunc)
     out = kwargs.get("out")

@@ -265,17 +265,18 @@ _READ_REFUSED = (
 )
 
 
-def reshaped(x: Tensor, result: Tensor) -> Tensor:
+def reshaped(x: Tensor, result: Tensor, any_layout: bool = False) -> Tensor:
     """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
     it (see the cases above; a name that may still be an array after staged control flow,
-    `alias_unless`, is that array or one of its own: contiguous when the array is)."""
+    `alias_unless`, is that array or one of its own: contiguous when the array is).
+    `any_layout`: a flat view NumPy writes in C order whatever the layout (np.put's)."""
     dims = x.dims
     unit_dims_only = _without_ones(dims) == _without_ones(result.dims)
     if not unit_dims_only and not _contiguous(x):
         return _ambiguous_reshape(x, result)
     root = root_of(x)
     created = root._version
-    note = None if unit_dims_only else _layout_note(root)
+    note = None if unit_dims_only or any_layout else _layout_note(root)
 
     def forward(parent: Tensor) -> Tensor:
         if note is not None and root._version != created:

@@ -346,6 +346,7 @@ SCALAR_OPS: dict[type[Operation], Emitter] = {
     ew.Log10Op: _by_kind(float=math.Log10Op),
     ew.SqrtOp: _by_kind(float=math.SqrtOp),
     ew.CbrtOp: _by_kind(float=math.CbrtOp),
+    ew.ErfOp: _by_kind(float=math.ErfOp),
     ew.SinOp: _by_kind(float=math.SinOp),
     ew.CosOp: _by_kind(float=math.CosOp),
     ew.TanOp: _by_kind(float=math.TanOp),

@@ -12,6 +12,7 @@ builtin.module {
     %log2 = tj.log2 %x : tensor<4xf32>
     %log10 = tj.log10 %x : tensor<4xf32>
     %cbrt = tj.cbrt %x : tensor<4xf32>
+    %erf = tj.erf %x : tensor<4xf32>
     %sin = tj.sin %x : tensor<4xf32>
     %cos = tj.cos %x : tensor<4xf32>
     %tan = tj.tan %x : tensor<4xf32>
@@ -59,6 +60,7 @@ builtin.module {
 // CHECK-NEXT:   %{{.*}} = tj.log2 %{{.*}} : tensor<4xf32>
 // CHECK-NEXT:   %{{.*}} = tj.log10 %{{.*}} : tensor<4xf32>
 // CHECK-NEXT:   %{{.*}} = tj.cbrt %{{.*}} : tensor<4xf32>
+// CHECK-NEXT:   %{{.*}} = tj.erf %{{.*}} : tensor<4xf32>
 // CHECK-NEXT:   %{{.*}} = tj.sin %{{.*}} : tensor<4xf32>
 // CHECK-NEXT:   %{{.*}} = tj.cos %{{.*}} : tensor<4xf32>
 // CHECK-NEXT:   %{{.*}} = tj.tan %{{.*}} : tensor<4xf32>
