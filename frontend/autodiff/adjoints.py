@@ -226,35 +226,31 @@ def _one_minus(a: Tensor) -> Tensor:
     return sub(_full(a, 1), a)
 
 
-ADJOINTS.update(
-    {
-        U.ExpOp: _unary(lambda x, r: r),
-        U.Expm1Op: _unary(lambda x, r: add(r, _full(r, 1))),
-        U.Exp2Op: _unary(lambda x, r: scale(r, math.log(2))),
-        U.LogOp: _unary_over(lambda x, r: x),
-        U.Log1pOp: _unary_over(lambda x, r: add(x, _full(x, 1))),
-        U.Log2Op: _unary_over(lambda x, r: scale(x, math.log(2))),
-        U.Log10Op: _unary_over(lambda x, r: scale(x, math.log(10))),
-        U.SqrtOp: _unary_over(lambda x, r: scale(r, 2)),
-        U.CbrtOp: _unary_over(lambda x, r: scale(square(r), 3)),
-        U.ErfOp: _unary(
-            lambda x, r: scale(P.unary(U.ExpOp, neg(square(x))), 2 / math.sqrt(math.pi))
-        ),
-        U.AbsOp: _unary(lambda x, r: P.unary(U.SignOp, x)),
-        U.SinOp: _unary(lambda x, r: P.unary(U.CosOp, x)),
-        U.CosOp: _unary(lambda x, r: neg(P.unary(U.SinOp, x))),
-        U.TanOp: _unary(lambda x, r: add(_full(r, 1), square(r))),
-        U.ArcsinOp: _unary_over(lambda x, r: _sqrt_of(_one_minus(square(x)))),
-        U.ArccosOp: _unary_over(lambda x, r: neg(_sqrt_of(_one_minus(square(x))))),
-        U.ArctanOp: _unary_over(lambda x, r: add(_full(x, 1), square(x))),
-        U.SinhOp: _unary(lambda x, r: P.unary(U.CoshOp, x)),
-        U.CoshOp: _unary(lambda x, r: P.unary(U.SinhOp, x)),
-        U.TanhOp: _unary(lambda x, r: _one_minus(square(r))),
-        U.ArcsinhOp: _unary_over(lambda x, r: _sqrt_of(add(square(x), _full(x, 1)))),
-        U.ArccoshOp: _unary_over(lambda x, r: _sqrt_of(sub(square(x), _full(x, 1)))),
-        U.ArctanhOp: _unary_over(lambda x, r: _one_minus(square(x))),
-    }
-)
+ADJOINTS.update({
+    U.ExpOp: _unary(lambda x, r: r),
+    U.Expm1Op: _unary(lambda x, r: add(r, _full(r, 1))),
+    U.Exp2Op: _unary(lambda x, r: scale(r, math.log(2))),
+    U.LogOp: _unary_over(lambda x, r: x),
+    U.Log1pOp: _unary_over(lambda x, r: add(x, _full(x, 1))),
+    U.Log2Op: _unary_over(lambda x, r: scale(x, math.log(2))),
+    U.Log10Op: _unary_over(lambda x, r: scale(x, math.log(10))),
+    U.SqrtOp: _unary_over(lambda x, r: scale(r, 2)),
+    U.CbrtOp: _unary_over(lambda x, r: scale(square(r), 3)),
+    U.ErfOp: _unary(lambda x, r: scale(P.unary(U.ExpOp, neg(square(x))), 2 / math.sqrt(math.pi))),
+    U.AbsOp: _unary(lambda x, r: P.unary(U.SignOp, x)),
+    U.SinOp: _unary(lambda x, r: P.unary(U.CosOp, x)),
+    U.CosOp: _unary(lambda x, r: neg(P.unary(U.SinOp, x))),
+    U.TanOp: _unary(lambda x, r: add(_full(r, 1), square(r))),
+    U.ArcsinOp: _unary_over(lambda x, r: _sqrt_of(_one_minus(square(x)))),
+    U.ArccosOp: _unary_over(lambda x, r: neg(_sqrt_of(_one_minus(square(x))))),
+    U.ArctanOp: _unary_over(lambda x, r: add(_full(x, 1), square(x))),
+    U.SinhOp: _unary(lambda x, r: P.unary(U.CoshOp, x)),
+    U.CoshOp: _unary(lambda x, r: P.unary(U.SinhOp, x)),
+    U.TanhOp: _unary(lambda x, r: _one_minus(square(r))),
+    U.ArcsinhOp: _unary_over(lambda x, r: _sqrt_of(add(square(x), _full(x, 1)))),
+    U.ArccoshOp: _unary_over(lambda x, r: _sqrt_of(sub(square(x), _full(x, 1)))),
+    U.ArctanhOp: _unary_over(lambda x, r: _one_minus(square(x))),
+})
 
 
 @adjoint(CastOp)
@@ -378,9 +374,8 @@ def _prod_adjoint(g: Tensor, source: Tensor, axes: Sequence[int], product: Tenso
     zeros = _expand(P.reduce("sum", P.cast(zero, source.dtype), axes), source, axes)
     none = P.compare("eq", zeros, zeros_like(zeros))
     one = P.compare("eq", zeros, _full(zeros, 1))
-    others = where(
-        none, div(rest, safe), where(one, where(zero, rest, zeros_like(rest)), zeros_like(rest))
-    )
+    others = where(none, div(rest, safe), where(one, where(zero, rest, zeros_like(rest)),
+                                                 zeros_like(rest)))
     return mul(_expand(g, source, axes), others)
 
 
