@@ -13,8 +13,15 @@ from __future__ import annotations
 ALLOC_GLOBAL = "tracejit_block_alloc_ptr"  # where a module finds the block cache's alloc
 FREE_GLOBAL = "tracejit_block_free_ptr"  # and its free (runtime/block_cache.py)
 
-CACHED_BYTES_MIN = 1 << 20
-"""Blocks of fewer bytes are not cached: malloc serves them from memory it already has."""
+CACHED_BYTES_MIN = 1 << 16
+"""Kernel temporaries of fewer bytes are not cached: malloc serves them from memory it
+already has. Larger ones are: glibc gives back the top of its heap once more than twice its
+mmap threshold (128 KiB at first) is free there, so a kernel with a few temporaries of a few
+hundred KiB (eight 200x200 float64 `np.roll`s) page-faulted them all in again on every call
+(1.4 ms for 75 us of work), with 1 MiB as this bound."""
+
+POOLED_OUTPUT_BYTES_MIN = 1 << 20
+"""Outputs (runtime/buffer_pool.py) of fewer bytes come from np.empty: cheaper than the pool."""
 
 CACHE_LINE_BYTES = 64
 """The cache line of every x86-64 and most AArch64 CPUs: what a non-temporal store writes

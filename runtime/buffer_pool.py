@@ -32,10 +32,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import DTypeLike
 
-from tracejit.ir.memory_contract import CACHED_BYTES_MIN
+from tracejit.ir.memory_contract import POOLED_OUTPUT_BYTES_MIN
 from tracejit.runtime import settings
 
-POOLED_BYTES = CACHED_BYTES_MIN  # below this, np.empty is cheaper than anything the pool can do
+POOLED_BYTES = POOLED_OUTPUT_BYTES_MIN
 ALIGNMENT = 64
 
 _libc = ctypes.CDLL(None)
