@@ -30,6 +30,7 @@ from tracejit.runtime.structure import LEAF, unflatten
 SLOW_PATH = object()  # "take the slow path" (a new shape, a copy needed, ...)
 
 FastCall = Callable[[tuple], Any]
+Adopt = Callable[[np.ndarray, np.dtype], np.ndarray]
 
 
 def expected_types(program: Any) -> list[int]:
@@ -52,20 +53,29 @@ def is_small_kernel(program: Any) -> bool:
     return sum(int(np.prod(shape, dtype=np.int64)) for shape in shapes) <= SMALL_KERNEL_ELEMENTS
 
 
-def build_fast_call(entry: Any, program: Any, on_status: Callable[[int], Any]) -> FastCall | None:
+def build_fast_call(
+    entry: Any, program: Any, on_status: Callable[[int], Any], adopt: Adopt | None = None
+) -> FastCall | None:
     """The fast closure for `program`'s kernel entry point, called with the kernel's input
     arrays (the arguments themselves when every argument is one: `input_positions` is then
-    0, 1, ...), or None if not applicable."""
-    if entry is None:
+    0, 1, ...), or None if not applicable. `adopt` turns the descriptor of an array the
+    kernel allocated (`program.exported`) into that array (frontend/api/kernel_outputs.py)."""
+    if entry is None or (program.exported and adopt is None):
         return None
     count = len(program.input_positions)  # the ctypes entry does not check the count
     specs = [(tuple(s.shape), np.dtype(s.dtype)) for s in program.output_specs]
     if program.written_inputs:
         return _writing_call(entry, program, specs, on_status)
     variables = list(program.variables)
-    if not variables and _is_single(program, specs):
+    exported = bool(program.exported)
+    if not variables and not exported and _is_single(program, specs):
         return _single_array_call(entry, count, specs[0], on_status)
-    finish = _single_output(specs) if _is_single(program, specs) else _outputs(program, specs)
+    if exported:
+        finish = _outputs(program, specs, adopt)
+    elif _is_single(program, specs):
+        finish = _single_output(specs)
+    else:
+        finish = _outputs(program, specs)
     allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
 
     def call(args: tuple) -> Any:
@@ -218,16 +228,19 @@ def _single_output(specs: list) -> Callable[[list], object]:
     return (lambda outs: outs[0][()]) if scalar else (lambda outs: outs[0])
 
 
-def _outputs(program: Any, specs: list) -> Callable[[list], Any]:
+def _outputs(program: Any, specs: list, adopt: Adopt | None = None) -> Callable[[list], Any]:
     positions, template, treedef = (
         program.output_positions,
         program.output_leaves,
         program.output_treedef,
     )
+    exported = dict(program.exported)
 
     def finish(outs: list) -> Any:
         results = list(template)
-        for position, out in zip(positions, outs, strict=True):
+        for k, (position, out) in enumerate(zip(positions, outs, strict=True)):
+            if k in exported:
+                out = adopt(out, exported[k])  # type: ignore[misc]  # given with exported
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(treedef, results)
 

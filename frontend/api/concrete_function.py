@@ -454,14 +454,14 @@ class ConcreteFunction:
     def _build_fast_call(self, compiled: JitModule) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
-        if self.record.program.has_unknown_dims:  # shapes are computed on the slow path
+        if _output_shapes_computed(self.record.program):  # on the slow path
             return None
         expected = expected_types(self.record.program)
         release_gil = not is_small_kernel(self.record.program)
         entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
         program = self.record.program
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
-        kernel_call = build_fast_call(entry, program, on_status)
+        kernel_call = build_fast_call(entry, program, on_status, adopt)
         if kernel_call is not None and program.written_inputs:
             kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys
@@ -647,6 +647,21 @@ def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
     if isinstance(dim, Sum):
         return " plus ".join(_describe(t) for t in dim.terms)
     return f"dim {dim.axis} of input {dim.input}"
+
+
+def _output_shapes_computed(program: TracedProgram) -> bool:
+    """Whether a call computes output shapes from the input shapes (dims unknown at trace
+    time), which the fast path does not: outputs the kernel allocates itself (`x[mask]`:
+    `exported`, a descriptor of static shape) need nothing computed, unless an argument
+    is written too."""
+    if program.exported and program.written_inputs:
+        return True
+    return bool(program.dim_constraints) or any(
+        not isinstance(d, int)
+        for k, dims in enumerate(program.output_dims)
+        if k not in program.exported
+        for d in dims
+    )
 
 
 def _has_callbacks(concrete: ConcreteFunction) -> bool:
