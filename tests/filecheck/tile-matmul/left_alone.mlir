@@ -21,6 +21,25 @@ func.func @small(%a: memref<8x8xf32>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) 
 // CHECK-LABEL: func.func @small
 // CHECK-NEXT:    linalg.generic
 
+// Integers of 32 bits or more below wide-int-min-volume = 2**25 multiply-adds: LLVM
+// vectorizes the plain nest along j, but the register tile along its rows, with gathers.
+func.func @small_int64(%a: memref<40x30xi64>, %b: memref<30x20xi64>, %c: memref<40x20xi64>) {
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,
+                                   affine_map<(i, j, k) -> (k, j)>,
+                                   affine_map<(i, j, k) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%a, %b : memref<40x30xi64>, memref<30x20xi64>) outs(%c : memref<40x20xi64>) {
+  ^bb0(%x: i64, %y: i64, %acc: i64):
+    %p = arith.muli %x, %y : i64
+    %s = arith.addi %acc, %p : i64
+    linalg.yield %s : i64
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @small_int64
+// CHECK-NEXT:    linalg.generic
+
 // A float sum that may not be reassociated: tiling would change the order of the sum.
 func.func @ordered(%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>) {
   linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, k)>,

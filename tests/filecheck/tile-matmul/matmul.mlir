@@ -1,4 +1,4 @@
-// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0 target=avx2}' | filecheck %s
+// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0 wide-int-min-volume=0 target=avx2}' | filecheck %s
 
 // C[7x18] += A[7x5] @ B[5x18], f32: neither M nor N is a multiple of the 6x16 register tile.
 // C's columns come in chunks of one 16-column micro-panel (the loop %jt, which threads may

@@ -1,4 +1,4 @@
-// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0 target=avx2}' | filecheck %s
+// RUN: tracejit-opt %s -p 'tile-matmul{min-volume=0 wide-int-min-volume=0 target=avx2}' | filecheck %s
 
 // `bufferize` sets C to zero right before every product. The tiled nest leaves that pass over
 // C out: the first depth block stores its register tiles (`%first` selects the tile over
