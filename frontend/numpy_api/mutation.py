@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 import numpy as np
@@ -82,6 +83,10 @@ def setitem(tensor: Tensor, key: object, value: object) -> None:
         region = tensor[region_key]
         setitem(tensor, region_key, _masked_region(region, mask, position, value))
         return
+    strided = _scalar_into_traced_step(tensor, key, value)
+    if strided is not None:
+        assign(tensor, strided)
+        return
     entries = [indexing._as_run_time_int(e) for e in indexing.read_key(key, tensor.ndim)]
     if any(e.kind == indexing.Kind.ARRAY for e in entries):
         assign(tensor, _scattered(tensor, key, value))
@@ -93,6 +98,59 @@ def setitem(tensor: Tensor, key: object, value: object) -> None:
     update = _broadcast_value(value, selected, tensor.dtype)
     new = primitives.insert_slice(tensor, indexing._unselect(update, window, entries), window)
     assign(tensor, new)
+
+
+def _scalar_into_traced_step(tensor: Tensor, key: object, value: object) -> Tensor | None:
+    """`x[start:stop:step] = v` (one value) with a traced step, along one axis of known
+    size, the others taken whole (a sieve's `flags[i * i::i] = False` in a staged loop): a
+    staged loop over the positions NumPy's slice picks (PySlice_AdjustIndices' bounds),
+    writing `v` at each, as NumPy's strided assignment does. None for any other key."""
+    items = key if isinstance(key, tuple) else (key,)
+    one_value = not isinstance(value, list | tuple) and getattr(value, "ndim", 0) == 0
+    if len(items) > tensor.ndim or not one_value:
+        return None
+    stepped = [k for k, item in enumerate(items) if isinstance(item, slice)
+               and isinstance(item.step, Tensor)]  # fmt: skip
+    whole = all(_is_whole(item) for k, item in enumerate(items) if k not in stepped)
+    if len(stepped) != 1 or not whole or tensor.shape[stepped[0]] is None:
+        return None
+    from tracejit.frontend.staging.control_flow import while_loop
+
+    axis, item = stepped[0], items[stepped[0]]
+    n = int(tensor.shape[axis])  # type: ignore[arg-type]  # checked above
+    step = item.step.astype(np.int64)
+    primitives.assert_true(
+        dispatched(step != 0), at_user_line("ValueError: slice step cannot be zero")
+    )
+    forward = step > 0
+    start = _bound(item.start, n, np.where(forward, 0, n - 1), forward)
+    stop = _bound(item.stop, n, np.where(forward, n, -1), forward)
+    fill = _broadcast_value(value, tensor[(slice(None),) * axis + (0,)], tensor.dtype)
+
+    def before_stop(position: Tensor, array: Tensor) -> Tensor:
+        return dispatched(np.where(forward, position < stop, position > stop))
+
+    def write(position: Tensor, array: Tensor) -> tuple[Tensor, Tensor]:
+        array[(slice(None),) * axis + (position,)] = fill
+        return position + step, array
+
+    _, written = while_loop(before_stop, write, (start, tensor.copy()))
+    return written
+
+
+def _is_whole(item: object) -> bool:
+    return isinstance(item, slice) and all(v is None for v in (item.start, item.stop, item.step))
+
+
+def _bound(bound: object, n: int, default: object, forward: Tensor) -> object:
+    """A slice bound as NumPy adjusts it for this step's sign: negative counts from the end,
+    then clipped to [0, n] going forward or [-1, n - 1] going backward."""
+    if bound is None:
+        return default
+    if not isinstance(bound, Tensor):
+        bound = int(operator.index(bound))
+    value = np.where(np.less(bound, 0), np.add(bound, n), bound)
+    return np.where(forward, np.clip(value, 0, n), np.clip(value, -1, n - 1))
 
 
 def _as_value(value: object, dtype: np.dtype) -> Tensor:
