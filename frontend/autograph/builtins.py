@@ -116,7 +116,7 @@ min_ = _extreme("min", lambda later, current: later < current)
 max_ = _extreme("max", lambda later, current: later > current)
 
 
-def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., object]:
+def _math(ufunc: Callable[..., Any], python: Callable[..., object]) -> Callable[..., object]:
     def staged(*args: Any) -> Any:
         if not _has_tensor(args):
             return python(*args)
@@ -127,7 +127,7 @@ def _math(ufunc: np.ufunc, python: Callable[..., object]) -> Callable[..., objec
     return staged
 
 
-_MATH_UFUNCS = {
+_MATH_UFUNCS: dict[str, Callable[..., Any]] = {
     "sqrt": np.sqrt,
     "exp": np.exp,
     "expm1": np.expm1,

@@ -77,6 +77,6 @@ def fill_diagonal(a: object, val: object, wrap: bool = False) -> None:
                 "or trace with static shapes"
             )
         )
-    count = min(target.shape)  # type: ignore[type-var]  # static dims (checked above)
+    count = min(d for d in target.shape if d is not None)  # all static (checked above)
     rows = np.arange(count)
     target[rows, rows] = val

@@ -142,7 +142,7 @@ def _is_whole(item: object) -> bool:
     return isinstance(item, slice) and all(v is None for v in (item.start, item.stop, item.step))
 
 
-def _bound(bound: object, n: int, default: object, forward: Tensor) -> object:
+def _bound(bound: Any, n: int, default: object, forward: Tensor) -> object:
     """A slice bound as NumPy adjusts it for this step's sign: negative counts from the end,
     then clipped to [0, n] going forward or [-1, n - 1] going backward."""
     if bound is None:
