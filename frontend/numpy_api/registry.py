@@ -169,12 +169,15 @@ MAY_ALIAS = {
     np.atleast_1d, np.atleast_2d, np.broadcast_to, np.diff, np.einsum, np.expand_dims,
     np.flip, np.fliplr, np.flipud, np.moveaxis, np.ravel, np.real, np.reshape, np.squeeze,
     np.swapaxes, np.transpose, np.shape, np.ndim, np.size,
+    # views as NumPy's (their implementations return new arrays where NumPy copies)
+    np.rot90, np.split, np.array_split, np.hsplit, np.vsplit, np.dsplit, np.meshgrid,
+    np.nan_to_num, np.trim_zeros,
 }  # fmt: skip
 
 
 # The functions whose 0-d results NumPy gives as 0-d arrays (not scalars, as ufuncs and
 # reductions do); `np.astype` too, of an array (a NumPy scalar's astype is a scalar).
-ARRAY_RESULTS = {np.where, np.roll}
+ARRAY_RESULTS = {np.where, np.roll, np.cross, np.isin, np.block}
 
 
 def _is_array(x: object) -> bool:

@@ -13,8 +13,8 @@ HINT = r"wrap the call in tj\.py_function"
 HERE = r"\(test_refusals\.py:\d+\)"
 
 
-def uses_lexsort(x):
-    return np.lexsort(x)
+def uses_unwrap(x):
+    return np.unwrap(x)
 
 
 def uses_isnat(x):  # the one NumPy ufunc not staged (datetimes are no tracejit dtype)
@@ -28,7 +28,7 @@ def uses_ufunc_method(x):
 @pytest.mark.parametrize(
     "function, name",
     [
-        (uses_lexsort, r"np\.lexsort"),
+        (uses_unwrap, r"np\.unwrap"),
         (uses_isnat, r"np\.isnat"),
         (uses_ufunc_method, r"np\.subtract\.reduceat"),
     ],
