@@ -52,6 +52,15 @@ def run_eagerly(function, *args, **kwargs):
         tj.config.run_functions_eagerly(False)
 
 
+def raises_both(error, function, *args, match=None):
+    """`function` raises `error` (matching `match`) both compiled and eagerly."""
+    f = tj.function(function)
+    with pytest.raises(error, match=match):
+        run_eagerly(f, *args)
+    with pytest.raises(error, match=match):
+        f(*args)
+
+
 def holds_in_forked_child(check) -> bool:
     """Whether `check()` returns True in a child made by `os.fork()` (which reports through
     a pipe and exits without ever returning into pytest)."""

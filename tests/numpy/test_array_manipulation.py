@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import assert_same, raises_both, run_eagerly
 
 
 def assert_bits(compiled, eager) -> None:
@@ -58,15 +58,6 @@ def check(function, *args, rtol=0.0):
     else:
         assert_bits(compiled, expected)
     return expected
-
-
-def raises_both(error, function, *args, match=None):
-    """The same error compiled and eagerly."""
-    f = tj.function(function)
-    with pytest.raises(error, match=match):
-        run_eagerly(f, *args)
-    with pytest.raises(error, match=match):
-        f(*args)
 
 
 # --- np.nan_to_num, np.sinc ---------------------------------------------------------------------

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import assert_same, axis_for, run_eagerly
+from tests.conftest import assert_same, axis_for, raises_both, run_eagerly
 
 
 def check(function, *args, rtol=1e-6, atol=0.0, **options):
@@ -26,15 +26,6 @@ def check(function, *args, rtol=1e-6, atol=0.0, **options):
         expected = run_eagerly(f, *args)
         assert_same(f(*args), expected, rtol=rtol, atol=atol)
     return expected
-
-
-def raises_both(error, function, *args, match=None):
-    """The same error compiled and eagerly."""
-    f = tj.function(function)
-    with pytest.raises(error, match=match):
-        run_eagerly(f, *args)
-    with pytest.raises(error, match=match):
-        f(*args)
 
 
 FLOAT_WITH_NAN = st.sampled_from([np.float32, np.float64]).flatmap(
