@@ -2,15 +2,18 @@
 
 Every function here is a composition of five primitives: `reshape`, `transpose`,
 `strided_slice`, `concat` and `pad` (plus `broadcast_to` and, for `np.repeat` with
-per-element counts, `gather`). Argument checking follows NumPy's own messages, so a
-bad call fails at trace time the way it fails in NumPy. Results are new arrays, never
-views: writing through a view is not expressible in a traced function anyway.
+per-element counts and np.pad's copying modes, `gather`; np.pad's odd reflections, ramps
+and statistics also stage NumPy's arithmetic and reductions). Argument checking follows
+NumPy's own messages, so a bad call fails at trace time the way it fails in NumPy.
+Results are new arrays, never views: writing through a view is not expressible in a
+traced function anyway.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -595,16 +598,34 @@ def flipud(m: object) -> Tensor:
 
 
 def _pad_pairs(pad_width: object, ndim: int) -> list[tuple[int, int]]:
-    """NumPy's `_as_pairs`: a scalar, a pair, or one pair per axis."""
+    """NumPy's `_as_pairs`: a scalar, a pair, one pair per axis, or (as NumPy 2.4) a dict of
+    axis -> width or (before, after)."""
+    if isinstance(pad_width, dict):
+        per_axis: list[object] = [(0, 0)] * ndim
+        for axis, width in pad_width.items():
+            match width:
+                case int(both):
+                    per_axis[axis] = both, both
+                case tuple((int(before), int(after))):
+                    per_axis[axis] = before, after
+                case _:  # NumPy's typing.assert_never
+                    message = f"Expected code to be unreachable, but got: {width!r}"
+                    raise AssertionError(at_user_line(message))
+        pad_width = per_axis
     widths = np.asarray(pad_width)
-    if widths.dtype.kind not in "iub":
+    if widths.dtype.kind != "i":
         raise TypeError(at_user_line("`pad_width` must be of integral type."))
-    if widths.size == 2 and widths.shape != (2, 1):
-        widths = widths.reshape(-1)
+    return _as_pairs(widths, "pad_width", ndim)
+
+
+def _as_pairs(values: np.ndarray, name: str, ndim: int) -> list[tuple[int, int]]:
+    """Non-negative integers broadcast to one (before, after) pair per axis, as NumPy."""
+    if values.size == 2 and values.shape != (2, 1):
+        values = values.reshape(-1)
     try:
-        pairs = np.broadcast_to(widths, (ndim, 2))
+        pairs = np.broadcast_to(values, (ndim, 2))
     except ValueError:
-        message = f"could not broadcast pad_width {pad_width!r} to ({ndim}, 2)"
+        message = f"could not broadcast {name} of shape {values.shape} to ({ndim}, 2)"
         raise ValueError(at_user_line(message)) from None
     if (pairs < 0).any():
         raise ValueError(at_user_line("index can't contain negative values"))
@@ -628,21 +649,274 @@ def _pad_value(x: Tensor, value: object) -> Tensor:
     return primitives.constant(holder)
 
 
+# np.pad's modes and the keywords each takes (NumPy's `allowed_kwargs`)
+_PAD_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "constant": ("constant_values",),
+    "empty": (),
+    "edge": (),
+    "wrap": (),
+    "linear_ramp": ("end_values",),
+    "maximum": ("stat_length",),
+    "mean": ("stat_length",),
+    "median": ("stat_length",),
+    "minimum": ("stat_length",),
+    "reflect": ("reflect_type",),
+    "symmetric": ("reflect_type",),
+}
+_PAD_STATISTICS: dict[str, Any] = {
+    "maximum": np.amax,
+    "minimum": np.amin,
+    "mean": np.mean,
+    "median": np.median,
+}
+
+
 @implements(np.pad)
 def pad(array: object, pad_width: object, mode: object = "constant", **kwargs: object) -> Tensor:
+    """`np.pad` in every mode but a function: axis after axis, as NumPy pads, so the corners
+    come from the axes padded before. 'edge', 'wrap' and even 'reflect'/'symmetric' copy
+    elements: one gather per axis from the source positions NumPy's own padding of
+    `np.arange(n)` gives. Odd reflections, ramps and statistics are computed as NumPy
+    computes them (the same operations in the same dtypes); 'empty' pads with zeros."""
     x = static_tensor(np.pad, array)
-    if mode != "constant":
-        raise NotImplementedError(at_user_line(f"np.pad(mode={mode!r}) is not supported"))
-    unknown = set(kwargs) - {"constant_values"}
+    pairs = _pad_pairs(pad_width, x.ndim)
+    if callable(mode):
+        raise NotImplementedError(
+            at_user_line("np.pad with a function as `mode` is not supported by tracejit")
+        )
+    if not isinstance(mode, str) or mode not in _PAD_KEYWORDS:
+        raise ValueError(at_user_line(f"mode '{mode}' is not supported"))
+    unknown = set(kwargs) - set(_PAD_KEYWORDS[mode])
     if unknown:
         raise ValueError(
-            at_user_line(f"unsupported keyword arguments for mode 'constant': {unknown}")
+            at_user_line(f"unsupported keyword arguments for mode '{mode}': {unknown}")
         )
-    pairs = _pad_pairs(pad_width, x.ndim)
+    if mode in ("constant", "empty"):
+        if all(p == (0, 0) for p in pairs):
+            return x
+        if mode == "constant":
+            value = _pad_value(x, kwargs.get("constant_values", 0))
+        else:  # NumPy leaves the pad area undefined
+            value = primitives.constant(np.zeros((), x.dtype))
+        return primitives.pad(x, value, [lo for lo, _ in pairs], [hi for _, hi in pairs])
+    if 0 in x.shape:
+        return _pad_empty(x, pairs)
+    if mode == "linear_ramp":
+        ends = _end_value_pairs(kwargs.get("end_values", 0), x.ndim)
+        for axis, (lo, hi) in enumerate(pairs):
+            x = _pad_ramps(x, axis, lo, hi, ends[axis])
+        return x
+    if mode in _PAD_STATISTICS:
+        if x.dtype.kind == "c" and mode != "mean":
+            raise NotImplementedError(
+                at_user_line(
+                    f"np.pad(mode='{mode}') of complex numbers is not supported by tracejit "
+                    "(NumPy orders them lexicographically)"
+                )
+            )
+        lengths = _stat_length_pairs(kwargs.get("stat_length"), x.ndim)
+        for axis, (lo, hi) in enumerate(pairs):
+            x = _pad_statistic(x, axis, lo, hi, lengths[axis], mode)
+        return x
+    odd = mode in ("reflect", "symmetric") and _is_odd(kwargs.get("reflect_type", "even"))
+    for axis, (lo, hi) in enumerate(pairs):
+        if lo == hi == 0:
+            continue
+        if odd and _static_dims(x)[axis] > 1:  # NumPy extends a single element as 'edge'
+            x = _pad_odd_reflection(x, axis, lo, hi, include_edge=mode == "symmetric")
+        else:
+            x = _pad_by_gather(x, axis, lo, hi, mode)
+    return x
+
+
+def _is_odd(reflect_type: object) -> bool:
+    """NumPy reflects 'odd' for reflect_type='odd' and 'even' for anything else."""
+    if isinstance(reflect_type, Tensor):
+        raise NotImplementedError(at_user_line("np.pad with a traced reflect_type"))
+    return bool(reflect_type == "odd")
+
+
+def _pad_empty(x: Tensor, pairs: list[tuple[int, int]]) -> Tensor:
+    """NumPy's padding of an array without elements (modes but 'constant' and 'empty')."""
+    for axis, (n, pair) in enumerate(zip(x.shape, pairs, strict=True)):
+        if n == 0 and any(pair):
+            raise ValueError(
+                at_user_line(
+                    f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'"
+                )
+            )
     if all(p == (0, 0) for p in pairs):
         return x
-    value = _pad_value(x, kwargs.get("constant_values", 0))
-    return primitives.pad(x, value, [lo for lo, _ in pairs], [hi for _, hi in pairs])
+    shape = [lo + n + hi for (lo, hi), n in zip(pairs, _static_dims(x), strict=True)]
+    return primitives.constant(np.zeros(shape, x.dtype))
+
+
+def _static_dims(x: Tensor) -> list[int]:
+    """The dims of `x`, which `static_tensor` made sure are known at trace time."""
+    dims = [d for d in x.shape if d is not None]
+    assert len(dims) == x.ndim, x.shape
+    return dims
+
+
+def _along(x: Tensor, axis: int, start: int, count: int, step: int = 1) -> Tensor:
+    """`count` elements of `axis` from `start` by `step` (all of the other axes)."""
+    starts, steps, counts = [0] * x.ndim, [1] * x.ndim, _static_dims(x)
+    starts[axis], steps[axis], counts[axis] = start, step, count
+    return primitives.strided_slice(x, starts, steps, counts)
+
+
+def _pad_by_gather(x: Tensor, axis: int, lo: int, hi: int, mode: str) -> Tensor:
+    """'edge', 'wrap' and even 'reflect'/'symmetric' (and a single element reflected):
+    NumPy's padding of `np.arange(n)` is the source position of every element."""
+    positions = np.pad(np.arange(_static_dims(x)[axis]), (lo, hi), mode=mode)  # type: ignore[call-overload]  # one of NumPy's modes
+    return primitives.gather(x, primitives.constant(positions), axis, "IndexError: np.pad")
+
+
+def _pad_odd_reflection(x: Tensor, axis: int, lo: int, hi: int, include_edge: bool) -> Tensor:
+    """NumPy's `_set_reflect_both` loop with reflect_type='odd': each round reflects a chunk of
+    the values so far (at most the original period) as `2 * edge - chunk`, so widths beyond
+    the axis reflect values reflected before, with NumPy's roundings."""
+    n = _static_dims(x)[axis]
+    left, right = lo, hi
+    while left > 0 or right > 0:
+        length = _static_dims(x)[axis]
+        # whole periods only (for 'reflect', of the n - 1 elements between the edges)
+        period = length // n * n if include_edge else (length - 1) // (n - 1) * (n - 1)
+        before = after = None
+        if left > 0:
+            count = min(period, left)
+            chunk = _along(x, axis, count - 1 if include_edge else count, count, -1)
+            before = _odd_reflection(_along(x, axis, 0, 1), chunk, x.dtype)
+            left -= count
+        if right > 0:
+            count = min(period, right)
+            chunk = _along(x, axis, length - 1 if include_edge else length - 2, count, -1)
+            after = _odd_reflection(_along(x, axis, length - 1, 1), chunk, x.dtype)
+            right -= count
+        x = primitives.concat([p for p in (before, x, after) if p is not None], axis)
+    return x
+
+
+def _odd_reflection(edge: Tensor, chunk: Tensor, dtype: np.dtype) -> Tensor:
+    """NumPy's `2 * edge - chunk`, stored into the array's dtype (bools compute in int64)."""
+    # __array_ufunc__: ufuncs of Tensors are Tensors (NumPy's stubs say ndarray)
+    return primitives.cast(dispatched(np.subtract(np.multiply(2, edge), chunk)), dtype)
+
+
+def _end_value_pairs(end_values: object, ndim: int) -> list[tuple[Any, Any]]:
+    """NumPy's `_as_pairs` of `end_values`: one value or a pair give NumPy scalars, one pair
+    per axis Python numbers (which NumPy 2 promotes as weak scalars)."""
+    if _contains_tensor(end_values):
+        raise NotImplementedError(
+            at_user_line("np.pad(mode='linear_ramp') with traced end_values is not supported")
+        )
+    values = np.array(end_values)
+    if values.ndim < 3 and values.size == 1:
+        value = values.ravel()[0]
+        return [(value, value)] * ndim
+    if values.ndim < 3 and values.size == 2 and values.shape != (2, 1):
+        first, second = values.ravel()
+        return [(first, second)] * ndim
+    try:
+        return [tuple(pair) for pair in np.broadcast_to(values, (ndim, 2)).tolist()]
+    except ValueError:
+        message = f"could not broadcast end_values of shape {values.shape} to ({ndim}, 2)"
+        raise ValueError(at_user_line(message)) from None
+
+
+def _pad_ramps(x: Tensor, axis: int, lo: int, hi: int, ends: tuple[Any, Any]) -> Tensor:
+    n = _static_dims(x)[axis]
+    parts = [x]
+    if lo > 0:
+        parts.insert(0, _ramp(x, axis, lo, ends[0], _along(x, axis, 0, 1), reverse=False))
+    if hi > 0:
+        parts.append(_ramp(x, axis, hi, ends[1], _along(x, axis, n - 1, 1), reverse=True))
+    return primitives.concat(parts, axis)
+
+
+def _ramp(x: Tensor, axis: int, width: int, start: Any, edge: Tensor, reverse: bool) -> Tensor:
+    """`np.linspace(start, edge, width, endpoint=False, dtype=x.dtype, axis=axis)` with
+    NumPy's operations: in the dtype linspace computes in, `k * step` unless some step of
+    the edge is 0 (then `k / width * delta`), plus `start`, floored for integer dtypes;
+    reversed along `axis` for the ramp after the array."""
+    shape = [width if d == axis else 1 for d in range(x.ndim)]
+    dtype = np.linspace(start, np.zeros(1, x.dtype), 1, endpoint=False).dtype
+    begin = primitives.constant(np.asarray(start).astype(dtype))
+    count = np.arange(0, width, dtype=dtype)
+    fraction = count.copy()
+    fraction /= width
+    if reverse:
+        count, fraction = count[::-1], fraction[::-1]
+    # __array_ufunc__: ufuncs of Tensors are Tensors (NumPy's stubs say ndarray)
+    delta = dispatched(np.subtract(primitives.cast(edge, dtype), begin))
+    step = dispatched(np.divide(delta, primitives.constant(np.asarray(width, dtype))))
+    any_zero = dispatched(np.any(np.equal(step, 0)))
+    by_step = np.multiply(primitives.constant(count.reshape(shape)), step)
+    by_delta = np.multiply(primitives.constant(fraction.reshape(shape)), delta)
+    ramp = dispatched(np.add(np.where(any_zero, by_delta, by_step), begin))
+    if np.issubdtype(x.dtype, np.integer):
+        ramp = dispatched(np.floor(ramp))
+    return primitives.cast(ramp, x.dtype)
+
+
+def _stat_length_pairs(stat_length: object, ndim: int) -> list[tuple[int | None, int | None]]:
+    """NumPy's `_as_pairs(stat_length, as_index=True)`: None (the whole axis) or lengths
+    rounded to integers."""
+    if stat_length is None:
+        return [(None, None)] * ndim
+    if _contains_tensor(stat_length):
+        raise NotImplementedError(
+            at_user_line("np.pad with a traced stat_length is not supported (it sets shapes)")
+        )
+    lengths = np.round(np.array(stat_length)).astype(np.intp, copy=False)
+    return list(_as_pairs(lengths, "stat_length", ndim))
+
+
+def _pad_statistic(
+    x: Tensor, axis: int, lo: int, hi: int, lengths: tuple[int | None, int | None], mode: str
+) -> Tensor:
+    """NumPy's `_get_stats`: the statistic of the first and the last `stat_length` elements
+    (at most the axis), rounded for integer dtypes, repeated over the pad widths."""
+    n = _static_dims(x)[axis]
+    first, last = (n if length is None or length > n else length for length in lengths)
+    function = _PAD_STATISTICS[mode]
+    if (first == 0 or last == 0) and function in (np.amax, np.amin):
+        raise ValueError(at_user_line("stat_length of 0 yields no value for padding"))
+    parts = [x]
+    if lo > 0:
+        before = _statistic(x, axis, 0, first, function)
+        parts.insert(0, _spread(before, x, axis, lo))
+    if hi > 0:
+        if first == last == n and lo > 0:
+            after = before
+        else:
+            after = _statistic(x, axis, n - last, last, function)
+        parts.append(_spread(after, x, axis, hi))
+    return primitives.concat(parts, axis)
+
+
+def _spread(value: Tensor, x: Tensor, axis: int, width: int) -> Tensor:
+    """`value` (one element along `axis`) broadcast to `x`'s shape but `width` along `axis`."""
+    shape = _static_dims(x)
+    shape[axis] = width
+    return primitives.broadcast_to(value, shape)
+
+
+def _statistic(x: Tensor, axis: int, start: int, count: int, function: Any) -> Tensor:
+    """`function` of `count` elements of `axis` from `start`, kept as a dim of 1, in `x`'s dtype."""
+    if count == 0:  # the statistic of nothing: NumPy's (a NaN) cast as NumPy casts it
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            value = function(np.zeros(0, x.dtype))
+            if np.issubdtype(x.dtype, np.integer):
+                value = np.round(value)
+            held = np.asarray(value).astype(x.dtype)
+        return primitives.constant(held.reshape([1] * x.ndim))
+    # __array_function__: NumPy functions of Tensors are Tensors (NumPy's stubs say ndarray)
+    value = dispatched(function(_along(x, axis, start, count), axis=axis, keepdims=True))
+    if np.issubdtype(x.dtype, np.integer) and value.dtype != x.dtype:
+        value = dispatched(np.rint(value))
+    return primitives.cast(value, x.dtype)
 
 
 def _triangle(fn: object, m: object, k: Any, lower: bool) -> Tensor:

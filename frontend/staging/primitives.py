@@ -251,6 +251,10 @@ def concat(xs: Sequence[Tensor], axis: int) -> Tensor:
     from tracejit.frontend.staging.dims import summed
 
     dims = list(xs[0].dims)
+    for x in xs[1:]:  # a mismatch compiles into out-of-bounds copies (verify is off)
+        off_axis = [(a, b) for d, (a, b) in enumerate(zip(dims, x.dims, strict=True)) if d != axis]
+        if any(isinstance(a, int) and isinstance(b, int) and a != b for a, b in off_axis):
+            raise AssertionError(f"concat of shapes {xs[0].shape} and {x.shape} on axis {axis}")
     dims[axis] = summed([x.dims[axis] for x in xs])
     op = ConcatOp([x.value for x in xs], axis, tensor_type(_static(dims), xs[0].dtype))
     return Tensor(emit(op).result, dims=tuple(dims))
