@@ -211,10 +211,27 @@ def _dispatching(numpy_fn: Callable, staged: Callable, first: str) -> Callable[.
     return call
 
 
+def staged_ascontiguousarray(
+    a: object, dtype: DTypeLike | None = None, *, like: object = None
+) -> Tensor:
+    """`np.ascontiguousarray`: `a` itself when it is a C-contiguous array, else a copy (at
+    least 1-d). An array made in the function is C-contiguous; a view or an argument is a
+    view of it or a copy as its layout says (frontend/staging/views.py, `reshaped`)."""
+    from tracejit.frontend.staging import primitives, views
+
+    result = staged_asarray(a, dtype, like=like)
+    if result.ndim == 0:
+        return _new_array(primitives.reshape(result, [1]))
+    if result is not a:
+        return result
+    return views.reshaped(result, Tensor(result.value, result.dims), c_order_only=True)
+
+
 # NumPy's constructors -> what calls of them do in code AutoGraph converted.
 OVERRIDES: dict[object, Callable[..., object]] = {
     np.array: _dispatching(np.array, staged_array, "object"),
     np.asarray: _dispatching(np.asarray, staged_asarray, "a"),
     np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),
+    np.ascontiguousarray: _dispatching(np.ascontiguousarray, staged_ascontiguousarray, "a"),
 }
 

@@ -265,13 +265,17 @@ _READ_REFUSED = (
 )
 
 
-def reshaped(x: Tensor, result: Tensor, any_layout: bool = False) -> Tensor:
+def reshaped(
+    x: Tensor, result: Tensor, any_layout: bool = False, c_order_only: bool = False
+) -> Tensor:
     """`result`, a reshape of `x` (np.reshape, ravel, squeeze, expand_dims), as NumPy gives
     it (see the cases above; a name that may still be an array after staged control flow,
     `alias_unless`, is that array or one of its own: contiguous when the array is).
-    `any_layout`: a flat view NumPy writes in C order whatever the layout (np.put's)."""
+    `any_layout`: a flat view NumPy writes in C order whatever the layout (np.put's);
+    `c_order_only`: a view only of a C-contiguous array even where no dim changes
+    (np.ascontiguousarray's)."""
     dims = x.dims
-    unit_dims_only = _without_ones(dims) == _without_ones(result.dims)
+    unit_dims_only = not c_order_only and _without_ones(dims) == _without_ones(result.dims)
     if not unit_dims_only and not _contiguous(x):
         return _ambiguous_reshape(x, result)
     root = root_of(x)

@@ -137,3 +137,22 @@ def test_read_only_reshapes_of_any_layout(layout, shape):
 
     compiled = tj.function(f)
     assert_same(compiled(argument), run_eagerly(compiled, argument))
+
+
+def contiguous_copies(x):
+    c = np.ascontiguousarray(x)  # x itself when C-contiguous: the write reaches x
+    c[0, 0] = -1.0
+    return x.sum(), np.ascontiguousarray(x.T)[0] * 1.0, np.ascontiguousarray(x[1, 1]).shape
+
+
+def test_ascontiguousarray_is_the_array_or_a_copy_as_in_numpy():
+    f = tj.function(contiguous_copies)
+    (eager, eager_arg), (compiled, compiled_arg) = both(f, layouts(BASE)["C"])
+    assert_same(compiled, eager)
+    np.testing.assert_array_equal(compiled_arg, eager_arg)
+    with pytest.raises(tj.errors.InvalidArgumentError, match="not C-contiguous"):
+        f(layouts(BASE)["Fortran"])
+    reads = tj.function(lambda x: np.ascontiguousarray(x) * 2)
+    for layout in ("C", "Fortran", "strided"):
+        (eager, _), (compiled, _) = both(reads, layouts(BASE)[layout])
+        assert_same(compiled, eager)
