@@ -128,6 +128,24 @@ def _entry(item: object) -> Entry | None:
     raise IndexError(at_user_line(_VALID))
 
 
+def staged_lists(key: object) -> object:
+    """`key` with each list holding traced values (`A[[i, p]]`, a row swap with a traced
+    pivot) made the index array NumPy would make of it."""
+    from tracejit.frontend.numpy_api.construction import staged_array
+
+    def staged(item: object) -> object:  # a tuple inside a tuple key is a sequence too
+        holds = isinstance(item, list | tuple) and _holds_tensor(item)
+        return staged_array(item) if holds else item
+
+    return tuple(staged(k) for k in key) if isinstance(key, tuple) else staged(key)
+
+
+def _holds_tensor(items: list | tuple) -> bool:
+    return any(
+        isinstance(i, Tensor) or (isinstance(i, list | tuple) and _holds_tensor(i)) for i in items
+    )
+
+
 def read_key(key: object, ndim: int) -> list[Entry]:
     """The key's entries with `...` (or the missing tail) expanded into full slices."""
     items = key if isinstance(key, tuple) else (key,)
@@ -513,6 +531,7 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
 
 def getitem(x: Tensor, key: object) -> Tensor:
     """`x[key]` with NumPy's semantics (see the module docstring)."""
+    key = staged_lists(key)
     if has_mask(key):
         return getitem_with_mask(x, key)
     entries = [_as_run_time_int(e) for e in read_key(key, x.ndim)]

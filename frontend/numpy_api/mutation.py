@@ -73,6 +73,7 @@ def setitem(tensor: Tensor, key: object, value: object) -> None:
                 "`s = np.array(s)`, or compute the new value instead"
             )
         )
+    key = indexing.staged_lists(key)
     mask = _boolean_mask(key, tensor)
     if mask is not None:
         assign(tensor, _masked(tensor, mask, value))

@@ -158,3 +158,29 @@ def test_float_index_arrays_are_rejected():
     x = np.zeros(3)
     with pytest.raises(IndexError, match="only integers"):
         tj.function(lambda x: x[x])(x)
+
+
+def pivoted_lu(a):
+    a = a.copy()
+    for i in range(a.shape[0]):
+        p = i + np.argmax(np.abs(a[i:, i]))  # a traced pivot row
+        a[[i, p]] = a[[p, i]]  # a list of traced ints is an index array, as in NumPy
+        a[i + 1 :, i] /= a[i, i]
+        a[i + 1 :, i + 1 :] -= np.outer(a[i + 1 :, i], a[i, i + 1 :])
+    return a
+
+
+def lists_of_traced_ints(x, i, j):
+    return x[[i, j]], x[[i, 1], [j, 0]], x[(i, j),], x[[[i], [j]], 0]
+
+
+def test_lists_holding_traced_ints_index_as_numpy_arrays():
+    a = np.random.default_rng(0).normal(size=(5, 5))
+    f = tj.function(pivoted_lu)
+    np.testing.assert_allclose(f(a), pivoted_lu(a), rtol=1e-12)
+    g = tj.function(lists_of_traced_ints)
+    x = np.arange(12.0).reshape(3, 4)
+    for i, j in ((2, 0), (-1, 1)):
+        expected = lists_of_traced_ints(x, i, j)
+        for got, want in zip(g(x, np.int64(i), np.int64(j)), expected, strict=True):
+            np.testing.assert_array_equal(got, want)
