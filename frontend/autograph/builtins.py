@@ -507,4 +507,10 @@ _SOLE_BASE_REFERENCE = _sole_base_reference_count()
 
 
 def _leaves(key: object) -> tuple:
-    return key if isinstance(key, tuple) else (key,)
+    """A key's items, a list's or inner tuple's flattened too (`perm[[i, p]]`, a pivot)."""
+    items = key if isinstance(key, tuple) else (key,)
+    return tuple(
+        leaf
+        for item in items
+        for leaf in (_leaves(tuple(item)) if isinstance(item, list | tuple) else (item,))
+    )
