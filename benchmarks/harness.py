@@ -127,6 +127,25 @@ def concrete_function_result(
     return Result(workload.key, name, "ok", median_seconds(lambda: concrete(*inputs), budget))
 
 
+def unknown_dims_result(
+    workload: Workload, inputs: tuple[Any, ...], expected: Any, budget: Budget
+) -> Result:
+    """W1 traced for dims unknown at trace time (an input signature of None dims), whose
+    calls compute their output shapes from the arguments' (fast_path.py)."""
+    import tracejit as tj
+
+    name = "tracejit (unknown dims)"
+    specs = [tj.TensorSpec([None] * np.ndim(x), np.asarray(x).dtype) for x in inputs]
+    try:
+        function = tj.function(fresh_copy(workload.function), input_signature=specs)
+        function(*inputs)
+        settle_compiles()  # the first call was interpreted (tiered.py)
+        check(workload, name, function(*inputs), expected)
+    except Exception as error:
+        return _failure(workload, name, error)
+    return Result(workload.key, name, "ok", median_seconds(lambda: function(*inputs), budget))
+
+
 def run_workload(
     workload: Workload, impls: list[Impl], budget: Budget, threads: int = 1
 ) -> list[Result]:
@@ -135,6 +154,7 @@ def run_workload(
     results = [measure(workload, impl, inputs, expected, budget) for impl in impls]
     if workload.key == "W1":
         results.insert(2, concrete_function_result(workload, inputs, expected, budget))
+        results.insert(3, unknown_dims_result(workload, inputs, expected, budget))
     if threads > 1:  # tracejit on one thread too, in the same run, for the threads' speedup
         position = next(i for i, impl in enumerate(impls) if impl.name == "tracejit") + 1
         results.insert(position, one_thread_result(workload, impls[position - 1], inputs,

@@ -161,7 +161,20 @@ def allocator(shape: tuple[int, ...], dtype: DTypeLike | None) -> Allocator:
 
 def empty(shape: tuple[int, ...], dtype: DTypeLike | None) -> np.ndarray:
     """An output array of a shape known only now (the slow path)."""
-    return allocator(shape, dtype)(shape, np.dtype(dtype))
+    return sized_allocator(np.dtype(dtype))(shape)
+
+
+def sized_allocator(dtype: np.dtype) -> Callable[[tuple[int, ...]], np.ndarray]:
+    """How to allocate outputs of `dtype` whose shape is known only at the call: np.empty
+    for small ones, the pool for large ones (math.prod: np.prod costs ~2 us a call)."""
+    least = -(-POOLED_BYTES // dtype.itemsize) if dtype.itemsize else math.inf
+
+    def make(shape: tuple[int, ...]) -> np.ndarray:
+        if math.prod(shape) >= least and POOL.limit > 0:
+            return POOL.empty(shape, dtype)
+        return np.empty(shape, dtype)
+
+    return make
 
 
 def set_cache_bytes(limit: int) -> None:

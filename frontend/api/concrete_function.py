@@ -42,6 +42,7 @@ from tracejit.runtime.fast_path import (
     PYTHON_NUMBERS,
     SLOW_PATH,
     FastCall,
+    ShapesOf,
     build_fast_call,
     expected_types,
     is_small_kernel,
@@ -454,14 +455,17 @@ class ConcreteFunction:
     def _build_fast_call(self, compiled: JitModule) -> FastCall | None:
         if not driver.pyobject_entry_supported() or _has_callbacks(self):
             return None
-        if _output_shapes_computed(self.record.program):  # on the slow path
-            return None
+        shapes_of = None
+        if _output_shapes_computed(self.record.program):
+            if not self.record.program.input_specs:
+                return None
+            shapes_of = _shapes_of(self.record.program)
         expected = expected_types(self.record.program)
         release_gil = not is_small_kernel(self.record.program)
         entry = compiled.entry_point(self.record.program.function_name, expected, release_gil)
         program = self.record.program
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
-        kernel_call = build_fast_call(entry, program, on_status, adopt)
+        kernel_call = build_fast_call(entry, program, on_status, adopt, shapes_of)
         if kernel_call is not None and program.written_inputs:
             kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys
@@ -647,6 +651,52 @@ def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:
     if isinstance(dim, Sum):
         return " plus ".join(_describe(t) for t in dim.terms)
     return f"dim {dim.axis} of input {dim.input}"
+
+
+def _shapes_of(program: TracedProgram) -> ShapesOf:
+    """The fast path's `_output_shapes`: the output shapes from the input arrays, or None
+    when they are not arrays of the traced ranks or break a dim constraint (the slow path
+    then says which). Written once per trace as Python source, so that a call runs one
+    plain function (a generic walk over the dims cost 1.1 us of a 2.6 us call):
+
+        def shapes_of(arrays):
+            s0, s1 = arrays[0].shape, arrays[1].shape
+            if len(s0) != 1 or len(s1) != 1: return None
+            if s0[0] != s1[0]: return None
+            return [(s0[0],)]
+    """
+    ranks = [None if spec.shape is None else len(spec.shape) for spec in program.input_specs]
+    names = [f"s{i}" for i in range(len(ranks))]
+    others: dict[str, Any] = {"resolve": resolve}
+
+    def expression(dim: Any) -> str:
+        if isinstance(dim, int):
+            return str(dim)
+        if isinstance(dim, DimSource):
+            return f"s{dim.input}[{dim.axis}]"
+        others[f"d{len(others)}"] = dim
+        return f"resolve(d{len(others) - 1}, ({', '.join(names)},))"
+
+    tests = [f"len(s{i}) != {rank}" if rank is not None else "True" for i, rank in enumerate(ranks)]
+    tests += [f"{expression(a)} != {expression(b)}" for a, b in program.dim_constraints]
+    outputs = ", ".join(f"({''.join(expression(d) + ', ' for d in dims)})"
+                        for dims in program.output_dims)  # fmt: skip
+    targets = "".join(f"{name}, " for name in names)
+    reads = "".join(f"arrays[{i}].shape, " for i in range(len(names)))
+    lines = [
+        "def shapes_of(arrays):",
+        "    try:",
+        f"        {targets}= {reads}",
+        "    except AttributeError:",
+        "        return None",
+        *(f"    if {test}: return None" for test in tests),
+        f"    return [{outputs}]",
+    ]
+    namespace = dict(others)
+    exec("\n".join(lines), namespace)  # noqa: S102  # source made above from the trace's dims
+    shapes_of = namespace["shapes_of"]
+    shapes_of.source = "\n".join(lines)  # for reading: what a call checks and computes
+    return shapes_of
 
 
 def _output_shapes_computed(program: TracedProgram) -> bool:

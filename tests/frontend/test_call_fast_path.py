@@ -209,3 +209,44 @@ def test_outputs_the_kernel_allocates_take_the_fast_path(monkeypatch, check_agai
     for _ in range(1000):
         out = f(x)[0]
     assert sys.getrefcount(out) == 2 and out.base is not None  # over the kernel's buffer
+
+
+def pairwise_distances(points):
+    return np.sqrt(((points[:, None, :] - points[None, :, :]) ** 2).sum(-1))
+
+
+def scaled_rows(a, v, w):
+    return {"rows": a * v, "total": np.sum(v * w), "kept": a[a > 0.5]}
+
+
+def test_traces_with_unknown_dims_take_the_fast_path(monkeypatch, check_against_eager):
+    """A trace for dims unknown at trace time (an input signature with None,
+    `reduce_retracing`) computes its output shapes from the arguments' on the fast path too
+    (a 100-element `np.sin(x) * y + 1`: 29 us on the slow path, 3 us, NumPy 2.2 us)."""
+    spec = tj.TensorSpec([None, None], np.float64)
+    distances = tj.function(pairwise_distances, input_signature=[spec])
+    rows = tj.function(scaled_rows, reduce_retracing=True)
+    rng = np.random.default_rng(2)
+    distances(rng.random((3, 2)))
+    rows(rng.random((2, 2)), rng.random(2), rng.random(2))
+    rows(rng.random((3, 3)), rng.random(3), rng.random(3))  # the trace of unknown dims
+    _no_slow_path(monkeypatch)
+    for n, d in ((5, 3), (1, 4), (0, 2), (7, 1)):
+        check_against_eager(distances, rng.random((n, d)), rtol=1e-12)
+        check_against_eager(rows, rng.random((n, d)), rng.random(d), rng.random(d), rtol=1e-12)
+
+
+def test_unknown_dims_that_do_not_meet_still_raise(check_against_eager):
+    """The dims the trace required equal are checked before the kernel runs: the slow path
+    raises its error, and nothing is read out of bounds."""
+    rows = tj.function(scaled_rows, reduce_retracing=True)
+    rng = np.random.default_rng(3)
+    for n in (2, 3, 4):  # the last calls use the trace of unknown dims
+        rows(rng.random((n, n)), rng.random(n), rng.random(n))
+    with pytest.raises(tj.errors.InvalidArgumentError, match="Incompatible shapes"):
+        rows(rng.random((4, 4)), rng.random(4), rng.random(5))
+    with pytest.raises(tj.errors.InvalidArgumentError, match="Incompatible shapes"):
+        rows(rng.random((4, 3)), rng.random(4), rng.random(4))
+    check_against_eager(rows, rng.random(4), rng.random(4), rng.random(4))  # another rank
+    strided = rng.random((4, 8))[:, ::2]  # not contiguous: the slow path copies it
+    check_against_eager(rows, strided, rng.random(4), rng.random(4), rtol=1e-12)
