@@ -128,6 +128,9 @@ def _unknown_dims_call(
     else:
         finish = _outputs(program, specs)
     makers = [sized_allocator(dtype) for _, dtype in specs]
+    if not variables and not program.exported and _is_single(program, specs):
+        return _single_unknown_dims_call(entry, count, makers[0], not specs[0][0], on_status,
+                                         shapes_of)  # fmt: skip
 
     def call(args: tuple) -> Any:
         if len(args) != count:
@@ -146,6 +149,26 @@ def _unknown_dims_call(
         status = entry(*arrays)
         if status is arrays[-1] or not status:
             return finish(outs)
+        return on_status(status)
+
+    return call
+
+
+def _single_unknown_dims_call(
+    entry: Any, count: int, make: Callable, scalar: bool, on_status, shapes_of: ShapesOf
+) -> FastCall:
+    """The commonest case with unknown dims: arrays in, one array (or NumPy scalar) out."""
+
+    def call(args: tuple) -> Any:
+        if len(args) != count:
+            return SLOW_PATH
+        shapes = shapes_of(args)
+        if shapes is None:
+            return SLOW_PATH
+        out = make(shapes[0])
+        status = entry(*args, out)
+        if status is out or not status:
+            return out[()] if scalar else out
         return on_status(status)
 
     return call

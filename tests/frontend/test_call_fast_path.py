@@ -230,9 +230,13 @@ def test_traces_with_unknown_dims_take_the_fast_path(monkeypatch, check_against_
     distances(rng.random((3, 2)))
     rows(rng.random((2, 2)), rng.random(2), rng.random(2))
     rows(rng.random((3, 3)), rng.random(3), rng.random(3))  # the trace of unknown dims
+    vector, zero_d = tj.TensorSpec([None], np.float64), tj.TensorSpec([], np.float64)
+    scaled = tj.function(lambda x, s: (x * s, s + 1), input_signature=[vector, zero_d])
+    scaled(np.ones(2), np.array(2.0))
     _no_slow_path(monkeypatch)
     for n, d in ((5, 3), (1, 4), (0, 2), (7, 1)):
         check_against_eager(distances, rng.random((n, d)), rtol=1e-12)
+        check_against_eager(scaled, rng.random(n), np.array(-1.5))
         check_against_eager(rows, rng.random((n, d)), rng.random(d), rng.random(d), rtol=1e-12)
 
 
