@@ -18,8 +18,8 @@ from benchmarks.timing import (
     QUICK,
     format_seconds,
     format_table,
-    median_seconds,
     on_one_cpu,
+    paired_medians,
 )
 
 
@@ -57,13 +57,19 @@ def _first_call_seconds(make: Any, args: tuple) -> float:
 
 
 def _steady_rows(tracejit_fn: Any, args: tuple, grads: Any, budget: Any) -> tuple[list, dict]:
-    """tracejit's, NumPy's and (when installed) JAX's time of one value_and_grad."""
+    """tracejit's, NumPy's and (when installed) JAX's time of one value_and_grad, and of the
+    forward pass alone (issue 39's target: no slower than JAX), sampled in alternation
+    (`paired_medians`)."""
+    import tracejit as tj
+
     argnums = (0, 1, 2, 3)
-    rows = [["tracejit value_and_grad", format_seconds(median_seconds(lambda: tracejit_fn(*args),
-                                                                     budget))]]
-    rows.append(["NumPy, backward by hand",
-                 format_seconds(median_seconds(lambda: numpy_value_and_grad(*args), budget))])
-    found: dict[str, Any] = {"tracejit": rows[0][1], "numpy": rows[1][1]}
+    forward = tj.function(mlp_loss)
+    forward(*args)
+    runs = {
+        "tracejit value_and_grad": lambda: tracejit_fn(*args),
+        "NumPy, backward by hand": lambda: numpy_value_and_grad(*args),
+        "tracejit forward": lambda: forward(*args),
+    }
     try:
         import jax
         import jax.numpy as jnp
@@ -73,14 +79,26 @@ def _steady_rows(tracejit_fn: Any, args: tuple, grads: Any, budget: Any) -> tupl
             return jnp.mean((h @ w2 + b2 - y) ** 2)
 
         jax_fn = jax.jit(jax.value_and_grad(jax_loss, argnums=argnums))
+        jax_forward = jax.jit(jax_loss)
         jax_args = [jnp.asarray(a) for a in args]
         _, jax_grads = jax_fn(*jax_args)
         for g, r in zip(grads, jax_grads, strict=True):
             np.testing.assert_allclose(g, np.asarray(r), rtol=2e-3, atol=1e-5)
-        seconds = median_seconds(lambda: jax.block_until_ready(jax_fn(*jax_args)), budget)
-        rows.append(["jax.jit(jax.value_and_grad)", format_seconds(seconds)])
-        found["jax"] = rows[-1][1]
+        np.testing.assert_allclose(forward(*args), jax_forward(*jax_args), rtol=2e-3)
+        runs["jax.jit(jax.value_and_grad)"] = lambda: jax.block_until_ready(jax_fn(*jax_args))
+        runs["jax.jit forward"] = lambda: jax.block_until_ready(jax_forward(*jax_args))
     except ImportError:
+        pass
+    seconds = dict(zip(runs, paired_medians(list(runs.values()), budget), strict=True))
+    rows = [[name, format_seconds(time)] for name, time in seconds.items()]
+    found: dict[str, Any] = {"tracejit": rows[0][1], "numpy": rows[1][1]}
+    if "jax.jit forward" in seconds:
+        found["jax"] = format_seconds(seconds["jax.jit(jax.value_and_grad)"])
+        gradient = seconds["tracejit value_and_grad"] / seconds["jax.jit(jax.value_and_grad)"]
+        ahead = seconds["tracejit forward"] / seconds["jax.jit forward"]
+        found["vs_jax"] = {"value_and_grad": round(gradient, 3), "forward": round(ahead, 3)}
+        rows.append(["tracejit / JAX", f"value_and_grad {gradient:.3f}, forward {ahead:.3f}"])
+    else:
         rows.append(["jax", "not installed"])
     return rows, found
 

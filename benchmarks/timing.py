@@ -83,6 +83,30 @@ def median_seconds(run: Callable[[], Any], budget: Budget) -> float:
     return statistics.median(samples)
 
 
+def paired_medians(runs: list[Callable[[], Any]], budget: Budget) -> list[float]:
+    """The median time of one call of each of `runs`, sampled in alternation (each round
+    takes one sample of every run, in an order that turns each round): on a shared virtual
+    machine the speed drifts by several percent over seconds, and timing one implementation
+    after the other puts the drift into their ratio (two runs of the same MLP measured 4.8
+    and 4.5 ms a minute apart). Each run was called once already, as for `median_seconds`."""
+    settle_compiles()
+    inner = []
+    for run in runs:
+        start = time.perf_counter()
+        run()
+        inner.append(max(1, int(budget.min_sample / max(time.perf_counter() - start, 1e-9))))
+    samples: list[list[float]] = [[] for _ in runs]
+    rounds = max(budget.repeats, 3) * 2
+    for round_ in range(rounds):
+        order = range(len(runs)) if round_ % 2 == 0 else reversed(range(len(runs)))
+        for k in order:
+            start = time.perf_counter()
+            for _ in range(inner[k]):
+                runs[k]()
+            samples[k].append((time.perf_counter() - start) / inner[k])
+    return [statistics.median(s) for s in samples]
+
+
 def format_seconds(seconds: float) -> str:
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
