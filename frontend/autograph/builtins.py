@@ -199,12 +199,14 @@ def _new_array(function: Callable[..., object], fill: Callable[..., object] | No
         if sized is not None:
             return sized
         result = (fill or function)(*args, **kwargs)
+        order = "C" if isinstance(result, np.ndarray) and result.flags.c_contiguous else None
         if isinstance(result, np.ndarray) and is_tracing() and result.dtype in SUPPORTED_DTYPES:
             if result.size:  # one value everywhere: a splat, without reading the array
                 result = np.broadcast_to(result.reshape(-1)[:1].reshape(()), result.shape)
             result = primitives.constant(result)
         if isinstance(result, Tensor):
             result._is_array = True
+            result._order_from = order  # np.zeros(..., order="F"): its reshapes are copies
         return result
 
     staged.__name__ = function.__name__
@@ -424,6 +426,8 @@ def traced_copy(array: np.ndarray) -> Tensor:
     """The traced array a promotable NumPy array becomes (an array even when 0-d)."""
     promoted = primitives.constant(array)
     promoted._is_array = True
+    # np.zeros(..., order="F") is Fortran-ordered, and so NumPy's reshapes of it copies
+    promoted._order_from = "C" if array.flags.c_contiguous else None
     return promoted
 
 

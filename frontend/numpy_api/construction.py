@@ -215,16 +215,42 @@ def staged_ascontiguousarray(
     a: object, dtype: DTypeLike | None = None, *, like: object = None
 ) -> Tensor:
     """`np.ascontiguousarray`: `a` itself when it is a C-contiguous array, else a copy (at
-    least 1-d). An array made in the function is C-contiguous; a view or an argument is a
-    view of it or a copy as its layout says (frontend/staging/views.py, `reshaped`)."""
-    from tracejit.frontend.staging import primitives, views
+    least 1-d: a 0-d array becomes a 1-element view of it). An array made in the function
+    is C-contiguous; a view or an argument is a view of it or a copy as its layout says
+    (frontend/staging/views.py, `reshaped`)."""
+    from tracejit.frontend.staging import views
 
     result = staged_asarray(a, dtype, like=like)
     if result.ndim == 0:
-        return _new_array(primitives.reshape(result, [1]))
+        return views.reshaped(result, primitives.reshape(result, [1]))
     if result is not a:
         return result
     return views.reshaped(result, Tensor(result.value, result.dims), c_order_only=True)
+
+
+def staged_asfortranarray(
+    a: object, dtype: DTypeLike | None = None, *, like: object = None
+) -> Tensor:
+    """`np.asfortranarray`: `a` itself when it is Fortran-contiguous (an array with at most
+    one dim other than 1: a 0-d one becomes a 1-element view), else a Fortran-ordered copy.
+    The copy is staged as its memory is: the C-ordered transpose of `a`, viewed transposed,
+    so that reshapes of it are the copies (or refusals) NumPy's layout gives. An argument
+    or a view of several dims may already be Fortran-ordered (a transpose), which tracejit
+    cannot tell at trace time: its result is a copy that refuses writes, and a read of it
+    after a write into `a` (NumPy's answer would depend on the layout)."""
+    from tracejit.frontend.staging import views
+
+    result = staged_asarray(a, dtype, like=like)
+    if result.ndim == 0:
+        return views.reshaped(result, primitives.reshape(result, [1]))
+    if sum(d != 1 for d in result.dims) <= 1:
+        return result
+    reverse = list(range(result.ndim - 1, -1, -1))
+    memory = _new_array(primitives.transpose(result, reverse))
+    fortran = views.permuted(memory, primitives.transpose(memory, reverse), reverse)
+    if result is not a or views.is_c_ordered(result):
+        return fortran
+    return views.separate_copy(result, fortran)
 
 
 # NumPy's constructors -> what calls of them do in code AutoGraph converted.
@@ -233,5 +259,6 @@ OVERRIDES: dict[object, Callable[..., object]] = {
     np.asarray: _dispatching(np.asarray, staged_asarray, "a"),
     np.asanyarray: _dispatching(np.asanyarray, staged_asarray, "a"),
     np.ascontiguousarray: _dispatching(np.ascontiguousarray, staged_ascontiguousarray, "a"),
+    np.asfortranarray: _dispatching(np.asfortranarray, staged_asfortranarray, "a"),
 }
 

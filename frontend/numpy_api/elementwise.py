@@ -36,6 +36,7 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.trace_warnings import warn_at_user_line
+from tracejit.frontend.staging.views import follow_order
 from tracejit.ir import elementwise as ew
 from tracejit.ir.folding import constant_value
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -679,7 +680,7 @@ def stage_ufunc(ufunc: np.ufunc, *operands: object) -> Tensor:
     weak = _weak_result(ufunc, operands, result.dtype)
     if result.weak != weak:  # a rule may hand back an operand (`np.positive`, `np.floor`)
         result = Tensor(result.value, result.dims, weak=weak)
-    return result
+    return follow_order(result, operands)
 
 
 # The ufuncs of Python's arithmetic operators: on weak operands (Python ints and floats, and

@@ -159,7 +159,7 @@ class Tensor(ArrayOperators):
 
     __slots__ = (
         "_value", "_shape", "dtype", "dims", "weak", "dim_of",
-        "_view", "_version", "_serial", "_is_array", "_write_refused",
+        "_view", "_version", "_serial", "_is_array", "_write_refused", "_order_from",
     )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
@@ -187,6 +187,11 @@ class Tensor(ArrayOperators):
         self._serial = next(_SERIALS)
         self._is_array = False
         self._write_refused = ""
+        # The memory order NumPy would give this array, for reshapes that are views only of
+        # a C-ordered array (views.py, `order_sources`): "C" when it is C-ordered whatever
+        # the arguments' layouts, a tuple of tensors when it is C-ordered if they all are
+        # (NumPy's element-wise results follow their operands' order), None if unknown.
+        self._order_from: str | tuple[Tensor, ...] | None = None
         # (dim, tensor value, axis) when this is the run-time size `x.shape[axis]` given to
         # the user (frontend/staging/runtime_sizes.py): passed back as a size, it means that dim.
         self.dim_of: tuple[object, SSAValue, int] | None = None
@@ -516,9 +521,11 @@ class Tensor(ArrayOperators):
         return cast(tuple[Tensor, ...], np.nonzero(self))  # dispatched: a Tensor per dim
 
     def copy(self, order: str = "C") -> Tensor:
-        """A new array with the same values (not a view: writes to it stay in it)."""
+        """A new array with the same values (not a view: writes to it stay in it); a NumPy
+        scalar's copy is a NumPy scalar (`x[0, 0].copy()`: `y = s; y += 1` leaves s)."""
         copy = Tensor(self.value, self.dims)
-        copy._is_array = True
+        copy._is_array = self.ndim > 0 or self._is_array
+        copy._order_from = "C" if order == "C" else (self,) if order in ("K", "A") else None
         return copy
 
     def item(self, *index: object) -> Tensor:

@@ -20,10 +20,11 @@ control flow share:
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import numpy as np
 from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.staging import primitives
@@ -46,6 +47,9 @@ class View:
     separate: Tensor | None = None
     # ... and true when it is then a NumPy scalar, not an array (`rebind_unless_alias`)
     scalar_when_separate: bool = False
+    # whether the view's memory order differs from its parent's (a transpose), or may (a
+    # reshape of a view): NumPy's element-wise results of it are then not C-ordered
+    reorders: bool = False
 
 
 def root_of(tensor: Tensor) -> Tensor:
@@ -253,15 +257,17 @@ def writable_array(tensor: object) -> bool:
 #   tracejit does not track. Writes through it are refused, and so is a read of it after
 #   its array was written (NumPy's answer would depend on the layout).
 _WRITE_REFUSED = (
-    "writing into a reshape of a view (a slice, transpose, ...) is not supported: NumPy "
-    "gives a view or a copy there depending on the memory layout. Write into the sliced "
-    "array itself, or make the reshape a copy (`.copy()`)"
+    "writing into a reshape of a view (a slice, transpose, ...), or of an array NumPy may "
+    "not lay out in C order (one computed from a transpose, say), is not supported: NumPy "
+    "gives a view or a copy there depending on the memory layout. Write into the array "
+    "itself, or make the reshape a copy (`.copy()`)"
 )
 _READ_REFUSED = (
-    "reading a reshape of a view (a slice, transpose, ...) after a write into the array it "
-    "was taken from is not supported: NumPy gives a view (which sees the write) or a copy "
-    "(which does not) depending on the memory layout. Copy the reshape (`.copy()`) before "
-    "the write, or reshape after it"
+    "reading a reshape of a view (a slice, transpose, ...), or of an array NumPy may not "
+    "lay out in C order (one computed from a transpose, say), after a write into its array "
+    "is not supported: NumPy gives a view (which sees the write) or a copy (which does "
+    "not) depending on the memory layout. Copy the reshape (`.copy()`) before the write, "
+    "or reshape after it"
 )
 
 
@@ -276,11 +282,12 @@ def reshaped(
     (np.ascontiguousarray's)."""
     dims = x.dims
     unit_dims_only = not c_order_only and _without_ones(dims) == _without_ones(result.dims)
-    if not unit_dims_only and not _contiguous(x):
-        return _ambiguous_reshape(x, result)
     root = root_of(x)
+    sources = order_sources(root)
+    if not unit_dims_only and (not _contiguous(x) or sources is None):
+        return _ambiguous_reshape(x, result)
     created = root._version
-    note = None if unit_dims_only or any_layout else _layout_note(root)
+    note = None if unit_dims_only or any_layout else _layout_note(sources or set())
 
     def forward(parent: Tensor) -> Tensor:
         if note is not None and root._version != created:
@@ -298,41 +305,127 @@ def reshaped(
 def _ambiguous_reshape(x: Tensor, result: Tensor) -> Tensor:
     """A reshape of a view: its value now; taken again after a write into its array, a
     `tj.poison` (raising `_READ_REFUSED` if that value is used); writes refused."""
+    return _view_or_copy(
+        x, result, lambda parent: primitives.reshape(parent, result.dims), _READ_REFUSED,
+        _WRITE_REFUSED,
+    )  # fmt: skip
+
+
+_LAYOUT_COPY_WRITE = (
+    "writing into np.asfortranarray of an argument or a view is not supported: NumPy gives "
+    "the array itself when it is Fortran-ordered (a transpose) and a copy otherwise, and "
+    "tracejit does not know the layout while tracing. Make a copy you can write: "
+    "np.array(x, order='F')"
+)
+_LAYOUT_COPY_READ = (
+    "reading np.asfortranarray of an argument or a view after a write into that array is "
+    "not supported: NumPy gives the array itself (which sees the write) when it is "
+    "Fortran-ordered, else a copy (which does not). Use np.array(x, order='F') for a copy"
+)
+
+
+def separate_copy(x: Tensor, result: Tensor) -> Tensor:
+    """`result`, a copy of `x` with x's values where NumPy gives x itself for some layouts
+    and a copy for others (np.asfortranarray of an argument or a view, whose layout the
+    trace does not know): as `_view_or_copy`."""
+    return _view_or_copy(x, result, lambda parent: parent, _LAYOUT_COPY_READ, _LAYOUT_COPY_WRITE)
+
+
+def _view_or_copy(
+    x: Tensor, result: Tensor, value_of: Forward, read_refused: str, write_refused: str
+) -> Tensor:
+    """`result` (`value_of(x)`), which NumPy makes a view of x or a copy depending on a
+    memory layout tracejit does not know: its value now; taken again after a write into
+    x's array, a `tj.poison` (raising `read_refused` if that value is used); writes
+    refused with `write_refused`."""
     root = root_of(x)
     created = root._version
-    refused = NotImplementedError(at_user_line(_READ_REFUSED))
+    refused = NotImplementedError(at_user_line(read_refused))
 
     def forward(parent: Tensor) -> Tensor:
         if root._version != created:
             return primitives.poison(refused, result.dims, result.dtype)
-        return primitives.reshape(parent, result.dims)
+        return value_of(parent)
 
     def backward(parent: Tensor, new: Tensor) -> Tensor:
-        raise ValueError(at_user_line(_WRITE_REFUSED))  # as `assign` does, first
+        raise ValueError(at_user_line(write_refused))  # as `assign` does, first
 
-    return refuse_writes(make_view(x, result, forward, backward), _WRITE_REFUSED)
+    view = make_view(x, result, forward, backward)
+    view._view.reorders = True  # type: ignore[union-attr]  # made just now
+    return refuse_writes(view, write_refused)
 
 
 def _without_ones(dims: tuple) -> tuple:
     return tuple(d for d in dims if d != 1)
 
 
-def _layout_note(root: Tensor) -> Callable[[str], None] | None:
-    """For a root that is an argument of the traced function: a function noting, with the
-    user's line, that the trace relies on the argument being C-contiguous."""
+def _layout_note(arguments: set[Tensor]) -> Callable[[str], None] | None:
+    """For arguments of the traced function whose layout an array's follows: a function
+    noting, with the user's line, that the trace relies on them being C-contiguous."""
     from tracejit.frontend.staging.tracing import current_trace, is_tracing
 
-    if not is_tracing():
+    if not is_tracing() or not arguments:
         return None
     context = current_trace()
-    index = context.argument_indices.get(id(root))
-    if index is None:
-        return None
+    indices = [context.argument_indices[id(a)] for a in arguments]
 
     def note(what: str) -> None:
-        context.layout_dependent_inputs.setdefault(index, at_user_line(what))
+        for index in indices:
+            context.layout_dependent_inputs.setdefault(index, at_user_line(what))
 
     return note
+
+
+def order_sources(tensor: Tensor, depth: int = 0) -> set[Tensor] | None:
+    """The arguments whose being C-contiguous makes `tensor` C-ordered in NumPy (an empty
+    set: C-ordered whatever they are), or None when it may not be C-ordered at all (made
+    from a transpose, or by an op whose result's order tracejit does not follow). NumPy's
+    element-wise results, reductions, sorts and `*_like` arrays take the memory order of
+    their operands (`x.T * 2` is Fortran-ordered, and its reshape a copy), so an array made
+    in the function is C-ordered only as its `_order_from` says."""
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    view = tensor._view
+    while view is not None:
+        if view.reorders:
+            return None
+        tensor, view = view.parent, view.parent._view
+    if is_tracing() and id(tensor) in current_trace().argument_indices:
+        return {tensor}
+    order = tensor._order_from
+    if order == "C":
+        return set()
+    if not isinstance(order, tuple) or depth > 64:
+        return None
+    sources: set[Tensor] = set()
+    for operand in order:
+        found = order_sources(operand, depth + 1)
+        if found is None:
+            return None
+        sources |= found
+    return sources
+
+
+def is_c_ordered(tensor: Tensor) -> bool:
+    """Whether `tensor` is C-ordered in NumPy whatever the arguments' layouts."""
+    return order_sources(tensor) == set()
+
+
+def follow_order(result: Tensor, operands: Sequence[object]) -> Tensor:
+    """`result` (a new array computed element-wise from `operands`) with NumPy's memory
+    order: that of its operands of several dims (C when there are none)."""
+    if any(result is x for x in operands):
+        return result
+    shaped = tuple(
+        x for x in operands if isinstance(x, Tensor) and sum(d != 1 for d in x.dims) > 1
+    )
+    fortran = any(  # a NumPy array of the trace in another order (np.asfortranarray(c))
+        isinstance(x, np.ndarray) and sum(d != 1 for d in x.shape) > 1
+        and not x.flags.c_contiguous
+        for x in operands
+    )  # fmt: skip
+    result._order_from = None if fortran else (shaped or "C")
+    return result
 
 
 def _contiguous(x: Tensor) -> bool:
@@ -350,4 +443,7 @@ def permuted(x: Tensor, result: Tensor, permutation: list[int]) -> Tensor:
     def backward(parent: Tensor, new: Tensor) -> Tensor:
         return primitives.transpose(new, inverse)
 
-    return make_view(x, result, forward, backward)
+    view = make_view(x, result, forward, backward)
+    moved = [d for d in permutation if x.dims[d] != 1]
+    view._view.reorders = moved != sorted(moved)  # type: ignore[union-attr]  # made just now
+    return view

@@ -156,3 +156,75 @@ def test_ascontiguousarray_is_the_array_or_a_copy_as_in_numpy():
     for layout in ("C", "Fortran", "strided"):
         (eager, _), (compiled, _) = both(reads, layouts(BASE)[layout])
         assert_same(compiled, eager)
+
+
+def zero_d_views(x):
+    a = x[0, 0].copy()  # a 0-d array made here
+    np.ascontiguousarray(a)[0] = 5.0  # a 1-element view of it (0-d becomes 1-d)
+    b = x[1, 1].copy()
+    np.asfortranarray(b)[0] += 1.0
+    return a * 1.0, b * 1.0
+
+
+def fortran_copies(x):
+    made = x.copy() * 2.0  # C-ordered whatever x's layout
+    f = np.asfortranarray(made)  # a Fortran-ordered copy: writes stay in it
+    f[0, 0] = -7.0
+    row = np.asfortranarray(made[1])  # 1-d: the array itself
+    row[0] = 9.0
+    flat = f.reshape(-1)  # a copy of a Fortran-ordered array (read only)
+    return made, f, flat, np.asfortranarray(x).sum(axis=0), np.asfortranarray(x[:, :1]).shape
+
+
+def writes_fortran_copy_of_argument(x):
+    f = np.asfortranarray(x)  # x itself when x is Fortran-ordered, else a copy
+    f[0, 0] = 1.0
+    return x.sum()
+
+
+def test_asfortranarray_is_the_array_or_a_copy_as_in_numpy():
+    """np.asfortranarray was refused; 0-d arrays through np.ascontiguousarray were copies
+    where NumPy gives a view (a write through it was lost)."""
+    views_of_0d, copies = tj.function(zero_d_views), tj.function(fortran_copies)
+    for layout in ("C", "Fortran", "strided"):
+        for function in (views_of_0d, copies):
+            (eager, _), (compiled, _) = both(function, layouts(BASE)[layout])
+            assert_same(compiled, eager)
+    with pytest.raises(ValueError, match="np.array\\(x, order='F'\\)"):
+        tj.function(writes_fortran_copy_of_argument)(layouts(BASE)["C"])
+
+
+def reshapes_of_arrays_made_from_a_transpose(x):
+    m = x.T * 2.0  # Fortran-ordered in NumPy (element-wise results follow their operands)
+    flat = m.ravel()  # so a copy
+    return flat * 1.0, m.reshape(-1)[::5] + 0.0
+
+
+def writes_through_reshape_of_transpose_product(x):
+    m = x.T * 2.0
+    m.reshape(-1)[0] = 5.0  # NumPy writes a copy: m keeps its value
+    return m
+
+
+def writes_through_reshape_of_argument_product(x):
+    m = x * 2.0  # ordered as x is
+    m.reshape(-1)[0] = 5.0
+    return m
+
+
+def test_arrays_made_from_transposes_are_not_c_ordered():
+    """`x.T * 2` is Fortran-ordered in NumPy, so its reshape is a copy: tracejit took it
+    for a view of a C-ordered array (a write through it changed m; a read of it after a
+    write into m saw the write). Now reads are right, and relying on a view is refused;
+    an array made element-wise from an argument is as C-ordered as the argument."""
+    reads = tj.function(reshapes_of_arrays_made_from_a_transpose)
+    for layout in ("C", "Fortran", "transpose"):
+        (eager, _), (compiled, _) = both(reads, layouts(BASE)[layout])
+        assert_same(compiled, eager)
+    with pytest.raises(ValueError, match="memory layout"):
+        tj.function(writes_through_reshape_of_transpose_product)(layouts(BASE)["C"])
+    follows = tj.function(writes_through_reshape_of_argument_product)
+    (eager, _), (compiled, _) = both(follows, layouts(BASE)["C"])
+    assert_same(compiled, eager)
+    with pytest.raises(tj.errors.InvalidArgumentError, match="not C-contiguous"):
+        follows(layouts(BASE)["Fortran"])

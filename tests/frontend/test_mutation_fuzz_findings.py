@@ -269,3 +269,27 @@ def test_an_update_reading_its_own_destination_in_a_staged_loop(write, trips):
     )
     a = np.array([-7.0, 1.0, 1.6, -7.0, -2.0])
     check_writes(f, a, np.int64(trips), np.array([4, 3, 2, 1, 0]))
+
+
+# --- found by probes, taught to the fuzzer (fuzz_mutation's REBINDS and view forms) -----------
+def scalar_copy_aliases(a):
+    s = a[0, 0].copy()  # a NumPy scalar's copy: a scalar
+    t = s
+    t += 1.0  # a new scalar: s stays
+    c = a[1].copy()[0, None].copy()  # a 1-element array's copy: an array
+    d = c
+    d += 1.0  # c itself
+    return s, t, c
+
+
+def zero_d_copy_aliases(z):
+    c = z.copy()  # a 0-d array's copy: a 0-d array
+    d = c
+    d += 1.0
+    return c + 0, z + 0
+
+
+def test_copies_of_numpy_scalars_stay_scalars():
+    """`x[0, 0].copy()` was a 0-d array in the trace, so `t = s; t += 1` changed s."""
+    check_writes(scalar_copy_aliases, np.arange(6.0).reshape(2, 3))
+    check_writes(zero_d_copy_aliases, np.array(2.5))

@@ -339,7 +339,10 @@ def view_of(b: Builder, target: Value, name: str, setup: list[str]) -> tuple[str
             (flat, "reshape"),
             (f"np.ravel({n})", "reshape"),
             (f"np.expand_dims({n}, 0)", "reshape"),
+            (f"np.ascontiguousarray({n})", "reshape"),  # a view of a C-ordered array, 0-d too
         ]
+        if target.ndim <= 1:  # a view whatever the layout (of several dims: an argument's
+            forms.append((f"np.asfortranarray({n})", "reshape"))  # layout, refused)
         if size and size % 2 == 0:
             forms.append((f"{n}.reshape(2, -1)", "reshape"))
     expression, kind = b.choose(forms)
@@ -749,7 +752,10 @@ def new_function(b: Builder) -> bool:
 
 
 # --- a name that may or may not still be an array after staged control flow ---------------
-REBINDS = ["{x} = {x} + {x}", "{x} = {x}.copy()", "{x} = np.copy({x}) + {x}"]
+# ({x}[()].copy(): of a 0-d array, a NumPy scalar's copy, still a scalar, which `y += y`
+# through another name leaves alone; tracejit made it a 0-d array, which it wrote)
+REBINDS = ["{x} = {x} + {x}", "{x} = {x}.copy()", "{x} = np.copy({x}) + {x}",
+           "{x} = {x}[()].copy()"]  # fmt: skip
 
 
 def rebound_alias(b: Builder) -> bool:
