@@ -56,6 +56,8 @@ from tracejit.runtime.structure import flatten, unflatten
 __all__ = [
     "Undefined",
     "and_",
+    "and_test",
+    "or_test",
     "assert_stmt",
     "compare_chain",
     "converted_call",
@@ -105,14 +107,24 @@ def _lazy_bool(
     return lambda: _as_bool(combine(*rest))
 
 
+def _now(value: object) -> Callable[[], object]:
+    return lambda: value
+
+
+def _later(combine: Callable[..., object], rest: Sequence[Callable[[], Any]]):
+    """`combine(*rest)`, evaluated when called (a branch of a staged `and`/`or`)."""
+    return lambda: combine(*rest)
+
+
 def and_(*operands: Callable[[], object]) -> object:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
-    (so a later operand is only evaluated at run time when it matters)."""
+    (so a later operand is only evaluated at run time when it matters), whose result is the
+    operand Python's would be (`x or y` of two floats is one of them), as AutoGraph's: the
+    operands must then be of one type, as a staged if's branches."""
     value = operands[0]()
     for index, operand in enumerate(operands[1:], start=1):
         if isinstance(value, Tensor):
-            rest = operands[index:]
-            return cond(truth(value), _lazy_bool(and_, rest), lambda: False)
+            return cond(truth(value), _later(and_, operands[index:]), _now(value))
         if not value:
             return value
         value = operand()
@@ -124,8 +136,33 @@ def or_(*operands: Callable[[], object]) -> object:
     value = operands[0]()
     for index, operand in enumerate(operands[1:], start=1):
         if isinstance(value, Tensor):
+            return cond(truth(value), _now(value), _later(or_, operands[index:]))
+        if value:
+            return value
+        value = operand()
+    return value
+
+
+def and_test(*operands: Callable[[], object]) -> object:
+    """`a and b and ...` where only its truth counts (transformer.as_test): staged, a bool."""
+    value = operands[0]()
+    for index, operand in enumerate(operands[1:], start=1):
+        if isinstance(value, Tensor):
             rest = operands[index:]
-            return cond(truth(value), lambda: True, _lazy_bool(or_, rest))
+            return cond(truth(value), _lazy_bool(and_test, rest), lambda: False)
+        if not value:
+            return value
+        value = operand()
+    return value
+
+
+def or_test(*operands: Callable[[], object]) -> object:
+    """`a or b or ...` where only its truth counts (see `and_test`)."""
+    value = operands[0]()
+    for index, operand in enumerate(operands[1:], start=1):
+        if isinstance(value, Tensor):
+            rest = operands[index:]
+            return cond(truth(value), lambda: True, _lazy_bool(or_test, rest))
         if value:
             return value
         value = operand()

@@ -184,7 +184,7 @@ class FunctionConverter:
         state_defs, state_args = self._state(names, scope)
         call = ag_call(
             "if_stmt",
-            node.test,
+            as_test(node.test),
             ast.Name(if_body.name, ast.Load()),
             ast.Name(else_body.name, ast.Load()),
             *state_args,
@@ -199,7 +199,9 @@ class FunctionConverter:
         if extra:
             test = ast.BoolOp(ast.And(), [*extra, test])
         walrus = scope.declarations([ast.Expr(test)], names)  # `while (y := f()) > 0`
-        loop_test = self._function_def(self.namer_new("loop_test"), [], [*walrus, _return(test)])
+        loop_test = self._function_def(
+            self.namer_new("loop_test"), [], [*walrus, _return(as_test(test))]
+        )
         loop_body = self._def("loop_body", [], node.body, names, scope)
         state_defs, state_args = self._state(names, scope)
         call = ag_call(
@@ -375,19 +377,21 @@ class ExpressionConverter(ast.NodeTransformer):
         if _has_walrus(node):
             return node  # a thunk would bind the walrus target in the lambda: keep Python's
         name = "and_" if isinstance(node.op, ast.And) else "or_"
+        if getattr(node, "ag_test", False):
+            name += "test"
         return _place(ag_call(name, *map(thunk, node.values)), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> ast.AST:
         self.generic_visit(node)
         if not isinstance(node.op, ast.Not):
             return node
-        return _place(ag_call("not_", node.operand), node)
+        return _place(ag_call("not_", as_test(node.operand)), node)
 
     def visit_IfExp(self, node: ast.IfExp) -> ast.AST:
         self.generic_visit(node)
         if _has_walrus(node):
             return node
-        call = ag_call("if_exp", node.test, thunk(node.body), thunk(node.orelse))
+        call = ag_call("if_exp", as_test(node.test), thunk(node.body), thunk(node.orelse))
         return _place(call, node)
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:
@@ -415,3 +419,17 @@ class ExpressionConverter(ast.NodeTransformer):
         ops = ast.Tuple([ast.Constant(_COMPARE_OPS[type(op)]) for op in node.ops], ast.Load())
         operands = [thunk(e) for e in [node.left, *node.comparators]]
         return _place(ag_call("compare_chain", ops, *operands), node)
+
+
+def as_test(expression: ast.expr) -> ast.expr:
+    """`expression` where only its truth counts (an if's or while's test, `not`'s operand):
+    a converted `a and b` / `a or b` there is `and_test` / `or_test`, whose staged result is
+    a bool (`if x > 0 and y:` with a float y), where in a value it is the operand Python's
+    is, and must be of one type."""
+    if isinstance(expression, ast.BoolOp):  # converted later (visit_BoolOp)
+        expression.ag_test = True  # type: ignore[attr-defined]  # a marker on the node
+    elif isinstance(expression, ast.Call) and getattr(expression, "ag_generated", False):
+        function = expression.func
+        if isinstance(function, ast.Attribute) and function.attr in ("and_", "or_"):
+            function.attr += "test"
+    return expression

@@ -160,6 +160,27 @@ def test_loop_else_and_boolean_operators(check_against_eager, x, n):
     check_against_eager(loop_else_and_bool_ops, np.array(x, np.int64), np.int64(n))
 
 
+def and_or_values(x, y):
+    fallback = x or y  # one of the operands, as Python's (it was staged as a bool)
+    both = x and y
+    if x > 0 and y:  # a test: only its truth counts, whatever the operands' types
+        both = both + 1.0
+    while y and fallback > 100.0:
+        y = y - 1.0
+    return fallback, both, (x > 0) and (y < 1), not (x and y)
+
+
+def mixed_and(x, y):
+    return (x > 0) and y  # a bool or a float: no one type for the staged result
+
+
+@pytest.mark.parametrize("x, y", [(3.0, 5.0), (0.0, 5.0), (-2.0, 0.0), (0.0, 0.0)])
+def test_and_or_give_an_operand_as_python_does(check_against_eager, x, y):
+    check_against_eager(tj.function(and_or_values), np.float64(x), np.float64(y))
+    with pytest.raises(TypeError, match="in the true branch but dtype bool"):
+        tj.function(mixed_and)(np.float64(x), np.float64(y))
+
+
 @tj.function
 def python_control_flow_unrolls(x, mode, repeats):
     if mode == "double":

@@ -599,6 +599,18 @@ def where(b: Builder) -> bool:
     return b.emit(f"{b.fresh()} = np.where({c.name}, {x.name}, {other})", err, operands)
 
 
+def bool_op(b: Builder) -> bool:
+    """`x or y` / `x and y` of two traced scalars of one dtype: one of them, as Python's
+    (a probe found these staged as a bool)."""
+    scalars = [v for v in b.values if v.exact and v.ndim == 0]
+    if not scalars:
+        return False
+    x = b.pick(scalars)
+    y = b.pick([v for v in scalars if v.dtype == x.dtype])
+    operator = b.choose(["and", "or"])
+    return b.emit(f"{b.fresh()} = {x.name} {operator} {y.name}", None, [x, y])
+
+
 REDUCTIONS = ["sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin"]
 
 
@@ -1433,7 +1445,7 @@ ENDINGS = [refused_state, zero_trip_read]
 BUILDERS = {
     unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
-    container_state: 2, literal_loop: 1, loop_local: 1,
+    container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1,
 }  # fmt: skip
 
 
