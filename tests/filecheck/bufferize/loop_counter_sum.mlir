@@ -44,7 +44,8 @@ builtin.module {
 // CHECK:           %[[NONE:.*]] = memref.alloca() alignment = 64 : memref<0xi8>
 // CHECK:           %[[E:.*]] = memref.view %[[NONE]][%{{.*}}][%[[COUNT]]] : memref<0xi8> to memref<?xi0>
 // CHECK:           %[[N:.*]] = memref.dim %[[E]], %{{.*}} : memref<?xi0>
-// CHECK:           %{{.*}} = scf.for %[[K:.*]] = %{{.*}} to %[[N]] step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
+// CHECK:           %{{.*}} = scf.for %blk = %{{.*}} to %[[N]] step %{{.*}} iter_args(%acc = %{{.*}}) -> (f64) {
+// CHECK:             %{{.*}} = scf.for %[[K:.*]] = %blk to %{{.*}} step %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f64) {
 // CHECK-NEXT:        %[[A:.*]] = memref.load %[[X]][%[[K]]] : memref<20xf64>
 // CHECK-NEXT:        %[[B:.*]] = memref.load %[[Y]][%[[K]]] : memref<20xf64>
 // CHECK-NEXT:        %[[P:.*]] = arith.mulf %[[A]], %[[B]] : f64
