@@ -347,8 +347,12 @@ def view_of(b: Builder, target: Value, name: str, setup: list[str]) -> tuple[str
             forms.append((f"{n}.reshape(2, -1)", "reshape"))
     expression, kind = b.choose(forms)
     ran = b.run("\n".join(setup) + f"\n{name} = {expression}", name)
-    if ran is None or owner_of(ran[0]) is not owner_of(_array(b, target)):
-        return None  # NumPy copies here (a reshape of another layout, an element)
+    if ran is None or not isinstance(ran[0], np.ndarray):
+        return None  # an element
+    if kind != "reshape" and owner_of(ran[0]) is not owner_of(_array(b, target)):
+        return None  # NumPy copies here
+    # A reshape NumPy copies (of an array of another memory order: `x.T * 2` is Fortran-
+    # ordered) is kept: tracejit must give the copy's values, or refuse to rely on a view
     return expression, kind
 
 
@@ -437,6 +441,7 @@ def fresh_array(b: Builder) -> bool:
             f"{z} = np.ones_like({n}, dtype=np.{dtype})",
             f"{z} = np.full_like({n}, {literal})",
             f"{z} = {n}.copy()",
+            f"{z} = np.transpose({n}) * 1",  # Fortran-ordered in NumPy (of several dims)
             f"{z} = np.empty_like({n})\n{z}.fill({literal})",
             f"{z} = np.empty_like({n})\n{z}[...] = {n}",
         ]

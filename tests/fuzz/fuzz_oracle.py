@@ -272,6 +272,16 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # docs/guide.md, slices that change size with the counter: a slice of run-time length 1
     # is not broadcast (regressions/test_fuzz_da11dbd688.py: `out[:i] += x[i:i + 1]`)
     (ValueError, re.compile(r"slices whose lengths are known only at run time differ in length")),
+    # frontend/staging/views.py: a reshape of a view, or of an array NumPy may lay out in
+    # another order than C (`x.T * 2`), is a view or a copy depending on the memory layout
+    (ValueError, re.compile(r"writing into a reshape of a view \(a slice, transpose")),
+    (NotImplementedError, re.compile(r"reading a reshape of a view \(a slice, transpose")),
+    # the same, for a call passing a non-C-contiguous array whose reshape (or that of an array
+    # computed element-wise from it) the trace relies on being a view (the guide)
+    (
+        tj.errors.InvalidArgumentError,
+        re.compile(r"is not C-contiguous .*, and the function relies on its reshape being a view"),
+    ),
 )
 
 
