@@ -183,15 +183,26 @@ class Variable(ArrayOperators):
         >>> tj.Variable([1.0, 2.0], name="v").numpy()
         array([1., 2.])
         """
+        if is_tracing():  # the value now would be a constant of the compiled code
+            raise TypeError(
+                at_user_line(
+                    f"{self._name}.numpy() while tracing would freeze the Variable's value of "
+                    "now into the compiled code (later assignments would be missed, as "
+                    "tf.function's .numpy() refuses too): use the Variable itself (`v * 2`, "
+                    "`v.value()`)"
+                )
+            )
+        return self._current()
+
+    def _current(self) -> Any:
+        """A copy of the buffer (a NumPy scalar for 0-d), noted for an eager tape."""
         if noting:
             note_use(self)
         value = self._buffer.copy()
         return value[()] if value.ndim == 0 else value
 
     def __repr__(self) -> str:
-        value = np.array2string(self._buffer, separator=", ") if self.ndim else repr(self.numpy())
-        if self.ndim == 0:
-            value = str(self.numpy())
+        value = np.array2string(self._buffer, separator=", ") if self.ndim else str(self._buffer[()])
         return f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype}, numpy={value}>"
 
     # --- reading and writing --------------------------------------------------------------
@@ -365,10 +376,10 @@ class Variable(ArrayOperators):
         return bool(self.value())
 
     def __float__(self) -> float:
-        return float(self.numpy())
+        return float(self.value())  # while tracing: refused, as a traced value's float() is
 
     def __int__(self) -> int:
-        return int(self.numpy())
+        return int(self.value())
 
     __hash__ = object.__hash__
 
@@ -384,7 +395,7 @@ def _values(value: object) -> Any:
 
 def _concrete(value: object) -> np.ndarray:
     if isinstance(value, Variable):
-        return value.numpy()
+        return value._current()  # a Variable is created once: its initial value is this
     raise TypeError(
         at_user_line(
             "a tj.Variable needs a concrete initial value (an array or number), not a "

@@ -162,3 +162,19 @@ def test_unnamed_variables_get_distinct_names_and_given_names_are_kept():
     assert first.name.endswith(":0") and second.name.endswith(":0")
     assert tj.Variable(3.0, name="weights").name == "weights:0"
     assert tj.Variable(3.0, name="bias:0").name == "bias:0"
+
+
+def test_reading_a_variable_as_a_number_while_tracing_is_refused():
+    """`v.numpy()` and `float(v)` in a function froze the value at trace time: later
+    assignments were missed (a probe of the tf.function contract; tf.function refuses
+    `.numpy()` there too). Outside a function they read the current value."""
+    v, s = tj.Variable(np.array([1.0, 2.0])), tj.Variable(3.0)
+    with pytest.raises(TypeError, match="numpy\\(\\) while tracing"):
+        tj.function(lambda x: v.numpy() + x)(np.float64(1.0))
+    with pytest.raises(TypeError, match="Python float while tracing"):
+        tj.function(lambda x: s.__float__() + x)(np.float64(1.0))
+    s.assign(30.0)
+    assert float(s) == 30.0 and int(s) == 30
+    np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
+    copied = tj.function(lambda x: tj.Variable(v) * x)  # a Variable made from one: its value
+    np.testing.assert_array_equal(copied(np.float64(2.0)), [2.0, 4.0])
