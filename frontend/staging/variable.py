@@ -202,7 +202,9 @@ class Variable(ArrayOperators):
         return value[()] if value.ndim == 0 else value
 
     def __repr__(self) -> str:
-        value = np.array2string(self._buffer, separator=", ") if self.ndim else str(self._buffer[()])
+        value = str(self._buffer[()])
+        if self.ndim:
+            value = np.array2string(self._buffer, separator=", ")
         return f"<tj.Variable '{self._name}' shape={self.shape} dtype={self.dtype}, numpy={value}>"
 
     # --- reading and writing --------------------------------------------------------------
