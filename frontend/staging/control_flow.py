@@ -17,6 +17,7 @@ branches is weak. A loop variable that really changes dtype or shape raises Valu
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -334,6 +335,8 @@ def _merge(a: object, b: object, name: str) -> tuple[tuple, np.dtype] | None:
                 )
             )
     spec_a, spec_b = _spec(a, b), _spec(b, a)
+    for value, spec in ((a, spec_a), (b, spec_b)):
+        _check_number_fits(value, spec[1], name)
     if spec_a != spec_b:
         raise TypeError(
             at_user_line(
@@ -342,6 +345,26 @@ def _merge(a: object, b: object, name: str) -> tuple[tuple, np.dtype] | None:
             )
         )
     return spec_a
+
+
+def _check_number_fits(value: object, dtype: np.dtype, name: str) -> None:
+    """A Python number in one branch takes the other branch's dtype only if that changes
+    neither its value nor its kind (`scale = 2.75` against an int32 array was staged as 2;
+    `ok = 5` against a bool as True): else the two branches have no one type."""
+    if not isinstance(value, bool | int | float) or isinstance(value, np.generic):
+        return
+    # the kinds that hold a Python bool, int or float as that kind of number
+    kinds = "b" if isinstance(value, bool) else "biufc" if isinstance(value, int) else "fc"
+    with np.errstate(all="ignore"), contextlib.suppress(OverflowError):
+        if dtype.kind in kinds and np.asarray(value).astype(dtype) == value:
+            return
+    raise TypeError(
+        at_user_line(
+            f"'{name}' is the Python {type(value).__name__} {value!r} in one branch of a "
+            f"staged if and a {dtype} array in the other, which cannot hold it as it is: "
+            f"make both branches one type (np.{dtype}(...), or float(...) in both)"
+        )
+    )
 
 
 def _spec(value: object, other: object) -> tuple[tuple, np.dtype]:

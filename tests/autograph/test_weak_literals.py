@@ -340,3 +340,36 @@ def test_literal_that_does_not_fit_the_dtype_it_meets_overflows_as_in_numpy():
         run_eagerly(overflowing, x)
     with pytest.raises(OverflowError, match="300"):
         overflowing(x)
+
+
+def literal_or_count(count):
+    scale = 2.75
+    if count > 0:
+        scale = count
+    return scale
+
+
+def literal_or_flag(x):
+    ok = 5
+    if x > 0:
+        ok = x > 10
+    return ok
+
+
+def zero_or_value(x):
+    r = 0
+    if x > 0:
+        r = x
+    return r
+
+
+def test_a_literal_in_one_branch_takes_the_other_dtype_only_as_it_is(check_against_eager):
+    """`scale = 2.75` against an int32 branch was staged as 2 (and `ok = 5` against a bool
+    as True): a silent wrong answer a probe found. Now refused, naming the variable; a
+    literal the dtype holds as it is (`r = 0`) still takes it."""
+    with pytest.raises(TypeError, match="'scale' is the Python float 2.75"):
+        tj.function(literal_or_count)(np.int32(0))
+    with pytest.raises(TypeError, match="'ok' is the Python int 5"):
+        tj.function(literal_or_flag)(np.float64(-3.0))
+    for x in (np.float64(2.5), np.float64(-1.0), np.int32(3), np.int32(-3)):
+        assert tj.function(zero_or_value)(x) == zero_or_value(x)

@@ -276,6 +276,9 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     # another order than C (`x.T * 2`), is a view or a copy depending on the memory layout
     (ValueError, re.compile(r"writing into a reshape of a view \(a slice, transpose")),
     (NotImplementedError, re.compile(r"reading a reshape of a view \(a slice, transpose")),
+    # frontend/staging/control_flow.py: a Python number in one branch of a staged if that the
+    # other branch's dtype cannot hold as it is (`r = 2.75` against an int32 array)
+    (TypeError, re.compile(r"in one branch of a staged if and a \w+ array in the other, which")),
     # the same, for a call passing a non-C-contiguous array whose reshape (or that of an array
     # computed element-wise from it) the trace relies on being a view (the guide)
     (

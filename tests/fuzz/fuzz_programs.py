@@ -836,12 +836,15 @@ def cond(b: Builder) -> bool:
     if pred is None:
         return False
     first, second = (b.choose(BRANCH_FORMS).format(v=v.name) for _ in range(2))
+    literal = v.ndim == 0 and b.draw(st.integers(0, 3)) == 0
+    if literal:  # a Python number in one branch: the tensor's dtype when it holds it as it is,
+        second = b.choose(["0", "1", "5", "0.5", "2.75", "-1", "True"])  # else refused
     name = b.fresh()
     if b.draw(st.booleans()):
         statement = f"{name} = tj.cond({pred}, lambda: {first}, lambda: {second})"
     else:  # AutoGraph stages a Python `if` on a tensor
         statement = f"if {pred}:\n    {name} = {first}\nelse:\n    {name} = {second}"
-    if not _same_type(b, first, second):
+    if not literal and not _same_type(b, first, second):
         return False
     err = None if v.exact else 2 * _err(v) * max(1.0, _magnitude(v.array))
     return b.emit(statement, err, [v])
