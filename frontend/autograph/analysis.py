@@ -96,6 +96,26 @@ def nonlocals_of_nested_functions(body: list[ast.stmt]) -> set[str]:
     }
 
 
+def python_state_stores(nodes: Iterable[ast.AST]) -> list[str]:
+    """The attributes (`c.n`, `self.total`) and globals (`global G`) the statements assign:
+    Python state a staged loop would change once, while tracing, where the loop runs it on
+    every trip (an index loop over `range` unrolls for it, as TensorFlow's AutoGraph does)."""
+    found: list[str] = []
+    for node in walk_scope(nodes):
+        if isinstance(node, ast.Global):
+            found += node.names
+        targets = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AugAssign | ast.AnnAssign):
+            targets = [node.target]
+        for target in targets:
+            for part in ast.walk(target):
+                if isinstance(part, ast.Attribute) and isinstance(part.ctx, ast.Store):
+                    found.append(ast.unparse(part))
+    return list(dict.fromkeys(found))
+
+
 def loaded_names(nodes: Iterable[ast.AST]) -> set[str]:
     """Names read anywhere under `nodes`, nested scopes included (closures read them too)."""
     return {

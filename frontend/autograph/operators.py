@@ -708,8 +708,11 @@ def for_stmt(
     live_out: tuple[str, ...],
     targets: tuple[str, ...],
     reads: tuple[str, ...] = (),
+    python_state: tuple[str, ...] = (),
 ) -> None:
-    """`for x in iterable: body(x)` while `extra_test()` (break/return flags) holds."""
+    """`for x in iterable: body(x)` while `extra_test()` (break/return flags) holds.
+    `python_state`: attributes and globals the body assigns (an index loop then unrolls:
+    staged, `c.n += 1` would run once, while tracing)."""
     loop = _Loop(get_state, set_state, names, live_out, targets, sys._getframe(1))
     if isinstance(iterable, Range):
         _staged_range(loop, iterable, extra_test, body)
@@ -719,6 +722,14 @@ def for_stmt(
         _staged_rows(loop, iterable.values, extra_test, body, iterable.start)
     elif isinstance(iterable, index_loops.Zipped) and index_loops.trip_count(iterable) is None:
         _staged_zip(loop, iterable, extra_test, body)
+    elif python_state and index_loops.should_stage(iterable, loop, reads, sys._getframe(1)):
+        index_loops.warn_unrolled(
+            f"this loop is unrolled, not compiled as a loop: its body assigns "
+            f"{', '.join(python_state)}, Python state a compiled loop would change only once, "
+            "while tracing. Keep such values in local variables (a loop's variables are "
+            "compiled), or use tj.range for a loop whose Python side effects may run once"
+        )
+        _python_for(loop, iterable, extra_test, body)
     elif index_loops.should_stage(iterable, loop, reads, sys._getframe(1)):
         index_loops.stage_or_unroll(
             iterable,

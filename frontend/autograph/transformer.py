@@ -237,8 +237,15 @@ class FunctionConverter:
             names_tuple(self._live_out(node, names, scope)),
             names_tuple(targets),
             names_tuple(sorted(analysis.loaded_names(node.body) - set(targets))),
+            names_tuple(self._python_state(node.body, scope)),
         )
         return located([*defs, *state_defs, ast.Expr(call)], node)
+
+    @staticmethod
+    def _python_state(body: list[ast.stmt], scope: _Scope) -> list[str]:
+        """Attributes and globals `body` assigns (`c.n += 1`, `G += 1` under `global G`)."""
+        globals_ = [n for n in analysis.bound_names(body) if n in scope.globals_]
+        return list(dict.fromkeys(analysis.python_state_stores(body) + globals_))
 
     def _assert(self, node: ast.Assert, scope: _Scope) -> list[ast.stmt]:
         message = thunk(node.msg) if node.msg is not None else ast.Constant(None)

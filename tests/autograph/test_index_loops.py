@@ -357,3 +357,41 @@ def test_the_ndarray_constructor_makes_an_array_the_function_can_write(check_aga
         return x + np.ndarray((2, 3), np.float64, buffer)  # NumPy's own view of it
 
     check_against_eager(view_of_a_buffer, np.ones((2, 3)))
+
+
+class _Counter:
+    def __init__(self):
+        self.n = 0
+
+
+def counted_increments(x):
+    c = _Counter()
+    for _ in range(12):
+        x = x + 1
+        c.n += 1
+    return x / c.n
+
+
+_CALLS = 0
+
+
+def counted_globally(x):
+    global _CALLS
+    for _ in range(12):
+        x = x * 2
+        _CALLS += 1
+    return x + _CALLS
+
+
+def test_a_loop_assigning_python_state_unrolls(check_against_eager):
+    """A staged loop changed `c.n` (or a global) once, while tracing, where Python changes
+    it on every trip, and the result used it (a probe of the tf.function contract; TF
+    unrolls such loops). Now they unroll, with a LoopUnrolledWarning naming the state."""
+    global _CALLS
+    with pytest.warns(tj.LoopUnrolledWarning, match="assigns c.n"):
+        check_against_eager(tj.function(counted_increments), np.float64(0.5))
+    _CALLS = 0
+    eager = counted_globally(np.float64(1.0))
+    _CALLS = 0
+    with pytest.warns(tj.LoopUnrolledWarning, match="assigns _CALLS"):
+        assert tj.function(counted_globally)(np.float64(1.0)) == eager

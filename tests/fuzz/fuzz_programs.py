@@ -1331,6 +1331,27 @@ def literal_loop(b: Builder) -> bool:
     return b.emit("\n".join(lines), None, [], hidden=True, scalars=True)
 
 
+def attribute_loop(b: Builder) -> bool:
+    """A Python `for` over a range longer than the unroll limit, updating a traced value and
+    an attribute of a Python object (`c.n += 1`), both read after: staged, the attribute
+    changed once, while tracing (a probe found it); the loop must unroll, as TF's does."""
+    exact = [v for v in b.values if v.exact and v.dtype.kind in "iuf" and v.array.size <= 64]
+    if not exact:
+        return False
+    v = b.pick(exact)
+    name = b.fresh()
+    trips = b.draw(st.integers(9, 14))
+    lines = [
+        f'{name}_c = type("Counter", (), {{"n": 0}})()',
+        f"{name}_x = {v.name} * 1",
+        f"for {name}_i in range({trips}):",
+        f"    {name}_x = {name}_x + 1",
+        f"    {name}_c.n += {b.choose(['1', '2', name + '_i'])}",
+        f"{name} = {name}_x * {name}_c.n",
+    ]
+    return b.emit("\n".join(lines), None, [v])
+
+
 LOCAL_FORMS = ["{x} * 2", "{x} + 1", "-{x}", "np.abs({x})", "{x} + {x}", "~{x}",
                "np.where({i} % 2 == 0, {x}, {x} * 2)", "{x} + {r}", "{x} * {r}"]  # fmt: skip
 
@@ -1448,7 +1469,7 @@ ENDINGS = [refused_state, zero_trip_read]
 BUILDERS = {
     unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
-    container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1,
+    container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
 }  # fmt: skip
 
 
