@@ -300,6 +300,29 @@ def with_python_values(
     return call
 
 
+def with_numpy_scalars(kernel_call: FastCall, program: Any) -> FastCall:
+    """`kernel_call` for calls passing NumPy scalars (`f(x, np.float64(0.5))`, which the guide
+    recommends over Python numbers: a tensor input, not a value of the trace) for its 0-d
+    inputs: they become 0-d arrays here, where the entry point accepts only arrays (they
+    took the slow path: 24 us for `a * c` on 100 elements, NumPy 0.5 us)."""
+    scalars = [k for k, spec in enumerate(program.input_specs) if spec.shape == ()]
+    if not scalars:
+        return kernel_call
+
+    def call(args: tuple) -> Any:
+        if len(args) > scalars[-1]:
+            for k in scalars:
+                if isinstance(args[k], np.generic):
+                    return kernel_call(tuple([_as_array(a) for a in args]))
+        return kernel_call(args)
+
+    return call
+
+
+def _as_array(value: Any) -> Any:
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
 def _is_single(program: Any, specs: list) -> bool:
     return program.output_treedef == LEAF and len(specs) == 1
 

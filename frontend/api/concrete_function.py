@@ -46,6 +46,7 @@ from tracejit.runtime.fast_path import (
     build_fast_call,
     expected_types,
     is_small_kernel,
+    with_numpy_scalars,
     with_python_values,
 )
 from tracejit.runtime.runtime_errors import raise_for_status
@@ -466,6 +467,8 @@ class ConcreteFunction:
         program = self.record.program
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
         kernel_call = build_fast_call(entry, program, on_status, adopt, shapes_of)
+        if kernel_call is not None and not program.written_inputs:
+            kernel_call = with_numpy_scalars(kernel_call, program)
         if kernel_call is not None and program.written_inputs:
             kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys

@@ -705,9 +705,12 @@ def _refuse_generators(python_function: object) -> None:
 
 
 def _all_arrays(args: tuple) -> bool:
-    """Arguments a fast call can take: arrays, and Python numbers it checks against the
-    trace's (fast_path.with_python_values)."""
-    return all(type(a) is np.ndarray or type(a) in PYTHON_NUMBERS for a in args)
+    """Arguments a fast call can take: arrays, NumPy scalars (fast_path.with_numpy_scalars)
+    and Python numbers it checks against the trace's (fast_path.with_python_values)."""
+    return all(
+        type(a) is np.ndarray or type(a) in PYTHON_NUMBERS or isinstance(a, np.generic)
+        for a in args
+    )
 
 
 def _contains(key: object, dead: IdentityKey) -> bool:
