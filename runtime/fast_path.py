@@ -301,26 +301,26 @@ def with_python_values(
 
 
 def with_numpy_scalars(kernel_call: FastCall, program: Any) -> FastCall:
-    """`kernel_call` for calls passing NumPy scalars (`f(x, np.float64(0.5))`, which the guide
-    recommends over Python numbers: a tensor input, not a value of the trace) for its 0-d
-    inputs: they become 0-d arrays here, where the entry point accepts only arrays (they
-    took the slow path: 24 us for `a * c` on 100 elements, NumPy 0.5 us)."""
-    scalars = [k for k, spec in enumerate(program.input_specs) if spec.shape == ()]
+    """`kernel_call` for a trace made with NumPy scalars (`f(x, np.float64(0.5))`, which the
+    guide recommends over Python numbers: a tensor input, not a value of the trace) at its
+    `scalar_inputs`: a call must pass NumPy scalars there (a 0-d array, which a write
+    changes in place, has its own trace), which become 0-d arrays for the entry point; they
+    took the slow path before (24 us for `a * c` on 100 elements, NumPy 0.5 us)."""
+    scalars = sorted(getattr(program, "scalar_inputs", ()))  # exports made before it: none
     if not scalars:
         return kernel_call
 
     def call(args: tuple) -> Any:
-        if len(args) > scalars[-1]:
-            for k in scalars:
-                if isinstance(args[k], np.generic):
-                    return kernel_call(tuple([_as_array(a) for a in args]))
-        return kernel_call(args)
+        if len(args) <= scalars[-1]:
+            return SLOW_PATH
+        converted = list(args)
+        for k in scalars:
+            if not isinstance(args[k], np.generic):
+                return SLOW_PATH
+            converted[k] = np.asarray(args[k])
+        return kernel_call(tuple(converted))
 
     return call
-
-
-def _as_array(value: Any) -> Any:
-    return np.asarray(value) if isinstance(value, np.generic) else value
 
 
 def _is_single(program: Any, specs: list) -> bool:

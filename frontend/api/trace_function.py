@@ -60,6 +60,9 @@ class TracedProgram:
     # (frontend/staging/views.py): views only of a C-contiguous array, as in NumPy, so a
     # call passing another layout there is refused. Input index -> the user's line.
     layout_dependent_inputs: dict[int, str] = field(default_factory=dict)
+    # Inputs (indices into input_specs) traced from NumPy scalars, immutable where a 0-d
+    # array is not: a call passes a NumPy scalar there, and a 0-d array has its own trace
+    scalar_inputs: frozenset[int] = frozenset()
 
     @property
     def result_count(self) -> int:
@@ -165,6 +168,7 @@ def trace(
         exported=exported,
         written_inputs=written,
         layout_dependent_inputs=dict(context.layout_dependent_inputs),
+        scalar_inputs=frozenset(k for k, i in enumerate(positions) if i in scalar_inputs),
     )
 
 

@@ -187,6 +187,9 @@ def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
     special = operators.BUILTIN_OVERRIDES.get(_builtin_key(function))
     if special is not None:
         return special(*args, **kwargs)
+    cast = _scalar_type_cast(function, args, kwargs)
+    if cast is not None:
+        return cast
     operators.warn_if_random(function)
     missed = _dispatch_misses_a_tensor(function, args, kwargs)
     if missed is not None:
@@ -197,6 +200,22 @@ def converted_call(function: object, args: tuple, kwargs: dict | None) -> Any:
     if converted is function:
         return function(*args, **kwargs)
     return _recursion_guarded(function, converted, args, kwargs)
+
+
+def _scalar_type_cast(function: object, args: tuple, kwargs: dict) -> Any:
+    """`np.float32(t)`, `np.uint8(t * 255)`, ... of a traced value: NumPy's scalar types
+    called on an array cast it (`t.astype(np.float32)`, a NumPy scalar when 0-d), where
+    tracejit converted the tensor to a concrete array and refused; None otherwise."""
+    from tracejit.frontend.staging.tensor import Tensor
+
+    if not (isinstance(function, type) and issubclass(function, np.number | np.bool_)):
+        return None
+    if kwargs or len(args) != 1 or not isinstance(args[0], Tensor):
+        return None
+    result = args[0].astype(function)
+    if result.ndim == 0:
+        result._is_array = False  # np.float32(a 0-d array) is a NumPy scalar
+    return result
 
 
 def _dispatch_misses_a_tensor(function: object, args: tuple, kwargs: dict) -> tuple | None:

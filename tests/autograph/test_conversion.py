@@ -317,3 +317,18 @@ def _frames(error):
         out.append((tb.tb_frame.f_code.co_name, tb.tb_lineno))
         tb = tb.tb_next
     return out
+
+
+def scalar_type_calls(x):
+    total = np.float32(x.sum())
+    level = np.uint8(x[0] * 100)
+    doubled = np.float64(x) * 2
+    return total, level, doubled, np.bool_(x[1] > 0.5), np.int64(x[1] * 10)
+
+
+def test_numpy_scalar_types_cast_traced_values(check_against_eager):
+    """`np.float32(x.sum())` was refused with "cannot be converted to a NumPy array" (a
+    probe found it): NumPy's scalar types called on an array cast it."""
+    for x in (np.array([0.5, 0.75, 0.25]), np.array([2.0, -1.0, 0.0])):
+        total, *_ = check_against_eager(tj.function(scalar_type_calls), x)
+        assert type(total) is np.float32
