@@ -582,6 +582,18 @@ class ConcreteFunction:
             results[position] = out[()] if out.ndim == 0 else out
         return unflatten(program.output_treedef, results)
 
+    def dims_meet(self, leaves: list[Any]) -> bool:
+        """Whether the argument leaves meet the dims this trace requires equal (dims unknown
+        at trace time are never broadcast: reduce_retracing traces such a call exactly)."""
+        program = self.record.program
+        if not program.dim_constraints:
+            return True
+        shapes = [np.shape(leaves[i]) for i in program.input_positions]
+        try:
+            return all(resolve(a, shapes) == resolve(b, shapes) for a, b in program.dim_constraints)
+        except IndexError:  # another rank: the call's own checks explain
+            return True
+
     def _output_shapes(self, inputs: list[np.ndarray]) -> list[tuple[int, ...]]:
         """Output shapes from the input shapes; checks the run-time dim constraints."""
         program = self.record.program

@@ -145,6 +145,8 @@ class Function(Generic[P, R]):
             _tensor_annotated(self._signature) if experimental_follow_type_hints else set()
         )
         self._cache: dict[tuple, ConcreteFunction] = {}
+        # reduce_retracing's generalized keys whose trace met a limit of unknown dims
+        self._unrelaxable: set[tuple] = set()
         # The one ConcreteFunction per signature with specs of unknown rank (it traces per
         # rank into _cache), and the views of method traces bound to their instance.
         self._polymorphic: dict[tuple, RankPolymorphicConcreteFunction] = {}
@@ -548,16 +550,24 @@ class Function(Generic[P, R]):
         with self._lock:
             for cached_key, concrete in list(self._cache.items()):
                 if cached_key[0] == treedef and accepts(cached_key[1], key[1]):
+                    if not concrete.dims_meet(leaves):
+                        return None  # unknown dims must be equal, NumPy broadcasts: exact
                     self._cache[key] = concrete
                     return concrete
             for cached_key in reversed(list(self._cache)):  # the most recent trace first
                 relaxed = generalize(cached_key[1], key[1]) if cached_key[0] == treedef else None
-                if relaxed is not None:
+                if relaxed is not None and (treedef, relaxed) not in self._unrelaxable:
                     spec_leaves = [
                         TensorSpec(k[1], k[2]) if is_tensor_key(k) else leaf
                         for k, leaf in zip(relaxed, leaves, strict=True)
                     ]
-                    concrete = self._trace((treedef, relaxed), spec_leaves, treedef)
+                    try:
+                        concrete = self._trace((treedef, relaxed), spec_leaves, treedef)
+                    except NotImplementedError:  # a limit of unknown dims (np.tile, a
+                        self._unrelaxable.add((treedef, relaxed))  # reshape): trace these
+                        return None  # shapes exactly, as tf.function would run them
+                    if not concrete.dims_meet(leaves):
+                        return None
                     self._cache[key] = concrete
                     return concrete
         return None

@@ -142,3 +142,24 @@ def test_long_float32_sums_of_unknown_length_are_accurate():
     for n in (0, 1, 4095, 4097):  # around a block's length
         y = np.ones(n, np.float32)
         np.testing.assert_allclose(total(y)[0], n)
+
+
+def broadcast_add(x, y):
+    return x + y
+
+
+def reshaped_and_tiled(x):
+    return x.reshape(2, -1).sum(0), np.tile(x, 2)
+
+
+def test_reduce_retracing_traces_exactly_where_unknown_dims_cannot(check_against_eager):
+    """reduce_retracing made calls fail that work without it (a probe of the tf.function
+    contract): a generalized trace requires its unknown dims equal where NumPy broadcasts
+    (ones(4) + ones(1)), or meets a limit of unknown dims (a reshape without -1's run-time
+    check, np.tile). Such calls are now traced for their exact shapes."""
+    add = tj.function(broadcast_add, reduce_retracing=True)
+    for n, m in ((3, 1), (3, 3), (4, 1), (5, 5), (6, 1)):
+        check_against_eager(add, np.arange(float(n)), np.ones(m))
+    both = tj.function(reshaped_and_tiled, reduce_retracing=True)
+    for n in (4, 6, 8, 10):
+        check_against_eager(both, np.arange(float(n)))
