@@ -81,23 +81,15 @@ def build_fast_call(
     exported = bool(program.exported)
     if not variables and not exported and _is_single(program, specs):
         return _single_array_call(entry, count, specs[0], on_status)
-    if exported:
-        finish = _outputs(program, specs, adopt)
-    elif _is_single(program, specs):
-        finish = _single_output(specs)
-    else:
-        finish = _outputs(program, specs)
+    finish = _finisher(program, specs, adopt)
     allocations = [(allocator(shape, dtype), shape, dtype) for shape, dtype in specs]
 
     def call(args: tuple) -> Any:
         if len(args) != count:
             return SLOW_PATH
-        buffers = []
-        for ref in variables:
-            variable = ref()
-            if variable is None:
-                return SLOW_PATH  # the slow path raises FailedPreconditionError
-            buffers.append(variable._buffer)
+        buffers = _variable_buffers(variables)
+        if buffers is None:
+            return SLOW_PATH  # the slow path raises FailedPreconditionError
         outs = [empty(shape, dtype) for empty, shape, dtype in allocations]
         arrays = (*args, *buffers, *outs)
         status = entry(*arrays)
@@ -121,12 +113,7 @@ def _unknown_dims_call(
         return None
     count = len(program.input_positions)
     variables = list(program.variables)
-    if program.exported:
-        finish = _outputs(program, specs, adopt)
-    elif _is_single(program, specs):
-        finish = _single_output(specs)
-    else:
-        finish = _outputs(program, specs)
+    finish = _finisher(program, specs, adopt)
     makers = [sized_allocator(dtype) for _, dtype in specs]
     if not variables and not program.exported and _is_single(program, specs):
         return _single_unknown_dims_call(entry, count, makers[0], not specs[0][0], on_status,
@@ -136,14 +123,9 @@ def _unknown_dims_call(
         if len(args) != count:
             return SLOW_PATH
         shapes = shapes_of(args)
-        if shapes is None:
+        buffers = _variable_buffers(variables)
+        if shapes is None or buffers is None:
             return SLOW_PATH
-        buffers = []
-        for ref in variables:
-            variable = ref()
-            if variable is None:
-                return SLOW_PATH
-            buffers.append(variable._buffer)
         outs = list(map(_make, makers, shapes))
         arrays = (*args, *buffers, *outs)
         status = entry(*arrays)
@@ -174,6 +156,26 @@ def _single_unknown_dims_call(
     return call
 
 
+def _finisher(program: Any, specs: list, adopt: Adopt | None) -> Callable[[list], Any]:
+    """How a call makes its result from the kernel's outputs."""
+    if program.exported:
+        return _outputs(program, specs, adopt)
+    if _is_single(program, specs):
+        return _single_output(specs)
+    return _outputs(program, specs)
+
+
+def _variable_buffers(variables: list) -> list | None:
+    """The captured Variables' buffers, or None if one no longer exists."""
+    buffers = []
+    for ref in variables:
+        variable = ref()
+        if variable is None:
+            return None
+        buffers.append(variable._buffer)
+    return buffers
+
+
 def _make(maker: Callable[[tuple[int, ...]], np.ndarray], shape: tuple[int, ...]) -> np.ndarray:
     return maker(shape)
 
@@ -195,12 +197,9 @@ def _writing_call(entry: Any, program: Any, specs: list, on_status) -> FastCall:
     def call(args: tuple) -> Any:
         if len(args) != count or not _writable_alone(args, written, others):
             return SLOW_PATH
-        buffers = []
-        for ref in variables:
-            variable = ref()
-            if variable is None:
-                return SLOW_PATH
-            buffers.append(variable._buffer)
+        buffers = _variable_buffers(variables)
+        if buffers is None:
+            return SLOW_PATH
         outs = [empty(shape, dtype) for empty, shape, dtype in allocations]
         arrays = (*args, *buffers, *outs)
         status = entry(*arrays)
