@@ -398,6 +398,11 @@ def _values(value: object) -> Any:
 def _concrete(value: object) -> np.ndarray:
     if isinstance(value, Variable):
         return value._current()  # a Variable is created once: its initial value is this
+    from tracejit.ir.folding import constant_value
+
+    if isinstance(value, Tensor) and (known := constant_value(value.value)) is not None:
+        # `tj.Variable(np.ones_like(x))`, as the API page writes it: a constant of the trace
+        return np.array(np.broadcast_to(known, value.shape))
     raise TypeError(
         at_user_line(
             "a tj.Variable needs a concrete initial value (an array or number), not a "

@@ -178,3 +178,25 @@ def test_reading_a_variable_as_a_number_while_tracing_is_refused():
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
     copied = tj.function(lambda x: tj.Variable(v) * x)  # a Variable made from one: its value
     np.testing.assert_array_equal(copied(np.float64(2.0)), [2.0, 4.0])
+
+
+def test_a_variable_made_from_an_array_the_function_builds():
+    """`self.v = tj.Variable(np.ones_like(x))` (the API page's example) was refused: under
+    AutoGraph np.ones_like(x) is a constant of the trace, which is a concrete value."""
+
+    class Scale(tj.Module):
+        def __init__(self):
+            self.v = None
+
+        @tj.function
+        def __call__(self, x):
+            if self.v is None:
+                self.v = tj.Variable(np.ones_like(x))
+            return self.v * x
+
+    scale = Scale()
+    np.testing.assert_array_equal(scale(np.array([1.0, 2.0])), [1.0, 2.0])
+    scale.v.assign([2.0, 3.0])
+    np.testing.assert_array_equal(scale(np.array([1.0, 2.0])), [2.0, 6.0])
+    with pytest.raises(TypeError, match="concrete initial value"):
+        tj.function(lambda x: tj.Variable(x * 2) * x)(np.array([1.0]))  # a traced value
