@@ -398,14 +398,25 @@ def _values(value: object) -> Any:
 def _concrete(value: object) -> np.ndarray:
     if isinstance(value, Variable):
         return value._current()  # a Variable is created once: its initial value is this
-    from tracejit.ir.folding import constant_value
-
-    if isinstance(value, Tensor) and (known := constant_value(value.value)) is not None:
-        # `tj.Variable(np.ones_like(x))`, as the API page writes it: a constant of the trace
-        return np.array(np.broadcast_to(known, value.shape))
+    known = _trace_constant(value)
+    if known is not None:  # `tj.Variable(np.ones_like(x))`, as the API page writes it
+        return known
     raise TypeError(
         at_user_line(
             "a tj.Variable needs a concrete initial value (an array or number), not a "
             "symbolic tensor computed while tracing"
         )
     )
+
+
+def _trace_constant(value: object) -> np.ndarray | None:
+    """The array a constant of the trace holds (np.ones_like(x) under AutoGraph), or None."""
+    from tracejit.ir.folding import constant_value
+
+    if not isinstance(value, Tensor):
+        return None
+    known = constant_value(value.value)
+    shape = tuple(d for d in value.shape if d is not None)
+    if known is None or len(shape) != value.ndim:
+        return None
+    return np.array(np.broadcast_to(known, shape))
