@@ -10,6 +10,8 @@ from __future__ import annotations
 import builtins
 import sys
 
+import numpy as np
+
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tracing import emit, is_tracing
 from tracejit.ir.state import PrintOp
@@ -41,21 +43,67 @@ def print_(*values: object, sep: str = " ", end: str = "\n") -> None:
     >>> _ = show(np.ones(3))
     x = [1. 1. 1.] sum: 3.0
     """
-    if not is_tracing():
-        builtins.print(*(format_value(v) for v in values), sep=sep, end=end, file=sys.stdout)
-        return
     from tracejit.frontend.staging.variable import Variable
 
-    pieces, tensors = [""], []
+    parts: list[object] = []  # text, and the arrays printed when the kernel runs
     for position, value in enumerate(values):
         if position:
-            pieces[-1] += sep
-        if isinstance(value, Variable):
-            value = value.value()
+            parts.append(sep)
+        _parts_of(value, parts, nested=False)
+    parts.append(end)
+    if not is_tracing():
+        text = "".join(p if isinstance(p, str) else format_value(p) for p in parts)
+        builtins.print(text, end="", file=sys.stdout)
+        return
+    pieces, tensors = [""], []
+    for part in parts:
+        if isinstance(part, str):
+            pieces[-1] += part
+            continue
+        value = part.value() if isinstance(part, Variable) else part
         if isinstance(value, Tensor):
             tensors.append(value.value)
             pieces.append("")
         else:
             pieces[-1] += format_value(value)
-    pieces[-1] += end
     emit(PrintOp(tensors, pieces))
+
+
+def _parts_of(value: object, parts: list[object], nested: bool) -> None:
+    """`value`'s text, with arrays, tensors and Variables left as parts to format with
+    NumPy's `str`: lists, tuples and dicts are written out as Python writes them, so a
+    container of tensors prints their values (as tf.print does), not `<tj.Tensor ...>`;
+    other values inside a container as Python's `repr`, at the top as `str`."""
+    from tracejit.frontend.staging.variable import Variable
+
+    if isinstance(value, Tensor | Variable | np.ndarray | np.generic):
+        parts.append(value)
+    elif isinstance(value, list | tuple | dict) and _holds_arrays(value):
+        items = list(value.items()) if isinstance(value, dict) else list(value)
+        brackets = "{}" if isinstance(value, dict) else "()" if isinstance(value, tuple) else "[]"
+        parts.append(brackets[0])
+        for index, item in enumerate(items):
+            if index:
+                parts.append(", ")
+            if isinstance(value, dict):
+                parts.append(f"{item[0]!r}: ")
+                item = item[1]
+            _parts_of(item, parts, nested=True)
+        if isinstance(value, tuple) and len(items) == 1:
+            parts.append(",")
+        parts.append(brackets[1])
+    else:
+        parts.append(repr(value) if nested else str(value))
+
+
+def _holds_arrays(value: object) -> bool:
+    """Whether a container holds an array, tensor or Variable at any depth."""
+    from tracejit.frontend.staging.variable import Variable
+
+    if isinstance(value, Tensor | Variable | np.ndarray | np.generic):
+        return True
+    if isinstance(value, dict):
+        return any(_holds_arrays(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_holds_arrays(v) for v in value)
+    return False

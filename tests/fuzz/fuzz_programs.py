@@ -1043,7 +1043,9 @@ def print_(b: Builder) -> bool:
     v = b.pick(exact)
     b.program.prints = True
     sep = b.choose(["' '", "', '"])
-    return b.emit(f"tj.print('{v.name}:', {v.name}, sep={sep})\n{b.fresh()} = {v.name}", None, [v])
+    shown = b.choose([v.name, f"[{v.name}, 1]", f"{{'k': {v.name}}}", f"({v.name},)"])  # a
+    # container of tensors prints their values, as tf.print (it printed `<tj.Tensor ...>`)
+    return b.emit(f"tj.print('{v.name}:', {shown}, sep={sep})\n{b.fresh()} = {v.name}", None, [v])
 
 
 # --- AutoGraph conformance: Python state in staged control flow ------------------------------

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
+from tests.conftest import run_eagerly
 
 
 def run_eager(function, *args):
@@ -142,3 +143,19 @@ def test_effects_survive_cse_and_dce_and_unused_pure_work_is_removed():
     assert optimized.count("tj.print") == 2
     assert optimized.count("tj.var_write") == 2
     assert "tj.exp" not in optimized
+
+
+def prints_containers(x):
+    tj.print({"k": x}, [x, 1], (x,), [1, "a"], sep=" | ")
+    return x
+
+
+def test_tj_print_of_containers_prints_their_values(capsys):
+    """A dict, list or tuple of tensors printed `<tj.Tensor ...>` when compiled (a probe of
+    the tf.function contract): now their values, as tf.print, and eagerly alike."""
+    x = np.array([1.5, 2.0])
+    tj.function(prints_containers)(x)
+    compiled = capsys.readouterr().out
+    run_eagerly(tj.function(prints_containers), x)
+    assert capsys.readouterr().out == compiled
+    assert compiled == "{'k': [1.5 2. ]} | [[1.5 2. ], 1] | ([1.5 2. ],) | [1, 'a']\n"
