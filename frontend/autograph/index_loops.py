@@ -232,9 +232,11 @@ def staged(stage: Callable[[], None], loop: Any) -> str | None:
     mark = _TraceMark(current_trace())
     try:
         stage()
-    except (TypeError, ValueError, IndexError, NotImplementedError) as error:
+    except (TypeError, ValueError, IndexError, NotImplementedError, KeyError) as error:
         loop.set_state(state)
         mark.rewind([], [])
+        if isinstance(error, KeyError):  # a dict indexed with the counter (a tensor)
+            return "a dict (or other mapping) is indexed with a traced value"
         return str(error).split("\n")[0]
     return None
 

@@ -395,3 +395,17 @@ def test_a_loop_assigning_python_state_unrolls(check_against_eager):
     _CALLS = 0
     with pytest.warns(tj.LoopUnrolledWarning, match="assigns _CALLS"):
         assert tj.function(counted_globally)(np.float64(1.0)) == eager
+
+
+def dict_weighted(x):
+    weights = {k: float(k) for k in range(10)}
+    for i in range(10):
+        x = x + weights[i]
+    return x
+
+
+def test_a_dict_indexed_with_the_counter_unrolls(check_against_eager):
+    """`weights[i]` on a dict crashed with `KeyError: <tj.Tensor ...>` (a probe of the
+    tf.function contract): the loop unrolls, as one indexing a list does."""
+    with pytest.warns(tj.LoopUnrolledWarning, match="a dict"):
+        check_against_eager(tj.function(dict_weighted), np.float64(0.5))
