@@ -160,21 +160,17 @@ def allocator(shape: tuple[int, ...], dtype: DTypeLike | None) -> Allocator:
 
 
 def empty(shape: tuple[int, ...], dtype: DTypeLike | None) -> np.ndarray:
-    """An output array of a shape known only now (the slow path)."""
-    return sized_allocator(np.dtype(dtype))(shape)
+    """An output array of a shape known only now (the slow path): np.empty for a small one,
+    the pool for a large one (math.prod: np.prod costs ~2 us a call)."""
+    dtype = np.dtype(dtype)
+    if math.prod(shape) * dtype.itemsize >= POOLED_BYTES and POOL.limit > 0:
+        return POOL.empty(shape, dtype)
+    return np.empty(shape, dtype)
 
 
 def sized_allocator(dtype: np.dtype) -> Callable[[tuple[int, ...]], np.ndarray]:
-    """How to allocate outputs of `dtype` whose shape is known only at the call: np.empty
-    for small ones, the pool for large ones (math.prod: np.prod costs ~2 us a call)."""
-    least = -(-POOLED_BYTES // dtype.itemsize) if dtype.itemsize else math.inf
-
-    def make(shape: tuple[int, ...]) -> np.ndarray:
-        if math.prod(shape) >= least and POOL.limit > 0:
-            return POOL.empty(shape, dtype)
-        return np.empty(shape, dtype)
-
-    return make
+    """`empty` for outputs of one `dtype` (a fast call of a trace with unknown dims)."""
+    return lambda shape: empty(shape, dtype)
 
 
 def set_cache_bytes(limit: int) -> None:

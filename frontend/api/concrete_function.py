@@ -590,7 +590,7 @@ class ConcreteFunction:
             return True
         shapes = [np.shape(leaves[i]) for i in program.input_positions]
         try:
-            return all(resolve(a, shapes) == resolve(b, shapes) for a, b in program.dim_constraints)
+            return _unmet_constraint(program, shapes) is None
         except IndexError:  # another rank: the call's own checks explain
             return True
 
@@ -600,14 +600,14 @@ class ConcreteFunction:
         if not program.has_unknown_dims:
             return [spec.shape for spec in program.output_specs]  # type: ignore[misc]  # no unknown dims: no None
         shapes = [a.shape for a in inputs]
-        for source, other in program.dim_constraints:
-            size, expected = resolve(source, shapes), resolve(other, shapes)
-            if size != expected:
-                raise InvalidArgumentError(
-                    f"Incompatible shapes: {_describe(source)} is {size} but "
-                    f"{_describe(other)} is {expected}; this function was traced with unknown "
-                    "dims, which must be equal where they meet (they are not broadcast)"
-                )
+        unmet = _unmet_constraint(program, shapes)
+        if unmet is not None:
+            (source, size), (other, expected) = unmet
+            raise InvalidArgumentError(
+                f"Incompatible shapes: {_describe(source)} is {size} but "
+                f"{_describe(other)} is {expected}; this function was traced with unknown "
+                "dims, which must be equal where they meet (they are not broadcast)"
+            )
         return [tuple(resolve(d, shapes) for d in dims) for dims in program.output_dims]
 
     def _variable_buffer(self, ref: Callable[[], tj_variable.Variable | None]) -> np.ndarray:
@@ -712,6 +712,16 @@ def _shapes_of(program: TracedProgram) -> ShapesOf:
     shapes_of = namespace["shapes_of"]
     shapes_of.source = "\n".join(lines)  # for reading: what a call checks and computes
     return shapes_of
+
+
+def _unmet_constraint(program: TracedProgram, shapes: list[tuple[int, ...]]) -> tuple | None:
+    """The first pair of dims the trace requires equal that these input shapes make differ,
+    each with its size, or None."""
+    for source, other in program.dim_constraints:
+        size, expected = resolve(source, shapes), resolve(other, shapes)
+        if size != expected:
+            return (source, size), (other, expected)
+    return None
 
 
 def _output_shapes_computed(program: TracedProgram) -> bool:

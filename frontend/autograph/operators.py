@@ -116,57 +116,54 @@ def _later(combine: Callable[..., object], rest: Sequence[Callable[[], Any]]):
     return lambda: combine(*rest)
 
 
+def _short_circuit(
+    operands: Sequence[Callable[[], object]],
+    stops: Callable[[object], bool],
+    staged: Callable[[Tensor, Sequence[Callable[[], object]]], object],
+) -> object:
+    """Python's `and`/`or` over lazy `operands`: the first value `stops` holds for, else the
+    last; from the first tensor on, `staged(tensor, the operands after it)`."""
+    value = operands[0]()
+    for index, operand in enumerate(operands[1:], start=1):
+        if isinstance(value, Tensor):
+            return staged(value, operands[index:])
+        if stops(value):
+            return value
+        value = operand()
+    return value
+
+
 def and_(*operands: Callable[[], object]) -> object:
     """`a and b and ...`, lazy like Python; staged as a conditional once an operand is a tensor
     (so a later operand is only evaluated at run time when it matters), whose result is the
     operand Python's would be (`x or y` of two floats is one of them), as AutoGraph's: the
     operands must then be of one type, as a staged if's branches."""
-    value = operands[0]()
-    for index, operand in enumerate(operands[1:], start=1):
-        if isinstance(value, Tensor):
-            return cond(truth(value), _later(and_, operands[index:]), _now(value))
-        if not value:
-            return value
-        value = operand()
-    return value
+    return _short_circuit(
+        operands, operator.not_, lambda v, rest: cond(truth(v), _later(and_, rest), _now(v))
+    )
 
 
 def or_(*operands: Callable[[], object]) -> object:
     """`a or b or ...`, lazy like Python (see `and_`)."""
-    value = operands[0]()
-    for index, operand in enumerate(operands[1:], start=1):
-        if isinstance(value, Tensor):
-            return cond(truth(value), _now(value), _later(or_, operands[index:]))
-        if value:
-            return value
-        value = operand()
-    return value
+    return _short_circuit(
+        operands, bool, lambda v, rest: cond(truth(v), _now(v), _later(or_, rest))
+    )
 
 
 def and_test(*operands: Callable[[], object]) -> object:
     """`a and b and ...` where only its truth counts (transformer.as_test): staged, a bool."""
-    value = operands[0]()
-    for index, operand in enumerate(operands[1:], start=1):
-        if isinstance(value, Tensor):
-            rest = operands[index:]
-            return cond(truth(value), _lazy_bool(and_test, rest), lambda: False)
-        if not value:
-            return value
-        value = operand()
-    return value
+    return _short_circuit(
+        operands,
+        operator.not_,
+        lambda v, rest: cond(truth(v), _lazy_bool(and_test, rest), _now(False)),
+    )
 
 
 def or_test(*operands: Callable[[], object]) -> object:
     """`a or b or ...` where only its truth counts (see `and_test`)."""
-    value = operands[0]()
-    for index, operand in enumerate(operands[1:], start=1):
-        if isinstance(value, Tensor):
-            rest = operands[index:]
-            return cond(truth(value), lambda: True, _lazy_bool(or_test, rest))
-        if value:
-            return value
-        value = operand()
-    return value
+    return _short_circuit(
+        operands, bool, lambda v, rest: cond(truth(v), _now(True), _lazy_bool(or_test, rest))
+    )
 
 
 def if_exp(test: object, body: Callable[[], object], orelse: Callable[[], object]) -> object:
