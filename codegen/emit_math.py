@@ -41,8 +41,18 @@ _SLOW_PATH_LIBM = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh"
 
 # Vector widths the loop vectoriser may pick (interleaved parts each make their own call).
 # The variants have external linkage: an internal function referenced only from an
-# attribute would be deleted before the vectoriser looks for it.
+# attribute would be deleted before the vectoriser looks for it. Once inlined they are
+# dead code, deleted before machine-code generation (`jit._drop_vector_variants`).
 _SLOW_VFS = (2, 4, 8, 16)
+SLOW_PREFIX = "__tj_slow_"
+
+
+def is_vector_variant(name: str) -> bool:
+    """Whether `name` is one of the masked vector variants `_vector_variant` makes."""
+    if not name.startswith(SLOW_PREFIX):
+        return False
+    base, _, width = name.rpartition("_m")
+    return bool(base) and width.isdigit() and int(width) in _SLOW_VFS
 
 
 def _slow_call(fx: FunctionEmitter, name: str, args: Sequence[ir.Value]) -> ir.Value:
@@ -51,7 +61,7 @@ def _slow_call(fx: FunctionEmitter, name: str, args: Sequence[ir.Value]) -> ir.V
     llvm_type = args[0].type
     symbol = name + "f" if llvm_type == _F32 else name
     arity = len(args)
-    scalar_name = f"__tj_slow_{symbol}"
+    scalar_name = f"{SLOW_PREFIX}{symbol}"
 
     def build(fn: ir.Function) -> None:
         b = ir.IRBuilder(fn.append_basic_block("entry"))

@@ -198,12 +198,36 @@ def _optimized(
     for slp in (False, None):
         try:
             module.verify()
-            return module
+            break
         except RuntimeError:
             module = _parsed(text, tm, context)
             if slp is not None:
                 _optimize(module, tm, slp=slp, unroll=unroll)
+    _drop_vector_variants(module, tm)
     return module
+
+
+def _drop_vector_variants(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> None:
+    """Delete the masked vector variants of slow math calls (`emit_math._vector_variant`):
+    after O3 and the always-inliner nothing calls them, but their external linkage (which
+    kept them alive for the vectoriser) would have them compiled to machine code: four
+    functions per math function, up to 16 lanes of libm calls each. For `np.sin(x) * 2`
+    that was 40% of machine-code generation (32 ms of 52). Made internal, one global DCE
+    deletes them (a function some code still calls stays)."""
+    from tracejit.codegen.emit_math import is_vector_variant
+
+    variants = [f for f in module.functions if is_vector_variant(f.name)]
+    if not variants:
+        return
+    for function in variants:
+        function.linkage = "internal"
+    builder = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
+    manager = builder.getModulePassManager()
+    manager.add_global_dead_code_eliminate_pass()
+    try:
+        _run_and_dispose(manager, module, builder)
+    finally:
+        builder.close()
 
 
 # LLVM's loop unroller is off for modules of more lines of IR than this: in the large
