@@ -239,7 +239,11 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     bounded = not _unwalked_dims(maps, rank)  # else no operand gives some loop's trip count
     written = set(range(rank)) - (set(axes) if reductions else set())
     sizes = _run_time_sizes(bufferizer, kernel, outer, written if bounded else range(rank))
-    outputs = [_output(bufferizer, kernel, i, sizes) for i in range(len(kernel.res))]
+    # (computed once: each is a walk of the body, and a kernel may have dozens of results)
+    in_place, bounds = _identity_inputs(kernel), kernel.domain_bounds()
+    outputs = [
+        _output(bufferizer, kernel, i, sizes, in_place, bounds) for i in range(len(kernel.res))
+    ]
     if not bounded:
         inputs.append(bufferizer.shape_only(domain, [sizes[d] for d in sorted(sizes)]))
         maps.insert(len(reads), identity_map(rank))
@@ -289,16 +293,22 @@ def _unwalked_dims(maps: Sequence[AffineMapAttr], rank: int) -> set[int]:
 
 
 def _output(
-    bufferizer: FunctionBufferizer, kernel: FusedOp, index: int, sizes: dict[int, SSAValue]
+    bufferizer: FunctionBufferizer,
+    kernel: FusedOp,
+    index: int,
+    sizes: dict[int, SSAValue],
+    in_place: list[SSAValue],
+    bounds: list[int | None],
 ) -> SSAValue:
     """The buffer of result `index`; a reduction's is filled with its identity first.
-    `sizes`: the run-time sizes of the domain's `?` dims."""
+    `sizes`: the run-time sizes of the domain's `?` dims; `in_place`: the inputs an
+    element-wise result may overwrite (`_identity_inputs`); `bounds`: the domain's
+    (`FusedOp.domain_bounds`: a loop's `?` result lives in a scratch buffer)."""
     result = kernel.res[index]
     owner = kernel.terminator.values[index].owner
-    bounds = kernel.domain_bounds()  # (a loop's `?` result lives in a scratch buffer)
     if not isinstance(owner, ReduceOp):
         dims = [sizes[d] for d in sorted(sizes)]
-        return bufferizer.destination(result, dims, _identity_inputs(kernel), bounds)
+        return bufferizer.destination(result, dims, in_place, bounds)
     axes = owner.get_axes()
     kept = [sizes[d] for d in sorted(sizes) if d not in axes]
     buffer = bufferizer.destination(
@@ -315,14 +325,19 @@ def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
     (each element is read before the same element of the result is written). One read
     through a slice or a chain of views too is read elsewhere: never overwritten."""
     rank = len(kernel.domain())
+    arguments = set(kernel.block.args)
     maps_of: dict[SSAValue, set] = {}
     for op in kernel.body_ops():
-        for value in op.operands:
-            maps_of.setdefault(value, set()).add(read_map(op, rank))
+        read = [value for value in op.operands if value in arguments]
+        if read:
+            map_ = read_map(op, rank)
+            for value in read:
+                maps_of.setdefault(value, set()).add(map_)
+    identity = {identity_map(rank)}
     return [
         operand
         for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
-        if not isinstance(arg.type, IndexType) and maps_of.get(arg) == {identity_map(rank)}
+        if not isinstance(arg.type, IndexType) and maps_of.get(arg) == identity
     ]
 
 
