@@ -5,6 +5,7 @@ count. Each kernel is written as NumPy users write it and compared with its eage
 
 from __future__ import annotations
 
+import functools
 import warnings
 
 import numpy as np
@@ -291,11 +292,18 @@ def test_csr_matvec_one_trace_for_every_matrix(rows, cols, seed):
     np.testing.assert_allclose(staged_csr(csr_matvec, csr, x), dense @ x, atol=1e-12)
 
 
+@functools.cache
+def csr_function(kernel):
+    """One tj.Function per kernel for every matrix of the tests: its one trace (None dims)
+    must serve them all."""
+    specs = [tj.TensorSpec([None], t) for t in (np.float64, np.int64, np.int64, np.float64)]
+    return tj.function(kernel, input_signature=specs)
+
+
 def staged_csr(kernel, csr, x):
     """`kernel(*csr, x)` compiled for every size (one trace, no unrolled loop), checked
     against eager NumPy."""
-    specs = [tj.TensorSpec([None], t) for t in (np.float64, np.int64, np.int64, np.float64)]
-    f = tj.function(kernel, input_signature=specs)
+    f = csr_function(kernel)
     with warnings.catch_warnings():
         warnings.simplefilter("error", tj.LoopUnrolledWarning)
         compiled = f(*csr, x)

@@ -8,6 +8,8 @@ branch, and the arguments are compared after the call too."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -140,9 +142,15 @@ def test_writes_after_staged_control_flow_are_seen_as_numpy_sees_them(program, n
     _check_compiled_and_eager(program, a, n)
 
 
+@functools.cache
+def _function_of(program):
+    """One tj.Function per program: a trace per dtype serves every count."""
+    return tj.function(program)
+
+
 def _check_compiled_and_eager(program, a, n):
     """Results and the argument after the call: compiled, eagerly, and plain NumPy."""
-    f = tj.function(program)
+    f = _function_of(program)
     expected = _call(program, a, np.int64(n))
     assert_same(_call(f, a, np.int64(n)), expected)
     assert_same(_call(lambda *args: run_eagerly(f, *args), a, np.int64(n)), expected)
