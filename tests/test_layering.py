@@ -12,34 +12,40 @@ import pytest
 from tracejit.tools import import_graph
 from tracejit.tools.import_graph import FLOORS, build, floor_of, strongly_connected
 
-GRAPH = build()
+# One worker builds the graph (~3 s), once, when these tests run: not at collection.
+pytestmark = pytest.mark.xdist_group("layering")
 
 
-def test_no_import_goes_against_the_floors():
+@pytest.fixture(scope="module")
+def graph():
+    return build()
+
+
+def test_no_import_goes_against_the_floors(graph):
     upward = [
         f"{imp.source}:{imp.line} imports {imp.target}"
         f" ({floor_of(imp.source)[1] or 'top'} -> {floor_of(imp.target)[1]})"
-        for imp in GRAPH.upward()
+        for imp in graph.upward()
     ]
     assert not upward, "imports against the floors of docs/design.md:\n" + "\n".join(upward)
 
 
-def test_every_module_has_a_floor():
+def test_every_module_has_a_floor(graph):
     """A new top-level package must be given its floor in FLOORS (else it is 'top')."""
-    top = {m.split(".")[0] for m in GRAPH.modules if "." in m}
+    top = {m.split(".")[0] for m in graph.modules if "." in m}
     named = {package.split(".")[0] for floor in FLOORS for package in floor if package}
     assert top <= named, f"packages without a floor: {sorted(top - named)}"
 
 
-def test_no_import_cycle_spans_two_floors():
-    for component in strongly_connected(GRAPH.edges()):
+def test_no_import_cycle_spans_two_floors(graph):
+    for component in strongly_connected(graph.edges()):
         floors = {floor_of(module)[1] for module in component}
         assert len(floors) == 1, f"an import cycle across floors: {component}"
 
 
 @pytest.mark.parametrize("floor", ["ir", "runtime", "compiler"])
-def test_the_lower_floors_have_no_import_cycle(floor):
-    inside = {m: {t for t in ts if floor_of(t)[1] == floor} for m, ts in GRAPH.edges().items()}
+def test_the_lower_floors_have_no_import_cycle(floor, graph):
+    inside = {m: {t for t in ts if floor_of(t)[1] == floor} for m, ts in graph.edges().items()}
     cycles = [c for c in strongly_connected(inside) if floor_of(c[0])[1] == floor]
     assert not cycles, f"import cycles inside {floor}/: {cycles}"
 
