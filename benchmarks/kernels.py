@@ -1,4 +1,4 @@
-"""Kernels K1-K13: loop-style and vectorised NumPy kernels, written the way NumPy and numba
+"""Kernels K1-K27: loop-style and vectorised NumPy kernels, written the way NumPy and numba
 users write them, each ONCE: NumPy runs the source as is (the loop-style ones in the Python
 interpreter), `tj.function` traces it and `numba.njit` compiles it where numba accepts it.
 
@@ -434,6 +434,35 @@ KERNELS.update(
         Kernel("K23", "np.histogram, range=", histogram_range, _normal, "10M f64"),
         Kernel("K24", "np.histogram, 10 uneven edges", histogram_edges, _normal, "10M f64"),
         Kernel("K25", "np.bincount", bincount, _labels, "10M i64, 1000 labels"),
+    ]
+)
+
+
+# --- index reductions: NumPy's argmax is SIMD; tracejit's runs as a max (or min)
+# reduction, then a min reduction of the indices holding it, both vectorised
+def argmax_flat(x):
+    return np.argmax(x)
+
+
+def nearest_centre(distances):
+    """k-means' assignment step: each point's nearest of 16 centres."""
+    return np.argmin(distances, axis=1)
+
+
+def _floats32(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.standard_normal(1000 if small else 1_000_000).astype(np.float32),)
+
+
+def _distances(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.random((100 if small else 100_000, 16)),)
+
+
+KERNELS.update(
+    (k.key, k)
+    for k in [
+        Kernel("K26", "np.argmax", argmax_flat, _floats32, "1M f32"),
+        Kernel("K27", "np.argmin along rows (k-means)", nearest_centre, _distances,
+               "100000x16 f64"),
     ]
 )
 

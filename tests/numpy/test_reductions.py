@@ -157,6 +157,33 @@ def test_integer_extremes_and_ties(check_against_eager, dtype):
     check_against_eager(extremes, x)
 
 
+def long_rows(x, length=100):
+    """`x`'s rows, each element repeated up to `length`: long enough for the argmax
+    lowering that takes two passes (passes/bufferize/structured.py `_two_passes`)."""
+    return np.repeat(x, -(-length // x.shape[1]), axis=1)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint8, np.int64, np.bool_])
+def test_long_arg_reductions_find_the_first_extreme(check_against_eager, dtype):
+    """NaN first, ties, -0.0 against 0.0, all -inf, integer extremes: along rows of 100 and
+    whole arrays, of static and of unknown sizes, as NumPy finds them."""
+    if np.issubdtype(dtype, np.floating):
+        x = long_rows(SPECIAL_ROWS.astype(dtype))
+    else:
+        info = np.iinfo(dtype) if dtype != np.bool_ else None
+        low, high = (info.min, info.max) if info else (False, True)
+        x = long_rows(np.array([[low, low, high, high], [high, low, high, low], [low] * 4], dtype))
+
+    def firsts(x):
+        return np.argmax(x, axis=1), np.argmin(x, axis=-1), np.argmax(x), np.argmin(x[::-1])
+
+    check_against_eager(tj.function(firsts), x)
+    unknown = tj.function(firsts, input_signature=[tj.TensorSpec([None, None], dtype)])
+    check_against_eager(unknown, x)
+    check_against_eager(unknown, x[:1, :3])  # short, on the same trace
+
+
 def test_sums_widen_and_wrap_like_numpy(check_against_eager):
     x = np.array([100, 100, 100, -128], dtype=np.int8)
     big = np.array([2**62, 2**62, 3], dtype=np.int64)

@@ -1,4 +1,5 @@
-// bufferize: argmax/argmin are one generic with two outputs, the best value so far (a
+// bufferize: a short argmax/argmin (under 64 elements per result, reduce_arg_long.mlir has
+// the long ones) is one generic with two outputs, the best value so far (a
 // temporary filled with -inf / +inf) and its flat index (the result, filled with 0); the
 // index comes from linalg.index, row-major over the reduced axes. any/all are or/and
 // reductions of i1 from false/true. (Small scratch buffers live on the stack.)
