@@ -46,6 +46,7 @@ from tracejit.runtime.fast_path import (
     build_fast_call,
     expected_types,
     is_small_kernel,
+    with_contiguous_copies,
     with_numpy_scalars,
     with_python_values,
 )
@@ -468,7 +469,7 @@ class ConcreteFunction:
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
         kernel_call = build_fast_call(entry, program, on_status, adopt, shapes_of)
         if kernel_call is not None and not program.written_inputs:
-            kernel_call = with_numpy_scalars(kernel_call, program)
+            kernel_call = with_numpy_scalars(with_contiguous_copies(kernel_call, program), program)
         if kernel_call is not None and program.written_inputs:
             kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys

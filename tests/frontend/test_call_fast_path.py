@@ -21,10 +21,12 @@ def axpy1(x, y):
 def entry_of(function, *args):
     concrete = function.get_concrete_function(*args)
     concrete(*args)  # compiles
-    cells = dict(
-        zip(concrete.fast_call.__code__.co_freevars, concrete.fast_call.__closure__, strict=True)
-    )
-    return cells["entry"].cell_contents
+    call = concrete.fast_call
+    while True:  # through the wrappers (fast_path.with_contiguous_copies, ...)
+        cells = dict(zip(call.__code__.co_freevars, call.__closure__, strict=True))
+        if "entry" in cells:
+            return cells["entry"].cell_contents
+        call = cells["kernel_call"].cell_contents
 
 
 def test_small_calls_go_through_the_builtin_and_match_eager(check_against_eager):
@@ -273,3 +275,40 @@ def test_numpy_scalar_arguments_take_the_fast_path(monkeypatch, check_against_ea
     for scalar in (np.float64(2.0), np.float64(-0.0), np.float64(np.nan)):
         check_against_eager(f, x, scalar)
     assert type(f32(np.float32(3.0), np.float32(2.0))) is np.float32
+
+
+def reshaped_view(x):
+    r = x.reshape(-1)
+    r[0] = 5.0  # through a view of the argument, as NumPy's reshape of a C-ordered array
+    return r * 2
+
+
+def test_strided_arguments_take_the_fast_path_as_copies(monkeypatch, check_against_eager):
+    """A transpose, a strided slice or a Fortran-ordered argument took the slow path on
+    every call to be copied (35 us for `x * y + 1` on 100 elements, NumPy 2.5 us): the fast
+    call now copies it to C order itself. A trace writing its arguments still copies them
+    back on the slow path, and one relying on an argument's reshape being a view still
+    refuses a strided one."""
+    f = tj.function(axpy1)
+    rng = np.random.default_rng(2)
+    a, y = rng.random(8), rng.random(4)
+    f(a[:4].copy(), y)
+    square = tj.function(axpy1)
+    m = rng.random((5, 5))
+    square(m, m)
+    _no_slow_path(monkeypatch)
+    for x in (a[::2], a[:4], a[1::2][::-1]):
+        check_against_eager(f, x, y)
+    check_against_eager(square, m.T, m)
+    check_against_eager(square, np.asfortranarray(m), m[::-1])
+    monkeypatch.undo()
+    into, expected = tj.function(matvec_into), np.zeros(12)
+    rows, vector, strided = rng.random((6, 6)), rng.random(6), np.zeros(12)
+    into(rows, vector, np.zeros(6))
+    into(rows, vector, strided[::2])  # written: copied in and back on the slow path
+    matvec_into(rows, vector, expected[::2])
+    np.testing.assert_allclose(strided, expected, rtol=1e-12)
+    viewing = tj.function(reshaped_view)
+    viewing(np.ones((2, 3)))
+    with pytest.raises(tj.errors.InvalidArgumentError, match="not C-contiguous"):
+        viewing(np.ones((3, 2)).T)
