@@ -83,7 +83,7 @@ def _extremum(fn: object, kind: str, a: object, axis: Any, keepdims: bool) -> Te
         raise TypeError(
             at_user_line(f"{fn.__name__} of complex numbers is not supported by tracejit")  # type: ignore[attr-defined]  # a NumPy function
         )
-    axes = reductions.normalize_axes(axis, x.ndim)
+    axes = reductions.ufunc_axes(axis, x.ndim)
     if any(x.shape[d] == 0 for d in axes):
         name = "fmax" if kind == "max" else "fmin"
         raise ValueError(

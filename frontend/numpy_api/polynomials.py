@@ -120,7 +120,7 @@ def trapezoid(y: object, x: object = None, dx: object = 1.0, axis: Any = -1) -> 
         if points.ndim == 1:
             spacing = dispatched(np.diff(points))
             shape = [1] * values.ndim
-            shape[axis] = spacing.shape[0]
+            shape[axis] = -1  # the differences' count (known only at run time, perhaps)
             spacing = dispatched(np.reshape(spacing, shape))
         else:
             spacing = dispatched(np.diff(points, axis=axis))

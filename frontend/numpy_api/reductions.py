@@ -54,6 +54,15 @@ def normalize_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ..
     return tuple(sorted(normalized))
 
 
+def ufunc_axes(axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """Axes as a ufunc's reduce reads them: `normalize_axes`, except that a 0-d array also
+    takes the int axis 0 or -1 (NumPy keeps that for backwards compatibility:
+    `np.sum(np.float64(3), axis=0)` is 3.0, `np.argmax` 0, while `np.mean` raises)."""
+    if ndim == 0 and isinstance(axis, int | np.integer) and axis in (0, -1):
+        return ()
+    return normalize_axes(axis, ndim)
+
+
 def _keep_dims(result: Tensor, source: Tensor, axes: tuple[int, ...]) -> Tensor:
     """Re-insert the reduced axes as size-1 dims (`keepdims=True`)."""
     from tracejit.frontend.staging.tracing import emit
@@ -72,7 +81,7 @@ def _source_dtype(x: object) -> np.dtype:
 
 def _reduce(kind: str, x: Tensor, axis: Any, keepdims: bool) -> Tensor:
     """`tj.reduce kind` of an already-cast tensor, with NumPy's empty-axis error."""
-    axes = normalize_axes(axis, x.ndim)
+    axes = ufunc_axes(axis, x.ndim)
     if kind in _NO_IDENTITY and any(x.shape[a] == 0 for a in axes):
         raise ValueError(at_user_line(_empty_message(kind)))
     unknown = tuple(a for a in axes if x.shape[a] is None)

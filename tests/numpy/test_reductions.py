@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import axis_for
+from tests.conftest import axis_for, raises_both
 
 DTYPES = [
     np.bool_,
@@ -289,3 +289,21 @@ def test_reductions_of_constants_fold(check_against_eager):
     check_against_eager(constant_reductions, x)
     folded = constant_reductions.get_concrete_function(x).ir(after="canonicalize")
     assert "tj.reduce" not in folded and "tj.constant dense<0> : tensor<4xi64>" in folded
+
+
+@pytest.mark.parametrize("axis", [0, -1])
+@pytest.mark.parametrize("scalar", [np.float64(3.5), np.array(-2, np.int32)], ids=["scalar", "0-d"])
+def test_a_0d_array_takes_axis_0_in_ufunc_reductions(check_against_eager, scalar, axis):
+    """NumPy's ufunc reductions let a 0-d array pass axis 0 or -1 (for backwards
+    compatibility); np.mean and np.var do not, nor does any reduction take axis 1."""
+
+    @tj.function
+    def reduced(x):
+        return (np.sum(x, axis=axis), np.max(x, axis=axis), np.argmin(x, axis=axis),
+                np.nanmin(x, axis=axis), np.nansum(x, axis=axis, keepdims=True),
+                np.all(x, axis=axis), np.prod(x, axis=axis))  # fmt: skip
+
+    check_against_eager(reduced, scalar)
+    for refused in (lambda x: np.mean(x, axis=axis), lambda x: np.var(x, axis=axis),
+                    lambda x: np.sum(x, axis=1), lambda x: np.nanmax(x, axis=(0,))):  # fmt: skip
+        raises_both(np.exceptions.AxisError, refused, scalar)
