@@ -611,6 +611,24 @@ def bool_op(b: Builder) -> bool:
     return b.emit(f"{b.fresh()} = {x.name} {operator} {y.name}", None, [x, y])
 
 
+def try_index(b: Builder) -> bool:
+    """A row read inside `try`, at an index in range or not, with an `except IndexError`
+    giving another value: NumPy raises where the index is out of range and the handler
+    runs (a probe found tracejit deferring that error to the end of the trace and dropping
+    it with the unused row: the try's value came back)."""
+    rows = [v for v in b.values if v.exact and v.ndim >= 1 and v.shape[0] > 0]
+    if not rows:
+        return False
+    x = b.pick(rows)
+    count = x.shape[0]
+    index = b.draw(st.integers(-count - 2, count + 1))
+    name = b.fresh()
+    read = b.choose([f"{name}_t * 1", f"{x.name}[0] * 1"])  # the row used, or not
+    lines = ["try:", f"    {name}_t = {x.name}[{index}]", f"    {name} = {read}",
+             "except IndexError:", f"    {name} = {x.name}[-1] * 1"]  # fmt: skip
+    return b.emit("\n".join(lines), None, [x])
+
+
 REDUCTIONS = ["sum", "prod", "max", "min", "mean", "any", "all", "argmax", "argmin"]
 
 
@@ -1472,6 +1490,7 @@ BUILDERS = {
     unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
     container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
+    try_index: 1,
 }  # fmt: skip
 
 
