@@ -10,10 +10,11 @@ here (see `undefined.py`): they stay out of the staged op and are only an error 
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import operator
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from functools import partial
@@ -281,6 +282,23 @@ def if_stmt(
         return
     with numpy_locals.watching(sys._getframe(1), "if"):
         _staged_if(truth(test), body, orelse, get_state, set_state, names, branch_names)
+
+
+@contextlib.contextmanager
+def errors_caught(types: Callable[[], object]) -> Iterator[None]:
+    """The body of a `try` whose handlers catch `types()` (a thunk: Python looks the names
+    up only when an exception comes): while it is traced, a data error of those types
+    (an index out of range, ...) is raised where it is found, so the handler runs as with
+    NumPy, instead of being deferred to the end of the trace (non-strict execution)."""
+    if not is_tracing():
+        yield
+        return
+    caught = current_trace().caught
+    caught.append(types)
+    try:
+        yield
+    finally:
+        caught.pop()
 
 
 def user_raise(exception: object) -> object:

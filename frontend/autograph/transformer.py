@@ -29,6 +29,7 @@ the user statement they replace, so tracebacks and errors point at user code.
 from __future__ import annotations
 
 import ast
+import copy
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -400,6 +401,26 @@ class ExpressionConverter(ast.NodeTransformer):
             return node
         call = ag_call("if_exp", as_test(node.test), thunk(node.body), thunk(node.orelse))
         return _place(call, node)
+
+    def visit_Try(self, node: ast.Try) -> ast.AST:
+        """`try: body` -> `try: with ag__.errors_caught(lambda: (types...)): body`, the types
+        its handlers catch: a data error of those types found while tracing the body (an
+        index out of range) raises there, so the handler runs as with NumPy, instead of
+        being deferred to the end of the trace (non-strict execution)."""
+        self.generic_visit(node)
+        types: list[ast.expr] = []
+        for handler in node.handlers:
+            if handler.type is None:
+                types.append(ast.Name("BaseException", ast.Load()))
+            elif isinstance(handler.type, ast.Tuple):
+                types += [copy.deepcopy(t) for t in handler.type.elts]
+            else:
+                types.append(copy.deepcopy(handler.type))
+        if types:
+            caught = ag_call("errors_caught", thunk(ast.Tuple(types, ast.Load())))
+            guarded = ast.With([ast.withitem(caught, None)], node.body)
+            node.body = located([guarded], node.body[0])
+        return node
 
     def visit_Raise(self, node: ast.Raise) -> ast.AST:
         """`raise E` -> `raise ag__.user_raise(E)` (a staged branch makes it a run-time error)."""

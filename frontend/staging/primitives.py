@@ -145,12 +145,13 @@ def poison(error: Exception, dims: Sequence, dtype: np.dtype) -> Tensor:
     """The result (of `dims` and `dtype`) of an op that fails with `error`, an error NumPy
     raises from the data (an index out of range, ...): a `tj.poison` whose error is raised
     when the trace ends if the result is used, and dropped with it if not (non-strict
-    execution, frontend/staging/non_strict.py). Raises `error` now when not tracing."""
+    execution, frontend/staging/non_strict.py). Raises `error` now when not tracing, or
+    when a `try` being traced handles it (so its handler runs, as NumPy's error would)."""
     from tracejit.frontend.staging.non_strict import traceback_here
     from tracejit.frontend.staging.tracing import current_trace, is_tracing
     from tracejit.ir.poison import PoisonOp
 
-    if not is_tracing():
+    if not is_tracing() or current_trace().catches(error):
         raise error
     error.__traceback__ = traceback_here()  # where it would have been raised
     dims = tuple(dims)

@@ -64,6 +64,9 @@ class TraceContext:
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/staging/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
+        # The exception types of the `try` statements being traced, innermost last (each
+        # a thunk of the handlers' types: autograph/operators.py `errors_caught`)
+        self.caught: list[Callable[[], object]] = []
         # NumPy arrays a staged loop or if may have left two local names on, with their
         # bytes then, the construct's traced value and why a later change of them is
         # refused (frontend/staging/numpy_locals.py; checked at the end of the trace)
@@ -113,6 +116,17 @@ class TraceContext:
                 check = AssertOp(defined, message)
                 check.location = reader.location
                 reader.parent.insert_op_before(check, reader)
+
+    def catches(self, error: BaseException) -> bool:
+        """Whether a `try` being traced has a handler for `error`: then it is raised where
+        it is found, as NumPy raises it, and not deferred to the trace's end."""
+        for types in self.caught:
+            try:
+                if isinstance(error, types()):  # type: ignore[arg-type]  # what `except` takes
+                    return True
+            except Exception:  # a name Python would only look up on an exception: not ours
+                continue
+        return False
 
     def defer_error(self, value: SSAValue, error: BaseException) -> None:
         """`value` (a `tj.poison`) stands for the result of an op that failed with `error`."""

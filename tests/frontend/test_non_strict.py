@@ -370,3 +370,60 @@ def test_iterating_a_tensor_stops_at_its_length():
     assert_same(f(x), run_eagerly(f, x))
     with pytest.raises(TypeError, match="iteration over a 0-d array"):
         tj.function(lambda x: [r for r in x], autograph=False)(np.float64(1.0))
+
+
+# --- a try statement handling the error ----------------------------------------------------------
+def handled_unused(x):
+    try:
+        w = x[5]  # NumPy raises here: the handler's value is returned
+        r = x[1]
+    except IndexError:
+        r = x[2] * 10
+    return r
+
+
+def handled_used(x):
+    try:
+        r = x[-9] + 1
+    except (KeyError, IndexError) as error:
+        r = x[0] + len(str(error)) * 0
+    return r
+
+
+def handled_by_a_bare_except_in_a_staged_branch(x):
+    r = x[0]
+    if x[0] > 0:
+        try:
+            r = np.take(x, 7)
+        except:  # noqa: E722
+            r = x[1] * 3
+    return r
+
+
+def handled_elsewhere(x):
+    try:
+        r = x[5]  # a KeyError handler does not handle an IndexError: raised, as NumPy's
+    except KeyError:
+        r = x[0]
+    return r
+
+
+@pytest.mark.parametrize(
+    "program", [handled_unused, handled_used, handled_by_a_bare_except_in_a_staged_branch]
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.int32])
+def test_a_try_that_handles_the_error_runs_its_handler(program, dtype):
+    """Inside a `try` whose handlers catch it, the error is raised where it is found (the
+    handler runs, as with NumPy), not deferred to the trace's end: an unused failing read
+    there made tracejit return the try's value where NumPy returns the handler's."""
+    f = tj.function(program)
+    x = np.array([3, 1, 4], dtype)
+    assert_same(f(x), run_eagerly(f, x))
+    assert_same(f(x), program(x))
+
+
+def test_a_try_that_does_not_handle_the_error_lets_it_raise():
+    f = tj.function(handled_elsewhere)
+    with pytest.raises(IndexError, match="index 5 is out of bounds"):
+        f(np.arange(3.0))
+    assert isinstance(eager_error(f, np.arange(3.0)), IndexError)
