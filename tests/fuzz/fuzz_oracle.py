@@ -208,9 +208,14 @@ REFUSED_WHILE_TRACING = (TypeError, ValueError)
 _USER_LINE = re.compile(r"\(\S+\.py:\d+\)$")
 
 
-def _limit_of_unknown_dims(outcome: Outcome) -> bool:
+def _limit_of_unknown_dims(outcome: Outcome, program) -> bool:
     error = outcome.error
     if isinstance(error, UNSUPPORTED_WITH_UNKNOWN_DIMS):
+        return True
+    if isinstance(error, IndexError) and "except IndexError" in program.source():
+        # an index into a dim unknown at trace time is checked when the kernel runs: a
+        # `try` traced around it cannot run its handler, the call raises (docs/guide.md,
+        # "Non-strict execution"); with the dims known, the handler runs (try_index)
         return True
     refused = not outcome.traced and isinstance(error, REFUSED_WHILE_TRACING)
     return refused and bool(_USER_LINE.search(str(error)))
@@ -327,7 +332,7 @@ def _check(program, optional_lists: list[list[str]], gradients: bool) -> list[Fi
     refusals = list(dict.fromkeys(REFUSED_CONTAINER.findall(program.source())))
     findings = []
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
-        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
+        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome, program):
             continue
         if _documented_refusal(outcome):
             continue
