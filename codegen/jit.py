@@ -221,13 +221,8 @@ def _drop_vector_variants(module: llvm.ModuleRef, tm: llvm.TargetMachine) -> Non
         return
     for function in variants:
         function.linkage = "internal"
-    builder = llvm.create_pass_builder(tm, llvm.create_pipeline_tuning_options(speed_level=0))
-    manager = builder.getModulePassManager()
-    manager.add_global_dead_code_eliminate_pass()
-    try:
-        _run_and_dispose(manager, module, builder)
-    finally:
-        builder.close()
+    tuning = llvm.create_pipeline_tuning_options(speed_level=0)
+    _run_pipeline(module, tm, tuning, lambda manager: manager.add_global_dead_code_eliminate_pass())
 
 
 # LLVM's loop unroller is off for modules of more lines of IR than this: in the large
@@ -254,32 +249,34 @@ def _optimize(
     tuning.loop_vectorization = True
     tuning.slp_vectorization = slp
     tuning.loop_unrolling = unroll
-    builder = llvm.create_pass_builder(tm, tuning)
-    manager = builder.getModulePassManager()
     # Vectorised calls can only be inlined after vectorisation: the masked vector variants
     # of expand-math's slow paths (`emit_math._vector_variant`) are `alwaysinline`, so the
     # always-inliner runs after the whole O3 pipeline.
-    manager.add_always_inliner_pass()
-    try:
-        _run_and_dispose(manager, module, builder)
-    finally:
-        builder.close()
+    _run_pipeline(module, tm, tuning, lambda manager: manager.add_always_inliner_pass())
 
 
-def _run_and_dispose(
-    manager: llvm.ModulePassManager, module: llvm.ModuleRef, builder: llvm.PassBuilder
+def _run_pipeline(
+    module: llvm.ModuleRef,
+    tm: llvm.TargetMachine,
+    tuning: llvm.PipelineTuningOptions,
+    add_passes: Callable[[llvm.ModulePassManager], None],
 ) -> None:
-    """Run `manager`, then free it. llvmlite 0.50 never frees a ModulePassManager: its class
+    """Run the pipeline of `tuning`'s speed level plus `add_passes`' on `module`, then free
+    its pass manager and builder. llvmlite 0.50 never frees a ModulePassManager: its class
     inherits `_dispose` from `ObjectRef` (a no-op) before `NewPassManager`'s, so every O3
     pipeline (~65 KiB of pass objects) stayed resident for the life of the process.
     `detach` afterwards keeps a fixed llvmlite from freeing it a second time."""
     from llvmlite.binding.newpassmanagers import NewPassManager
 
+    builder = llvm.create_pass_builder(tm, tuning)
+    manager = builder.getModulePassManager()
+    add_passes(manager)
     try:
         manager.run(module, builder)
     finally:
         NewPassManager._dispose(manager)
         manager.detach()
+        builder.close()
 
 
 LOAD_HOOKS: list[Callable[[JitModule, llvm.ExecutionEngine | SharedLibrary], None]] = []

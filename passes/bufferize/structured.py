@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     LocationAttr,
     MemRefType,
-    ShapedType,
     TensorType,
     f16,
     f32,
@@ -136,7 +135,8 @@ def lower_arg_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
     Others keep that one pass (`_one_pass`): along short rows the pair's chain overlaps
     across rows, and along an outer axis the loop runs across columns, vectorised."""
     arg = _ArgReduce.of(bufferizer, op)
-    if arg.axes and arg.axes[-1] == arg.rank - 1 and _long(shaped_type(op.input), arg.axes):
+    innermost = bool(arg.axes) and arg.axes[-1] == arg.rank - 1
+    if innermost and _long(shaped_type(op.input).get_shape(), arg.axes):
         _two_passes(bufferizer, op, arg)
     else:
         _one_pass(bufferizer, op, arg)
@@ -147,8 +147,7 @@ def lower_arg_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
 _TWO_PASSES_FROM = 64
 
 
-def _long(source: ShapedType, axes: tuple[int, ...]) -> bool:
-    shape = source.get_shape()
+def _long(shape: Sequence[int], axes: tuple[int, ...]) -> bool:
     if any(shape[a] == DYNAMIC_INDEX for a in axes):
         return True
     return math.prod(shape[a] for a in axes) >= _TWO_PASSES_FROM
@@ -245,7 +244,8 @@ def _two_passes(bufferizer: FunctionBufferizer, op: ReduceOp, arg: _ArgReduce) -
     def first_index(b: Builder, ins, outs):
         index = _flat_index(b, arg.source, arg.axes)
         none = scalar.constant(b, _NO_INDEX, i64)
-        candidate = b.insert(arith.SelectOp(_is_extreme(b, *ins, arg.element), index, none))
+        extreme = _is_extreme(b, ins[0], ins[1], arg.element)
+        candidate = b.insert(arith.SelectOp(extreme, index, none))
         return [b.insert(arith.MinSIOp(outs[0], candidate.result)).result]
 
     bufferizer.generic(

@@ -34,7 +34,7 @@ slow = pytest.mark.skipif(not SLOW, reason="long form: set TRACEJIT_SLOW=1 (minu
 # heap still in use: llvmlite never frees a PassBuilder's instrumentation callbacks
 # (codegen/jit.py's `_optimize`). Before each compile had an LLVM context of its own, the
 # global context kept every kernel's constants (~19 KiB of heap per Function here); before
-# llvmlite's O3 pass managers were freed (`jit._run_and_dispose`), ~70 KiB more. A Function
+# llvmlite's O3 pass managers were freed (`jit._run_pipeline`), ~70 KiB more. A Function
 # kept alive costs ~1.1 MB, so a leaked engine or trace exceeds either bound at once. RSS as
 # it is, untrimmed: ~35 KiB per Function while the fast-call closures held their Function and
 # ConcreteFunction in cycles (engines freed in bulk by the full collections); ~2.2 since.
