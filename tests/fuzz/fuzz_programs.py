@@ -615,7 +615,9 @@ def try_index(b: Builder) -> bool:
     """A row read inside `try`, at an index in range or not, with an `except IndexError`
     giving another value: NumPy raises where the index is out of range and the handler
     runs (a probe found tracejit deferring that error to the end of the trace and dropping
-    it with the unused row: the try's value came back)."""
+    it with the unused row: the try's value came back). Sometimes in a staged branch of
+    the try, which raises only if it runs (a first fix raised it while tracing the branch:
+    the handler's value came back when the branch did not run)."""
     rows = [v for v in b.values if v.exact and v.ndim >= 1 and v.shape[0] > 0]
     if not rows:
         return False
@@ -624,7 +626,12 @@ def try_index(b: Builder) -> bool:
     index = b.draw(st.integers(-count - 2, count + 1))
     name = b.fresh()
     read = b.choose([f"{name}_t * 1", f"{x.name}[0] * 1"])  # the row used, or not
-    lines = ["try:", f"    {name}_t = {x.name}[{index}]", f"    {name} = {read}",
+    body = [f"{name}_t = {x.name}[{index}]", f"{name} = {read}"]
+    if b.draw(st.booleans()):  # in a staged branch, which may not run: NumPy may not raise
+        test = f"np.sum({x.name} != 0) > {b.draw(st.integers(0, 2))}"
+        other = f"{name} = {x.name}[0] * 1"
+        body = [f"if {test}:", *(f"    {line}" for line in body), "else:", f"    {other}"]
+    lines = ["try:", *(f"    {line}" for line in body),
              "except IndexError:", f"    {name} = {x.name}[-1] * 1"]  # fmt: skip
     return b.emit("\n".join(lines), None, [x])
 
