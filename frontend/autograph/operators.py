@@ -293,8 +293,9 @@ def errors_caught(types: Callable[[], object]) -> Iterator[None]:
     if not is_tracing():
         yield
         return
-    caught = current_trace().caught
-    caught.append(types)
+    trace = current_trace()
+    caught = trace.caught
+    caught.append((types, trace.open_blocks[-1]))
     try:
         yield
     finally:

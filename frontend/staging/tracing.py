@@ -64,9 +64,11 @@ class TraceContext:
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/staging/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
-        # The exception types of the `try` statements being traced, innermost last (each
-        # a thunk of the handlers' types: autograph/operators.py `errors_caught`)
-        self.caught: list[Callable[[], object]] = []
+        # The `try` statements being traced, innermost last: a thunk of the types their
+        # handlers catch (autograph/operators.py `errors_caught`), and the block the try
+        # is staged in (an error in a staged branch or loop body opened since then happens
+        # only if that code runs: deferred, as without the try)
+        self.caught: list[tuple[Callable[[], object], Block]] = []
         # NumPy arrays a staged loop or if may have left two local names on, with their
         # bytes then, the construct's traced value and why a later change of them is
         # refused (frontend/staging/numpy_locals.py; checked at the end of the trace)
@@ -118,9 +120,12 @@ class TraceContext:
                 reader.parent.insert_op_before(check, reader)
 
     def catches(self, error: BaseException) -> bool:
-        """Whether a `try` being traced has a handler for `error`: then it is raised where
-        it is found, as NumPy raises it, and not deferred to the trace's end."""
-        for types in self.caught:
+        """Whether a `try` being traced has a handler for `error`, in the block being
+        staged: then it is raised where it is found, as NumPy raises it, and not deferred
+        to the trace's end."""
+        for types, block in self.caught:
+            if block is not self.open_blocks[-1]:
+                continue
             try:
                 if isinstance(error, types()):  # type: ignore[arg-type]  # what `except` takes
                     return True

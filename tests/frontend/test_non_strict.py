@@ -427,3 +427,38 @@ def test_a_try_that_does_not_handle_the_error_lets_it_raise():
     with pytest.raises(IndexError, match="index 5 is out of bounds"):
         f(np.arange(3.0))
     assert isinstance(eager_error(f, np.arange(3.0)), IndexError)
+
+
+def handled_around_a_staged_if(x):
+    try:
+        if x[0] > 0:
+            r = x[9]  # raises only if the branch runs
+        else:
+            r = x[0]
+    except IndexError:
+        r = x[1] - 100
+    return r
+
+
+def handled_around_a_staged_loop(x, n):
+    r = x[0]
+    try:
+        for _ in tj.range(n):
+            r = r + x[7]  # raises only if the loop runs
+    except IndexError:
+        r = x[1] - 100
+    return r
+
+
+def test_an_error_in_staged_code_inside_a_try_stays_deferred():
+    """An error of a staged branch or loop body happens only if that code runs: it is
+    deferred as without the try (raised at the end of the trace, as its value is used)
+    and never runs the handler while tracing (a first fix did: the handler's value came
+    back also when the branch did not run)."""
+    for x in (np.array([1.0, 2.0, 3.0]), np.array([-1.0, 2.0, 3.0])):
+        with pytest.raises(IndexError, match="when the trace ended|out of bounds") as info:
+            tj.function(handled_around_a_staged_if)(x)
+        assert any("when the trace ended" in note for note in info.value.__notes__)
+        for n in (0, 2):
+            with pytest.raises(IndexError, match="out of bounds"):
+                tj.function(handled_around_a_staged_loop)(x, np.int64(n))
