@@ -208,14 +208,9 @@ REFUSED_WHILE_TRACING = (TypeError, ValueError)
 _USER_LINE = re.compile(r"\(\S+\.py:\d+\)$")
 
 
-def _limit_of_unknown_dims(outcome: Outcome, program) -> bool:
+def _limit_of_unknown_dims(outcome: Outcome) -> bool:
     error = outcome.error
     if isinstance(error, UNSUPPORTED_WITH_UNKNOWN_DIMS):
-        return True
-    if isinstance(error, IndexError) and "except IndexError" in program.source():
-        # an index into a dim unknown at trace time is checked when the kernel runs: a
-        # `try` traced around it cannot run its handler, the call raises (docs/guide.md,
-        # "Non-strict execution"); with the dims known, the handler runs (try_index)
         return True
     refused = not outcome.traced and isinstance(error, REFUSED_WHILE_TRACING)
     return refused and bool(_USER_LINE.search(str(error)))
@@ -276,6 +271,12 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
     (ValueError, re.compile(r"is a 0-d array before a staged (loop|if) and a NumPy scalar after")),
     # the same between the branches of a staged if (regressions/test_fuzz_7875a81f97.py)
     (ValueError, re.compile(r"is a 0-d array after one branch of a staged if and a NumPy scalar")),
+    # docs/guide.md, "Non-strict execution": an index error in a staged if or loop inside a
+    # try that handles it (NumPy runs the handler only when that code runs)
+    (NotImplementedError, re.compile(r"in a staged if or loop inside a `try` that handles it")),
+    # the same: an index the kernel checks (a traced index, a dim known only then) in a try
+    # handling IndexError, whose handler the kernel cannot run
+    (NotImplementedError, re.compile(r"checked when the kernel runs .* inside a `try` that")),
     # docs/guide.md, index loops: a window `x[i + a : i + b]` at a run-time index keeps its
     # static width, and the kernel checks that it fits where NumPy would make it shorter
     (IndexError, re.compile(r"a slice of \d+ elements starting at a run-time index reaches")),
@@ -298,24 +299,11 @@ DOCUMENTED_REFUSALS: tuple[tuple[type[Exception], re.Pattern[str]], ...] = (
 )
 
 
-def _documented_refusal(outcome: Outcome, program) -> bool:
+def _documented_refusal(outcome: Outcome) -> bool:
     error = outcome.error
-    if _deferred_in_try(error, program):
-        return True
     return any(
         isinstance(error, kind) and pattern.search(str(error)) and _USER_LINE.search(str(error))
         for kind, pattern in DOCUMENTED_REFUSALS
-    )
-
-
-def _deferred_in_try(error: BaseException | None, program) -> bool:
-    """docs/guide.md, "Non-strict execution": an index error of a staged branch or loop body
-    in a `try` is deferred to the end of the trace, and raised there if its value is used,
-    where NumPy runs the handler only when that code runs (no wrong value either way)."""
-    return (
-        isinstance(error, IndexError)
-        and "except IndexError" in program.source()
-        and any("when the trace ended" in note for note in getattr(error, "__notes__", ()))
     )
 
 
@@ -345,9 +333,9 @@ def _check(program, optional_lists: list[list[str]], gradients: bool) -> list[Fi
     refusals = list(dict.fromkeys(REFUSED_CONTAINER.findall(program.source())))
     findings = []
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
-        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome, program):
+        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
             continue
-        if _documented_refusal(outcome, program):
+        if _documented_refusal(outcome):
             continue
         if pipeline == UNKNOWN_DIMS:
             outcome.unrolled = []  # unrolled at a limit of unknown dims: results compared

@@ -617,7 +617,8 @@ def try_index(b: Builder) -> bool:
     runs (a probe found tracejit deferring that error to the end of the trace and dropping
     it with the unused row: the try's value came back). Sometimes in a staged branch of
     the try, which raises only if it runs (a first fix raised it while tracing the branch:
-    the handler's value came back when the branch did not run)."""
+    the handler's value came back when the branch did not run; deferred, the unused row's
+    error was dropped when it did: both wrong; such an error is now refused)."""
     rows = [v for v in b.values if v.exact and v.ndim >= 1 and v.shape[0] > 0]
     if not rows:
         return False
