@@ -56,6 +56,7 @@ from tracejit.frontend.staging.slice_bounds import (
 )
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
+from tracejit.frontend.staging.tracing import current_trace, is_tracing
 from tracejit.frontend.staging.views import make_view
 
 _VALID = (
@@ -247,7 +248,7 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
         if isinstance(size, int):
             message = _runtime_message(axis, size)
         else:
-            message = at_user_line(f"IndexError: {shown} is out of bounds for axis {axis}")
+            message = _checked_at_run_time(f"{shown} is out of bounds for axis {axis}")
         return primitives.to_index(index, size, message), 1, 1, 1
     first, stop, stride = (
         _slice_item(v) for v in (entry.value.start, entry.value.stop, entry.value.step)
@@ -415,7 +416,22 @@ def _index_tensor(entry: Entry, size: int, axis: int) -> Tensor:
 
 
 def _runtime_message(axis: int, size: int) -> str:
-    return at_user_line(f"IndexError: index out of bounds for axis {axis} with size {size}")
+    return _checked_at_run_time(f"index out of bounds for axis {axis} with size {size}")
+
+
+def _checked_at_run_time(text: str) -> str:
+    """The message of an index check the kernel makes, refused inside a `try` that handles
+    IndexError: the kernel cannot run the handler (and an unused index's check is dropped
+    with it, non-strict execution), where NumPy runs it."""
+    if is_tracing() and current_trace().handling(IndexError()) is not None:
+        raise NotImplementedError(
+            at_user_line(
+                "an index checked when the kernel runs (a traced index, or a dim known only "
+                "then) inside a `try` that handles IndexError: the kernel cannot run the "
+                "handler; check the index first (`if i < len(x)`), or index with a Python int"
+            )
+        )
+    return at_user_line(f"IndexError: {text}")
 
 
 def _broadcast_indices(indices: Sequence[Tensor]) -> tuple[int, ...]:
@@ -581,7 +597,7 @@ def _gather_entry(x: Tensor, entry: Entry, axis: int) -> Tensor:
         index = entry.value
         if not isinstance(index, Tensor):
             index = primitives.constant(np.asarray(index).astype(np.intp))
-        message = at_user_line(f"IndexError: index out of bounds for axis {axis}")
+        message = _checked_at_run_time(f"index out of bounds for axis {axis}")
         return primitives.gather(x, index, axis, message)
     index = _index_tensor(entry, size, axis)
     return primitives.gather(x, index, axis, _runtime_message(axis, size))

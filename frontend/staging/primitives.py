@@ -146,13 +146,24 @@ def poison(error: Exception, dims: Sequence, dtype: np.dtype) -> Tensor:
     raises from the data (an index out of range, ...): a `tj.poison` whose error is raised
     when the trace ends if the result is used, and dropped with it if not (non-strict
     execution, frontend/staging/non_strict.py). Raises `error` now when not tracing, or
-    when a `try` being traced handles it (so its handler runs, as NumPy's error would)."""
+    when a `try` being traced handles it (so its handler runs, as NumPy's error would);
+    refuses it in a staged branch or loop body inside such a try."""
     from tracejit.frontend.staging.non_strict import traceback_here
     from tracejit.frontend.staging.tracing import current_trace, is_tracing
     from tracejit.ir.poison import PoisonOp
 
-    if not is_tracing() or current_trace().catches(error):
+    handling = current_trace().handling(error) if is_tracing() else "here"
+    if handling == "here":
         raise error
+    if handling == "staged":
+        raise NotImplementedError(
+            at_user_line(
+                f"{type(error).__name__} ({error}) in a staged if or loop inside a `try` that "
+                "handles it: NumPy raises it, and runs the handler, only when that code runs, "
+                "which tracejit cannot stage; check the index first, or put the try inside "
+                "the if or loop"
+            )
+        ) from error
     error.__traceback__ = traceback_here()  # where it would have been raised
     dims = tuple(dims)
     message = f"{type(error).__name__}: {error}"

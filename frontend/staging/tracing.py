@@ -66,8 +66,7 @@ class TraceContext:
         self.pending_errors: dict[SSAValue, BaseException] = {}
         # The `try` statements being traced, innermost last: a thunk of the types their
         # handlers catch (autograph/operators.py `errors_caught`), and the block the try
-        # is staged in (an error in a staged branch or loop body opened since then happens
-        # only if that code runs: deferred, as without the try)
+        # is staged in (see `handling`)
         self.caught: list[tuple[Callable[[], object], Block]] = []
         # NumPy arrays a staged loop or if may have left two local names on, with their
         # bytes then, the construct's traced value and why a later change of them is
@@ -119,19 +118,20 @@ class TraceContext:
                 check.location = reader.location
                 reader.parent.insert_op_before(check, reader)
 
-    def catches(self, error: BaseException) -> bool:
-        """Whether a `try` being traced has a handler for `error`, in the block being
-        staged: then it is raised where it is found, as NumPy raises it, and not deferred
-        to the trace's end."""
-        for types, block in self.caught:
-            if block is not self.open_blocks[-1]:
-                continue
+    def handling(self, error: BaseException) -> str | None:
+        """How a `try` being traced handles `error`: "here" when the try is staged in the
+        block being staged (the error is raised where it is found, as NumPy raises it, so
+        the handler runs), "staged" when a staged branch or loop body opened since then
+        (it would raise only if that code runs: `primitives.poison` refuses it), None
+        when no try handles it (deferred to the end of the trace, non-strict execution)."""
+        for types, block in reversed(self.caught):
             try:
-                if isinstance(error, types()):  # type: ignore[arg-type]  # what `except` takes
-                    return True
+                handled = isinstance(error, types())  # type: ignore[arg-type]  # what `except` takes
             except Exception:  # a name Python would only look up on an exception: not ours
                 continue
-        return False
+            if handled:
+                return "here" if block is self.open_blocks[-1] else "staged"
+        return None
 
     def defer_error(self, value: SSAValue, error: BaseException) -> None:
         """`value` (a `tj.poison`) stands for the result of an op that failed with `error`."""
