@@ -128,6 +128,8 @@ def trace(
         context.argument_indices = {id(a): k for k, a in enumerate(arguments)}
         given = unflatten(treedef, symbolic)
         outputs = non_strict.call_traced(python_function, signature, names, given)
+        if context.refusals:  # raised in a `try`, whose handler may have caught them
+            raise context.refusals[0]
         out_leaves, out_treedef = flatten(outputs)
         out_positions, results = [], []
         for i, leaf in enumerate(out_leaves):

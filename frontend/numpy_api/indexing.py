@@ -424,11 +424,14 @@ def _checked_at_run_time(text: str) -> str:
     IndexError: the kernel cannot run the handler (and an unused index's check is dropped
     with it, non-strict execution), where NumPy runs it."""
     if is_tracing() and current_trace().handling(IndexError()) is not None:
-        raise NotImplementedError(
-            at_user_line(
-                "an index checked when the kernel runs (a traced index, or a dim known only "
-                "then) inside a `try` that handles IndexError: the kernel cannot run the "
-                "handler; check the index first (`if i < len(x)`), or index with a Python int"
+        raise current_trace().refuse(
+            NotImplementedError(
+                at_user_line(
+                    "an index checked when the kernel runs (a traced index, or a dim known "
+                    "only then) inside a `try` that handles IndexError: the kernel cannot run "
+                    "the handler; check the index first (`if i < len(x)`), or index with a "
+                    "Python int"
+                )
             )
         )
     return at_user_line(f"IndexError: {text}")

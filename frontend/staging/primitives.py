@@ -156,12 +156,14 @@ def poison(error: Exception, dims: Sequence, dtype: np.dtype) -> Tensor:
     if handling == "here":
         raise error
     if handling == "staged":
-        raise NotImplementedError(
-            at_user_line(
-                f"{type(error).__name__} ({error}) in a staged if or loop inside a `try` that "
-                "handles it: NumPy raises it, and runs the handler, only when that code runs, "
-                "which tracejit cannot stage; check the index first, or put the try inside "
-                "the if or loop"
+        raise current_trace().refuse(
+            NotImplementedError(
+                at_user_line(
+                    f"{type(error).__name__} ({error}) in a staged if or loop inside a `try` "
+                    "that handles it: NumPy raises it, and runs the handler, only when that "
+                    "code runs, which tracejit cannot stage; check the index first, or put "
+                    "the try inside the if or loop"
+                )
             )
         ) from error
     error.__traceback__ = traceback_here()  # where it would have been raised

@@ -68,6 +68,7 @@ class TraceContext:
         # handlers catch (autograph/operators.py `errors_caught`), and the block the try
         # is staged in (see `handling`)
         self.caught: list[tuple[Callable[[], object], Block]] = []
+        self.refusals: list[Exception] = []  # see `refuse`
         # NumPy arrays a staged loop or if may have left two local names on, with their
         # bytes then, the construct's traced value and why a later change of them is
         # refused (frontend/staging/numpy_locals.py; checked at the end of the trace)
@@ -132,6 +133,13 @@ class TraceContext:
             if handled:
                 return "here" if block is self.open_blocks[-1] else "staged"
         return None
+
+    def refuse(self, error: Exception) -> Exception:
+        """`error`, a refusal about to be raised inside a `try` being traced, kept so that
+        the trace raises it when the function returns even if the user's handler catches
+        it (`except Exception:` would run the handler instead of refusing)."""
+        self.refusals.append(error)
+        return error
 
     def defer_error(self, value: SSAValue, error: BaseException) -> None:
         """`value` (a `tj.poison`) stands for the result of an op that failed with `error`."""

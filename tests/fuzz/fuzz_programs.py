@@ -618,7 +618,8 @@ def try_index(b: Builder) -> bool:
     it with the unused row: the try's value came back). Sometimes in a staged branch of
     the try, which raises only if it runs (a first fix raised it while tracing the branch:
     the handler's value came back when the branch did not run; deferred, the unused row's
-    error was dropped when it did: both wrong; such an error is now refused)."""
+    error was dropped when it did: both wrong; such an error is now refused). Sometimes
+    `except Exception`, which would catch that refusal too (review found it doing so)."""
     rows = [v for v in b.values if v.exact and v.ndim >= 1 and v.shape[0] > 0]
     if not rows:
         return False
@@ -632,8 +633,9 @@ def try_index(b: Builder) -> bool:
         test = f"np.sum({x.name} != 0) > {b.draw(st.integers(0, 2))}"
         other = f"{name} = {x.name}[0] * 1"
         body = [f"if {test}:", *(f"    {line}" for line in body), "else:", f"    {other}"]
+    handled = b.choose(["IndexError", "Exception"])  # a broad one would catch a refusal too
     lines = ["try:", *(f"    {line}" for line in body),
-             "except IndexError:", f"    {name} = {x.name}[-1] * 1"]  # fmt: skip
+             f"except {handled}:", f"    {name} = {x.name}[-1] * 1"]  # fmt: skip
     return b.emit("\n".join(lines), None, [x])
 
 

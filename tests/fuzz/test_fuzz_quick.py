@@ -185,7 +185,7 @@ FEATURES = {
     "Variable": "tj.Variable(",
     "tj.print": "tj.print(",
     "matmul": "@",
-    "index error caught": "except IndexError:",
+    "index error caught": re.compile(r"except (IndexError|Exception):"),
     "reduction": "axis=",
     "take": "np.take(",
     # AutoGraph conformance: Python state in staged control flow
