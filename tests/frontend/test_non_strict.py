@@ -491,3 +491,19 @@ def test_an_index_the_kernel_checks_inside_a_try_is_refused():
     with pytest.raises(NotImplementedError, match="checked when the kernel runs"):
         unknown(np.arange(3.0))
     assert handled_at_a_traced_index(np.arange(3.0), np.int64(5)) == 0.0  # NumPy's handler
+
+
+def caught_by_a_broad_handler(x, i):
+    try:
+        r = x[i]
+    except Exception:  # would catch the refusal itself: the trace still refuses
+        r = x[0] * 0 - 1
+    return r
+
+
+def test_a_refusal_inside_a_try_is_not_caught_by_the_users_handler():
+    """`except Exception:` handles IndexError, so a traced index inside it is refused; the
+    refusal is an Exception too, but the handler must not run in its place (the trace
+    raises it when the function returns): that would return -1 for an index in range."""
+    with pytest.raises(NotImplementedError, match="checked when the kernel runs"):
+        tj.function(caught_by_a_broad_handler)(np.arange(3.0), np.int64(1))
