@@ -322,22 +322,22 @@ def with_numpy_scalars(kernel_call: FastCall, program: Any) -> FastCall:
     return call
 
 
-def with_contiguous_copies(kernel_call: FastCall, program: Any) -> FastCall:
-    """`kernel_call`, tried again with C-contiguous copies of the arrays that are not (a
-    transpose, a strided slice, a Fortran-ordered array), which the entry point refuses:
-    the slow path, which copies them too, cost ~40 us more per call. Not for a trace that
-    writes its inputs (the writes must reach the arguments: the slow path copies them
-    back) or relies on an input's reshape being a view (the slow path refuses that)."""
-    if program.written_inputs or program.layout_dependent_inputs:
-        return kernel_call
+def takes_copies(program: Any) -> bool:
+    """Whether a call of `program`'s fast path may pass C-contiguous copies of strided
+    arguments (`retry_with_copies`): not for a trace that writes its inputs (the writes
+    must reach the arguments: the slow path copies them back) or relies on an input's
+    reshape being a view (the slow path refuses that)."""
+    return not program.written_inputs and not program.layout_dependent_inputs
 
-    def call(args: tuple) -> Any:
-        result = kernel_call(args)
-        if result is not SLOW_PATH or not any(_strided(a) for a in args):
-            return result
-        return kernel_call(tuple(np.ascontiguousarray(a) if _strided(a) else a for a in args))
 
-    return call
+def retry_with_copies(fast: FastCall, args: tuple) -> Any:
+    """`fast` again, after it returned SLOW_PATH, with C-contiguous copies of the arrays
+    that are not (a transpose, a strided slice, a Fortran-ordered array), which the entry
+    point refuses: the slow path, which copies them too, cost ~30 us more per call. Only
+    after a failure, so the common call pays nothing for it."""
+    if not any(_strided(a) for a in args):
+        return SLOW_PATH
+    return fast(tuple(np.ascontiguousarray(a) if _strided(a) else a for a in args))
 
 
 def _strided(value: object) -> bool:

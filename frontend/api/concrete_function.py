@@ -46,7 +46,8 @@ from tracejit.runtime.fast_path import (
     build_fast_call,
     expected_types,
     is_small_kernel,
-    with_contiguous_copies,
+    retry_with_copies,
+    takes_copies,
     with_numpy_scalars,
     with_python_values,
 )
@@ -173,6 +174,7 @@ class ConcreteFunction:
         self._messages: list[str] = []
         self._callbacks: Any = None
         self.fast_call: FastCall | None = None  # set when compiled (fast_path.py)
+        self.fast_call_copies = False  # whether it may take copies of strided arguments
         self._dynamic_dims: tuple = ()  # (buffer index, axis) of each run-time dim argument
         self.tier = tiered.Tier()  # first call interpreted, compiled in the background
 
@@ -451,6 +453,7 @@ class ConcreteFunction:
         self._dynamic_dims = kernel.signature.dynamic_dims
         self._messages, self._callbacks = compilation.messages, compilation.callbacks
         self.fast_call = self._build_fast_call(compilation.jit)
+        self.fast_call_copies = self.fast_call is not None and takes_copies(self.record.program)
         self._compilation = compilation
         self._kernel = kernel.raw
 
@@ -469,7 +472,7 @@ class ConcreteFunction:
         on_status = _status_handler(self._messages, self._callbacks)  # not a method: no cycle
         kernel_call = build_fast_call(entry, program, on_status, adopt, shapes_of)
         if kernel_call is not None and not program.written_inputs:
-            kernel_call = with_numpy_scalars(with_contiguous_copies(kernel_call, program), program)
+            kernel_call = with_numpy_scalars(kernel_call, program)
         if kernel_call is not None and program.written_inputs:
             kernel_call = _unless_noting(kernel_call)
         statics = self.record.static_keys
@@ -487,6 +490,8 @@ class ConcreteFunction:
         made with may be left out); compiles first, if need be. See the class docstring."""
         if not kwargs and self.fast_call is not None:
             result = self.fast_call(args)
+            if result is SLOW_PATH and self.fast_call_copies:
+                result = retry_with_copies(self.fast_call, args)
             if result is not SLOW_PATH:
                 return result
         try:

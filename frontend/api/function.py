@@ -50,7 +50,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
-from tracejit.runtime.fast_path import PYTHON_NUMBERS, SLOW_PATH, FastCall
+from tracejit.runtime.fast_path import PYTHON_NUMBERS, SLOW_PATH, FastCall, retry_with_copies
 from tracejit.runtime.gc_pause import collection_paused
 from tracejit.runtime.structure import TreeDef, flatten
 
@@ -155,6 +155,7 @@ class Function(Generic[P, R]):
         )
         self._last_fast_call: FastCall | None = None  # the fast path of the trace used last
         self._plain_fast_call: FastCall | None = None  # the same, without the retracing bookkeeping
+        self._fast_copies = False  # whether it may take copies of strided arguments
         self._lock = threading.RLock()
         self._options = {
             "input_signature": input_signature,
@@ -303,6 +304,8 @@ class Function(Generic[P, R]):
         fast = self._last_fast_call
         if fast is not None and not kwargs and not config._run_functions_eagerly:
             result = fast(args)  # the trace used last, if these arrays fit it (fast_path.py)
+            if result is SLOW_PATH and self._fast_copies:
+                result = retry_with_copies(fast, args)
             if result is not SLOW_PATH:
                 return result
         return self._call(args, kwargs)
@@ -342,6 +345,7 @@ class Function(Generic[P, R]):
         result = concrete.call_leaves(leaves)
         if not kwargs and _all_arrays(args):
             self._plain_fast_call = concrete.fast_call
+            self._fast_copies = concrete.fast_call_copies
         self._last_fast_call = self._plain_fast_call
         if self._last_fast_call is not None and self._retracing.recent_calls:
             self._last_fast_call = self._clearing(self._last_fast_call)

@@ -22,7 +22,7 @@ def entry_of(function, *args):
     concrete = function.get_concrete_function(*args)
     concrete(*args)  # compiles
     call = concrete.fast_call
-    while True:  # through the wrappers (fast_path.with_contiguous_copies, ...)
+    while True:  # through the wrappers (fast_path.with_numpy_scalars, ...)
         cells = dict(zip(call.__code__.co_freevars, call.__closure__, strict=True))
         if "entry" in cells:
             return cells["entry"].cell_contents
