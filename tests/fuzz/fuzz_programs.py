@@ -49,6 +49,7 @@ import hashlib
 import io
 import linecache
 import math
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -730,6 +731,83 @@ def _matmul_err(a: Value, c: Value) -> Any:
         # NumPy sums float16 products in float32 and rounds once: hold compiled code to that
         acc = np.dtype(np.float32) if result.dtype == np.float16 else result.dtype
         return k * cross + (2 * k * _eps(acc) + _eps(result.dtype)) * scale
+
+    return bound
+
+
+def einsum(b: Builder) -> bool:
+    """np.einsum of one to three values (or a captured constant), a label shared between
+    dims of one size (or of size 1: broadcast), an output of some labels in any order or
+    the implicit one. Where a product meets inf * 0, NumPy's answer depends on which label
+    its loop sums first, and so on the operands' layout (docs/guide.md, "Einstein summation
+    where a product is inf * 0"): the operands of two or more dims are passed C-ordered,
+    the layout tracejit answers for."""
+    pool = [v for v in b.values if v.array.ndim <= 3 and v.array.size <= 256]
+    if not pool:
+        return False
+    operands = [b.pick(pool) for _ in range(b.choose([1, 2, 2, 2, 3]))]
+    if len(operands) == 1 or b.draw(st.booleans()):
+        dims = [n for v in operands for n in v.shape] + [2, 3]
+        shape = tuple(b.choose(dims) for _ in range(b.draw(st.integers(1, 2))))
+        c = Value(f"C{len(b.program.constants)}", b.draw(arrays(b.choose(DTYPES), shape)))
+        b.program.constants[c.name] = c.array
+        b.namespace[c.name] = c.array
+        operands.append(c)
+    terms = _einsum_terms(b, [v.shape for v in operands])
+    present = list(dict.fromkeys("".join(terms)))
+    output = [c for c in present if b.draw(st.integers(0, 4)) < 2]
+    order = b.draw(st.permutations(output)) if output else []
+    arrow = "" if b.draw(st.integers(0, 4)) == 0 else "->" + "".join(order)
+    names = [f"np.ascontiguousarray({v.name})" if v.array.ndim >= 2 else v.name for v in operands]
+    subscripts = ",".join(terms) + arrow
+    statement = f'{b.fresh()} = np.einsum("{subscripts}", {", ".join(names)})'
+    return b.emit(statement, _einsum_err(operands, subscripts), operands)
+
+
+def _einsum_terms(b: Builder, shapes: list[tuple[int, ...]]) -> list[str]:
+    """Labels for each operand's dims: an earlier label of the same size, or of size 1 on
+    either side (broadcast), or a new one; now and then a label repeated in one operand
+    (a diagonal)."""
+    sizes: dict[str, int] = {}
+    terms = []
+    for shape in shapes:
+        term = ""
+        for size in shape:
+            fits = [c for c, n in sizes.items() if n == size or 1 in (n, size)]
+            fits = [c for c in fits if c not in term or b.draw(st.integers(0, 5)) == 0]
+            if fits and b.draw(st.booleans()):
+                label = b.choose(fits)
+            else:
+                label = "abcdefghijklmnopqrstuvwxyz"[len(sizes)]
+            sizes[label] = max(sizes.get(label, 1), size)
+            term += label
+        terms.append(term)
+    return terms
+
+
+def _einsum_err(operands: list[Value], subscripts: str) -> Any:
+    terms = subscripts.partition("->")[0].split(",")
+    sizes: dict[str, int] = {}
+    for v, term in zip(operands, terms, strict=True):
+        for c, n in zip(term, v.shape, strict=True):
+            sizes[c] = max(sizes.get(c, 1), n)
+
+    def bound(result: np.ndarray) -> float:
+        if result.dtype.kind != "f":
+            return 0.0
+        # the products summed into one element of the result
+        k = max(int(np.prod(list(sizes.values()), dtype=np.int64)) // max(result.size, 1), 1)
+        magnitudes = [_magnitude(v.array) for v in operands]
+        cross = sum(
+            _err(v) * np.prod(magnitudes[:i] + magnitudes[i + 1 :])
+            for i, v in enumerate(operands)
+        )
+        with np.errstate(all="ignore"):
+            absolute = [
+                np.nan_to_num(np.abs(v.array.astype(np.float64)), posinf=0.0) for v in operands
+            ]
+            scale = _magnitude(np.asarray(np.einsum(subscripts, *absolute)))
+        return k * cross + (2 * k + 1) * _eps(result.dtype) * scale
 
     return bound
 
@@ -1497,7 +1575,7 @@ ENDINGS = [refused_state, zero_trip_read]
 
 
 BUILDERS = {
-    unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, shape_op: 3, astype: 2,
+    unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, einsum: 1, shape_op: 3, astype: 2,
     take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
     container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
     try_index: 1,
@@ -1507,12 +1585,20 @@ BUILDERS = {
 def _kinds() -> list:
     """Every builder, as often as its weight: these, fuzz_mutation's (mutation, index
     loops, the data-dependent functions) and fuzz_library's (np.linalg, statistics,
-    counting, np.fft), which build on this module."""
+    counting, np.fft), which build on this module. `run_fuzz.py --focus einsum,binary`
+    (the FUZZ_FOCUS variable) draws the builders named there for half the statements."""
     from fuzz_library import LIBRARY_BUILDERS
     from fuzz_mutation import MUTATION_BUILDERS
 
     weights = {**BUILDERS, **MUTATION_BUILDERS, **LIBRARY_BUILDERS}
+    focus = [f for f in weights if f.__name__ in os.environ.get(FOCUS, "").split(",")]
+    others = sum(weights.values())
+    for builder in focus:
+        weights[builder] = others // len(focus)
     return [builder for builder, weight in weights.items() for _ in range(weight)]
+
+
+FOCUS = "FUZZ_FOCUS"  # builders to draw more often (see `_kinds`)
 
 
 @st.composite

@@ -178,6 +178,12 @@ def main() -> None:
         "arguments of every kind); slices: fuzz_slices only (loops slicing with their "
         "counter); mixed (default): all three, 1 program in 4 nested, 1 in 4 slices",
     )
+    parser.add_argument(
+        "--focus",
+        default="",
+        help="comma-separated statement kinds (fuzz_programs' builders, e.g. einsum,binary) "
+        "drawn for half the statements: to aim a run at a feature",
+    )
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.oracle == "iree":
@@ -186,6 +192,8 @@ def main() -> None:
         report = fuzz_iree(args.count, args.seed or 0)
         print(report.summary())
         sys.exit(1 if report.counts["disagree"] or report.counts["iree_failure"] else 0)
+    if args.focus:
+        os.environ["FUZZ_FOCUS"] = args.focus  # the workers inherit it
     if args.worker is not None:
         worker(args.worker, args.seed, args.grad, args.generator)
         return
