@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from tracejit.frontend.numpy_api.einsum_loop import summed_first
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import static_tensor
 from tracejit.frontend.staging import primitives
@@ -208,15 +209,31 @@ def einsum(
     labels, output = _parse(subscripts, [t.ndim for t in tensors])
     result_dtype = _result_dtype(subscripts, tensors, dtype)
     compute = np.dtype(np.int64) if result_dtype == np.bool_ else result_dtype
+    casts = [t.dtype != result_dtype for t in tensors]
+    first = summed_first(labels, [_static(t.shape) for t in tensors], output, casts)
     tensors = [primitives.cast(t, compute) for t in tensors]
     diagonals = [_take_diagonals(t, names) for t, names in zip(tensors, labels, strict=True)]
     tensors, labels = [t for t, _ in diagonals], [names for _, names in diagonals]
-    result = _as_matmul(tensors, labels, output)
+    if first is not None:
+        if compute == np.float16:  # NumPy sums them and multiplies in float32
+            tensors = [primitives.cast(t, np.dtype(np.float32)) for t in tensors]
+        k, summed = first
+        tensors[k], labels[k] = _sum_labels(tensors[k], labels[k], summed)
+    # (a float16 einsum widened above takes the general contraction, in float32)
+    result = _as_matmul(tensors, labels, output) if tensors[0].dtype == compute else None
     if result is None:
         if compute == np.float16:  # products and sums in float32, rounded once at the end
             tensors = [primitives.cast(t, np.dtype(np.float32)) for t in tensors]
         result = _contract(tensors, labels, output)
     return primitives.cast(result, result_dtype)
+
+
+def _sum_labels(x: Tensor, labels: str, summed: str) -> tuple[Tensor, str]:
+    """`x` summed over the dims of `summed` (labels of this operand only), as NumPy's
+    einsum does before multiplying where its inner loop runs along them (einsum_loop.py)."""
+    axes = [labels.index(c) for c in summed]
+    kept = "".join(c for c in labels if c not in summed)
+    return primitives.reduce("sum", x, axes), kept
 
 
 @implements(np.outer)
