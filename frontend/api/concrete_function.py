@@ -789,8 +789,8 @@ def _checked_input(
             raise InvalidArgumentError(
                 f"input {position} is not C-contiguous (Fortran-ordered, a transpose or a "
                 "strided slice), and the function relies on its reshape being a view, as "
-                f"NumPy's is only for a C-contiguous array: {needs_c_order}. Pass "
-                "np.ascontiguousarray(x), or copy the reshape (`.copy()`) in the function"
+                "NumPy's is only for a C-contiguous array. Pass np.ascontiguousarray(x), or "
+                f"copy the reshape (`.copy()`) in the function: {needs_c_order}"
             )
         array = np.ascontiguousarray(array)
     return array
