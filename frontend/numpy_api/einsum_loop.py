@@ -25,7 +25,9 @@ iterator's choices for them:
    is a single stride over the core without a cast.
 
 Checked against NumPy 2.4 on 80,000 random einsums of one to three operands with infinities
-and zeros (tests/numpy/test_einsum_loop.py).
+and zeros (tests/numpy/test_einsum_loop.py). Step 4 is the buffered iterator of NumPy 2.3
+and later; NumPy 2.0-2.2 chose other inner loops there (66 of 12,000 random einsums with
+an infinity differ, none with finite values beyond rounding).
 """
 
 from __future__ import annotations

@@ -67,6 +67,11 @@ def random_einsum(rng: np.random.Generator) -> tuple[str, list[np.ndarray]]:
     return f"{','.join(terms)}->{output}", operands
 
 
+@pytest.mark.skipif(
+    np.lib.NumpyVersion(np.__version__) < "2.3.0",
+    reason="the model is NumPy 2.3's buffered iterator; 2.0-2.2 chose other inner loops "
+    "where an operand is cast or four labels do not coalesce (66 of 12,000 differ)",
+)
 @pytest.mark.parametrize("seed", range(4))
 def test_the_model_is_numpys_loop(seed):
     rng = np.random.default_rng(seed)
