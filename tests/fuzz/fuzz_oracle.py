@@ -56,8 +56,10 @@ import numpy as np
 
 import tracejit as tj
 from tracejit.compiler.options import OPTIONS
+from tracejit.frontend.api import tiered
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.passes.pipeline import DEFAULT_PIPELINE, LOWERING_PIPELINE, PASSES
+from tracejit.runtime.graph_interpreter import Plan
 
 
 @contextlib.contextmanager
@@ -158,12 +160,13 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
         yield UNKNOWN_DIMS, outcome
     if any(isinstance(a, float) for a in program.arguments()):
         yield AFTER_OTHER_SIGNS, _after_other_signs(program, namespace)
-    if not optional_lists:
-        return
     try:
         base = function.get_concrete_function(*program.arguments())
     except Exception:
         return  # already reported by the default run
+    interpreted = _interpreted_run(program, namespace, base)
+    if interpreted is not None:
+        yield INTERPRETED, interpreted
     for optional in optional_lists:
         pipeline = pipeline_with(optional)
         concrete = ConcreteFunction(
@@ -175,6 +178,35 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
             pipeline=pipeline,
         )
         yield pipeline, run(program, namespace, concrete)
+
+
+# The first call as tiered execution answers it (frontend/api/tiered.py): on by default for
+# users, off in the suite and the other runs here, so the interpreter gets its own run.
+INTERPRETED = ("interpreted-first-call",)
+
+
+def _interpreted_run(program, namespace, base: ConcreteFunction) -> Outcome | None:
+    """A fresh copy of the trace called once with tiering on, for traces the interpreter
+    takes (None for others); no compile is queued after it (that is the default run)."""
+    concrete = ConcreteFunction(
+        base.record.program,
+        base.record.signature,
+        base.record.names,
+        base.record.arg_treedef,
+        program.arguments(),
+    )
+    if not isinstance(tiered._interpretable(concrete), Plan):
+        return None
+    previous = tj.config.tiered_compilation()
+    enqueue = tiered._enqueue
+    tj.config.set_tiered_compilation(True)
+    tiered._enqueue = lambda job: False
+    try:
+        outcome = run(program, namespace, concrete)
+    finally:
+        tiered._enqueue = enqueue
+        tj.config.set_tiered_compilation(previous)
+    return None if concrete.is_compiled else outcome
 
 
 # A Python number is part of the cache key (a static value): the compiled run after a call

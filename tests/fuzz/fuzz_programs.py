@@ -84,7 +84,7 @@ TRANSCENDENTAL_UNARY = [
     "exp", "expm1", "exp2", "log", "log1p", "log2", "log10", "cbrt", "sin", "cos", "tan",
     "arcsin", "arccos", "arctan", "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh",
 ]  # fmt: skip
-TRANSCENDENTAL_BINARY = ["arctan2", "hypot", "power"]
+TRANSCENDENTAL_BINARY = ["arctan2", "hypot", "power", "logaddexp", "logaddexp2"]
 # May take approximate operands: continuous with bounded error propagation.
 SMOOTH_UNARY = {"negative", "positive", "absolute", "fabs"}
 SMOOTH_BINARY = {"add", "subtract", "multiply", "maximum", "minimum", "fmax", "fmin"}
@@ -570,6 +570,32 @@ def binary(b: Builder) -> bool:
     else:
         expr = f"np.{name}({texts[0]}, {texts[1]})"
     return b.emit(f"{b.fresh()} = {expr}", err, operands)
+
+
+def power(b: Builder) -> bool:
+    """x ** e and np.power(x, e) for the exponents NumPy computes otherwise than with pow():
+    the `**` operator on a float or complex array takes a Python 0.5, 2 and -1 as np.sqrt,
+    np.square and np.reciprocal; the float32 and float64 loops do the same for an exponent
+    of one element. An array of one value repeated is an array: pow() (-inf ** 0.5 is inf
+    there, NaN as a square root)."""
+    x = b.pick()
+    scalar = b.choose(["0.5", "2", "-1", "0.5", "3", "-0.5", "1", "0", "2.0", "-1.0"])
+    form = b.draw(st.integers(0, 3))
+    if form == 0:
+        exponent = scalar
+    elif form == 1:
+        exponent = f"np.full({x.shape}, {scalar}, {x.name}.dtype)"
+    elif form == 2:  # one element, traced: the loop's scalar path at run time
+        first = f"{x.name}.reshape(-1)[:1]"
+        exponent = f"np.asarray({scalar}, {x.name}.dtype) * ({first} == {first}).all()"
+    else:
+        y = b.pick([v for v in b.values if _broadcastable(x, v)])
+        exponent, operands = y.name, [x, y]
+    operands = operands if form == 3 else [x]
+    if any(not v.exact for v in operands):
+        return False
+    expr = b.choose([f"{x.name} ** {exponent}", f"np.power({x.name}, {exponent})"])
+    return b.emit(f"{b.fresh()} = {expr}", approx(), operands)
 
 
 def _binary_err(name: str, operands: list[Value]) -> Any:
@@ -1575,9 +1601,9 @@ ENDINGS = [refused_state, zero_trip_read]
 
 
 BUILDERS = {
-    unary: 4, binary: 6, where: 1, reduction: 3, matmul: 1, einsum: 1, shape_op: 3, astype: 2,
-    take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1, print_: 1,
-    container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
+    unary: 4, binary: 6, power: 1, where: 1, reduction: 3, matmul: 1, einsum: 1, shape_op: 3,
+    astype: 2, take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1,
+    print_: 1, container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
     try_index: 1,
 }  # fmt: skip
 
