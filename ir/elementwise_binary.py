@@ -22,14 +22,15 @@ from tracejit.ir.elementwise_base import (
 
 
 def _power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """np.power, but an integer to a negative power gives what the kernel computes
-    (0, or +-1 for a base of +-1) instead of raising.
-
-    A splat exponent is passed as a scalar, as `x ** 0.5` passes it: NumPy's loop then
-    computes exponents 2, 0.5 and -1 as x * x, sqrt(x) and 1 / x (not with pow(), which
-    differs in the last bit and at -0.0 and -inf)."""
-    if b.size and (b == b.reshape(-1)[0]).all():
-        b = b.reshape(-1)[0:1].reshape(())
+    """np.power element by element (pow(), as NumPy's loop for an exponent of several
+    elements: NumPy's shortcuts for a scalar exponent are ops of their own, emitted by
+    tracing), but an integer to a negative power gives what the kernel computes (0, or +-1
+    for a base of +-1) instead of raising."""
+    if np.size(a) == np.size(b) == 1:  # NumPy would take a shortcut: use two elements
+        twice = _power(np.repeat(np.ravel(a), 2), np.repeat(np.ravel(b), 2))
+        return twice[:1].reshape(np.broadcast_shapes(np.shape(a), np.shape(b)))
+    a, b = np.broadcast_arrays(a, b)
+    b = np.array(b)  # its own strides: NumPy takes a stride-0 exponent for a scalar one
     if a.dtype.kind != "i" or not (b < 0).any():
         return np.power(a, b)
     negative = b < 0

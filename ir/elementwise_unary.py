@@ -422,3 +422,11 @@ UNARY_OPS = (
     TruncOp,
     RintOp,
 )
+
+# The transcendentals, evaluated on float32 in float64 (`ElementwiseUnaryOp.WIDENED`).
+for _op in (
+    ExpOp, Expm1Op, Exp2Op, LogOp, Log1pOp, Log2Op, Log10Op, CbrtOp, ErfOp, SinOp, CosOp,
+    TanOp, ArcsinOp, ArccosOp, ArctanOp, SinhOp, CoshOp, TanhOp, ArcsinhOp, ArccoshOp,
+    ArctanhOp,
+):  # fmt: skip
+    _op.WIDENED = True

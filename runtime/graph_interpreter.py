@@ -35,12 +35,11 @@ from tracejit.ir.constant import ConstantOp
 from tracejit.ir.control_flow import ConditionOp, IfOp, WhileOp, YieldOp
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.dense import array_from_dense
-from tracejit.ir.dtypes import element_of, is_complex, numpy_dtype
+from tracejit.ir.dtypes import numpy_dtype
 from tracejit.ir.elementwise import (
     OTHER_ELEMENTWISE_OPS,
     ElementwiseBinaryOp,
     ElementwiseUnaryOp,
-    PowOp,
 )
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -375,10 +374,6 @@ def _evaluator(op: Operation) -> Callable[..., object]:
         raise Unsupported(f"{op.name} takes run-time index operands")
     if isinstance(op, SliceOp) and op.is_dynamic():
         raise Unsupported("dynamic tj.slice")
-    if isinstance(op, PowOp) and is_complex(element_of(op.lhs)):
-        # NumPy's `z ** 2` (np.square) and `np.power(z, 2)` differ at infinities; the IR keeps
-        # one tj.pow for both, and the compiled code follows `z ** 2`
-        raise Unsupported("complex tj.pow")
     evaluate = getattr(op, "evaluate", None)
     if evaluate is None:
         raise Unsupported(f"{op.name} has no NumPy meaning")

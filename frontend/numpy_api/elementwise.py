@@ -24,6 +24,7 @@ from numpy.typing import DTypeLike
 
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.nonzero import where_one_argument
+from tracejit.frontend.numpy_api.power import power
 from tracejit.frontend.numpy_api.promotion import (
     as_tensor,
     broadcast_all,
@@ -38,8 +39,6 @@ from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.trace_warnings import warn_at_user_line
 from tracejit.frontend.staging.views import follow_order
 from tracejit.ir import elementwise as ew
-from tracejit.ir.folding import constant_value
-from tracejit.ir.shape_ops import BroadcastInDimOp
 
 # A rule stages a ufunc on operands already converted to its loop dtypes and broadcast.
 Rule = Callable[..., Tensor]
@@ -121,32 +120,6 @@ def _int_reciprocal(x: Tensor) -> Tensor:
     for unit in units:
         result = primitives.select(primitives.compare("eq", x, full_like(unit, x)), x, result)
     return result
-
-
-NEGATIVE_POWER = "Integers to negative integer powers are not allowed."
-
-
-def _power(x: Tensor, y: Tensor) -> Tensor:
-    """x ** y; signed integer exponents are checked as NumPy does (at trace time when
-    they are constants, else by a run-time check raising NumPy's ValueError). A negative
-    constant exponent makes the result a pending ValueError, raised only if the result
-    is used (non-strict execution, frontend/staging/non_strict.py)."""
-    if y.dtype.kind == "i" and 0 not in y.shape:  # no exponents, nothing to check
-        exponents = _constant_through_broadcast(y)
-        if exponents is None:
-            lowest = primitives.reduce("min", y, range(y.ndim))
-            ok = primitives.compare("ge", lowest, primitives.constant(0, y.dtype))
-            primitives.assert_true(ok, f"ValueError: {at_user_line(NEGATIVE_POWER)}")
-        elif (exponents < 0).any():
-            return primitives.poison(ValueError(at_user_line(NEGATIVE_POWER)), x.dims, x.dtype)
-    return primitives.binary(ew.PowOp, x, y)
-
-
-def _constant_through_broadcast(x: Tensor) -> np.ndarray | None:
-    value = x.value
-    while isinstance(value.owner, BroadcastInDimOp):
-        value = value.owner.operand
-    return constant_value(value)
 
 
 _OR, _AND = op(ew.BitwiseOrOp), op(ew.BitwiseAndOp)
@@ -393,15 +366,15 @@ def _power_of_two(n: Tensor, dtype: np.dtype, limit: int) -> Tensor:
         return primitives.cast(primitives.binary(ew.LeftShiftOp, one, exponent), dtype)
 
     q = primitives.binary(ew.RightShiftOp, n, full_like(squarings, n))  # floor(n / 2**s)
-    power = integer_power(primitives.unary(ew.AbsOp, q))
-    inverse = primitives.binary(ew.DivOp, full_like(1, power), power)
-    power = primitives.select(primitives.compare("lt", q, full_like(0, q)), inverse, power)
+    scale = integer_power(primitives.unary(ew.AbsOp, q))
+    inverse = primitives.binary(ew.DivOp, full_like(1, scale), scale)
+    scale = primitives.select(primitives.compare("lt", q, full_like(0, q)), inverse, scale)
     for _ in range(squarings):
-        power = _mul(power, power)
+        scale = _mul(scale, scale)
     if squarings:
         r = _both(n, full_like((1 << squarings) - 1, n))
-        power = _mul(power, integer_power(r))
-    return power
+        scale = _mul(scale, integer_power(r))
+    return scale
 
 
 def _ldexp(x: Tensor, i: Tensor) -> Tensor:
@@ -518,7 +491,7 @@ UFUNC_RULES: dict[np.ufunc, Rule] = {
     np.floor_divide: op(ew.FloorDivideOp),
     np.remainder: op(ew.RemainderOp),
     np.fmod: op(ew.FmodOp),
-    np.power: _power,
+    np.power: power,
     np.float_power: op(ew.PowOp),  # its loops are float64 only
     np.negative: op(ew.NegOp),
     np.positive: identity,
@@ -675,9 +648,13 @@ def stage_ufunc(ufunc: np.ufunc, *operands: object) -> Tensor:
     inputs = broadcast_all([as_tensor(x, d) for x, d in zip(operands, dtypes, strict=False)])
     if ufunc in COMPARISONS and dtypes[0] != dtypes[1]:
         return _compare_mixed_sign(ufunc, *inputs)
-    result = UFUNC_RULES[ufunc](*inputs)
+    weak = _weak_result(ufunc, operands, dtypes[-1])
+    if ufunc is np.power:  # NumPy's float loops take shortcuts for a scalar exponent
+        base, exponent = inputs
+        result = power(base, exponent, one_exponent=not weak and _one_element(operands[1]))
+    else:
+        result = UFUNC_RULES[ufunc](*inputs)
     assert result.dtype == dtypes[-1], (ufunc, result.dtype, dtypes)
-    weak = _weak_result(ufunc, operands, result.dtype)
     if result.weak != weak:  # a rule may hand back an operand (`np.positive`, `np.floor`)
         result = Tensor(result.value, result.dims, weak=weak)
     return follow_order(result, operands)
@@ -754,6 +731,14 @@ def _compare_mixed_sign(ufunc: np.ufunc, x: Tensor, y: Tensor) -> Tensor:
     negative = primitives.compare("lt", y, full_like(0, y))
     # x (>= 0) vs a negative y: as `x` vs -inf, i.e. the answer for a y below x's range.
     return primitives.select(negative, full_like(_ANSWER_BELOW[ufunc], unsigned), unsigned)
+
+
+def _one_element(x: object) -> bool:
+    """Whether the operand has one element (its dims known to be 1), as NumPy's loop sees
+    it: a scalar, a 0-d array, an array of shape (1,) or (1, 1)..."""
+    if isinstance(x, Tensor | np.ndarray):
+        return all(d == 1 for d in x.shape)
+    return all(d == 1 for d in np.shape(x))  # type: ignore[call-overload]  # any array-like
 
 
 def _is_python_int(x: object) -> bool:

@@ -21,10 +21,12 @@ from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import assign, rebind_unless_alias, updates_in_place
 
 
-def augmented(tensor: Tensor, ufunc: np.ufunc, other: object) -> Tensor:
+def augmented(
+    tensor: Tensor, ufunc: np.ufunc, other: object, computed: object = None
+) -> Tensor:
     """`tensor <op>= other`: the new object the name is bound to (`tensor` itself when
-    updated in place)."""
-    result = ufunc(tensor, other)
+    updated in place); `computed`: `ufunc(tensor, other)` computed otherwise (a shortcut)."""
+    result: Any = ufunc(tensor, other) if computed is None else computed
     if not updates_in_place(tensor):
         return result
     if not isinstance(result, Tensor):

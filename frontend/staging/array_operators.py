@@ -16,6 +16,21 @@ def _apply(ufunc: np.ufunc, *operands: object) -> object:
     return ufunc(*operands)
 
 
+def power_shortcut(base: object, exponent: object) -> object | None:
+    """`base ** exponent` where NumPy's `ndarray.__pow__` takes a shortcut before any loop:
+    a float or complex array to the Python float 0.5 is np.sqrt, to the Python ints 2 and
+    -1 np.square and np.reciprocal (frontend/numpy_api/power.py); None elsewhere. Not for a
+    weak tensor: it stands for a Python number, whose `**` is pow()."""
+    dtype = getattr(base, "dtype", None)
+    if dtype is None or dtype.kind not in "fc" or getattr(base, "weak", False):
+        return None
+    if type(exponent) is float and exponent == 0.5:
+        return _apply(np.sqrt, base)
+    if type(exponent) is int and exponent in (2, -1):
+        return _apply(np.square if exponent == 2 else np.reciprocal, base)
+    return None
+
+
 class ArrayOperators:
     """Arithmetic, bitwise and ordering operators through NumPy ufuncs."""
 
@@ -46,7 +61,8 @@ class ArrayOperators:
         return _apply(np.true_divide, other, self)
 
     def __pow__(self, other):
-        return _apply(np.power, self, other)
+        shortcut = power_shortcut(self, other)
+        return _apply(np.power, self, other) if shortcut is None else shortcut
 
     def __rpow__(self, other):
         return _apply(np.power, other, self)

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 
 from tracejit.frontend.staging import autograph_marks, runtime_sizes
-from tracejit.frontend.staging.array_operators import ArrayOperators
+from tracejit.frontend.staging.array_operators import ArrayOperators, power_shortcut
 from tracejit.frontend.staging.hooks import Hooks
 from tracejit.frontend.staging.source_location import at_user_line, library_call, py_function_hint
 from tracejit.ir.dtypes import numpy_dtype, static_shape
@@ -129,7 +129,7 @@ class NumpyLayer(Hooks):
     call_function: Callable[[Callable[..., object], tuple, dict], object]
     getitem: Callable[[Tensor, object], Tensor]
     setitem: Callable[[Tensor, object, object], None]
-    augmented: Callable[[Tensor, np.ufunc, object], object]
+    augmented: Callable[[Tensor, np.ufunc, object, object], object]
     astype: Callable[[Tensor, DTypeLike], Tensor]
 
 
@@ -308,8 +308,8 @@ class Tensor(ArrayOperators):
 
     # In-place operators change an array (and the arrays it is a view of), as in NumPy;
     # on a 0-d scalar they rebind the name (frontend/staging/views.py).
-    def _augmented(self, ufunc: np.ufunc, other: object) -> object:
-        return NUMPY.augmented(self, ufunc, other)
+    def _augmented(self, ufunc: np.ufunc, other: object, computed: object = None) -> object:
+        return NUMPY.augmented(self, ufunc, other, computed)
 
     def __iadd__(self, other):
         return self._augmented(np.add, other)
@@ -330,6 +330,9 @@ class Tensor(ArrayOperators):
         return self._augmented(np.remainder, other)
 
     def __ipow__(self, other):
+        shortcut = power_shortcut(self, other)  # NumPy's `x **= 0.5` is an in-place sqrt
+        if shortcut is not None:
+            return self._augmented(np.power, other, computed=shortcut)
         return self._augmented(np.power, other)
 
     def __imatmul__(self, other):

@@ -15,11 +15,12 @@ Operands of element-wise ops already have one type (tracing made broadcasts and 
 promotion explicit), so "the result type equals x's type" holds by construction; the
 patterns check it anyway before replacing a result by an operand.
 
-Powers: NumPy's `power` loop computes a scalar exponent (`x ** 2`, `np.power(x, 0.5)`:
-a stride-0 operand) as `x * x` and `np.sqrt(x)`, not with `pow()` (so
-`np.array([-np.inf]) ** 0.5` is NaN and `(-0.0) ** 0.5` is -0.0). A `tj.pow` whose
-exponent is a splat has that meaning (`PowOp.evaluate` folds it the same way), and the
-two rewrites below produce exactly NumPy's results for it.
+Powers: `tj.pow` is pow() element by element, NumPy's loop for an exponent of several
+elements, even all equal (`np.power(x, np.full(x.shape, 0.5))` is inf where x is -inf).
+NumPy's shortcuts for a scalar exponent (`x ** 0.5` is `np.sqrt(x)`: NaN at -inf, -0.0 at
+-0.0) are chosen by tracing (frontend/numpy_api/power.py), which emits `tj.sqrt` for them.
+`x ** 2 -> x * x` and `x ** 1 -> x` below agree with pow() to the rounding (x * x is the
+correctly rounded square) and at every special value.
 """
 
 from __future__ import annotations
@@ -32,10 +33,10 @@ from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from tracejit.ir.constant import ConstantOp
-from tracejit.ir.dtypes import is_complex, is_float, is_inexact
+from tracejit.ir.dtypes import is_complex, is_inexact
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.elementwise_binary import AddOp, MulOp, PowOp, SubOp
-from tracejit.ir.elementwise_unary import NegOp, SqrtOp
+from tracejit.ir.elementwise_unary import NegOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.select import SelectOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, TransposeOp
@@ -59,11 +60,6 @@ def _is_inexact(value: SSAValue) -> bool:
     """Float or complex: signed zeros, NaN and Inf make most identities inexact."""
     assert isinstance(value.type, TensorType)
     return is_inexact(value.type.get_element_type())
-
-
-def _is_real_float(value: SSAValue) -> bool:
-    assert isinstance(value.type, TensorType)
-    return is_float(value.type.get_element_type())
 
 
 def _is_complex(value: SSAValue) -> bool:
@@ -175,16 +171,6 @@ class PowSquare(RewritePattern):
     def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
         if _is(splat_of(op.rhs), 2):
             rewriter.replace(op, MulOp(op.lhs, op.lhs))
-
-
-class PowHalf(RewritePattern):
-    """x ** 0.5 -> sqrt(x), floats (NumPy's loop for a scalar exponent 0.5 is sqrt: both
-    give NaN for -inf and -0.0 for -0.0, see the module docstring)."""
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: PowOp, rewriter: PatternRewriter) -> None:
-        if _is_real_float(op.lhs) and _is(splat_of(op.rhs), 0.5):
-            rewriter.replace(op, SqrtOp(op.lhs))
 
 
 class PowOne(RewritePattern):

@@ -29,6 +29,7 @@ from tracejit.compiler.options import OPTIONS, from_environment
 from tracejit.frontend.api import tiered
 from tracejit.frontend.numpy_api.elementwise import UFUNC_RULES
 from tracejit.runtime import graph_interpreter
+from tracejit.runtime.graph_interpreter import Plan
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*tj.function retracing")
 INTS = [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64]
@@ -169,21 +170,14 @@ def test_every_ufunc_interpreted_equals_eager(dtype, data):
     y = data.draw(hnp.arrays(dtype, shape[-1:], elements=elements(dtype)))
     function = all_ufuncs(dtype)
     got, want = interpret(function, x, y), eager(function, x, y)
-    if np.dtype(dtype).kind == "f" and np.any((x == -np.inf) & (y == 0.5)):
-        # NumPy disagrees with itself there: np.float_power(-inf, 0.5) is C pow's +inf,
-        # np.power(-inf, 0.5) its sqrt path's nan; tj.pow (both) is interpreted as np.power
-        got.pop("float_power"), want.pop("float_power")
-        got.pop("power"), want.pop("power")  # an open bug: test_interpreted_power_of_minus_inf
-    narrow_float = np.dtype(dtype).kind == "f" and np.dtype(dtype).itemsize < 8
-    if narrow_float and np.any(np.abs(x - y) < 1e-3):
-        # an open bug: test_interpreted_logaddexp2_of_near_equal_values
-        got.pop("logaddexp2"), want.pop("logaddexp2")
     assert_matches(got, want)
 
 
-@pytest.mark.xfail(strict=True, reason="open bug: interpreted, float32 logaddexp2 of near-equal "
-                   "values loses ~1% to cancellation (4.947e-06 for 5.00679e-06)")  # fmt: skip
 def test_interpreted_logaddexp2_of_near_equal_values():
+    """x + log2(1 + 2**-(x - y)) cancels for near-equal x and y: an ulp off in exp2 or log1p
+    shows as 1% of the result. NumPy's loop calls C's exp2f and log1pf, correctly rounded;
+    the interpreter evaluates float32 transcendentals in float64 to match (NumPy's own
+    float32 np.exp2 gave 4.947e-06 here, for NumPy's 5.00679e-06)."""
     function = all_ufuncs(np.float32)
     x = np.full((3, 4), -0.99999, np.float32).T
     y = np.full(3, -1.0, np.float32)
@@ -191,9 +185,8 @@ def test_interpreted_logaddexp2_of_near_equal_values():
     assert_matches(got["logaddexp2"], want["logaddexp2"])
 
 
-@pytest.mark.xfail(strict=True, reason="open bug: interpreted, float32 -inf ** 0.5 of a "
-                   "transposed operand is nan where NumPy's is inf")  # fmt: skip
 def test_interpreted_power_of_minus_inf():
+    """An array exponent of 0.5s is pow() in NumPy (inf at -inf), a scalar one sqrt (NaN)."""
     function = all_ufuncs(np.float32)
     x = np.full((3, 4), -np.inf, np.float32).T
     y = np.full(3, 0.5, np.float32)
@@ -462,10 +455,20 @@ def test_excluded_op_families_are_not_interpreted(family):
     assert tiered._interpretable(concrete) is False
 
 
-def test_complex_powers_are_not_interpreted():
-    # NumPy's z ** 2 (np.square) and np.power(z, 2) differ at infinities: the IR has one op
-    concrete = tj.function(lambda z: z**2).get_concrete_function(np.ones(2, np.complex128))
-    assert tiered._interpretable(concrete) is False
+def test_complex_powers_are_interpreted_as_numpy_computes_them():
+    """z ** 2, z ** -1 and z ** 0.5 are NumPy's np.square, np.reciprocal and np.sqrt (its
+    operator's shortcuts, which differ from np.power at infinities); np.power is cpow."""
+
+    def powers(z):
+        return z**2, np.power(z, 2), z**-1, np.power(z, -1), z**0.5, np.power(z, 0.5)
+
+    z = np.array([complex(-np.inf, 0), complex(np.inf, 1), 1j, -4, 0], np.complex128)
+    function = tj.function(powers)
+    assert isinstance(tiered._interpretable(function.get_concrete_function(z)), Plan)
+    with np.errstate(all="ignore"):
+        got, want = interpret(function, z), powers(z)
+    for a, b in zip(got, want, strict=True):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_variables_and_unknown_dims_are_not_interpreted():

@@ -1,14 +1,15 @@
-// canonicalize: x ** 2 -> x * x, x ** 0.5 -> sqrt(x) (floats), x ** 1 -> x, for a splat
-// exponent (what `x ** 2` and `np.power(x, 0.5)` trace to). NumPy's power loop computes a
-// scalar exponent 2 and 0.5 exactly this way (np.array([-np.inf]) ** 0.5 is NaN, as
-// sqrt), so the rewrites are bit-identical to NumPy. Other exponents, an exponent that
-// is not a splat, and an integer ** 0.5 (impossible here: tracing casts to float) stay.
+// canonicalize: x ** 2 -> x * x and x ** 1 -> x for a splat exponent. tj.pow is pow()
+// element by element, and these agree with it to the rounding (x * x is the correctly
+// rounded square) and at every special value. x ** 0.5 stays: pow(-inf, 0.5) is inf and
+// sqrt(-inf) NaN. (NumPy's `x ** 0.5` IS sqrt: tracing emits tj.sqrt for it, and keeps
+// tj.pow for np.power(x, np.full(n, 0.5)), which NumPy computes with pow().)
 // RUN: tracejit-opt %s -p canonicalize | filecheck %s
 
 builtin.module {
   // CHECK-LABEL: func.func @rewritten(%x: tensor<3xf32>, %i: tensor<3xi32>)
   // CHECK-NEXT:    %[[SQ:.*]] = tj.mul %x, %x : tensor<3xf32>
-  // CHECK-NEXT:    %[[RT:.*]] = tj.sqrt %x : tensor<3xf32>
+  // CHECK-NEXT:    %[[HALF:.*]] = tj.constant dense<5.000000e-01> : tensor<3xf32>
+  // CHECK-NEXT:    %[[RT:.*]] = tj.pow %x, %[[HALF]] : tensor<3xf32>
   // CHECK-NEXT:    %[[ISQ:.*]] = tj.mul %i, %i : tensor<3xi32>
   // CHECK-NEXT:    func.return %[[SQ]], %[[RT]], %[[ISQ]], %x
   func.func @rewritten(%x: tensor<3xf32>, %i: tensor<3xi32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xi32>, tensor<3xf32>) {
