@@ -774,6 +774,31 @@ def _matmul_err(a: Value, c: Value) -> Any:
     return bound
 
 
+COMPLEX_FUNCTIONS = ["log", "exp", "sqrt", "absolute"]
+# Scales taking x + y*1j to subnormal parts, or to a modulus beyond the float64 range with
+# finite parts (1.3e308 * (1 + 1j)), where hypot overflows and log|z| does not
+COMPLEX_SCALES = ["1", "1e-313", "1e-300", "1e300", "1.3e308"]
+
+
+def complex_function(b: Builder) -> bool:
+    """np.log, np.exp, np.sqrt or np.absolute of `(x + y * 1j) * scale` for float values x
+    and y, compared through the real or the imaginary part (the oracle compares real
+    values), within a few ulps of the complex result's modulus."""
+    floats = [v for v in b.values if v.dtype in FLOATS[1:] and v.exact and v.array.size]
+    if not floats:
+        return False
+    x = b.pick(floats)
+    y = b.pick([v for v in floats if _broadcastable(x, v)])
+    name, scale = b.choose(COMPLEX_FUNCTIONS), b.choose(COMPLEX_SCALES)
+    z = f"({x.name} + {y.name} * 1j) * {scale}"
+    part = "" if name == "absolute" else b.choose([".real", ".imag"])
+    with np.errstate(all="ignore"):
+        full = getattr(np, name)((x.array + y.array * 1j) * float(scale))
+    modulus = _magnitude(np.abs(np.asarray(full)))
+    bound = lambda r: 16 * _eps(r.dtype) * (modulus + 1)  # noqa: E731
+    return b.emit(f"{b.fresh()} = np.{name}({z}){part}", bound, [x, y])
+
+
 def einsum(b: Builder) -> bool:
     """np.einsum of one to three values (or a captured constant), a label shared between
     dims of one size (or of size 1: broadcast), an output of some labels in any order or
@@ -1614,10 +1639,10 @@ ENDINGS = [refused_state, zero_trip_read]
 
 
 BUILDERS = {
-    unary: 4, binary: 6, power: 1, where: 1, reduction: 3, matmul: 1, einsum: 1, shape_op: 3,
-    astype: 2, take: 1, cond: 1, while_loop: 1, for_loop: 1, tensor_array: 1, variable: 1,
-    print_: 1, container_state: 2, literal_loop: 1, loop_local: 1, bool_op: 1, attribute_loop: 1,
-    try_index: 1,
+    unary: 4, binary: 6, power: 1, complex_function: 1, where: 1, reduction: 3, matmul: 1,
+    einsum: 1, shape_op: 3, astype: 2, take: 1, cond: 1, while_loop: 1, for_loop: 1,
+    tensor_array: 1, variable: 1, print_: 1, container_state: 2, literal_loop: 1,
+    loop_local: 1, bool_op: 1, attribute_loop: 1, try_index: 1,
 }  # fmt: skip
 
 
