@@ -231,7 +231,9 @@ def log(f: Floats, a: Pair) -> Pair:
     """(log|z|, atan2(y, x)): the imaginary part in [-pi, pi], -pi on the cut's lower side
     (y = -0.0). Where the larger part is in [0.5, 2) and the smaller below 1, log|z| is
     log1p((big - 1) * (big + 1) + small**2) / 2, accurate near |z| = 1 (glibc's clog does
-    the same); elsewhere log(hypot(x, y))."""
+    the same); elsewhere log(big) + log1p((small / big)**2) / 2, which neither overflows
+    where |z| exceeds the largest float (1.3e308 * (1 + 1j)) nor loses the bits a
+    subnormal |z| would."""
     x, y = a
     ax, ay = f.abs(x), f.abs(y)
     big, small = f.call(arith.MaximumfOp, ax, ay), f.call(arith.MinimumfOp, ax, ay)
@@ -243,21 +245,30 @@ def log(f: Floats, a: Pair) -> Pair:
     big_squared_minus_one = f.mul(f.sub(big, one), f.add(big, one))
     near = f.call(math.Log1pOp, f.fma(small, small, big_squared_minus_one))
     near = f.mul(near, f.const(0.5))
-    far = f.call(math.LogOp, hypot(f, x, y))
+    zero = f.cmp("oeq", big, f.const(0.0))
+    ratio = f.select(zero, f.const(0.0), f.div(small, big))
+    correction = f.mul(f.call(math.Log1pOp, f.mul(ratio, ratio)), f.const(0.5))
+    far = f.add(f.call(math.LogOp, big), correction)
+    infinite = f.or_(f.is_inf(ax), f.is_inf(ay))  # inf, also beside a NaN part (C's clog)
+    far = f.select(infinite, f.const(float("inf")), far)
     return f.select(near_one, near, far), f.call(math.Atan2Op, y, x)
 
 
 SQRT_TINY = 2.0**-1000  # parts below this are scaled up first (their halves lose bits)
+SQRT_HUGE = 2.0**1020  # parts above this are scaled down first (|x| + |z| overflows)
 
 
 def sqrt(f: Floats, a: Pair) -> Pair:
     """t = sqrt((|x| + |z|) / 2), then (t, y / 2t) for x >= 0 and (|y| / 2t, +-t) for
     x < 0. Special values (C99, NumPy): sqrt(+-0 +- 0j) is (+0, y); an infinite y gives
     (inf, y) whatever x is; x = -inf gives (0 or NaN, +-inf), x = +inf gives (inf, +-0 or
-    NaN). Tiny parts are scaled by 2**600 first and the result by 2**-300 after."""
+    NaN). Tiny parts are scaled by 2**600 first and the result by 2**-300 after, huge ones
+    by 2**-4 and 2**2."""
     x, y = a
-    tiny = f.cmp("olt", f.call(arith.MaximumfOp, f.abs(x), f.abs(y)), f.const(SQRT_TINY))
-    up = f.select(tiny, f.const(2.0**600), f.const(1.0))
+    largest = f.call(arith.MaximumfOp, f.abs(x), f.abs(y))
+    tiny = f.cmp("olt", largest, f.const(SQRT_TINY))
+    huge = f.cmp("ogt", largest, f.const(SQRT_HUGE))
+    up = f.select(tiny, f.const(2.0**600), f.select(huge, f.const(2.0**-4), f.const(1.0)))
     x, y = f.mul(x, up), f.mul(y, up)
     half = f.const(0.5)
     t = f.call(math.SqrtOp, f.add(f.mul(f.abs(x), half), f.mul(hypot(f, x, y), half)))
@@ -265,7 +276,7 @@ def sqrt(f: Floats, a: Pair) -> Pair:
     right = (t, f.div(y, two_t))
     left = (f.div(f.abs(y), two_t), f.call(math.CopySignOp, t, y))
     re, im = f.pick(f.cmp("oge", x, f.const(0.0)), right, left)
-    down = f.select(tiny, f.const(2.0**-300), f.const(1.0))
+    down = f.select(tiny, f.const(2.0**-300), f.select(huge, f.const(4.0), f.const(1.0)))
     result = (f.mul(re, down), f.mul(im, down))
     zero = f.and_(f.cmp("oeq", x, f.const(0.0)), f.cmp("oeq", y, f.const(0.0)))
     result = f.pick(zero, (f.const(0.0), a[1]), result)

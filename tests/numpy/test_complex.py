@@ -193,6 +193,21 @@ def test_log_near_one_is_accurate():
     assert got[0].real > 0
 
 
+def test_log_and_sqrt_of_a_modulus_beyond_the_largest_float_and_of_subnormals():
+    """|z| of 1.3e308 * (1 + 1j) overflows (hypot is inf), log|z| and sqrt(z) do not; a
+    subnormal |z| has lost bits its parts still have. Both went through hypot once: log
+    gave inf and sqrt inf and 0 for the first, log was 54 ulps off for the second."""
+    z = np.array(
+        [1.3e308 + 1.3e308j, -1.3e308 + 1.3e308j, 1.7e308 - 1.7e308j, 3e307 + 1.7e308j,
+         2.2e-313 + 2.2e-313j, -1e-320 + 1e-320j, 1e-310 + 3e-320j, 5e-324 + 0j],
+        np.complex128,
+    )  # fmt: skip
+    function = tj.function(lambda z: (np.log(z), np.sqrt(z)))
+    for got, want in zip(*results(function, z), strict=True):
+        assert np.isfinite(want).all()
+        assert_complex_close(got, want, 4 * eps(np.float64), atol(np.float64))
+
+
 @tj.function
 def powers(a, b):
     return a**b, np.power(a, 2.5), a**0.5, np.float_power(a, b)

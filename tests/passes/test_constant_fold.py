@@ -53,9 +53,12 @@ def returned(module: ModuleOp) -> np.ndarray | None:
 
 
 def numpy_reference(op_class, arrays):
-    """What eager NumPy computes. A splat exponent is a scalar exponent (`x ** 2.0`)."""
-    if op_class is ew.PowOp and (arrays[1] == arrays[1][0]).all():
-        return np.power(arrays[0], arrays[1][0])
+    """What eager NumPy computes for the op: its NumPy function (for tj.pow, np.power of an
+    exponent array, pow() element by element: NumPy's scalar shortcuts are other ops; for
+    the float32 transcendentals, the float64 function rounded once, as C's expf...)."""
+    x = arrays[0]
+    if getattr(op_class, "WIDENED", False) and x.dtype == np.float32:
+        return op_class.NUMPY(x.astype(np.float64)).astype(np.float32)
     return op_class.NUMPY(*arrays)
 
 
