@@ -169,15 +169,16 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
         yield INTERPRETED, interpreted
     for optional in optional_lists:
         pipeline = pipeline_with(optional)
-        concrete = ConcreteFunction(
-            base.record.program,
-            base.record.signature,
-            base.record.names,
-            base.record.arg_treedef,
-            program.arguments(),
-            pipeline=pipeline,
-        )
-        yield pipeline, run(program, namespace, concrete)
+        yield pipeline, run(program, namespace, _copy_of(base, program, pipeline))
+
+
+def _copy_of(base: ConcreteFunction, program, pipeline: Any = None) -> ConcreteFunction:
+    """A new ConcreteFunction of `base`'s trace (compiled with `pipeline`, if given)."""
+    record = base.record
+    arguments = (record.program, record.signature, record.names, record.arg_treedef)
+    if pipeline is None:
+        return ConcreteFunction(*arguments, program.arguments())
+    return ConcreteFunction(*arguments, program.arguments(), pipeline=pipeline)
 
 
 # The first call as tiered execution answers it (frontend/api/tiered.py): on by default for
@@ -188,13 +189,7 @@ INTERPRETED = ("interpreted-first-call",)
 def _interpreted_run(program, namespace, base: ConcreteFunction) -> Outcome | None:
     """A fresh copy of the trace called once with tiering on, for traces the interpreter
     takes (None for others); no compile is queued after it (that is the default run)."""
-    concrete = ConcreteFunction(
-        base.record.program,
-        base.record.signature,
-        base.record.names,
-        base.record.arg_treedef,
-        program.arguments(),
-    )
+    concrete = _copy_of(base, program)
     if not isinstance(tiered._interpretable(concrete), Plan):
         return None
     previous = tj.config.tiered_compilation()
