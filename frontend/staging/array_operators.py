@@ -18,16 +18,21 @@ def _apply(ufunc: np.ufunc, *operands: object) -> object:
 
 def power_shortcut(base: object, exponent: object) -> object | None:
     """`base ** exponent` where NumPy's `ndarray.__pow__` takes a shortcut before any loop:
-    a float or complex array to the Python float 0.5 is np.sqrt, to the Python ints 2 and
-    -1 np.square and np.reciprocal (frontend/numpy_api/power.py); None elsewhere. Not for a
-    weak tensor: it stands for a Python number, whose `**` is pow()."""
+    an array to the Python int 2 is np.square (a bool array's is int8, where np.power's is
+    int64), a float or complex array to the Python int -1 np.reciprocal and to the Python
+    float 0.5 np.sqrt (frontend/numpy_api/power.py); None elsewhere. Not for a weak tensor:
+    it stands for a Python number, whose `**` is pow()."""
     dtype = getattr(base, "dtype", None)
-    if dtype is None or dtype.kind not in "fc" or getattr(base, "weak", False):
+    if dtype is None or getattr(base, "weak", False):
+        return None
+    if type(exponent) is int and exponent == 2 and dtype.kind in "biufc":
+        return _apply(np.square, base)
+    if dtype.kind not in "fc":
         return None
     if type(exponent) is float and exponent == 0.5:
         return _apply(np.sqrt, base)
-    if type(exponent) is int and exponent in (2, -1):
-        return _apply(np.square if exponent == 2 else np.reciprocal, base)
+    if type(exponent) is int and exponent == -1:
+        return _apply(np.reciprocal, base)
     return None
 
 

@@ -105,3 +105,15 @@ def test_python_numbers_keep_pythons_pow():
         return x + s**0.5
 
     assert f(np.zeros(2)).tolist() == [np.inf, np.inf] == run_eagerly(f, np.zeros(2)).tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int8, np.uint16, np.int64])
+def test_an_integer_array_squared_by_the_operator_is_np_square(dtype):
+    """`b ** 2` of a bool array is np.square's int8, where np.power(b, 2) is int64."""
+    x = np.array([1, 0, 1, 1], dtype)
+    function = tj.function(lambda x: (x**2, np.power(x, 2)))
+    expected = (x**2, np.power(x, 2))
+    for results in (function(x), run_eagerly(function, x)):
+        for got, want in zip(results, expected, strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
