@@ -214,13 +214,15 @@ def einsum(
     tensors = [primitives.cast(t, compute) for t in tensors]
     diagonals = [_take_diagonals(t, names) for t, names in zip(tensors, labels, strict=True)]
     tensors, labels = [t for t, _ in diagonals], [names for _, names in diagonals]
+    # float16 sums of labels summed first go through the general contraction, in float32
+    # (NumPy sums them and multiplies in float32 there)
+    widen = compute == np.float16 and first is not None
+    if widen:
+        tensors = [primitives.cast(t, np.dtype(np.float32)) for t in tensors]
     if first is not None:
-        if compute == np.float16:  # NumPy sums them and multiplies in float32
-            tensors = [primitives.cast(t, np.dtype(np.float32)) for t in tensors]
         k, summed = first
         tensors[k], labels[k] = _sum_labels(tensors[k], labels[k], summed)
-    # (a float16 einsum widened above takes the general contraction, in float32)
-    result = _as_matmul(tensors, labels, output) if tensors[0].dtype == compute else None
+    result = None if widen else _as_matmul(tensors, labels, output)
     if result is None:
         if compute == np.float16:  # products and sums in float32, rounded once at the end
             tensors = [primitives.cast(t, np.dtype(np.float32)) for t in tensors]

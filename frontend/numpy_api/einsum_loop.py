@@ -32,6 +32,7 @@ an infinity differ, none with finite values beyond rounding).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -154,7 +155,7 @@ def _buffered_core(coalesced: list[_Axis], casts: Sequence[bool]) -> _Axis:
     output's strides chain, with each operand's stride there."""
     core = [coalesced[0]]
     for axis in coalesced[1:]:
-        if axis.strides[-1] != core[0].strides[-1] * _size(core):
+        if axis.strides[-1] != core[0].strides[-1] * math.prod(a.size for a in core):
             break
         core.append(axis)
     strides = []
@@ -166,14 +167,8 @@ def _buffered_core(coalesced: list[_Axis], casts: Sequence[bool]) -> _Axis:
         else:
             strides.append(core[0].strides[k])
     strides.append(core[0].strides[-1])
-    return _Axis("".join(axis.labels for axis in core), _size(core), strides)
-
-
-def _size(axes: list[_Axis]) -> int:
-    size = 1
-    for axis in axes:
-        size *= axis.size
-    return size
+    size = math.prod(axis.size for axis in core)
+    return _Axis("".join(axis.labels for axis in core), size, strides)
 
 
 def _single_stride(core: list[_Axis], k: int) -> bool:

@@ -34,6 +34,7 @@ from tracejit.frontend.numpy_api.promotion import (
 )
 from tracejit.frontend.numpy_api.registry import SCIPY_SPECIAL_UFUNCS, implements, unsupported
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.primitives import full_like
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.trace_warnings import warn_at_user_line
@@ -76,13 +77,6 @@ def by_kind(
 
 def identity(x: Tensor) -> Tensor:
     return x
-
-
-def full_like(value: object, like: Tensor, dtype: np.dtype | None = None) -> Tensor:
-    """A tensor of `like`'s shape filled with `value` (a broadcast 0-d constant)."""
-    scalar = primitives.constant(value, dtype or like.dtype)
-    witnesses = {axis: (like.value, axis) for axis in range(like.ndim)}  # run-time sizes
-    return primitives.broadcast_to(scalar, like.dims, witnesses)
 
 
 def compare(predicate: str) -> Rule:

@@ -62,20 +62,14 @@ def _scalar_exponent(x: Tensor, y: Tensor) -> Tensor:
         return shortcut(x) if shortcut else primitives.binary(ew.PowOp, x, y)
     result = primitives.binary(ew.PowOp, x, y)
     for exponent, shortcut in _SHORTCUTS.items():
-        at = primitives.compare("eq", y, _like(exponent, y))
+        at = primitives.compare("eq", y, primitives.full_like(exponent, y))
         result = primitives.select(at, shortcut(x), result)
     return result
 
 
-def _like(value: float, like: Tensor) -> Tensor:
-    """A tensor of `like`'s shape and dtype filled with `value`."""
-    witnesses = {axis: (like.value, axis) for axis in range(like.ndim)}  # run-time sizes
-    return primitives.broadcast_to(primitives.constant(value, like.dtype), like.dims, witnesses)
-
-
 _SHORTCUTS = {
     0.5: lambda x: primitives.unary(ew.SqrtOp, x),
-    -1.0: lambda x: primitives.binary(ew.DivOp, _like(1.0, x), x),
+    -1.0: lambda x: primitives.binary(ew.DivOp, primitives.full_like(1.0, x), x),
     2.0: lambda x: primitives.binary(ew.MulOp, x, x),
 }
 

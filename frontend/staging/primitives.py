@@ -61,6 +61,14 @@ def broadcast_to(x: Tensor, shape: Sequence, witnesses: dict | None = None) -> T
     return Tensor(emit(op).result, dims=target)
 
 
+
+def full_like(value: object, like: Tensor, dtype: np.dtype | None = None) -> Tensor:
+    """A tensor of `like`'s shape filled with `value` (a broadcast 0-d constant), of `like`'s
+    dtype unless `dtype` is given."""
+    scalar = constant(value, dtype or like.dtype)
+    witnesses = {axis: (like.value, axis) for axis in range(like.ndim)}  # run-time sizes
+    return broadcast_to(scalar, like.dims, witnesses)
+
 def dim_size(dim, witness: tuple | None = None) -> SSAValue:
     """The run-time size of a dim unknown at trace time, as an `index` value."""
     from tracejit.frontend.staging.dims import DimSource, SliceLength
