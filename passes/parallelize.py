@@ -63,7 +63,7 @@ from tracejit.ir.parallel_contract import (
     PARALLEL_LOOP_ATTR,
     PARALLEL_WORK_ATTR,
 )
-from tracejit.passes.support.indices import index_constant
+from tracejit.passes.support.indices import index_constant, static_index
 from tracejit.passes.support.parallel_reductions import split_reductions
 
 MIN_TRIPS = 4
@@ -77,14 +77,6 @@ UNKNOWN_TRIPS = 16
 ALLOWED_DIALECTS = ("arith.", "math.", "scf.", "complex.")
 ALLOWED_MEMREF = {"memref.load", "memref.store", "memref.alloca", "memref.dim",
                   "memref.get_global", "vector.load", "vector.store"}  # fmt: skip
-
-
-def static_index(value: SSAValue) -> int | None:
-    """The value of an integer `arith.constant`, else None."""
-    owner = value.owner
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
-        return owner.value.value.data
-    return None
 
 
 def trip_count(loop: scf.ForOp) -> int | None:

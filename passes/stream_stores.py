@@ -70,9 +70,9 @@ from xdsl.rewriter import InsertPoint
 from tracejit.ir import upstream_memref, upstream_vector
 from tracejit.ir.memory_contract import CACHE_LINE_BYTES
 from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
-from tracejit.passes.parallelize import defined_inside, static_index, trip_count
+from tracejit.passes.parallelize import defined_inside, trip_count
 from tracejit.passes.support.build import add, mul
-from tracejit.passes.support.indices import index_constant
+from tracejit.passes.support.indices import index_constant, static_index
 
 LINE_BYTES = CACHE_LINE_BYTES
 """The smallest element type fills one cache line per tile."""

@@ -14,9 +14,9 @@ Produces destination-passing functions on memrefs, the calling convention of
 * inputs are read only: a returned input is copied into its output buffer.
 
 The buffer form of each op family lives in a module of this package named after the
-family (`elementwise.py`, `structured.py`, `shapes.py`, `fused.py`, `control_flow.py`,
-`state.py`, `tensor_array.py`, `updates.py`, `cumulative.py`, `sort.py`, `fft.py`,
-`nonzero.py`, `lapack.py`); the machinery they share is `builder.py`.
+family (`elementwise.py`, `structured.py`, `reductions.py`, `shapes.py`, `fused.py`,
+`control_flow.py`, `state.py`, `tensor_array.py`, `updates.py`, `cumulative.py`, `sort.py`,
+`fft.py`, `nonzero.py`, `lapack.py`); the machinery they share is `builder.py`.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from tracejit.passes.bufferize.fft import FFT_HANDLERS
 from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.lapack import LAPACK_HANDLERS
 from tracejit.passes.bufferize.nonzero import NONZERO_HANDLERS
+from tracejit.passes.bufferize.reductions import REDUCTION_HANDLERS
 from tracejit.passes.bufferize.search_sorted import SEARCH_HANDLERS
 from tracejit.passes.bufferize.shapes import SHAPE_HANDLERS
 from tracejit.passes.bufferize.sort import SORT_HANDLERS
@@ -63,6 +64,7 @@ def _one_table(*families: Mapping[type[Operation], Handler]) -> dict[type[Operat
 HANDLERS = _one_table(
     ELEMENTWISE_HANDLERS,
     STRUCTURED_HANDLERS,
+    REDUCTION_HANDLERS,
     CONTROL_FLOW_HANDLERS,
     STATE_HANDLERS,
     SHAPE_HANDLERS,

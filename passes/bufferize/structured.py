@@ -8,9 +8,7 @@ reduction's identity and then accumulate into it. argmax/argmin accumulate a pai
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.dialects import arith, scf
@@ -22,17 +20,15 @@ from xdsl.dialects.builtin import (
     TensorType,
     f16,
     f32,
-    i64,
 )
-from xdsl.dialects.linalg.ops import GenericOp, IndexOp, YieldOp
+from xdsl.dialects.linalg.ops import GenericOp, YieldOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.ir.affine import AffineExpr
 from xdsl.rewriter import InsertPoint
 
 from tracejit.ir import elementwise as ew
-from tracejit.ir.dtypes import element_of, is_bool, is_float, is_unsigned
+from tracejit.ir.dtypes import element_of, is_bool
 from tracejit.ir.matmul import MatmulOp
-from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.blas import Operand, blas_applies, call_blas
@@ -48,8 +44,6 @@ from tracejit.passes.bufferize.builder import (
     rank_of,
 )
 from tracejit.passes.support import scalar_semantics as scalar
-from tracejit.passes.support.indices import dim_size
-from tracejit.passes.support.scalar_semantics import signless
 from tracejit.passes.use_blas import BLAS_ATTR
 
 
@@ -104,223 +98,6 @@ def _broadcast_sizes(bufferizer: FunctionBufferizer, op: BroadcastInDimOp, sourc
 def lower_dim(bufferizer: FunctionBufferizer, op: DimOp) -> None:
     buffer = bufferizer.values[op.source]
     bufferizer.values[op.result] = bufferizer.dim(buffer, op.index.value.data)
-
-
-def lower_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
-    """Fill the output with the identity, then combine every input element into it."""
-    kind, axes = op.kind.data, op.get_axes()
-    if kind in ReduceOp.INDEX_KINDS:
-        lower_arg_reduce(bufferizer, op)
-        return
-    element = element_of(op.result)
-    source = bufferizer.values[op.input]
-    rank = rank_of(op.input)
-    output = bufferizer.destination(op.result, _kept_sizes(bufferizer, source, axes))
-    fill(bufferizer, output, scalar.reduction_identity(kind, element), element, op.location)
-    bufferizer.generic(
-        [source],
-        output,
-        [identity_map(rank), _kept_map(rank, axes)],
-        _reduce_iterators(rank, axes),
-        lambda b, ins, outs: [scalar.emit_combiner(b, kind, outs[0], ins[0], element)],
-        op.location,
-    )
-    bufferizer.values[op.result] = output
-
-
-def lower_arg_reduce(bufferizer: FunctionBufferizer, op: ReduceOp) -> None:
-    """argmax/argmin. A long reduction along the innermost axis (a whole array, long rows)
-    runs in two passes LLVM vectorises (`_two_passes`): carrying the pair (best value, its
-    index) through one loop costs ~5 cycles an element, 9-80x slower than NumPy there.
-    Others keep that one pass (`_one_pass`): along short rows the pair's chain overlaps
-    across rows, and along an outer axis the loop runs across columns, vectorised."""
-    arg = _ArgReduce.of(bufferizer, op)
-    innermost = bool(arg.axes) and arg.axes[-1] == arg.rank - 1
-    if innermost and _long(shaped_type(op.input).get_shape(), arg.axes):
-        _two_passes(bufferizer, op, arg)
-    else:
-        _one_pass(bufferizer, op, arg)
-
-
-# Reductions of at least this many elements per result (or of an unknown count) take two
-# passes. (1,000 rows of 16: one pass 0.21 ms, two passes 0.61 ms; 1M: 5.2 and 0.15 ms.)
-_TWO_PASSES_FROM = 64
-
-
-def _long(shape: Sequence[int], axes: tuple[int, ...]) -> bool:
-    if any(shape[a] == DYNAMIC_INDEX for a in axes):
-        return True
-    return math.prod(shape[a] for a in axes) >= _TWO_PASSES_FROM
-
-
-@dataclass
-class _ArgReduce:
-    """What both lowerings of an argmax/argmin start from: the value temporary, filled
-    with max's or min's identity, and the kept positions' sizes and map."""
-
-    kind: str  # "max" or "min"
-    axes: tuple[int, ...]
-    element: Attribute
-    source: SSAValue
-    rank: int
-    sizes: list[SSAValue]
-    values: SSAValue
-    kept: AffineMapAttr
-
-    @staticmethod
-    def of(bufferizer: FunctionBufferizer, op: ReduceOp) -> _ArgReduce:
-        kind, axes = op.kind.data.removeprefix("arg"), op.get_axes()
-        element = element_of(op.input)
-        source = bufferizer.values[op.input]
-        sizes = _kept_sizes(bufferizer, source, axes)
-        values = _temporary(bufferizer, op.result, signless(element), sizes)
-        identity = scalar.reduction_identity(kind, element)
-        fill(bufferizer, values, identity, element, op.location)
-        rank = rank_of(op.input)
-        return _ArgReduce(kind, axes, element, source, rank, sizes, values, _kept_map(rank, axes))
-
-
-def _one_pass(bufferizer: FunctionBufferizer, op: ReduceOp, arg: _ArgReduce) -> None:
-    """One generic with two outputs: the best value so far and its flat index (the
-    result, filled with 0)."""
-    indices = bufferizer.destination(op.result, arg.sizes)
-    fill(bufferizer, indices, 0, i64, op.location)
-
-    def body(b: Builder, ins, outs):
-        index = _flat_index(b, arg.source, arg.axes)
-        take = _takes_new(b, arg.kind, ins[0], outs[0], index, outs[1], arg.element)
-        select_value = b.insert(arith.SelectOp(take, ins[0], outs[0])).result
-        select_index = b.insert(arith.SelectOp(take, index, outs[1])).result
-        return [select_value, select_index]
-
-    multi_output_generic(
-        bufferizer,
-        [arg.source],
-        [arg.values, indices],
-        [identity_map(arg.rank), arg.kept, arg.kept],
-        _reduce_iterators(arg.rank, arg.axes),
-        body,
-        op.location,
-    )
-    bufferizer.values[op.result] = indices
-
-
-def _takes_new(b: Builder, kind: str, x, best, index, best_index, element) -> SSAValue:
-    """Whether element `x` at `index` replaces (`best`, `best_index`): it is strictly
-    better, or equal and earlier, or the first NaN. Comparing indices makes the answer
-    NumPy's first extreme element whatever order the loops visit the elements in."""
-    earlier = b.insert(arith.CmpiOp(index, best_index, "slt")).result
-    if not is_float(element):
-        better_predicate = {"max": "gt", "min": "lt"}[kind]
-        prefix = "u" if is_unsigned(element) else "s"
-        better = b.insert(arith.CmpiOp(x, best, prefix + better_predicate)).result
-        equal = b.insert(arith.CmpiOp(x, best, "eq")).result
-        return _any_of(b, better, _all_of(b, equal, earlier))
-    better = b.insert(arith.CmpfOp(x, best, {"max": "ogt", "min": "olt"}[kind])).result
-    equal = b.insert(arith.CmpfOp(x, best, "oeq")).result
-    x_nan = b.insert(arith.CmpfOp(x, x, "uno")).result
-    best_is_number = b.insert(arith.CmpfOp(best, best, "ord")).result
-    first_nan = _all_of(b, x_nan, _any_of(b, best_is_number, earlier))
-    return _any_of(b, better, _all_of(b, equal, earlier), first_nan)
-
-
-def _two_passes(bufferizer: FunctionBufferizer, op: ReduceOp, arg: _ArgReduce) -> None:
-    """The extreme value of each kept position (max's or min's own reduction), then the
-    least flat index holding it (a min reduction of `index if x is that value else
-    INT64_MAX`; NaN: the first NaN, as the max of data holding a NaN is NaN). Empty
-    reductions never get here (the frontend raises NumPy's ValueError)."""
-    iterators = _reduce_iterators(arg.rank, arg.axes)
-    bufferizer.generic(
-        [arg.source],
-        arg.values,
-        [identity_map(arg.rank), arg.kept],
-        iterators,
-        lambda b, ins, outs: [scalar.emit_combiner(b, arg.kind, outs[0], ins[0], arg.element)],
-        op.location,
-    )
-    indices = bufferizer.destination(op.result, arg.sizes)
-    fill(bufferizer, indices, _NO_INDEX, i64, op.location)
-
-    def first_index(b: Builder, ins, outs):
-        index = _flat_index(b, arg.source, arg.axes)
-        none = scalar.constant(b, _NO_INDEX, i64)
-        extreme = _is_extreme(b, ins[0], ins[1], arg.element)
-        candidate = b.insert(arith.SelectOp(extreme, index, none))
-        return [b.insert(arith.MinSIOp(outs[0], candidate.result)).result]
-
-    bufferizer.generic(
-        [arg.source, arg.values], indices, [identity_map(arg.rank), arg.kept, arg.kept],
-        iterators, first_index, op.location,
-    )  # fmt: skip
-    bufferizer.values[op.result] = indices
-
-
-_NO_INDEX = (1 << 63) - 1  # the second pass's identity: larger than any index
-
-
-def _is_extreme(b: Builder, x: SSAValue, extreme: SSAValue, element: Attribute) -> SSAValue:
-    """Whether element `x` is the reduction's extreme value (for floats: equal to it, -0.0
-    and 0.0 alike as NumPy compares them, or a NaN: then the extreme is NaN too)."""
-    if not is_float(element):
-        return b.insert(arith.CmpiOp(x, extreme, "eq")).result
-    equal = b.insert(arith.CmpfOp(x, extreme, "oeq")).result
-    nan = b.insert(arith.CmpfOp(x, x, "uno")).result
-    return _any_of(b, equal, nan)
-
-
-def _any_of(b: Builder, *conditions: SSAValue) -> SSAValue:
-    result = conditions[0]
-    for condition in conditions[1:]:
-        result = b.insert(arith.OrIOp(result, condition)).result
-    return result
-
-
-def _all_of(b: Builder, first: SSAValue, second: SSAValue) -> SSAValue:
-    return b.insert(arith.AndIOp(first, second)).result
-
-
-def _flat_index(b: Builder, source: SSAValue, axes: tuple[int, ...]) -> SSAValue:
-    """The row-major position among the reduced axes, as i64 (NumPy's flattened index)."""
-    flat: SSAValue | None = None
-    for axis in axes:
-        position = b.insert(IndexOp(axis)).result
-        if flat is None:
-            flat = position
-            continue
-        size = dim_size(b, source, axis)
-        scaled = b.insert(arith.MuliOp(flat, size)).result
-        flat = b.insert(arith.AddiOp(scaled, position)).result
-    if flat is None:  # no reduced axes: every element is its own first
-        return scalar.constant(b, 0, i64)
-    return b.insert(arith.IndexCastOp(flat, i64)).result
-
-
-def _kept_sizes(
-    bufferizer: FunctionBufferizer, source: SSAValue, axes: tuple[int, ...]
-) -> list[SSAValue]:
-    """The dynamic sizes of a reduction's result: the source's kept dynamic dims."""
-    shape = shaped_type(source).get_shape()
-    return [
-        bufferizer.dim(source, d)
-        for d in range(len(shape))
-        if d not in axes and shape[d] == DYNAMIC_INDEX
-    ]
-
-
-def _kept_map(rank: int, axes: tuple[int, ...]) -> AffineMapAttr:
-    return projection_map(rank, [AffineExpr.dimension(d) for d in range(rank) if d not in axes])
-
-
-def _reduce_iterators(rank: int, axes: tuple[int, ...]) -> list[Attribute]:
-    return [REDUCTION if d in axes else PARALLEL for d in range(rank)]
-
-
-def _temporary(
-    bufferizer: FunctionBufferizer, like: SSAValue, element: Attribute, sizes: list[SSAValue]
-) -> SSAValue:
-    """A scratch buffer shaped like tensor `like` (FunctionBufferizer.temporary)."""
-    buffer_type = MemRefType(element, shaped_type(like).get_shape())
-    return bufferizer.temporary(buffer_type, sizes)
 
 
 def multi_output_generic(
@@ -551,6 +328,5 @@ def _batch_size(bufferizer: FunctionBufferizer, from_end: int, operands) -> SSAV
 STRUCTURED_HANDLERS: dict[type[Operation], Handler] = {
     BroadcastInDimOp: lower_broadcast,
     DimOp: lower_dim,
-    ReduceOp: lower_reduce,
     MatmulOp: lower_matmul,
 }

@@ -22,3 +22,11 @@ def dim_size(builder: Builder, buffer: SSAValue, axis: int) -> SSAValue:
     if size != DYNAMIC_INDEX:
         return index_constant(builder, size)
     return builder.insert(memref.DimOp(buffer, index_constant(builder, axis))).result
+
+
+def static_index(value: SSAValue) -> int | None:
+    """The value of an integer `arith.constant`, else None."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return owner.value.value.data
+    return None

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import axis_for, raises_both
+from tests.conftest import axis_for, raises_both, run_eagerly
 
 DTYPES = [
     np.bool_,
@@ -158,8 +158,7 @@ def test_integer_extremes_and_ties(check_against_eager, dtype):
 
 
 def long_rows(x, length=100):
-    """`x`'s rows, each element repeated up to `length`: long enough for the argmax
-    lowering that takes two passes (passes/bufferize/structured.py `_two_passes`)."""
+    """`x`'s rows, each element repeated up to `length` (the rows of 4 become rows of 100)."""
     return np.repeat(x, -(-length // x.shape[1]), axis=1)
 
 
@@ -182,6 +181,56 @@ def test_long_arg_reductions_find_the_first_extreme(check_against_eager, dtype):
     unknown = tj.function(firsts, input_signature=[tj.TensorSpec([None, None], dtype)])
     check_against_eager(unknown, x)
     check_against_eager(unknown, x[:1, :3])  # short, on the same trace
+
+
+# Lengths around the blocked argmax's blocks (passes/bufferize/reductions.py, BLOCK = 1024).
+_AROUND_BLOCKS = [1, 2, 17, 1023, 1024, 1025, 2048, 2049, 3000]
+
+
+def _first_extremes(x):
+    return (
+        np.argmax(x, axis=-1),
+        np.argmin(x, axis=1),
+        np.argmax(x),
+        np.argmin(x[::-1]),
+    )
+
+
+_ACROSS_BLOCKS = {
+    dtype: tj.function(_first_extremes, input_signature=[tj.TensorSpec([None, None], dtype)])
+    for dtype in (np.float32, np.float64, np.int16, np.uint8)
+}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@settings(max_examples=40, deadline=None)
+@given(
+    dtype=st.sampled_from(sorted(_ACROSS_BLOCKS, key=str)),
+    rows=st.integers(1, 3),
+    length=st.sampled_from(_AROUND_BLOCKS),
+    seed=st.integers(0, 2**32 - 1),
+    special=st.sampled_from(["ties", "nan", "zeros", "inf", "none"]),
+)
+def test_arg_reductions_across_blocks(dtype, rows, length, seed, special):
+    """The first extreme (or NaN) wherever it falls among the blocks: in a later block than
+    an equal value, in the last partial block, at a block's edge; ties of -0.0 and 0.0 in
+    different blocks; all -inf; of a few small values, so that every block ties."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 4, (rows, length)).astype(dtype)
+    places = rng.choice(length, size=min(length, 3), replace=False)
+    if special == "nan" and np.issubdtype(dtype, np.floating):
+        x[:, places[1:]] = np.nan
+    elif special == "zeros" and np.issubdtype(dtype, np.floating):
+        x[:] = -1.0
+        x[:, places[0]], x[:, places[-1]] = -0.0, 0.0
+    elif special == "inf" and np.issubdtype(dtype, np.floating):
+        x[:] = -np.inf
+    elif special == "ties":
+        x[:, places] = np.iinfo(dtype).max if dtype in (np.int16, np.uint8) else 7.0
+    eager = run_eagerly(_ACROSS_BLOCKS[dtype], x)
+    for got, want in zip(_ACROSS_BLOCKS[dtype](x), eager, strict=True):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(want, np.asarray(want))  # a NumPy answer, not a trace
 
 
 def test_sums_widen_and_wrap_like_numpy(check_against_eager):
