@@ -272,11 +272,11 @@ def _first_extreme(b: Builder, arg: _ArgReduce, kept: list[SSAValue]) -> SSAValu
     """The flat index (i64) of the first extreme element of the kept position `kept`."""
     n, zero, one = dim_size(b, arg.source, arg.axes[-1]), index_constant(b, 0), index_constant(b, 1)
     length = static_index(n)
-    scan = _Scan(arg, kept, n, one, None if length is not None else index_constant(b, BLOCK))
     if len(arg.axes) == 1 and length is not None and length <= BLOCK:
         # the only block: its extreme is the best
-        best, outer, lo, hi = scan.extreme(b, zero, scan.n, []), [], zero, scan.n
+        best, outer, lo, hi = _extreme(b, arg, [*kept], zero, n, one), [], zero, n
     else:
+        scan = _Scan(arg, kept, n, one, index_constant(b, BLOCK))
         identity = scalar.reduction_identity(arg.kind, arg.element)
         # carried: the best value, its block's outer indices, and the block's bounds
         start = [scalar.constant(b, identity, arg.element), *[zero] * (len(arg.axes) - 1)]
@@ -290,7 +290,7 @@ def _first_extreme(b: Builder, arg: _ArgReduce, kept: list[SSAValue]) -> SSAValu
         return [b.insert(arith.MinSIOp(first[0], candidate)).result]
 
     none = scalar.constant(b, _NO_INDEX, i64)
-    (j,) = for_loop(b, lo, hi, scan.one, [none], search)
+    (j,) = for_loop(b, lo, hi, one, [none], search)
     if not outer:
         return j
     flat = outer[0]  # row-major over the reduced axes: ((o0 * d1 + o1) * ...) * n + j
@@ -309,12 +309,12 @@ class _Scan:
     kept: list[SSAValue]
     n: SSAValue  # the last axis's length
     one: SSAValue
-    block_size: SSAValue | None  # BLOCK as an index, when the length is not known
+    block_size: SSAValue  # BLOCK, as an index
 
     def blocks(self, b: Builder, carried: Sequence[SSAValue], outer: list[SSAValue]):
         """Loops over the outer reduced axes (row-major), then over the blocks of the last
         one, carrying (best, its block's outer indices, its block's bounds) through them
-        all. A last axis of at most BLOCK elements (known at trace time) is one block."""
+        all. (A loop of one block is unrolled by `simplify-loops`.)"""
         outer_axes = self.arg.axes[:-1]
         zero = index_constant(b, 0)
         if len(outer) < len(outer_axes):
@@ -326,48 +326,33 @@ class _Scan:
             return list(for_loop(b, zero, size, self.one, carried, along))
 
         def block(b: Builder, lo: SSAValue, state: Sequence[SSAValue]) -> list[SSAValue]:
-            return self.block(b, lo, state, outer)
+            """The block [lo, block_end) replaces the best if its extreme beats it."""
+            hi = self.block_end(b, lo)
+            extreme = _extreme(b, self.arg, [*self.kept, *outer], lo, hi, self.one)
+            take = _beats(b, self.arg.kind, extreme, state[0], self.arg.element)
+            new = [extreme, *outer, lo, hi]
+            chosen = [arith.SelectOp(take, v, old) for v, old in zip(new, state, strict=True)]
+            return [b.insert(select).result for select in chosen]
 
-        if self.block_size is None:
-            length = static_index(self.n)
-            assert length is not None
-            if length <= BLOCK:
-                return block(b, zero, carried)
-            step = index_constant(b, BLOCK)
-            return list(for_loop(b, zero, self.n, step, carried, block))
         return list(for_loop(b, zero, self.n, self.block_size, carried, block))
 
-    def block(
-        self, b: Builder, lo: SSAValue, state: Sequence[SSAValue], outer: list[SSAValue]
-    ) -> list[SSAValue]:
-        """The block [lo, block_end) replaces the best if its extreme beats it."""
-        hi = self.block_end(b, lo)
-        extreme = self.extreme(b, lo, hi, outer)
-        take = _beats(b, self.arg.kind, extreme, state[0], self.arg.element)
-        new = [extreme, *outer, lo, hi]
-        chosen = [arith.SelectOp(take, v, old) for v, old in zip(new, state, strict=True)]
-        return [b.insert(select).result for select in chosen]
-
-    def extreme(self, b: Builder, lo: SSAValue, hi: SSAValue, outer: list[SSAValue]) -> SSAValue:
-        """The max or min of elements [lo, hi) of the last axis (a loop LLVM vectorises)."""
-        arg = self.arg
-
-        def combine(b: Builder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
-            x = _load(b, arg.source, [*self.kept, *outer, j])
-            return [scalar.emit_combiner(b, arg.kind, acc[0], x, arg.element)]
-
-        identity = scalar.reduction_identity(arg.kind, arg.element)
-        start = scalar.constant(b, identity, arg.element)
-        return for_loop(b, lo, hi, self.one, [start], combine)[0]
-
     def block_end(self, b: Builder, lo: SSAValue) -> SSAValue:
-        """min(lo + BLOCK, n): a constant when both are known at trace time."""
-        start, length = static_index(lo), static_index(self.n)
-        if start is not None and length is not None:
-            return index_constant(b, min(start + BLOCK, length))
-        step = self.block_size if self.block_size is not None else index_constant(b, BLOCK)
-        end = b.insert(arith.AddiOp(lo, step)).result
+        """min(lo + BLOCK, n)."""
+        end = b.insert(arith.AddiOp(lo, self.block_size)).result
         return b.insert(arith.MinUIOp(end, self.n)).result
+
+
+def _extreme(
+    b: Builder, arg: _ArgReduce, leading: list[SSAValue], lo: SSAValue, hi: SSAValue, one
+) -> SSAValue:
+    """The max or min of `source[*leading, lo:hi]` (a loop LLVM vectorises)."""
+
+    def combine(b: Builder, j: SSAValue, acc: Sequence[SSAValue]) -> list[SSAValue]:
+        x = _load(b, arg.source, [*leading, j])
+        return [scalar.emit_combiner(b, arg.kind, acc[0], x, arg.element)]
+
+    start = scalar.constant(b, scalar.reduction_identity(arg.kind, arg.element), arg.element)
+    return for_loop(b, lo, hi, one, [start], combine)[0]
 
 
 def _load(b: Builder, buffer: SSAValue, indices: Sequence[SSAValue]) -> SSAValue:
