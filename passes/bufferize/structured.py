@@ -1,9 +1,9 @@
-"""Buffer forms of broadcasts, reductions and matmul (used by `bufferize`).
+"""Buffer forms of broadcasts, `tj.dim` and matmul (used by `bufferize`; reductions are
+in `reductions.py`).
 
 Each becomes one `linalg.generic` whose indexing maps say which input element feeds
-which output element; reductions and matmul first fill their output with the
-reduction's identity and then accumulate into it. argmax/argmin accumulate a pair
-(best value, its index) in one generic with two outputs.
+which output element; matmul first fills its output with zeros and then accumulates into
+it (or calls BLAS). `fill` and `multi_output_generic` are shared with the other families.
 """
 
 from __future__ import annotations
