@@ -42,22 +42,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
-from xdsl.dialects import arith, memref, scf
+from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
     AffineMapAttr,
-    IndexType,
     MemRefType,
-    UnitAttr,
     i64,
 )
 from xdsl.dialects.linalg.ops import IndexOp
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.ir.affine import AffineExpr
-from xdsl.rewriter import InsertPoint
 
 from tracejit.ir.dtypes import element_of, is_float, is_unsigned
-from tracejit.ir.parallel_contract import PARALLEL_LOOP_ATTR
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.builder import (
@@ -72,7 +68,7 @@ from tracejit.passes.bufferize.builder import (
 from tracejit.passes.bufferize.structured import fill, multi_output_generic
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import dim_size, index_constant, static_index
-from tracejit.passes.support.loops import for_loop
+from tracejit.passes.support.loops import for_loop, loop_nest
 from tracejit.passes.support.scalar_semantics import signless
 
 
@@ -249,23 +245,8 @@ def _blocked(bufferizer: FunctionBufferizer, op: ReduceOp, arg: _ArgReduce) -> N
         flat = _first_extreme(b, arg, kept_indices)
         b.insert(memref.StoreOp.get(flat, result, kept_indices))
 
-    _parallel_nest(bufferizer.builder, kept, position)
+    loop_nest(bufferizer.builder, kept, position, parallel=True)  # a result element each
     bufferizer.values[op.result] = result
-
-
-def _parallel_nest(builder: Builder, uppers: Sequence[SSAValue], body) -> None:
-    """`loop_nest` whose loops are marked `tj.parallel`: each iteration writes its own
-    result element, and its scratch values are SSA values."""
-    if not uppers:
-        body(builder, [])
-        return
-    block = Block(arg_types=[IndexType()])
-    inner = Builder(InsertPoint.at_end(block))
-    _parallel_nest(inner, uppers[1:], lambda b, rest: body(b, [block.args[0], *rest]))
-    inner.insert(scf.YieldOp())
-    zero, one = index_constant(builder, 0), index_constant(builder, 1)
-    loop = builder.insert(scf.ForOp(zero, uppers[0], one, [], block))
-    loop.attributes[PARALLEL_LOOP_ATTR] = UnitAttr()
 
 
 def _first_extreme(b: Builder, arg: _ArgReduce, kept: list[SSAValue]) -> SSAValue:
