@@ -168,6 +168,9 @@ class Function(Generic[P, R]):
             "experimental_pipeline": experimental_pipeline,
         }
         self._tracing_count = 0
+        # the objects a method has been traced for: each creates its Variables on its own
+        # first call (TensorFlow makes a method one Function per instance)
+        self._traced_instances: set[IdentityKey] = set()
         self._retracing = RetracingMonitor(
             self.__name__ if hasattr(self, "__name__") else "function"
         )
@@ -337,7 +340,7 @@ class Function(Generic[P, R]):
             # a new rank: traced through the signature's one ConcreteFunction
             concrete = self._polymorphic_for(leaves, treedef, signature).concrete_for_leaves(leaves)
         elif traced:
-            concrete = self._trace(key, leaves, treedef, signature)
+            concrete = self._trace(key, leaves, treedef, signature, method)
         assert concrete is not None
         if is_tracing():
             return concrete.call_symbolic(leaves)
@@ -413,7 +416,9 @@ class Function(Generic[P, R]):
                 polymorphic.concrete_for_leaves(leaves)
             return polymorphic
         concrete = self._cache.get(key)
-        return concrete if concrete is not None else self._trace(key, leaves, treedef, signature)
+        if concrete is not None:
+            return concrete
+        return self._trace(key, leaves, treedef, signature, method=bool(bound_to))
 
     def _polymorphic_for(
         self, leaves: list[object], treedef: TreeDef, signature: InputSignature | None
@@ -497,6 +502,7 @@ class Function(Generic[P, R]):
             for cache in (self._cache, self._polymorphic):
                 for key in [k for k in cache if _contains(k, dead)]:
                     del cache[key]
+            self._traced_instances.discard(dead)
 
     def _trace(
         self,
@@ -504,7 +510,9 @@ class Function(Generic[P, R]):
         leaves: list[object],
         treedef: TreeDef,
         signature: InputSignature | None = None,
+        method: bool = False,
     ) -> ConcreteFunction:
+        """A new trace for these leaves (`method`: leaves[0] is the bound instance)."""
         with self._lock:
             concrete = self._cache.get(key)
             if concrete is not None:  # another thread traced it meanwhile
@@ -524,7 +532,13 @@ class Function(Generic[P, R]):
                     attributes={"tj.implements": self._implements} if self._implements else {},
                     scalar_inputs=scalars,
                 )
-            if program.created_variables and self._tracing_count > 0:
+            instance = leaf_key(leaves[0], self._forget) if method else None
+            if isinstance(instance, IdentityKey):
+                traced_before = instance in self._traced_instances
+                self._traced_instances.add(instance)
+            else:
+                traced_before = self._tracing_count > 0
+            if program.created_variables and traced_before:
                 raise ValueError(
                     f"{self.__name__}: tj.function-decorated function tried to create "
                     "variables on non-first call. Create each tj.Variable once, outside the "
