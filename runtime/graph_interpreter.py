@@ -202,6 +202,34 @@ class Plan:
         return _fresh([values[i] for i in self.returns], inputs)
 
 
+def evaluate_constant(value: SSAValue, max_ops: int = 64) -> np.ndarray | None:
+    """The array `value` holds if it is computed from constants alone by at most `max_ops`
+    interpreted ops (`np.ones_like(x) * 2` of a static `x`: a Variable's initial value made
+    while tracing), else None. Evaluated as the interpreter evaluates a trace; the result
+    may be a read-only constant, so callers copy it."""
+    memo: dict[SSAValue, Any] = {}
+
+    def value_of(v: SSAValue) -> Any:
+        if v in memo:
+            return memo[v]
+        op = v.owner
+        if not isinstance(op, Operation) or len(memo) >= max_ops:
+            raise Unsupported("not computed from constants")
+        evaluate = _evaluator(op)
+        result = evaluate(*(value_of(operand) for operand in op.operands))
+        for r, array in zip(op.results, result if len(op.results) > 1 else [result], strict=True):
+            memo[r] = np.asarray(array)
+            if (memo[r].dtype, memo[r].shape) != _expected(r):
+                raise Unsupported(f"{op.name} did not give its declared type")
+        return memo[v]
+
+    try:
+        with np.errstate(all="ignore"):  # as the compiled code would compute it
+            return value_of(value)
+    except Unsupported:
+        return None
+
+
 def _fresh(results: list[np.ndarray], inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
     shared = {id(a) for a in inputs}  # constants are read-only, so they are copied too
     fresh: list[np.ndarray] = []

@@ -404,19 +404,25 @@ def _concrete(value: object) -> np.ndarray:
     raise TypeError(
         at_user_line(
             "a tj.Variable needs a concrete initial value (an array or number), not a "
-            "symbolic tensor computed while tracing"
+            "symbolic tensor whose value is known only at run time (it depends on the "
+            "function's inputs, a Variable or a dim of unknown size); create the Variable "
+            "outside the function, or from values known while tracing (np.ones(x.shape) "
+            "* 2 when x's shape is known)"
         )
     )
 
 
 def _trace_constant(value: object) -> np.ndarray | None:
-    """The array a constant of the trace holds (np.ones_like(x) under AutoGraph), or None."""
+    """The array a tensor of the trace holds when it is computed from constants alone
+    (`np.ones_like(x)` under AutoGraph, `np.ones_like(x) * 2`, `np.eye(3) + 1`), or None."""
     from tracejit.ir.folding import constant_value
+    from tracejit.runtime.graph_interpreter import evaluate_constant
 
-    if not isinstance(value, Tensor):
+    if not isinstance(value, Tensor) or None in value.shape:
         return None
     known = constant_value(value.value)
-    shape = tuple(d for d in value.shape if d is not None)
-    if known is None or len(shape) != value.ndim:
+    if known is None:
+        known = evaluate_constant(value.value)
+    if known is None:
         return None
-    return np.array(np.broadcast_to(known, shape))
+    return np.array(np.broadcast_to(known, value.shape))

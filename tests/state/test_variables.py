@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
+from tests.conftest import run_eagerly
 
 
 def both_ways(make_and_run):
@@ -129,6 +130,40 @@ def test_creating_variables_on_a_later_trace_is_an_error():
         f(np.ones(2))
 
 
+class _Count(tj.Module):
+    """The guide's counter: its Variable is created on the first call."""
+
+    def __init__(self):
+        self.count = None
+
+    @tj.function
+    def __call__(self):
+        if self.count is None:
+            self.count = tj.Variable(0)
+        return self.count.assign_add(1)
+
+
+def test_each_instance_creates_its_variables_on_its_own_first_call():
+    """A method is one Function per instance in TensorFlow, so a second object of the
+    guide's Count class creates its Variable on its first call too (it was refused as a
+    non-first call, the class's method having been traced for the first object). A second
+    trace of the same object still may not create one."""
+    first, second = _Count(), _Count()
+    assert [int(first()), int(first()), int(second()), int(first())] == [1, 2, 1, 3]
+    assert first.count is not second.count and int(second.count.numpy()) == 1
+
+    class Grows(tj.Module):
+        @tj.function
+        def __call__(self, x):
+            self.v = tj.Variable(x.shape[0])  # a new Variable on every trace
+            return self.v.read_value()
+
+    grows = Grows()
+    assert grows(np.ones(2)) == 2
+    with pytest.raises(ValueError, match="non-first call"):
+        grows(np.ones(3))
+
+
 def test_dead_captured_variable_is_a_failed_precondition():
     v = tj.Variable(np.ones(2))
 
@@ -200,3 +235,40 @@ def test_a_variable_made_from_an_array_the_function_builds():
     np.testing.assert_array_equal(scale(np.array([1.0, 2.0])), [2.0, 6.0])
     with pytest.raises(TypeError, match="concrete initial value"):
         tj.function(lambda x: tj.Variable(x * 2) * x)(np.array([1.0]))  # a traced value
+
+
+class _Accumulator(tj.Module):
+    """A Variable whose initial value the function computes from constants only."""
+
+    def __init__(self, initial):
+        self.initial = initial
+        self.total = None
+
+    @tj.function
+    def __call__(self, x):
+        if self.total is None:
+            self.total = tj.Variable(self.initial(x))
+        self.total.assign_add(x)
+        return self.total.read_value()
+
+
+@pytest.mark.parametrize(
+    "initial",
+    [
+        lambda x: np.ones_like(x) * 2,
+        lambda x: np.eye(x.shape[0])[0] + np.arange(x.shape[0]) ** 2,
+        lambda x: np.zeros(x.shape, np.float32).astype(x.dtype) - 0.5,
+    ],
+    ids=["ones_like_times_two", "eye_row_plus_squares", "zeros_cast_minus_half"],
+)
+def test_a_variable_made_from_constants_the_function_computes(initial):
+    """`tj.Variable(np.ones_like(x) * 2)` was refused: the initial value is computed from
+    constants of the trace, so it is known while tracing (evaluated as the interpreter
+    would). Compiled and eagerly: created on the first call only, then accumulated into."""
+    x = np.array([1.0, 2.0, 3.0])
+    compiled, eager = _Accumulator(initial), _Accumulator(initial)
+    for _ in range(2):
+        np.testing.assert_array_equal(compiled(x), run_eagerly(eager, x))
+    np.testing.assert_array_equal(compiled.total.numpy(), initial(x) + 2 * x)
+    with pytest.raises(TypeError, match="depends on the function's inputs"):
+        tj.function(lambda x: tj.Variable(np.sin(x) + 1) * x)(x)
