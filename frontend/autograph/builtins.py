@@ -261,23 +261,107 @@ def broadcast_to_(array: Any, shape: Any, subok: bool = False) -> Any:
 
 
 def arange_(*args: Any, **kwargs: Any) -> Any:
-    """`np.arange(n)` where `n` is a run-time size `x.shape[k]`: 0, 1, ..., n - 1 (only this
-    form; NumPy runs the others)."""
-    measured = runtime_sizes.dim_of(args[0]) if is_tracing() and len(args) == 1 else None
-    if measured is None:
+    """`np.arange` with a bound known only at run time (`np.arange(n)`, `np.arange(1, n + 1)`
+    where `n = x.shape[k]` or `len(x)`, `np.arange(i, n, 2)`): integer bounds and a Python
+    int step. A length equal to a dim of an input (`n`, `(n + 1) - 1`) is that dim, so the
+    result broadcasts with that input; another length (`n - 1`) is a new run-time size.
+    NumPy runs every other form (NumPy's arange does not dispatch to tracejit)."""
+    bounds = _arange_bounds(args, kwargs)
+    if not is_tracing() or not any(isinstance(b, Tensor) for b in bounds[:3]):
         return np.arange(*args, **kwargs)
-    if set(kwargs) - {"dtype"}:
+    start, stop, step, dtype = bounds
+    integer = all(isinstance(b, int | np.integer) or _integer_tensor(b) for b in (start, stop))
+    if not integer or not isinstance(step, int | np.integer) or step == 0:
         raise NotImplementedError(
-            at_user_line(f"np.arange of a run-time size with {sorted(kwargs)} is not supported")
+            at_user_line(
+                "np.arange with a bound known only at run time takes integer bounds and a "
+                "non-zero Python int step; write np.arange(n) * step + start for others"
+            )
         )
-    dtype = np.dtype(kwargs.get("dtype") or np.int64)
-    dim, value, axis = measured
+    span = stop - start if not _is_zero(start) else stop
+    # ceil(span / step), NumPy's length (clamped at 0 below)
+    length = span if step == 1 else (span + (step - 1 if step > 0 else step + 1)) // step
+    measured = runtime_sizes.dim_of(length)
+    if measured is not None:
+        dim, witnesses = measured[0], {0: measured[1:]}
+    else:
+        dim, witnesses = runtime_sizes.length_dim(dispatched(np.maximum(length, 0))), {}
     one = primitives.constant(np.asarray(1, np.int64))
-    ones = primitives.broadcast_to(one, (dim,), {0: (value, axis)})
-    counted = dispatched(np.cumsum(ones)) - 1
-    result = counted.astype(dtype) if dtype != np.int64 else counted
+    counted = dispatched(np.cumsum(primitives.broadcast_to(one, (dim,), witnesses))) - 1
+    result = counted * step + start if step != 1 or not _is_zero(start) else counted
+    result = result.astype(np.dtype(dtype or np.int64))
     result._is_array = True
     return result
+
+
+def _arange_bounds(args: tuple, kwargs: dict) -> tuple[Any, Any, Any, Any]:
+    """(start, stop, step, dtype) as `np.arange(*args, **kwargs)` reads them."""
+    names = ("start", "stop", "step", "dtype")
+    given = dict(zip(names, args, strict=False)) | kwargs
+    if len(args) == 1 or (len(args) == 0 and "stop" not in kwargs):  # np.arange(stop)
+        given = {"start": 0, "stop": given.get("start")} | {
+            k: v for k, v in kwargs.items() if k != "start"
+        }
+    step = given.get("step")
+    return given.get("start", 0), given.get("stop"), 1 if step is None else step, given.get("dtype")
+
+
+def _integer_tensor(value: Any) -> bool:
+    return isinstance(value, Tensor) and value.ndim == 0 and value.dtype.kind in "iu"
+
+
+def _is_zero(value: Any) -> bool:
+    return isinstance(value, int | np.integer) and value == 0
+
+
+def _run_time_sized(function: Callable[..., Any], build: Callable[..., Any]) -> Callable:
+    """`function` (np.eye, np.tri, ...: NumPy's do not dispatch) built from `arange_` when a
+    size is known only at run time (`np.eye(len(x))`); NumPy's own otherwise."""
+
+    def staged(*args: Any, **kwargs: Any) -> Any:
+        sizes = [*args[:2], kwargs.get("N"), kwargs.get("M"), kwargs.get("n"), kwargs.get("m")]
+        if is_tracing() and any(isinstance(size, Tensor) for size in sizes):
+            return build(*args, **kwargs)
+        return function(*args, **kwargs)
+
+    staged.__name__ = function.__name__
+    return staged
+
+
+def _offsets(N: Any, M: Any = None) -> Any:  # noqa: N803 - NumPy's names
+    """`j - i` for every (i, j) of an N x M grid (M defaults to N)."""
+    rows = arange_(N)[:, None]
+    return arange_(N if M is None else M)[None, :] - rows
+
+
+def _eye(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Any:  # noqa: N803
+    _refuse_options("np.eye", kwargs)
+    return (_offsets(N, M) == k).astype(dtype)
+
+
+def _identity(n: Any, dtype: Any = None, **kwargs: Any) -> Any:
+    _refuse_options("np.identity", kwargs)
+    return _eye(n, dtype=float if dtype is None else dtype)
+
+
+def _tri(N: Any, M: Any = None, k: int = 0, dtype: Any = float, **kwargs: Any) -> Any:  # noqa: N803
+    _refuse_options("np.tri", kwargs)
+    return (_offsets(N, M) <= k).astype(dtype)
+
+
+def _triu_indices(n: Any, k: int = 0, m: Any = None) -> Any:
+    return np.nonzero(_offsets(n, m) >= k)  # NumPy's: nonzero(~tri(n, m, k - 1))
+
+
+def _tril_indices(n: Any, k: int = 0, m: Any = None) -> Any:
+    return np.nonzero(_offsets(n, m) <= k)
+
+
+def _refuse_options(name: str, kwargs: dict) -> None:
+    if kwargs:
+        raise NotImplementedError(
+            at_user_line(f"{name} of a run-time size with {sorted(kwargs)} is not supported")
+        )
 
 
 def len_(value: Any) -> Any:
@@ -294,6 +378,11 @@ OVERRIDES: dict[object, Callable[..., object]] = {
     len: len_,
     np.broadcast_to: broadcast_to_,
     np.arange: arange_,
+    np.eye: _run_time_sized(np.eye, _eye),
+    np.identity: _run_time_sized(np.identity, _identity),
+    np.tri: _run_time_sized(np.tri, _tri),
+    np.triu_indices: _run_time_sized(np.triu_indices, _triu_indices),
+    np.tril_indices: _run_time_sized(np.tril_indices, _tril_indices),
     np.zeros: _new_array(np.zeros),
     np.ones: _new_array(np.ones),
     np.full: _new_array(np.full),

@@ -59,6 +59,9 @@ def dim_size(x: Any, axis: int) -> Any:
     count = primitives.reduce("sum", ones, [0])
     size_tensor = Tensor(count.value, dims=(), weak=True)
     size_tensor.dim_of = (dim, x.value, axis)
+    from tracejit.frontend.staging.tracing import current_trace
+
+    current_trace().measured_sizes[count.value] = size_tensor.dim_of
     return size_tensor
 
 
@@ -81,11 +84,18 @@ def size(x: Any) -> Any:
 
 
 def dim_of(value: Any) -> tuple | None:
-    """(dim, tensor value, axis) of a run-time size `x.shape[k]` as given to the user (not
-    of arithmetic on one)."""
+    """(dim, tensor value, axis) of a run-time size `x.shape[k]` as given to the user, or
+    of arithmetic that gives it back (`(n + 1) - 1`, `len(x) + 2 - 2`)."""
+    from tracejit.frontend.staging.slice_bounds import offset_form
     from tracejit.frontend.staging.tensor import Tensor
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
 
-    return value.dim_of if isinstance(value, Tensor) else None
+    if not isinstance(value, Tensor):
+        return None
+    if value.dim_of is not None or not is_tracing() or value.ndim:
+        return value.dim_of
+    base, offset = offset_form(value)
+    return current_trace().measured_sizes.get(base) if offset == 0 else None
 
 
 def sizes_to_dims(shape: object) -> tuple[list, dict] | None:
@@ -102,7 +112,7 @@ def sizes_to_dims(shape: object) -> tuple[list, dict] | None:
             dims.append(measured[0])
             witnesses[position] = measured[1:]
         elif _computed_size(entry):
-            dims.append(_length_of(entry))
+            dims.append(length_dim(entry))
         else:
             dims.append(entry)
     return dims, witnesses
@@ -115,7 +125,7 @@ def _computed_size(entry: object) -> bool:
     return isinstance(entry, Tensor) and entry.ndim == 0 and entry.dtype.kind in "iu"
 
 
-def _length_of(size: Any) -> Any:
+def length_dim(size: Any) -> Any:
     """The dim a run-time size gives (`SliceLength`: the same for the same value and offset,
     `n - 1` twice); the kernel checks it is not negative, as NumPy does."""
     from tracejit.frontend.staging import primitives

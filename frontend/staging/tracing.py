@@ -57,6 +57,9 @@ class TraceContext:
         self.dims: dict[SSAValue, tuple] = {}  # tensor value -> its dims (frontend/staging/dims.py)
         self.dim_constraints: list[tuple] = []  # (DimSource, dim) pairs equal at run time
         self.inputs: list[SSAValue] = []  # the tensor inputs, for tj.dim of a DimSource
+        # a run-time size's value (`x.shape[k]`) -> (its dim, x's value, k), so that a size
+        # computed back to it (`(n + 1) - 1`) is that dim (frontend/staging/runtime_sizes.py)
+        self.measured_sizes: dict[SSAValue, tuple] = {}
         # id of each argument's Tensor -> its input index; the inputs whose reshapes the
         # function relies on being views (C-contiguous) -> where (frontend/staging/views.py)
         self.argument_indices: dict[int, int] = {}

@@ -443,3 +443,78 @@ def test_len_without_autograph_of_known_dims_is_an_int():
         return x * len(x)
 
     assert_same(f(np.arange(3.0)), np.arange(3.0) * 3)
+
+
+@tj.function(input_signature=VECTOR)
+def aranges_of_run_time_bounds(x):
+    n = len(x)
+    return (
+        np.cumsum(x) / np.arange(1, n + 1),  # the length is x's dim: broadcasts with x
+        np.arange(n - 1),  # a new run-time length, empty for n = 0
+        np.arange(2, n, 3),
+        np.arange(n, 0, -2),
+        np.arange(x.shape[0] - 4, dtype=np.float32),
+        np.arange(start=1, stop=n + 1) * x,
+    )
+
+
+@given(st.integers(0, 9))
+@FEW
+def test_arange_of_run_time_bounds(n):
+    """`np.arange(1, n + 1)` with n known only at run time was refused ("cannot be converted
+    to a NumPy array"): NumPy's arange does not dispatch, so AutoGraph hands it to tracejit,
+    which counts to the run-time length; a length equal to x's dim is that dim."""
+    x = np.linspace(-1.0, 2.0, n)
+    expected = (
+        np.cumsum(x) / np.arange(1, n + 1),
+        np.arange(n - 1),
+        np.arange(2, n, 3),
+        np.arange(n, 0, -2),
+        np.arange(n - 4, dtype=np.float32),
+        np.arange(1, n + 1) * x,
+    )
+    check(aranges_of_run_time_bounds, x, numpy_result=expected)
+    assert aranges_of_run_time_bounds.experimental_get_tracing_count() == 1
+
+
+def test_arange_of_a_run_time_float_bound_is_refused_with_a_rewrite():
+    half = tj.function(lambda x: np.arange(0.5, len(x)), input_signature=VECTOR)
+    with pytest.raises(NotImplementedError, match=r"integer bounds.*np.arange\(n\) \* step"):
+        half(np.ones(3))
+
+
+MATRIX = [tj.TensorSpec([None, None], np.float64)]
+
+
+@tj.function(input_signature=MATRIX)
+def triangles_of_run_time_sizes(a):
+    n, m = a.shape
+    i, j = np.triu_indices(n, 1, m)
+    rows, cols = np.tril_indices(n, -1)
+    return (
+        a.ravel()[i * m + j],  # two index arrays on unknown dims: the flat form
+        rows * 10 + cols,
+        np.eye(n) @ a,
+        a * np.eye(n, m, k=1, dtype=np.float32),
+        np.identity(len(a), dtype=np.int32),
+        np.tri(n, m, -1) * a,
+    )
+
+
+@given(st.integers(0, 5), st.integers(0, 5))
+@FEW
+def test_eye_tri_and_triangle_indices_of_run_time_sizes(n, m):
+    """np.eye/identity/tri/triu_indices/tril_indices of sizes known only at run time were
+    refused (np.triu_indices with "cannot be used as a Python bool"): they are built from
+    comparisons of aranges, the indices by np.nonzero, as NumPy builds them."""
+    a = np.arange(n * m, dtype=np.float64).reshape(n, m) + 1
+    rows, cols = np.tril_indices(n, -1)
+    expected = (
+        a[np.triu_indices(n, 1, m)],
+        rows * 10 + cols,
+        np.eye(n) @ a,
+        a * np.eye(n, m, k=1, dtype=np.float32),
+        np.identity(n, dtype=np.int32),
+        np.tri(n, m, -1) * a,
+    )
+    check(triangles_of_run_time_sizes, a, numpy_result=expected)
