@@ -1,13 +1,16 @@
-"""`tj.cumulative`: running sums, products, maxima and minima along one axis (a scan).
+"""`tj.cumulative`: running sums, products, maxima, minima (and the other scans of
+`COMBINERS`) along one axis.
 
     %s = tj.cumulative "sum" %x, axis = 1 : tensor<4x3xf32>
     %p = tj.cumulative "prod" %n, axis = 0 : tensor<5xi64>
     %m = tj.cumulative "max" %x, axis = 0 : tensor<4x3xf32>
+    %f = tj.cumulative "fmax" %x, axis = 0 : tensor<4x3xf32>
 
 Element `k` along `axis` is `x[0] <kind> x[1] <kind> ... <kind> x[k]`, combined in that
-order (no reassociation), as NumPy's `np.add.accumulate` / `np.multiply.accumulate` do
-(`max`/`min`: `np.maximum.accumulate` / `np.minimum.accumulate`, NaN-propagating):
-so float results are bit-identical to NumPy's. The result has the input's type; tracing
+order (no reassociation), as NumPy's `ufunc.accumulate` does: `np.add.accumulate` /
+`np.multiply.accumulate`, `max`/`min` `np.maximum.accumulate` / `np.minimum.accumulate`
+(NaN-propagating), `fmax`/`fmin` NaN-ignoring, `hypot`, and the bitwise `and`/`or`/`xor`
+of integers: so float results are bit-identical to NumPy's. The result has the input's type; tracing
 casts first where NumPy widens (`np.cumsum` of int8 is int64, of bool too). float16 is
 rounded to float16 after every step, as NumPy's half loops do. Bool tensors are not
 accepted (NumPy's `cumsum(dtype=bool)` is composed from an integer scan by tracing).
@@ -15,11 +18,10 @@ accepted (NumPy's `cumsum(dtype=bool)` is composed from an integer scan by traci
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, IntegerType, StringAttr, TensorType, i64
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -34,7 +36,9 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from tracejit.ir.dtypes import is_bool
+from tracejit.ir import elementwise as ew
+from tracejit.ir.dtypes import is_bool, is_float
+from tracejit.ir.elementwise_base import ElementwiseBinaryOp
 from tracejit.ir.folding import fold_with_numpy
 
 
@@ -43,12 +47,33 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
     """Scan `input` along `axis` with the combiner `kind` (see the module docstring)."""
 
     name = "tj.cumulative"
-    # kind -> its NumPy meaning, evaluate(x, axis) (the constant folder and the reference)
-    KINDS: ClassVar[dict[str, Callable[..., np.ndarray]]] = {
-        "sum": lambda x, axis: np.cumsum(x, axis=axis, dtype=x.dtype),
-        "prod": lambda x, axis: np.cumprod(x, axis=axis, dtype=x.dtype),
-        "max": lambda x, axis: np.maximum.accumulate(x, axis=axis),
-        "min": lambda x, axis: np.minimum.accumulate(x, axis=axis),
+    # kind -> the element-wise op combining the running value with the next element
+    COMBINERS: ClassVar[dict[str, type[ElementwiseBinaryOp]]] = {
+        "sum": ew.AddOp,
+        "prod": ew.MulOp,
+        "max": ew.MaximumOp,
+        "min": ew.MinimumOp,
+        "fmax": ew.FmaxOp,
+        "fmin": ew.FminOp,
+        "hypot": ew.HypotOp,
+        "and": ew.BitwiseAndOp,
+        "or": ew.BitwiseOrOp,
+        "xor": ew.BitwiseXorOp,
+    }
+    FLOAT_ONLY: ClassVar[frozenset[str]] = frozenset({"hypot"})
+    INTEGER_ONLY: ClassVar[frozenset[str]] = frozenset({"and", "or", "xor"})
+    # kind -> the NumPy ufunc whose accumulate it is (the constant folder and the reference)
+    UFUNCS: ClassVar[dict[str, np.ufunc]] = {
+        "sum": np.add,
+        "prod": np.multiply,
+        "max": np.maximum,
+        "min": np.minimum,
+        "fmax": np.fmax,
+        "fmin": np.fmin,
+        "hypot": np.hypot,
+        "and": np.bitwise_and,
+        "or": np.bitwise_or,
+        "xor": np.bitwise_xor,
     }
     T: ClassVar = VarConstraint("T", TensorType.constr())  # the result has the input's type
     kind = prop_def(StringAttr)
@@ -72,15 +97,20 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
         source, target = self.input.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(target, TensorType)
         kind = self.kind.data
-        if kind not in self.KINDS:
+        if kind not in self.COMBINERS:
             raise VerifyException(f"unknown tj.cumulative kind '{kind}'")
+        element = source.get_element_type()
+        if kind in self.FLOAT_ONLY and not is_float(element):
+            raise VerifyException(f"tj.cumulative {kind} takes floats, not {element}")
+        if kind in self.INTEGER_ONLY and not isinstance(element, IntegerType):
+            raise VerifyException(f"tj.cumulative {kind} takes integers, not {element}")
         if not 0 <= self.get_axis() < source.get_num_dims():
             raise VerifyException(f"tj.cumulative axis {self.get_axis()} out of range")
         if is_bool(source.get_element_type()):
             raise VerifyException(f"tj.cumulative {kind} is not defined on bool tensors")
 
     def evaluate(self, x: np.ndarray) -> np.ndarray:
-        return self.KINDS[self.kind.data](x, self.get_axis())
+        return self.UFUNCS[self.kind.data].accumulate(x, axis=self.get_axis(), dtype=x.dtype)
 
     def fold(self):
         return fold_with_numpy(self, self.evaluate)

@@ -65,7 +65,8 @@ def unsupported(fn: object, detail: str = "") -> TypeError:
     """The refusal of a NumPy (or SciPy) call tracejit does not compile: it names the
     function and the user's line, and says what to write instead."""
     name = numpy_name(fn)
-    message = f"{name}{detail} is not supported by tracejit; {py_function_hint(name)}"
+    method = detail.split("(")[0] if detail.startswith(".") else ""  # np.fmax.accumulate
+    message = f"{name}{detail} is not supported by tracejit; {py_function_hint(name + method)}"
     return TypeError(at_user_line(message))
 
 

@@ -5,11 +5,13 @@
   broadcasting `a[..., None, ...]` against `b`), for every binary ufunc tracejit compiles.
 - `reduce(x, axis=0, keepdims=False, initial=, where=)`: the reductions NumPy's functions
   are (`np.sum` is `np.add.reduce` with axis=None): add, multiply, maximum, minimum,
-  logical_and, logical_or; `where` fills the masked-out elements with `initial` (or the
-  identity) first, `initial` is combined with the result.
+  logical_and, logical_or, fmax and fmin (`np.nanmax`, `np.nanmin`); `where` fills the
+  masked-out elements with `initial` (or the identity) first, `initial` is combined with
+  the result.
 - `reduceat(x, indices, axis=0)`: one reduction per segment, indices known at trace time.
-- `accumulate(x, axis=0)`: running add, multiply (`np.cumsum`, `np.cumprod`), maximum and
-  minimum (`tj.cumulative`, combined in NumPy's order).
+- `accumulate(x, axis=0)`: running add, multiply (`np.cumsum`, `np.cumprod`), maximum,
+  minimum, fmax, fmin, hypot and the bitwise and/or/xor (`tj.cumulative`, combined in
+  NumPy's order).
 - `at(a, indices, b)`: NumPy's unbuffered in-place `a[indices] = ufunc(a[indices], b)`,
   where a repeated index combines every one of its updates (`tj.scatter_combine`), for the
   binary ufuncs whose loop is one element-wise op: add, subtract, multiply, divide,
@@ -47,6 +49,8 @@ _REDUCTIONS: dict[np.ufunc, Any] = {
     np.minimum: np.min,
     np.logical_and: np.all,
     np.logical_or: np.any,
+    np.fmax: np.nanmax,  # NaN-ignoring; all NaN gives NaN
+    np.fmin: np.nanmin,
 }
 # ufunc -> tj.cumulative's kind for its `accumulate`
 _SCANS: dict[np.ufunc, str] = {
@@ -54,6 +58,12 @@ _SCANS: dict[np.ufunc, str] = {
     np.multiply: "prod",
     np.maximum: "max",
     np.minimum: "min",
+    np.fmax: "fmax",
+    np.fmin: "fmin",
+    np.hypot: "hypot",
+    np.bitwise_and: "and",
+    np.bitwise_or: "or",
+    np.bitwise_xor: "xor",
 }
 
 
@@ -194,7 +204,9 @@ def reduceat(
 
 
 def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> Any | None:
-    """None when tracejit has no scan for `ufunc` (refused by the caller)."""
+    """None when tracejit has no scan for `ufunc` (refused by the caller). The result has
+    the dtype NumPy's loop gives (`np.hypot.accumulate` of int8 is float16), or NumPy's
+    TypeError (`np.bitwise_or.accumulate` of floats)."""
     kind = _SCANS.get(ufunc)
     if kind is None:
         return None
@@ -204,9 +216,12 @@ def accumulate(ufunc: np.ufunc, x: object, axis: int = 0, dtype: Any = None) -> 
     tensor = array_of(x)
     if tensor.ndim == 0:
         raise ValueError("cannot accumulate on a scalar")  # NumPy's error
-    tensor = primitives.cast(tensor, np.dtype(dtype or tensor.dtype))
+    result_dtype = ufunc.accumulate(np.zeros(1, tensor.dtype), dtype=dtype).dtype
+    tensor = primitives.cast(tensor, result_dtype)
     axis = normalize_axis(axis, tensor.ndim)
-    if tensor.dtype == np.bool_:  # the running or (max) / and (min) of 0s and 1s
+    if kind in ("fmax", "fmin") and result_dtype.kind != "f":
+        kind = kind[1:]  # no NaN to ignore: max, min
+    if result_dtype == np.bool_:  # max/min/and/or/xor of 0s and 1s, as bools
         scanned = primitives.cumulative(kind, primitives.cast(tensor, np.dtype(np.uint8)), axis)
         return primitives.cast(scanned, np.dtype(np.bool_))
     return primitives.cumulative(kind, tensor, axis)

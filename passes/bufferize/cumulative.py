@@ -28,7 +28,6 @@ from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation, SSAValue
 
-from tracejit.ir import elementwise as ew
 from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.shaped import shaped_type
@@ -36,13 +35,6 @@ from tracejit.passes.bufferize.builder import FunctionBufferizer, Handler
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.support.indices import index_constant
 from tracejit.passes.support.loops import for_loop, loop_nest
-
-_COMBINERS: dict[str, type[Operation]] = {
-    "sum": ew.AddOp,
-    "prod": ew.MulOp,
-    "max": ew.MaximumOp,  # NaN-propagating, as np.maximum.accumulate
-    "min": ew.MinimumOp,
-}
 
 
 def lower_cumulative(bufferizer: FunctionBufferizer, op: CumulativeOp) -> None:
@@ -53,7 +45,7 @@ def lower_cumulative(bufferizer: FunctionBufferizer, op: CumulativeOp) -> None:
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
     before, n, after = dims[:axis], dims[axis], dims[axis + 1 :]
-    combiner, element = _COMBINERS[op.kind.data], element_of(op.result)
+    combiner, element = CumulativeOp.COMBINERS[op.kind.data], element_of(op.result)
 
     def line(b: Builder, outer: list[SSAValue]) -> None:
         zero, one = index_constant(b, 0), index_constant(b, 1)

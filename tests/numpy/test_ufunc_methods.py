@@ -59,6 +59,43 @@ def test_reduce_and_accumulate(ufunc, x, data):
     check(accumulated, x)
 
 
+_MORE_SCANS = [np.fmax, np.fmin, np.hypot, np.bitwise_and, np.bitwise_or, np.bitwise_xor]
+_SCAN_DTYPES = [np.float64, np.float32, np.float16, np.int8, np.uint16, np.int64, np.bool_]
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("ufunc", _MORE_SCANS, ids=lambda u: u.__name__)
+@settings(max_examples=10, deadline=None)
+@given(
+    dtype=st.sampled_from(_SCAN_DTYPES),
+    shape=hnp.array_shapes(min_dims=1, max_dims=3, min_side=0, max_side=5),
+    data=st.data(),
+)
+def test_more_accumulates(ufunc, dtype, shape, data):
+    """fmax/fmin (NaN-ignoring), hypot and the bitwise scans, in NumPy's dtypes (hypot of
+    int8 is float16) or with NumPy's TypeError (bitwise of floats); fmax/fmin reduce as
+    np.nanmax/np.nanmin. Values hold NaN and inf but no -0.0: NumPy's own fmax.accumulate
+    answers a tie of -0.0 and 0.0 differently by the array's length."""
+    values = st.sampled_from([0.0, 1.0, -2.0, 3.5, np.inf, -np.inf, np.nan])
+    x = np.array(data.draw(st.lists(values, min_size=int(np.prod(shape)),
+                                    max_size=int(np.prod(shape)))), np.float64)  # fmt: skip
+    with np.errstate(invalid="ignore"):
+        x = x.reshape(shape).astype(dtype) if dtype != np.bool_ else x.reshape(shape) > 0
+    axis = data.draw(st.integers(-x.ndim, x.ndim - 1))
+    try:
+        expected = ufunc.accumulate(x, axis=axis)
+    except TypeError:
+        with pytest.raises(TypeError, match="not supported for the input types"):
+            tj.function(lambda x: ufunc.accumulate(x, axis=axis))(x)
+        return
+    scan = tj.function(lambda x: ufunc.accumulate(x, axis=axis))
+    compiled = scan(x)
+    assert_same(compiled, run_eagerly(scan, x))
+    assert_same(compiled, expected)
+    if ufunc in (np.fmax, np.fmin) and x.shape[axis]:
+        check(lambda x: ufunc.reduce(x, axis=axis), x)
+
+
 @settings(max_examples=10, deadline=None)
 @given(x=arrays())
 def test_logical_reductions_and_bool_scans(x):

@@ -25,6 +25,22 @@ func.func @scan_of_a_scalar(%x: tensor<f32>) {
 
 // -----
 
+func.func @hypot_of_integers(%x: tensor<4xi32>) {
+  // expected-error @+1 {{tj.cumulative hypot takes floats, not i32}}
+  %r = tj.cumulative "hypot" %x, axis = 0 : tensor<4xi32>
+  func.return
+}
+
+// -----
+
+func.func @xor_of_floats(%x: tensor<4xf32>) {
+  // expected-error @+1 {{tj.cumulative xor takes integers, not f32}}
+  %r = tj.cumulative "xor" %x, axis = 0 : tensor<4xf32>
+  func.return
+}
+
+// -----
+
 func.func @scan_of_bools(%b: tensor<4xi1>) {
   // expected-error @+1 {{tj.cumulative sum is not defined on bool tensors}}
   %r = tj.cumulative "sum" %b, axis = 0 : tensor<4xi1>
