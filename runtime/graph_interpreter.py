@@ -216,8 +216,9 @@ def evaluate_constant(value: SSAValue, max_ops: int = 64) -> np.ndarray | None:
         if not isinstance(op, Operation) or len(memo) >= max_ops:
             raise Unsupported("not computed from constants")
         evaluate = _evaluator(op)
-        result = evaluate(*(value_of(operand) for operand in op.operands))
-        for r, array in zip(op.results, result if len(op.results) > 1 else [result], strict=True):
+        result: Any = evaluate(*(value_of(operand) for operand in op.operands))
+        arrays = list(result) if len(op.results) > 1 else [result]
+        for r, array in zip(op.results, arrays, strict=True):
             memo[r] = np.asarray(array)
             if (memo[r].dtype, memo[r].shape) != _expected(r):
                 raise Unsupported(f"{op.name} did not give its declared type")

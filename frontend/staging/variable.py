@@ -418,11 +418,14 @@ def _trace_constant(value: object) -> np.ndarray | None:
     from tracejit.ir.folding import constant_value
     from tracejit.runtime.graph_interpreter import evaluate_constant
 
-    if not isinstance(value, Tensor) or None in value.shape:
+    if not isinstance(value, Tensor):
+        return None
+    shape = tuple(d for d in value.shape if d is not None)
+    if len(shape) != value.ndim:
         return None
     known = constant_value(value.value)
     if known is None:
         known = evaluate_constant(value.value)
     if known is None:
         return None
-    return np.array(np.broadcast_to(known, value.shape))
+    return np.array(np.broadcast_to(known, shape))
