@@ -35,19 +35,22 @@ def test_eager_api():
         v.assign(np.zeros(3))
 
 
+class _Count:
+    """The guide's counter: its Variable is created on the first call."""
+
+    def __init__(self):
+        self.count = None
+
+    @tj.function
+    def __call__(self):
+        if self.count is None:
+            self.count = tj.Variable(0)
+        return self.count.assign_add(1)
+
+
 def test_count_module_from_the_guide():
-    class Count:
-        def __init__(self):
-            self.count = None
-
-        @tj.function
-        def __call__(self):
-            if self.count is None:
-                self.count = tj.Variable(0)
-            return self.count.assign_add(1)
-
     def run():
-        c = Count()
+        c = _Count()
         return [int(c()) for _ in range(3)], int(c.count.numpy())
 
     eager, compiled = both_ways(run)
@@ -128,19 +131,6 @@ def test_creating_variables_on_a_later_trace_is_an_error():
     hint = r"non-first call\. Create each tj.Variable once, outside the function"
     with pytest.raises(ValueError, match=hint):
         f(np.ones(2))
-
-
-class _Count(tj.Module):
-    """The guide's counter: its Variable is created on the first call."""
-
-    def __init__(self):
-        self.count = None
-
-    @tj.function
-    def __call__(self):
-        if self.count is None:
-            self.count = tj.Variable(0)
-        return self.count.assign_add(1)
 
 
 def test_each_instance_creates_its_variables_on_its_own_first_call():
