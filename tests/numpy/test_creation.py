@@ -99,13 +99,19 @@ def test_symbolic_fill_values(check_against_eager):
     check_against_eager(fills, np.array([[1.25, -3.0], [9.75, 0.5]]), np.array([1, 2, 3], np.int32))
 
 
-def test_full_and_arange_with_symbolic_arguments_are_clear_type_errors():
-    # tracejit does not patch numpy.full / numpy.arange (they never dispatch to tensors)
+def test_full_and_arange_with_symbolic_arguments():
+    """tracejit does not patch numpy.full / numpy.arange (they never dispatch to tensors):
+    a traced fill value is a clear TypeError. AutoGraph hands `np.arange` of a run-time
+    integer to tracejit, which counts to it; a run-time float bound is refused, naming the
+    user's line."""
     with pytest.raises(TypeError, match="cannot be converted to a NumPy array"):
         tj.function(lambda row: np.full((2, 3), row))(np.ones(3))
-    f = tj.function(lambda x: np.arange(np.sum(x)))
-    with pytest.raises(TypeError) as raised:
-        f(np.ones(3, np.int64))
+    count = tj.function(lambda x: np.arange(np.sum(x)))
+    for n in (3, 0):
+        x = np.ones(n, np.int64)
+        np.testing.assert_array_equal(count(x), np.arange(np.sum(x)))
+    with pytest.raises(NotImplementedError, match="integer bounds") as raised:
+        count(np.ones(3))
     assert "test_creation.py" in str(raised.value)
 
 
