@@ -759,8 +759,11 @@ def new_function(b: Builder) -> bool:
 # --- a name that may or may not still be an array after staged control flow ---------------
 # ({x}[()].copy(): of a 0-d array, a NumPy scalar's copy, still a scalar, which `y += y`
 # through another name leaves alone; tracejit made it a 0-d array, which it wrote)
+# (the concatenation's length is computed: with dims unknown at trace time it is not x's
+# own, so tracejit cannot choose between the two arrays when the kernel runs and refuses a
+# later write; it had ignored the alias, regressions/test_fuzz_b640a51e08.py's cousin)
 REBINDS = ["{x} = {x} + {x}", "{x} = {x}.copy()", "{x} = np.copy({x}) + {x}",
-           "{x} = {x}[()].copy()"]  # fmt: skip
+           "{x} = {x}[()].copy()", "{x} = np.concatenate([{x}[:1], {x}[1:]])"]  # fmt: skip
 
 
 def rebound_alias(b: Builder) -> bool:
@@ -781,10 +784,11 @@ def rebound_alias(b: Builder) -> bool:
     header = b.choose(
         [f"if {pred}:", f"for {name}_i in tj.range({_tensor_limit(b, exact, zero=True)}):"]
     )
-    rebind = b.choose(REBINDS).format(x=x)
+    rebinds = REBINDS if t.ndim else [r for r in REBINDS if "[:1]" not in r]  # traced anyway
+    rebind = b.choose(rebinds).format(x=x)
     lines = [f"{x} = {t.name}", header, f"    {rebind}"]
     if header.startswith("if") and b.draw(st.booleans()):
-        lines += ["else:", f"    {b.choose(REBINDS).format(x=x)}"]
+        lines += ["else:", f"    {b.choose(rebinds).format(x=x)}"]
     if b.draw(st.booleans()):  # a second name of x, written: a write NumPy makes to x (an
         y = f"{name}_y"  # array) or not (a scalar a 0-d x became where it was rebound)
         lines += [f"{y} = {x}", f"{y} += {y}", f"{name} = {x} + 0 + {y}"]
