@@ -162,6 +162,10 @@ def cond(
         views.set_root_value(root, next(results))
     for (i, (entry, _, _)), separate in zip(aliases.items(), flags, strict=True):
         if tuple(leaves[i].dims) != tuple(entry.dims):
+            # the other branch's array may differ in size: no alias to choose at run time
+            why = _untracked_alias_message(_label(names, then.treedef, i))
+            views.refuse_writes(entry, why)
+            leaves[i] = views.refuse_writes(leaves[i], why)
             continue
         if _is_scalar(then.leaves[i]) or _is_scalar(other.leaves[i]):
             # the array where a branch keeps it, a NumPy scalar where one rebinds it
@@ -205,6 +209,16 @@ def _branches_kind_message(name: str) -> str:
         "other: whether a write through it (`x += v`) changes the array, and every other name "
         "of it, depends on the branch taken, which tracejit does not follow. Keep one kind: "
         "`x = np.asarray(...)` in both branches, or scalars in both (`x = x[()]`)"
+    )
+
+
+def _untracked_alias_message(name: str) -> str:
+    return (
+        f"after a staged if, '{name}' is the array it named before in one branch and an "
+        "array of a size known only at run time in the other: in NumPy a write through "
+        "either name is seen through both only where the branch kept the array, which "
+        "tracejit cannot follow when their sizes may differ. Make the names independent "
+        f"(`{name} = {name}.copy()` before the if), or give the inputs static shapes"
     )
 
 

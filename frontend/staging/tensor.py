@@ -97,7 +97,8 @@ def _broadcast_result_dims(op, operand_dims: tuple, shape: tuple) -> tuple:
     )
 
 
-def _record_dims(value: SSAValue, dims: tuple) -> None:
+def record_dims(value: SSAValue, dims: tuple) -> None:
+    """Say, for the trace, where the unknown dims of tensor `value` come from."""
     from tracejit.frontend.staging.tracing import current_trace, is_tracing
 
     if is_tracing():
@@ -174,7 +175,7 @@ class Tensor(ArrayOperators):
         # operand of the same shape.
         self.dims = dims if dims is not None else _dims_of(value, self._shape)
         if dims is not None and None in self._shape:
-            _record_dims(value, dims)
+            record_dims(value, dims)
         # Weakly typed (NEP 50, JAX's weak types): the value stands for a Python int or float
         # (a loop variable initialised from a literal, and arithmetic on it with literals), so
         # promotion treats it as one: `weak + int32_tensor` is int32 (numpy_api/promotion.py).

@@ -29,7 +29,7 @@ from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, record_dims
 
 Forward = Callable[[Tensor], Tensor]
 Backward = Callable[[Tensor, Tensor], Tensor]
@@ -121,8 +121,16 @@ def set_root_value(root: Tensor, value: SSAValue) -> None:
     if logs and root not in logs[-1].before:
         logs[-1].before[root] = root._value
         logs[-1].first_write_after[root] = _last_staged_op()
+    _take_value(root, value)
+
+
+def _take_value(root: Tensor, value: SSAValue) -> None:
+    """`value` becomes the root's: it has the root's dims (a write keeps the shape), which
+    the ops reading it inherit (an if's or loop's result has no dims of its own)."""
     root._value = value
     root._version += 1
+    if None in root._shape:
+        record_dims(value, root.dims)
 
 
 def _last_staged_op() -> Operation | None:
@@ -134,8 +142,7 @@ def _last_staged_op() -> Operation | None:
 def restore(root: Tensor, value: SSAValue) -> None:
     """Put back a root's value from before a region was traced (not a write of the
     enclosing region: the region's net effect is written by its caller)."""
-    root._value = value
-    root._version += 1
+    _take_value(root, value)
 
 
 # --- writing -------------------------------------------------------------------------------

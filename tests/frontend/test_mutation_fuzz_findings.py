@@ -293,3 +293,47 @@ def test_copies_of_numpy_scalars_stay_scalars():
     """`x[0, 0].copy()` was a 0-d array in the trace, so `t = s; t += 1` changed s."""
     check_writes(scalar_copy_aliases, np.arange(6.0).reshape(2, 3))
     check_writes(zero_d_copy_aliases, np.array(2.5))
+
+
+UNKNOWN_1D = [tj.TensorSpec([], np.int64), tj.TensorSpec([], np.int64), tj.TensorSpec([None], np.float64)]
+
+
+@pytest.mark.parametrize("first, second", [(0, 0), (0, 1), (1, 0), (1, 1)])
+def test_an_alias_kept_by_a_staged_if_after_an_if_wrote_the_array(first, second):
+    """regressions/test_fuzz_b640a51e08.py reduced: with dims unknown at trace time, an
+    array written in place in a staged `if` lost its dims, so the alias a second `if` kept
+    (`x = v; if c: x = x + x`) was dropped and `x += x` did not reach `v` (v came back
+    unchanged where NumPy doubled it)."""
+    f = function_of(
+        "def f(c1, c2, a):\n"
+        "    v = a.copy()\n"
+        "    if c1 > 0:\n"
+        "        v *= 2\n"
+        "    x = v\n"
+        "    if c2 > 0:\n"
+        "        x = x + x\n"
+        "    y = x\n"
+        "    y += y\n"
+        "    return v, x\n"
+    )
+    c1, c2, a = np.int64(first), np.int64(second), np.array([-128, 3, 4], np.int8)
+    check_writes(f, c1, c2, a, signature=[*UNKNOWN_1D[:2], tj.TensorSpec([None], np.int8)])
+
+
+def test_a_write_through_an_alias_of_untracked_size_is_refused():
+    """`x = t; if c: x = np.concatenate(...)` with dims unknown at trace time: the new
+    array's length is computed, so tracejit cannot choose between the two at run time.
+    A later write through either name was applied to one of them only (`t += t` left `x`
+    unchanged where the branch kept `t`); it is now refused, naming the line."""
+    f = function_of(
+        "def f(c, unused, t):\n"
+        "    x = t\n"
+        "    if c > 0:\n"
+        "        x = np.concatenate([x[:1], x[1:]])\n"
+        "    t += t\n"
+        "    return x + 0\n"
+    )
+    compiled = tj.function(f, input_signature=UNKNOWN_1D)
+    with pytest.raises(ValueError, match=r"cannot follow when their sizes may differ.*f_\d+\.py:5"):
+        compiled(np.int64(0), np.int64(0), np.arange(3.0))
+    check_writes(f, np.int64(0), np.int64(0), np.arange(3.0))  # static shapes: followed
