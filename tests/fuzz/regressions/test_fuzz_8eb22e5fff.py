@@ -89,7 +89,7 @@ OPTIONAL_PASSES = [["constant-fold", "dce", "dce"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
 KNOWN_BUG = (
-    "open (stop 57's fuzz run, also on 4e93540): the oracle expects the refusal of the container v9_uneven while tracing, and the compiled program returns instead; whether its values are right is not yet checked"
+    "open (stop 57's fuzz run, also on 4e93540): the oracle expects the refusal of the container v9_uneven while tracing, and the compiled program returns instead, with the values NumPy gives (checked with compare_outcomes): the oracle's expectation looks out of date"
 )
 
 
