@@ -295,7 +295,7 @@ def test_copies_of_numpy_scalars_stay_scalars():
     check_writes(zero_d_copy_aliases, np.array(2.5))
 
 
-UNKNOWN_1D = [tj.TensorSpec([], np.int64), tj.TensorSpec([], np.int64), tj.TensorSpec([None], np.float64)]
+UNKNOWN_1D = [tj.TensorSpec([], np.int64)] * 2 + [tj.TensorSpec([None], np.float64)]
 
 
 @pytest.mark.parametrize("first, second", [(0, 0), (0, 1), (1, 0), (1, 1)])
