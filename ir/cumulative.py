@@ -1,5 +1,5 @@
 """`tj.cumulative`: running sums, products, maxima, minima (and the other scans of
-`COMBINERS`) along one axis.
+`KINDS`) along one axis.
 
     %s = tj.cumulative "sum" %x, axis = 1 : tensor<4x3xf32>
     %p = tj.cumulative "prod" %n, axis = 0 : tensor<5xi64>
@@ -47,34 +47,22 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
     """Scan `input` along `axis` with the combiner `kind` (see the module docstring)."""
 
     name = "tj.cumulative"
-    # kind -> the element-wise op combining the running value with the next element
-    COMBINERS: ClassVar[dict[str, type[ElementwiseBinaryOp]]] = {
-        "sum": ew.AddOp,
-        "prod": ew.MulOp,
-        "max": ew.MaximumOp,
-        "min": ew.MinimumOp,
-        "fmax": ew.FmaxOp,
-        "fmin": ew.FminOp,
-        "hypot": ew.HypotOp,
-        "and": ew.BitwiseAndOp,
-        "or": ew.BitwiseOrOp,
-        "xor": ew.BitwiseXorOp,
+    # kind -> (the NumPy ufunc whose accumulate it is, the element-wise op combining the
+    # running value with the next element)
+    KINDS: ClassVar[dict[str, tuple[np.ufunc, type[ElementwiseBinaryOp]]]] = {
+        "sum": (np.add, ew.AddOp),
+        "prod": (np.multiply, ew.MulOp),
+        "max": (np.maximum, ew.MaximumOp),
+        "min": (np.minimum, ew.MinimumOp),
+        "fmax": (np.fmax, ew.FmaxOp),
+        "fmin": (np.fmin, ew.FminOp),
+        "hypot": (np.hypot, ew.HypotOp),
+        "and": (np.bitwise_and, ew.BitwiseAndOp),
+        "or": (np.bitwise_or, ew.BitwiseOrOp),
+        "xor": (np.bitwise_xor, ew.BitwiseXorOp),
     }
     FLOAT_ONLY: ClassVar[frozenset[str]] = frozenset({"hypot"})
     INTEGER_ONLY: ClassVar[frozenset[str]] = frozenset({"and", "or", "xor"})
-    # kind -> the NumPy ufunc whose accumulate it is (the constant folder and the reference)
-    UFUNCS: ClassVar[dict[str, np.ufunc]] = {
-        "sum": np.add,
-        "prod": np.multiply,
-        "max": np.maximum,
-        "min": np.minimum,
-        "fmax": np.fmax,
-        "fmin": np.fmin,
-        "hypot": np.hypot,
-        "and": np.bitwise_and,
-        "or": np.bitwise_or,
-        "xor": np.bitwise_xor,
-    }
     T: ClassVar = VarConstraint("T", TensorType.constr())  # the result has the input's type
     kind = prop_def(StringAttr)
     input = operand_def(T)
@@ -97,7 +85,7 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
         source, target = self.input.type, self.result.type
         assert isinstance(source, TensorType) and isinstance(target, TensorType)
         kind = self.kind.data
-        if kind not in self.COMBINERS:
+        if kind not in self.KINDS:
             raise VerifyException(f"unknown tj.cumulative kind '{kind}'")
         element = source.get_element_type()
         if kind in self.FLOAT_ONLY and not is_float(element):
@@ -109,8 +97,13 @@ class CumulativeOp(IRDLOperation, HasFolderInterface):
         if is_bool(source.get_element_type()):
             raise VerifyException(f"tj.cumulative {kind} is not defined on bool tensors")
 
+    def combiner(self) -> type[ElementwiseBinaryOp]:
+        """The element-wise op a step of the scan is."""
+        return self.KINDS[self.kind.data][1]
+
     def evaluate(self, x: np.ndarray) -> np.ndarray:
-        return self.UFUNCS[self.kind.data].accumulate(x, axis=self.get_axis(), dtype=x.dtype)
+        ufunc = self.KINDS[self.kind.data][0]
+        return ufunc.accumulate(x, axis=self.get_axis(), dtype=x.dtype)
 
     def fold(self):
         return fold_with_numpy(self, self.evaluate)

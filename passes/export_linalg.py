@@ -492,7 +492,7 @@ def _cumulative(ex: Exporter, op: Operation) -> Sequence[SSAValue]:
     inner = Exporter(Builder(InsertPoint.at_end(body)), ex.values)
     k, partial, running = body.args
     piece = inner.insert(tensor.ExtractSliceOp(source, at(k), step_sizes, ones, slice_type))
-    combine = CumulativeOp.COMBINERS[op.kind.data]
+    combine = op.combiner()
     rank = len(sizes)
 
     def step(b: Builder, args: Sequence[SSAValue], _acc: SSAValue) -> SSAValue:

@@ -278,7 +278,7 @@ def arange_(*args: Any, **kwargs: Any) -> Any:
                 "non-zero Python int step; write np.arange(n) * step + start for others"
             )
         )
-    span = stop - start if not _is_zero(start) else stop
+    span = stop - start  # `(n + 1) - 1` is still n to offset_form
     # ceil(span / step), NumPy's length (clamped at 0 below)
     length = span if step == 1 else (span + (step - 1 if step > 0 else step + 1)) // step
     measured = runtime_sizes.dim_of(length)
@@ -288,8 +288,7 @@ def arange_(*args: Any, **kwargs: Any) -> Any:
         dim, witnesses = runtime_sizes.length_dim(dispatched(np.maximum(length, 0))), {}
     one = primitives.constant(np.asarray(1, np.int64))
     counted = dispatched(np.cumsum(primitives.broadcast_to(one, (dim,), witnesses))) - 1
-    result = counted * step + start if step != 1 or not _is_zero(start) else counted
-    result = result.astype(np.dtype(dtype or np.int64))
+    result = (counted * step + start).astype(np.dtype(dtype or np.int64))
     result._is_array = True
     return result
 
@@ -308,10 +307,6 @@ def _arange_bounds(args: tuple, kwargs: dict) -> tuple[Any, Any, Any, Any]:
 
 def _integer_tensor(value: Any) -> bool:
     return isinstance(value, Tensor) and value.ndim == 0 and value.dtype.kind in "iu"
-
-
-def _is_zero(value: Any) -> bool:
-    return isinstance(value, int | np.integer) and value == 0
 
 
 def _run_time_sized(function: Callable[..., Any], build: Callable[..., Any]) -> Callable:

@@ -45,7 +45,7 @@ def lower_cumulative(bufferizer: FunctionBufferizer, op: CumulativeOp) -> None:
     output = bufferizer.destination(op.result, sizes, reusable=[op.input])
     axis = op.get_axis()
     before, n, after = dims[:axis], dims[axis], dims[axis + 1 :]
-    combiner, element = CumulativeOp.COMBINERS[op.kind.data], element_of(op.result)
+    combiner, element = op.combiner(), element_of(op.result)
 
     def line(b: Builder, outer: list[SSAValue]) -> None:
         zero, one = index_constant(b, 0), index_constant(b, 1)
