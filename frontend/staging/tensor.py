@@ -527,8 +527,10 @@ class Tensor(ArrayOperators):
     def copy(self, order: str = "C") -> Tensor:
         """A new array with the same values (not a view: writes to it stay in it); a NumPy
         scalar's copy is a NumPy scalar (`x[0, 0].copy()`: `y = s; y += 1` leaves s)."""
+        from tracejit.frontend.staging.views import updates_in_place
+
         copy = Tensor(self.value, self.dims)
-        copy._is_array = self.ndim > 0 or self._is_array
+        copy._is_array = updates_in_place(self)  # a view's copy is an array, 0-d too
         copy._order_from = "C" if order == "C" else (self,) if order in ("K", "A") else None
         return copy
 

@@ -295,6 +295,26 @@ def test_copies_of_numpy_scalars_stay_scalars():
     check_writes(zero_d_copy_aliases, np.array(2.5))
 
 
+@pytest.mark.parametrize("view", ["z[...]", "z.reshape(())", "z.T", "z"])
+def test_the_copy_of_a_view_of_a_0d_array_is_an_array(view):
+    """test_fuzz_7be78c7b35: `w = a[...]; c = w.copy(); c[()] -= 2` was refused as an item
+    write into a NumPy scalar (a 0-d view's copy lost its being an array)."""
+    f = function_of(
+        f"def f(z):\n    w = {view}\n    c = w.copy()\n    c[()] -= 2.0\n"
+        "    d = c\n    d += 1.0\n    return c + 0, w + 0\n"
+    )
+    check_writes(f, np.array(2.5))
+
+
+def test_the_copy_of_a_0d_arrays_element_is_a_numpy_scalar():
+    """`z[()]` of a 0-d array is a NumPy scalar (not a view), and so is its copy."""
+    f = function_of("def f(z):\n    c = z[()].copy()\n    c[()] = 2.0\n    return c\n")
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        run_eagerly(f, np.array(2.5))
+    with pytest.raises(TypeError, match="does not support item assignment"):
+        tj.function(f)(np.array(2.5))
+
+
 UNKNOWN_1D = [tj.TensorSpec([], np.int64)] * 2 + [tj.TensorSpec([None], np.float64)]
 
 

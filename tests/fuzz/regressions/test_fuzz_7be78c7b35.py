@@ -102,9 +102,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [[]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = (
-    "open (stop 57's fuzz run, also on 4e93540): compiled raises TypeError 'this 0-d value is a NumPy scalar ... does not support item assignment' at an item write NumPy runs; a false refusal, not yet reduced"
-)
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
