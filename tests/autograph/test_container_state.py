@@ -135,6 +135,27 @@ def test_dict_key_added_in_one_branch_is_refused():
         tj.function(gains_a_key_in_one_branch)(np.int64(1))
 
 
+def grows_under_a_test_of_constants(t):
+    flags = np.identity(3, np.int32)[:2].copy()
+    flags.fill(-7)  # made from Python values: known while tracing, even changed in place
+    items = [t]
+    if np.any(flags):
+        items.append(t + 1)
+    else:
+        items[0] = t + 1
+    return items[-1]
+
+
+def test_an_if_on_values_known_while_tracing_runs_in_python():
+    """The branch is chosen while tracing, so a list may grow in it (test_fuzz_8eb22e5fff:
+    the fuzzer expected the staged if's refusal here)."""
+    t = np.arange(4.0)
+    assert_same(
+        tj.function(grows_under_a_test_of_constants)(t),
+        run_eagerly(grows_under_a_test_of_constants, t),
+    )
+
+
 def test_python_list_append_in_python_loop_still_works():
     def collect(x):
         items = []

@@ -992,8 +992,9 @@ BRANCH_FORMS = ["{v} + 1", "{v} * 2", "-{v}", "np.abs({v})", "{v} - 3", "np.maxi
                 "{v}", "~{v}", "{v} * {v}", "{v} & 1"]  # fmt: skip
 
 
-def _predicate(b: Builder) -> str | None:
-    exact = [v for v in b.values if v.exact]
+def _predicate(b: Builder, among: list[Value] | None = None) -> str | None:
+    """A 0-d bool computed from an exact value (of `among`, if given)."""
+    exact = [v for v in b.values if v.exact] if among is None else among
     if not exact:
         return None
     p = b.pick(exact)
@@ -1588,14 +1589,18 @@ def zero_trip_read(b: Builder) -> bool:
     return _loop_local(b, zero_trip=True)
 
 
+INPUT_NAME = re.compile(r"a\d+")  # the program's parameters: traced, never constants
 REFUSED_ITEMS = ["{x}", "{x} + 1", "{x} * 2", "-{x}"]
 
 
 def refused_state(b: Builder) -> bool:
     """What the contract refuses at trace time with a ValueError at the user's line: a list
     appended to in a staged loop (`vK_grows`), a dict given a key or a list appended to in
-    one branch of a staged if only (`vK_uneven`). Eager NumPy runs it; the program ends."""
-    exact = [v for v in b.values if v.exact]
+    one branch of a staged if only (`vK_uneven`). Eager NumPy runs it; the program ends.
+    Its conditions and trip counts read the inputs: a value made from constants alone is
+    known while tracing, so its `if` runs in Python and is not refused (test_fuzz_8eb22e5fff:
+    `if np.any(v6)` of an `np.identity(3)` filled in place)."""
+    exact = [v for v in b.values if v.exact and INPUT_NAME.fullmatch(v.name)]
     if not exact:
         return False
     name = b.fresh()
@@ -1618,7 +1623,7 @@ def refused_state(b: Builder) -> bool:
             lines = [_staged_range_header(b, f"{name}_i", exact), f"    {c}.append({item})"]
         lines = [f"{c} = [{x.name}]", *lines, f"{name} = {c}[0]"]
     else:
-        c, pred = f"{name}_uneven", _predicate(b)
+        c, pred = f"{name}_uneven", _predicate(b, exact)
         if pred is None:
             return False
         if b.choose(["dict", "list"]) == "dict":
