@@ -481,36 +481,42 @@ def _stage_if_once(
 def _carry_guards_through_if(pred: Any, branches: list[tuple], results: Any) -> None:
     """A variable that a staged loop may have left unassigned (guarded, see `_Loop.stage`)
     and that one branch assigns: after the if it is assigned if the branch taken did, and
-    yielding it unchanged from the other branch is no read."""
+    yielding it unchanged from the other branch is no read. Leaf by leaf: a container's
+    leaf the if leaves as it was keeps its guard (or none), since a guard put on it would
+    check every read, also the ones before the if (test_fuzz_b5a2d0b233)."""
+    trace = current_trace()
     for then, other, result in zip(*branches, results, strict=True):
-        leaves = [leaf for leaf in flatten(result)[0] if isinstance(leaf, Tensor)]
-        if not leaves or then is result or not isinstance(leaves[0].value.owner, IfOp):
-            continue
-        if_op = leaves[0].value.owner
-        guards = [_guard_outside(value, if_op) for value in (then, other)]
-        if all(guard is None for guard in guards) or any(g is False for g in guards):
-            continue
-        yes = primitives.constant(np.asarray(True))
-        flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]  # a guard here is a tuple
-        message = next(guard[1] for guard in guards if guard)  # type: ignore[index]  # a guard here is a tuple
-        _guard(result, primitives.select(truth(pred), *flags), message)
-        trace = current_trace()
-        for value in (then, other):
-            for leaf in flatten(value)[0]:
-                if isinstance(leaf, Tensor):
-                    trace.pass_throughs.update(
-                        (leaf._value, use.operation)
-                        for use in leaf._value.uses
-                        if isinstance(use.operation, YieldOp) and if_op.is_ancestor(use.operation)
-                    )
+        # the branches' structures are the result's (`_check_branch_outputs`, `cond`)
+        for leaves in zip(*(_raw_leaves(v) for v in (then, other, result)), strict=True):
+            if_op = leaves[2].owner if leaves[2] is not None else None
+            if not isinstance(if_op, IfOp):
+                continue
+            guards = [_guard_outside(leaf, if_op) if leaf else None for leaf in leaves[:2]]
+            if all(guard is None for guard in guards) or any(g is False for g in guards):
+                continue
+            yes = primitives.constant(np.asarray(True))
+            flags = [guard[0] if guard else yes for guard in guards]  # type: ignore[index]  # a guard here is a tuple
+            message = next(guard[1] for guard in guards if guard)  # type: ignore[index]  # a guard here is a tuple
+            trace.guard_reads(leaves[2], primitives.select(truth(pred), *flags).value, message)
+            trace.pass_throughs.update(
+                (leaf, use.operation)
+                for leaf in leaves[:2]
+                if leaf is not None
+                for use in leaf.uses
+                if isinstance(use.operation, YieldOp) and if_op.is_ancestor(use.operation)
+            )
 
 
-def _guard_outside(value: object, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
+def _raw_leaves(value: object) -> list[SSAValue | None]:
+    """The SSA values of `value`'s leaves, None for a leaf that is no tensor (`._value`:
+    `.value` of a view would take it again from its parent, here)."""
+    return [leaf._value if isinstance(leaf, Tensor) else None for leaf in flatten(value)[0]]
+
+
+def _guard_outside(value: SSAValue, if_op: IfOp) -> tuple[Tensor, str] | None | bool:
     """The guard of a branch's value as (flag, message) when its flag is defined outside
     the if; None when the value is not guarded; False when its flag is inside the if."""
-    # the raw values: `.value` of a view would take it again from its parent, here
-    leaves = [leaf._value for leaf in flatten(value)[0] if isinstance(leaf, Tensor)]
-    guard = current_trace().guard_of(leaves[0]) if leaves else None
+    guard = current_trace().guard_of(value)
     if guard is None:
         return None
     flag = guard[0]

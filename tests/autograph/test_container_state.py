@@ -224,6 +224,54 @@ def test_read_after_a_zero_trip_loop_raises_at_run_time(program, dtype):
     assert "test_container_state.py" in str(info.value)
 
 
+def container_of_a_loop_variable_changed_in_one_branch(a, n):
+    for i in tj.range(n):
+        row = a[i]
+    d = {"a": row.copy(), "l": [row.copy(), a.copy()]}
+    if np.any(a > 2):
+        d["l"][0] = d["l"][0] * 2
+    else:
+        d["a"] = d["a"] + d["l"][0]
+    return d["a"], d["l"][0], d["l"][1]
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+@pytest.mark.parametrize("high", [0, 5])
+def test_a_container_leaf_the_if_leaves_alone_keeps_its_guard(n, high):
+    """test_fuzz_b5a2d0b233: the if's guard of `d["a"]` went to every leaf of `d`, also
+    `a` itself, so reads of `a` before the if checked a flag defined after it (a compile
+    error in bufferize)."""
+    f = tj.function(container_of_a_loop_variable_changed_in_one_branch)
+    a = np.arange(6).reshape(3, 2) % 3 + high
+    if n == 0:
+        with pytest.raises(UnboundLocalError):
+            run_eagerly(f, a, np.int64(0))
+        with pytest.raises(tj.errors.InvalidArgumentError, match="ran zero times"):
+            f(a, np.int64(0))
+        return
+    assert_same(f(a, np.int64(n)), run_eagerly(f, a, np.int64(n)))
+
+
+def set_to_a_number_in_one_branch(a, n):
+    for i in tj.range(n):
+        v = a[i]
+    if np.any(a > 2):
+        v = 0.5
+    return v
+
+
+@pytest.mark.parametrize("n", [0, 2])
+@pytest.mark.parametrize("high", [0, 5])
+def test_a_number_in_one_branch_keeps_the_other_branchs_guard(n, high):
+    f = tj.function(set_to_a_number_in_one_branch)
+    a = np.arange(4.0) % 2 + high
+    if n == 0 and high == 0:
+        with pytest.raises(tj.errors.InvalidArgumentError, match="ran zero times"):
+            f(a, np.int64(n))
+        return
+    assert_same(f(a, np.int64(n)), run_eagerly(f, a, np.int64(n)))
+
+
 @pytest.mark.parametrize("dtype", [np.int32, np.int64])
 @pytest.mark.parametrize("n", [0, 1, 5])
 def test_reads_guarded_by_the_path_do_not_raise(dtype, n):

@@ -255,11 +255,6 @@ def _with_unknown_dims(python_function, program) -> tj.Function:
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     # an entry is a name and a pattern of the finding ("[pipeline] detail"), e.g.
     # "dynamic-stack-ops": re.compile(r"on a tensor with unknown \(None\) dims"),
-    # regressions/test_fuzz_32d2b90576.py: `dce` before `inline` (an optional order only),
-    # then bufferize fails on a tj.select value it has no buffer for
-    "bufferize-after-dce-first": re.compile(
-        r"^\[dce,inline,.*PipelineError: <OpResult\[tensor<i1>\].*tj\.select"
-    ),
 }
 
 

@@ -96,7 +96,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["dce", "inline"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "open (issue 35 follow-up): with the optional order dce,inline before the default lowering, bufferize fails with a KeyError-like PipelineError on a tj.select (a boolean-mask write in an unrolled loop over a 0-size Variable program); the default pipeline compiles it right"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)

@@ -113,9 +113,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["dce"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = (
-    "open (stop 57's fuzz run, also on 4e93540): bufferize fails with a PipelineError naming a tj.fused/tj.select i1 result of 12 uses (the family of test_fuzz_32d2b90576); a crash of the compile, not a wrong answer"
-)
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
