@@ -766,13 +766,18 @@ REBINDS = ["{x} = {x} + {x}", "{x} = {x}.copy()", "{x} = np.copy({x}) + {x}",
            "{x} = {x}[()].copy()", "{x} = np.concatenate([{x}[:1], {x}[1:]])"]  # fmt: skip
 
 
+# x names t itself or a view of it (a write through t is seen through the view too: a view
+# kept by a staged if was not followed when its size was unknown, a wrong value)
+ALIASES = ["{t}", "{t}[...]", "{t}[::-1]", "{t}[1:]", "{t}[:3]"]
+
+
 def rebound_alias(b: Builder) -> bool:
-    """`x = t`, then a staged `if` or loop that may rebind x to a new array -- the branch
-    not taken, or zero trips, leave x naming t -- then a write through t or through x and
-    a read of x: NumPy's names see the write through both while x still is t (the fuzzer
-    found a nested form of this, a wrong value in the argument, before tracejit followed
-    it; `views.alias_unless`). Or a second name y = x written: where a 0-d x became a
-    NumPy scalar, `y += y` leaves x as it was (`views.scalar_unless`)."""
+    """`x = t` (or a view of t), then a staged `if` or loop that may rebind x to a new
+    array -- the branch not taken, or zero trips, leave x naming t -- then a write through t
+    or through x and a read of x: NumPy's names see the write through both while x still
+    is t (the fuzzer found a nested form of this, a wrong value in the argument, before
+    tracejit followed it; `views.alias_unless`). Or a second name y = x written: where a
+    0-d x became a NumPy scalar, `y += y` leaves x as it was (`views.scalar_unless`)."""
     targets = [v for v in _targets(b) if v.ndim > 0 or v.name.startswith("a")]
     exact = [v for v in b.values if v.exact]
     pred = _predicate(b)
@@ -786,7 +791,8 @@ def rebound_alias(b: Builder) -> bool:
     )
     rebinds = REBINDS if t.ndim else [r for r in REBINDS if "[:1]" not in r]  # traced anyway
     rebind = b.choose(rebinds).format(x=x)
-    lines = [f"{x} = {t.name}", header, f"    {rebind}"]
+    alias = b.choose(ALIASES if t.ndim else ALIASES[:2]).format(t=t.name)
+    lines = [f"{x} = {alias}", header, f"    {rebind}"]
     if header.startswith("if") and b.draw(st.booleans()):
         lines += ["else:", f"    {b.choose(rebinds).format(x=x)}"]
     if b.draw(st.booleans()):  # a second name of x, written: a write NumPy makes to x (an
