@@ -165,6 +165,7 @@ def cond(
             # the other branch's array may differ in size: no alias to choose at run time
             why = _untracked_alias_message(_label(names, then.treedef, i))
             views.refuse_writes(entry, why)
+            views.refuse_writes(views.root_of(entry), why)  # a write to its base shows too
             leaves[i] = views.refuse_writes(leaves[i], why)
             continue
         if _is_scalar(then.leaves[i]) or _is_scalar(other.leaves[i]):

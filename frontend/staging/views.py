@@ -171,7 +171,8 @@ def alias_unless(entry: Tensor, own: Tensor, separate: Tensor) -> Tensor:
     array written in place."""
     shadow = Tensor(own.value, dims=own.dims)
     shadow._is_array = True
-    flag = primitives.broadcast_to(separate, own.dims)
+    sizes = {axis: (own.value, axis) for axis in range(own.ndim)}  # at run time, own's
+    flag = primitives.broadcast_to(separate, own.dims, sizes)
 
     def forward(parent: Tensor) -> Tensor:
         return primitives.select(flag, shadow, parent)

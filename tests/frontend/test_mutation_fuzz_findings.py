@@ -357,3 +357,39 @@ def test_a_write_through_an_alias_of_untracked_size_is_refused():
     with pytest.raises(ValueError, match=r"cannot follow when their sizes may differ.*f_\d+\.py:5"):
         compiled(np.int64(0), np.int64(0), np.arange(3.0))
     check_writes(f, np.int64(0), np.int64(0), np.arange(3.0))  # static shapes: followed
+
+
+@pytest.mark.parametrize("write", ["t += t", "w = t[1:]\n    w *= 2.0", "early *= 2.0"])
+def test_a_write_to_the_base_of_a_view_of_untracked_size_is_refused(write):
+    """The same with `x` a view of `t` (`x = t[:3]`): the view was refused writes, but
+    a write to `t` itself (or through another view of it) was not, and left `x` unchanged
+    where the branch kept the view."""
+    f = function_of(
+        "def f(c, unused, t):\n"
+        "    early = t[1:]\n"
+        "    x = t[:3]\n"
+        "    if c > 0:\n"
+        "        x = np.concatenate([x[:1], x[1:]])\n"
+        f"    {write}\n"
+        "    return x + 0\n"
+    )
+    compiled = tj.function(f, input_signature=UNKNOWN_1D)
+    with pytest.raises(ValueError, match=r"cannot follow when their sizes may differ"):
+        compiled(np.int64(0), np.int64(0), np.arange(4.0))
+    check_writes(f, np.int64(0), np.int64(0), np.arange(4.0))  # static shapes: followed
+
+
+@pytest.mark.parametrize("c", [0, 1])
+def test_a_view_of_unknown_length_kept_by_a_staged_if_follows_its_base(c):
+    """`x = t[:3]; if c: x = x + x` with `t` of unknown length: the alias after the if was
+    refused ("a size only the kernel knows is broadcast"); now `t += 1` shows through x
+    where the branch kept the view."""
+    f = function_of(
+        "def f(c, unused, t):\n"
+        "    x = t[:3]\n"
+        "    if c > 0:\n"
+        "        x = x + x\n"
+        "    t += 1.0\n"
+        "    return x + 0\n"
+    )
+    check_writes(f, np.int64(c), np.int64(0), np.arange(5.0), signature=UNKNOWN_1D)
