@@ -790,6 +790,8 @@ def rebound_alias(b: Builder) -> bool:
         [f"if {pred}:", f"for {name}_i in tj.range({_tensor_limit(b, exact, zero=True)}):"]
     )
     rebinds = REBINDS if t.ndim else [r for r in REBINDS if "[:1]" not in r]  # traced anyway
+    if header.startswith("for"):  # a loop variable keeps its size: with unknown dims the
+        rebinds = [r for r in rebinds if "[:1]" not in r]  # whole program would be refused
     rebind = b.choose(rebinds).format(x=x)
     alias = b.choose(ALIASES if t.ndim else ALIASES[:2]).format(t=t.name)
     lines = [f"{x} = {alias}", header, f"    {rebind}"]
