@@ -221,6 +221,18 @@ class Tensor(ArrayOperators):
             return runtime_sizes.shape(self)
         return self._shape
 
+    @shape.setter
+    def shape(self, value: object) -> None:
+        """NumPy's in-place reshape (`x.shape = n`) changes the array object every name of it
+        shares, which a traced value cannot be: refused, saying what to write."""
+        raise AttributeError(
+            at_user_line(
+                f"setting .shape of a traced array (an in-place reshape to {value!r}) is not "
+                "supported; rebind the name instead: `x = x.reshape(...)` (a view, as "
+                "NumPy's in-place reshape is)"
+            )
+        )
+
     @property
     def size(self) -> int | None:
         """The number of elements: a 0-d int64 tensor holding it at run time when a dim is

@@ -79,3 +79,19 @@ def test_asking_a_traced_array_for_its_values_in_user_code_says_what_to_do():
 
     with pytest.raises(TypeError, match="run time"):
         converts(np.ones(2))
+
+
+def sets_the_shape(x):
+    y = x * 2
+    y.shape = (6,)  # NumPy's in-place reshape (NPBench's mandelbrot2 writes it)
+    return y
+
+
+def test_setting_shape_is_refused_with_the_rebinding_to_write():
+    assert run_eagerly_shape() == (6,)
+    with pytest.raises(AttributeError, match=rf"x = x\.reshape\(\.\.\.\).*{HERE}"):
+        tj.function(sets_the_shape)(np.ones((2, 3)))
+
+
+def run_eagerly_shape():
+    return sets_the_shape(np.ones((2, 3))).shape
