@@ -29,7 +29,7 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 
 from tracejit.frontend.staging import loop_options, numpy_locals, primitives, views
 from tracejit.frontend.staging.dims import SliceLength
-from tracejit.frontend.staging.source_location import at_user_line
+from tracejit.frontend.staging.source_location import at_user_line, user_frame
 from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
 from tracejit.frontend.staging.tensor_array import prepare_loop_vars
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
@@ -548,6 +548,7 @@ def _staged_while(
     relaxed = dict(relaxed or {})  # leaf -> its shape invariant (set_loop_options)
     maximum = None  # set_loop_options(maximum_iterations=...)
     arrays = _WrittenArrays(leaves, labels)
+    arrays.recall()
     mixed: set[int] = set()  # 0-d variables an array before the loop, a scalar after it
     while True:
         mark = _TraceMark(current_trace())
@@ -617,6 +618,7 @@ def _staged_while(
                 ran = [primitives.constant(True).value] if aliased else []
                 emit(YieldOp(*(v.value for v in values), *ran, *arrays.values()))
         if not changes and not retrace:
+            arrays.remember()
             break
         made = [
             init
@@ -694,6 +696,13 @@ REBOUND_AFTER_WRITE = "is changed in place and then assigned a new array"
 a static index loop retries two or three trips per staged trip (operators._staged_in_groups)."""
 
 
+def _loop_key(labels: list[str]) -> tuple:
+    """A loop statement, as the trace meets it again: the user's line and its variables."""
+    frame = user_frame()
+    where = (frame.f_code, frame.f_lineno) if frame is not None else None
+    return (where, tuple(labels))
+
+
 def _holds(tensors: list[Tensor], tensor: Tensor) -> bool:
     """`tensor in tensors` by identity (`==` on tensors is staged, as in NumPy)."""
     return any(t is tensor for t in tensors)
@@ -710,6 +719,35 @@ class _WrittenArrays:
         self.roots: list[Tensor] = []
         self.mark = next_serial()  # arrays made from here on belong to the loop
         self.log: Any = None
+        self.recalled: set[int] = set()  # kept from the loop's memory, not learned here
+        self.key = _loop_key(labels)
+
+    # What a loop writes is learned by tracing its body and then tracing it again carrying
+    # those arrays. A loop nested in another is staged again on each trace of the outer
+    # body, so learning anew each time cost 2^depth traces of the innermost body (an 8-deep
+    # nest writing one array: 96 traces, 2 s). The trace remembers, per loop statement, what
+    # it carried, and the next staging of that loop starts from it.
+    def recall(self) -> None:
+        """Carry from the start what this loop carried when last staged in this trace: the
+        loop variables it kept (by label, when still the same kind of value) and the roots
+        made before it that are still visible here. Carrying one it does not write is
+        harmless (it is yielded unchanged); one it rebinds is forgotten in `learn`."""
+        memory = current_trace().loop_memory.get(self.key)
+        if memory is None:
+            return
+        labels, roots = memory
+        for i, label in enumerate(self.labels):
+            if label in labels and isinstance(self.leaves[i], Tensor):
+                self.kept.add(i)
+                self.recalled.add(i)
+                self._carry(views.root_of(self.leaves[i]))
+        for root in roots:
+            if root._view is None and root._serial < self.mark and views.visible(root._value):
+                self._carry(root)
+
+    def remember(self) -> None:
+        kept = {self.labels[i] for i in self.kept}
+        current_trace().loop_memory[self.key] = (kept, list(self.roots))
 
     def types(self) -> list:
         return [root._value.type for root in self.roots]
@@ -757,6 +795,8 @@ class _WrittenArrays:
 
     def learn(self, given: list[Any], new_leaves: list[Any]) -> bool:
         """After tracing the body: True if it must be traced again, carrying more arrays."""
+        if self._forget_rebound(given, new_leaves):
+            return True  # traced again without the memory first
         retrace = False
         for i, (was, now) in enumerate(zip(given, new_leaves, strict=True)):
             if not isinstance(was, Tensor):
@@ -787,6 +827,18 @@ class _WrittenArrays:
             self._carry(root)
             retrace = True
         return retrace
+
+    def _forget_rebound(self, given: list[Any], new_leaves: list[Any]) -> bool:
+        """A recalled loop variable that this staging's body rebinds is learned anew, as
+        if never recalled (True: trace again): the body may differ between stagings of a
+        loop (`if k > 0: a = a + 1` in a Python loop around it)."""
+        rebound = [i for i in self.recalled if new_leaves[i] is not given[i]]
+        for i in rebound:
+            self.kept.discard(i)
+            self.recalled.discard(i)
+            root = views.root_of(self.leaves[i])
+            self.roots = [r for r in self.roots if r is not root]
+        return bool(rebound)
 
     def check_aliases_by_name(
         self, given: list[Any], new_leaves: list[Any], by_name: list[int], body: Block

@@ -67,6 +67,9 @@ class TraceContext:
         # tj.poison value -> the error its op raised while tracing, raised at the end of the
         # trace only if the value is used (frontend/staging/non_strict.py); in program order
         self.pending_errors: dict[SSAValue, BaseException] = {}
+        # a staged loop statement -> the loop variables it kept and the arrays it carried
+        # when last staged, to start from when staged again (frontend/staging/control_flow.py)
+        self.loop_memory: dict[tuple, tuple[set[str], list]] = {}
         # The `try` statements being traced, innermost last: a thunk of the types their
         # handlers catch (autograph/operators.py `errors_caught`), and the block the try
         # is staged in (see `handling`)

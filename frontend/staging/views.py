@@ -65,13 +65,13 @@ def sync(tensor: Tensor) -> SSAValue:
     view = tensor._view
     assert view is not None
     version = root_of(tensor)._version
-    if view.seen != version or not _visible(tensor._value):
+    if view.seen != version or not visible(tensor._value):
         tensor._value = view.forward(view.parent).value
         view.seen = version
     return tensor._value
 
 
-def _visible(value: SSAValue) -> bool:
+def visible(value: SSAValue) -> bool:
     """Whether `value` may be used where ops are staged now: its block is open (not a
     closed branch, nor a loop body traced in an attempt that was thrown away, whose ops
     were erased: they have no block)."""
