@@ -159,20 +159,21 @@ def meshgrid(*xi: object, copy: bool = True, sparse: bool = False, indexing: str
     if indexing == "xy" and ndim > 1:  # the first two axes swapped
         output[0] = reshape(output[0], (1, -1) + ones[2:])
         output[1] = reshape(output[1], (-1, 1) + ones[2:])
-    if not sparse:
-        shape = np.broadcast_shapes(*(_static_shape(o) for o in output))
+    if not sparse and any(None in o.shape for o in output):
+        output = _grids_of_run_time_sizes(output)
+    elif not sparse:
+        shape = np.broadcast_shapes(*(o.shape for o in output))
         output = [broadcast_to(o, shape) for o in output]
     if copy:  # new arrays (registry.py returns what this gives: np.meshgrid may alias)
         return tuple(Tensor(o.value, o.dims) for o in output)
     return output if sparse else tuple(output)
 
 
-def _static_shape(x: Tensor) -> tuple[int, ...]:
-    if None in x.shape:
-        raise NotImplementedError(
-            at_user_line(
-                "np.meshgrid of arrays with sizes known only at run time is not supported "
-                "unless sparse=True"
-            )
-        )
-    return x.shape  # type: ignore[return-value]  # static here
+def _grids_of_run_time_sizes(output: list[Tensor]) -> list[Tensor]:
+    """The sparse grids broadcast to the full grid: axis k is as long as the one input
+    lying along it, whose value gives that size at run time."""
+    ndim = len(output)
+    along = [next((o for o in output if o.dims[k] != 1), output[0]) for k in range(ndim)]
+    dims = [o.dims[k] for k, o in enumerate(along)]
+    sizes = {k: (o.value, k) for k, o in enumerate(along)}
+    return [primitives.broadcast_to(o, dims, sizes) for o in output]

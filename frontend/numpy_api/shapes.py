@@ -128,7 +128,9 @@ def _dynamic_reshape(x: Tensor, shape: tuple[int, ...]) -> list:
     problem = None
     if shape.count(-1) != 1 or any(s < -1 for s in shape):
         problem = "needs exactly one -1 (for the unknown size) and no other negative entry"
-    elif any(isinstance(d, Unknown) for d in unknown):
+    elif any(isinstance(d, Unknown) for d in unknown) and (
+        len(unknown) > 1 or known_source != known_target
+    ):  # one such dim kept as it is, with unit dims added or removed, needs no size
         problem = "reshapes a dim only the kernel knows"
     elif known_target == 0:
         raise ValueError(at_user_line(f"cannot reshape array of shape {x.shape} into {shape}"))

@@ -71,7 +71,7 @@ def outer(ufunc: np.ufunc, a: object, b: object, **kwargs: Any) -> Any:
     if ufunc.nin != 2:
         raise ValueError(f"outer product only supported for binary functions, not {ufunc}")
     a, b = _tensor(a), _tensor(b)
-    widened = a.reshape(a.shape + (1,) * b.ndim) if b.ndim else a
+    widened = a[(Ellipsis,) + (None,) * b.ndim]  # unit dims: also for dims unknown now
     return dispatched(ufunc(widened, b, **kwargs))
 
 

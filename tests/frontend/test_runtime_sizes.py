@@ -518,3 +518,40 @@ def test_eye_tri_and_triangle_indices_of_run_time_sizes(n, m):
         np.tri(n, m, -1) * a,
     )
     check(triangles_of_run_time_sizes, a, numpy_result=expected)
+
+
+@tj.function(input_signature=VECTOR)
+def grids_of_run_time_sizes(x):
+    n = len(x)
+    r = np.arange(n - 1)
+    columns, rows = np.meshgrid(r, np.arange(3) * 10)
+    i, j = np.meshgrid(x, r, indexing="ij")
+    return (
+        np.add.outer(x, x),  # NPBench's floyd_warshall with reduce_retracing
+        np.multiply.outer(r, x[::-1]),
+        np.reshape(r, (-1, 1)) * 2,  # unit dims around a run-time length
+        r.reshape(1, -1, 1) + 1,
+        columns + rows,
+        i * j,
+    )
+
+
+@given(st.integers(0, 6))
+@FEW
+def test_outer_products_grids_and_unit_reshapes_of_run_time_sizes(n):
+    """np.add.outer of unknown dims raised "'NoneType' object cannot be interpreted as an
+    integer"; a reshape adding unit dims to a run-time length, and np.meshgrid of run-time
+    sizes (not sparse), were refused."""
+    x = np.linspace(-1.0, 2.0, n)
+    r = np.arange(n - 1)
+    columns, rows = np.meshgrid(r, np.arange(3) * 10)
+    i, j = np.meshgrid(x, r, indexing="ij")
+    expected = (
+        np.add.outer(x, x),
+        np.multiply.outer(r, x[::-1]),
+        np.reshape(r, (-1, 1)) * 2,
+        r.reshape(1, -1, 1) + 1,
+        columns + rows,
+        i * j,
+    )
+    check(grids_of_run_time_sizes, x, numpy_result=expected)
