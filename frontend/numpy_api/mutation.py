@@ -41,17 +41,29 @@ def augmented(
             )
         )
     if result.shape != tensor.shape:
-        raise ValueError(
-            at_user_line(
-                f"non-broadcastable output operand with shape {tensor.shape} doesn't match "
-                f"the broadcast shape {result.shape}"
+        if not _sizes_checked_equal(tensor.shape, result.shape):
+            raise ValueError(
+                at_user_line(
+                    f"non-broadcastable output operand with shape {tensor.shape} doesn't "
+                    f"match the broadcast shape {result.shape}"
+                )
             )
-        )
+        sizes = {axis: (tensor.value, axis) for axis in range(tensor.ndim)}
+        result = primitives.broadcast_to(result, tensor.dims, sizes)  # its type, same sizes
     view = tensor._view
     if view is not None and view.scalar_when_separate:  # a scalar once its loop ran
         return rebind_unless_alias(tensor, primitives.cast(result, tensor.dtype))
     assign(tensor, primitives.cast(result, tensor.dtype))
     return tensor
+
+
+def _sizes_checked_equal(written: tuple, result: tuple) -> bool:
+    """Whether the result of `written <op> v` has `written`'s shape where its dims are known
+    at trace time, each dim `written` has of a size known only at run time being a static
+    one of the result's (broadcasting them asserted the two equal when the kernel runs)."""
+    return len(written) == len(result) and all(
+        w == r or (w is None and r is not None) for w, r in zip(written, result, strict=True)
+    )
 
 
 _SYMBOLS = {

@@ -555,3 +555,28 @@ def test_outer_products_grids_and_unit_reshapes_of_run_time_sizes(n):
         i * j,
     )
     check(grids_of_run_time_sizes, x, numpy_result=expected)
+
+
+@tj.function(input_signature=[tj.TensorSpec([], np.int64), tj.TensorSpec([3, 3], np.float64)])
+def updated_in_place_from_a_static_operand(n, b):
+    t = np.zeros((n, n))
+    t += b  # NPBench's contour_integral with its sizes passed as NumPy scalars
+    t[0] -= b[1]
+    u = np.ones((n, 3))
+    u *= b[0]
+    return t, u
+
+
+@pytest.mark.parametrize("n", [3, 2, 1, 0])
+def test_an_array_of_run_time_size_updated_in_place_from_a_static_operand(n):
+    """`t += b` into `np.zeros((n, n))` was refused ("non-broadcastable output operand with
+    shape (None, None)") where `t + b` worked: broadcasting asserts n == 3 when the kernel
+    runs, and the update keeps t's type. Another n raises NumPy's ValueError then."""
+    b = np.arange(9.0).reshape(3, 3)
+    if n != 3:
+        with pytest.raises(ValueError):
+            run_eagerly(updated_in_place_from_a_static_operand, np.int64(n), b)
+        with pytest.raises(ValueError, match="could not be broadcast"):
+            updated_in_place_from_a_static_operand(np.int64(n), b)
+        return
+    check(updated_in_place_from_a_static_operand, np.int64(n), b)
