@@ -283,10 +283,23 @@ def _difference(a: Any, b: Any) -> Any:
     return np.subtract(a, b)
 
 
-def _by_edges(x: Tensor, edges: Tensor, w: Tensor | None) -> tuple[Tensor, Tensor]:
-    """Explicit (non-uniform) edges: a binary search per value."""
+def _check_edges_rank(edges: Tensor) -> None:
+    if edges.ndim == 0 and edges.dtype.kind in "iu":  # a bin count traced as a tensor
+        raise NotImplementedError(
+            at_user_line(
+                "a number of bins known only at run time (a NumPy integer or an array "
+                "argument, traced as a tensor) is not supported: it sets the length of the "
+                "result. Pass it as a Python int (`int(nbins)` outside the function, or a "
+                "static argument), or pass the bin edges"
+            )
+        )
     if edges.ndim != 1:
         raise ValueError(at_user_line("`bins` must be 1d, when an array"))
+
+
+def _by_edges(x: Tensor, edges: Tensor, w: Tensor | None) -> tuple[Tensor, Tensor]:
+    """Explicit (non-uniform) edges: a binary search per value."""
+    _check_edges_rank(edges)
     _check_increasing(edges, "`bins` must increase monotonically, when an array")
     counts = _count_by_closed_search(x, edges, w)
     if counts is None:
@@ -404,6 +417,8 @@ def _pair(bins: Any) -> tuple[Any, Any]:
     """NumPy's reading of histogram2d's `bins`: a number for both axes, two things (one
     per axis), or else one edge array for both."""
     if isinstance(bins, Tensor):
+        if bins.ndim == 0:
+            _check_edges_rank(bins)
         return (bins[0], bins[1]) if bins.shape[0] == 2 else (bins, bins)
     if not isinstance(bins, list | tuple) and np.ndim(bins) == 0:
         return bins, bins
@@ -418,7 +433,6 @@ def _axis_edges(x: Tensor, bins: Any, range: Any, axis: int) -> Any:
         first, last = _outer_edges(x, range)
         return _linspace(first, last, n + 1, _scalar_type(first, last, 1.0))
     edges = tensor_of(bins)
-    if edges.ndim != 1:
-        raise ValueError(at_user_line("`bins` must be 1d, when an array"))
+    _check_edges_rank(edges)
     _check_increasing(edges, f"`bins[{axis}]` must be monotonically increasing, when an array")
     return edges

@@ -197,6 +197,18 @@ def test_histogram_errors_as_numpy():
         tj.function(lambda a: np.histogram(a, "auto"))(np.ones(3))
 
 
+def test_a_bin_count_traced_as_a_tensor_is_refused_saying_what_to_pass():
+    """A NumPy integer argument is traced as a tensor (as in tf.function); the count sets
+    the result's length. It said "`bins` must be 1d, when an array" (NPBench's
+    azimint_hist with NumPy-scalar arguments)."""
+    assert np.histogram(np.ones(3), np.int64(4))[0].shape == (4,)  # NumPy takes it
+    counted = r"number of bins known only at run time .* Python int"
+    with pytest.raises(NotImplementedError, match=counted):
+        tj.function(lambda a, n: np.histogram(a, n))(np.ones(3), np.int64(4))
+    with pytest.raises(NotImplementedError, match=counted):
+        tj.function(lambda a, n: np.histogram2d(a, a, n))(np.ones(3), np.int64(4))
+
+
 # --- histogram2d ---------------------------------------------------------------------------
 @settings(max_examples=3, deadline=None)  # four traces per example, ~0.6 s each
 @given(dtype=st.sampled_from(FLOATS), data=st.data())
