@@ -31,12 +31,12 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from tracejit.ir.state import VarType
+from tracejit.passes.bufferize.absorbed_operands import ABSORBING_HANDLERS
 from tracejit.passes.bufferize.builder import BufferizeState, FunctionBufferizer, Handler
 from tracejit.passes.bufferize.control_flow import CONTROL_FLOW_HANDLERS
 from tracejit.passes.bufferize.cumulative import CUMULATIVE_HANDLERS
 from tracejit.passes.bufferize.elementwise import ELEMENTWISE_HANDLERS
 from tracejit.passes.bufferize.fft import FFT_HANDLERS
-from tracejit.passes.bufferize.fused import FUSED_HANDLERS
 from tracejit.passes.bufferize.lapack import LAPACK_HANDLERS
 from tracejit.passes.bufferize.nonzero import NONZERO_HANDLERS
 from tracejit.passes.bufferize.reductions import REDUCTION_HANDLERS
@@ -68,7 +68,7 @@ HANDLERS = _one_table(
     CONTROL_FLOW_HANDLERS,
     STATE_HANDLERS,
     SHAPE_HANDLERS,
-    FUSED_HANDLERS,
+    ABSORBING_HANDLERS,
     TENSOR_ARRAY_HANDLERS,
     UPDATE_HANDLERS,
     CUMULATIVE_HANDLERS,

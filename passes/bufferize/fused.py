@@ -67,7 +67,6 @@ from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
     FunctionBufferizer,
-    Handler,
     broadcast_map,
     identity_map,
     projection_map,
@@ -164,7 +163,7 @@ def _load_through(b: Builder, view: Operation, outer: Outer) -> SSAValue:
     return b.insert(memref.LoadOp.get(outer[argument], position)).res
 
 
-def _emit_body(
+def emit_body(
     kernel: FusedOp,
     reads: Sequence[tuple[SSAValue, AffineMapAttr]],
     outer: Outer,
@@ -172,7 +171,9 @@ def _emit_body(
     ins: Sequence[SSAValue],
     outs: Sequence[SSAValue],
 ) -> list[SSAValue]:
-    """`outer`: block argument -> its buffer (read by loads) or `index` value."""
+    """The kernel's results at one point of its domain, in the body of a generic whose
+    `ins` are the `reads` (`outer`: block argument -> its buffer, read by loads, or
+    `index` value)."""
     scalars: Scalars = {}
     rank = len(kernel.domain())
     for (arg, read), loaded in zip(reads, ins, strict=False):  # (then maybe a shape)
@@ -254,7 +255,7 @@ def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
         outputs,
         maps,
         iterators,
-        lambda b, ins, outs: _emit_body(kernel, reads, outer, b, ins, outs),
+        lambda b, ins, outs: emit_body(kernel, reads, outer, b, ins, outs),
         kernel.location,
     )
     for result, buffer in zip(kernel.res, outputs, strict=True):
@@ -340,5 +341,3 @@ def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
         if not isinstance(arg.type, IndexType) and maps_of.get(arg) == identity
     ]
 
-
-FUSED_HANDLERS: dict[type[Operation], Handler] = {FusedOp: lower_fused}

@@ -328,5 +328,4 @@ def _batch_size(bufferizer: FunctionBufferizer, from_end: int, operands) -> SSAV
 STRUCTURED_HANDLERS: dict[type[Operation], Handler] = {
     BroadcastInDimOp: lower_broadcast,
     DimOp: lower_dim,
-    MatmulOp: lower_matmul,
 }
