@@ -19,8 +19,10 @@ same order (the same values as NumPy's temporary matrix):
 
 Only for a row-major product our own kernel computes (not one `use-blas` gave to BLAS,
 which reads a buffer), of static shapes, in float32 or float64, whose kernel reads every
-argument through a map (no slices loaded in place: those index the kernel's own loops) and
-reduces nothing. The kernel is then not bufferized at all.
+argument through a map (no slices loaded in place: those index the kernel's own loops),
+reduces nothing, and comes right before the product: the product reads the kernel's inputs
+where it runs, and an op between them could have written an input's buffer in place (its
+last use, as bufferize sees it, being the kernel). The kernel is then not bufferized at all.
 """
 
 from __future__ import annotations
@@ -59,6 +61,8 @@ def absorbed_matrix(product: MatmulOp) -> FusedOp | None:
     kernel = product.lhs.owner
     if not isinstance(kernel, FusedOp) or len(kernel.res) != 1 or not product.lhs.has_one_use():
         return None
+    if kernel.next_op is not product:  # an op between could write the inputs' buffers in
+        return None  # place (their last use looks like the kernel's), read after it here
     return kernel if _reads_only_through_maps(kernel) else None
 
 

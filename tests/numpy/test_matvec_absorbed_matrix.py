@@ -88,3 +88,23 @@ def test_forms_left_alone_still_answer_as_numpy():
     a = rng.normal(size=(7, 6)).round(2)
     x = rng.normal(size=6).round(2)
     assert_close(left_alone(a, x), run_eagerly(left_alone, a, x), np.float32)
+
+
+def into_its_vector(a, row):
+    row[...] = (a * row) @ row
+
+
+def into_its_matrix(a, x):
+    a[0] = (a * 2.0) @ x
+
+
+def test_a_product_written_into_the_arrays_its_matrix_is_computed_from():
+    """The product reads the kernel's inputs where it runs: writing its result into one of
+    them (an argument, in place) must not clobber what it still reads."""
+    for function in (into_its_vector, into_its_matrix):
+        a, row = np.arange(16.0).reshape(4, 4), np.arange(4.0) + 1
+        expected = (a.copy(), row.copy())
+        function(*expected)
+        tj.function(function)(a, row)
+        np.testing.assert_array_equal(a, expected[0])
+        np.testing.assert_array_equal(row, expected[1])
