@@ -751,9 +751,21 @@ def matmul(b: Builder) -> bool:
         b.program.constants[c.name] = c.array
         b.namespace[c.name] = c.array
         other = c.name
-    operands = [a, c]
-    expr = b.choose([f"{a.name} @ {other}", f"np.matmul({a.name}, {other})"])
-    return b.emit(f"{b.fresh()} = {expr}", _matmul_err(a, c), operands)
+    form, scale = b.choose(MATMUL_LHS)
+    lhs = form.format(a=a.name)
+    ran = b.run(f"__r = {lhs}", "__r")
+    if ran is None:
+        return False
+    err = None if a.err is None else a.err * scale
+    operands = [Value(a.name, np.asarray(ran[0]), err), c]
+    expr = b.choose([f"{lhs} @ {other}", f"np.matmul({lhs}, {other})"])
+    return b.emit(f"{b.fresh()} = {expr}", _matmul_err(*operands), [a, c])
+
+
+# The matrix as it is, or computed element-wise right in the product (a kernel the product
+# computes in its own loop: passes/bufferize/absorbed_operands.py), with the factor of its
+# error bound
+MATMUL_LHS = [("{a}", 1), ("{a}", 1), ("({a} * 2)", 2), ("(-{a})", 1), ("np.abs({a})", 1)]
 
 
 def _matmul_err(a: Value, c: Value) -> Any:
