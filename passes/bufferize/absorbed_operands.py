@@ -43,7 +43,7 @@ from tracejit.passes.bufferize.builder import (
     Handler,
     projection_map,
 )
-from tracejit.passes.bufferize.fused import emit_body, input_maps, lower_fused, read_map
+from tracejit.passes.bufferize.fused import Outer, emit_body, input_maps, lower_fused, read_map
 from tracejit.passes.bufferize.structured import fill, lower_matmul
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.use_blas import BLAS_ATTR
@@ -94,7 +94,7 @@ def lower_matmul_absorbing(bufferizer: FunctionBufferizer, op: MatmulOp) -> None
     element = element_of(op.result)
     output = bufferizer.destination(op.result, [], bounds=bufferizer.bounds_of(op.result))
     bufferizer.values[op.result] = output
-    outer = {
+    outer: Outer = {
         arg: bufferizer.values[operand]
         for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
     }
