@@ -1,5 +1,5 @@
 """Matrix products of every shape (issue 39 point 2, issue 38's "use BLAS where it is
-faster"): matrix @ vector both ways, `A.T @ (A @ x)`, a GEMVER-like update chain, batched
+faster"): matrix @ vector both ways, `A.T @ (A @ x)`, a GEMVER-like update chain, GESUMMV, batched
 small products, an MLP forward pass in float32, GEMM and a GEMM chain, in float32 and
 float64, tracejit against NumPy. NumPy/this > 1 means faster than NumPy.
 
@@ -41,6 +41,12 @@ def _gemver(a, u1, v1, u2, v2, w, x, y, z):
     return w + 1.5 * (a @ x)
 
 
+def _gesummv(a, b, x):
+    """PolyBench's GESUMMV (alpha = 1.5, beta = 1.2): each scaled matrix is computed in its
+    product's loop (passes/bufferize/absorbed_operands.py), NumPy makes it a temporary."""
+    return 1.5 * a @ x + 1.2 * b @ x
+
+
 def _batched(a, b):
     return a @ b
 
@@ -78,6 +84,7 @@ def _cases(dtype: type) -> list[tuple[str, Callable[..., Any], tuple[np.ndarray,
         ("A.T @ (A @ x) 2000²", _normal_product, (r(n, n), r(n))),
         ("mvt 2000²", _mvt, (r(n, n), r(n), r(n), r(n), r(n))),
         ("gemver 2000²", _gemver, (r(n, n), *(r(n) for _ in range(8)))),
+        ("gesummv 1500²", _gesummv, (r(1500, 1500), r(1500, 1500), r(1500))),
         ("256 × 8×8 @ 8×8", _batched, (r(256, 8, 8), r(256, 8, 8))),
         ("doitgen 150×140×160", _doitgen, (r(150, 140, 160), r(160, 160))),
         ("GEMM 512²", _gemm, (r(512, 512), r(512, 512))),
