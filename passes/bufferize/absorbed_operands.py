@@ -43,7 +43,13 @@ from tracejit.passes.bufferize.builder import (
     Handler,
     projection_map,
 )
-from tracejit.passes.bufferize.fused import Outer, emit_body, input_maps, lower_fused, read_map
+from tracejit.passes.bufferize.fused import (
+    emit_body,
+    input_maps,
+    lower_fused,
+    outer_values,
+    read_map,
+)
 from tracejit.passes.bufferize.structured import fill, lower_matmul
 from tracejit.passes.support import scalar_semantics as scalar
 from tracejit.passes.use_blas import BLAS_ATTR
@@ -73,16 +79,9 @@ def _reads_only_through_maps(kernel: FusedOp) -> bool:
     return all(read_map(op, rank) is not None for op in kernel.body_ops())
 
 
-def _absorbing_product(kernel: FusedOp) -> MatmulOp | None:
-    uses = list(kernel.res[0].uses) if len(kernel.res) == 1 else []
-    product = uses[0].operation if len(uses) == 1 else None
-    if isinstance(product, MatmulOp) and absorbed_matrix(product) is kernel:
-        return product
-    return None
-
-
 def lower_fused_unless_absorbed(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
-    if _absorbing_product(kernel) is None:
+    product = kernel.next_op  # the only place an absorbing product can be
+    if not isinstance(product, MatmulOp) or absorbed_matrix(product) is not kernel:
         lower_fused(bufferizer, kernel)
 
 
@@ -94,10 +93,7 @@ def lower_matmul_absorbing(bufferizer: FunctionBufferizer, op: MatmulOp) -> None
     element = element_of(op.result)
     output = bufferizer.destination(op.result, [], bounds=bufferizer.bounds_of(op.result))
     bufferizer.values[op.result] = output
-    outer: Outer = {
-        arg: bufferizer.values[operand]
-        for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
-    }
+    outer = outer_values(bufferizer, kernel)
     reads = input_maps(kernel)
     row, column = (projection_map(2, [AffineExpr.dimension(d)]) for d in (0, 1))
     inputs = [outer[arg] for arg, _ in reads] + [bufferizer.values[op.rhs]]

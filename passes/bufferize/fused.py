@@ -222,16 +222,21 @@ def _view_scalar(
 
 
 # --- the generic -----------------------------------------------------------------------
+def outer_values(bufferizer: FunctionBufferizer, kernel: FusedOp) -> Outer:
+    """Each block argument of the kernel -> the buffer or `index` value it stands for."""
+    return {
+        arg: bufferizer.values[operand]
+        for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
+    }
+
+
 def lower_fused(bufferizer: FunctionBufferizer, kernel: FusedOp) -> None:
     domain = kernel.domain()
     rank = len(domain)
     reductions = kernel.reductions()
     axes = reductions[0].get_axes() if reductions else ()
     kept = projection_map(rank, [AffineExpr.dimension(d) for d in range(rank) if d not in axes])
-    outer: Outer = {
-        arg: bufferizer.values[operand]
-        for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
-    }
+    outer = outer_values(bufferizer, kernel)
     reads = input_maps(kernel)
     inputs = [outer[arg] for arg, _ in reads]
     maps = [read for _, read in reads] + [kept if reductions else identity_map(rank)] * len(
@@ -340,4 +345,3 @@ def _identity_inputs(kernel: FusedOp) -> list[SSAValue]:
         for arg, operand in zip(kernel.block.args, kernel.inputs, strict=True)
         if not isinstance(arg.type, IndexType) and maps_of.get(arg) == identity
     ]
-
