@@ -22,7 +22,8 @@ bools and float16 have no BLAS, and NumPy does not use it for them either):
   measured equal from 64² to 2000² (0.54 vs 0.55 ms at 2000² float32, 1.07 ms both in
   float64, complex too), and ours runs on tracejit's thread pool, which backs off when the
   cores are busy, where OpenBLAS's spinning threads took 10-12 ms instead of 0.5 ms on a
-  loaded 2-core machine.
+  loaded 2-core machine. But a 2-D slice of a matrix (`A[:, 1:] @ x`) is BLAS's: it reads
+  the slice in place, where ours copied it first (3-6x slower than NumPy at 2000²).
 * matrix @ matrix, from GEMM_MIN multiply-adds in all (BLAS 1.1-2x faster from 32³ in
   float32 and float64, equal below), with a B of at least NARROW_MIN columns (a 256x512 @
   512x10 product, an MLP's last layer: ours 45 us, BLAS 62 us), and always for a
@@ -54,7 +55,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
 from tracejit.ir.matmul import MatmulOp
-from tracejit.ir.shape_ops import TransposeOp
+from tracejit.ir.shape_ops import SliceOp, TransposeOp
 from tracejit.ir.shaped import shaped_type
 
 BLAS_ATTR = "blas"
@@ -78,7 +79,7 @@ def blas_family(op: MatmulOp) -> str | None:
         return None  # a dot product: our vectorised reduction
     # a stack of matrices times one matrix or vector is one product of taller matrices
     m = _size(lhs[:-1]) if len(rhs) <= 2 else _size(lhs[-2:-1])
-    if len(rhs) == 1 and not _transposed(op.lhs):
+    if len(rhs) == 1 and not _transposed(op.lhs) and not is_window(op.lhs):
         return None  # rows of A times a vector: our blocked dot products, as fast
     if len(lhs) == 1 or len(rhs) == 1:
         matrix = _size(lhs) if len(rhs) == 1 else _size(rhs[-2:])
@@ -92,6 +93,16 @@ def blas_family(op: MatmulOp) -> str | None:
     if narrow or each < BATCHED_MIN or each * calls < GEMM_MIN:
         return None
     return product
+
+
+def is_window(value: SSAValue) -> bool:
+    """Whether `value` is a 2-D slice of a 2-D array that BLAS can read in place: unit
+    column step, positive row step (bufferize/blas_windows.py)."""
+    owner = value.owner
+    if not isinstance(owner, SliceOp) or len(shaped_type(owner.operand).get_shape()) != 2:
+        return False
+    steps = owner.get_step()
+    return len(steps) == 2 and steps[0] >= 1 and steps[1] == 1
 
 
 def _transposed(value: SSAValue) -> bool:

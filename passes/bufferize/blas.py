@@ -12,6 +12,10 @@ the stored R x C matrix is then taken with `trans` "T" instead of "N", leading d
 C. A matrix @ vector product is a `?gemv` on the matrix's buffer: "T" when the product
 sums along the stored rows (A @ x), "N" when down the stored columns (x @ A, A.T @ x).
 
+A 2-D slice operand with unit column step (`data[:, i:M]`) is a window of its array's
+buffer, read in place too: the call starts at the slice's first element, with the array's
+row pitch as leading dim (blas_windows.py).
+
 A matrix times its own transpose (`A @ A.T`, `A.T @ A`) is one `?syrk` on the lhs's
 buffer, which writes one triangle; a loop nest copies it into the other.
 
@@ -66,11 +70,26 @@ from tracejit.passes.use_blas import BLAS_ATTR
 
 
 @dataclass(frozen=True)
+class Window:
+    """A 2-D slice of a row-major buffer as BLAS reads it (blas_windows.py): its first
+    element `offset`, its rows `lead` elements apart; `dims` its rows and columns,
+    `starts` its first row and column in the buffer, `row_step` its rows' step there."""
+
+    offset: SSAValue
+    lead: SSAValue
+    dims: tuple[SSAValue, SSAValue]
+    starts: tuple[SSAValue, SSAValue]
+    row_step: SSAValue
+
+
+@dataclass(frozen=True)
 class Operand:
-    """A matmul operand's buffer; `transposed`: a 2-D transpose's operand, read in place."""
+    """A matmul operand's buffer; `transposed`: a 2-D transpose's operand, read in place;
+    `window`: a 2-D slice of `buffer` read in place (blas_windows.py)."""
 
     buffer: SSAValue
     transposed: bool = False
+    window: Window | None = None
 
     def dim(self, bufferizer: FunctionBufferizer, logical: int) -> SSAValue:
         """Dim `logical` of the operand as the matmul sees it (negative: from the end)."""
@@ -78,12 +97,37 @@ class Operand:
         position = logical % rank
         if self.transposed:
             position = 1 - position
+        if self.window is not None:
+            return self.window.dims[position]
         return bufferizer.dim(self.buffer, position)
 
     @property
     def rank(self) -> int:
+        if self.window is not None:
+            return 2
         assert isinstance(self.buffer.type, MemRefType)
         return len(self.buffer.type.get_shape())
+
+    def start(self, b: Builder, starts: Sequence[SSAValue], position: int) -> SSAValue:
+        """The element a call reads first (`starts`: per batch position, else none)."""
+        if self.window is not None:
+            return self.window.offset
+        return starts[position] if starts else index_constant(b, 0)
+
+    def lead(self, b: Builder, dense: SSAValue) -> SSAValue:
+        """The leading dim BLAS takes: `dense`, the stored columns of its own buffer, or
+        the window's row pitch."""
+        return _lead(b, dense if self.window is None else self.window.lead)
+
+    def load(self, b: Builder, at: Sequence[SSAValue]) -> SSAValue:
+        """The element at logical position `at` (as the matmul sees the operand)."""
+        if self.window is not None:
+            (row, column), (first_row, first_column) = at, self.window.starts
+            row = add(b, first_row, mul(b, row, self.window.row_step))
+            at = [row, add(b, first_column, column)]
+        elif self.transposed:
+            at = list(reversed(at))
+        return load(b, self.buffer, at)
 
 
 def blas_applies(lhs: Operand, rhs: Operand, output: SSAValue) -> bool:
@@ -156,9 +200,7 @@ class _Sizes:
     k: SSAValue
 
     @staticmethod
-    def of(
-        bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand, per_matrix: bool
-    ) -> _Sizes:
+    def of(bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand, per_matrix: bool) -> _Sizes:
         b = bufferizer.builder
         one = index_constant(b, 1)
         k = lhs.dim(bufferizer, -1)
@@ -259,8 +301,8 @@ def _gemm(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts) -> 
     args = [
         character(b, trans_b), character(b, trans_a),
         as_i32(b, n), as_i32(b, m), as_i32(b, k), one,
-        rhs.buffer, _start(starts, 1, b), _lead(b, ld_b),
-        lhs.buffer, _start(starts, 0, b), _lead(b, ld_a), zero,
+        rhs.buffer, rhs.start(b, starts, 1), rhs.lead(b, ld_b),
+        lhs.buffer, lhs.start(b, starts, 0), lhs.lead(b, ld_a), zero,
         output, _start(starts, 2, b), _lead(b, n),
     ]  # fmt: skip
     return call(b, bufferizer.module, letter + "gemm", args)
@@ -279,8 +321,8 @@ def _gemv(b, bufferizer, letter, constants, sizes, lhs, rhs, output, starts) -> 
     unit = b.insert(arith.ConstantOp(IntegerAttr(1, i32))).result
     args = [
         character(b, "T" if along_rows else "N"), as_i32(b, columns), as_i32(b, rows), one,
-        matrix.buffer, _start(starts, position, b), _lead(b, columns),
-        vector.buffer, _start(starts, 1 - position, b), unit, zero,
+        matrix.buffer, matrix.start(b, starts, position), matrix.lead(b, columns),
+        vector.buffer, vector.start(b, starts, 1 - position), unit, zero,
         output, _start(starts, 2, b), unit,
     ]  # fmt: skip
     return call(b, bufferizer.module, letter + "gemv", args)

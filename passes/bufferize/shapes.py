@@ -43,6 +43,7 @@ from tracejit.ir.dtypes import element_of, is_unsigned
 from tracejit.ir.indexing import GatherOp
 from tracejit.ir.shape_ops import ConcatOp, PadOp, ReshapeOp, SliceOp, TransposeOp
 from tracejit.ir.shaped import shaped_type
+from tracejit.passes.bufferize.blas_windows import read_in_place_by_blas
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     FunctionBufferizer,
@@ -227,8 +228,12 @@ def lower_transpose(bufferizer: FunctionBufferizer, op: TransposeOp) -> None:
 
 def lower_slice(bufferizer: FunctionBufferizer, op: SliceOp) -> None:
     """result[i...] = operand[start + i * step, ...], positions computed in the body; run-
-    time starts and counts (dims unknown at trace time) come from the op's operands."""
+    time starts and counts (dims unknown at trace time) come from the op's operands. A
+    slice only BLAS calls read is no copy: they read a window of the operand's buffer."""
     buffer = bufferizer.values[op.operand]
+    if read_in_place_by_blas(op):  # a window of the operand's buffer (blas_windows.py)
+        bufferizer.values[op.result] = buffer
+        return
     step = op.get_step()
     run_time_starts = iter(bufferizer.values[v] for v in op.starts)
     start = [next(run_time_starts) if a == DYNAMIC_INDEX else a for a in op.get_start()]

@@ -32,6 +32,7 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, DimOp, TransposeOp
 from tracejit.ir.shaped import shaped_type
 from tracejit.passes.bufferize.blas import Operand, blas_applies, call_blas
+from tracejit.passes.bufferize.blas_windows import own_product, window_of
 from tracejit.passes.bufferize.builder import (
     PARALLEL,
     REDUCTION,
@@ -129,8 +130,8 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     A product `use-blas` marked calls BLAS (blas.py), this generic only behind an `scf.if`
     for when that cannot run.
     """
-    lhs = Operand(bufferizer.values[op.lhs], _in_place_transpose(op.lhs))
-    rhs = Operand(bufferizer.values[op.rhs], _in_place_transpose(op.rhs))
+    lhs = _operand(bufferizer, op.lhs)
+    rhs = _operand(bufferizer, op.rhs)
     sizes = _matmul_sizes(bufferizer, op, lhs, rhs)
     output = bufferizer.destination(op.result, sizes, bounds=bufferizer.bounds_of(op.result))
     bufferizer.values[op.result] = output
@@ -144,9 +145,18 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
         bufferizer.builder,
         Builder(InsertPoint.at_end(fallback.true_region.block)),
     )
-    _own_matmul(bufferizer, op, lhs, rhs, output)
+    if lhs.window is None and rhs.window is None:
+        _own_matmul(bufferizer, op, lhs, rhs, output)
+    else:
+        own_product(bufferizer, op, lhs, rhs, output)
     bufferizer.builder.insert(scf.YieldOp())
     bufferizer.builder = saved
+
+
+def _operand(bufferizer: FunctionBufferizer, value: SSAValue) -> Operand:
+    return Operand(
+        bufferizer.values[value], _in_place_transpose(value), window_of(bufferizer, value)
+    )
 
 
 def _in_place_transpose(operand: SSAValue) -> bool:

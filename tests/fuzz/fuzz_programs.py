@@ -746,12 +746,15 @@ def matmul(b: Builder) -> bool:
     if a.array.ndim >= 2 and b.draw(st.booleans()):
         other, c = f"np.swapaxes({a.name}, -1, -2)", Value("", np.swapaxes(a.array, -1, -2), a.err)
     else:
-        shape = b.choose([(k,), (k, 1), (k, 2), (k, 3)])
+        shape = b.choose([(k,), (k, 1), (k, 2), (k, 3), (k + 1, 2), (2 * k, 3)])
         c = Value(f"C{len(b.program.constants)}", b.draw(arrays(b.choose(DTYPES), shape)))
         b.program.constants[c.name] = c.array
         b.namespace[c.name] = c.array
         other = c.name
-    form, scale = b.choose(MATMUL_LHS)
+        if shape[0] != k:  # rows of a larger matrix: a window BLAS reads in place
+            other = f"{c.name}[1:]" if shape[0] == k + 1 else f"{c.name}[::2]"
+            c = Value("", c.array[1:] if shape[0] == k + 1 else c.array[::2])
+    form, scale = b.choose(MATMUL_LHS + (MATMUL_WINDOWS if a.array.ndim == 2 else []))
     lhs = form.format(a=a.name)
     ran = b.run(f"__r = {lhs}", "__r")
     if ran is None:
@@ -766,6 +769,9 @@ def matmul(b: Builder) -> bool:
 # computes in its own loop: passes/bufferize/absorbed_operands.py), with the factor of its
 # error bound
 MATMUL_LHS = [("{a}", 1), ("{a}", 1), ("({a} * 2)", 2), ("(-{a})", 1), ("np.abs({a})", 1)]
+# Rows of a matrix, which BLAS reads in place (passes/bufferize/blas_windows.py) when the
+# product is marked for it (dims unknown at trace time count as large)
+MATMUL_WINDOWS = [("{a}[1:]", 1), ("{a}[::2]", 1), ("{a}[:-1]", 1)]
 
 
 def _matmul_err(a: Value, c: Value) -> Any:

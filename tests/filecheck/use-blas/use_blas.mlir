@@ -28,6 +28,11 @@ builtin.module {
     %gram = tj.matmul %a, %xt : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
     %bt = tj.transpose %b, permutation = [1, 0] : tensor<128x128xf32> to tensor<128x128xf32>
     %not_gram = tj.matmul %a, %bt : (tensor<128x128xf32>, tensor<128x128xf32>) -> tensor<128x128xf32>
+    %rows = tj.slice %b, start = [1, 0], step = [1, 1] : tensor<128x128xf32> to tensor<127x128xf32>
+    %window_x = tj.matmul %rows, %x : (tensor<127x128xf32>, tensor<128xf32>) -> tensor<127xf32>
+    %columns = tj.slice %b, start = [0, 0], step = [1, 2] : tensor<128x128xf32> to tensor<128x64xf32>
+    %half = tj.slice %x, start = [0], step = [2] : tensor<128xf32> to tensor<64xf32>
+    %strided_x = tj.matmul %columns, %half : (tensor<128x64xf32>, tensor<64xf32>) -> tensor<128xf32>
     func.return
   }
 }
@@ -49,5 +54,12 @@ builtin.module {
 // CHECK-NEXT: %gram = tj.matmul %a, %xt {blas = "syrk"}
 // CHECK-NEXT: %bt = tj.transpose
 // CHECK-NEXT: %not_gram = tj.matmul %a, %bt {blas = "gemm"}
+// A slice with unit column step is BLAS's even as matrix @ vector: BLAS reads it in place
+// (bufferize/blas_windows.py), our kernel would copy it. Other steps stay ours.
+// CHECK-NEXT: %rows = tj.slice
+// CHECK-NEXT: %window_x = tj.matmul %rows, %x {blas = "gemv"}
+// CHECK-NEXT: %columns = tj.slice
+// CHECK-NEXT: %half = tj.slice
+// CHECK-NEXT: %strided_x = tj.matmul %columns, %half :
 
 // OFF-NOT: blas
