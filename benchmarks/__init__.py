@@ -1,6 +1,6 @@
 """tracejit's benchmarks: workloads W1-W9 side by side with NumPy and, when importable, the
 peers (TensorFlow's `tf.function` with and without `jit_compile`, `jax.jit`, `numba.njit`),
-plus compile-latency, persistent-cache and scaling measurements, kernels K1-K27
+plus compile-latency, persistent-cache and scaling measurements, kernels K1-K29
 (kernels.py: loop-style and vectorised NumPy kernels, compile and run time next to NumPy's and
 numba's), and loop kernels L1-L8 (loop_kernels.py: Cholesky, LU, Gram-Schmidt, CSR ... whose
 loops slice with the counter, at N = 100, 400, 1,000, next to NumPy, numba and JAX).

@@ -17,13 +17,13 @@ DEFAULT_JSON = Path(__file__).resolve().parent / "results" / "latest.json"
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         prog="python -m benchmarks",
-        description="Workloads W1-W9, kernels K1-K27 and loop kernels L1-L8 on tracejit, NumPy "
+        description="Workloads W1-W9, kernels K1-K29 and loop kernels L1-L8 on tracejit, NumPy "
         "and the installed peers.",
     )
     parser.add_argument(
         "--only",
         default="",
-        help="comma-separated workloads (W1..W9), kernels (K1..K27), loop kernels (L1..L13) "
+        help="comma-separated workloads (W1..W9), kernels (K1..K29), loop kernels (L1..L13) "
         "and/or sections: latency, cache, scale, kernels, loops, programs, fft, gradients, "
         "linalg, matmul, dask, "
         "load "

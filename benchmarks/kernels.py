@@ -1,4 +1,4 @@
-"""Kernels K1-K27: loop-style and vectorised NumPy kernels, written the way NumPy and numba
+"""Kernels K1-K29: loop-style and vectorised NumPy kernels, written the way NumPy and numba
 users write them, each ONCE: NumPy runs the source as is (the loop-style ones in the Python
 interpreter), `tj.function` traces it and `numba.njit` compiles it where numba accepts it.
 
@@ -453,6 +453,20 @@ def _floats32(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
     return (rng.standard_normal(1000 if small else 1_000_000).astype(np.float32),)
 
 
+def max_flat(x):
+    """NaN-propagating max: passes/extrema_nan_flags.py makes its loop one `vmaxps` a vector."""
+    return np.max(x)
+
+
+def row_maxima(a):
+    """softmax's first step: the max of each row."""
+    return a.max(axis=1, keepdims=True)
+
+
+def _rows(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
+    return (rng.standard_normal((10, 100) if small else (1000, 1000)),)
+
+
 def _distances(rng: np.random.Generator, small: bool) -> tuple[Any, ...]:
     return (rng.random((100 if small else 100_000, 16)),)
 
@@ -463,6 +477,8 @@ KERNELS.update(
         Kernel("K26", "np.argmax", argmax_flat, _floats32, "1M f32"),
         Kernel("K27", "np.argmin along rows (k-means)", nearest_centre, _distances,
                "100000x16 f64"),
+        Kernel("K28", "np.max", max_flat, _floats32, "1M f32"),
+        Kernel("K29", "max along rows", row_maxima, _rows, "1000x1000 f64"),
     ]
 )
 

@@ -101,6 +101,12 @@ def _parallelize():
     return ParallelizePass
 
 
+def _extrema_nan_flags():
+    from tracejit.passes.extrema_nan_flags import ExtremaNanFlagsPass
+
+    return ExtremaNanFlagsPass
+
+
 def _export_linalg():
     from tracejit.passes.export_linalg import ExportLinalgPass
 
@@ -174,6 +180,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "simplify-loops": _simplify_loops,
     "stream-stores": _stream_stores,
     "parallelize": _parallelize,
+    "extrema-nan-flags": _extrema_nan_flags,
     "export-linalg": _export_linalg,  # not lowering steps: the ways out to and in from
     "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
 }
@@ -191,6 +198,7 @@ LOWERING_PIPELINE = (
     "simplify-loops",
     "stream-stores",
     "parallelize",
+    "extrema-nan-flags",
     "scf-to-cf",
     "lower-asserts",
 )
