@@ -27,7 +27,8 @@ typed, as the Python int it stands for), so Python side effects in it (`print`, 
 to a list) happen once, while tracing: a `print` in the body warns (`StagedPrintWarning`).
 A body that cannot be traced that way (it indexes a Python list with the counter, say) is
 unrolled instead, with a `LoopUnrolledWarning` saying why, since unrolling is slow for
-long loops.
+long loops. A body that changes a variable's shape (`z = z[keep]`) is staged again with the
+dims that change unknown at trace time (operators._staged_with_relaxed_shapes).
 """
 
 from __future__ import annotations

@@ -39,9 +39,11 @@ from tracejit.frontend.numpy_api.promotion import weak_type
 from tracejit.frontend.staging import numpy_locals, primitives, runtime_sizes, views
 from tracejit.frontend.staging.control_flow import (
     REBOUND_AFTER_WRITE,
+    SHAPE_CHANGE,
     LoopStaged,
     Range,
     cond,
+    relaxing_changed_shapes,
     stopping_at_a_staged_loop,
     traced_and_thrown_away,
     while_loop,
@@ -759,7 +761,8 @@ def for_stmt(
             lambda: _python_for(loop, iterable, extra_test, body),
             loop,
             reads,
-            lambda reason: _staged_in_groups(loop, iterable, extra_test, body, reason),
+            lambda reason: _staged_with_relaxed_shapes(loop, iterable, extra_test, body, reason)
+            or _staged_in_groups(loop, iterable, extra_test, body, reason),
         )
     elif (
         extra_test is None  # no break or return in it (their flags are state the trial sets)
@@ -821,6 +824,19 @@ def _staged_index_loop(loop: _Loop, iterable: object, extra_test, body) -> None:
         _staged_zip(loop, iterable, extra_test, body)
     else:
         _staged_rows(loop, primitives.constant(iterable), extra_test, body)
+
+
+def _staged_with_relaxed_shapes(loop: _Loop, iterable: Any, extra_test, body, reason) -> bool:
+    """Whether an index loop that could not be staged because a variable changes shape in
+    its body (`z = z[np.abs(z) < 2]`: shorter each trip) is staged with that variable's
+    changed dims unknown at trace time, as `set_loop_options(shape_invariants=...)` would
+    have them: one compiled loop instead of a copy of the body per trip (NPBench's
+    mandelbrot: 50 copies, 75 s to compile)."""
+    if SHAPE_CHANGE not in reason:
+        return False
+    staging = partial(_staged_index_loop, loop, iterable, extra_test, body)
+    with relaxing_changed_shapes():
+        return index_loops.staged(staging, loop) is None
 
 
 def _staged_in_groups(loop: _Loop, iterable: Any, extra_test, body, reason: str) -> bool:

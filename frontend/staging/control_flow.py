@@ -509,6 +509,37 @@ class LoopStaged(Exception):  # noqa: N818  (not an error: a trial's answer)
 
 
 _trials = threading.local()
+_relaxing = threading.local()
+
+
+@contextmanager
+def relaxing_changed_shapes() -> Iterator[None]:
+    """Stage the loops traced inside with any variable whose shape the body changes (same
+    dtype and rank) carried with the changed dims unknown, as if `set_loop_options` had
+    given that shape invariant: an index loop whose arrays shrink each trip (`z = z[mask]`)
+    stays one loop instead of being unrolled (operators._staged_with_relaxed_shapes)."""
+    saved = getattr(_relaxing, "on", False)
+    _relaxing.on = True
+    try:
+        yield
+    finally:
+        _relaxing.on = saved
+
+
+def _changed_shapes(inits: list[Tensor], new_leaves: list, by_name: list[int], relaxed: dict):
+    """Leaf -> shape invariant for each variable the body gave a new shape of its dtype and
+    rank (the dims that changed open), when `relaxing_changed_shapes` is on."""
+    if not getattr(_relaxing, "on", False):
+        return {}
+    changed = {}
+    for i, init in zip(by_name, inits, strict=True):
+        new = new_leaves[i]
+        if i in relaxed or not isinstance(new, Tensor) or new.dtype != init.dtype:
+            continue
+        if new.ndim == init.ndim and new.shape != init.shape:
+            pairs = zip(init.shape, new.shape, strict=True)
+            changed[i] = tuple(a if a == b else None for a, b in pairs)
+    return changed
 
 
 @contextmanager
@@ -607,7 +638,9 @@ def _staged_while(
                 arrays.kept.update(unchanged)
                 kinds = _kind_changes(inits, new_leaves, by_name) - mixed - unchanged
                 mixed.update(kinds)
-                retrace = retrace or bool(unchanged) or bool(kinds)
+                grown = _changed_shapes(inits, new_leaves, by_name, relaxed)
+                relaxed.update(grown)
+                retrace = retrace or bool(unchanged) or bool(kinds) or bool(grown)
             if not changes and not retrace:
                 arrays.check_aliases_by_name(given, new_leaves, by_name, after)
                 values = [
@@ -692,6 +725,9 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
 
 
 REBOUND_AFTER_WRITE = "is changed in place and then assigned a new array"
+SHAPE_CHANGE = "a loop-carried value must keep its dtype and shape"
+"""What the error for a loop variable changing dtype or shape says (an index loop whose
+variables change shape is staged with them relaxed: operators._staged_with_relaxed_shapes)."""
 """Why a loop variable written in place and rebound cannot be carried (`_WrittenArrays.learn`):
 a static index loop retries two or three trips per staged trip (operators._staged_in_groups)."""
 
@@ -1072,8 +1108,8 @@ def _next_value(leaf: object, init: Tensor, name: str, relaxed: bool = False) ->
         raise error(
             at_user_line(
                 f"loop variable '{name}' changes from dtype {init.dtype} and shape {init.shape} "
-                f"to dtype {value.dtype} and shape {value.shape} inside a staged loop; a "
-                "loop-carried value must keep its dtype and shape"
+                f"to dtype {value.dtype} and shape {value.shape} inside a staged loop; "
+                f"{SHAPE_CHANGE}"
             )
         )
     return value

@@ -1146,6 +1146,33 @@ def for_loop(b: Builder) -> bool:
     return b.emit(statement, None, operands)
 
 
+# Which elements a shrinking loop keeps each trip (`v = v[keep]`)
+SHRINK_KEEPS = ["{v} > 0", "np.arange({v}.size) % 2 == 0", "np.abs({v}) > 1", "{v} != {v}.max()"]
+
+
+def shrinking_loop(b: Builder) -> bool:
+    """An index loop of 9-11 trips (more than the unroll limit: staged) whose variable gets
+    shorter each trip (`v = v[keep]`): staged with its length unknown at trace time
+    (operators._staged_with_relaxed_shapes). Its count and final length are the result."""
+    exact = [v for v in b.values if v.exact and v.ndim >= 1 and v.dtype.kind in "fiu"]
+    if not exact:
+        return False
+    x = b.pick(exact)
+    name = b.fresh()
+    v, keep, index = f"{name}_v", f"{name}_keep", f"{name}_i"
+    trips = b.draw(st.integers(9, 11))
+    lines = [
+        f"{v} = {x.name}.ravel()",
+        f"{name}_n = 0",
+        f"for {index} in range({trips}):",
+        f"    {keep} = {b.choose(SHRINK_KEEPS).format(v=v)}",
+        f"    {name}_n = {name}_n + np.count_nonzero({keep}) * ({index} + 1)",
+        f"    {v} = {v}[{keep}]",
+        f"{name} = np.int64({name}_n) * 100 + {v}.size",
+    ]
+    return b.emit("\n".join(lines), None, [x], scalars=True)
+
+
 TA_ELEMENTS = ["{x}", "-{x}", "{x} + {x}", "np.maximum({x}, 0)", "{x} * 3", "~{x}", "np.abs({x})",
                "np.where({i} % 2 == 0, {x}, {x} * 2)"]  # fmt: skip
 
@@ -1664,7 +1691,7 @@ ENDINGS = [refused_state, zero_trip_read]
 BUILDERS = {
     unary: 4, binary: 6, power: 1, complex_function: 1, where: 1, reduction: 3, matmul: 1,
     einsum: 1, shape_op: 3, astype: 2, take: 1, cond: 1, while_loop: 1, for_loop: 1,
-    tensor_array: 1, variable: 1, print_: 1, container_state: 2, literal_loop: 1,
+    tensor_array: 1, variable: 1, print_: 1, container_state: 2, literal_loop: 1, shrinking_loop: 1,
     loop_local: 1, bool_op: 1, attribute_loop: 1, try_index: 1,
 }  # fmt: skip
 

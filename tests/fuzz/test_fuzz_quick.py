@@ -248,11 +248,11 @@ def _raises(program, error: type[Exception]) -> bool:
 
 
 class _EveryKindSeen(Exception):
-    """Ends `_generate` early: the rest of its 800 programs would only cost time."""
+    """Ends `_generate` early: the rest of its 1,500 programs would only cost time."""
 
 
 # Only the generate phase: the exception that ends the search early is not to be shrunk.
-@settings(max_examples=800, deadline=None, database=None, derandomize=True,
+@settings(max_examples=1500, deadline=None, database=None, derandomize=True,
           phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(program=programs())
 def _generate(program):
