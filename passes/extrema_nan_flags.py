@@ -106,19 +106,19 @@ class NanFlagExtrema(RewritePattern):
         updates = [_number_form(rewriter, e, flag) for e, flag in zip(extrema, seen, strict=True)]
         terminator = body.last_op
         assert isinstance(terminator, scf.YieldOp)
-        rewriter.replace_op(terminator, scf.YieldOp(*terminator.operands, *updates))
+        rewriter.replace(terminator, scf.YieldOp(*terminator.operands, *updates))
 
         region = Region()
         loop.body.move_blocks(region)
         new_loop = scf.ForOp(loop.lb, loop.ub, loop.step, [*loop.iter_args, *flags], region)
         new_loop.attributes.update(loop.attributes)
-        rewriter.insert_op(new_loop, InsertPoint.before(loop))
+        rewriter.insert(new_loop, InsertPoint.before(loop))
         results: list[SSAValue] = list(new_loop.results[: len(loop.results)])
         nan_seen = new_loop.results[len(loop.results) :]
         after = InsertPoint.after(new_loop)
         for extremum, flag in reversed(list(zip(extrema, nan_seen, strict=True))):
             results[extremum.position] = _nan_if(rewriter, after, flag, results[extremum.position])
-        rewriter.replace_op(loop, [], results)
+        rewriter.replace(loop, [], results)
 
 
 def _flag_of_initial(rewriter: PatternRewriter, loop: scf.ForOp, position: int) -> SSAValue:
@@ -126,7 +126,7 @@ def _flag_of_initial(rewriter: PatternRewriter, loop: scf.ForOp, position: int) 
     initial = loop.iter_args[position]
     test = arith.CmpfOp(initial, initial, "uno")
     test.result.name_hint = "initial_nan"
-    rewriter.insert_op(test, InsertPoint.before(loop))
+    rewriter.insert(test, InsertPoint.before(loop))
     return test.result
 
 
@@ -138,7 +138,7 @@ def _number_form(rewriter: PatternRewriter, extremum: _Extremum, seen: BlockArgu
     number = _NUMBER_FORM[type(op)](lhs, rhs, flags=_NO_NANS_NO_SIGNED_ZEROS)
     update = arith.OrIOp(seen, isnan.result)
     hint = op.results[0].name_hint
-    rewriter.replace_op(op, [isnan, number, update], [number.result])
+    rewriter.replace(op, [isnan, number, update], [number.result])
     isnan.result.name_hint, number.result.name_hint = "isnan", hint
     seen.name_hint = update.result.name_hint = "nan_seen"
     return update.result
@@ -151,7 +151,7 @@ def _nan_if(
     nan = arith.ConstantOp(FloatAttr(float("nan"), value.type))
     select = arith.SelectOp(flag, nan.result, value)
     nan.result.name_hint = "nan"
-    rewriter.insert_op([nan, select], at)
+    rewriter.insert([nan, select], at)
     return select.result
 
 
