@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 import tracejit as tj
 from tests.conftest import run_eagerly
+from tests.examples.test_polybench_loops import covariance  # data[:, i:M] @ in its loop
 from tracejit.runtime import lapack
 
 pytest.importorskip("scipy", reason="BLAS calls need SciPy (tracejit[linalg])")
@@ -114,16 +115,6 @@ def test_empty_windows_give_numpys_shapes_and_zeros():
         for key, expected in want.items():
             assert got[key].shape == expected.shape, (bounds, key)
             np.testing.assert_array_equal(got[key], expected, err_msg=f"{bounds} {key}")
-
-
-def covariance(M, float_n, data):
-    """PolyBench's covariance (NPBench's NumPy version): `data[:, i:M]` in the loop."""
-    mean = np.mean(data, axis=0)
-    data -= mean
-    cov = np.zeros((M, M), dtype=data.dtype)
-    for i in range(M):
-        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / (float_n - 1.0)
-    return cov
 
 
 def gram_schmidt(A):
