@@ -81,14 +81,11 @@ def _extrema(loop: scf.ForOp) -> list[_Extremum]:
         if not isinstance(argument.type, Float32Type | Float64Type):
             continue
         if argument.uses.get_length() != 1 or yielded.uses.get_length() != 1:
-            continue
+            continue  # only the max reads the accumulator (it may become poison)
         if argument not in op.operands:
             continue
         lhs, rhs = op.operands
-        value = rhs if lhs is argument else lhs
-        if value is argument:
-            continue
-        found.append(_Extremum(position, op, value))
+        found.append(_Extremum(position, op, rhs if lhs is argument else lhs))
     return found
 
 

@@ -725,11 +725,11 @@ def _ancestor_in(op: Operation, block: Block) -> Operation | None:
 
 
 REBOUND_AFTER_WRITE = "is changed in place and then assigned a new array"
+"""Why a loop variable written in place and rebound cannot be carried (`_WrittenArrays.learn`):
+a static index loop retries two or three trips per staged trip (operators._staged_in_groups)."""
 SHAPE_CHANGE = "a loop-carried value must keep its dtype and shape"
 """What the error for a loop variable changing dtype or shape says (an index loop whose
 variables change shape is staged with them relaxed: operators._staged_with_relaxed_shapes)."""
-"""Why a loop variable written in place and rebound cannot be carried (`_WrittenArrays.learn`):
-a static index loop retries two or three trips per staged trip (operators._staged_in_groups)."""
 
 
 def _loop_key(labels: list[str]) -> tuple:

@@ -110,9 +110,7 @@ class Operand:
 
     def start(self, b: Builder, starts: Sequence[SSAValue], position: int) -> SSAValue:
         """The element a call reads first (`starts`: per batch position, else none)."""
-        if self.window is not None:
-            return self.window.offset
-        return starts[position] if starts else index_constant(b, 0)
+        return self.window.offset if self.window is not None else _start(starts, position, b)
 
     def lead(self, b: Builder, dense: SSAValue) -> SSAValue:
         """The leading dim BLAS takes: `dense`, the stored columns of its own buffer, or
@@ -200,7 +198,9 @@ class _Sizes:
     k: SSAValue
 
     @staticmethod
-    def of(bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand, per_matrix: bool) -> _Sizes:
+    def of(
+        bufferizer: FunctionBufferizer, lhs: Operand, rhs: Operand, per_matrix: bool
+    ) -> _Sizes:
         b = bufferizer.builder
         one = index_constant(b, 1)
         k = lhs.dim(bufferizer, -1)

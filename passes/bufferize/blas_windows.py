@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from xdsl.builder import Builder
 from xdsl.dialects.builtin import DYNAMIC_INDEX, StringAttr, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Operation, SSAValue
 
 from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import element_of
@@ -52,7 +52,7 @@ def read_in_place_by_blas(op: SliceOp) -> bool:
     return bool(users) and all(_unbatched_blas_product(user) for user in users)
 
 
-def _unbatched_blas_product(user) -> bool:
+def _unbatched_blas_product(user: Operation) -> bool:
     return (
         isinstance(user, MatmulOp)
         and user.attributes.get(BLAS_ATTR) in _WINDOWED_CALLS
