@@ -107,3 +107,23 @@ def test_a_tj_range_loop_still_refuses_a_shape_change_as_tensorflow_does():
 
     with pytest.raises(ValueError, match="must keep its dtype and shape"):
         tj.function(shrinking)(np.ones(4))
+
+
+def test_with_the_defaults_users_get():
+    """Tiered compilation on (the suite turns it off): the staged loop answers while it
+    compiles (interpreted, with its run-time lengths) and once compiled, and agrees."""
+    c0 = np.linspace(-2, 0.5, 300) + 0.3j
+    want = escape_counts(c0)
+    tj.config.set_tiered_compilation(True)
+    try:
+        compiled = tj.function(escape_counts)
+        answers = [compiled(c0)]  # interpreted while it compiles
+        tj.config.wait_for_compiles()
+        concrete = compiled.get_concrete_function(c0)
+        assert concrete.is_compiled and concrete.fast_call is not None
+        answers.append(compiled(c0))
+        for got in answers:
+            assert got[0] == want[0] and got[1] == want[1]
+            np.testing.assert_array_equal(got[2], want[2])
+    finally:
+        tj.config.set_tiered_compilation(False)

@@ -111,3 +111,20 @@ def test_the_compiled_loop_is_the_number_form():
         lowered = ir.ir(after="extrema-nan-flags")
     assert "arith.maxnumf" in lowered and "fastmath<nnan,nsz>" in lowered
     assert "arith.maximumf" not in lowered
+
+
+def test_with_the_defaults_users_get():
+    """Tiered compilation and threads as a user has them: the answer before and after the
+    compiled code takes over is NumPy's."""
+    x = np.random.default_rng(2).standard_normal(200_000)
+    x[123_456] = np.nan
+    want = run_eagerly(extrema, x)
+    tj.config.set_tiered_compilation(True)
+    try:
+        function = tj.function(extrema.python_function)
+        _assert_same(function(x), want)
+        tj.config.wait_for_compiles()
+        assert function.get_concrete_function(x).is_compiled
+        _assert_same(function(x), want)
+    finally:
+        tj.config.set_tiered_compilation(False)
