@@ -27,7 +27,7 @@ from typing import Any, cast
 import numpy as np
 from xdsl.ir import Block, Operation, Region, SSAValue
 
-from tracejit.frontend.staging import loop_options, numpy_locals, primitives, views
+from tracejit.frontend.staging import array_holders, loop_options, numpy_locals, primitives, views
 from tracejit.frontend.staging.dims import SliceLength
 from tracejit.frontend.staging.source_location import at_user_line, user_frame
 from tracejit.frontend.staging.tensor import Tensor, next_serial, python_value_message, weak_type
@@ -841,11 +841,15 @@ class _WrittenArrays:
             written = _holds(self.roots, views.root_of(was)) if kept else was._version > 0
             if i in self.kept or written:
                 if now is not was and written:
+                    holder = self._rebind_seen_by(i, given, now)
+                    if holder is None:
+                        continue  # carried by name: nothing else sees its array before
                     raise NotImplementedError(
                         at_user_line(
                             f"'{self.labels[i]}' {REBOUND_AFTER_WRITE} inside a staged "
-                            "loop; NumPy would change the array from "
-                            "before the loop in the first iteration only. Copy it first "
+                            f"loop, and {holder} also refers to the array it named before "
+                            "the loop (or a view of it): NumPy would change that array in "
+                            "the first iteration only. Copy it first "
                             f"(`{self.labels[i]} = {self.labels[i]}.copy()` before the loop) "
                             "or do not reassign it"
                         )
@@ -863,6 +867,23 @@ class _WrittenArrays:
             self._carry(root)
             retrace = True
         return retrace
+
+    def _rebind_seen_by(self, i: int, given: list[Any], now: object) -> str | None:
+        """What sees the array loop variable `i` named before the loop, which the body
+        writes in place and then rebinds (`np.multiply(z, z, out=z); z = z[keep]`); None
+        when nothing does, and the variable is carried by name. NumPy's first trip writes
+        that array, later trips arrays the body made, so a copy carried by value is exact
+        when nothing else can see the first one (`array_holders`). A swap with another
+        loop variable (`old, new = new, old`) keeps each array on a name, and is staged
+        two trips at a time instead (operators._staged_in_groups)."""
+        for j, value in enumerate(given):
+            if j != i and now is value:
+                return f"'{self.labels[j]}' (swapped with it)"
+        if i in self.kept:
+            return "the loop (which carries it as one array)"
+        others = {self.labels[j]: leaf for j, leaf in enumerate(self.leaves) if j != i}
+        frame = numpy_locals.watched_frame()
+        return array_holders.other_holder(self.leaves[i], self.labels[i], frame, others)
 
     def _forget_rebound(self, given: list[Any], new_leaves: list[Any]) -> bool:
         """A recalled loop variable that this staging's body rebinds is learned anew, as

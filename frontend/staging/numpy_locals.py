@@ -149,6 +149,12 @@ def sharing(array: np.ndarray, name: str) -> list[str]:
     ]
 
 
+def watched_frame() -> FrameType | None:
+    """The frame of the innermost staged construct being traced (`watching`)."""
+    stack = _stack()
+    return stack[-1] if stack else None
+
+
 def _stack() -> list[FrameType]:
     stack = getattr(_frames, "stack", None)
     if stack is None:

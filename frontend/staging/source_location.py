@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import FrameType
 
@@ -47,12 +48,16 @@ _INTERNAL: dict[str, bool] = {}
 
 def user_frame() -> FrameType | None:
     """The innermost stack frame that is not in tracejit or NumPy."""
+    return next(user_frames(), None)
+
+
+def user_frames() -> Iterator[FrameType]:
+    """The stack frames that are not in tracejit or NumPy, innermost first."""
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         if not _is_internal(frame.f_code.co_filename):
-            return frame
+            yield frame
         frame = frame.f_back
-    return None
 
 
 def user_location() -> SourceLocation | None:

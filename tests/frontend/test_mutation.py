@@ -493,10 +493,13 @@ def test_loop_variable_aliasing_a_written_array_read_before_the_write():
     check_writes(rows, np.arange(12.0).reshape(4, 3))
 
 
-def test_changed_in_place_then_reassigned_in_a_loop_is_refused():
+def test_changed_in_place_then_reassigned_in_a_loop_is_refused_when_another_name_sees_it():
+    """NumPy writes the argument in the first trip only (tests/autograph/
+    test_rebound_after_write.py: a copy nothing else sees is carried by value)."""
+
     @tj.function
     def confusing(x):
-        y = x.copy()
+        y = x
         for _ in tj.range(2):
             y[0] = 1.0
             y = y * 2.0

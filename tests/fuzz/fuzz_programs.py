@@ -1150,26 +1150,42 @@ def for_loop(b: Builder) -> bool:
 SHRINK_KEEPS = ["{v} > 0", "np.arange({v}.size) % 2 == 0", "np.abs({v}) > 1", "{v} != {v}.max()"]
 
 
+# How a shrinking loop writes its variable in place before it rebinds it (NumPy writes the
+# array from before the loop in the first trip only), and what else may see that array
+SHRINK_WRITES = ["{v} += 1", "np.multiply({v}, 2, out={v})", "{v}[:1] = 0", "{v}[::2] *= 3"]
+SHRINK_STARTS = ["{x}.ravel()", "{x}.ravel().copy()", "{x}.ravel() * 1"]
+SHRINK_HOLDERS = ["{v}", "{v}[:2]", "[{v}][0]"]
+
+
 def shrinking_loop(b: Builder) -> bool:
     """An index loop of 9-11 trips (more than the unroll limit: staged) whose variable gets
     shorter each trip (`v = v[keep]`): staged with its length unknown at trace time
-    (operators._staged_with_relaxed_shapes). Its count and final length are the result."""
+    (operators._staged_with_relaxed_shapes). Its count and final length are the result.
+    The body may write the variable in place first: carried by value when nothing else
+    sees its array from before the loop (control_flow's `_rebind_seen_by`), unrolled when
+    a second name (or a view of it) does, whose values then join the result."""
     exact = [v for v in b.values if v.exact and v.ndim >= 1 and v.dtype.kind in "fiu"]
     if not exact:
         return False
     x = b.pick(exact)
     name = b.fresh()
-    v, keep, index = f"{name}_v", f"{name}_keep", f"{name}_i"
+    v, keep, index, held = f"{name}_v", f"{name}_keep", f"{name}_i", f"{name}_h"
     trips = b.draw(st.integers(9, 11))
+    write = b.choose(["", *SHRINK_WRITES]).format(v=v)
+    holder = b.choose(["", *SHRINK_HOLDERS]).format(v=v) if write else ""
     lines = [
-        f"{v} = {x.name}.ravel()",
+        f"{v} = {b.choose(SHRINK_STARTS).format(x=x.name)}",
+        *([f"{held} = {holder}"] if holder else []),
         f"{name}_n = 0",
         f"for {index} in range({trips}):",
+        *([f"    {write}"] if write else []),
         f"    {keep} = {b.choose(SHRINK_KEEPS).format(v=v)}",
         f"    {name}_n = {name}_n + np.count_nonzero({keep}) * ({index} + 1)",
         f"    {v} = {v}[{keep}]",
         f"{name} = np.int64({name}_n) * 100 + {v}.size",
     ]
+    if holder:
+        lines.append(f"{name} = {name} + np.count_nonzero({held} > 1) + np.int64({held}.size)")
     return b.emit("\n".join(lines), None, [x], scalars=True)
 
 
