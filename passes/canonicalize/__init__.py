@@ -40,7 +40,11 @@ from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import DimOp, ReshapeOp, TransposeOp
 from tracejit.ir.update import ScatterOp
-from tracejit.passes.canonicalize.control_flow import IfConstantPredicate, WhileDropsUnusedValue
+from tracejit.passes.canonicalize.control_flow import (
+    IfConstantPredicate,
+    WhileCarriesReshaped,
+    WhileDropsUnusedValue,
+)
 from tracejit.passes.canonicalize.kernels import KernelForwardsItsInput
 from tracejit.passes.canonicalize.masked_update import MaskedUpdateAsSelect
 from tracejit.passes.canonicalize.patterns import (
@@ -74,7 +78,7 @@ PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     DimOp: (DimOfSizedValue(),),
     MatmulOp: (DotAsSum(),),
     IfOp: (IfConstantPredicate(),),
-    WhileOp: (WhileDropsUnusedValue(),),
+    WhileOp: (WhileDropsUnusedValue(), WhileCarriesReshaped()),
     FusedOp: (KernelForwardsItsInput(),),
 }
 """The canonicalization patterns of the `tj` ops, tried in this order on an op of the type."""

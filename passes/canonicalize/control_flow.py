@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -9,6 +10,7 @@ from xdsl.traits import is_side_effect_free
 
 from tracejit.ir.control_flow import IfOp, WhileOp, YieldOp
 from tracejit.ir.folding import constant_value
+from tracejit.ir.shape_ops import ReshapeOp
 
 
 class IfConstantPredicate(RewritePattern):
@@ -91,3 +93,87 @@ def _only_feeds(arg: SSAValue, terminator: YieldOp, position: int) -> list[Opera
                 chain.append(user)
                 pending.extend(user.results)
     return sorted(chain, key=lambda o: o.parent.get_operation_index(o))  # type: ignore[union-attr]
+
+
+class WhileCarriesReshaped(RewritePattern):
+    """A loop value the loop reads only reshaped to one shape, and whose next value is a
+    reshape from that shape (or itself), is carried in that shape: reshaped once before
+    the loop and once after it, not twice per trip. `N[rows, cols] = v` in a loop scatters
+    into the raveled `N` (bufferized, a copy of `N` each way); carried raveled, the
+    scatter writes the loop's own buffer in place.
+
+        %r = tj.while %n ... ^bb0(%a): %f = tj.reshape %a to T; ...; tj.yield (tj.reshape %g)
+    ->  %r0 = tj.while (tj.reshape %n to T) ... ^bb0(%f): ...; tj.yield %g
+        %r = tj.reshape %r0"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
+        before, after = op.before_region.block, op.after_region.block
+        terminator = after.last_op
+        assert isinstance(terminator, YieldOp)
+        shapes = {}
+        for j, result in enumerate(op.res):
+            shape = _reshaped_to(before.args[j], after.args[j], terminator, j)
+            if shape is not None and shape != result.type:
+                shapes[j] = shape
+        if not shapes:
+            return
+        inits = list(op.inits)
+        for j, shape in shapes.items():
+            inits[j] = rewriter.insert(ReshapeOp(inits[j], shape), InsertPoint.before(op)).result
+            for block in (before, after):
+                _retype_arg(rewriter, block.args[j], shape)
+        yielded = [
+            v.owner.operand if j in shapes and isinstance(v.owner, ReshapeOp) else v
+            for j, v in enumerate(terminator.values)
+        ]
+        rewriter.replace(terminator, YieldOp(*yielded))
+        new = WhileOp(
+            inits,
+            rewriter.move_region_contents_to_new_regions(op.before_region),
+            rewriter.move_region_contents_to_new_regions(op.after_region),
+        )
+        new.location = op.location
+        back = {j: ReshapeOp(new.res[j], op.res[j].type) for j in shapes}
+        values = [back[j].result if j in back else new.res[j] for j in range(len(op.res))]
+        rewriter.replace(op, [new, *back.values()], values)
+
+
+def _reshaped_to(
+    before: SSAValue, after: SSAValue, terminator: YieldOp, position: int
+) -> TensorType | None:
+    """The one static type the loop value at `position` is read as, when its block
+    arguments are read only by reshapes to it (the body's also by the yield, unchanged)
+    and its next value is a reshape from it (or itself); else None."""
+    target = None
+    for arg in (before, after):
+        for use in arg.uses:
+            user = use.operation
+            if user is terminator and use.index == position:
+                continue
+            if not isinstance(user, ReshapeOp) or user.sizes:
+                return None
+            if target is not None and user.result.type != target:
+                return None
+            target = user.result.type
+    if not isinstance(target, TensorType) or not target.has_static_shape():
+        return None
+    if not isinstance(before.type, TensorType) or not before.type.has_static_shape():
+        return None
+    following = terminator.values[position]
+    if following is after:
+        return target
+    owner = following.owner
+    if isinstance(owner, ReshapeOp) and not owner.sizes and owner.operand.type == target:
+        return target
+    return None
+
+
+def _retype_arg(rewriter: PatternRewriter, arg: SSAValue, shape: TensorType) -> None:
+    """Give the block argument `arg` the type `shape`: its reshapes to that type go, their
+    readers read the argument itself."""
+    new = rewriter.replace_value_with_new_type(arg, shape)
+    for use in list(new.uses):
+        user = use.operation
+        if isinstance(user, ReshapeOp) and user.result.type == shape:
+            rewriter.replace(user, [], [new])
