@@ -385,14 +385,26 @@ class SliceOp(IRDLOperation, HasFolderInterface):
         return x[np.ix_(*ranges)] if ranges else x
 
     def fold(self):
-        if self.is_dynamic():
-            return None
         # a slice taking every element in order is the operand itself
         rank = len(self.get_start())
         whole = self.get_start() == (0,) * rank and self.get_step() == (1,) * rank
-        if whole and self.operand.type == self.result.type:
+        if whole and self.operand.type == self.result.type and self._sizes_are_the_operand_dims():
             return (self.operand,)
+        if self.is_dynamic():
+            return None
         return fold_with_numpy(self, self.evaluate)
+
+    def _sizes_are_the_operand_dims(self) -> bool:
+        """Each run-time result size is `tj.dim` of the operand at that dim (`x[:n]` with
+        n = len(x), as slices matched to a run-time length are traced)."""
+        dynamic = [d for d, n in enumerate(_types(self)[1].get_shape()) if n == DYNAMIC_INDEX]
+        for d, size in zip(dynamic, self.sizes, strict=True):
+            owner = size.owner
+            if not (isinstance(owner, DimOp) and owner.source is self.operand):
+                return False
+            if owner.index.value.data != d:
+                return False
+        return True
 
 
 @irdl_op_definition
