@@ -57,7 +57,7 @@ from tracejit.frontend.staging.slice_bounds import (
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.tracing import current_trace, is_tracing
-from tracejit.frontend.staging.views import make_view
+from tracejit.frontend.staging.views import follow_order, make_view
 
 _VALID = (
     "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and integer "
@@ -558,8 +558,12 @@ def getitem(x: Tensor, key: object) -> Tensor:
         if None in x.shape or (
             any(_unknown_size(e.value) for e in entries) and _one_array(entries)
         ):
-            return _one_index_array(x, entries)
-        return _advanced(x, entries, _separated_in_key(key))
+            result = _one_index_array(x, entries)
+        else:
+            result = _advanced(x, entries, _separated_in_key(key))
+        if x.ndim == 1 and len(entries) == 1:  # NumPy's take: laid out as its index array
+            follow_order(result, [entries[0].value])
+        return result
     if any(e.kind == Kind.BOOL for e in entries) and any(e.kind == Kind.INT for e in entries):
         raise NotImplementedError(
             at_user_line("bool scalar indices combined with integer indices are not supported")

@@ -161,6 +161,7 @@ class Tensor(ArrayOperators):
     __slots__ = (
         "_value", "_shape", "dtype", "dims", "weak", "dim_of",
         "_view", "_version", "_serial", "_is_array", "_write_refused", "_order_from",
+        "_viewed",
     )  # fmt: skip
     __array_priority__ = 1000  # NumPy defers `ndarray + Tensor` to Tensor.__radd__
 
@@ -188,6 +189,7 @@ class Tensor(ArrayOperators):
         self._serial = next(_SERIALS)
         self._is_array = False
         self._write_refused = ""
+        self._viewed = False  # a view of it was made (an in-place reshape would change it)
         # The memory order NumPy would give this array, for reshapes that are views only of
         # a C-ordered array (views.py, `order_sources`): "C" when it is C-ordered whatever
         # the arguments' layouts, a tuple of tensors when it is C-ordered if they all are
@@ -223,15 +225,11 @@ class Tensor(ArrayOperators):
 
     @shape.setter
     def shape(self, value: object) -> None:
-        """NumPy's in-place reshape (`x.shape = n`) changes the array object every name of it
-        shares, which a traced value cannot be: refused, saying what to write."""
-        raise AttributeError(
-            at_user_line(
-                f"setting .shape of a traced array (an in-place reshape to {value!r}) is not "
-                "supported; rebind the name instead: `x = x.reshape(...)` (a view, as "
-                "NumPy's in-place reshape is)"
-            )
-        )
+        """NumPy's in-place reshape (`x.shape = n`): every name of the array sees the new
+        shape. Refused where tracejit cannot follow it (views.reshape_in_place)."""
+        from tracejit.frontend.staging.views import reshape_in_place
+
+        reshape_in_place(self, value)
 
     @property
     def size(self) -> int | None:

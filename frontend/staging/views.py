@@ -184,6 +184,7 @@ def alias_unless(entry: Tensor, own: Tensor, separate: Tensor) -> Tensor:
     result = Tensor(own.value, dims=own.dims, weak=own.weak)
     result._is_array = own._is_array
     result._view = View(entry, forward, backward, root_of(entry)._version, separate)
+    root_of(entry)._viewed = True
     return result
 
 
@@ -214,6 +215,7 @@ def make_view(parent: Tensor, child: Tensor, forward: Forward, backward: Backwar
     if child is parent or child._view is not None:
         child = Tensor(child.value, child.dims)
     child._view = View(parent, forward, backward, root_of(parent)._version)
+    root_of(parent)._viewed = True
     if parent._write_refused:
         child._write_refused = parent._write_refused
     return child
@@ -455,3 +457,54 @@ def permuted(x: Tensor, result: Tensor, permutation: list[int]) -> Tensor:
     moved = [d for d in permutation if x.dims[d] != 1]
     view._view.reorders = moved != sorted(moved)  # type: ignore[union-attr]  # made just now
     return view
+
+
+# --- in-place reshape ------------------------------------------------------------------------
+def reshape_in_place(tensor: Tensor, shape: object) -> None:
+    """NumPy's `x.shape = s`: the array object itself takes the new shape, so every name of
+    it sees it (NPBench's `X.shape = Y.shape = n`). Done on the traced array when nothing
+    else depends on its old shape; refused, saying what to write, where it is not."""
+    why = _in_place_reshape_refused(tensor)
+    if why is not None:
+        raise AttributeError(
+            at_user_line(
+                f"setting .shape of a traced array (an in-place reshape to {shape!r}) is not "
+                f"supported here: {why}. Rebind the name instead: `x = x.reshape(...)` (a "
+                "view, as NumPy's in-place reshape is)"
+            )
+        )
+    sources = order_sources(tensor)
+    if sources is None:  # computed from a transpose (Fortran order), say
+        raise AttributeError(
+            at_user_line(
+                f"setting .shape of a traced array (an in-place reshape to {shape!r}) is not "
+                "supported here: NumPy may lay the array out in an order other than C (it "
+                "was computed from a transpose, or by an op whose layout tracejit does not "
+                "follow), and then refuses an in-place reshape (Incompatible shape for "
+                "in-place modification). Use `x = x.reshape(...)`"
+            )
+        )
+    note = _layout_note(sources)  # C-ordered as the arguments it follows: calls check them
+    if note is not None:
+        note("an in-place reshape (x.shape = ...) of an array laid out as it")
+    result = tensor.reshape(shape)  # NumPy's rules: the size must match, one -1 at most
+    tensor._value, tensor._shape, tensor.dims = result.value, result._shape, result.dims
+    tensor._viewed = False  # `result`, the one view just made, is dropped
+
+
+def _in_place_reshape_refused(tensor: Tensor) -> str | None:
+    from tracejit.frontend.staging.tracing import current_trace, is_tracing
+
+    if not is_tracing():
+        return "not while tracing"
+    if not updates_in_place(tensor):
+        return "it is a NumPy scalar, whose shape NumPy does not let change either"
+    if tensor._view is not None:
+        return "it is a view of another array, whose reads tracejit follows by shape"
+    if tensor._viewed:
+        return "views of it were taken before, which tracejit follows by its old shape"
+    if id(tensor) in current_trace().argument_indices:
+        return "it is an argument, and the caller's array would change shape"
+    if _logs():
+        return "it is inside a staged loop or branch, whose variables keep their shapes"
+    return None
