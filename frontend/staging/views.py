@@ -473,7 +473,8 @@ def reshape_in_place(tensor: Tensor, shape: object) -> None:
                 "view, as NumPy's in-place reshape is)"
             )
         )
-    sources = order_sources(tensor)
+    one_dim = sum(d != 1 for d in tensor.dims) <= 1  # contiguous in any order NumPy uses
+    sources = set() if one_dim else order_sources(tensor)
     if sources is None:  # computed from a transpose (Fortran order), say
         raise AttributeError(
             at_user_line(

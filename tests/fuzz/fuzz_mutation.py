@@ -882,7 +882,29 @@ def changed_numpy_array(b: Builder) -> bool:
     return b.emit("\n".join(lines), None, [x])
 
 
+# NumPy's in-place reshapes (`a.shape = s`): -1 for the size, which unknown dims need too
+IN_PLACE_SHAPES = ["-1", "(-1,)", "(1, -1)", "(-1, 1)"]
+
+
+def in_place_reshape(b: Builder) -> bool:
+    """`a.shape = s` of an array made in the function, seen through a second name taken
+    before it (frontend/staging/views.py, `reshape_in_place`), then maybe written through
+    that name: NumPy's names are one array object, which takes the new shape."""
+    exact = [v for v in b.values if v.exact and v.ndim >= 1]
+    if not exact:
+        return False
+    x = b.pick(exact)
+    name = b.fresh()
+    made = b.choose([f"{x.name}.copy()", f"{x.name} + 0", f"np.zeros_like({x.name})"])
+    lines = [f"{name}_a = {made}", f"{name} = {name}_a"]
+    lines.append(f"{name}_a.shape = {b.choose(IN_PLACE_SHAPES)}")
+    if b.draw(st.booleans()):
+        lines.append(f"{name}[..., :1] = 1")
+    return b.emit("\n".join(lines), None, [x])
+
+
 MUTATION_BUILDERS: dict[Callable[[Builder], bool], int] = {
     item_write: 4, fresh_array: 2, write_in_branch: 2, write_in_loop: 3, index_loop: 2,
     new_function: 3, rebound_alias: 2, swapped_in_loop: 2, changed_numpy_array: 2,
+    in_place_reshape: 1,
 }  # fmt: skip
