@@ -42,6 +42,7 @@ from tracejit.ir.shape_ops import DimOp, ReshapeOp, TransposeOp
 from tracejit.ir.update import ScatterOp
 from tracejit.passes.canonicalize.control_flow import (
     IfConstantPredicate,
+    IfYieldsReshaped,
     WhileCarriesReshaped,
     WhileDropsUnusedValue,
 )
@@ -77,7 +78,7 @@ PATTERNS: dict[type[Operation], tuple[RewritePattern, ...]] = {
     ScatterOp: (MaskedUpdateAsSelect(),),
     DimOp: (DimOfSizedValue(),),
     MatmulOp: (DotAsSum(),),
-    IfOp: (IfConstantPredicate(),),
+    IfOp: (IfConstantPredicate(), IfYieldsReshaped()),
     WhileOp: (WhileDropsUnusedValue(), WhileCarriesReshaped()),
     FusedOp: (KernelForwardsItsInput(),),
 }

@@ -177,3 +177,88 @@ def _retype_arg(rewriter: PatternRewriter, arg: SSAValue, shape: TensorType) -> 
         user = use.operation
         if isinstance(user, ReshapeOp) and user.result.type == shape:
             rewriter.replace(user, [], [new])
+
+
+class IfYieldsReshaped(RewritePattern):
+    """A `tj.if` inside a loop body, whose result is the loop's next value, and whose
+    branches yield it reshaped from one static shape T (or, one of them, the loop value
+    unchanged) yields it in T, reshaped after the if. A loop with a `break` stages its body
+    under such an if (`if not done: ... N[rows, cols] = v ... else: N`); in this form
+    `WhileCarriesReshaped` applies to the loop.
+
+        %r = tj.if %go { ...; tj.yield (tj.reshape %f) } else { tj.yield %n }; tj.yield %r
+    ->  %r0 = tj.if %go { ...; tj.yield %f } else { tj.yield (tj.reshape %n) }
+        %r = tj.reshape %r0; tj.yield %r"""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: IfOp, rewriter: PatternRewriter) -> None:
+        terminators = [op.then_region.block.last_op, op.else_region.block.last_op]
+        assert all(isinstance(t, YieldOp) for t in terminators)
+        shapes = {}
+        for j, result in enumerate(op.res):
+            state = _loop_state_yielded(result)
+            yielded = [t.values[j] for t in terminators]  # type: ignore[union-attr]
+            shape = _reshaped_from(yielded, state)
+            if shape is not None and shape != result.type:
+                shapes[j] = shape
+        if not shapes:
+            return
+        for terminator in terminators:
+            values = list(terminator.values)  # type: ignore[union-attr]
+            for j, shape in shapes.items():
+                owner = values[j].owner
+                if isinstance(owner, ReshapeOp) and owner.operand.type == shape:
+                    values[j] = owner.operand
+                else:
+                    reshaped = ReshapeOp(values[j], shape)
+                    values[j] = rewriter.insert(reshaped, InsertPoint.before(terminator)).result
+            rewriter.replace(terminator, YieldOp(*values))  # type: ignore[arg-type]
+        types = [shapes.get(j, r.type) for j, r in enumerate(op.res)]
+        new = IfOp(
+            op.pred,
+            types,
+            rewriter.move_region_contents_to_new_regions(op.then_region),
+            rewriter.move_region_contents_to_new_regions(op.else_region),
+        )
+        new.location = op.location
+        back = {j: ReshapeOp(new.res[j], op.res[j].type) for j in shapes}
+        values = [back[j].result if j in back else new.res[j] for j in range(len(op.res))]
+        rewriter.replace(op, [new, *back.values()], values)
+
+
+def _loop_state_yielded(result: SSAValue) -> SSAValue | None:
+    """The loop body's block argument whose next value `result` is, when `result`'s one
+    use is the yield ending that `tj.while` body; else None."""
+    uses = list(result.uses)
+    if len(uses) != 1:
+        return None
+    user = uses[0].operation
+    block = user.parent
+    loop = block.parent_op() if block is not None else None
+    if not isinstance(user, YieldOp) or not isinstance(loop, WhileOp):
+        return None
+    if block is not loop.after_region.block:
+        return None
+    return block.args[uses[0].index]
+
+
+def _reshaped_from(yielded: list[SSAValue], state: SSAValue | None) -> TensorType | None:
+    """The static type T when every value in `yielded` is a reshape from T or `state`
+    (at least one a reshape); else None."""
+    if state is None:
+        return None
+    shapes = set()
+    for value in yielded:
+        owner = value.owner
+        if isinstance(owner, ReshapeOp) and not owner.sizes:
+            shapes.add(owner.operand.type)
+        elif value is not state:
+            return None
+    if len(shapes) != 1:
+        return None
+    shape = shapes.pop()
+    if not isinstance(shape, TensorType) or not shape.has_static_shape():
+        return None
+    if not isinstance(state.type, TensorType) or not state.type.has_static_shape():
+        return None
+    return shape

@@ -30,6 +30,23 @@ def escape_times(c):
     return times
 
 
+def escape_times_until_none_left(c):
+    """The same with NPBench's `break` once no point is left (the body is staged under
+    an if: canonicalize's `IfYieldsReshaped`)."""
+    rows, cols = np.indices(c.shape)
+    rows, cols, z, c = rows.ravel(), cols.ravel(), np.zeros(c.size, c.dtype), c.ravel()
+    times = np.zeros((rows.size and rows.max() + 1, cols.size and cols.max() + 1), np.int64)
+    for i in range(40):
+        if not len(z):
+            break
+        z = z * z + c
+        out = np.abs(z) > 2
+        times[rows[out], cols[out]] = i + 1
+        keep = ~out
+        z, c, rows, cols = z[keep], c[keep], rows[keep], cols[keep]
+    return times
+
+
 def raveled_writes(m, k):
     for i in tj.range(k.size):
         m.ravel()[k[i]] += i + 1
@@ -56,6 +73,14 @@ def test_a_scatter_by_two_index_arrays_in_a_loop(rows, cols, seed):
 def test_the_loop_carries_the_raveled_array():
     c = np.zeros((4, 5), np.complex128)
     assert _body_reshapes(escape_times, c, shape="4x5") == 0
+    assert _body_reshapes(escape_times_until_none_left, c, shape="4x5") == 0
+
+
+@pytest.mark.parametrize("far", [False, True])
+def test_a_loop_with_a_break_once_every_point_escaped(far):
+    c = np.linspace(-2.2, 0.7, 24).reshape(4, 6) + 0.3j + (5.0 if far else 0.0)
+    f = tj.function(escape_times_until_none_left)
+    assert_same(f(c), run_eagerly(f, c))
 
 
 @pytest.mark.parametrize("dtype", [np.int32, np.float64])
