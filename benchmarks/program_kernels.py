@@ -284,10 +284,52 @@ def channel_inputs(ny=41, nx=41):
     return (nit, u, v, dt, dx, dy, p, rho, nu, F)
 
 
+def _grid_indices(xn, yn):
+    xi = np.empty((xn, yn), dtype=np.int64)
+    yi = np.empty((xn, yn), dtype=np.int64)
+    for i in range(xn):
+        xi[i, :] = i
+    for j in range(yn):
+        yi[:, j] = j
+    return xi, yi
+
+
+def mandelbrot2(xmin, xmax, ymin, ymax, xn, yn, itermax, horizon=2.0):
+    """NPBench's mandelbrot2 (np.mgrid written out): the points still inside are squared
+    in place and compacted every trip, their escape trips scattered into the grid."""
+    Xi, Yi = _grid_indices(xn, yn)
+    X = np.linspace(xmin, xmax, xn, dtype=np.float64)[Xi]
+    Y = np.linspace(ymin, ymax, yn, dtype=np.float64)[Yi]
+    C = X + Y * 1j
+    N_ = np.zeros(C.shape, dtype=np.int64)
+    Z_ = np.zeros(C.shape, dtype=np.complex128)
+    Xi.shape = Yi.shape = C.shape = xn * yn
+    Z = np.zeros(C.shape, np.complex128)
+    for i in range(itermax):
+        if not len(Z):
+            break
+        np.multiply(Z, Z, Z)
+        np.add(Z, C, Z)
+        I = abs(Z) > horizon  # noqa: E741  (NPBench's name)
+        N_[Xi[I], Yi[I]] = i + 1
+        Z_[Xi[I], Yi[I]] = Z[I]
+        np.logical_not(I, I)
+        Z = Z[I]
+        Xi, Yi = Xi[I], Yi[I]
+        C = C[I]
+    return Z_.T, N_.T
+
+
+def mandelbrot_inputs():
+    return (-2.25, 0.75, -1.25, 1.25, 200, 200, 50)
+
+
 # (key, title, program, inputs, whether the result is the program's value or its writes)
 PROGRAMS = (
     ("P1", "LeNet-5 forward, batch 4", lenet5, lenet_inputs, "value"),
     ("P2", "ADI solver 200x200, 20 steps", adi, adi_inputs, "writes"),
     ("P3", "Stockham FFT, 2**10", stockham_fft, fft_inputs, "writes"),
     ("P4", "channel flow 41x41, to steady state", channel_flow, channel_inputs, "writes"),
-)
+    ("P5", "mandelbrot2 200x200, 50 trips (in place, shrinking)", mandelbrot2,
+     mandelbrot_inputs, "value"),
+)  # fmt: skip
