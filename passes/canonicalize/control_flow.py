@@ -192,19 +192,20 @@ class IfYieldsReshaped(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: IfOp, rewriter: PatternRewriter) -> None:
-        terminators = [op.then_region.block.last_op, op.else_region.block.last_op]
-        assert all(isinstance(t, YieldOp) for t in terminators)
+        ends = [op.then_region.block.last_op, op.else_region.block.last_op]
+        terminators = [t for t in ends if isinstance(t, YieldOp)]
+        assert len(terminators) == 2
         shapes = {}
         for j, result in enumerate(op.res):
             state = _loop_state_yielded(result)
-            yielded = [t.values[j] for t in terminators]  # type: ignore[union-attr]
+            yielded = [t.values[j] for t in terminators]
             shape = _reshaped_from(yielded, state)
             if shape is not None and shape != result.type:
                 shapes[j] = shape
         if not shapes:
             return
         for terminator in terminators:
-            values = list(terminator.values)  # type: ignore[union-attr]
+            values = list(terminator.values)
             for j, shape in shapes.items():
                 owner = values[j].owner
                 if isinstance(owner, ReshapeOp) and owner.operand.type == shape:
@@ -212,7 +213,7 @@ class IfYieldsReshaped(RewritePattern):
                 else:
                     reshaped = ReshapeOp(values[j], shape)
                     values[j] = rewriter.insert(reshaped, InsertPoint.before(terminator)).result
-            rewriter.replace(terminator, YieldOp(*values))  # type: ignore[arg-type]
+            rewriter.replace(terminator, YieldOp(*values))
         types = [shapes.get(j, r.type) for j, r in enumerate(op.res)]
         new = IfOp(
             op.pred,
