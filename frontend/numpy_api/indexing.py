@@ -469,6 +469,31 @@ def _linear_index(
     return linear
 
 
+def flat_positions(shape: tuple[int, ...], key: object) -> Tensor | None:
+    """The row-major positions `key` picks in an array of `shape` when it is one index
+    array (or int, with at least one array) per dim -- NumPy's
+    `np.arange(size).reshape(shape)[key]` without the arange: each index wrapped and
+    checked along its dim (`_linear_index`). None for other keys (slices, masks, new
+    axes), which index that arange instead."""
+    key = staged_lists(key)
+    if has_mask(key) or not isinstance(key, tuple) or len(key) != len(shape):
+        return None
+    entries = [_as_run_time_int(e) for e in read_key(key, len(shape))]
+    kinds = [e.kind for e in entries]
+    if Kind.ARRAY not in kinds or any(k not in (Kind.ARRAY, Kind.INT) for k in kinds):
+        return None
+    indices = [
+        _index_tensor(Entry(Kind.ARRAY, _index_array(e.value)), size, axis)
+        for axis, (e, size) in enumerate(zip(entries, shape, strict=True))
+    ]
+    if any(_unknown_size(t) for t in indices):  # `a[rows[m], cols[m]]`: counted sizes
+        indices = broadcast_all(indices)
+        broadcast = indices[0].dims
+    else:
+        broadcast = _broadcast_indices(indices)
+    return _linear_index(shape, indices, range(len(shape)), broadcast)
+
+
 def _separated_in_key(key: object) -> bool:
     """NumPy's adjacency rule reads the key as written: a `...` between two index arrays
     separates them even where it stands for no dim (`x[:, 0, ..., idx]` of a 3-d x)."""

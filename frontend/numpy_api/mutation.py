@@ -380,7 +380,7 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     """`a[key] = v` with index arrays: the flat positions `key` selects (taken from
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""
-    from tracejit.frontend.numpy_api.indexing import getitem
+    from tracejit.frontend.numpy_api.indexing import flat_positions, getitem
 
     if None in tensor.shape:
         raise NotImplementedError(
@@ -391,8 +391,9 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
         )
     shape = tuple(d for d in tensor.shape if d is not None)  # all of them (checked above)
     size = int(np.prod(shape, dtype=np.int64))
-    positions = primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
-    picked = getitem(positions, key)
+    picked = flat_positions(shape, key)  # one index array per dim: no arange needed
+    if picked is None:
+        picked = getitem(primitives.constant(np.arange(size, dtype=np.intp).reshape(shape)), key)
     update = _broadcast_value(value, picked, tensor.dtype, advanced=True)
     # one list of positions and one of values: a selection of a run-time size keeps its
     # run-time dim (`y[idx[p[i]:p[i + 1]]]`), a block of them (`x[rows]` of rows of a
