@@ -133,10 +133,18 @@ class WhileCarriesReshaped(RewritePattern):
             rewriter.move_region_contents_to_new_regions(op.before_region),
             rewriter.move_region_contents_to_new_regions(op.after_region),
         )
-        new.location = op.location
-        back = {j: ReshapeOp(new.res[j], op.res[j].type) for j in shapes}
-        values = [back[j].result if j in back else new.res[j] for j in range(len(op.res))]
-        rewriter.replace(op, [new, *back.values()], values)
+        _replace_reshaped_back(rewriter, op, new, shapes)
+
+
+def _replace_reshaped_back(
+    rewriter: PatternRewriter, op: WhileOp | IfOp, new: WhileOp | IfOp, shapes: dict
+) -> None:
+    """Replace `op` by `new`, whose results at the positions in `shapes` have those types,
+    reshaped back to `op`'s types after it."""
+    new.location = op.location
+    back = {j: ReshapeOp(new.res[j], op.res[j].type) for j in shapes}
+    values = [back[j].result if j in back else new.res[j] for j in range(len(op.res))]
+    rewriter.replace(op, [new, *back.values()], values)
 
 
 def _reshaped_to(
@@ -221,10 +229,7 @@ class IfYieldsReshaped(RewritePattern):
             rewriter.move_region_contents_to_new_regions(op.then_region),
             rewriter.move_region_contents_to_new_regions(op.else_region),
         )
-        new.location = op.location
-        back = {j: ReshapeOp(new.res[j], op.res[j].type) for j in shapes}
-        values = [back[j].result if j in back else new.res[j] for j in range(len(op.res))]
-        rewriter.replace(op, [new, *back.values()], values)
+        _replace_reshaped_back(rewriter, op, new, shapes)
 
 
 def _loop_state_yielded(result: SSAValue) -> SSAValue | None:

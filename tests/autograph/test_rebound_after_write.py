@@ -12,7 +12,6 @@ eager NumPy throughout.
 """
 
 import types
-import warnings
 
 import numpy as np
 import pytest
@@ -20,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from tests.autograph.test_index_loops_relaxed_shapes import _staged_once
 from tests.conftest import assert_same, run_eagerly
 
 
@@ -55,15 +55,6 @@ def traced_start(c0):
         z = z[keep]
         c = c[keep]
     return z, c
-
-
-def _staged_once(function, *args):
-    compiled = tj.function(function)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a LoopUnrolledWarning would fail the test
-        graph = str(compiled.get_concrete_function(*args).graph)
-    assert graph.count("tj.while") == 1, graph.count("tj.while")
-    return compiled
 
 
 @settings(max_examples=8, deadline=None)

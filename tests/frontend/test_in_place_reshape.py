@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import tracejit as tj
+from benchmarks.program_kernels import mandelbrot2  # the benchmark's own program
 from tests.conftest import assert_same, raises_both, run_eagerly
 
 
@@ -99,40 +100,9 @@ def test_refused_inside_a_staged_loop():
 
 
 def test_npbench_mandelbrot2_as_published():
-    def mgrid(xn, yn):
-        xi = np.empty((xn, yn), dtype=np.int64)
-        yi = np.empty((xn, yn), dtype=np.int64)
-        for i in range(xn):
-            xi[i, :] = i
-        for j in range(yn):
-            yi[:, j] = j
-        return xi, yi
-
-    def mandelbrot(xmin, xmax, ymin, ymax, xn, yn, itermax, horizon=2.0):
-        xi, yi = mgrid(xn, yn)
-        x = np.linspace(xmin, xmax, xn, dtype=np.float64)[xi]
-        y = np.linspace(ymin, ymax, yn, dtype=np.float64)[yi]
-        c = x + y * 1j
-        n_ = np.zeros(c.shape, dtype=np.int64)
-        z_ = np.zeros(c.shape, dtype=np.complex128)
-        xi.shape = yi.shape = c.shape = xn * yn
-        z = np.zeros(c.shape, np.complex128)
-        for i in range(itermax):
-            if not len(z):
-                break
-            np.multiply(z, z, z)
-            np.add(z, c, z)
-            out = abs(z) > horizon
-            n_[xi[out], yi[out]] = i + 1
-            z_[xi[out], yi[out]] = z[out]
-            np.logical_not(out, out)
-            z = z[out]
-            xi, yi = xi[out], yi[out]
-            c = c[out]
-        return z_.T, n_.T
-
+    """The programs benchmark's P5: NPBench's code, `Xi.shape = Yi.shape = C.shape = n`."""
     args = (-2.25, 0.75, -1.25, 1.25, 30, 24, 40)
-    assert_same(tj.function(mandelbrot)(*args), mandelbrot(*args))
+    assert_same(tj.function(mandelbrot2)(*args), mandelbrot2(*args))
 
 
 def test_a_take_of_a_c_ordered_index_has_reshapes_that_are_views():
