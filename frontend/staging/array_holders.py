@@ -56,6 +56,13 @@ def other_holder(
 
 def _holds(value: object, entry: object) -> bool:
     """`value` is `entry` or a view of it, or holds one directly (one level down)."""
+    try:
+        return _holds_directly(value, entry)
+    except Exception:  # noqa: BLE001  (a proxy whose attributes fail to read holds no tensor)
+        return False
+
+
+def _holds_directly(value: object, entry: object) -> bool:
     if _shares(value, entry):
         return True
     if isinstance(value, list | tuple | set | frozenset):
