@@ -8,19 +8,22 @@ the array itself. That is exact when no other name, container or attribute the u
 reach holds the array (or a view of it): then nothing can tell the difference
 (control_flow's `_WrittenArrays.learn`). This module looks for such a holder.
 
-It walks the stack's user frames (tracejit's and NumPy's own are skipped: they hold the
-loop's bookkeeping) and their local values, one level into lists, tuples, dicts, sets and
-objects' attributes. An array that came in as an argument of the traced function is seen
-by the caller (tracejit copies its final value back), so it always has a holder.
+It walks the user's frames of the trace, from the loop's out to the traced function's
+(tracejit's and NumPy's own are skipped: they hold the loop's bookkeeping), and their
+local values, three levels into lists, tuples, dicts, sets and objects' attributes; a
+value too large to look through counts as a holder. An array that came in as an argument
+of the traced function is seen by the caller (tracejit copies its final value back), so
+it always has a holder.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import FrameType, FunctionType, ModuleType
 
 import numpy as np
 
-from tracejit.frontend.staging import views
+from tracejit.frontend.staging import non_strict, views
 from tracejit.frontend.staging.source_location import user_frames
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tracing import current_trace
@@ -42,7 +45,7 @@ def other_holder(
             return "the array it is a view of"
         if id(entry) in current_trace().argument_indices:
             return "the caller (it is an argument of the traced function)"
-    for frame in user_frames():
+    for frame in _frames_in_trace():
         own = loop_names if frame is loop_frame else set()
         for local, value in list(frame.f_locals.items()):
             if local not in own and _holds(value, entry):
@@ -54,27 +57,62 @@ def other_holder(
     return None
 
 
+_DEPTH = 3  # how far into containers and attributes a holder is looked for
+_BUDGET = 20_000  # objects looked at per value; past it, the value counts as a holder
+
+
+def _frames_in_trace() -> Iterator[FrameType]:
+    """The user's frames from the innermost out to the traced function's own: frames
+    outside it (the caller's, pytest's) cannot hold the trace's arrays, except a module's
+    NumPy array, which the traced function's globals show."""
+    return user_frames(stop=_CALL_TRACED)
+
+
+_CALL_TRACED = non_strict.call_traced.__code__
+
+
 def _holds(value: object, entry: object) -> bool:
-    """`value` is `entry` or a view of it, or holds one directly (one level down)."""
+    """`value` is `entry` or a view of it, or holds one in its containers or attributes
+    (`_DEPTH` levels down)."""
+    seen: set[int] = set()
     try:
-        return _holds_directly(value, entry)
-    except Exception:  # noqa: BLE001  (a proxy whose attributes fail to read holds no tensor)
-        return False
+        return _reaches(value, entry, _DEPTH, seen)
+    except _TooLarge:
+        return True  # not looked through: counted as a holder (then unrolled or refused)
 
 
-def _holds_directly(value: object, entry: object) -> bool:
+class _TooLarge(Exception):
+    pass
+
+
+def _reaches(value: object, entry: object, depth: int, seen: set[int]) -> bool:
     if _shares(value, entry):
         return True
-    if isinstance(value, list | tuple | set | frozenset):
-        return any(_shares(item, entry) for item in value)
-    if isinstance(value, dict):
-        return any(_shares(item, entry) for item in value.values())
-    if isinstance(value, type | ModuleType | FunctionType):
+    if depth == 0 or id(value) in seen or isinstance(value, _OPAQUE):
         return False
-    attributes = getattr(value, "__dict__", None)
-    if isinstance(attributes, dict):
-        return any(_shares(item, entry) for item in list(attributes.values()))
-    return False
+    seen.add(id(value))
+    if len(seen) > _BUDGET:
+        raise _TooLarge
+    return any(_reaches(item, entry, depth - 1, seen) for item in _contents(value))
+
+
+# values that hold no tensor worth following (classes, modules, functions, text, numbers)
+_OPAQUE = (type, ModuleType, FunctionType, str, bytes, int, float, complex, np.generic)
+
+
+def _contents(value: object) -> list:
+    """What `value` holds directly: a container's items, an object's attributes."""
+    if isinstance(value, Tensor | np.ndarray):
+        return []
+    if isinstance(value, list | tuple | set | frozenset):
+        return list(value)
+    if isinstance(value, dict):
+        return list(value.values())
+    try:
+        attributes = getattr(value, "__dict__", None)
+    except Exception:  # noqa: BLE001  (a proxy whose attributes fail to read holds nothing)
+        return []
+    return list(attributes.values()) if isinstance(attributes, dict) else []
 
 
 def _shares(value: object, entry: object) -> bool:

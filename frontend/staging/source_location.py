@@ -7,7 +7,7 @@ import sys
 import sysconfig
 from collections.abc import Iterator
 from dataclasses import dataclass
-from types import FrameType
+from types import CodeType, FrameType
 
 import numpy as np
 
@@ -51,10 +51,11 @@ def user_frame() -> FrameType | None:
     return next(user_frames(), None)
 
 
-def user_frames() -> Iterator[FrameType]:
-    """The stack frames that are not in tracejit or NumPy, innermost first."""
+def user_frames(stop: CodeType | None = None) -> Iterator[FrameType]:
+    """The stack frames that are not in tracejit or NumPy, innermost first (up to the
+    first frame running `stop`)."""
     frame: FrameType | None = sys._getframe(1)
-    while frame is not None:
+    while frame is not None and frame.f_code is not stop:
         if not _is_internal(frame.f_code.co_filename):
             yield frame
         frame = frame.f_back

@@ -130,6 +130,15 @@ def held_by_a_list(c):
     return saved[1], z
 
 
+def held_in_a_nested_container(c):
+    z = np.zeros_like(c) + 0.5
+    state = {"history": [c, (z, 1)]}
+    for _ in range(12):
+        np.multiply(z, z, out=z)
+        z = z[np.abs(z) < 2] + c[:1]
+    return state["history"][1][0], z
+
+
 def held_by_an_attribute(c):
     z = np.zeros_like(c) + 0.5
     box = types.SimpleNamespace(z=z)
@@ -168,6 +177,7 @@ HELD = [
     held_by_another_name,
     held_by_a_view,
     held_by_a_list,
+    held_in_a_nested_container,
     held_by_an_attribute,
     held_by_another_loop_variable,
     held_by_the_caller,
