@@ -1154,7 +1154,7 @@ SHRINK_KEEPS = ["{v} > 0", "np.arange({v}.size) % 2 == 0", "np.abs({v}) > 1", "{
 # array from before the loop in the first trip only), and what else may see that array
 SHRINK_WRITES = ["{v} += 1", "np.multiply({v}, 2, out={v})", "{v}[:1] = 0", "{v}[::2] *= 3"]
 SHRINK_STARTS = ["{x}.ravel()", "{x}.ravel().copy()", "{x}.ravel() * 1"]
-SHRINK_HOLDERS = ["{v}", "{v}[:2]", "[{v}][0]"]
+SHRINK_HOLDERS = [("{v}", "{h}"), ("{v}[:2]", "{h}"), ("{{'k': [0, ({v},)]}}", "{h}['k'][1][0]")]
 
 
 def shrinking_loop(b: Builder) -> bool:
@@ -1163,7 +1163,7 @@ def shrinking_loop(b: Builder) -> bool:
     (operators._staged_with_relaxed_shapes). Its count and final length are the result.
     The body may write the variable in place first: carried by value when nothing else
     sees its array from before the loop (control_flow's `_rebind_seen_by`), unrolled when
-    a second name (or a view of it) does, whose values then join the result."""
+    a second name, a view or a container does, whose values then join the result."""
     exact = [v for v in b.values if v.exact and v.ndim >= 1 and v.dtype.kind in "fiu"]
     if not exact:
         return False
@@ -1172,7 +1172,8 @@ def shrinking_loop(b: Builder) -> bool:
     v, keep, index, held = f"{name}_v", f"{name}_keep", f"{name}_i", f"{name}_h"
     trips = b.draw(st.integers(9, 11))
     write = b.choose(["", *SHRINK_WRITES]).format(v=v)
-    holder = b.choose(["", *SHRINK_HOLDERS]).format(v=v) if write else ""
+    holder, read = b.choose([("", ""), *SHRINK_HOLDERS]) if write else ("", "")
+    holder, read = holder.format(v=v), read.format(h=held)
     lines = [
         f"{v} = {b.choose(SHRINK_STARTS).format(x=x.name)}",
         *([f"{held} = {holder}"] if holder else []),
@@ -1185,7 +1186,7 @@ def shrinking_loop(b: Builder) -> bool:
         f"{name} = np.int64({name}_n) * 100 + {v}.size",
     ]
     if holder:
-        lines.append(f"{name} = {name} + np.count_nonzero({held} > 1) + np.int64({held}.size)")
+        lines.append(f"{name} = {name} + np.count_nonzero({read} > 1) + np.int64({read}.size)")
     return b.emit("\n".join(lines), None, [x], scalars=True)
 
 

@@ -61,7 +61,7 @@ def _body_reshapes(function, *args, shape: str) -> int:
     return len(re.findall(rf"tj\.reshape .*tensor<{shape}x", body))
 
 
-@settings(max_examples=8, deadline=None)
+@settings(max_examples=5, deadline=None)
 @given(rows=st.integers(1, 9), cols=st.integers(1, 9), seed=st.integers(0, 2**16))
 def test_a_scatter_by_two_index_arrays_in_a_loop(rows, cols, seed):
     rng = np.random.default_rng(seed)
