@@ -115,3 +115,22 @@ def test_a_take_of_a_c_ordered_index_has_reshapes_that_are_views():
     check(written_through_ravel, t, idx)
     with pytest.raises(tj.errors.InvalidArgumentError):  # NumPy: a copy for this layout
         tj.function(written_through_ravel)(t, np.asfortranarray(idx))
+
+
+def test_with_the_defaults_users_get():
+    """Tiered compilation on (the suite turns it off): NPBench's mandelbrot2 answers while
+    it compiles (interpreted), then compiled, and both agree with NumPy."""
+    args = (-2.0, 0.5, -1.1, 1.1, 17, 13, 30)
+    want = mandelbrot2(*args)
+    tj.config.set_tiered_compilation(True)
+    try:
+        compiled = tj.function(mandelbrot2)
+        answers = [compiled(*args)]  # interpreted while it compiles
+        tj.config.wait_for_compiles()
+        concrete = compiled.get_concrete_function(*args)
+        assert concrete.is_compiled and concrete.fast_call is not None
+        answers.append(compiled(*args))
+        for got in answers:
+            assert_same(got, want)
+    finally:
+        tj.config.set_tiered_compilation(False)
