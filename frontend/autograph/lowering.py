@@ -52,7 +52,7 @@ def located(nodes: list[ast.stmt], source: ast.stmt | ast.expr) -> list[ast.stmt
     # One-line spans: a multi-line span would make Python report a call at its last line.
     line, column = source.lineno, source.col_offset
     for root in nodes:
-        for node in ast.walk(root):
+        for node in analysis.walk_tree(root):
             if "lineno" in node._attributes and not hasattr(node, "lineno"):
                 # typeshed declares the location fields per node class, not on ast.AST
                 node.lineno, node.col_offset = line, column  # type: ignore[attr-defined]  # every node has them

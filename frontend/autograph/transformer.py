@@ -133,7 +133,7 @@ class FunctionConverter:
         globals_, nonlocals = analysis.declared(node.body)
         loads = Counter(
             n.id
-            for n in ast.walk(ast.Module(node.body, []))
+            for n in analysis.walk_tree(ast.Module(node.body, []))
             if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         )
         params = set(analysis.parameter_names(node.args))
@@ -297,7 +297,9 @@ class FunctionConverter:
     def _live_out(self, loop: ast.stmt, names: list[str], scope: _Scope) -> list[str]:
         """State names read outside the loop (conservatively: anywhere else in the function)."""
         inside = Counter(
-            n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+            n.id
+            for n in analysis.walk_tree(loop)
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
         )
         return [n for n in names if scope.loads[n] > inside[n]]
 
