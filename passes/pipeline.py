@@ -144,11 +144,9 @@ def _constant_fold():
 
 
 def _cse():
-    from xdsl.transforms.common_subexpression_elimination import (
-        CommonSubexpressionElimination,
-    )
+    from tracejit.passes.cse import CommonSubexpressionEliminationPass
 
-    return CommonSubexpressionElimination
+    return CommonSubexpressionEliminationPass
 
 
 def _dce():
