@@ -83,7 +83,7 @@ def _without_message(op: Operation) -> tuple:
 
 @dataclass(frozen=True)
 class CommonSubexpressionEliminationPass(ModulePass):
-    """Merge identical pure ops, checked ops that differ only in their message included."""
+    """Common subexpression elimination, checked ops that differ only in their message too."""
 
     name = "cse"
 
