@@ -6,7 +6,10 @@
 is `np.take(x, idx, axis=1)`: the result shape is `x.shape[:axis] + idx.shape +
 x.shape[axis+1:]`. Negative indices count from the end, as in NumPy. The indices may
 only be known at run time, so the kernel checks them: an index outside `[-n, n)` fails
-the call with `message` ("ErrorType: text", like `tj.assert`). The op is still `Pure`:
+the call with `message` ("ErrorType: text", like `tj.assert`), unless the op is marked
+`in_bounds`: its indices are known to lie in `[0, n)` (`x[mask]` gathers the positions of
+the mask's true elements, whose shape was checked against `x`'s first), and are read
+unchecked. The op is still `Pure`:
 like any pure op, a gather whose result is unused is removed, and its check with it
 (non-strict execution, as in TensorFlow).
 """
@@ -14,13 +17,14 @@ like any pure op, a gather whose result is unused is removed, and its check with
 from __future__ import annotations
 
 import numpy as np
-from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, StringAttr, TensorType, UnitAttr, i64
 from xdsl.interfaces import HasFolderInterface
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -55,11 +59,12 @@ class GatherOp(IRDLOperation, HasFolderInterface):
     indices = operand_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
     message = prop_def(StringAttr)
+    in_bounds = opt_prop_def(UnitAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure())
     assembly_format = (
-        "$input `[` $indices `]` `,` `axis` `=` $axis `,` $message attr-dict "
-        "`:` `(` type($input) `,` type($indices) `)` `->` type($result)"
+        "$input `[` $indices `]` `,` `axis` `=` $axis `,` $message (`in_bounds` $in_bounds^)? "
+        "attr-dict `:` `(` type($input) `,` type($indices) `)` `->` type($result)"
     )
 
     def __init__(
@@ -69,11 +74,13 @@ class GatherOp(IRDLOperation, HasFolderInterface):
         axis: int,
         message: str,
         result_type: TensorType,
+        in_bounds: bool = False,
     ):
+        properties: dict = {"axis": IntegerAttr(axis, i64), "message": StringAttr(message)}
+        if in_bounds:
+            properties["in_bounds"] = UnitAttr()
         super().__init__(
-            operands=[input, indices],
-            result_types=[result_type],
-            properties={"axis": IntegerAttr(axis, i64), "message": StringAttr(message)},
+            operands=[input, indices], result_types=[result_type], properties=properties
         )
 
     def get_axis(self) -> int:

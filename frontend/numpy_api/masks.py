@@ -96,9 +96,10 @@ def getitem_with_mask(x: Tensor, key: object) -> Tensor:
     if k:
         _check_mask_shape(x.dims[first_axis : first_axis + k], _dims(mask), first_axis)
     merged = _merge_dims(selected, position, max(k, 1))
-    gathered = primitives.gather(
-        merged, _true_positions(mask), position, at_user_line("IndexError: boolean index")
-    )
+    # the positions of the mask's true elements lie in [0, mask.size), the merged dim's size
+    # (checked above): read unchecked
+    message = at_user_line("IndexError: boolean index")
+    gathered = primitives.gather(merged, _true_positions(mask), position, message, True)
     if position == 0 or _adjacent(kinds):
         return gathered
     order = [position, *(d for d in range(gathered.ndim) if d != position)]

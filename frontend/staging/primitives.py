@@ -290,12 +290,16 @@ def pad(x: Tensor, value: Tensor, low: Sequence[int], high: Sequence[int]) -> Te
     return Tensor(emit(PadOp(x.value, value.value, low, high, tensor_type(shape, x.dtype))).result)
 
 
-def gather(x: Tensor, indices: Tensor, axis: int, message: str) -> Tensor:
-    """`np.take(x, indices, axis)`; a run-time index out of range fails with `message`."""
+def gather(
+    x: Tensor, indices: Tensor, axis: int, message: str, in_bounds: bool = False
+) -> Tensor:
+    """`np.take(x, indices, axis)`; a run-time index out of range fails with `message`,
+    unless the caller knows every index lies in `[0, size)` (`in_bounds`: not checked)."""
     from tracejit.ir.indexing import GatherOp, gather_shape
 
     dims = gather_shape(x.dims, indices.dims, axis)
-    op = GatherOp(x.value, indices.value, axis, message, tensor_type(_static(dims), x.dtype))
+    result_type = tensor_type(_static(dims), x.dtype)
+    op = GatherOp(x.value, indices.value, axis, message, result_type, in_bounds)
     return Tensor(emit(op).result, dims=tuple(dims))
 
 

@@ -444,6 +444,14 @@ def checked_index(
     return b.insert(arith.IndexCastOp(raw, IndexType())).result
 
 
+def _index_of(b: Builder, raw: SSAValue, unsigned: bool) -> SSAValue:
+    """An integer known to lie in [0, size) as an `index`."""
+    if raw.type.width.data < 64:  # type: ignore[attr-defined]  # an integer type
+        extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
+        raw = b.insert(extend(raw, IntegerType(64))).result
+    return b.insert(arith.IndexCastOp(raw, IndexType())).result
+
+
 def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     """result[before, j..., after] = input[before, wrap(indices[j...]), after]."""
     source = shaped_type(op.input).get_shape()
@@ -456,18 +464,20 @@ def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:
     message = op.message.data
 
     indices = bufferizer.values[op.indices]
+    in_bounds = op.in_bounds is not None
+
+    def position_of(b: Builder, raw: SSAValue) -> SSAValue:
+        if in_bounds:  # known to lie in [0, size): no wrap, no check
+            return _index_of(b, raw, unsigned)
+        return checked_index(b, raw, unsigned, size, message, op.location)
+
     hoisted: SSAValue | None = None
     if index_rank == 0:  # one index (`x[-1]`): checked once, even when no element is read
         raw = bufferizer.builder.insert(memref.LoadOp.get(indices, [])).res
-        b = bufferizer.builder
-        hoisted = checked_index(b, raw, unsigned, size, message, op.location)
+        hoisted = position_of(bufferizer.builder, raw)
 
     def body(b: Builder, ins, outs):
-        position = (
-            hoisted
-            if hoisted is not None
-            else checked_index(b, ins[0], unsigned, size, message, op.location)
-        )
+        position = hoisted if hoisted is not None else position_of(b, ins[0])
         before = [_loop_index(b, d) for d in range(axis)]
         after_dims = range(axis + index_rank, axis + index_rank + len(source) - axis - 1)
         after = [_loop_index(b, d) for d in after_dims]
