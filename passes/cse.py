@@ -34,13 +34,10 @@ from xdsl.passes import ModulePass
 from xdsl.traits import IsolatedFromAbove
 from xdsl.transforms.common_subexpression_elimination import cse
 
-from tracejit.ir.indexing import GatherOp
-from tracejit.ir.scatter_combine import ScatterCombineOp
-from tracejit.ir.update import ScatterOp, ToIndexOp
-
-CHECKED_OPS = (GatherOp, ToIndexOp, ScatterOp, ScatterCombineOp)
+CHECKED_OPS = frozenset({"tj.gather", "tj.to_index", "tj.scatter", "tj.scatter_combine"})
 """Pure ops whose `message` says only why they fail (not `tj.poison`, whose message is its
-value, nor `tj.assert`, which is an effect)."""
+value, nor `tj.assert`, which is an effect). By name: `tracejit-opt -p cse` need not import
+their modules."""
 
 
 def merge_repeated_checks(root: Operation) -> bool:
@@ -60,7 +57,7 @@ def _merge_in_block(block: Block, known: dict[tuple, Operation]) -> bool:
             if len(region.blocks) == 1:  # as CSE: a region of several blocks is left alone
                 isolated = op.has_trait(IsolatedFromAbove, value_if_unregistered=True)
                 merged |= _merge_in_block(region.block, {} if isolated else dict(known))
-        if isinstance(op, CHECKED_OPS):
+        if op.name in CHECKED_OPS:
             first = known.setdefault(_without_message(op), op)
             if first is not op:
                 for mine, its in zip(op.results, first.results, strict=True):

@@ -117,3 +117,12 @@ def test_with_the_defaults_users_get_the_compiled_code_answers():
             assert_same(got, want)
     finally:
         tj.config.set_tiered_compilation(False)
+
+
+def test_the_checked_ops_are_named_as_the_dialect_names_them():
+    from tracejit.ir.indexing import GatherOp
+    from tracejit.ir.scatter_combine import ScatterCombineOp
+    from tracejit.ir.update import ScatterOp, ToIndexOp
+    from tracejit.passes.cse import CHECKED_OPS
+
+    assert {op.name for op in (GatherOp, ToIndexOp, ScatterOp, ScatterCombineOp)} == CHECKED_OPS
