@@ -11,15 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same
-
-
-def _eager(function, *args):
-    tj.config.run_functions_eagerly(True)
-    try:
-        return tj.function(function)(*args)
-    finally:
-        tj.config.run_functions_eagerly(False)
+from tests.conftest import assert_same, run_eagerly
 
 
 def masked_twice(x, y, m):
@@ -59,7 +51,7 @@ def test_repeated_masked_indexing_matches_numpy(n, seed):
     x, y = rng.standard_normal(n), rng.standard_normal(n)
     m = rng.random(n) < 0.5
     got = MASKED_TWICE(x, y, m)
-    assert_same(got, _eager(masked_twice, x, y, m))
+    assert_same(got, run_eagerly(tj.function(masked_twice), x, y, m))
     assert_same(got, masked_twice(x, y, m))
 
 
@@ -77,7 +69,7 @@ def test_an_index_out_of_range_names_the_first_line_that_reads_it():
     with pytest.raises(IndexError, match=rf"test_cse_checks.py:{line}\b"):
         tj.function(index_twice)(x, np.int64(4))
     with pytest.raises(IndexError):
-        _eager(index_twice, x, np.int64(4))
+        run_eagerly(tj.function(index_twice), x, np.int64(4))
 
 
 def index_in_a_branch(x, i, flag):
