@@ -91,10 +91,11 @@ def test_statuses_map_to_python_errors():
 
 def test_kernel_suite_subset_passes_with_bounds_checks():
     """Indexing (gathers, slices with negative steps, run-time indices) is where an
-    off-by-one would hide; run its suite with every buffer access checked."""
+    off-by-one would hide; run its suite with every buffer access checked. The gathers of
+    `x[mask]` read unchecked (`tj.gather ... in_bounds`): their tests run checked here too."""
     env = {**os.environ, "TRACEJIT_CHECK_BOUNDS": "1", "PYTHONFAULTHANDLER": "1"}
     command = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-               "tests/numpy/test_indexing.py"]  # fmt: skip
+               "tests/numpy/test_indexing.py", "tests/numpy/test_mask_gathers.py"]  # fmt: skip
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=900)  # fmt: skip
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
