@@ -422,10 +422,7 @@ def checked_index(
     """The NumPy position of index `raw` in a dim of `size` (an int, or an `index` value
     when known at run time only): negatives wrap; anything outside [-size, size) fails the
     call through `cf.assert` before it is used."""
-    width = raw.type.width.data  # type: ignore[attr-defined]  # an integer type
-    if width < 64:
-        extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
-        raw = b.insert(extend(raw, IntegerType(64))).result
+    raw = _as_i64(b, raw, unsigned)
     if isinstance(size, int):
         bound = b.insert(arith.ConstantOp(IntegerAttr(size, i64))).result
     else:
@@ -444,12 +441,17 @@ def checked_index(
     return b.insert(arith.IndexCastOp(raw, IndexType())).result
 
 
-def _index_of(b: Builder, raw: SSAValue, unsigned: bool) -> SSAValue:
-    """An integer known to lie in [0, size) as an `index`."""
+def _as_i64(b: Builder, raw: SSAValue, unsigned: bool) -> SSAValue:
+    """An integer index widened to i64 (zero- or sign-extended as its dtype says)."""
     if raw.type.width.data < 64:  # type: ignore[attr-defined]  # an integer type
         extend = arith.ExtUIOp if unsigned else arith.ExtSIOp
         raw = b.insert(extend(raw, IntegerType(64))).result
-    return b.insert(arith.IndexCastOp(raw, IndexType())).result
+    return raw
+
+
+def _index_of(b: Builder, raw: SSAValue, unsigned: bool) -> SSAValue:
+    """An integer known to lie in [0, size) as an `index`."""
+    return b.insert(arith.IndexCastOp(_as_i64(b, raw, unsigned), IndexType())).result
 
 
 def lower_gather(bufferizer: FunctionBufferizer, op: GatherOp) -> None:

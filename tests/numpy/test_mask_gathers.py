@@ -67,3 +67,23 @@ def test_masks_of_other_run_time_lengths_fail_before_any_read():
     assert_same(g(np.array([1.0, 2, -1]), np.array([3.0, 0.5, -2])), np.array([1.0]))
     with pytest.raises(ValueError, match="different masks have different lengths"):
         g(np.array([1.0, 2, 3]), np.array([3.0, 0.5, -2]))
+
+
+def test_with_the_defaults_users_get_the_compiled_code_answers():
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((4, 5))
+    m = x > 0.2
+    function = KEYS["whole"]
+    tj.config.set_tiered_compilation(True)
+    try:
+        compiled = tj.function(function)
+        answers = [compiled(x, m)]  # interpreted while it compiles
+        tj.config.wait_for_compiles()
+        concrete = compiled.get_concrete_function(x, m)
+        assert concrete.is_compiled and concrete.fast_call is not None
+        assert "in_bounds" in concrete.ir(after="cse")
+        answers.append(compiled(x, m))
+        for got in answers:
+            assert_same(got, function(x, m))
+    finally:
+        tj.config.set_tiered_compilation(False)
