@@ -5,11 +5,16 @@ Each op is one NumPy ufunc on one loop dtype; see `elementwise_base.py` for the 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import numpy as np
-from xdsl.irdl import irdl_op_definition
+from xdsl.dialects.builtin import UnitAttr, f32, f64
+from xdsl.ir import SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, opt_prop_def
+from xdsl.utils.exceptions import VerifyException
 
+from tracejit.ir.dtypes import element_of
 from tracejit.ir.elementwise_base import (
     ARITHMETIC,
     BITS,
@@ -135,12 +140,49 @@ class PowOp(ElementwiseBinaryOp):
     as NumPy's `npy_cpow`: small integral exponents by repeated multiplication, others
     as exp(b * log(a))).
 
+    `one_exponent` (float32 and float64 only): b is one exponent broadcast, and the op is
+    NumPy's loop for it, which computes the exponents 0.5, -1 and 2 as sqrt(a), 1 / a and
+    a * a (frontend/numpy_api/power.py). Tracing marks a pow whose exponent is known only
+    at run time, so that differentiation sees one pow (d/db is a ** b * log(a) at b = 0.5
+    too) and the loops choose the shortcut by the exponent's value.
+
     %r = tj.pow %a, %b : tensor<4xf32>
+    %r = tj.pow %a, %b one_exponent : tensor<4xf64>
     """
 
     name = "tj.pow"
     NUMPY: ClassVar = staticmethod(_power)
     DOMAIN: ClassVar = ARITHMETIC
+    one_exponent = opt_prop_def(UnitAttr)
+    assembly_format = "$lhs `,` $rhs (`one_exponent` $one_exponent^)? attr-dict `:` type($result)"
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue, one_exponent: bool = False):
+        properties = {"one_exponent": UnitAttr()} if one_exponent else {}
+        IRDLOperation.__init__(
+            self, operands=[lhs, rhs], result_types=[SSAValue.get(lhs).type],
+            properties=properties,
+        )
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.one_exponent is not None and element_of(self.lhs) not in (f32, f64):
+            raise VerifyException("tj.pow one_exponent is NumPy's float32 and float64 loop")
+
+    def evaluate(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        result = _power(x, y)
+        if self.one_exponent is None:
+            return result
+        for exponent, shortcut in ONE_EXPONENT_SHORTCUTS.items():
+            result = np.where(y == exponent, shortcut(x), result)
+        return result
+
+
+ONE_EXPONENT_SHORTCUTS: dict[float, Callable[[np.ndarray], np.ndarray]] = {
+    0.5: np.sqrt,
+    -1.0: lambda x: np.divide(x.dtype.type(1), x),
+    2.0: lambda x: np.multiply(x, x),
+}
+"""NumPy's float loops given one exponent: its value -> what they compute instead of pow()."""
 
 
 @irdl_op_definition

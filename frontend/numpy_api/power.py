@@ -14,9 +14,11 @@ NumPy takes two shortcuts whose results differ from pow()'s:
    np.reciprocal (float16 and complex arrays too; `x ** np.float32(0.5)` goes to the loop).
 
 Tracing emits the shortcuts itself: the operator's in frontend/staging/array_operators.py,
-the loops' here, for a constant exponent as the op it stands for, for a traced exponent of
-one element as a select on its value. A Python number raised to a Python number
-(a weak result, docs/guide.md) is Python's pow(), no shortcut.
+the loops' here: for a constant exponent as the op it stands for, for a traced exponent of
+one element as a `tj.pow` marked `one_exponent`. The loops compute that as a select on the
+exponent's value (passes/support/scalar_semantics.py), and differentiation as one pow. A
+Python number raised to a Python number (a weak result, docs/guide.md) is Python's pow(),
+no shortcut.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tracing import emit
 from tracejit.ir import elementwise as ew
 from tracejit.ir.folding import constant_value
 from tracejit.ir.shape_ops import BroadcastInDimOp
@@ -60,11 +63,9 @@ def _scalar_exponent(x: Tensor, y: Tensor) -> Tensor:
         exponent = constant.reshape(-1)[0] if constant.size else None
         shortcut = _SHORTCUTS.get(exponent) if exponent is not None else None
         return shortcut(x) if shortcut else primitives.binary(ew.PowOp, x, y)
-    result = primitives.binary(ew.PowOp, x, y)
-    for exponent, shortcut in _SHORTCUTS.items():
-        at = primitives.compare("eq", y, primitives.full_like(exponent, y))
-        result = primitives.select(at, shortcut(x), result)
-    return result
+    # Known only at run time: the loops choose by its value (a select per element) and
+    # differentiation sees one pow, whose d/dy is not 0 where the chosen sqrt(x) is.
+    return Tensor(emit(ew.PowOp(x.value, y.value, one_exponent=True)).result)
 
 
 _SHORTCUTS = {

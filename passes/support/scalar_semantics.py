@@ -525,6 +525,26 @@ def _elementwise_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SS
     return emit_scalar(b, type(op), args, element_of(op.operands[0]))
 
 
+def _pow_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
+    """pow(); a pow marked `one_exponent` is NumPy's float loop for one exponent, which
+    takes the exponents 0.5, -1 and 2 as sqrt(x), 1 / x and x * x (ir/elementwise_binary.py)."""
+    assert isinstance(op, ew.PowOp)
+    element = element_of(op.lhs)
+    result = emit_scalar(b, ew.PowOp, args, element)
+    if op.one_exponent is None:
+        return result
+    x, y = args
+    shortcuts = {
+        0.5: lambda: emit_scalar(b, ew.SqrtOp, [x], element),
+        -1.0: lambda: emit_scalar(b, ew.DivOp, [constant(b, 1.0, element), x], element),
+        2.0: lambda: emit_scalar(b, ew.MulOp, [x, x], element),
+    }
+    for exponent, shortcut in shortcuts.items():
+        at = _cmp(b, "oeq", y, constant(b, exponent, element))
+        result = _select(b, at, shortcut(), result)
+    return result
+
+
 def _cast_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue:
     assert isinstance(op, ew.CastOp)
     return emit_cast(b, args[0], element_of(op.input), element_of(op.result))
@@ -556,6 +576,7 @@ def _splat_form(b: Builder, op: Operation, args: Sequence[SSAValue]) -> SSAValue
 
 OP_FORMS: dict[type[Operation], OpForm] = {
     **{op_type: _elementwise_form for op_type in (*ew.UNARY_OPS, *ew.BINARY_OPS)},
+    ew.PowOp: _pow_form,
     ew.CastOp: _cast_form,
     ew.CompareOp: _compare_form,
     ew.SelectOp: _select_form,

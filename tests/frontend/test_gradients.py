@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from tests.conftest import run_eagerly
 from tests.gradient_checks import check_gradient, numeric_gradient
 from tracejit.frontend.autodiff import NotDifferentiableError
 
@@ -80,6 +81,27 @@ def test_binary_gradient_with_broadcasting(ufunc, shapes):
     low, high = BINARY[ufunc] or (-2, 2)
     x, y = (RNG.uniform(low, high, s) for s in shapes)
     check_gradient(ufunc, x, y, argnums=(0, 1))
+
+
+@pytest.mark.parametrize("exponent", [0.5, -1.0, 2.0, 0.3])
+@pytest.mark.parametrize("shape", [(), (1,)], ids=["0-d", "size-1"])
+def test_power_gradient_at_numpys_shortcut_exponents(exponent, shape):
+    """NumPy computes x ** y, for one exponent y of 0.5, -1 or 2, as sqrt(x), 1 / x or
+    x * x. The gradient is pow's all the same: d/dy is x ** y * log(x), not 0."""
+    x = np.array([2.0, 3.0, 0.5])
+    y = np.full(shape, exponent)
+    check_gradient(np.power, x, y, argnums=(0, 1))
+    grads = tj.grad(lambda x, y: np.sum(x**y), argnums=(0, 1))
+    for got, want in zip(grads(x, y), run_eagerly(grads, x, y), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(grads(x, y)[1], np.sum(x**y * np.log(x)), rtol=1e-12)
+
+
+@pytest.mark.parametrize("exponent", [0.5, -1.0, 2.0])
+def test_second_derivative_in_the_exponent_at_a_shortcut(exponent):
+    x = np.array([2.0, 3.0, 0.5])
+    second = tj.grad(tj.grad(lambda y: np.sum(x**y)))(np.float64(exponent))
+    np.testing.assert_allclose(second, np.sum(x**exponent * np.log(x) ** 2), rtol=1e-12)
 
 
 def test_maximum_gives_ties_to_its_first_operand_like_tf():

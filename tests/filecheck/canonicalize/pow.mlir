@@ -40,4 +40,18 @@ builtin.module {
     %c = tj.pow %x, %y : tensor<3xf32>
     func.return %a, %b, %c : tensor<3xf32>, tensor<3xf32>, tensor<3xf32>
   }
+
+  // A pow marked one_exponent folds as NumPy's loop for one exponent: -0.0 ** 0.5 is
+  // sqrt(-0.0), -0.0, where the plain pow gives +0.0.
+  // CHECK-LABEL: func.func @folded()
+  // CHECK-NEXT:    %[[M:.*]] = tj.constant dense<[-0.000000e+00, 2.000000e+00]> : tensor<2xf64>
+  // CHECK-NEXT:    %[[P:.*]] = tj.constant dense<[0.000000e+00, 2.000000e+00]> : tensor<2xf64>
+  // CHECK-NEXT:    func.return %[[M]], %[[P]]
+  func.func @folded() -> (tensor<2xf64>, tensor<2xf64>) {
+    %x = tj.constant dense<[-0.0, 4.0]> : tensor<2xf64>
+    %y = tj.constant dense<0.5> : tensor<2xf64>
+    %marked = tj.pow %x, %y one_exponent : tensor<2xf64>
+    %plain = tj.pow %x, %y : tensor<2xf64>
+    func.return %marked, %plain : tensor<2xf64>, tensor<2xf64>
+  }
 }
