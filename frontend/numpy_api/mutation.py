@@ -19,6 +19,7 @@ from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import assign, rebind_unless_alias, updates_in_place
+from tracejit.ir.folding import constant_value
 
 
 def augmented(
@@ -353,7 +354,19 @@ def _scattered_by_mask(tensor: Tensor, mask: Tensor, update: Tensor) -> Tensor:
     from tracejit.frontend.staging.dims import Counted
     from tracejit.frontend.staging.primitives import assert_same_counts
 
-    positions = flat_indices(mask)
+    known = constant_value(mask.value)  # a NumPy mask: its count is known now
+    if known is None:
+        positions = flat_indices(mask)
+    else:
+        positions = primitives.constant(np.flatnonzero(known).astype(np.intp))
+    wanted, given = positions.shape[0], update.shape[0]
+    if isinstance(wanted, int) and isinstance(given, int) and wanted != given:
+        raise ValueError(
+            at_user_line(
+                f"NumPy boolean array indexing assignment cannot assign {given} input values "
+                f"to the {wanted} output values where the mask is true"
+            )
+        )
     if isinstance(update.shape[0], int) != isinstance(positions.shape[0], int) or (
         update.dims[0] != positions.dims[0]
     ):

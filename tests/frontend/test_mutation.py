@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import assert_same, raises_both, run_eagerly
 
 
 def check_writes(function, *args, rtol=1e-6):
@@ -171,6 +171,33 @@ def test_mask_with_many_values_is_refused():
 
     with pytest.raises(NotImplementedError, match="one value per selected element"):
         assign(np.ones(3))
+
+
+WEIGHTS = np.array([3.0, 0.0, 2.0, -1.0])
+
+
+def test_a_numpy_mask_with_one_value_per_selected_element():
+    """A NumPy mask's count is known at trace time, so `a[m] = w[m]` with w a NumPy array
+    (its own count) is a scatter of known length, also in a staged branch."""
+
+    @tj.function
+    def select_positive(x):
+        out = x * 0
+        if np.any(x > 1):
+            out[WEIGHTS > 0] = WEIGHTS[WEIGHTS > 0]
+        out[WEIGHTS > 0] += WEIGHTS[WEIGHTS > 0]
+        return out
+
+    for x in (np.ones(4), np.full(4, 2.0)):
+        assert_same(select_positive(x), run_eagerly(select_positive, x))
+        assert_same(select_positive(x), select_positive.python_function(x))
+
+
+def test_a_numpy_mask_with_the_wrong_number_of_values_is_numpys_value_error():
+    def assign(x):
+        x[WEIGHTS > 0] = np.arange(3.0)
+
+    raises_both(ValueError, assign, np.zeros(4), match="cannot assign 3 input values to the 2")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.int32])

@@ -903,8 +903,31 @@ def in_place_reshape(b: Builder) -> bool:
     return b.emit("\n".join(lines), None, [x])
 
 
+def repeated_selection(b: Builder) -> bool:
+    """The same selection (`x[mask]`, or `x[[i, j]]`) read on two lines, the first maybe in
+    a staged `if`: `cse` merges repeated indexing (passes/cse.py), never a read inside a
+    branch into one after it."""
+    arrays = [v for v in b.values if v.ndim >= 1 and v.array.size > 0 and v.dtype.kind in "biuf"]
+    if not arrays:
+        return False
+    x = b.pick(arrays)
+    if b.draw(st.booleans()):
+        key = b.choose([f"{x.name} > 0", f"{x.name} == 0"])
+    else:
+        key = array_key(b, x.shape, scalar=False)
+    if key is None:
+        return False
+    name = b.fresh()
+    first = f"{name}[{key}] = {x.name}[{key}]"
+    pred = _predicate(b)
+    lines = [f"{name} = np.zeros_like({x.name})"]
+    lines += [f"if {pred}:", f"    {first}"] if pred and b.draw(st.booleans()) else [first]
+    lines.append(f"{name}[{key}] += {x.name}[{key}]")
+    return b.emit("\n".join(lines), None, [x])
+
+
 MUTATION_BUILDERS: dict[Callable[[Builder], bool], int] = {
     item_write: 4, fresh_array: 2, write_in_branch: 2, write_in_loop: 3, index_loop: 2,
     new_function: 3, rebound_alias: 2, swapped_in_loop: 2, changed_numpy_array: 2,
-    in_place_reshape: 1,
+    in_place_reshape: 1, repeated_selection: 1,
 }  # fmt: skip
