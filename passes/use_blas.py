@@ -23,7 +23,11 @@ bools and float16 have no BLAS, and NumPy does not use it for them either):
   float64, complex too), and ours runs on tracejit's thread pool, which backs off when the
   cores are busy, where OpenBLAS's spinning threads took 10-12 ms instead of 0.5 ms on a
   loaded 2-core machine. But a 2-D slice of a matrix (`A[:, 1:] @ x`) is BLAS's: it reads
-  the slice in place, where ours copied it first (3-6x slower than NumPy at 2000²).
+  the slice in place, where ours copied it first (3-6x slower than NumPy at 2000²). And so
+  is a matrix @ vector in a function that calls BLAS anyway: there OpenBLAS's threads,
+  spinning after its call, took the core our pool's worker wanted (`A.T @ (A @ x)` at 2000²,
+  float64, two idle cores: 1.7 ms median, 4.0 ms at the 90th percentile, against NumPy's 1.1;
+  both products through BLAS: 1.1-1.2 ms).
 * matrix @ matrix, from GEMM_MIN multiply-adds in all (BLAS 1.1-2x faster from 32³ in
   float32 and float64, equal below), with a B of at least NARROW_MIN columns (a 256x512 @
   512x10 product, an MLP's last layer: ours 45 us, BLAS 62 us), and always for a
@@ -51,6 +55,7 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
@@ -67,8 +72,9 @@ BATCHED_MIN = 8 * 8 * 8  # multiply-adds per call of a stack
 LARGE = 1 << 40  # what an unknown dim makes of a size
 
 
-def blas_family(op: MatmulOp) -> str | None:
-    """The BLAS routine family that should compute `op`, or None for our own kernel."""
+def blas_family(op: MatmulOp, calls_blas: bool = False) -> str | None:
+    """The BLAS routine family that should compute `op`, or None for our own kernel;
+    `calls_blas`: its function has another product BLAS computes."""
     element = shaped_type(op.lhs).get_element_type()
     if isinstance(element, ComplexType):
         element = element.element_type
@@ -80,7 +86,9 @@ def blas_family(op: MatmulOp) -> str | None:
     # a stack of matrices times one matrix or vector is one product of taller matrices
     m = _size(lhs[:-1]) if len(rhs) <= 2 else _size(lhs[-2:-1])
     if len(rhs) == 1 and not _transposed(op.lhs) and not is_window(op.lhs):
-        return None  # rows of A times a vector: our blocked dot products, as fast
+        plain = len(lhs) == 2 and not isinstance(op.lhs.owner, SliceOp)  # no copy for BLAS
+        if not (calls_blas and plain):
+            return None  # rows of A times a vector: our blocked dot products, as fast
     if len(lhs) == 1 or len(rhs) == 1:
         matrix = _size(lhs) if len(rhs) == 1 else _size(rhs[-2:])
         return "gemv" if matrix >= GEMV_MIN else None
@@ -129,9 +137,13 @@ def _size(dims) -> int:
 
 
 def mark_blas_products(module: ModuleOp) -> None:
-    for op in module.walk():
-        if isinstance(op, MatmulOp) and (family := blas_family(op)) is not None:
-            op.attributes[BLAS_ATTR] = StringAttr(family)
+    for function in module.walk():
+        if isinstance(function, FuncOp):
+            products = [op for op in function.walk() if isinstance(op, MatmulOp)]
+            calls_blas = any(blas_family(op) is not None for op in products)
+            for op in products:
+                if (family := blas_family(op, calls_blas)) is not None:
+                    op.attributes[BLAS_ATTR] = StringAttr(family)
 
 
 @dataclass(frozen=True)

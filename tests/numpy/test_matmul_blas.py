@@ -131,6 +131,21 @@ def test_nan_and_inf_propagate_as_in_numpy(a, x):
         np.testing.assert_allclose(g, w, rtol=1e-12)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=lambda d: np.dtype(d).name)
+def test_matrix_times_vector_is_blas_s_where_the_function_calls_blas_anyway(dtype):
+    """`a @ x` alone is our kernel on our pool; beside `a.T @ v` (BLAS's), it is BLAS's too,
+    so that OpenBLAS's threads, spinning after a call, do not take our worker's core."""
+    rng = np.random.default_rng(5)
+    a, x = _random(rng, (96, 80), dtype), _random(rng, (80,), dtype)
+    alone = tj.function(lambda a, x: a @ x)
+    bufferized = normal_product.get_concrete_function(a, x).ir(after="bufferize")
+    assert bufferized.count("func.call @tracejit_lapack_") == 4  # both products, both results
+    assert not _calls_blas(alone, a, x)
+    for f in (normal_product, alone):
+        got, want = np.asarray(f(a, x)), np.asarray(run_eagerly(f, a, x))
+        _assert_close({"products": got}, {"products": want}, dtype)
+
+
 @tj.function
 def empty_products(a, b, k0, k0b, v):
     return {"m=0": a @ b, "k=0": k0 @ k0b, "k=0 gemv": k0 @ v, "n=0": b.T @ a.T}

@@ -81,15 +81,14 @@ def test_windows_anywhere_in_the_matrix_match_numpy(shape, bounds, seed):
 
 def test_the_window_is_read_in_place():
     """No copy of the window: the four calls with `w` as an operand read `a`'s buffer (%0).
-    (`w.T @ y` is our kernel on a copy: fuse-elementwise makes `w.T` one kernel, a slice
-    and a transpose, which BLAS does not read in place.)"""
+    (`w.T @ y` is a copy: fuse-elementwise makes `w.T` one kernel, a slice and a transpose,
+    which BLAS does not read in place. The copy's product is BLAS's fifth call, because the
+    function calls BLAS anyway: passes/use_blas.py.)"""
     bufferized = WINDOWS[2].get_concrete_function().ir(after="bufferize")
     body = bufferized.split("func.func @windows")[-1]
     calls = [line for line in body.splitlines() if "func.call @tracejit_lapack_" in line]
-    assert len(calls) == 4
-    for call in calls:
-        arguments = call.split("(", 1)[1].split(")")[0].split(", ")
-        assert "%0" in arguments, call
+    in_place = [call for call in calls if "%0" in call.split("(", 1)[1].split(")")[0].split(", ")]
+    assert (len(calls), len(in_place)) == (5, 4)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")

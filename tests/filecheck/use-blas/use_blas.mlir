@@ -1,7 +1,8 @@
 // use-blas marks the products BLAS computes faster than our kernels (passes/use_blas.py):
-// vector @ matrix and A.T @ vector from 64² (not matrix @ vector: ours), matrix @ matrix from 32³ multiply-adds with B at
-// least 16 wide, stacks of products from 8x8 @ 8x8 each, a transposed lhs always, dims
-// unknown at compile time as large; a matrix times its own transpose is a syrk. Integers,
+// vector @ matrix and A.T @ vector from 64² (not matrix @ vector: ours, unless its function
+// calls BLAS anyway), matrix @ matrix from 32³ multiply-adds with B at least 16 wide,
+// stacks of products from 8x8 @ 8x8 each, a transposed lhs always, dims unknown at compile
+// time as large; a matrix times its own transpose is a syrk. Integers,
 // small and narrow products are left alone.
 // RUN: tracejit-opt %s -p use-blas | filecheck %s
 // RUN: tracejit-opt %s -p "use-blas{enabled=false}" | filecheck %s --check-prefix=OFF
@@ -35,9 +36,18 @@ builtin.module {
     %strided_x = tj.matmul %columns, %half : (tensor<128x64xf32>, tensor<64xf32>) -> tensor<128xf32>
     func.return
   }
+
+  func.func @ours(%a: tensor<128x128xf32>, %x: tensor<128xf32>, %s: tensor<8x8xf64>) {
+    %gemv = tj.matmul %a, %x : (tensor<128x128xf32>, tensor<128xf32>) -> tensor<128xf32>
+    %small = tj.matmul %s, %s : (tensor<8x8xf64>, tensor<8x8xf64>) -> tensor<8x8xf64>
+    func.return
+  }
 }
 
-// CHECK:      %gemv = tj.matmul %a, %x :
+// A matrix @ vector is BLAS's in a function that calls BLAS anyway (OpenBLAS's threads,
+// spinning after a call, would take the core our pool's worker wants); a strided slice
+// still stays ours (BLAS would need a copy).
+// CHECK:      %gemv = tj.matmul %a, %x {blas = "gemv"}
 // CHECK-NEXT: %vecmat = tj.matmul %x, %a {blas = "gemv"}
 // CHECK-NEXT: %gemm = tj.matmul %a, %a {blas = "gemm"}
 // CHECK-NEXT: %small = tj.matmul %s, %s :
@@ -61,5 +71,9 @@ builtin.module {
 // CHECK-NEXT: %columns = tj.slice
 // CHECK-NEXT: %half = tj.slice
 // CHECK-NEXT: %strided_x = tj.matmul %columns, %half :
+// A function with no other BLAS product keeps its matrix @ vector.
+// CHECK-LABEL: func.func @ours
+// CHECK-NEXT:  %gemv = tj.matmul %a, %x :
+// CHECK-NEXT:  %small = tj.matmul %s, %s :
 
 // OFF-NOT: blas
