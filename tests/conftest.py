@@ -62,6 +62,23 @@ def run_eagerly(function, *args, **kwargs):
         tj.config.run_functions_eagerly(False)
 
 
+def answers_with_user_defaults(python_function, *args, make=None):
+    """The answers of a fresh Function made from `python_function` (by `make`, default
+    tj.function) with the defaults users get (tiered compilation on): the first while its
+    code compiles, then one from the compiled code, which must have taken over."""
+    tj.config.set_tiered_compilation(True)
+    try:
+        function = (make or tj.function)(python_function)
+        answers = [function(*args)]  # interpreted while it compiles
+        tj.config.wait_for_compiles()
+        concrete = function.get_concrete_function(*args)
+        assert concrete.is_compiled and concrete.fast_call is not None
+        answers.append(function(*args))
+        return answers
+    finally:
+        tj.config.set_tiered_compilation(False)
+
+
 def raises_both(error, function, *args, match=None):
     """`function` raises `error` (matching `match`) both compiled and eagerly."""
     f = tj.function(function)

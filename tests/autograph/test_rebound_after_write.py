@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import tracejit as tj
 from tests.autograph.test_index_loops_relaxed_shapes import _staged_once
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import answers_with_user_defaults, assert_same, run_eagerly
 
 
 def mandelbrot_in_place(x, y):
@@ -240,15 +240,5 @@ def test_with_the_defaults_users_get():
     compiles, then compiled, and both agree with NumPy."""
     x, y = np.linspace(-2.0, 0.5, 17), np.linspace(-1.1, 1.1, 13)
     want = mandelbrot_in_place(x, y)
-    tj.config.set_tiered_compilation(True)
-    try:
-        compiled = tj.function(mandelbrot_in_place)
-        answers = [compiled(x, y)]  # interpreted while it compiles
-        tj.config.wait_for_compiles()
-        concrete = compiled.get_concrete_function(x, y)
-        assert concrete.is_compiled and concrete.fast_call is not None
-        answers.append(compiled(x, y))
-        for got in answers:
-            assert_same(got, want)
-    finally:
-        tj.config.set_tiered_compilation(False)
+    for got in answers_with_user_defaults(mandelbrot_in_place, x, y):
+        assert_same(got, want)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import answers_with_user_defaults, assert_same, run_eagerly
 
 KEYS = {
     "whole": lambda x, m: x[m],
@@ -74,16 +74,5 @@ def test_with_the_defaults_users_get_the_compiled_code_answers():
     x = rng.standard_normal((4, 5))
     m = x > 0.2
     function = KEYS["whole"]
-    tj.config.set_tiered_compilation(True)
-    try:
-        compiled = tj.function(function)
-        answers = [compiled(x, m)]  # interpreted while it compiles
-        tj.config.wait_for_compiles()
-        concrete = compiled.get_concrete_function(x, m)
-        assert concrete.is_compiled and concrete.fast_call is not None
-        assert "in_bounds" in concrete.ir(after="cse")
-        answers.append(compiled(x, m))
-        for got in answers:
-            assert_same(got, function(x, m))
-    finally:
-        tj.config.set_tiered_compilation(False)
+    for got in answers_with_user_defaults(function, x, m):
+        assert_same(got, function(x, m))

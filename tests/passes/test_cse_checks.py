@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import answers_with_user_defaults, assert_same, run_eagerly
 
 
 def masked_twice(x, y, m):
@@ -96,19 +96,8 @@ def test_with_the_defaults_users_get_the_compiled_code_answers():
     rng = np.random.default_rng(3)
     x, y = rng.standard_normal(50), rng.standard_normal(50)
     m = x > 0
-    want = masked_twice(x, y, m)
-    tj.config.set_tiered_compilation(True)
-    try:
-        compiled = tj.function(masked_twice)
-        answers = [compiled(x, y, m)]  # interpreted while it compiles
-        tj.config.wait_for_compiles()
-        concrete = compiled.get_concrete_function(x, y, m)
-        assert concrete.is_compiled and concrete.fast_call is not None
-        answers.append(compiled(x, y, m))
-        for got in answers:
-            assert_same(got, want)
-    finally:
-        tj.config.set_tiered_compilation(False)
+    for got in answers_with_user_defaults(masked_twice, x, y, m):
+        assert_same(got, masked_twice(x, y, m))
 
 
 def test_the_checked_ops_are_named_as_the_dialect_names_them():
