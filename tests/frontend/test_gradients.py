@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import run_eagerly
+from tests.conftest import answers_with_user_defaults, run_eagerly
 from tests.gradient_checks import check_gradient, numeric_gradient
 from tracejit.frontend.autodiff import NotDifferentiableError
 
@@ -102,6 +102,12 @@ def test_second_derivative_in_the_exponent_at_a_shortcut(exponent):
     x = np.array([2.0, 3.0, 0.5])
     second = tj.grad(tj.grad(lambda y: np.sum(x**y)))(np.float64(exponent))
     np.testing.assert_allclose(second, np.sum(x**exponent * np.log(x) ** 2), rtol=1e-12)
+
+
+def test_power_gradient_at_a_shortcut_with_the_defaults_users_get():
+    x = np.array([2.0, 3.0, 0.5])
+    for got in answers_with_user_defaults(lambda y: np.sum(x**y), np.float64(0.5), make=tj.grad):
+        np.testing.assert_allclose(got, np.sum(np.sqrt(x) * np.log(x)), rtol=1e-12)
 
 
 def test_maximum_gives_ties_to_its_first_operand_like_tf():

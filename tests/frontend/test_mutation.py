@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, raises_both, run_eagerly
+from tests.conftest import answers_with_user_defaults, assert_same, raises_both, run_eagerly
 
 
 def check_writes(function, *args, rtol=1e-6):
@@ -176,21 +176,24 @@ def test_mask_with_many_values_is_refused():
 WEIGHTS = np.array([3.0, 0.0, 2.0, -1.0])
 
 
+def select_positive(x):
+    out = x * 0
+    if np.any(x > 1):
+        out[WEIGHTS > 0] = WEIGHTS[WEIGHTS > 0]
+    out[WEIGHTS > 0] += WEIGHTS[WEIGHTS > 0]
+    return out
+
+
 def test_a_numpy_mask_with_one_value_per_selected_element():
     """A NumPy mask's count is known at trace time, so `a[m] = w[m]` with w a NumPy array
     (its own count) is a scatter of known length, also in a staged branch."""
 
-    @tj.function
-    def select_positive(x):
-        out = x * 0
-        if np.any(x > 1):
-            out[WEIGHTS > 0] = WEIGHTS[WEIGHTS > 0]
-        out[WEIGHTS > 0] += WEIGHTS[WEIGHTS > 0]
-        return out
-
+    select = tj.function(select_positive)
     for x in (np.ones(4), np.full(4, 2.0)):
-        assert_same(select_positive(x), run_eagerly(select_positive, x))
-        assert_same(select_positive(x), select_positive.python_function(x))
+        assert_same(select(x), run_eagerly(select, x))
+        assert_same(select(x), select_positive(x))
+    for got in answers_with_user_defaults(select_positive, x):
+        assert_same(got, select_positive(x))
 
 
 def test_a_numpy_mask_with_the_wrong_number_of_values_is_numpys_value_error():

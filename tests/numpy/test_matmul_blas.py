@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import tracejit as tj
-from tests.conftest import run_eagerly
+from tests.conftest import answers_with_user_defaults, run_eagerly
 from tracejit.runtime import lapack
 
 pytest.importorskip("scipy", reason="BLAS calls need SciPy (tracejit[linalg])")
@@ -144,6 +144,9 @@ def test_matrix_times_vector_is_blas_s_where_the_function_calls_blas_anyway(dtyp
     for f in (normal_product, alone):
         got, want = np.asarray(f(a, x)), np.asarray(run_eagerly(f, a, x))
         _assert_close({"products": got}, {"products": want}, dtype)
+    want = np.asarray(normal_product.python_function(a, x))
+    for got in answers_with_user_defaults(normal_product.python_function, a, x):  # threads too
+        _assert_close({"products": np.asarray(got)}, {"products": want}, dtype)
 
 
 @tj.function
