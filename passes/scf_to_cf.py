@@ -92,9 +92,14 @@ def scf_to_cf(module: ModuleOp) -> None:
     One walk suffices: the walker queues every op up front, nested ones included, and a
     lowering moves the ops of the regions it inlines without erasing them, so they are still
     visited. (`apply_recursively=True` would walk the whole module again after any change,
-    only to find nothing left: a third of this pass's time.)"""
+    only to find nothing left: a third of this pass's time.) The walk goes from the last op
+    to the first: `Block.split_before` counts the blocks before the one it splits, so
+    lowering the earliest op first made every later split walk past the blocks the earlier
+    ones had made (LeNet's 216 loops: 130 -> 97 ms)."""
     patterns = [SwitchLowering(), IfLowering(), ForLowering(), WhileLowering()]
-    walker = PatternRewriteWalker(GreedyRewritePatternApplier(patterns), apply_recursively=False)
+    walker = PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns), apply_recursively=False, walk_reverse=True
+    )
     while walker.rewrite_module(module) and _has_scf(module):
         pass  # not reached on any IR we know of; kept so no scf op can ever survive
 
