@@ -6,7 +6,7 @@ module's table of routine addresses (ir/lapack_contract.py states the convention
 
 becomes
 
-    %table = load ptr, ptr @tracejit_lapack_table      ; filled in by the loader
+    %table = load ptr, ptr @tracejit_lapack_routines   ; filled in by the loader
     (return LAPACK_MISSING if %table is null)
     %fn = load ptr, (gep %table, <index of dpotrf in ROUTINES>)
     store i8 %uplo, ptr %uplo.slot ; store i32 %n, ptr %n.slot ; ...
@@ -17,10 +17,11 @@ Every argument is passed by pointer (Fortran's convention): scalars through stac
 the function's entry block, memrefs as their data pointers. The routine's trailing `info`
 is the call's result.
 
-A BLAS routine (`is_blas`) has no `info`; a memref argument is followed by the position of
-its first element, passed as that element's address; an integer goes through an i64 slot
-(for a 32- or a 64-bit BLAS alike); and a null table or entry skips the call and makes the
-result BLAS_MISSING, for the caller to run its own kernel:
+A BLAS routine (`is_blas`) reads the same table through `@tracejit_lapack_table`, which the
+loader fills without importing SciPy; it has no `info`; a memref argument is followed by the
+position of its first element, passed as that element's address; an integer goes through an
+i64 slot (for a 32- or a 64-bit BLAS alike); and a null table or entry skips the call and
+makes the result BLAS_MISSING, for the caller to run its own kernel:
 
     %fn = ... (as above, when %table is not null; the call when %fn is not null)
     store i64 (sext %m), ptr %m.slot ; ...
@@ -40,6 +41,7 @@ from tracejit.codegen.llvm_types import I32, I64, PTR, call_address, storage_typ
 from tracejit.ir.lapack_contract import (
     BLAS_MISSING,
     LAPACK_PREFIX,
+    LAPACK_TABLE_GLOBAL,
     ROUTINES,
     TABLE_GLOBAL,
     is_blas,
@@ -54,7 +56,7 @@ def is_lapack_call(name: str) -> bool:
 
 def emit_lapack_call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value:
     routine = routine_of(op.callee.root_reference.data)
-    table_slot = fx.state.loader_filled(TABLE_GLOBAL)
+    table_slot = fx.state.loader_filled(TABLE_GLOBAL if is_blas(routine) else LAPACK_TABLE_GLOBAL)
     table = fx.b.load(table_slot, typ=PTR)
     null = fx.b.icmp_unsigned("==", table, ir.Constant(PTR, None))
     if is_blas(routine):

@@ -20,10 +20,13 @@ the routines called are SciPy's `scipy.linalg.cython_lapack` wrappers, whose C s
 are the Fortran ones without them (`void dgetrs(char *trans, int *n, int *nrhs, double *a,
 int *lda, int *ipiv, double *b, int *ldb, int *info)`).
 
-A module that calls LAPACK has the global TABLE_GLOBAL, a pointer to an array of function
-addresses, one per ROUTINES entry in that order; the loader fills it in
+A module that calls LAPACK has the global LAPACK_TABLE_GLOBAL, a pointer to an array of
+function addresses, one per ROUTINES entry in that order; the loader fills it in
 (runtime/lapack.py). While it is null, or the routine's entry is (SciPy is not installed in
-this process), a call returns the status LAPACK_MISSING (ir/runtime_contract.py).
+this process), a call returns the status LAPACK_MISSING (ir/runtime_contract.py). A BLAS
+call reads the same array through its own global, TABLE_GLOBAL: the loader fills that one
+without importing SciPy (its LAPACK, ~0.2 s to import, is loaded for the first module
+that has LAPACK_TABLE_GLOBAL), so a process that only multiplies matrices never imports it.
 
 BLAS routines (BLAS_ROUTINES) are called the same way with three differences, because
 compiled code must never fail for want of a BLAS where it has a kernel of its own
@@ -47,6 +50,7 @@ from __future__ import annotations
 
 LAPACK_PREFIX = "tracejit_lapack_"
 TABLE_GLOBAL = "tracejit_lapack_table"
+LAPACK_TABLE_GLOBAL = "tracejit_lapack_routines"
 SIGNATURE = "_"  # routine names have none
 
 

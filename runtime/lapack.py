@@ -7,11 +7,17 @@ come first from NumPy's own OpenBLAS when its wheel bundles one (always on PyPI'
 is the library NumPy's `@` calls, a newer one than SciPy's (its sgemm ~4% faster on Zen 4).
 The compiled call passes integers so that either library reads them (ir/lapack_contract.py).
 
-A loaded module that calls LAPACK or BLAS has the global TABLE_GLOBAL
-(ir/lapack_contract.py); `bind` points it at one process-wide array of the routines'
-addresses, in ROUTINES order, built on first need, with a null entry for a routine neither
-library has. A null entry (or table) makes a LAPACK call return LAPACK_MISSING (ImportError
-at the call), a BLAS call BLAS_MISSING (the kernel then runs its own matmul).
+A loaded module that calls BLAS has the global TABLE_GLOBAL, one that calls LAPACK
+LAPACK_TABLE_GLOBAL (ir/lapack_contract.py); `bind` points them at one process-wide array of
+the routines' addresses, in ROUTINES order, built on first need, with a null entry for a
+routine neither library has. A null entry (or table) makes a LAPACK call return
+LAPACK_MISSING (ImportError at the call), a BLAS call BLAS_MISSING (the kernel then runs its
+own matmul).
+
+The array's BLAS entries come from NumPy's OpenBLAS when it is built; SciPy's routines are
+added when the first module that calls LAPACK is bound (`_add_scipy_routines`). Importing
+`scipy.linalg` takes ~0.2 s, which a first call that only multiplies matrices (a LeNet
+forward) paid before. Where NumPy's library lacks a BLAS routine, SciPy's are added at once.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ import ctypes
 import functools
 import importlib.util
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
-from tracejit.ir.lapack_contract import ROUTINES, TABLE_GLOBAL, is_blas
+from tracejit.ir.lapack_contract import LAPACK_TABLE_GLOBAL, ROUTINES, TABLE_GLOBAL, is_blas
 
 
 @functools.cache
@@ -40,8 +47,36 @@ def blas_available() -> bool:
 @functools.cache
 def _table() -> ctypes.Array | None:
     """The routines' addresses in ROUTINES order (kept for the process's life; 0 for a
-    routine no library here has), or None when none has any."""
-    return addresses(scipy=available(), numpy_blas=True)
+    routine no library here has), or None when none has any: NumPy's BLAS now, SciPy's
+    routines when a module first calls LAPACK (or now, for a BLAS routine NumPy's lacks)."""
+    global _scipy_pending
+    table = addresses(scipy=False, numpy_blas=True)
+    if not available():
+        return table
+    blas = [i for i, routine in enumerate(ROUTINES) if is_blas(routine)]
+    if table is None or not all(table[i] for i in blas):
+        return addresses(scipy=True, numpy_blas=True)
+    _scipy_pending = table
+    return table
+
+
+_scipy_pending: ctypes.Array | None = None
+"""The process's table while SciPy's routines are not in it yet."""
+_scipy_lock = threading.Lock()
+
+
+def _add_scipy_routines(table: ctypes.Array) -> None:
+    """Fill `table`'s null entries from SciPy, the first time a module calls LAPACK."""
+    global _scipy_pending
+    with _scipy_lock:
+        if table is not _scipy_pending:
+            return  # done, or not the table `_table` left pending (a test's own)
+        scipy = addresses(scipy=True, numpy_blas=False)
+        if scipy is not None:
+            for i, address in enumerate(scipy):
+                if not table[i]:
+                    table[i] = address
+        _scipy_pending = None
 
 
 def addresses(scipy: bool, numpy_blas: bool) -> ctypes.Array | None:
@@ -108,10 +143,16 @@ def routine_address(name: str) -> int | None:
 
 
 def bind(engine: Any) -> None:
-    """Fill in a loaded module's table, if it calls LAPACK or BLAS and a library has any."""
-    slot = engine.get_global_value_address(TABLE_GLOBAL)
-    if not slot:
+    """Fill in a loaded module's tables, if it calls LAPACK or BLAS and a library has any."""
+    slots = {name: engine.get_global_value_address(name)
+             for name in (TABLE_GLOBAL, LAPACK_TABLE_GLOBAL)}  # fmt: skip
+    if not any(slots.values()):
         return
     table = _table()
-    if table is not None:
-        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(table)
+    if table is None:
+        return
+    if slots[LAPACK_TABLE_GLOBAL]:
+        _add_scipy_routines(table)
+    for slot in slots.values():
+        if slot:
+            ctypes.c_void_p.from_address(slot).value = ctypes.addressof(table)

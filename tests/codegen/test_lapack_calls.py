@@ -9,7 +9,7 @@ import pytest
 
 from tests.codegen.conftest import parse_cf
 from tracejit.codegen import compile_module, translate_module
-from tracejit.ir.lapack_contract import ROUTINES, TABLE_GLOBAL
+from tracejit.ir.lapack_contract import LAPACK_TABLE_GLOBAL, ROUTINES
 from tracejit.ir.runtime_contract import LAPACK_MISSING
 
 # dpotrf("L") of a 2x2 column-major matrix; returns info as the kernel's status
@@ -28,9 +28,9 @@ func.func @factor(%a: memref<?xf64>, %info: memref<i32>) -> i32 {
 
 def test_a_lapack_call_is_an_indirect_call_with_every_argument_by_pointer():
     text = translate_module(parse_cf(POTRF))
-    assert f'@"{TABLE_GLOBAL}" = global ptr null' in text
+    assert f'@"{LAPACK_TABLE_GLOBAL}" = global ptr null' in text
     assert "tracejit_lapack_dpotrf" not in text  # no function of that name: a table entry
-    assert f'%".5" = load ptr, ptr @"{TABLE_GLOBAL}"' in text
+    assert f'%".5" = load ptr, ptr @"{LAPACK_TABLE_GLOBAL}"' in text
     assert f'getelementptr ptr, ptr %".5", i32 {ROUTINES.index("dpotrf")}' in text
     assert 'icmp eq ptr %".10", null' in text  # the entry, null without SciPy's LAPACK
     assert 'store i8 76, ptr %".14"' in text and 'store i32 2, ptr %".16"' in text
@@ -60,7 +60,7 @@ def test_the_loader_fills_the_table_and_the_call_factors():
 
 def test_a_null_table_returns_lapack_missing():
     jit = compile_module(parse_cf(POTRF))
-    slot = jit.global_address(TABLE_GLOBAL)
+    slot = jit.global_address(LAPACK_TABLE_GLOBAL)
     ctypes.c_void_p.from_address(slot).value = None  # as in a process without SciPy
     status, _, _ = _run(jit, np.eye(2))
     assert status == LAPACK_MISSING
@@ -70,6 +70,7 @@ def test_a_null_entry_returns_lapack_missing():
     """A table of NumPy's own BLAS routines only (SciPy missing): LAPACK's entries are null."""
     jit = compile_module(parse_cf(POTRF))
     table = (ctypes.c_void_p * len(ROUTINES))()  # every entry null
-    ctypes.c_void_p.from_address(jit.global_address(TABLE_GLOBAL)).value = ctypes.addressof(table)
+    slot = jit.global_address(LAPACK_TABLE_GLOBAL)
+    ctypes.c_void_p.from_address(slot).value = ctypes.addressof(table)
     status, _, _ = _run(jit, np.eye(2))
     assert status == LAPACK_MISSING

@@ -328,3 +328,35 @@ def test_cached_kernels_find_lapack_in_a_new_process(tmp_path):
 
     linked = shared_library.compiler_driver() is not None  # else the object code is loaded
     assert second["loaded_as"] == ("SharedLibrary" if linked else "ExecutionEngine")
+
+
+ONLY_PRODUCTS_FIRST = """
+import sys
+import numpy as np
+import tracejit as tj
+
+tj.config.set_tiered_compilation(False)
+a = np.random.default_rng(0).random((64, 64))
+assert np.allclose(tj.function(lambda a: a @ a)(a), a @ a)
+assert "scipy.linalg" not in sys.modules, "SciPy imported for a matrix product"
+b = a + 64 * np.eye(64)
+assert np.allclose(tj.function(lambda b: np.linalg.inv(b))(b), np.linalg.inv(b))
+assert "scipy.linalg" in sys.modules
+assert np.allclose(tj.function(lambda a: a @ a.T)(a), a @ a.T)
+"""
+
+
+def test_a_process_that_only_multiplies_matrices_never_imports_scipy():
+    """NumPy's BLAS fills the BLAS entries; SciPy's LAPACK (~0.2 s to import) is loaded for
+    the first module that calls LAPACK, and the products keep working after it."""
+    import subprocess
+    import sys
+
+    from tracejit.runtime import lapack
+
+    if lapack._numpy_blas() is None:
+        pytest.skip("NumPy bundles no OpenBLAS here: its BLAS routines come from SciPy")
+
+    done = subprocess.run([sys.executable, "-c", ONLY_PRODUCTS_FIRST], capture_output=True,
+                          text=True)  # fmt: skip
+    assert done.returncode == 0, done.stderr
