@@ -33,7 +33,7 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.einsum_loop import summed_first
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import static_tensor
+from tracejit.frontend.numpy_api.shapes import static_tensor, tensor_of
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -242,9 +242,10 @@ def _sum_labels(x: Tensor, labels: str, summed: str) -> tuple[Tensor, str]:
 def outer(a: object, b: object, out: object = None) -> Tensor:
     if out is not None:
         raise NotImplementedError(at_user_line("np.outer(..., out=...) is not supported"))
-    x, y = static_tensor(np.outer, a), static_tensor(np.outer, b)
-    column = primitives.reshape(x, [x.size, 1])
-    row = primitives.reshape(y, [1, y.size])
+    # np.ravel of a Tensor is a Tensor (NumPy's stubs say ndarray); dims may be unknown
+    x, y = dispatched(np.ravel(tensor_of(a))), dispatched(np.ravel(tensor_of(b)))
+    column = primitives.reshape(x, [x.dims[0], 1])
+    row = primitives.reshape(y, [1, y.dims[0]])
     return dispatched(np.multiply(column, row))
 
 

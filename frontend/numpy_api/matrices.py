@@ -1,4 +1,4 @@
-"""Diagonals: `np.diagonal`, `np.diag`, `np.trace` (and the ndarray methods).
+"""Diagonals: `np.diagonal`, `np.diag`, `np.diagflat`, `np.trace` (and the ndarray methods).
 
 A diagonal is a gather: `x[..., i, i + offset]` with constant index arrays after the two
 axes are moved last (NumPy puts the diagonal's axis last). `np.diag` of a vector writes it
@@ -57,6 +57,13 @@ def diag(v: object, k: int = 0) -> Tensor:
     rows = np.arange(n, dtype=np.intp) + max(-k, 0)
     square[rows, rows + k] = x
     return square
+
+
+@implements(np.diagflat)
+def diagflat(v: object, k: int = 0) -> Tensor:
+    """The flattened input as the k-th diagonal of a square of zeros (NumPy's own
+    definition: `diag(ravel(v), k)`)."""
+    return diag(dispatched(np.ravel(array_of(v))), k)
 
 
 @implements(np.trace)

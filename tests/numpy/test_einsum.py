@@ -1,5 +1,7 @@
 """np.einsum, np.outer and np.inner (issue 3, item 5) compiled equal eager NumPy."""
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -67,6 +69,30 @@ def test_einsum_mixed_dtypes_bools_and_non_contiguous(check_against_eager):
     b = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3).T
     p = np.array([[True, False, False], [False, False, False]])
     check_against_eager(f, a, b, p, p.T.copy())
+
+
+def lu_without_pivoting(a):
+    """np.outer of slices whose lengths change with the loop counter: the loop is staged."""
+    a = a.copy()
+    for k in range(a.shape[0] - 1):
+        a[k + 1 :, k] /= a[k, k]
+        a[k + 1 :, k + 1 :] -= np.outer(a[k + 1 :, k], a[k, k + 1 :])
+    return a
+
+
+@settings(max_examples=5, deadline=None)
+@given(n=st.integers(10, 14), seed=st.integers(0, 2**16))
+def test_np_outer_of_run_time_lengths_keeps_the_loop_a_loop(check_against_eager, n, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, n)) + n * np.eye(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        check_against_eager(tj.function(lu_without_pivoting), a, rtol=1e-10, atol=1e-12)
+    outer = tj.function(np.outer, input_signature=[tj.TensorSpec([None, None], np.int64),
+                                                    tj.TensorSpec([None], np.int64)])  # fmt: skip
+    for m, k in [(2, 3), (0, 4), (3, 0)]:
+        x, y = rng.integers(-9, 9, (m, k)), rng.integers(-9, 9, k + 1)
+        np.testing.assert_array_equal(outer(x, y), np.outer(x, y))
 
 
 @pytest.mark.parametrize(

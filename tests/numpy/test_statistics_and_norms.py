@@ -211,6 +211,8 @@ def test_diagonals(x, offset):
             np.diagonal(x, offset, axis1=-1, axis2=0),
             np.diag(np.diagonal(x[..., :, :], 0, -2, -1).reshape(-1)[:5], offset),
             x.trace(),
+            np.diagflat(x[..., :2, :2], offset),
+            np.diagflat([[1, 2], [3, 4]], -offset),
         )
 
     check(diagonals, x)
