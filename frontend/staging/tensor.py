@@ -58,7 +58,9 @@ def _dims_of(value: SSAValue, shape: tuple) -> tuple:
     from tracejit.ir.shape_ops import BroadcastInDimOp
 
     if isinstance(owner, BroadcastInDimOp) and owner.operand in known:
-        return _broadcast_result_dims(owner, known[owner.operand], shape)
+        # kept, so that an op on the broadcast (np.log of a keepdims sum) inherits them
+        known[value] = _broadcast_result_dims(owner, known[owner.operand], shape)
+        return known[value]
     for operand in getattr(owner, "operands", ()):
         same_shape = isinstance(operand.type, TensorType) and static_shape(operand.type) == shape
         if same_shape and operand in known:

@@ -38,6 +38,24 @@ DYNAMIC_TANH_SUM = tj.function(
 )
 
 
+@tj.function(input_signature=[tj.TensorSpec([None, None], tj.float64)])
+def log_sum_exp(x):
+    """A keepdims reduction, then an op on it, then broadcast back against the input."""
+    m = x.max(axis=1, keepdims=True)
+    columns = np.sqrt(x.sum(0, keepdims=True)) * x
+    return m + np.log(np.exp(x - m).sum(axis=1, keepdims=True)), columns
+
+
+@settings(max_examples=6, deadline=None)
+@given(rows=st.integers(1, 6), columns=st.integers(1, 6), seed=st.integers(0, 2**31))
+def test_an_op_on_a_keepdims_reduction_broadcasts_with_unknown_dims(
+    check_against_eager, rows, columns, seed
+):
+    x = np.random.default_rng(seed).random((rows, columns)) * 50
+    check_against_eager(log_sum_exp, x, rtol=1e-12, atol=1e-12)
+    assert log_sum_exp.experimental_get_tracing_count() == 1
+
+
 def test_matmul_with_unknown_rows_and_columns(check_against_eager):
     f = tj.function(
         lambda a, b: a @ b + 1.0,
