@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask
+from tracejit.frontend.numpy_api.masks import _merge_dims, getitem_with_mask, has_mask
 from tracejit.frontend.numpy_api.promotion import broadcast_all
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
-from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.dims import (
     FULL_SLICES,
     Counted,
@@ -552,6 +552,51 @@ def _advanced(x: Tensor, entries: Sequence[Entry], separated: bool = False) -> T
     return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
 
 
+def _several_index_arrays(x: Tensor, entries: Sequence[Entry], separated: bool) -> Tensor:
+    """`x[i, j]` (index arrays, or ints with them) on a tensor with dims unknown at trace
+    time: `_advanced` with run-time sizes. Each index is wrapped and checked along its dim
+    by gathering it from the positions 0..n-1 of that dim, whose size the kernel knows;
+    the row-major position in the merged indexed dims is one gather."""
+    indexed = (Kind.INT, Kind.ARRAY)
+    whole = [Entry(Kind.SLICE, slice(None)) if e.kind in indexed else e for e in entries]
+    windowed = _apply_windows(x, whole)
+    consuming = [e for e in entries if e.consumes_dim]
+    axes = [d for d, e in enumerate(consuming) if e.kind in indexed]
+    wrapped = broadcast_all([_wrapped_along(windowed, d, consuming[d].value) for d in axes])
+    shape = wrapped[0].dims
+    linear = wrapped[0]
+    for d, index in zip(axes[1:], wrapped[1:], strict=True):
+        size = _size_along(windowed, d)
+        linear = dispatched(np.add(np.multiply(linear, size), index))
+    positions = [i for i, e in enumerate(entries) if e.kind in indexed]
+    adjacent = positions == list(range(positions[0], positions[-1] + 1)) and not separated
+    first = axes[0] if adjacent else 0
+    rest = [d for d in range(windowed.ndim) if d not in axes]
+    moved = primitives.transpose(windowed, rest[:first] + axes + rest[first:])
+    merged = _merge_dims(moved, first, len(axes))
+    message = "IndexError: index out of bounds (checked per axis)"
+    gathered = primitives.gather(merged, linear, first, message, in_bounds=True)
+    return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
+
+
+def _wrapped_along(x: Tensor, axis: int, index: object) -> Tensor:
+    """`index` (an int or index array) wrapped into [0, n) along `axis`, checked by the
+    kernel: gathered from the dim's positions."""
+    if not isinstance(index, Tensor):
+        index = primitives.constant(np.asarray(index).astype(np.intp))
+    one = primitives.constant(np.asarray(1, np.intp))
+    ones = primitives.broadcast_to(one, (x.dims[axis],), {0: (x.value, axis)})
+    positions = dispatched(np.cumsum(ones)) - 1
+    size = x.shape[axis]
+    text = f"index out of bounds for axis {axis}" + (f" with size {size}" if size else "")
+    return primitives.gather(positions, index, 0, _checked_at_run_time(text))
+
+
+def _size_along(x: Tensor, axis: int) -> Tensor | int:
+    """The size of `x`'s dim `axis`: an int, or a 0-d tensor the kernel computes."""
+    return runtime_sizes.dim_size(x, axis)
+
+
 def _index_array(value: int | Tensor) -> np.ndarray | Tensor:
     return value if isinstance(value, Tensor) else np.asarray(value)
 
@@ -559,9 +604,9 @@ def _index_array(value: int | Tensor) -> np.ndarray | Tensor:
 def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> list[int]:
     """NumPy's result shape: the broadcast index shape at the first indexed entry's place
     (adjacent indices) or in front, between the sizes of the other entries."""
-    out: list[int] = []
+    out: list = []
     placed = not adjacent
-    sizes = iter(windowed.shape)
+    sizes = iter(windowed.dims)
     for entry in entries:
         if entry.kind in (Kind.INT, Kind.ARRAY):
             next(sizes)
@@ -569,7 +614,7 @@ def _advanced_shape(entries, windowed: Tensor, index_shape, adjacent: bool) -> l
                 out.extend(index_shape)
                 placed = True
         else:
-            out.append(1 if entry.kind == Kind.NEW else next(sizes))  # type: ignore[arg-type]  # static sizes here
+            out.append(1 if entry.kind == Kind.NEW else next(sizes))
     return out if adjacent else [*index_shape, *out]
 
 
@@ -583,7 +628,7 @@ def getitem(x: Tensor, key: object) -> Tensor:
         if None in x.shape or (
             any(_unknown_size(e.value) for e in entries) and _one_array(entries)
         ):
-            result = _one_index_array(x, entries)
+            result = _one_index_array(x, entries, _separated_in_key(key))
         else:
             result = _advanced(x, entries, _separated_in_key(key))
         if x.ndim == 1 and len(entries) == 1:  # NumPy's take: laid out as its index array
@@ -646,18 +691,19 @@ def _one_array(entries: Sequence[Entry]) -> bool:
     return kinds.count(Kind.ARRAY) == 1 and Kind.INT not in kinds and Kind.BOOL not in kinds
 
 
-def _one_index_array(x: Tensor, entries: Sequence[Entry]) -> Tensor:
+def _one_index_array(x: Tensor, entries: Sequence[Entry], separated: bool) -> Tensor:
     """`x[..., idx, ...]` of a tensor with dims unknown at trace time: one index array
     among slices and new axes is one gather; its shape replaces the indexed dim."""
     arrays = [e for e in entries if e.kind == Kind.ARRAY]
-    if len(arrays) > 1 or any(e.kind in (Kind.INT, Kind.BOOL) for e in entries):
+    if any(e.kind == Kind.BOOL for e in entries):
         raise NotImplementedError(
             at_user_line(
-                "more than one index array (or ints with one) on a tensor with dims "
-                "unknown at trace time (None) is not supported; trace with static shapes, "
-                "or index the flattened array: `x.ravel()[i * x.shape[1] + j]`"
+                "a bool scalar among index arrays on a tensor with dims unknown at trace "
+                "time (None) is not supported; trace with static shapes"
             )
         )
+    if len(arrays) > 1 or any(e.kind == Kind.INT for e in entries):
+        return _several_index_arrays(x, entries, separated)
     consuming = [e for e in entries if e.consumes_dim]
     axis = next(i for i, e in enumerate(consuming) if e is arrays[0])
     windowed = _apply_windows(

@@ -394,19 +394,14 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""
     from tracejit.frontend.numpy_api.indexing import flat_positions, getitem
+    from tracejit.frontend.numpy_api.masks import _merge_dims
 
     if None in tensor.shape:
-        raise NotImplementedError(
-            at_user_line(
-                "assignment with index arrays into a tensor with dims unknown at trace time "
-                "is not supported; use slices, or np.where"
-            )
-        )
-    shape = tuple(d for d in tensor.shape if d is not None)  # all of them (checked above)
-    size = int(np.prod(shape, dtype=np.int64))
-    picked = flat_positions(shape, key)  # one index array per dim: no arange needed
-    if picked is None:
-        picked = getitem(primitives.constant(np.arange(size, dtype=np.intp).reshape(shape)), key)
+        picked = getitem(_run_time_positions(tensor), key)
+    else:
+        shape = tuple(d for d in tensor.shape if d is not None)  # all of them
+        found = flat_positions(shape, key)  # one index array per dim: no arange needed
+        picked = found if found is not None else getitem(_positions(shape), key)
     update = _broadcast_value(value, picked, tensor.dtype, advanced=True)
     # one list of positions and one of values: a selection of a run-time size keeps its
     # run-time dim (`y[idx[p[i]:p[i + 1]]]`), a block of them (`x[rows]` of rows of a
@@ -414,10 +409,26 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     if picked.ndim != 1:
         picked = dispatched(np.reshape(picked, -1))
         update = dispatched(np.reshape(update, -1))
-    flat = primitives.reshape(tensor, [size])
+    flat = _merge_dims(tensor, 0, tensor.ndim) if tensor.ndim else primitives.reshape(tensor, [1])
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(flat, picked, update, message)
     return primitives.reshape(new, tensor.dims)
+
+
+def _positions(shape: tuple[int, ...]) -> Tensor:
+    """`np.arange(a.size).reshape(a.shape)`, a constant."""
+    size = int(np.prod(shape, dtype=np.int64))
+    return primitives.constant(np.arange(size, dtype=np.intp).reshape(shape))
+
+
+def _run_time_positions(tensor: Tensor) -> Tensor:
+    from tracejit.frontend.numpy_api.masks import _merge_dims
+
+    """`np.arange(a.size).reshape(a.shape)` for dims known only at run time (the kernel
+    counts them), from which `a[key]` takes the flat positions a write goes to."""
+    ones = primitives.full_like(1, tensor, np.dtype(np.intp))
+    flat = _merge_dims(ones, 0, ones.ndim)
+    return primitives.reshape(dispatched(np.cumsum(flat)) - 1, tensor.dims)
 
 
 # --- ufunc out= ------------------------------------------------------------------------------
