@@ -106,7 +106,7 @@ def test_second_derivative_in_the_exponent_at_a_shortcut(exponent):
 
 def test_power_gradient_at_a_shortcut_with_the_defaults_users_get():
     x = np.array([2.0, 3.0, 0.5])
-    for got in answers_with_user_defaults(lambda y: np.sum(x**y), np.float64(0.5), make=tj.grad):
+    for got in answers_with_user_defaults(lambda y: np.sum(x**y), np.array(0.5), make=tj.grad):
         np.testing.assert_allclose(got, np.sum(np.sqrt(x) * np.log(x)), rtol=1e-12)
 
 
