@@ -55,6 +55,17 @@ def static_tensor(fn: object, x: object) -> Tensor:
     return require_static(fn, tensor_of(x))
 
 
+def positions_along(x: Tensor, axis: int) -> Tensor:
+    """`np.arange(x.shape[axis])` as intp, also for a dim the kernel sizes (a count of
+    ones along it, which fusion makes one loop)."""
+    size = x.shape[axis]
+    if size is not None:
+        return primitives.constant(np.arange(size, dtype=np.intp))
+    one = primitives.constant(np.asarray(1, np.intp))
+    ones = primitives.broadcast_to(one, (x.dims[axis],), {0: (x.value, axis)})
+    return dispatched(np.cumsum(ones)) - 1
+
+
 def normalize_axis(axis: Any, ndim: int) -> int:
     """A non-negative axis; AxisError (as NumPy raises it) when out of range."""
     axis = operator.index(axis)
@@ -922,16 +933,16 @@ def _statistic(x: Tensor, axis: int, start: int, count: int, function: Any) -> T
 
 
 def _triangle(fn: object, m: object, k: Any, lower: bool) -> Tensor:
-    x = static_tensor(fn, m)
+    x = tensor_of(m)
     if x.ndim == 0:
         raise ValueError(at_user_line(f"{numpy_name(fn)} needs an array of at least one dim"))
     # as NumPy: the mask has the last two dims' shape (a 1-D input of n gives n x n)
-    # NumPy's stubs do not take *args for N, M (a static tensor's dims are ints)
-    below = np.tri(*x.shape[-2:], k=operator.index(k) - (0 if lower else 1), dtype=bool)  # type: ignore[call-overload]  # static dims
-    keep = below if lower else ~below
-    # __array_function__: np.where of Tensors is a Tensor (NumPy's stubs say ndarray)
-    mask = primitives.constant(keep)
-    return dispatched(np.where(mask, x, primitives.constant(np.zeros(1, x.dtype))))
+    rows = positions_along(x, max(x.ndim - 2, 0))
+    columns = positions_along(x, x.ndim - 1)
+    # __array_function__: NumPy functions of Tensors are Tensors (NumPy's stubs say ndarray)
+    offset = dispatched(np.subtract(columns[None, :], rows[:, None]))
+    keep = offset <= operator.index(k) if lower else offset >= operator.index(k)
+    return dispatched(np.where(keep, x, primitives.constant(np.zeros(1, x.dtype))))
 
 
 @implements(np.tril)

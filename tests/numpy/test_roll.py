@@ -97,6 +97,20 @@ def test_errors():
         f(x, np.float32(1))
     with pytest.raises(TypeError, match="a traced shift must be a 0-d integer tensor"):
         f(x, np.array([1, 2]))
-    g = tj.function(lambda x: np.roll(x, 1), input_signature=(tj.TensorSpec([None], np.int64),))
-    with pytest.raises(NotImplementedError, match="np.roll on a tensor with unknown"):
-        g(np.arange(3))
+
+
+@settings(max_examples=10, deadline=None)
+@given(data=st.data(), x=hnp.arrays(np.int64, hnp.array_shapes(min_dims=1, max_dims=3,
+                                                                min_side=0, max_side=5)))
+def test_dims_unknown_at_trace_time(data, x):
+    """An input signature of None dims: the kernel knows the lengths, each roll is a gather
+    (also along a known dim, beside an unknown one); `axis=None` rolls the flattened array."""
+    shift, axis = data.draw(shifts_and_axes(x.ndim))
+    dims = data.draw(st.lists(st.booleans(), min_size=x.ndim, max_size=x.ndim))
+    shape = [None if unknown else n for unknown, n in zip(dims, x.shape, strict=True)]
+    spec = tj.TensorSpec(shape, np.int64)
+    f = tj.function(lambda x: np.roll(x, shift, axis), input_signature=(spec,))
+    check(f, x)
+    scalar = tj.TensorSpec([], np.int64)
+    g = tj.function(lambda x, s: np.roll(x, s, 0), input_signature=(spec, scalar))
+    check(g, x, np.int64(data.draw(st.integers(-9, 9))))

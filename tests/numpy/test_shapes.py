@@ -135,6 +135,11 @@ def test_tril_triu(check_against_eager):
         ]
 
     check_against_eager(f, random_array(3, (4, 3), np.float32), np.arange(1, 4, dtype=np.int64))
+    unknown = [tj.TensorSpec([None, None], np.float32), tj.TensorSpec([None], np.int64)]
+    g = tj.function(f.python_function, input_signature=unknown)
+    for rows, columns in [(4, 3), (2, 6), (0, 3), (3, 0)]:
+        x = random_array(rows, (rows, columns), np.float32)
+        check_against_eager(g, x, np.arange(1, columns + 1, dtype=np.int64))
 
 
 @pytest.mark.parametrize(
