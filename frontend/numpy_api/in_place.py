@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import tensor_of
+from tracejit.frontend.numpy_api.shapes import positions_along, tensor_of
 from tracejit.frontend.staging import primitives, views
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -69,14 +69,20 @@ def fill_diagonal(a: object, val: object, wrap: bool = False) -> None:
     if wrap or target.ndim > 2:
         raise NotImplementedError(at_user_line("np.fill_diagonal with wrap=True or ndim > 2"))
     if None in target.shape:
-        raise NotImplementedError(
-            at_user_line(
-                "np.fill_diagonal on an array with dims unknown at trace time (None) is not "
-                "supported: its diagonal's length is the smaller dim; write "
-                "`a = np.where(np.eye(*a.shape, dtype=bool), val, a)` with the sizes known, "
-                "or trace with static shapes"
+        value = tensor_of(val)
+        if value.size != 1:
+            raise NotImplementedError(
+                at_user_line(
+                    "np.fill_diagonal of several values on an array with dims unknown at trace "
+                    "time (None) is not supported: its diagonal's length is only known when "
+                    "the kernel runs; give one value, or trace with static shapes"
+                )
             )
-        )
+        # where row == column: the diagonal, min(n, m) long, as NumPy without wrap
+        on = np.equal(positions_along(target, 0)[:, None], positions_along(target, 1)[None, :])
+        one = primitives.cast(primitives.reshape(value, []), target.dtype)
+        target[...] = dispatched(np.where(on, one, target))
+        return
     count = min(d for d in target.shape if d is not None)  # all static (checked above)
     rows = np.arange(count)
     target[rows, rows] = val

@@ -604,6 +604,24 @@ def test_copyto_put_and_fill_diagonal():
         tj.function(lambda a: np.copyto(a, np.ones(3)))(np.zeros(3, np.int64))
 
 
+def blank_the_diagonal(a, value):
+    d = a.copy()
+    np.fill_diagonal(d, value)
+    return d
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (4, 2), (2, 5), (0, 3)])
+def test_fill_diagonal_with_dims_unknown_at_trace_time(shape):
+    """The diagonal is where the row equals the column: min(n, m) long, as NumPy without
+    wrap; one value only (several would need the diagonal's length now)."""
+    signature = [tj.TensorSpec([None, None], tj.int32), tj.TensorSpec([], tj.float64)]
+    f = tj.function(blank_the_diagonal, input_signature=signature)
+    a = np.arange(np.prod(shape), dtype=np.int32).reshape(shape)
+    check_writes(f, a, np.float64(-7.9))  # cast as NumPy casts it into the int array
+    with pytest.raises(NotImplementedError, match="several values"):
+        tj.function(lambda a: blank_the_diagonal(a, [1.0, 2.0]), input_signature=signature[:1])(a)
+
+
 def test_index_array_assignment_of_an_empty_selection_takes_extra_leading_dims():
     # NumPy drops any leading dims of the value when the index arrays select nothing
     # (found by the fuzzer: a (3, 3, 0) value into a (3, 0) selection)
