@@ -218,6 +218,24 @@ def test_diagonals(x, offset):
     check(diagonals, x)
 
 
+@settings(max_examples=10, deadline=None)
+@given(x=matrices(dtype=st.sampled_from([np.float64, np.int32]), min_side=0),
+       offset=st.integers(-4, 4))  # fmt: skip
+def test_diagonals_of_dims_unknown_at_trace_time(x, offset):
+    """The diagonal's length, max(min(rows - r0, columns - c0), 0), is a run-time size; a
+    vector's square (np.diag, np.diagflat) is (n + |k|) on a side."""
+
+    def diagonals(x, v):
+        return (np.diagonal(x, offset), np.trace(x, offset), np.diag(v, offset),
+                np.diagflat(v, -offset))  # fmt: skip
+
+    v = x.reshape(-1)[:5]
+    unknown = [tj.TensorSpec([None] * x.ndim, x.dtype), tj.TensorSpec([None], x.dtype)]
+    f = tj.function(diagonals, input_signature=unknown)
+    assert_same(f(x, v), run_eagerly(f, x, v))
+    assert_same(f(x, v), diagonals(x, v))
+
+
 @pytest.mark.parametrize("rowvar", [True, False])
 @pytest.mark.parametrize(
     "shapes", [((3,), None), ((1, 3), None), ((2, 3), (3,)), ((2, 3), (1, 3)), ((3,), (2, 3))]
