@@ -5,7 +5,9 @@
 Order statistics sort along the axis and read the ranks the quantiles name, interpolating as
 NumPy's `_lerp` does (the same operations in the same order, so the results are NumPy's); a
 NaN in a slice makes its statistic NaN, as in NumPy. The quantiles must be Python values
-(numbers or sequences): the ranks are then known while tracing.
+(numbers or sequences): the ranks are then known while tracing, or, along a dim only the
+kernel knows (an input signature with None, a window of a staged loop), computed by it with
+the same steps in the same dtypes.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
+from tracejit.frontend.numpy_api.masks import _merge_dims
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axes
+from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 
@@ -93,22 +97,22 @@ def _static_quantiles(q: object, scale: int | None) -> np.ndarray:
     return quantiles
 
 
-def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, int]:
+def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, int | Tensor]:
     """The reduced axes, `x` with them moved last, flattened into one and sorted (NaN
-    last), and their length."""
+    last), and their length (a 0-d tensor when only the kernel knows it)."""
     if x.dtype.kind not in "iufb":
         raise NotImplementedError(at_user_line(f"quantiles of {x.dtype} are not supported"))
     axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
     kept = [d for d in range(x.ndim) if d not in axes]
     reduced = [x.shape[d] for d in axes]
-    if None in reduced:
-        raise NotImplementedError(
-            at_user_line("a quantile along a dim known only at run time is not supported")
-        )
+    flat = dispatched(np.transpose(x, [*kept, *axes]))
+    if None in reduced:  # the reduced axes merged into one, of a length the kernel knows
+        flat = _merge_dims(flat, len(kept), len(axes)) if axes else flat
+        n: int | Tensor = runtime_sizes.dim_size(flat, flat.ndim - 1)
+        return axes, dispatched(np.sort(flat, axis=-1)), n
     n = math.prod(d for d in reduced if d is not None)  # (every one is: checked)
     if n == 0:
         raise NotImplementedError(at_user_line("a quantile of an empty array is not supported"))
-    flat = dispatched(np.transpose(x, [*kept, *axes]))
     if len(axes) != 1:  # the reduced axes as one (a kept dim may be known only at run time)
         flat = dispatched(
             flat.reshape([-1 if x.shape[d] is None else x.shape[d] for d in kept] + [n])
@@ -126,6 +130,23 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
     and its `_lerp` on the neighbours in the data's dtype (an integer difference wraps as
     NumPy's does)."""
     axes, ordered, n = _sorted_along_last(x, axis)
+    if isinstance(n, Tensor):
+        result = _run_time_quantiles(x, ordered, q, weak, n)
+    else:
+        result = _static_quantiles_of(x, ordered, q, weak, n)
+    if result.dtype.kind == "f" and x.dtype.kind == "f":
+        has_nan = _has_nan(ordered)
+        if q.ndim:
+            has_nan = dispatched(np.expand_dims(has_nan, tuple(range(-q.ndim, 0))))
+        result = dispatched(np.where(has_nan, np.asarray(np.nan, result.dtype), result))
+    result = _quantile_axes_first(result, q.ndim)
+    if keepdims:
+        result = _with_kept_dims(result, x.ndim, axes, q.ndim)
+    return result
+
+
+def _static_quantiles_of(x: Tensor, ordered: Tensor, q: np.ndarray, weak: bool, n: int) -> Tensor:
+    """The ranks and weights of a length known at trace time, computed now with NumPy."""
     virtual = np.asanyarray((n - 1) * q)  # NumPy's linear method's virtual index
     if virtual.dtype.kind in "iu":  # integer ranks: taken, not interpolated
         ranks = virtual.astype(np.intp)
@@ -151,15 +172,37 @@ def _quantiles(x: Tensor, q: np.ndarray, weak: bool, axis: Any, keepdims: bool) 
             low_index, high_index = int(low_index), int(high_index)
         low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
         result = _lerp(low, high, gamma)
-    if result.dtype.kind == "f" and x.dtype.kind == "f":
-        has_nan = _has_nan(ordered)
-        if q.ndim:
-            has_nan = dispatched(np.expand_dims(has_nan, tuple(range(-q.ndim, 0))))
-        result = dispatched(np.where(has_nan, np.asarray(np.nan, result.dtype), result))
-    result = _quantile_axes_first(result, q.ndim)
-    if keepdims:
-        result = _with_kept_dims(result, x.ndim, axes, q.ndim)
     return result
+
+
+def _run_time_quantiles(
+    x: Tensor, ordered: Tensor, q: np.ndarray, weak: bool, n: Tensor
+) -> Tensor:
+    """The same ranks and weights as `_static_quantiles_of`, computed by the kernel from
+    the length it knows (NumPy's `_get_indexes` and `_get_gamma`, in q's dtype). An empty
+    slice fails its index check with IndexError, as in NumPy."""
+    quantiles = primitives.constant(q)
+    virtual = dispatched(np.multiply(n - 1, quantiles))  # n is weak: q's dtype, as NumPy
+    last = n - 1
+    if virtual.dtype.kind in "iu":
+        return dispatched(np.copy(dispatched(ordered[..., virtual])))
+    if x.dtype.kind == "b":
+        raise TypeError(
+            at_user_line(
+                "quantiles of booleans subtract booleans, which NumPy refuses; "
+                "write x.astype(np.int8) (or np.median, which takes a mean)"
+            )
+        )
+    below = dispatched(np.floor(virtual))
+    at_end = dispatched(np.greater_equal(virtual, last))
+    low_index = dispatched(np.where(at_end, last, np.maximum(below, 0))).astype(np.intp)
+    high_index = dispatched(np.where(at_end, last, np.minimum(below + 1, last))).astype(np.intp)
+    below_numpy = dispatched(np.where(at_end, -1, np.where(virtual < 0, 0, below)))
+    gamma = dispatched(np.subtract(virtual, below_numpy.astype(virtual.dtype)))
+    if weak:  # a Python number's weight: the data's dtype decides, as for a float
+        gamma = Tensor(gamma.value, gamma.dims, weak=True)
+    low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
+    return _lerp(low, high, gamma)
 
 
 def _lerp(a: Tensor, b: Tensor, t: Any) -> Tensor:

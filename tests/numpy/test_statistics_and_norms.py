@@ -129,9 +129,40 @@ def test_quantiles_keep_dims_known_only_at_run_time():
 
     f = tj.function(statistics, input_signature=[tj.TensorSpec([2, None, 4], np.float64)])
     assert_same(f(x), statistics(x), rtol=0)
-    unknown = tj.function(statistics, input_signature=[tj.TensorSpec([2, 3, None], np.float64)])
-    with pytest.raises(NotImplementedError, match="a quantile along a dim known only at run"):
-        unknown(x)
+
+
+@pytest.mark.parametrize("x", EXTREMES, ids=lambda x: f"{x.dtype}{x.shape}")
+@pytest.mark.parametrize("q", QUANTILES, ids=repr)
+def test_quantiles_along_dims_known_only_at_run_time(x, q):
+    """The kernel computes NumPy's ranks and weights from the length it knows, in q's dtype:
+    the same bits as the quantiles of a static length (the extremes above), and the median
+    of a sliding window in a staged loop."""
+    percent = q * 100 if type(q) in (int, float) else np.multiply(q, 100)
+
+    def statistics(x):
+        return (np.quantile(x, q, axis=-1), np.percentile(x, percent), np.median(x),
+                np.quantile(x, q, axis=None, keepdims=True))  # fmt: skip
+
+    f = tj.function(statistics, input_signature=[tj.TensorSpec([None] * x.ndim, x.dtype)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # NumPy's overflow warnings
+        expected = statistics(x)
+        assert_same(f(x), expected, rtol=0)
+        assert_same(run_eagerly(f, x), expected, rtol=0)
+
+
+def sliding_median(x, width):
+    out = np.empty(x.shape[0] - width + 1)
+    for i in range(x.shape[0] - width + 1):
+        out[i] = np.median(x[i : i + width])
+    return out
+
+
+def test_a_sliding_median_is_one_loop():
+    x = np.random.default_rng(3).random(40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", tj.LoopUnrolledWarning)
+        check(lambda x: sliding_median(x, 5), x)
 
 
 def test_a_nan_makes_its_slice_statistic_nan():
