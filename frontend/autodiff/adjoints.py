@@ -22,11 +22,12 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX
 from xdsl.ir import Operation
 
 from tracejit.frontend.staging import primitives as P
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.ir import elementwise_binary as B
 from tracejit.ir import elementwise_unary as U
 from tracejit.ir.compare import CompareOp
 from tracejit.ir.complex_parts import ConjOp, ImagOp, RealOp, ReciprocalOp
+from tracejit.ir.cumulative import CumulativeOp
 from tracejit.ir.elementwise import CastOp
 from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
@@ -363,6 +364,29 @@ def _reduce(op, g):
     if kind == "prod":
         return (_prod_adjoint(g, source, axes, _result(op)),)
     return (None,)  # any, all, argmax, argmin: integer or bool results
+
+
+@adjoint(CumulativeOp)
+def _cumulative(op, g):
+    """np.cumsum: element i adds into every running sum from i on, so its cotangent is the
+    sum of g from i to the end (a cumulative sum of g reversed, reversed back). The other
+    scans (cumprod, running extrema) have no rule yet."""
+    if op.kind.data != "sum":
+        return _no_rule(op)
+    axis = op.axis.value.data
+    # __array_function__: NumPy functions of Tensors are Tensors (stubs say ndarray)
+    reversed_g = dispatched(np.flip(g, axis))
+    return (dispatched(np.flip(P.cumulative("sum", reversed_g, axis), axis)),)
+
+
+def _no_rule(op: CumulativeOp) -> Sequence[Tensor | None]:
+    """Refuse as backprop does for an op without a rule, naming the op's kind too."""
+    from tracejit.frontend.autodiff.backprop import NotDifferentiableError, location_of
+
+    raise NotDifferentiableError(
+        f"{location_of(op)}no gradient is defined for {op.name} {op.kind.data}; compute the "
+        "gradient from code before or after it, or stop it with tape.stop_recording()"
+    )
 
 
 def _prod_adjoint(g: Tensor, source: Tensor, axes: Sequence[int], product: Tensor) -> Tensor:

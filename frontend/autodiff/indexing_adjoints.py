@@ -9,6 +9,9 @@
 * `tj.scatter` (`a[idx] = v`, the last write wins): the destination's cotangent is `g` with
   the written positions zeroed; update k gets `g[idx[k]]` only if no later update writes
   the same position.
+* `tj.sort` (`np.sort`, a permutation of its input): each element's cotangent is `g` where
+  that element went, `g` taken at the inverse permutation (the argsort of the stable
+  argsort the values follow; tied values get theirs in that order, as JAX's sort does).
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ from tracejit.frontend.autodiff.adjoints import (
     zeros_like,
 )
 from tracejit.frontend.staging import primitives as P
-from tracejit.frontend.staging.tensor import Tensor
+from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.ir.indexing import GatherOp
+from tracejit.ir.sort import SortOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp
 
 
@@ -122,3 +126,14 @@ def _scatter(op, g):
     won = P.compare("eq", P.gather(winners, indices, 0, message), order)
     g_updates = where(won, P.gather(g, indices, 0, message), zeros_like(updates))
     return g_updates, g_dest, None
+
+
+@adjoint(SortOp)
+def _sort(op, g):
+    if op.kind.data != "values":  # positions: integers, which take no cotangent
+        return (None,)
+    axis = op.axis.value.data
+    order = P.sort(_operand(op), axis, "indices")
+    inverse = P.sort(order, axis, "indices")  # where each element of the input went
+    # __array_function__: np.take_along_axis of Tensors is a Tensor (stubs say ndarray)
+    return (dispatched(np.take_along_axis(g, inverse, axis)),)  # type: ignore[arg-type]

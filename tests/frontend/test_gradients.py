@@ -197,6 +197,33 @@ def test_shape_op_gradients(f):
     check_gradient(f, RNG.standard_normal((3, 8)))
 
 
+@pytest.mark.parametrize(
+    "f",
+    [
+        lambda x: np.sort(x, axis=1) * np.arange(8.0),
+        lambda x: np.sort(x, axis=0)[-1] ** 2,
+        lambda x: np.sort(x, axis=None)[:5] * 3,
+        lambda x: np.cumsum(x, axis=1) * np.arange(8.0),
+        lambda x: np.cumsum(x * x, axis=0)[-1],
+        lambda x: np.cumsum(x)[::3],
+    ],
+    ids=["sort_rows", "sort_columns", "sort_flat", "cumsum_rows", "cumsum_columns", "cumsum_flat"],
+)
+def test_sort_and_cumsum_gradients(f):
+    """np.sort sends each cotangent back where its value came from; np.cumsum's is the sum
+    of the cotangents from that position on (compiled and eager against finite
+    differences)."""
+    x = RNG.standard_normal((3, 8))
+    check_gradient(f, x)
+    grad = tj.grad(lambda x: np.sum(f(x)))
+    np.testing.assert_allclose(grad(x), run_eagerly(grad, x), rtol=1e-12)
+
+
+def test_scans_without_a_rule_are_refused_naming_their_kind():
+    with pytest.raises(NotDifferentiableError, match=r"test_gradients.py:\d+: .*cumulative prod"):
+        tj.grad(lambda x: np.sum(np.cumprod(x)))(np.ones(3))
+
+
 def test_element_reads_in_an_unrolled_loop():
     def f(x):
         total = 0.0
