@@ -27,8 +27,8 @@ Termination is guarded, not hoped for: every while loop's condition is `c > 0` o
 decremented once per iteration (before any `continue`), no other statement of its body
 assigns the counter, and a candidate is first run eagerly with a tick in every loop body
 that refuses more than `MAX_TRIPS` iterations per loop entry (a candidate refused, or raising
-anything, is redrawn). Every loop of a kept program therefore runs at most `MAX_TRIPS` times
-eagerly.
+anything, is redrawn), also with its Python floats negated as the oracle calls it once.
+Every loop of a kept program therefore runs at most `MAX_TRIPS` times eagerly.
 
 `Program.kinds` gets "nested_loops" and `shape:` tags (depth, chains of loop kinds, the level
 each variable is first assigned at, exits per level, argument kinds, ...): run_fuzz.py
@@ -388,6 +388,15 @@ def _probe(program: Program, lines: list[str]) -> bool:
             with contextlib.redirect_stdout(io.StringIO()):
                 exec(compile(text, "<probe>", "exec"), namespace)  # noqa: S102
                 namespace["program"](*program.arguments())
+                # the oracle also calls it with its Python floats negated (fuzz_oracle.py's
+                # `flipped`), whose result is not compared but whose loops must end too
+                flipped = [-a if isinstance(a, float) else a for a in program.arguments()]
+                try:
+                    namespace["program"](*flipped)
+                except _TooManyTrips:
+                    return False
+                except Exception:  # noqa: S110 - an error is an answer the oracle ignores
+                    pass
     except Exception:
         return False
     return True
