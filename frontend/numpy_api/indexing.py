@@ -35,10 +35,15 @@ from typing import Any
 
 import numpy as np
 
-from tracejit.frontend.numpy_api.masks import _merge_dims, getitem_with_mask, has_mask
+from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask, merge_dims
 from tracejit.frontend.numpy_api.promotion import broadcast_all
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import normalize_axis, require_static, tensor_of
+from tracejit.frontend.numpy_api.shapes import (
+    normalize_axis,
+    positions_along,
+    require_static,
+    tensor_of,
+)
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.dims import (
     FULL_SLICES,
@@ -566,14 +571,14 @@ def _several_index_arrays(x: Tensor, entries: Sequence[Entry], separated: bool) 
     shape = wrapped[0].dims
     linear = wrapped[0]
     for d, index in zip(axes[1:], wrapped[1:], strict=True):
-        size = _size_along(windowed, d)
+        size = runtime_sizes.dim_size(windowed, d)  # an int, or a 0-d tensor
         linear = dispatched(np.add(np.multiply(linear, size), index))
     positions = [i for i, e in enumerate(entries) if e.kind in indexed]
     adjacent = positions == list(range(positions[0], positions[-1] + 1)) and not separated
     first = axes[0] if adjacent else 0
     rest = [d for d in range(windowed.ndim) if d not in axes]
     moved = primitives.transpose(windowed, rest[:first] + axes + rest[first:])
-    merged = _merge_dims(moved, first, len(axes))
+    merged = merge_dims(moved, first, len(axes))
     message = "IndexError: index out of bounds (checked per axis)"
     gathered = primitives.gather(merged, linear, first, message, in_bounds=True)
     return primitives.reshape(gathered, _advanced_shape(entries, windowed, shape, adjacent))
@@ -584,17 +589,10 @@ def _wrapped_along(x: Tensor, axis: int, index: object) -> Tensor:
     kernel: gathered from the dim's positions."""
     if not isinstance(index, Tensor):
         index = primitives.constant(np.asarray(index).astype(np.intp))
-    one = primitives.constant(np.asarray(1, np.intp))
-    ones = primitives.broadcast_to(one, (x.dims[axis],), {0: (x.value, axis)})
-    positions = dispatched(np.cumsum(ones)) - 1
+    positions = positions_along(x, axis)
     size = x.shape[axis]
     text = f"index out of bounds for axis {axis}" + (f" with size {size}" if size else "")
     return primitives.gather(positions, index, 0, _checked_at_run_time(text))
-
-
-def _size_along(x: Tensor, axis: int) -> Tensor | int:
-    """The size of `x`'s dim `axis`: an int, or a 0-d tensor the kernel computes."""
-    return runtime_sizes.dim_size(x, axis)
 
 
 def _index_array(value: int | Tensor) -> np.ndarray | Tensor:

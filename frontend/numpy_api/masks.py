@@ -95,7 +95,7 @@ def getitem_with_mask(x: Tensor, key: object) -> Tensor:
     position = sum(ellipsis if c == "ellipsis" else _PRODUCES[c] for c in before)
     if k:
         _check_mask_shape(x.dims[first_axis : first_axis + k], _dims(mask), first_axis)
-    merged = _merge_dims(selected, position, max(k, 1))
+    merged = merge_dims(selected, position, max(k, 1))
     # the positions of the mask's true elements lie in [0, mask.size), the merged dim's size
     # (checked above): read unchecked
     message = at_user_line("IndexError: boolean index")
@@ -150,8 +150,9 @@ def _check_mask_shape(covered: Sequence[Dim], mask_dims: Sequence[Dim], first_ax
             require_equal([size, mask_size], current_trace().dim_constraints)
 
 
-def _merge_dims(x: Tensor, position: int, count: int) -> Tensor:
-    """`x` with dims position .. position + count - 1 merged into one (row-major)."""
+def merge_dims(x: Tensor, position: int, count: int) -> Tensor:
+    """`x` with dims position .. position + count - 1 merged into one (row-major; the
+    kernel computes a product of dims it knows; no dims, count 0: a dim of 1 inserted)."""
     if count == 1:
         return x
     merged = x.dims[position : position + count]

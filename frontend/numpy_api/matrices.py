@@ -13,7 +13,7 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import normalize_axis
+from tracejit.frontend.numpy_api.shapes import counted_positions, normalize_axis
 from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -44,9 +44,7 @@ def _run_time_diagonal(moved: Tensor, start_row: int, start_col: int) -> Tensor:
     rows = runtime_sizes.dim_size(moved, moved.ndim - 2)
     columns = runtime_sizes.dim_size(moved, moved.ndim - 1)
     length = np.maximum(np.minimum(rows - start_row, columns - start_col), 0)
-    one = primitives.constant(np.asarray(1, np.intp))
-    ones = primitives.broadcast_to(one, (runtime_sizes.length_dim(length),))
-    positions = dispatched(np.cumsum(ones)) - 1
+    positions = counted_positions(runtime_sizes.length_dim(length))
     return moved[..., positions + start_row, positions + start_col]
 
 
@@ -72,9 +70,7 @@ def _run_time_square(x: Tensor, k: int) -> Tensor:
     column - row == k (x's index is the row for k >= 0, the column below the diagonal)."""
     n = runtime_sizes.dim_size(x, 0)
     dim = x.dims[0] if k == 0 else runtime_sizes.length_dim(n + abs(k))
-    one = primitives.constant(np.asarray(1, np.intp))
-    positions = dispatched(np.cumsum(primitives.broadcast_to(one, (dim,), {0: (x.value, 0)})))
-    positions = positions - 1
+    positions = counted_positions(dim, (x.value, 0))
     rows, columns = positions[:, None], positions[None, :]
     # x with a 0 after it, so that every position off the diagonal reads in range, also n = 0
     padded = dispatched(np.concatenate([x, primitives.constant(np.zeros(1, x.dtype))]))

@@ -394,7 +394,7 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     `arange(a.size)` by NumPy's own indexing rules, checked by the kernel) get v's
     elements, in order (a repeated position keeps the last, like NumPy)."""
     from tracejit.frontend.numpy_api.indexing import flat_positions, getitem
-    from tracejit.frontend.numpy_api.masks import _merge_dims
+    from tracejit.frontend.numpy_api.masks import merge_dims
 
     if None in tensor.shape:
         picked = getitem(_run_time_positions(tensor), key)
@@ -409,7 +409,7 @@ def _scattered(tensor: Tensor, key: object, value: object) -> Tensor:
     if picked.ndim != 1:
         picked = dispatched(np.reshape(picked, -1))
         update = dispatched(np.reshape(update, -1))
-    flat = _merge_dims(tensor, 0, tensor.ndim) if tensor.ndim else primitives.reshape(tensor, [1])
+    flat = merge_dims(tensor, 0, tensor.ndim)
     message = at_user_line("IndexError: index out of bounds in an assignment")
     new = primitives.scatter(flat, picked, update, message)
     return primitives.reshape(new, tensor.dims)
@@ -422,12 +422,12 @@ def _positions(shape: tuple[int, ...]) -> Tensor:
 
 
 def _run_time_positions(tensor: Tensor) -> Tensor:
-    from tracejit.frontend.numpy_api.masks import _merge_dims
+    from tracejit.frontend.numpy_api.masks import merge_dims
 
     """`np.arange(a.size).reshape(a.shape)` for dims known only at run time (the kernel
     counts them), from which `a[key]` takes the flat positions a write goes to."""
     ones = primitives.full_like(1, tensor, np.dtype(np.intp))
-    flat = _merge_dims(ones, 0, ones.ndim)
+    flat = merge_dims(ones, 0, ones.ndim)
     return primitives.reshape(dispatched(np.cumsum(flat)) - 1, tensor.dims)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.masks import _merge_dims
+from tracejit.frontend.numpy_api.masks import merge_dims
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axis, positions_along
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -35,7 +35,7 @@ Offset = int | Tensor
 def roll(a: object, shift: object, axis: object = None) -> Tensor:
     x = array_of(a)
     if axis is None:
-        flat = roll(_merge_dims(x, 0, x.ndim) if x.ndim else primitives.reshape(x, [1]), shift, 0)
+        flat = roll(merge_dims(x, 0, x.ndim), shift, 0)
         return primitives.reshape(flat, x.dims)
     axes = (axis,) if not isinstance(axis, Sequence) else tuple(axis)
     axes = tuple(normalize_axis(ax, x.ndim) for ax in axes)  # repeats are allowed

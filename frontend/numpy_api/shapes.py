@@ -56,13 +56,19 @@ def static_tensor(fn: object, x: object) -> Tensor:
 
 
 def positions_along(x: Tensor, axis: int) -> Tensor:
-    """`np.arange(x.shape[axis])` as intp, also for a dim the kernel sizes (a count of
-    ones along it, which fusion makes one loop)."""
+    """`np.arange(x.shape[axis])` as intp, also for a dim only the kernel knows."""
     size = x.shape[axis]
     if size is not None:
         return primitives.constant(np.arange(size, dtype=np.intp))
+    return counted_positions(x.dims[axis], (x.value, axis))
+
+
+def counted_positions(dim: object, witness: tuple | None = None) -> Tensor:
+    """0, 1, ..., n - 1 (intp) for a dim of n elements only the kernel knows (`witness`: a
+    (tensor value, axis) of that size, as `primitives.broadcast_to` takes): a count of
+    ones, which fusion makes one loop."""
     one = primitives.constant(np.asarray(1, np.intp))
-    ones = primitives.broadcast_to(one, (x.dims[axis],), {0: (x.value, axis)})
+    ones = primitives.broadcast_to(one, (dim,), None if witness is None else {0: witness})
     return dispatched(np.cumsum(ones)) - 1
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of
-from tracejit.frontend.numpy_api.masks import _merge_dims
+from tracejit.frontend.numpy_api.masks import merge_dims
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import normalize_axes
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -107,7 +107,7 @@ def _sorted_along_last(x: Tensor, axis: Any) -> tuple[tuple[int, ...], Tensor, i
     reduced = [x.shape[d] for d in axes]
     flat = dispatched(np.transpose(x, [*kept, *axes]))
     if None in reduced:  # the reduced axes merged into one, of a length the kernel knows
-        flat = _merge_dims(flat, len(kept), len(axes)) if axes else flat
+        flat = merge_dims(flat, len(kept), len(axes)) if axes else flat
         n: int | Tensor = runtime_sizes.dim_size(flat, flat.ndim - 1)
         return axes, dispatched(np.sort(flat, axis=-1)), n
     n = math.prod(d for d in reduced if d is not None)  # (every one is: checked)
