@@ -133,16 +133,23 @@ def _gradient_function(python_function: Callable[..., Any], positions: tuple[int
     from tracejit.frontend.api.function import Function
 
     class GradientFunction(Function):
-        """A tj.Function whose differentiated arguments may be Python numbers."""
+        """A tj.Function whose differentiated arguments may be Python numbers (and NumPy's
+        float64 scalars, a float subclass): 0-d float64 arrays, in calls and in
+        `get_concrete_function` alike, so that both find the same trace."""
 
         def __call__(self, *args: object, **kwargs: object) -> Any:
-            args = tuple(
-                np.asarray(a, np.float64)
-                if i in positions and isinstance(a, int | float) and not isinstance(a, bool)
-                else a
-                for i, a in enumerate(args)
-            )
-            return super().__call__(*args, **kwargs)
+            return super().__call__(*_numbers_as_arrays(args), **kwargs)
+
+        def get_concrete_function(self, *args: object, **kwargs: object) -> Any:
+            return super().get_concrete_function(*_numbers_as_arrays(args), **kwargs)
+
+    def _numbers_as_arrays(args: tuple) -> tuple:
+        return tuple(
+            np.asarray(a, np.float64)
+            if i in positions and isinstance(a, int | float) and not isinstance(a, bool)
+            else a
+            for i, a in enumerate(args)
+        )
 
     made = GradientFunction(python_function)
     made.positions = positions  # type: ignore[attr-defined]  # a function attribute

@@ -106,8 +106,18 @@ def test_second_derivative_in_the_exponent_at_a_shortcut(exponent):
 
 def test_power_gradient_at_a_shortcut_with_the_defaults_users_get():
     x = np.array([2.0, 3.0, 0.5])
-    for got in answers_with_user_defaults(lambda y: np.sum(x**y), np.array(0.5), make=tj.grad):
+    for got in answers_with_user_defaults(lambda y: np.sum(x**y), np.float64(0.5), make=tj.grad):
         np.testing.assert_allclose(got, np.sum(np.sqrt(x) * np.log(x)), rtol=1e-12)
+
+
+def test_get_concrete_function_of_a_gradient_finds_the_calls_trace():
+    """A Python float or a NumPy float64 (a float subclass) to differentiate is a 0-d array
+    in calls and in get_concrete_function alike: one trace serves both."""
+    f = tj.grad(lambda y: np.sum(np.array([2.0, 3.0]) ** y))
+    for y in (0.5, np.float64(0.5), np.array(0.5)):
+        f(y)
+        f.get_concrete_function(y)
+    assert f.experimental_get_tracing_count() == 1
 
 
 def test_maximum_gives_ties_to_its_first_operand_like_tf():
