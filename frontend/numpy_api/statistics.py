@@ -151,41 +151,51 @@ def _static_quantiles_of(x: Tensor, ordered: Tensor, q: np.ndarray, weak: bool, 
     if virtual.dtype.kind in "iu":  # integer ranks: taken, not interpolated
         ranks = virtual.astype(np.intp)
         taken = dispatched(ordered[..., int(ranks) if q.ndim == 0 else ranks])
-        result = dispatched(np.copy(taken))  # NumPy's np.take: an array of its own
-    else:
-        if x.dtype.kind == "b":  # (an integer q takes elements: booleans are fine there)
-            raise TypeError(
-                at_user_line(
-                    "quantiles of booleans subtract booleans, which NumPy refuses; "
-                    "write x.astype(np.int8) (or np.median, which takes a mean)"
-                )
-            )
-        below = np.floor(virtual)
-        at_end = virtual >= n - 1
-        low_index: Any = np.where(at_end, n - 1, np.maximum(below, 0)).astype(np.intp)
-        high_index: Any = np.where(at_end, n - 1, np.minimum(below + 1, n - 1)).astype(np.intp)
-        below_numpy = np.where(at_end, -1, np.where(virtual < 0, 0, below)).astype(np.intp)
-        gamma: Any = np.asanyarray(virtual - below_numpy, dtype=virtual.dtype)
-        if weak:
-            gamma = float(gamma)
-        if q.ndim == 0:  # one quantile: integer ranks, which drop the axis
-            low_index, high_index = int(low_index), int(high_index)
-        low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
-        result = _lerp(low, high, gamma)
-    return result
+        return dispatched(np.copy(taken))  # NumPy's np.take: an array of its own
+    _refuse_boolean_differences(x)
+    low_index, high_index, weight = _neighbours(virtual, n - 1)
+    gamma: Any = np.asanyarray(weight, dtype=virtual.dtype)
+    if weak:
+        gamma = float(gamma)
+    if q.ndim == 0:  # one quantile: integer ranks, which drop the axis
+        low_index, high_index = int(low_index), int(high_index)
+    low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
+    return _lerp(low, high, gamma)
 
 
 def _run_time_quantiles(
     x: Tensor, ordered: Tensor, q: np.ndarray, weak: bool, n: Tensor
 ) -> Tensor:
     """The same ranks and weights as `_static_quantiles_of`, computed by the kernel from
-    the length it knows (NumPy's `_get_indexes` and `_get_gamma`, in q's dtype). An empty
-    slice fails its index check with IndexError, as in NumPy."""
+    the length it knows. An empty slice fails its index check with IndexError, as in
+    NumPy."""
     quantiles = primitives.constant(q)
     virtual = dispatched(np.multiply(n - 1, quantiles))  # n is weak: q's dtype, as NumPy
-    last = n - 1
     if virtual.dtype.kind in "iu":
         return dispatched(np.copy(dispatched(ordered[..., virtual])))
+    _refuse_boolean_differences(x)
+    low_index, high_index, gamma = _neighbours(virtual, n - 1)
+    if weak:  # a Python number's weight: the data's dtype decides, as for a float
+        gamma = Tensor(gamma.value, gamma.dims, weak=True)
+    low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
+    return _lerp(low, high, gamma)
+
+
+def _neighbours(virtual: Any, last: Any) -> tuple[Any, Any, Any]:
+    """NumPy's `_get_indexes` and `_get_gamma` for the linear method: the ranks below and
+    above each virtual index, and the weight of the one above. Written with NumPy
+    functions, so that the same steps serve a length known now (NumPy arrays) and one the
+    kernel knows (Tensors, which these functions stage)."""
+    below = np.floor(virtual)
+    at_end = np.greater_equal(virtual, last)
+    low = np.where(at_end, last, np.maximum(below, 0)).astype(np.intp)
+    high = np.where(at_end, last, np.minimum(below + 1, last)).astype(np.intp)
+    below_numpy = np.where(at_end, -1, np.where(virtual < 0, 0, below))
+    return low, high, np.subtract(virtual, below_numpy.astype(virtual.dtype))
+
+
+def _refuse_boolean_differences(x: Tensor) -> None:
+    """An interpolated quantile subtracts neighbours (an integer q only takes elements)."""
     if x.dtype.kind == "b":
         raise TypeError(
             at_user_line(
@@ -193,16 +203,6 @@ def _run_time_quantiles(
                 "write x.astype(np.int8) (or np.median, which takes a mean)"
             )
         )
-    below = dispatched(np.floor(virtual))
-    at_end = dispatched(np.greater_equal(virtual, last))
-    low_index = dispatched(np.where(at_end, last, np.maximum(below, 0))).astype(np.intp)
-    high_index = dispatched(np.where(at_end, last, np.minimum(below + 1, last))).astype(np.intp)
-    below_numpy = dispatched(np.where(at_end, -1, np.where(virtual < 0, 0, below)))
-    gamma = dispatched(np.subtract(virtual, below_numpy.astype(virtual.dtype)))
-    if weak:  # a Python number's weight: the data's dtype decides, as for a float
-        gamma = Tensor(gamma.value, gamma.dims, weak=True)
-    low, high = ordered[..., low_index], ordered[..., high_index]  # (..., *q.shape)
-    return _lerp(low, high, gamma)
 
 
 def _lerp(a: Tensor, b: Tensor, t: Any) -> Tensor:
