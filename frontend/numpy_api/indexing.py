@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from tracejit.frontend.numpy_api.masks import getitem_with_mask, has_mask, merge_dims
 from tracejit.frontend.numpy_api.promotion import broadcast_all
@@ -54,6 +55,7 @@ from tracejit.frontend.staging.dims import (
     sliced,
 )
 from tracejit.frontend.staging.slice_bounds import (
+    assert_window_fits,
     index_constant,
     index_of,
     offset_form,
@@ -267,8 +269,8 @@ def _run_time_window(x: Tensor, entry: Entry, axis: int) -> tuple:
         raise ValueError(at_user_line("slice step cannot be zero"))
     if isinstance(first, Tensor) or isinstance(stop, Tensor):  # bounds known at run time
         width = _fixed_width(first, stop, stride)
-        if width is not None and isinstance(dim, int) and isinstance(first, Tensor):
-            return _fixed_window(first, width, dim, axis)
+        if width is not None and isinstance(first, Tensor) and (isinstance(dim, int) or width == 1):
+            return _fixed_window(first, width, size, axis)
         if isinstance(size, int):
             size = index_constant(size)
         bounds = [index_of(v) if isinstance(v, Tensor) else v for v in (first, stop)]
@@ -302,22 +304,25 @@ def _fixed_width(first: object, stop: object, stride: int) -> int | None:
     return max(b - a, 0) if start_base is stop_base else None
 
 
-def _fixed_window(first: Tensor, width: int, size: int, axis: int) -> tuple:
-    """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`: `b - a`
-    elements from `i + a`, which the kernel checks lie inside the dim. (NumPy would give
-    fewer elements, or wrap a negative start: a different shape, refused at run time.)"""
-    fits = dispatched(
-        np.logical_and(np.greater_equal(first, 0), np.less_equal(first, size - width))
-    )
-    primitives.assert_true(
-        fits,
+def _fixed_window(first: Tensor, width: int, size: int | SSAValue, axis: int) -> tuple:
+    """(start, step, count, dim) of `x[i + a : i + b]` on a dim of static `size`, or of
+    `x[i : i + 1]` on a dim known at run time: `b - a` elements from `i + a`, which the
+    kernel checks lie inside the dim. (NumPy would give fewer elements, or wrap a negative
+    start: a different shape, refused at run time.) A window of one element is then a dim
+    of size 1 that broadcasts as NumPy's does (`D[:, k:k+1] + D[k:k+1, :]`)."""
+    start = index_of(first)
+    shown = f" of size {size}" if isinstance(size, int) else ""
+    assert_window_fits(
+        start,
+        width,
+        index_constant(size) if isinstance(size, int) else size,
         at_user_line(
             f"IndexError: a slice of {width} elements starting at a run-time index reaches "
-            f"outside axis {axis} of size {size} (NumPy would make it shorter, or wrap a "
+            f"outside axis {axis}{shown} (NumPy would make it shorter, or wrap a "
             "negative start; tracejit keeps its static length and checks it fits)"
         ),
     )
-    return index_of(first), 1, width, width
+    return start, 1, width, width
 
 
 def _slice_item(value: Any) -> int | Tensor | None:

@@ -70,6 +70,14 @@ def assert_same_sizes(sizes: list[SSAValue], message: str) -> None:
         emit(cf.AssertOp(equal, message))
 
 
+def assert_window_fits(start: SSAValue, width: int, size: SSAValue, message: str) -> None:
+    """Stage a run-time check that `width` elements from `start` lie in `range(size)`."""
+    from xdsl.dialects import cf
+
+    emit(cf.AssertOp(emit(arith.CmpiOp(start, index_constant(0), "sge")).result, message))
+    emit(cf.AssertOp(emit(arith.CmpiOp(_plus(start, width), size, "sle")).result, message))
+
+
 def _max(x: SSAValue, y: SSAValue) -> SSAValue:
     return emit(arith.MaxSIOp(x, y)).result
 

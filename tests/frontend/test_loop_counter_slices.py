@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tests.conftest import assert_same, run_eagerly
+from tests.conftest import answers_with_user_defaults, assert_same, run_eagerly
 
 
 def cholesky(A):
@@ -189,6 +189,55 @@ def test_a_window_meeting_a_static_size_keeps_that_size():
     assert_same(windows(x, 3), run_eagerly(windows, x, 3))
     with pytest.raises(ValueError, match="could not be broadcast.*test_loop_counter_slices"):
         windows(x, 2)  # NumPy: shapes (3,) and (2,)
+
+
+def floyd_warshall(D):
+    for k in range(D.shape[0]):
+        D = np.minimum(D, D[:, k : k + 1] + D[k : k + 1, :])
+    return D
+
+
+def rank_one_downdates(A):
+    A = A.copy()
+    for k in range(A.shape[1]):
+        A[:, k + 1 :] -= A[:, k : k + 1] * A[k : k + 1, k + 1 :] / A[k, k]
+    return A
+
+
+SQUARE = tj.TensorSpec([None, None], np.float64)
+
+
+@settings(max_examples=6, deadline=None)
+@given(n=SIZES)
+def test_a_one_element_window_at_the_counter_broadcasts_on_run_time_dims(n):
+    """`D[:, k:k+1]` keeps one element: a dim of size 1 that broadcasts as NumPy's does, on
+    dims unknown at trace time too (the kernel checks that the window fits)."""
+    D = np.random.default_rng(n).uniform(0, 10, (n, n))
+    for kernel, x in ((floyd_warshall, D), (rank_one_downdates, D + n * np.eye(n))):
+        f = tj.function(kernel, input_signature=[SQUARE])
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", tj.LoopUnrolledWarning)
+            compiled = f(x)
+        assert_same(compiled, run_eagerly(f, x), rtol=1e-12, atol=1e-12)
+
+
+def test_a_one_element_window_reaching_outside_a_run_time_dim_fails_the_call():
+    @tj.function(input_signature=[tj.TensorSpec([None], np.float64), tj.TensorSpec([], np.int64)])
+    def row(x, i):
+        return x[i : i + 1] * np.ones((2, 1))
+
+    x = np.arange(5.0)
+    assert_same(row(x, np.int64(4)), x[4:5] * np.ones((2, 1)))
+    for outside in (5, -1):  # NumPy: an empty window (x[-1:0] too), shape (2, 0)
+        with pytest.raises(IndexError, match="reaches outside axis 0 .*test_loop_counter_slices"):
+            row(x, np.int64(outside))
+
+
+def test_floyd_warshall_on_run_time_dims_with_the_defaults_users_get():
+    D = np.random.default_rng(1).uniform(0, 10, (9, 9))
+    make = functools.partial(tj.function, input_signature=[SQUARE])
+    for answer in answers_with_user_defaults(floyd_warshall, D, make=make):
+        assert_same(answer, floyd_warshall(D), rtol=0, atol=0)
 
 
 # --- loops over dims unknown at trace time (one trace serves every size) -----------------------
