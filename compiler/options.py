@@ -16,6 +16,7 @@ generator as arguments, the runtime through `runtime/settings.py`, which this mo
 | `TRACEJIT_VERIFY_EACH`        | `0`         | `1`: verify the IR after each pass; `end`: once  |
 | `TRACEJIT_CC`                 | search      | C compiler linking cached kernels; empty: none   |
 | `TRACEJIT_STREAM_MIN_BYTES`   | the LLC     | outputs this big skip the cache; 0: every one    |
+| `TRACEJIT_FIT_BLAS_THREADS`   | `1`         | `0`: leave OpenBLAS's thread count alone         |
 
 docs/guide.md ("Environment variables") has the same table for users.
 """
@@ -27,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from tracejit.runtime import buffer_pool, settings
+from tracejit.runtime import blas_threads, buffer_pool, settings
 
 DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 _SEARCH = "search"  # TRACEJIT_CC unset: look for cc, gcc, clang
@@ -98,6 +99,7 @@ def apply_runtime_environment(environ: Mapping[str, str]) -> None:
     limit = _bytes(environ.get("TRACEJIT_BUFFER_CACHE_BYTES"), settings.DEFAULT_CACHE_BYTES)
     settings.CACHE_BYTES.value = limit
     buffer_pool.POOL.limit = limit
+    blas_threads.ENABLED = _flag(environ.get("TRACEJIT_FIT_BLAS_THREADS"), True)
 
 
 FROM_ENVIRONMENT = from_environment(os.environ)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from tracejit.ir.lapack_contract import LAPACK_TABLE_GLOBAL, ROUTINES, TABLE_GLOBAL, is_blas
+from tracejit.runtime import blas_threads
 
 
 @functools.cache
@@ -114,9 +115,8 @@ _NUMPY_BLAS_SYMBOL = "scipy_{}_64_"
 
 
 @functools.cache
-def _numpy_blas() -> Any:
-    """A function from a BLAS routine's name to its address in NumPy's own OpenBLAS (0 if
-    it lacks it), or None when NumPy bundles none (a NumPy built on another BLAS)."""
+def numpy_blas_library() -> ctypes.CDLL | None:
+    """NumPy's own OpenBLAS, or None when NumPy bundles none (built on another BLAS)."""
     import numpy as np
 
     package = Path(np.__file__).parent
@@ -127,8 +127,17 @@ def _numpy_blas() -> Any:
             except OSError:
                 continue
             if hasattr(library, _NUMPY_BLAS_SYMBOL.format("dgemm")):
-                return lambda routine, lib=library: _address(lib, routine)
+                return library
     return None
+
+
+def _numpy_blas() -> Any:
+    """A function from a BLAS routine's name to its address in NumPy's own OpenBLAS (0 if
+    it lacks it), or None when NumPy bundles none."""
+    library = numpy_blas_library()
+    if library is None:
+        return None
+    return lambda routine: _address(library, routine)
 
 
 def _address(library: ctypes.CDLL, routine: str) -> int:
@@ -153,6 +162,9 @@ def bind(engine: Any) -> None:
         return
     if slots[LAPACK_TABLE_GLOBAL]:
         _add_scipy_routines(table)
+    library = numpy_blas_library()
+    if slots[TABLE_GLOBAL] and library is not None:
+        blas_threads.watch(library)  # its threads fitted to the cores other processes leave
     for slot in slots.values():
         if slot:
             ctypes.c_void_p.from_address(slot).value = ctypes.addressof(table)

@@ -16,6 +16,7 @@ import tracejit as tj
 from tracejit.compiler.options import (
     DEFAULT_CACHE_MAX_BYTES,
     OPTIONS,
+    apply_runtime_environment,
     from_environment,
     thread_count_from_environment,
 )
@@ -53,6 +54,16 @@ def test_thread_count_variable():
     assert thread_count_from_environment({"TRACEJIT_NUM_THREADS": "0"}) is None  # must be >= 1
     assert thread_count_from_environment({"TRACEJIT_NUM_THREADS": "many"}) is None
     assert thread_count_from_environment({}) is None
+
+
+def test_blas_thread_fitting_variable(monkeypatch):
+    from tracejit.runtime import blas_threads
+
+    monkeypatch.setattr(blas_threads, "ENABLED", True)
+    apply_runtime_environment({**os.environ, "TRACEJIT_FIT_BLAS_THREADS": "0"})
+    assert blas_threads.ENABLED is False
+    apply_runtime_environment(os.environ)
+    assert blas_threads.ENABLED is True
 
 
 def test_config_changes_the_options(monkeypatch):
