@@ -3,7 +3,8 @@
 Inputs are converted to the specs' dtypes (Python scalars and lists included, as
 `tf.function` does); anything incompatible raises ValueError listing the inputs and
 the signature. Only the leading parameters covered by the signature become tensors;
-the function may have further parameters with defaults.
+the function may have further parameters with defaults. Entries beyond the named
+parameters describe `*args`, which must then hold exactly that many.
 
 On a method the signature describes the parameters after `self` (as in TensorFlow,
 where `tf.Module` methods are exported this way): `skip=1` leaves the bound instance
@@ -44,7 +45,8 @@ class InputSignature:
                 f"a method with an input_signature needs a parameter for the instance, but "
                 f"the function takes {len(positional)} positional arguments"
             )
-        if len(specs) > len(positional) - skip:
+        varargs = [p.name for p in parameters if p.kind is p.VAR_POSITIONAL]
+        if len(specs) > len(positional) - skip and not varargs:
             after = " after the instance" if skip else ""
             raise TypeError(
                 f"input_signature has {len(specs)} entries but the function takes "
@@ -54,6 +56,10 @@ class InputSignature:
         self.spec_leaves = spec_leaves
         self.skip = skip
         self.names = positional[skip : skip + len(specs)]
+        # Entries beyond the named parameters describe `*args`, which must then hold exactly
+        # that many (as in TensorFlow): `def f(*xs)` with two specs takes two tensors.
+        self.extra = len(specs) - len(self.names)
+        self.varargs = varargs[0] if self.extra else None
         # Part of every cache key, so a method's traces and plain calls never mix.
         self.key_tag = "method_input_signature" if skip else "input_signature"
         self.has_unknown_rank = any(spec.shape is None for spec in spec_leaves)
@@ -61,6 +67,16 @@ class InputSignature:
     def convert(self, bound: inspect.BoundArguments, allow_specs: bool) -> None:
         """Replace the covered arguments by arrays of the specs' dtypes (in place)."""
         values = [bound.arguments[name] for name in self.names]
+        if self.varargs is not None:
+            rest = bound.arguments.get(self.varargs, ())
+            if len(rest) != self.extra:
+                raise TypeError(
+                    at_user_line(
+                        f"the input_signature has {len(self.specs)} entries, and the function "
+                        f"was called with {len(values) + len(rest)} positional arguments"
+                    )
+                )
+            values += list(rest)
         try:
             leaves = flatten_up_to(self.treedef, values)
         except ValueError:
@@ -70,11 +86,15 @@ class InputSignature:
             try:
                 converted.append(_convert(value, spec, allow_specs))
             except ValueError as error:
-                name = leaf_owner(self.treedef, self.names, index)
+                extra = [f"{self.varargs}[{i}]" for i in range(self.extra)]
+                name = leaf_owner(self.treedef, self.names + extra, index)
                 which = f"argument '{name}' was declared {spec!r}, but {error}"
                 raise ValueError(self._incompatible(values, at_user_line(which))) from None
-        for name, value in zip(self.names, unflatten(self.treedef, converted), strict=True):
+        values = unflatten(self.treedef, converted)
+        for name, value in zip(self.names, values, strict=False):
             bound.arguments[name] = value
+        if self.varargs is not None:
+            bound.arguments[self.varargs] = tuple(values[len(self.names) :])
 
     def _span(self, treedef: TreeDef) -> tuple[int, int]:
         """Where the covered inputs are among the leaves of all the arguments (after the

@@ -327,3 +327,44 @@ def test_classmethod_outside_the_function(check_against_eager):
     x = data((5,), np.float32)
     check_against_eager(Scaled.scale, x)
     check_against_eager(Scaled().scale, x)
+
+
+# --- entries beyond the named parameters describe *args (as in TensorFlow) -------------------
+@pytest.mark.parametrize("dtype", dtypes(0))
+def test_a_signature_describes_star_args(dtype, check_against_eager):
+    @tj.function(input_signature=[tj.TensorSpec([None], dtype), tj.TensorSpec([None, 2], dtype)])
+    def weighted(*arrays):
+        return arrays[0].sum() * arrays[1], len(arrays)
+
+    @tj.function(input_signature=[tj.TensorSpec([None], dtype), tj.TensorSpec([], dtype)])
+    def scaled(x, *factors):
+        return x * factors[0]
+
+    for n in (0, 1, 4):
+        check_against_eager(weighted, data((n,), dtype), data((n + 1, 2), dtype, seed=n))
+        check_against_eager(scaled, data((n,), dtype), data((), dtype)[()])
+    product, count = weighted([1, 2], [[3, 4]])  # Python lists convert, as in TF
+    assert_identical(product, np.array([1, 2], dtype).sum() * np.array([[3, 4]], dtype))
+    assert count == 2
+    concrete = weighted.get_concrete_function()
+    assert_identical(concrete(data((3,), dtype), data((1, 2), dtype))[0],
+                     weighted(data((3,), dtype), data((1, 2), dtype))[0])  # fmt: skip
+    assert weighted.experimental_get_tracing_count() == 1
+    assert scaled.experimental_get_tracing_count() == 1
+
+
+def test_star_args_must_hold_as_many_as_the_signature_has_beyond_the_named():
+    spec = tj.TensorSpec([None], np.float64)
+
+    @tj.function(input_signature=[spec, spec])
+    def total(*xs):
+        return sum(x.sum() for x in xs)
+
+    for count in (1, 3):
+        with pytest.raises(TypeError, match=f"2 entries, .* called with {count} positional.*"
+                                            "test_input_signature_conformance"):  # fmt: skip
+            total(*[np.ones(2)] * count)
+    with pytest.raises(ValueError, match=INCOMPATIBLE + ".*argument 'xs\\[1\\]'"):
+        total(np.ones(2), np.ones(2, np.int32))
+    with pytest.raises(TypeError, match="input_signature has 2 entries but the function takes 1"):
+        tj.function(lambda x: x, input_signature=[spec, spec])
