@@ -19,7 +19,9 @@ sum/prod/max/min/any/all as the kernel's output (argmax/argmin are never fused).
 runs over one iteration domain (the shape of its ops' results, before any reduction),
 whose dims may be known only at run time: a slice's run-time start or count (`x[:i]`,
 `A[i, :j]` in a staged loop) enters the kernel as an `index` input, so
-`np.dot(A[i, :j], A[j, :j])` is one loop reading `A` in place.
+`np.dot(A[i, :j], A[j, :j])` is one loop reading `A` in place. A view read only by products
+BLAS will compute (use-blas's rule) starts no kernel: BLAS reads a slice, or its
+transpose (`w[:, :k].T @ y`), where it lies, and a kernel would copy it.
 
 How, in two steps per block (regions of `tj.if`/`tj.while` are processed on their own):
 
@@ -87,10 +89,12 @@ from tracejit.ir.fused import (
     is_view,
 )
 from tracejit.ir.invariants import defining_op
+from tracejit.ir.matmul import MatmulOp
 from tracejit.ir.reduce import ReduceOp
 from tracejit.ir.shape_ops import BroadcastInDimOp, ReshapeOp, SliceOp, TransposeOp
 from tracejit.ir.tensor_array import SetRowOp
 from tracejit.ir.update import InsertSliceOp, ScatterOp
+from tracejit.passes.use_blas import blas_family
 
 # --- the cost rule ---------------------------------------------------------------------
 CHEAP_COST = 1
@@ -189,6 +193,18 @@ def is_fusable(op: Operation) -> bool:
         inlined = not isinstance(op, BroadcastInDimOp) and is_inlined_constant(op.operands[0])
         return is_view(op) and not inlined
     return isinstance(op, ELEMENTWISE_OPS)
+
+
+def read_by_matmuls_only(op: Operation) -> bool:
+    """A view whose every user is a product BLAS will compute (use-blas's rule): a kernel
+    would copy it, where BLAS reads a slice or its transpose where it lies (its leading
+    dim and `trans` flag: bufferize/blas_windows.py)."""
+    users = [use.operation for result in op.results for use in result.uses]
+    return (
+        isinstance(op, VIEW_OPS)
+        and bool(users)
+        and all(isinstance(u, MatmulOp) and blas_family(u) is not None for u in users)
+    )
 
 
 def is_chain_link(op: Operation) -> bool:
@@ -318,6 +334,8 @@ class BlockFusion:
         for op in reversed(list(self.block.ops)):
             if op not in self.segment_of or not is_fusable(op) or op in self.home_of:
                 continue
+            if read_by_matmuls_only(op):
+                continue  # a matmul reads a view through its strides (BLAS: lda, trans)
             if self.needs_no_home(op):
                 self.graph = None
                 self.dropped.add(op)

@@ -14,7 +14,8 @@ sums along the stored rows (A @ x), "N" when down the stored columns (x @ A, A.T
 
 A 2-D slice operand with unit column step (`data[:, i:M]`) is a window of its array's
 buffer, read in place too: the call starts at the slice's first element, with the array's
-row pitch as leading dim (blas_windows.py).
+row pitch as leading dim (blas_windows.py); so is the transpose of such a slice
+(`w[:, :k].T`), taken with "T".
 
 A matrix times its own transpose (`A @ A.T`, `A.T @ A`) is one `?syrk` on the lhs's
 buffer, which writes one triangle; a loop nest copies it into the other.
@@ -119,12 +120,12 @@ class Operand:
 
     def load(self, b: Builder, at: Sequence[SSAValue]) -> SSAValue:
         """The element at logical position `at` (as the matmul sees the operand)."""
+        if self.transposed:
+            at = list(reversed(at))
         if self.window is not None:
             (row, column), (first_row, first_column) = at, self.window.starts
             row = add(b, first_row, mul(b, row, self.window.row_step))
             at = [row, add(b, first_column, column)]
-        elif self.transposed:
-            at = list(reversed(at))
         return load(b, self.buffer, at)
 
 

@@ -28,7 +28,7 @@ from xdsl.ir import Operation, SSAValue
 from tracejit.ir import elementwise as ew
 from tracejit.ir.dtypes import element_of
 from tracejit.ir.matmul import MatmulOp
-from tracejit.ir.shape_ops import SliceOp
+from tracejit.ir.shape_ops import SliceOp, TransposeOp
 from tracejit.passes.bufferize.blas import Operand, Window
 from tracejit.passes.bufferize.builder import FunctionBufferizer, rank_of
 from tracejit.passes.support import scalar_semantics as scalar
@@ -45,11 +45,21 @@ _WINDOWED_CALLS = (StringAttr("gemv"), StringAttr("gemm"))
 def read_in_place_by_blas(op: SliceOp) -> bool:
     """Whether a slice needs no buffer of its own: a 2-D slice of a 2-D array, with unit
     column step and positive row step, read only as the matrix operand of unbatched
-    products BLAS computes (`?gemv`, `?gemm`)."""
+    products BLAS computes (`?gemv`, `?gemm`), directly or through a 2-D transpose only
+    such products read (`w[:, :k].T @ y`: the window taken with BLAS's "T")."""
     if not isinstance(op.result.type, TensorType) or not is_window(op.result):
         return False
     users = [use.operation for use in op.result.uses]
-    return bool(users) and all(_unbatched_blas_product(user) for user in users)
+    return bool(users) and all(
+        _unbatched_blas_product(user) or _transposed_for_blas(user) for user in users
+    )
+
+
+def _transposed_for_blas(user: Operation) -> bool:
+    if not isinstance(user, TransposeOp) or user.get_permutation() != (1, 0):
+        return False
+    readers = [use.operation for use in user.result.uses]
+    return bool(readers) and all(_unbatched_blas_product(reader) for reader in readers)
 
 
 def _unbatched_blas_product(user: Operation) -> bool:
@@ -62,8 +72,11 @@ def _unbatched_blas_product(user: Operation) -> bool:
 
 
 def window_of(bufferizer: FunctionBufferizer, operand: SSAValue) -> Window | None:
-    """The window a product's operand is read through, or None (its own buffer)."""
+    """The window a product's operand is read through (or its transpose is), or None
+    (its own buffer)."""
     op = operand.owner
+    if isinstance(op, TransposeOp) and _transposed_for_blas(op):
+        op = op.operand.owner
     if not isinstance(op, SliceOp) or not read_in_place_by_blas(op):
         return None
     b = bufferizer.builder

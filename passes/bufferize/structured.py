@@ -136,7 +136,7 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
     output = bufferizer.destination(op.result, sizes, bounds=bufferizer.bounds_of(op.result))
     bufferizer.values[op.result] = output
     if BLAS_ATTR not in op.attributes or not blas_applies(lhs, rhs, output):
-        _own_matmul(bufferizer, op, lhs, rhs, output)
+        _own_kernel(bufferizer, op, lhs, rhs, output)
         return
     own = call_blas(bufferizer, op, lhs, rhs, output)
     fallback = scf.IfOp(own, [], Region(Block()))
@@ -145,12 +145,19 @@ def lower_matmul(bufferizer: FunctionBufferizer, op: MatmulOp) -> None:
         bufferizer.builder,
         Builder(InsertPoint.at_end(fallback.true_region.block)),
     )
+    _own_kernel(bufferizer, op, lhs, rhs, output)
+    bufferizer.builder.insert(scf.YieldOp())
+    bufferizer.builder = saved
+
+
+def _own_kernel(
+    bufferizer: FunctionBufferizer, op: MatmulOp, lhs: Operand, rhs: Operand, output: SSAValue
+) -> None:
+    """Our kernel; a window operand (a slice BLAS would read in place) is read where it lies."""
     if lhs.window is None and rhs.window is None:
         _own_matmul(bufferizer, op, lhs, rhs, output)
     else:
         own_product(bufferizer, op, lhs, rhs, output)
-    bufferizer.builder.insert(scf.YieldOp())
-    bufferizer.builder = saved
 
 
 def _operand(bufferizer: FunctionBufferizer, value: SSAValue) -> Operand:

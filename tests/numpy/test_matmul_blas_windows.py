@@ -37,6 +37,9 @@ def _products_of_windows(step: int) -> tj.Function:
             "w @ b": w @ b[:columns],
             "b.T @ w": b[:rows].T @ w,
             "w.T @ y": w.T @ y[:rows],
+            "x @ w.T": x[:columns] @ w.T,
+            "w.T @ b": w.T @ b[:rows],
+            "b.T @ w.T": b[:columns].T @ w.T,
         }
 
     signature = [MATRIX, VECTOR, VECTOR, MATRIX, INDEX, INDEX, INDEX, INDEX]
@@ -80,15 +83,14 @@ def test_windows_anywhere_in_the_matrix_match_numpy(shape, bounds, seed):
 
 
 def test_the_window_is_read_in_place():
-    """No copy of the window: the four calls with `w` as an operand read `a`'s buffer (%0).
-    (`w.T @ y` is a copy: fuse-elementwise makes `w.T` one kernel, a slice and a transpose,
-    which BLAS does not read in place. The copy's product is BLAS's fifth call, because the
-    function calls BLAS anyway: passes/use_blas.py.)"""
+    """No copy of the window: every call with `w` or `w.T` as an operand reads `a`'s buffer
+    (%0), `w.T` with BLAS's "T" (fuse-elementwise leaves a view only matmuls read alone, where
+    it made `w.T`, a slice and a transpose, a copying kernel)."""
     bufferized = WINDOWS[2].get_concrete_function().ir(after="bufferize")
     body = bufferized.split("func.func @windows")[-1]
     calls = [line for line in body.splitlines() if "func.call @tracejit_lapack_" in line]
     in_place = [call for call in calls if "%0" in call.split("(", 1)[1].split(")")[0].split(", ")]
-    assert (len(calls), len(in_place)) == (5, 4)
+    assert (len(calls), len(in_place)) == (8, 8)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
@@ -232,7 +234,8 @@ def test_our_kernel_reads_the_window_when_the_blas_table_is_null(monkeypatch):
 
 @tj.function
 def complex_windows(a, x, b):
-    return {"x @ w": x[1:] @ a[1:, 2:], "w @ b": a[::2, :-1] @ b[1:], "w @ v": a[:, 1:] @ x[1:]}
+    return {"x @ w": x[1:] @ a[1:, 2:], "w @ b": a[::2, :-1] @ b[1:], "w @ v": a[:, 1:] @ x[1:],
+            "w.T @ b": a[1:71, ::1].T @ b[:70]}  # fmt: skip
 
 
 @pytest.mark.parametrize("blas", [True, False])
