@@ -11,6 +11,9 @@ MAY_ALIAS), so writes through them reach the argument as in NumPy. The rest are 
 or a NumPy array): the positions kept or filled are computed by NumPy itself on a stand-in
 of the axis's length (so its checks and messages are NumPy's), and the result is one
 gather along the axis. A traced `obj` is refused (its length would decide the shape).
+`np.insert` along a dim known only at run time (or of values whose count along it is) takes
+integer positions: NumPy's wrapping, range checks and stable placement are then computed
+by the kernel, which gathers the array joined with the values.
 `np.trim_zeros` slices with bounds computed by the kernel: the result's size is the data's.
 """
 
@@ -30,6 +33,7 @@ from tracejit.frontend.numpy_api.shapes import (
     moveaxis,
     normalize_axes,
     normalize_axis,
+    positions_along,
     require_static,
     reshape_tensor,
     tensor_of,
@@ -166,61 +170,178 @@ def _insert_values(values: object, dtype: np.dtype, ndmin: int) -> Tensor:
     """NumPy's `array(values, ndmin=ndmin, dtype=arr.dtype)` as a tensor."""
     if not contains_tensor(values):
         return primitives.constant(_as_numpy(lambda: np.array(values, dtype=dtype, ndmin=ndmin)))
-    v = primitives.cast(require_static(np.insert, tensor_of(values)), dtype)
+    v = primitives.cast(tensor_of(values), dtype)
     if v.ndim < ndmin:
         v = primitives.reshape(v, (1,) * (ndmin - v.ndim) + tuple(v.dims))
     return v
 
 
+def _insert_positions(obj: Any, n: int | None, ndim: int, axis: int) -> np.ndarray:
+    """The positions `obj` names (NumPy's checks and messages, run on a stand-in of the
+    axis). Along a dim known only at run time only integers: the stand-in is long enough for
+    every one, the kernel checks their range."""
+    if n is not None:
+        stand_in = np.zeros([n if d == axis else 1 for d in range(ndim)], np.int8)
+        _as_numpy(lambda: np.insert(stand_in, obj, 0, axis))  # NumPy's checks of obj
+        if isinstance(obj, slice):
+            return np.arange(*obj.indices(n), dtype=np.intp)
+        given = np.array(obj)
+        return np.flatnonzero(given) if given.dtype == bool else given
+    indices = None if isinstance(obj, slice) else np.array(obj)
+    if indices is None or indices.dtype.kind not in "iu" or indices.ndim > 1:
+        long = _long_stand_in(indices, ndim, axis)
+        _as_numpy(lambda: np.insert(long, obj, 0, axis))
+        raise NotImplementedError(
+            at_user_line(
+                "np.insert along a dim known only at run time takes `obj` as an int or a "
+                "list of ints (a slice or a boolean mask names positions that depend on the "
+                "size): write np.arange(...) positions, or insert along a static dim"
+            )
+        )
+    _as_numpy(lambda: np.insert(_long_stand_in(indices, ndim, axis), obj, 0, axis))
+    return indices
+
+
+def _long_stand_in(indices: np.ndarray | None, ndim: int, axis: int) -> np.ndarray:
+    """A stand-in array long enough along `axis` for every position in `indices`: NumPy's
+    checks of obj other than its range (which the kernel makes)."""
+    longest = 1
+    if indices is not None and indices.dtype.kind in "iuf" and indices.size:
+        largest = np.abs(indices.astype(np.float64)).max()
+        longest = int(min(largest, 2**20)) + 2 if np.isfinite(largest) else 1
+    return np.zeros([longest if d == axis else 1 for d in range(ndim)], np.int8)
+
+
 @implements(np.insert)
 def insert(arr: object, obj: Any, values: object, axis: Any = None) -> Tensor:
     obj = _known_obj(np.insert, obj)
-    x, axis, n = _axis_of(np.insert, arr, axis)
-    require_static(np.insert, x)
-    stand_in = np.zeros([n if d == axis else 1 for d in range(x.ndim)], np.int8)
-    _as_numpy(lambda: np.insert(stand_in, obj, 0, axis))  # NumPy's checks of obj
-    if isinstance(obj, slice):
-        indices = np.arange(*obj.indices(n), dtype=np.intp)
+    x = tensor_of(arr)
+    if axis is None:
+        x, axis = _flat(x), 0
     else:
-        indices = np.array(obj)
-        if indices.dtype == bool:
-            indices = np.flatnonzero(indices)
+        axis = normalize_axis(axis, x.ndim)
+    n = x.shape[axis]
+    indices = _insert_positions(obj, n, x.ndim, axis)
     if indices.size == 1:
         v = _insert_values(values, x.dtype, x.ndim)
         if indices.ndim == 0:  # NumPy's a[:, i:i+1] = values, its first axis at `axis`
             v = moveaxis(v, 0, axis)
-        count = v.shape[axis]
-        index = int(indices.item())
-        index += n if index < 0 else 0
-        positions = np.concatenate([np.arange(index), n + np.arange(count), np.arange(index, n)])
+        count: Any = v.dims[axis]  # the values' own count (perhaps known only at run time)
     else:
         v = _insert_values(values, x.dtype, 0)
         count = len(indices)
-        # NumPy's stable placement of the new entries (its own computation)
-        positions = np.insert(np.arange(n), indices.astype(np.intp), n + np.arange(count))
-    target = [count if d == axis else int(s or 0) for d, s in enumerate(x.shape)]  # static
-    v = _broadcast_into(v, target)
+    v = _broadcast_into(v, x, axis, count)
     if count == 0:  # nothing inserted (the values were still checked)
         return x
-    return _take(join(np.insert, [x, v], axis), positions, axis)
+    joined = join(np.insert, [x, v], axis)
+    if n is not None and isinstance(count, int):
+        if indices.size == 1:
+            index = int(indices.item())
+            index += n if index < 0 else 0
+            positions = np.concatenate(
+                [np.arange(index), n + np.arange(count), np.arange(index, n)]
+            )
+        else:  # NumPy's stable placement of the new entries (its own computation)
+            positions = np.insert(np.arange(n), indices.astype(np.intp), n + np.arange(count))
+        return _take(joined, positions, axis)
+    if indices.size == 1:
+        sources = _block_sources(joined, x, v, axis, obj, int(indices.item()))
+    else:
+        sources = _scattered_sources(joined, x, axis, indices.astype(np.intp))
+    return primitives.gather(joined, sources, axis, "IndexError: np.insert", in_bounds=True)
 
 
-def _broadcast_into(v: Tensor, target: list[int]) -> Tensor:
-    """`new[...] = v` broadcasting: v's leading dims of 1 beyond the target's dropped."""
+def _block_sources(joined: Tensor, x: Tensor, v: Tensor, axis: int, obj: Any, index: int) -> Tensor:
+    """For each position of the result (x and then v along `axis` in `joined`), the
+    position in `joined` it takes: x up to `index` (wrapped by x's run-time length n, as
+    NumPy's, and checked to lie in [-n, n]), v's block, then the rest of x."""
+    n, count = runtime_sizes.dim_size(x, axis), runtime_sizes.dim_size(v, axis)
+    if not isinstance(n, int):
+        primitives.assert_true(
+            dispatched(np.greater_equal(n, abs(index))),
+            at_user_line(
+                f"IndexError: index {obj} is out of bounds for axis {axis} (its size, known "
+                f"only at run time, is less than {abs(index)})"
+            ),
+        )
+    at = np.clip(index + n if index < 0 else index, 0, n)  # (clipped: in range)
+    p = positions_along(joined, axis)
+    after = dispatched(np.where(np.less(p, at + count), n + p - at, p - count))
+    return dispatched(np.where(np.less(p, at), p, after))
+
+
+def _scattered_sources(joined: Tensor, x: Tensor, axis: int, indices: np.ndarray) -> Tensor:
+    """NumPy's placement of values at several `indices`, computed by the kernel (the
+    wrapping of negative ones, so their order, depends on x's length n): each is wrapped
+    once by n, moved on by the number of values placed before it (a stable sort's rank),
+    and wrapped again by the result's length (NumPy's `new[indices] = values`), which must
+    hold it; then each position of the result takes its value (at n + j in `joined`) or the
+    next element of x."""
+    n = runtime_sizes.dim_size(x, axis)
+    count = len(indices)
+    total = n + count
+    given = primitives.constant(indices)
+    wrapped = dispatched(np.where(np.less(given, 0), given + n, given))
+    earlier = primitives.constant(np.tri(count, k=-1, dtype=bool))  # [j, k]: k before j
+    mine, others = wrapped[:, None], wrapped[None, :]
+    before = np.logical_or(np.less(others, mine), np.logical_and(earlier, np.equal(others, mine)))
+    placed = dispatched(np.add(wrapped, np.sum(before, axis=1)))
+    inside = np.logical_and(np.greater_equal(placed, -total), np.less(placed, total))
+    primitives.assert_true(
+        dispatched(np.all(inside)),
+        at_user_line(
+            f"IndexError: an index of {indices.tolist()} is out of bounds for axis {axis} "
+            "(with the values inserted before it; its size is known only at run time)"
+        ),
+    )
+    final = dispatched(np.where(np.less(placed, 0), placed + total, placed))
+    same = np.equal(final[:, None], final[None, :])
+    distinct = np.logical_or(np.logical_not(same), np.eye(count, dtype=bool))
+    primitives.assert_true(
+        dispatched(np.all(distinct)),
+        at_user_line(
+            "ValueError: NumPy boolean array indexing assignment cannot assign the array's "
+            f"values to the positions left: two of the indices {indices.tolist()} name the "
+            "same position once wrapped"
+        ),
+    )
+    p = positions_along(joined, axis)[:, None]
+    hit = np.equal(p, final[None, :])
+    earlier_values = np.sum(np.less(final[None, :], p), axis=1)
+    sources = np.where(np.any(hit, axis=1), np.argmax(hit, axis=1) + n, p[:, 0] - earlier_values)
+    return dispatched(np.clip(sources, 0, total - 1))
+
+
+def _broadcast_into(v: Tensor, x: Tensor, axis: int, count: Any) -> Tensor:
+    """`new[...] = v` broadcasting into x's shape with `count` along `axis`: v's leading
+    dims of 1 beyond it dropped; a dim of v known only at run time must be the size it
+    meets (checked by the caller, as where such dims meet elsewhere)."""
+    from tracejit.frontend.staging.dims import require_equal
+    from tracejit.frontend.staging.tracing import current_trace
+
+    target = [count if d == axis else x.dims[d] for d in range(x.ndim)]
     while v.ndim > len(target) and v.shape[0] == 1:
         v = primitives.reshape(v, v.dims[1:])
-    fits = v.ndim <= len(target) and all(
-        s in (1, t) for s, t in zip(reversed(v.shape), reversed(target), strict=False)
-    )
-    if not fits:
+    offset = len(target) - v.ndim
+    pairs = list(zip(v.dims, target[offset:], strict=False))
+    if v.ndim > len(target) or any(
+        isinstance(s, int) and isinstance(t, int) and s not in (1, t) for s, t in pairs
+    ):
         shape = ",".join(str(s) for s in v.shape)
-        into = ",".join(str(t) for t in target)
+        into = ",".join(str(t) if isinstance(t, int) else "?" for t in target)
         raise ValueError(
             at_user_line(
                 f"could not broadcast input array from shape ({shape}) into shape ({into})"
             )
         )
-    return primitives.broadcast_to(v, target)
+    dims = list(target)
+    witnesses = {d: (x.value, d) for d in range(x.ndim) if d != axis}
+    for k, (s, t) in enumerate(pairs):
+        if not isinstance(s, int):  # kept, and equal at run time to what it meets
+            require_equal([s, t], current_trace().dim_constraints)
+            dims[offset + k] = s
+            witnesses[offset + k] = (v.value, k)
+    return primitives.broadcast_to(v, dims, witnesses)
 
 
 # --- splitting ---------------------------------------------------------------------------

@@ -11,7 +11,8 @@ tracing).
 
 `np.vander(x, N, increasing)`: columns 1, x, x*x, ... as NumPy's `multiply.accumulate`
 (each power the previous one times x, in `promote_types(x.dtype, int)`), reversed unless
-`increasing`.
+`increasing`. For x of a length known only at run time, the columns (that length when N
+is None) are 1, x, x, ... multiplied up by the same scan.
 """
 
 from __future__ import annotations
@@ -22,8 +23,14 @@ import numpy as np
 
 from tracejit.frontend.numpy_api.construction import asarray
 from tracejit.frontend.numpy_api.registry import implements
-from tracejit.frontend.numpy_api.shapes import flip, join, moveaxis, require_static, stack
-from tracejit.frontend.staging import primitives
+from tracejit.frontend.numpy_api.shapes import (
+    counted_positions,
+    flip,
+    join,
+    moveaxis,
+    stack,
+)
+from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.trace_warnings import warn_at_user_line
@@ -110,12 +117,13 @@ def vander(x: object, N: Any = None, increasing: bool = False) -> Tensor:
     v = asarray(x)
     if v.ndim != 1:
         raise ValueError(at_user_line("x must be a one-dimensional array or sequence."))
-    n = require_static(np.vander, v).shape[0]
-    assert n is not None  # a static shape
+    n = v.shape[0]
+    dtype = np.promote_types(v.dtype, np.dtype(int))
+    if n is None or isinstance(N, Tensor):
+        return _run_time_vander(primitives.cast(v, dtype), N, increasing)
     columns = n if N is None else int(N)
     if columns < 0:
         raise ValueError(at_user_line("negative dimensions are not allowed"))
-    dtype = np.promote_types(v.dtype, np.dtype(int))
     v = primitives.cast(v, dtype)
     if columns == 0:
         return primitives.constant(np.zeros((n, 0), dtype))
@@ -126,3 +134,33 @@ def vander(x: object, N: Any = None, increasing: bool = False) -> Tensor:
     spread = primitives.broadcast_to(primitives.reshape(v, (n, 1)), (n, columns - 1))
     powers = join(np.vander, [ones, dispatched(np.cumprod(spread, axis=1))], 1)
     return powers if increasing else flip(powers, 1)
+
+
+def _run_time_vander(v: Tensor, N: Any, increasing: bool) -> Tensor:
+    """np.vander of x whose length the kernel knows, or of N the kernel knows (`len(x)`
+    in converted code): each row 1, x, x, ... multiplied up by one scan along the row, as
+    NumPy's multiply.accumulate of columns 1: (1 * x is x, exactly)."""
+    rows = v.dims[0]
+    if N is None:
+        columns = counted_positions(rows, (v.value, 0))
+    elif isinstance(N, Tensor):
+        columns = _run_time_columns(N)
+    else:
+        if int(N) < 0:
+            raise ValueError(at_user_line("negative dimensions are not allowed"))
+        columns = primitives.constant(np.arange(int(N), dtype=np.intp))
+    one = primitives.constant(np.ones((), v.dtype))
+    spread = dispatched(np.where(np.equal(columns, 0), one, primitives.reshape(v, (rows, 1))))
+    powers = dispatched(np.cumprod(spread, axis=1))
+    return powers if increasing else flip(powers, 1)
+
+
+def _run_time_columns(N: Tensor) -> Tensor:
+    """0, 1, ..., N - 1 for N a size the kernel knows: a dim the array's N measures (`len(x)`)
+    is that dim; another count is checked not negative, as NumPy's `empty((n, N))`."""
+    if N.ndim != 0 or N.dtype.kind not in "iu":
+        raise TypeError(at_user_line("np.vander: N must be an integer"))
+    measured = runtime_sizes.dim_of(N)
+    if measured is not None:
+        return counted_positions(measured[0], measured[1:])
+    return counted_positions(runtime_sizes.length_dim(N))

@@ -1,7 +1,8 @@
 """`np.tensordot` and `np.kron`, composed as NumPy composes them: tensordot moves the summed
 axes together, flattens both operands to matrices and multiplies them with `np.dot`; kron
-multiplies the operands spread over interleaved axes and merges each pair of axes. The
-shapes must be known at trace time.
+multiplies the operands spread over interleaved axes and merges each pair of axes.
+tensordot's shapes must be known at trace time; kron's may have dims known only at run time
+(a merged pair is then their product, a dim the caller computes from the inputs' sizes).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import numpy as np
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import require_static
-from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging import primitives, runtime_sizes
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 
@@ -86,17 +87,41 @@ def tensordot(a: object, b: object, axes: Any = 2) -> Tensor:
 
 @implements(np.kron)
 def kron(a: object, b: object) -> Tensor:
-    y, shape_y = _as_array(np.kron, b)
-    x, shape_x = _as_array(np.kron, a)
+    y, x = _kron_operand(b), _kron_operand(a)
     if x.ndim < y.ndim:  # NumPy's np.array(a, ndmin=b.ndim): leading dims of 1
-        shape_x = (1,) * (y.ndim - x.ndim) + shape_x
-        x = dispatched(np.reshape(x, shape_x))
+        x = primitives.reshape(x, (1,) * (y.ndim - x.ndim) + tuple(x.dims))
     ndim = max(x.ndim, y.ndim)
     if x.ndim == 0 or y.ndim == 0:
         return dispatched(np.multiply(x, y))
-    shape_a = (1,) * (ndim - x.ndim) + shape_x
-    shape_b = (1,) * (ndim - y.ndim) + shape_y
-    spread_a = dispatched(np.reshape(x, [v for s in shape_a for v in (s, 1)]))
-    spread_b = dispatched(np.reshape(y, [v for s in shape_b for v in (1, s)]))
+    x = primitives.reshape(x, (1,) * (ndim - x.ndim) + tuple(x.dims))
+    y = primitives.reshape(y, (1,) * (ndim - y.ndim) + tuple(y.dims))
+    spread_a = primitives.reshape(x, [v for s in x.dims for v in (s, 1)])
+    spread_b = primitives.reshape(y, [v for s in y.dims for v in (1, s)])
     product = dispatched(np.multiply(spread_a, spread_b))
-    return dispatched(np.reshape(product, [s * t for s, t in zip(shape_a, shape_b, strict=True)]))
+    merged = [_merged(product, 2 * k) for k in range(ndim)]
+    return primitives.reshape(product, merged)
+
+
+def _kron_operand(x: object) -> Tensor:
+    """`np.asarray(x)` as a tensor, its dims possibly known only at run time."""
+    if isinstance(x, Tensor):
+        return x
+    return array_of(x) if contains_tensor(x) else primitives.constant(np.asarray(x))
+
+
+def _merged(product: Tensor, axis: int) -> object:
+    """The dim of `product`'s axes `axis` and `axis + 1` merged (row-major): their product,
+    a `Product` the caller computes when it can follow both, else a size the kernel
+    computes."""
+    from tracejit.frontend.staging.dims import Product, Unknown
+
+    s, t = product.dims[axis], product.dims[axis + 1]
+    if isinstance(s, int) and isinstance(t, int):
+        return s * t
+    if s == 1 or t == 1:
+        return t if s == 1 else s
+    if not isinstance(s, Unknown) and not isinstance(t, Unknown):
+        factors = tuple(d for d in (s, t) if not isinstance(d, int))
+        return Product(factors, math.prod(d for d in (s, t) if isinstance(d, int)))
+    rows, columns = runtime_sizes.dim_size(product, axis), runtime_sizes.dim_size(product, axis + 1)
+    return runtime_sizes.length_dim(dispatched(np.multiply(rows, columns)))
