@@ -8,8 +8,9 @@ took 3.3 ms on two threads. This section starts one busy process per core, calls
 in a loop with a little Python work between calls (so the workers go to sleep, as in an
 application), and prints the median and 90th percentile on the default thread count and on
 one thread, and their ratios (targets: <= 1.3x at the median, <= 2x at the 90th percentile).
-The last kernel calls OpenBLAS, whose thread count runtime/blas_threads.py fits to the cores
-the busy processes leave.
+The default row runs with the default thread count, which runtime/load_fitting.py fits to the
+cores the busy processes leave. The last kernel calls OpenBLAS, whose threads tracejit leaves
+as they are (its results depend on its thread count): it shows what OpenBLAS does under load.
 
     python -m benchmarks --only load
 """
@@ -113,6 +114,7 @@ def run_load(gap: float = 0.0005, quick: bool = False) -> list[dict[str, Any]]:
     import tracejit as tj
 
     before = tj.config.num_threads()
+    blas_threads = _openblas_threads()
     tj.config.set_num_threads(None)
     default = tj.config.num_threads()
     kernels = _kernels(tj, quick)
@@ -124,13 +126,34 @@ def run_load(gap: float = 0.0005, quick: bool = False) -> list[dict[str, Any]]:
         for name, (kernel, calls) in kernels.items():
             results = {}
             for threads in (default, 1):
-                tj.config.set_num_threads(threads)
+                tj.config.set_num_threads(None if threads == default else threads)  # as users get
+                _set_openblas_threads(blas_threads if threads == default else 1)
                 kernel()
-                time.sleep(0.15)  # runtime/blas_threads.py's next samples see the load
+                time.sleep(0.15)  # runtime/load_fitting.py's next samples see the load
                 results[threads] = _summary(spaced_call_times(kernel, calls, gap))
             rows.append({"kernel": name, "threads": default, "results": results})
     tj.config.set_num_threads(before)
+    _set_openblas_threads(blas_threads)
     return rows
+
+
+def _openblas() -> Any:
+    """NumPy's own OpenBLAS (ctypes), or None."""
+    from tracejit.runtime import lapack
+
+    return lapack.numpy_blas_library()
+
+
+def _openblas_threads() -> int:
+    library = _openblas()
+    return 1 if library is None else int(library.scipy_openblas_get_num_threads64_())
+
+
+def _set_openblas_threads(count: int) -> None:
+    """The one-thread rows run OpenBLAS on one thread too (the BLAS kernel's baseline)."""
+    library = _openblas()
+    if library is not None:
+        library.scipy_openblas_set_num_threads64_(count)
 
 
 def report(rows: list[dict[str, Any]]) -> None:

@@ -16,7 +16,7 @@ generator as arguments, the runtime through `runtime/settings.py`, which this mo
 | `TRACEJIT_VERIFY_EACH`        | `0`         | `1`: verify the IR after each pass; `end`: once  |
 | `TRACEJIT_CC`                 | search      | C compiler linking cached kernels; empty: none   |
 | `TRACEJIT_STREAM_MIN_BYTES`   | the LLC     | outputs this big skip the cache; 0: every one    |
-| `TRACEJIT_FIT_BLAS_THREADS`   | `1`         | `0`: leave OpenBLAS's thread count alone         |
+| `TRACEJIT_FIT_THREADS`        | `1`         | `0`: the default thread count ignores the load   |
 
 docs/guide.md ("Environment variables") has the same table for users.
 """
@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from tracejit.runtime import blas_threads, buffer_pool, settings
+from tracejit.runtime import buffer_pool, load_fitting, settings
 
 DEFAULT_CACHE_MAX_BYTES = 256 * 1024 * 1024
 _SEARCH = "search"  # TRACEJIT_CC unset: look for cc, gcc, clang
@@ -95,11 +95,12 @@ def apply_runtime_environment(environ: Mapping[str, str]) -> None:
     count = thread_count_from_environment(environ)
     if count is not None:
         settings.DEFAULT_THREAD_COUNT = count
+        settings.DEFAULT_IS_CHOSEN = True  # the user's count: kept whatever the load
         settings.set_thread_count(None)
     limit = _bytes(environ.get("TRACEJIT_BUFFER_CACHE_BYTES"), settings.DEFAULT_CACHE_BYTES)
     settings.CACHE_BYTES.value = limit
     buffer_pool.POOL.limit = limit
-    blas_threads.ENABLED = _flag(environ.get("TRACEJIT_FIT_BLAS_THREADS"), True)
+    load_fitting.ENABLED = _flag(environ.get("TRACEJIT_FIT_THREADS"), True)
 
 
 FROM_ENVIRONMENT = from_environment(os.environ)

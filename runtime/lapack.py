@@ -31,7 +31,6 @@ from pathlib import Path
 from typing import Any
 
 from tracejit.ir.lapack_contract import LAPACK_TABLE_GLOBAL, ROUTINES, TABLE_GLOBAL, is_blas
-from tracejit.runtime import blas_threads
 
 
 @functools.cache
@@ -162,9 +161,6 @@ def bind(engine: Any) -> None:
         return
     if slots[LAPACK_TABLE_GLOBAL]:
         _add_scipy_routines(table)
-    library = numpy_blas_library()
-    if slots[TABLE_GLOBAL] and library is not None:
-        blas_threads.watch(library)  # its threads fitted to the cores other processes leave
     for slot in slots.values():
         if slot:
             ctypes.c_void_p.from_address(slot).value = ctypes.addressof(table)

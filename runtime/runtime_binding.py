@@ -29,8 +29,8 @@ from typing import Any
 from tracejit.codegen import interrupts, jit
 from tracejit.ir.memory_contract import ALLOC_GLOBAL, FREE_GLOBAL
 from tracejit.ir.parallel_contract import POOL_GLOBAL, THREADS_GLOBAL
-from tracejit.runtime import lapack
-from tracejit.runtime.settings import THREAD_COUNT
+from tracejit.runtime import lapack, load_fitting
+from tracejit.runtime.settings import RUN_THREAD_COUNT
 
 GLOBALS = (POOL_GLOBAL, ALLOC_GLOBAL, FREE_GLOBAL)
 EXIT_WAIT_SECONDS = 5.0
@@ -52,7 +52,8 @@ def bind_loaded_module(owner: Any, engine: Any) -> None:
     call, `aligned_alloc` and `free`). Registered with codegen/jit.py's LOAD_HOOKS below."""
     slot = engine.get_global_value_address(THREADS_GLOBAL)
     if slot:
-        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(THREAD_COUNT)
+        ctypes.c_void_p.from_address(slot).value = ctypes.addressof(RUN_THREAD_COUNT)
+        load_fitting.watch()  # the default count fitted to the cores other processes leave
     interrupts.bind(engine)  # staged loops poll Ctrl-C (codegen/interrupts.py)
     lapack.bind(engine)  # the addresses of SciPy's LAPACK routines (runtime/lapack.py)
     bind(owner, engine)

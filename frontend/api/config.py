@@ -280,7 +280,9 @@ def set_num_threads(count: int | None) -> None:
     Compiled code reads the count on every call that is big enough for threads (small calls
     never do), so changing it needs no recompilation; results are bit-identical for every
     count (each element is computed by the same code, and a whole-array sum adds the same
-    fixed blocks in the same order whatever the count).
+    fixed blocks in the same order whatever the count). The default count runs on fewer
+    threads while other processes keep the cores busy (`TRACEJIT_FIT_THREADS=0`: never);
+    a count given here is kept whatever the load.
 
     Parameters
     ----------

@@ -313,10 +313,11 @@ def test_thread_count_setting(monkeypatch):
     with pytest.raises(ValueError, match=">= 1"):
         tj.config.set_num_threads(0)
     monkeypatch.setattr(settings, "DEFAULT_THREAD_COUNT", settings.DEFAULT_THREAD_COUNT)
+    monkeypatch.setattr(settings, "DEFAULT_IS_CHOSEN", settings.DEFAULT_IS_CHOSEN)
     options.apply_runtime_environment({"TRACEJIT_NUM_THREADS": "5"})
     tj.config.set_num_threads(2)
     tj.config.set_num_threads(None)  # back to the environment's
-    assert tj.config.num_threads() == 5
+    assert tj.config.num_threads() == 5 == settings.RUN_THREAD_COUNT.value  # chosen: not fitted
     assert options.thread_count_from_environment({"TRACEJIT_NUM_THREADS": "lots"}) is None
     monkeypatch.setattr(settings.os, "sched_getaffinity", lambda _: {0, 1, 2})
     assert settings.available_cpus() == 3
@@ -346,7 +347,7 @@ CACHE_SCRIPT = textwrap.dedent("""
     runtime_binding.wait_until_ready(60)
     engine = f.get_concrete_function(x)._compilation.jit._engine
     slot = engine.get_global_value_address(pc.THREADS_GLOBAL)
-    bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(settings.THREAD_COUNT)
+    bound = ctypes.c_void_p.from_address(slot).value == ctypes.addressof(settings.RUN_THREAD_COUNT)
     pool = engine.get_global_value_address(thread_pool.POOL_GLOBAL)
     pooled = ctypes.c_void_p.from_address(pool).value == thread_pool.pool_address()
     shared_library.wait_for_builds()

@@ -56,14 +56,14 @@ def test_thread_count_variable():
     assert thread_count_from_environment({}) is None
 
 
-def test_blas_thread_fitting_variable(monkeypatch):
-    from tracejit.runtime import blas_threads
+def test_thread_fitting_variable(monkeypatch):
+    from tracejit.runtime import load_fitting
 
-    monkeypatch.setattr(blas_threads, "ENABLED", True)
-    apply_runtime_environment({**os.environ, "TRACEJIT_FIT_BLAS_THREADS": "0"})
-    assert blas_threads.ENABLED is False
+    monkeypatch.setattr(load_fitting, "ENABLED", True)
+    apply_runtime_environment({**os.environ, "TRACEJIT_FIT_THREADS": "0"})
+    assert load_fitting.ENABLED is False
     apply_runtime_environment(os.environ)
-    assert blas_threads.ENABLED is True
+    assert load_fitting.ENABLED is True
 
 
 def test_config_changes_the_options(monkeypatch):
