@@ -53,7 +53,7 @@ def polyval_of(p_dtype, x_dtype, x_dims):
     )
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     dtypes=st.sampled_from(
@@ -100,7 +100,7 @@ def convolve_of(mode, a_shape, v_shape, a_dtype, v_dtype):
     return tj.function(convolve, input_signature=unknown((a_shape, a_dtype), (v_shape, v_dtype)))
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     mode=st.sampled_from(["full", "same", "valid"]),
@@ -163,7 +163,7 @@ def vander_of(columns, increasing, dtype):
     return tj.function(vander, input_signature=unknown(([None], dtype)))
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     columns=st.sampled_from([None, 0, 1, 4]),
@@ -256,7 +256,7 @@ def gradient_of(shape, dtype, edge_order, spacing):
     return tj.function(gradient, input_signature=unknown((shape, dtype)))
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(
     seed=st.integers(0, 2**16),
     edge_order=st.sampled_from([1, 2]),
@@ -328,7 +328,7 @@ INSERT_ERRORS = {IndexError: "out of bounds for axis 0", ValueError: "cannot ass
 OBJECTS = [0, 2, -1, -3, 3, [1], [2, 0], [-1, 1], [0, 0], [-5, 1]]
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=4, deadline=None)
 @given(obj=st.sampled_from(OBJECTS), values=st.sampled_from([9.7, [7, 8]]))
 def test_insert_along_a_run_time_length(obj, values):
     """NumPy's wrapping of negative positions by the run-time length, its stable placement
