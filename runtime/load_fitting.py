@@ -7,8 +7,9 @@ against 27 ms on one. tracejit's thread pool backs off after a late call by itse
 (runtime/thread_pool.py), but only after paying for one.
 
 So once a module with parallel loops is loaded, a daemon thread (`watch`) samples every
-SAMPLE_SECONDS how much CPU time other processes used: the machine's busy time
-(/proc/stat) minus this process's own (getrusage). The cores they leave, rounded (at least
+SAMPLE_SECONDS how much CPU time other processes used on the CPUs this process may run on
+(its affinity mask): their busy time (/proc/stat's `cpuN` lines) minus this process's own
+(getrusage). The cores they leave, rounded (at least
 one), cap the default thread count (`settings.fit_to_free_cores`); a count the user set,
 by `tj.config.set_num_threads(n)` or TRACEJIT_NUM_THREADS, is kept. Results do not depend
 on the count (emit_parallel.py), so they do not depend on the load. An idle machine keeps
@@ -58,16 +59,33 @@ def fitted_thread_count(others: float, cores: int, most: int) -> int:
 
 
 def _read_sample(ticks_per_second: float) -> _Sample:
-    """The machine's CPU times (its first line: user nice system idle iowait irq softirq
-    steal ...; idle and iowait are not busy) and this process's, now."""
+    """The CPU times of the CPUs this process may run on (its affinity mask; their
+    `cpuN` lines: user nice system idle iowait irq softirq steal ...; idle and iowait are
+    not busy) and this process's, now. Busy CPUs outside the mask leave ours free."""
+    mine = _allowed_cpus()
+    total = busy = 0
     with open(PROC_STAT, "rb") as stat:
-        fields = [int(v) for v in stat.readline().split()[1:]]
-    total = sum(fields[:8])  # guest times are already counted in user and nice
-    busy = total - fields[3] - fields[4]
+        for line in stat:
+            name, *values = line.split()
+            if not name.startswith(b"cpu") or name == b"cpu":
+                continue
+            if not name[3:].isdigit():
+                break  # the cpuN lines come first
+            if mine is None or int(name[3:]) in mine:
+                fields = [int(v) for v in values[:8]]  # guest times are in user and nice
+                total += sum(fields)
+                busy += sum(fields) - fields[3] - fields[4]
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    cores = settings.available_cpus()
-    return _Sample(total / ticks_per_second / cores, busy / ticks_per_second,
+    cpus = len(mine) if mine is not None else settings.available_cpus()
+    return _Sample(total / ticks_per_second / cpus, busy / ticks_per_second,
                    usage.ru_utime + usage.ru_stime)  # fmt: skip
+
+
+def _allowed_cpus() -> set[int] | None:
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
 
 
 class _Fitter:

@@ -156,16 +156,18 @@ def merge_dims(x: Tensor, position: int, count: int) -> Tensor:
     if count == 1:
         return x
     merged = x.dims[position : position + count]
-    dims = [*x.dims[:position], _product(merged), *x.dims[position + count :]]
+    dims = [*x.dims[:position], product_dim(merged), *x.dims[position + count :]]
     return primitives.reshape(x, dims)
 
 
-def _product(dims: Sequence[Dim]) -> Dim:
+def product_dim(dims: Sequence[Dim]) -> Dim:
+    """The dim of `dims` merged (row-major): their product, which the kernel computes from
+    the sizes it knows; refused for a dim tracejit cannot follow (see `followable`)."""
     known = math.prod(d for d in dims if isinstance(d, int))
     unknown = tuple(d for d in dims if not isinstance(d, int))
     if not unknown:
         return known
-    if not all(isinstance(d, DimSource | Sliced | Product) for d in unknown):
+    if not followable(unknown):
         raise NotImplementedError(
             at_user_line(
                 "a boolean mask of several dims over dims only the kernel knows is not "
@@ -173,6 +175,11 @@ def _product(dims: Sequence[Dim]) -> Dim:
             )
         )
     return Product(unknown, known)  # type: ignore[arg-type]  # known is an int here
+
+
+def followable(dims: Sequence[Dim]) -> bool:
+    """Whether a product of `dims` is a `Product` the kernel computes from their sizes."""
+    return all(isinstance(d, int | DimSource | Sliced | Product) for d in dims)
 
 
 def _true_positions(mask: Tensor | np.ndarray) -> Tensor:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.numpy_api.construction import array_of, contains_tensor
+from tracejit.frontend.numpy_api.masks import followable, product_dim
 from tracejit.frontend.numpy_api.registry import implements
 from tracejit.frontend.numpy_api.shapes import require_static
 from tracejit.frontend.staging import primitives, runtime_sizes
@@ -111,17 +112,12 @@ def _kron_operand(x: object) -> Tensor:
 
 def _merged(product: Tensor, axis: int) -> object:
     """The dim of `product`'s axes `axis` and `axis + 1` merged (row-major): their product,
-    a `Product` the caller computes when it can follow both, else a size the kernel
-    computes."""
-    from tracejit.frontend.staging.dims import Product, Unknown
-
-    s, t = product.dims[axis], product.dims[axis + 1]
-    if isinstance(s, int) and isinstance(t, int):
-        return s * t
-    if s == 1 or t == 1:
-        return t if s == 1 else s
-    if not isinstance(s, Unknown) and not isinstance(t, Unknown):
-        factors = tuple(d for d in (s, t) if not isinstance(d, int))
-        return Product(factors, math.prod(d for d in (s, t) if isinstance(d, int)))
+    a `Product` when tracejit can follow both dims, else a size the kernel computes (a
+    selection's count, say)."""
+    pair = product.dims[axis : axis + 2]
+    if 1 in pair:
+        return pair[1] if pair[0] == 1 else pair[0]
+    if followable(pair):
+        return product_dim(pair)
     rows, columns = runtime_sizes.dim_size(product, axis), runtime_sizes.dim_size(product, axis + 1)
     return runtime_sizes.length_dim(dispatched(np.multiply(rows, columns)))

@@ -98,3 +98,18 @@ def test_busy_cores_take_the_default_count_to_one_thread_with_the_same_results()
             spinner.join()
         load_fitting.stop()
     assert settings.RUN_THREAD_COUNT.value == settings.THREAD_COUNT.value
+
+
+def test_only_the_cpus_of_the_affinity_mask_are_sampled(monkeypatch, tmp_path):
+    """A process pinned to CPUs 0 and 1 of four: CPUs 2 and 3 busy leave it both cores."""
+    stat = tmp_path / "stat"
+    lines = ["cpu  400 0 0 400 0 0 0 0 0 0",
+             "cpu0 0 0 0 100 0 0 0 0 0 0", "cpu1 0 0 0 100 0 0 0 0 0 0",
+             "cpu2 100 0 0 0 0 0 0 0 0 0", "cpu3 100 0 0 0 0 0 0 0 0 0", "intr 1 2 3"]  # fmt: skip
+    stat.write_text("\n".join(lines) + "\n")
+    monkeypatch.setattr(load_fitting, "PROC_STAT", str(stat))
+    monkeypatch.setattr(load_fitting.os, "sched_getaffinity", lambda _: {0, 1})
+    sample = load_fitting._read_sample(100.0)
+    assert (sample.wall, sample.machine_busy) == (1.0, 0.0)  # 100 ticks each of 2 CPUs, idle
+    monkeypatch.setattr(load_fitting.os, "sched_getaffinity", lambda _: {0, 1, 2, 3})
+    assert load_fitting._read_sample(100.0).machine_busy == 2.0
