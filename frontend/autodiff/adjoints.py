@@ -19,7 +19,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from xdsl.dialects.builtin import DYNAMIC_INDEX
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 
 from tracejit.frontend.staging import primitives as P
 from tracejit.frontend.staging.tensor import Tensor, dispatched
@@ -320,16 +320,33 @@ def _slice(op, g):
 
 @adjoint(ConcatOp)
 def _concat(op, g):
+    """Each part's window of the cotangent; a part's length only the kernel knows (a dim
+    unknown at trace time) is read from the part, and so are the windows' starts."""
     axis = op.axis.value.data
-    pieces, offset = [], 0
+    pieces: list[Tensor] = []
+    offset: int | SSAValue = 0
     for value in op.inputs:
         part = Tensor(value)
-        start = [0] * g.ndim
+        start: list[int | SSAValue] = [0] * g.ndim
         start[axis] = offset
-        counts = list(part.dims)
+        counts = [
+            d if isinstance(d, int) else P.dim_size(d, (value, a)) for a, d in enumerate(part.dims)
+        ]
         pieces.append(P.strided_slice(g, start, [1] * g.ndim, counts, part.dims))
-        offset += part.dims[axis]
+        offset = _index_sum(offset, counts[axis])
     return pieces
+
+
+def _index_sum(a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
+    if isinstance(a, int) and isinstance(b, int):
+        return a + b
+    from xdsl.dialects import arith
+
+    from tracejit.frontend.staging.slice_bounds import index_constant
+    from tracejit.frontend.staging.tracing import emit
+
+    values = [index_constant(v) if isinstance(v, int) else v for v in (a, b)]
+    return emit(arith.AddiOp(*values)).result
 
 
 @adjoint(PadOp)

@@ -91,8 +91,14 @@ def broadcast_shape(tensors: Sequence[Tensor]) -> tuple:
 
 
 def broadcast_all(tensors: Sequence[Tensor]) -> list[Tensor]:
+    """`tensors` broadcast to their one shape; a slice like `x[:1]` of a dim unknown at
+    trace time is broadcast as NumPy does, checked by the kernel (one_element_broadcast.py)."""
+    from tracejit.frontend.numpy_api import one_element_broadcast
+
+    tensors, narrowed = one_element_broadcast.narrowed_operands(tensors)
     shape = broadcast_shape(tensors)
     witnesses = _unknown_dim_witnesses(tensors, len(shape))
+    one_element_broadcast.check_narrowed(narrowed, shape, witnesses)
     return [primitives.broadcast_to(t, shape, witnesses) for t in tensors]
 
 

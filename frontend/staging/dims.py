@@ -24,14 +24,16 @@ when the kernel runs, so loop bodies that slice with the counter are traced once
 Broadcasting two different dims unknown at trace time, or one and a static size other
 than 1, records a constraint (the two sizes must be equal) that the caller checks before
 running the kernel, raising InvalidArgumentError. A dim unknown at trace time is never
-broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instead).
+broadcast from size 1: tracejit differs from NumPy there (pass a static 1 instead). The
+exception is a slice that keeps at most one element (`x[:1]`) in an element-wise
+operation, which numpy_api/one_element_broadcast.py broadcasts as NumPy does.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects.builtin import FileLineColLoc
@@ -146,6 +148,31 @@ def summed(dims: Sequence[Dim]) -> Dim:
     if any(isinstance(d, Unknown) for d in dims):
         return UNKNOWN
     return Sum(tuple(dims))  # type: ignore[arg-type]  # no UNKNOWN (returned above)
+
+
+def substituted(dim: Dim, source_dim: Callable[[DimSource], Dim]) -> Dim:
+    """`dim` of a traced function in its caller's terms: each `DimSource` (an input's
+    axis) replaced by `source_dim` of it, the caller's dim there; UNKNOWN where the result
+    is not a dim tracejit follows (a slice of a caller's run-time length)."""
+    if isinstance(dim, int):
+        return dim
+    if isinstance(dim, DimSource):
+        return source_dim(dim)
+    if isinstance(dim, Sliced):
+        base = substituted(dim.base, source_dim)
+        if isinstance(base, Unknown):
+            return UNKNOWN
+        return sliced(base, dim.start, dim.stop, dim.step)
+    if isinstance(dim, Product):
+        factors = [substituted(f, source_dim) for f in dim.factors]
+        if any(isinstance(f, Unknown | Sum) for f in factors):
+            return UNKNOWN
+        times = dim.times * math.prod(f for f in factors if isinstance(f, int))
+        kept = tuple(f for f in factors if not isinstance(f, int))
+        return Product(kept, times) if kept else times  # type: ignore[arg-type]  # no Unknown, no Sum
+    if isinstance(dim, Sum):
+        return summed([substituted(t, source_dim) for t in dim.terms])
+    return UNKNOWN
 
 
 def sliced(dim: Dim, start: int | None, stop: int | None, step: int) -> Dim:

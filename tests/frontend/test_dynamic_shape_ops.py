@@ -18,6 +18,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
+from tests.conftest import answers_with_user_defaults
 
 SIZES = st.integers(0, 9)
 FEW = settings(max_examples=15, deadline=None)
@@ -430,16 +431,68 @@ def test_sliced_dynamic_tensor_broadcasts_with_static_ones(check_against_eager, 
 LEADING_ROW = compiled(lambda x: x - x[0][None], (None, 3))
 
 
-@pytest.mark.parametrize(
-    "fn", [lambda x: x - x[:1], lambda x: x[-1:] * x, lambda x: x[::-1][:1] + x]
-)
-def test_a_slice_of_at_most_one_row_is_not_broadcast(fn):
-    """x[:1] has min(1, n) rows, which NumPy broadcasts where it is 1. tracejit does not
-    broadcast dims unknown at trace time, so it refuses at trace time (rather than fail
-    at run time where NumPy would not) and names the form that works."""
-    f = tj.function(fn, input_signature=[tj.TensorSpec([None, 3], tj.float64)])
+ONE_ROW_FORMS = {
+    "x - x[:1]": compiled(lambda x: x - x[:1], (None, 3)),
+    "x[-1:] * x": compiled(lambda x: x[-1:] * x, (None, 3)),
+    "x[::-1][:1] + x": compiled(lambda x: x[::-1][:1] + x, (None, 3)),
+    "x[1:] - x[:1]": compiled(lambda x: x[1:] - x[:1], (None, 3)),
+    "np.where": compiled(lambda x, y: np.where(y > 0, x[2:3], y), (None, 3), (None, 3)),
+    "columns": compiled(lambda x: x[:, -1:] / (1 + x * x), (3, None)),
+}
+
+
+@pytest.mark.parametrize("form", ONE_ROW_FORMS)
+@FEW
+@given(n=SIZES, seed=st.integers(0, 2**16))
+@example(n=0, seed=0)
+@example(n=1, seed=0)
+def test_a_slice_of_at_most_one_row_broadcasts_as_in_numpy(check_against_eager, form, n, seed):
+    """x[:1] has min(1, n) rows, which NumPy broadcasts where it is 1; where it is empty it
+    meets n rows, also 0 (one_element_broadcast.py). One trace serves every n."""
+    f = ONE_ROW_FORMS[form]
+    shape = (3, n) if form == "columns" else (n, 3)
+    args = [data(shape, seed=seed) for _ in f.input_signature]
+    if form == "np.where" and n < 3:  # x[2:3] is empty and meets n rows: NumPy raises
+        return
+    check_against_eager(f, *args)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_an_empty_one_element_slice_meeting_a_size_raises_numpys_error(check_against_eager):
+    """Where `x[3:4]` is empty and meets more than one row NumPy raises, and so does the
+    kernel; where it meets one row NumPy's result is empty, and the kernel raises too (a
+    documented refusal: the row count it meets is not 0). With the defaults users get."""
+    f = compiled(lambda x: x + x[3:4], (None, 3))
+    check_against_eager(f, data((5, 3)))
+    for n in (2, 1):
+        x = data((n, 3))
+        if n == 2:
+            with pytest.raises(ValueError, match="could not be broadcast"):
+                x + x[3:4]
+        else:
+            assert (x + x[3:4]).shape == (0, 3)
+        with pytest.raises(ValueError, match=re.escape("a slice like x[:1]")):
+            f(x)
+
+
+def rows_less_the_first_over_the_last(x):
+    return (x - x[:1]) / x[-1:]
+
+
+def test_a_slice_of_at_most_one_row_with_tiered_defaults():
+    make = functools.partial(tj.function, input_signature=[spec(None, 4)])
+    for n in (0, 1, 6):
+        x = data((n, 4), seed=n) + 3.0
+        for answer in answers_with_user_defaults(rows_less_the_first_over_the_last, x, make=make):
+            np.testing.assert_allclose(answer, (x - x[:1]) / x[-1:], rtol=1e-12)
+
+
+def test_other_uses_of_a_one_element_slice_still_refuse():
+    """A matrix product contracting a one-element slice against a dim unknown at trace
+    time is not an element-wise broadcast: refused, naming the form that works."""
+    f = compiled(lambda x, w: x[:, :1] @ w, (4, None), (None, 2))
     with pytest.raises(NotImplementedError, match=re.escape("x[0][None]")):
-        f(data((2, 3), seed=0))
+        f(data((4, 3)), data((3, 2)))
 
 
 @FEW
