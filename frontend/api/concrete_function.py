@@ -30,7 +30,8 @@ from tracejit.frontend.api.trace_record import TraceRecord
 from tracejit.frontend.autodiff.tape import recording_in
 from tracejit.frontend.staging import array_subclasses, primitives
 from tracejit.frontend.staging import variable as tj_variable
-from tracejit.frontend.staging.dims import DimSource, Product, Sliced, Sum, resolve
+from tracejit.frontend.staging.dims import UNKNOWN, DimSource, Product, Sliced, Sum, resolve
+from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
@@ -633,6 +634,7 @@ class ConcreteFunction:
         from xdsl.dialects import func
 
         callee = driver.inlined_function(self.graph.module, self.record.program.function_name)
+        _returning_arrays(callee)
         context = current_trace()
         _rename_py_functions(callee, self.record.program.py_functions, context)
         name = context.add_callee(callee)
@@ -655,10 +657,65 @@ class ConcreteFunction:
             written = leaves[program.input_positions[k]]
             if isinstance(written, Tensor):  # the callee wrote the caller's traced array
                 assign(written, Tensor(value, written.dims))
+        in_caller = _caller_dims(program, leaves)
         results = list(program.output_leaves)
-        for position, value in zip(program.output_positions, values[:count], strict=True):
-            results[position] = Tensor(value)
+        for k, (position, dims, value) in enumerate(
+            zip(program.output_positions, program.output_dims[:count], values[:count], strict=True)
+        ):
+            if k in program.exported:  # its dims are the descriptor's: only the kernel knows
+                dims = (UNKNOWN,) * len(value.type.get_shape())
+            results[position] = Tensor(value, tuple(in_caller(d) for d in dims))
         return unflatten(self.record.program.output_treedef, results)
+
+
+def _returning_arrays(callee: func.FuncOp) -> None:
+    """Make `callee` (a copy) return the arrays it exports: an array whose size only the
+    kernel knows (`x[mask]`) is returned to Python as a descriptor of a buffer the kernel
+    allocated (`tj.export`), but a calling trace uses the array itself."""
+    from xdsl.dialects import func
+    from xdsl.dialects.builtin import FunctionType
+
+    from tracejit.ir.tensor_array import ExportOp
+
+    returned = callee.body.block.last_op
+    assert isinstance(returned, func.ReturnOp)
+    exports = [v.owner for v in returned.operands if isinstance(v.owner, ExportOp)]
+    if not exports:
+        return
+    values = [v.owner.tensor if isinstance(v.owner, ExportOp) else v for v in returned.operands]
+    returned.operands = values
+    for export in exports:
+        if not export.result.uses:
+            export.detach()
+            export.erase()
+    inputs = callee.function_type.inputs.data
+    callee.function_type = FunctionType.from_lists(inputs, [v.type for v in values])
+
+
+def _caller_dims(program: TracedProgram, leaves: list[Any]) -> Callable[[Any], Any]:
+    """The called trace's dims in its caller's terms (its outputs' dims, which its result
+    values do not carry), and its dim constraints required of the caller's dims. A dim
+    unknown to the callee is an axis of one of its inputs: the caller's dim there."""
+    from tracejit.frontend.staging.dims import require_equal, substituted
+
+    def source_dim(source: DimSource) -> Any:
+        leaf = leaves[program.input_positions[source.input]]
+        dims = leaf.dims if isinstance(leaf, Tensor) else np.shape(leaf)
+        return dims[source.axis] if source.axis < len(dims) else UNKNOWN
+
+    def in_caller(dim: Any) -> Any:
+        return substituted(dim, source_dim)
+
+    for a, b in program.dim_constraints:
+        pair = [in_caller(a), in_caller(b)]
+        if isinstance(pair[0], int) and isinstance(pair[1], int):
+            if pair[0] != pair[1]:
+                raise InvalidArgumentError(
+                    at_user_line(f"Incompatible shapes: {pair[0]} and {pair[1]} must be equal")
+                )
+        elif pair[0] != pair[1]:
+            require_equal(pair, current_trace().dim_constraints)
+    return in_caller
 
 
 def _describe(dim: int | DimSource | Sliced | Product | Sum) -> str:

@@ -143,15 +143,16 @@ def trace(
         written = [k for k, t in enumerate(arguments) if t._value is not context.inputs[k]]
         results += [Tensor(arguments[k].value, arguments[k].dims) for k in written]
         results, exported = exported_outputs(results)
-        context.emit(func.ReturnOp(*(t.value for t in results)))
+        returned = [t.value for t in results]
+        context.emit(func.ReturnOp(*returned))
         context.insert_read_guards()
         numpy_locals.refuse_changed_shared_arrays(context)
         non_strict.finish(context)  # errors of used results raise; unused ones are dropped
 
     argument_types = [a.type for a in function.body.block.args]  # inputs, then Variables
-    function.function_type = FunctionType.from_lists(
-        argument_types, [t.value.type for t in results]
-    )
+    # the returned values' types, not `t.value`'s now: a view's value is made again when
+    # read, which, in a trace calling this one, would be an op of the calling trace
+    function.function_type = FunctionType.from_lists(argument_types, [v.type for v in returned])
     module.body.block.add_op(function)
     return TracedProgram(
         module=module,

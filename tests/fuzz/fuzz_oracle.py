@@ -158,6 +158,11 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
         outcome = run(program, namespace, relaxed)
         outcome.traced = relaxed.experimental_get_tracing_count() > 0
         yield UNKNOWN_DIMS, outcome
+    for name, unknown_dims in ((CALLED, False), (CALLED_UNKNOWN_DIMS, True)):
+        if unknown_dims and "python" in program.arg_kinds:
+            continue
+        caller = _called_from_a_function(namespace["program"], program, unknown_dims)
+        yield name, run(program, namespace, caller)
     if any(isinstance(a, float) for a in program.arguments()):
         yield AFTER_OTHER_SIGNS, _after_other_signs(program, namespace)
     try:
@@ -179,6 +184,28 @@ def _copy_of(base: ConcreteFunction, program, pipeline: Any = None) -> ConcreteF
     if pipeline is None:
         return ConcreteFunction(*arguments, program.arguments())
     return ConcreteFunction(*arguments, program.arguments(), pipeline=pipeline)
+
+
+# The program as a tj.function called by another one, which passes its arguments through,
+# with their sizes, or with every dim unknown (then only the caller's input_signature has
+# them): the callee is traced inside the caller's trace, and its results take their dims
+# from the caller's. Each returned a wrong answer before the fuzzer tried it: a result
+# shaped like the first same-shaped argument (`b * 2` of an (n, 2) `a` and an (m, 2) `b`
+# had n rows, past b's end), and `x[x > 0]` returned as its (address, size) descriptor.
+CALLED = ("called-from-a-function", *DEFAULT_PIPELINE)
+CALLED_UNKNOWN_DIMS = ("called-from-a-function-unknown-dims", *DEFAULT_PIPELINE)
+
+
+def _called_from_a_function(python_function, program, unknown_dims: bool) -> tj.Function:
+    callee = tj.function(python_function)
+
+    def caller(*arguments):
+        return callee(*arguments)
+
+    if not unknown_dims:
+        return tj.function(caller)
+    signature = [tj.TensorSpec([None] * a.ndim, a.dtype) for a in program.inputs]
+    return tj.function(caller, input_signature=signature)
 
 
 # The first call as tiered execution answers it (frontend/api/tiered.py): on by default for
@@ -366,11 +393,12 @@ def _check(program, optional_lists: list[list[str]], gradients: bool) -> list[Fi
     refusals = list(dict.fromkeys(REFUSED_CONTAINER.findall(program.source())))
     findings = []
     for pipeline, outcome in compiled_runs(program, namespace, list(optional_lists)):
-        if pipeline == UNKNOWN_DIMS and _limit_of_unknown_dims(outcome):
+        unknown_dims = pipeline in (UNKNOWN_DIMS, CALLED_UNKNOWN_DIMS)
+        if unknown_dims and _limit_of_unknown_dims(outcome):
             continue
         if _documented_refusal(outcome):
             continue
-        if pipeline == UNKNOWN_DIMS:
+        if unknown_dims:
             outcome.unrolled = []  # unrolled at a limit of unknown dims: results compared
         if unbound:
             detail = zero_trip_pairing(outcome, eager)
