@@ -99,11 +99,14 @@ class TensorArray:
         if size < 0:
             raise ValueError(at_user_line(f"tj.TensorArray size must be >= 0, got {size}"))
         self.dynamic_size = bool(dynamic_size)
-        if element_shape is not None and None in tuple(element_shape):
+        # `x.shape` of a dim unknown at trace time holds its run-time size (a Tensor)
+        if element_shape is not None and any(
+            d is None or isinstance(d, Tensor) for d in tuple(element_shape)
+        ):
             raise NotImplementedError(
                 at_user_line(
-                    f"tj.TensorArray element_shape {tuple(element_shape)} has unknown (None) "
-                    "dims; give every dim, or element_shape=None to take the first write's"
+                    f"tj.TensorArray element_shape {tuple(element_shape)} has dims unknown at "
+                    "trace time; give every dim, or element_shape=None to take the first write's"
                 )
             )
         self.element_shape = None if element_shape is None else tuple(int(d) for d in element_shape)

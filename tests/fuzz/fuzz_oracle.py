@@ -162,7 +162,9 @@ def compiled_runs(program, namespace: dict, optional_lists: list[list[str]]):
         if unknown_dims and "python" in program.arg_kinds:
             continue
         caller = _called_from_a_function(namespace["program"], program, unknown_dims)
-        yield name, run(program, namespace, caller)
+        outcome = run(program, namespace, caller)
+        outcome.traced = caller.experimental_get_tracing_count() > 0
+        yield name, outcome
     if any(isinstance(a, float) for a in program.arguments()):
         yield AFTER_OTHER_SIGNS, _after_other_signs(program, namespace)
     try:
