@@ -990,9 +990,15 @@ def _kind_message(name: str, construct: str = "loop") -> str:
 def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef) -> None:
     """A dim unknown at trace time must keep its size across iterations, as the loop was
     traced assuming it does. (Dims only the kernel knows, like a dynamic TensorArray's,
-    may change: their sizes are read at run time wherever they are used.)"""
+    may change: their sizes are read at run time wherever they are used.) Two dims the call
+    checks equal before the kernel runs (`a = b + a` of two inputs' unknown dims) are the
+    same size."""
+    equal = {frozenset(pair) for pair in current_trace().dim_constraints}
     for i, (value, init) in enumerate(zip(values, inits, strict=True)):
-        if not all(_kept(d, e) for d, e in zip(init.dims, value.dims, strict=True)):
+        if not all(
+            _kept(d, e) or frozenset((d, e)) in equal
+            for d, e in zip(init.dims, value.dims, strict=True)
+        ):
             raise NotImplementedError(
                 at_user_line(
                     f"loop variable '{_label(names, treedef, i)}' has shape {init.shape} before "

@@ -875,3 +875,33 @@ def test_stacking_flattened_inputs_checks_their_sizes_at_run_time(check_against_
         check_against_eager(function, data((n, 3), seed=n), data((n, 3), seed=n + 1))
     with pytest.raises(tj.errors.InvalidArgumentError):
         function(data((2, 3)), data((3, 3)))
+
+
+def wave_steps(u0, u1, c, steps):
+    for _ in range(steps):
+        u0, u1 = u1, 2 * u1 - u0 + c * (np.roll(u1, 1) - 2 * u1 + np.roll(u1, -1))
+    return u0, u1
+
+
+def accumulated(a, b, k):
+    for i in range(k):
+        a = b + a
+        a = np.where(b < 2, i, a)
+    return a
+
+
+def test_loop_variables_swapping_inputs_of_dims_checked_equal(check_against_eager):
+    """`a = b + a` in a staged loop, `a` and `b` inputs with unknown dims: the result has
+    b's dim, which the call checks equal to a's before the kernel runs, so the loop keeps
+    its sizes (was refused: 'a shape of other sizes after its body')."""
+    rows = spec(None)
+    steps = tj.function(wave_steps, input_signature=[rows, rows, spec(), spec(dtype=np.int64)])
+    add = tj.function(accumulated, input_signature=[rows, rows, spec(dtype=np.int64)])
+    for n in (0, 1, 5):
+        u = data((n,), seed=n)
+        check_against_eager(steps, u, u * 0.5, np.float64(0.1), np.int64(4))
+        check_against_eager(add, u, np.arange(float(n)), np.int64(3))
+    assert steps.experimental_get_tracing_count() == 1
+    assert add.experimental_get_tracing_count() == 1
+    with pytest.raises(tj.errors.InvalidArgumentError):
+        add(data((3,)), data((2,)), np.int64(1))
