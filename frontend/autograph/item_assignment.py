@@ -84,7 +84,7 @@ class ItemAssignments(ast.NodeTransformer):
 
     def visit_Assign(self, node: ast.Assign) -> ast.AST | list[ast.stmt]:
         if len(node.targets) != 1:
-            return node
+            return self._chained(node) if any(map(_has_item, node.targets)) else node
         target = node.targets[0]
         if isinstance(target, ast.Tuple | ast.List) and _has_item(target):
             return self._unpacked(node, target)
@@ -125,6 +125,16 @@ class ItemAssignments(ast.NodeTransformer):
         call = ag_call("setitem_local", value, ast.Name(name, ast.Load()), key)
         rebind = ast.Assign(targets=[ast.Name(name, ast.Store())], value=call)
         return located([rebind], source)[0]
+
+    def _chained(self, node: ast.Assign) -> list[ast.stmt]:
+        """`a[i] = b[j] = v` as Python runs it: `v` once, then each target, left to right,
+        each assignment rewritten as a single one is (`corr[i, j] = corr[j, i] = c`)."""
+        value = self.namer.new("item")
+        statements: list[ast.stmt] = [ast.Assign([ast.Name(value, ast.Store())], node.value)]
+        for target in node.targets:
+            assigned = ast.Assign(targets=[target], value=ast.Name(value, ast.Load()))
+            statements += self.statement(located([assigned], node)[0])
+        return located(statements, node)
 
     def _unpacked(self, node: ast.Assign, target: ast.Tuple | ast.List) -> list[ast.stmt]:
         names: list[tuple[str, ast.expr]] = []

@@ -176,3 +176,37 @@ def test_what_it_can_do_matches_numpy(kernel, values):
         warnings.simplefilter("ignore", tj.LoopUnrolledWarning)
         got = function(x)
     assert_same(got, run_eagerly(function, x))
+
+
+def symmetric_from_eye(x):
+    out = np.eye(2)
+    out[1, 0] = out[0, 1] = x[0]
+    return out
+
+
+def correlation(data):
+    """PolyBench's correlation, as its NumPy version writes the symmetric part."""
+    m = data.shape[1]
+    corr = np.eye(m)
+    for i in range(m - 1):
+        products = data[:, i : i + 1] * data[:, i + 1 : m]
+        corr[i + 1 : m, i] = corr[i, i + 1 : m] = np.sum(products, axis=0)
+    return corr
+
+
+def aliased_targets(x):
+    a = b = x * 2
+    k = m = np.zeros(3)
+    k[0] = m[1] = x[0]
+    return a + b, k, m
+
+
+@pytest.mark.parametrize("function", [symmetric_from_eye, correlation, aliased_targets])
+@settings(max_examples=5, deadline=None)
+@given(m=st.integers(1, 5), seed=st.integers(0, 2**16))
+def test_chained_item_assignments_write_every_target(function, m, seed):
+    """`a[i] = b[j] = v` assigns `v` to each target, left to right (was 'setting an array
+    element with a sequence' for a NumPy local written with a traced value)."""
+    data = np.random.default_rng(seed).random((4, m)) + 0.5
+    args = (data,) if function is correlation else (data[0],)
+    assert_same(tj.function(function)(*args), run_eagerly(function, *args), 1e-12, 1e-12)
