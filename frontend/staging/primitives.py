@@ -70,8 +70,10 @@ def full_like(value: object, like: Tensor, dtype: np.dtype | None = None) -> Ten
     return broadcast_to(scalar, like.dims, witnesses)
 
 def dim_size(dim, witness: tuple | None = None) -> SSAValue:
-    """The run-time size of a dim unknown at trace time, as an `index` value."""
-    from tracejit.frontend.staging.dims import DimSource, SliceLength
+    """The run-time size of a dim unknown at trace time, as an `index` value: read from
+    `witness` (a tensor value and its axis of that size) when given, else computed from
+    the inputs' sizes (a slice's, product's or sum's of them too)."""
+    from tracejit.frontend.staging.dims import DimSource, Product, Sliced, SliceLength, Sum
     from tracejit.frontend.staging.tracing import current_trace
     from tracejit.ir.shape_ops import DimOp
 
@@ -79,12 +81,37 @@ def dim_size(dim, witness: tuple | None = None) -> SSAValue:
         return dim.count  # computed where the length was made
     if not isinstance(dim, DimSource) and witness is not None:
         return emit(DimOp(*witness)).result
+    if isinstance(dim, Sliced | Product | Sum):
+        return _derived_size(dim)
     if not isinstance(dim, DimSource):
         raise NotImplementedError(
             at_user_line("a tensor of a size only the kernel knows is broadcast here")
         )
     source = current_trace().inputs[dim.input]
     return emit(DimOp(source, dim.axis)).result
+
+
+def _derived_size(dim) -> SSAValue:
+    """The size of a `Sliced`, `Product` or `Sum` dim, from the sizes it is made of."""
+    from xdsl.dialects import arith
+
+    from tracejit.frontend.staging.dims import Product, Sliced
+    from tracejit.frontend.staging.slice_bounds import index_constant, slice_window
+
+    def size(d) -> SSAValue:
+        return index_constant(d) if isinstance(d, int) else dim_size(d)
+
+    if isinstance(dim, Sliced):
+        return slice_window(size(dim.base), dim.start, dim.stop, dim.step)[1]
+    if isinstance(dim, Product):
+        total = index_constant(dim.times)
+        for factor in dim.factors:
+            total = emit(arith.MuliOp(total, size(factor))).result
+        return total
+    total = index_constant(0)
+    for term in dim.terms:
+        total = emit(arith.AddiOp(total, size(term))).result
+    return total
 
 
 def unary(op_type: type[ElementwiseUnaryOp], x: Tensor) -> Tensor:

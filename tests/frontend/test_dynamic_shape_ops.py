@@ -905,3 +905,32 @@ def test_loop_variables_swapping_inputs_of_dims_checked_equal(check_against_eage
     assert add.experimental_get_tracing_count() == 1
     with pytest.raises(tj.errors.InvalidArgumentError):
         add(data((3,)), data((2,)), np.int64(1))
+
+
+def interior_plus_zeros(x):
+    return np.zeros(x.shape[0] - 2) + x[1:-1]
+
+
+def flat_times_ones(x):
+    return np.ones(x.shape[0] * 3) * x.reshape(-1)
+
+
+def joined_less_zeros(x, y):
+    return np.zeros(x.shape[0] + y.shape[0]) - np.concatenate([x, y])
+
+
+def test_run_time_sizes_meet_slices_products_and_sums_of_unknown_dims(check_against_eager):
+    """`np.zeros(n - 2) + x[1:-1]` (a resnet block's `input[:, 2:-2]` meeting a computed
+    size): the kernel checks the two sizes equal, computing the slice's, the product's or
+    the sum's size from the inputs' (was refused: 'a tensor of a size only the kernel knows
+    is broadcast here')."""
+    interior = compiled(interior_plus_zeros, (None,))
+    flat = compiled(flat_times_ones, (None, 3))
+    joined = compiled(joined_less_zeros, (None,), (None,))
+    for n in (2, 3, 7):
+        x = data((n,), seed=n)
+        check_against_eager(interior, x)
+        check_against_eager(flat, data((n, 3), seed=n))
+        check_against_eager(joined, x, x[:2])
+    for f in (interior, flat, joined):
+        assert f.experimental_get_tracing_count() == 1
