@@ -234,11 +234,43 @@ def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
 
     if tensor.ndim > selected.ndim:
         raise _not_broadcastable(tensor, selected)
-    broadcast_shape([tensor, selected])  # raises, or records the run-time checks
+    if any(_untracked(d) for d in (*tensor.dims, *selected.dims)):
+        _check_equal_at_run_time(tensor, selected)
+    else:
+        broadcast_shape([tensor, selected])  # raises, or records the run-time checks
     witnesses = {
         a: (selected.value, a) for a, d in enumerate(selected.dims) if not isinstance(d, int)
     }
     return primitives.broadcast_to(tensor, selected.dims, witnesses)
+
+
+def _untracked(dim: object) -> bool:
+    """A dim unknown at trace time whose source tracejit does not follow (an array a staged
+    loop carries with sizes it measures, a TensorArray's stack())."""
+    from tracejit.frontend.staging.dims import Counted, SliceLength, Unknown
+
+    return isinstance(dim, Unknown) and not isinstance(dim, Counted | SliceLength)
+
+
+def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
+    """Stage the kernel's check that each of `tensor`'s dims (but a static 1) equals the
+    dim of `selected` it meets, read from both arrays when the kernel runs (`d[i] = c[i]`
+    where `d` is carried by an earlier staged loop). Unknown sizes are not broadcast from 1."""
+    from tracejit.frontend.staging.slice_bounds import assert_same_sizes
+    from tracejit.frontend.staging.tracing import emit
+    from tracejit.ir.shape_ops import DimOp
+
+    offset = selected.ndim - tensor.ndim
+    for axis, dim in enumerate(tensor.dims):
+        other = selected.dims[offset + axis]
+        if dim == 1 or dim == other:
+            continue
+        if isinstance(dim, int) and isinstance(other, int):
+            raise _not_broadcastable(tensor, selected)
+        sizes = [emit(DimOp(tensor.value, axis)).result]
+        sizes.append(emit(DimOp(selected.value, offset + axis)).result)
+        message = f"ValueError: {_not_broadcastable(tensor, selected)}"
+        assert_same_sizes(sizes, message)
 
 
 def _not_broadcastable(tensor: Tensor, selected: Tensor) -> ValueError:

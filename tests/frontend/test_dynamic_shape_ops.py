@@ -934,3 +934,23 @@ def test_run_time_sizes_meet_slices_products_and_sums_of_unknown_dims(check_agai
         check_against_eager(joined, x, x[:2])
     for f in (interior, flat, joined):
         assert f.experimental_get_tracing_count() == 1
+
+
+def rows_copied_then_set(c, d):
+    for i in range(d.shape[0]):
+        d[i] = c[i]
+    for i in range(d.shape[0]):
+        d[i] = d[i] * 2.0
+    return d
+
+
+def test_rows_written_into_an_array_an_earlier_loop_carried(check_against_eager):
+    """`d[i] = c[i]` where a staged loop carries `d` with sizes it measures: the row sizes
+    are checked equal when the kernel runs (was refused: 'broadcasting a dim whose size
+    tracejit cannot follow')."""
+    copied = compiled(rows_copied_then_set, (None, None), (None, None))
+    for n, m in ((1, 3), (3, 2), (30, 4)):
+        check_against_eager(copied, data((n, m), seed=n), data((n, m), seed=m))
+    assert copied.experimental_get_tracing_count() == 1
+    with pytest.raises((ValueError, tj.errors.InvalidArgumentError)):  # rows of 3 into 2
+        copied(data((3, 3)), data((3, 2)))
