@@ -17,6 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 
 from tracejit.compiler import compile_log, driver
 from tracejit.frontend.api import tiered
@@ -663,7 +664,8 @@ class ConcreteFunction:
             zip(program.output_positions, program.output_dims[:count], values[:count], strict=True)
         ):
             if k in program.exported:  # its dims are the descriptor's: only the kernel knows
-                dims = (UNKNOWN,) * len(value.type.get_shape())
+                assert isinstance(value.type, TensorType)  # an array's value
+                dims = (UNKNOWN,) * value.type.get_num_dims()
             results[position] = Tensor(value, tuple(in_caller(d) for d in dims))
         return unflatten(self.record.program.output_treedef, results)
 

@@ -345,8 +345,8 @@ def _index_sum(a: int | SSAValue, b: int | SSAValue) -> int | SSAValue:
     from tracejit.frontend.staging.slice_bounds import index_constant
     from tracejit.frontend.staging.tracing import emit
 
-    values = [index_constant(v) if isinstance(v, int) else v for v in (a, b)]
-    return emit(arith.AddiOp(*values)).result
+    left, right = (index_constant(v) if isinstance(v, int) else v for v in (a, b))
+    return emit(arith.AddiOp(left, right)).result
 
 
 @adjoint(PadOp)

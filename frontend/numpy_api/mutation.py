@@ -256,6 +256,8 @@ def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
     """Stage the kernel's check that each of `tensor`'s dims (but a static 1) equals the
     dim of `selected` it meets, read from both arrays when the kernel runs (`d[i] = c[i]`
     where `d` is carried by an earlier staged loop). Unknown sizes are not broadcast from 1."""
+    from xdsl.ir import SSAValue
+
     from tracejit.frontend.staging.slice_bounds import assert_same_sizes
     from tracejit.frontend.staging.tracing import emit
     from tracejit.ir.shape_ops import DimOp
@@ -267,7 +269,7 @@ def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
             continue
         if isinstance(dim, int) and isinstance(other, int):
             raise _not_broadcastable(tensor, selected)
-        sizes = [emit(DimOp(tensor.value, axis)).result]
+        sizes: list[SSAValue] = [emit(DimOp(tensor.value, axis)).result]
         sizes.append(emit(DimOp(selected.value, offset + axis)).result)
         message = f"ValueError: {_not_broadcastable(tensor, selected)}"
         assert_same_sizes(sizes, message)
