@@ -84,6 +84,8 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
         return scalar_key(native(leaf.dtype))
     if isinstance(leaf, np.ndarray):
         return tensor_key(leaf.shape, native(leaf.dtype))
+    if isinstance(leaf, Tensor) and traced_scalar(leaf):
+        return scalar_key(leaf.dtype)  # a caller's NumPy scalar: not written in place
     if isinstance(leaf, TensorSpec | Tensor):
         return tensor_key(leaf.shape, leaf.dtype)
     if isinstance(leaf, _PRIMITIVES):
@@ -93,6 +95,12 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
             return (type(leaf), leaf, repr(leaf))  # -0.0 == 0.0, but `x / s` tells them apart
         return (type(leaf), leaf)
     return IdentityKey(leaf, on_death)
+
+
+def traced_scalar(leaf: Tensor) -> bool:
+    """Whether a traced value a calling trace passes is a NumPy scalar there (`x -= 1`
+    rebinds it), not a 0-d array (which `x -= 1` writes in place)."""
+    return leaf.ndim == 0 and not leaf._is_array
 
 
 def _has_negative_zero(number: float | complex) -> bool:

@@ -31,6 +31,7 @@ from tracejit.frontend.api.cache_key import (
     is_tensor_key,
     is_tensor_leaf,
     leaf_key,
+    traced_scalar,
 )
 from tracejit.frontend.api.concrete_function import ConcreteFunction
 from tracejit.frontend.api.input_signature import InputSignature
@@ -518,7 +519,11 @@ class Function(Generic[P, R]):
             if concrete is not None:  # another thread traced it meanwhile
                 return concrete
             _refuse_generators(self._python_function)
-            scalars = frozenset(i for i, leaf in enumerate(leaves) if isinstance(leaf, np.generic))
+            scalars = frozenset(
+                i
+                for i, leaf in enumerate(leaves)
+                if isinstance(leaf, np.generic) or isinstance(leaf, Tensor) and traced_scalar(leaf)
+            )
             if signature is not None:
                 leaves = signature.trace_leaves(leaves, treedef)
             start = time.perf_counter()

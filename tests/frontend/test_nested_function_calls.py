@@ -111,3 +111,25 @@ def test_with_the_defaults_users_get():
     want = doubled_second_through_a_call(a, b)
     for answer in answers_with_user_defaults(doubled_second_through_a_call, a, b):
         np.testing.assert_array_equal(answer, want)
+
+
+@tj.function
+def countdown_sum(a):
+    total = 0
+    c = a
+    while c > 0:
+        c -= 1  # rebinds c for a NumPy scalar; writes a 0-d array (and a) in place
+        total += a
+    return total
+
+
+def test_a_numpy_scalar_stays_a_scalar_through_a_call():
+    """The caller's NumPy scalar reached the callee as a traced 0-d value, which it took for
+    a 0-d array: `c = a; c -= 1` then wrote `a` too (2 * 2 came back as 1 * 1; found by the
+    fuzzer calling programs from another Function). A 0-d array is still written in place."""
+    for arguments in [(np.int32(2),), (np.float64(3.0),)]:
+        caller = tj.function(lambda a: countdown_sum(a))
+        assert caller(*arguments) == run_eagerly(countdown_sum.python_function, *arguments)
+    array = np.array(2, np.int32)
+    caller = tj.function(lambda a: countdown_sum(a))
+    assert caller(array.copy()) == run_eagerly(countdown_sum.python_function, array.copy())

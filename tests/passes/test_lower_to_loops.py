@@ -30,12 +30,17 @@ from tracejit.passes.lower_to_loops import LowerToLoopsPass
 
 @register_impls
 class MemRefDimFunctions(InterpreterFunctions):
-    """`memref.dim`, which xDSL's memref interpreter lacks."""
+    """`memref.dim` and `arith.minui`, which xDSL's interpreters lack."""
 
     @impl(memref.DimOp)
     def run_dim(self, interpreter: Interpreter, op: memref.DimOp, args: tuple[Any, ...]):
         array, index = args
         return (array.shape[index],)
+
+    @impl(arith.MinUIOp)
+    def run_minui(self, interpreter: Interpreter, op: arith.MinUIOp, args: tuple[Any, ...]):
+        """The end of a block of a blocked sum (index values: never negative here)."""
+        return (min(args),)
 
 
 def context() -> Context:
