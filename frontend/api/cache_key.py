@@ -100,7 +100,9 @@ def leaf_key(leaf: Any, on_death: Callable[[IdentityKey], None] | None = None) -
 def traced_scalar(leaf: Tensor) -> bool:
     """Whether a traced value a calling trace passes is a NumPy scalar there (`x -= 1`
     rebinds it), not a 0-d array (which `x -= 1` writes in place)."""
-    return leaf.ndim == 0 and not leaf._is_array
+    from tracejit.frontend.staging.views import updates_in_place
+
+    return not updates_in_place(leaf)
 
 
 def _has_negative_zero(number: float | complex) -> bool:
