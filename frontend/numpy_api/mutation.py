@@ -265,7 +265,7 @@ def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
     offset = selected.ndim - tensor.ndim
     for axis, dim in enumerate(tensor.dims):
         other = selected.dims[offset + axis]
-        if dim == 1 or dim == other:
+        if dim == 1 or (dim == other and not _untracked(dim)):  # UNKNOWN equals UNKNOWN
             continue
         if isinstance(dim, int) and isinstance(other, int):
             raise _not_broadcastable(tensor, selected)
