@@ -214,13 +214,29 @@ def test_a_dropped_module_frees_its_constants(in_a_cycle):
             del jit, pick
         gc.collect()
 
+    def kept_per_module(first):
+        _quiet_background_threads()
+        before = _heap_in_use()
+        if before is None:
+            pytest.skip("needs glibc's mallinfo2")
+        churn(first, 40)
+        _quiet_background_threads()
+        return (_heap_in_use() - before) / 40
+
     churn(0, 5)
-    before = _heap_in_use()
-    if before is None:
-        pytest.skip("needs glibc's mallinfo2")
-    churn(5, 40)
-    per_module = (_heap_in_use() - before) / 40
+    # The heap is the process's: a thread of this xdist worker still compiling for an earlier
+    # test allocates meanwhile (CI once read 937 KiB a module). A leak shows in both rounds.
+    per_module = min(kept_per_module(5), kept_per_module(45))
     assert per_module < 8 * 1024, f"{per_module / 1024:.0f} KiB of C heap kept per module"
+
+
+def _quiet_background_threads():
+    """Wait for the tiered compiler's queue and the shared-library builds earlier tests left."""
+    from tracejit.codegen.shared_library import wait_for_builds
+    from tracejit.frontend.api.tiered import wait_for_compiles
+
+    wait_for_compiles()
+    wait_for_builds(timeout=60)
 
 
 def test_one_pass_builder_per_compile(parse, monkeypatch):
