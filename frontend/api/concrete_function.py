@@ -36,7 +36,7 @@ from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
 from tracejit.frontend.staging.tensor_spec import TensorSpec
 from tracejit.frontend.staging.tracing import TraceContext, current_trace, emit
-from tracejit.frontend.staging.views import assign
+from tracejit.frontend.staging.views import assign, rely_on_c_order
 from tracejit.ir.runtime_contract import CALLBACK_ERROR, ENTRY_POINT_ANSWERS
 from tracejit.runtime import buffer_pool
 from tracejit.runtime.errors import FailedPreconditionError, InvalidArgumentError
@@ -640,8 +640,11 @@ class ConcreteFunction:
         _rename_py_functions(callee, self.record.program.py_functions, context)
         name = context.add_callee(callee)
         operands = []
-        for i in self.record.program.input_positions:
+        layout_dependent = self.record.program.layout_dependent_inputs
+        for k, i in enumerate(self.record.program.input_positions):
             leaf = leaves[i]
+            if k in layout_dependent:
+                _rely_on_c_order(leaf, layout_dependent[k])
             tensor = leaf if isinstance(leaf, Tensor) else primitives.constant(leaf)
             operands.append(tensor.value)
         variables = self.record.program.variables
@@ -668,6 +671,18 @@ class ConcreteFunction:
                 dims = (UNKNOWN,) * value.type.get_num_dims()
             results[position] = Tensor(value, tuple(in_caller(d) for d in dims))
         return unflatten(self.record.program.output_treedef, results)
+
+
+def _rely_on_c_order(leaf: Any, reason: str) -> None:
+    """The callee relies on this input being C-contiguous (`reason`): the caller's traced
+    array carries that to the caller's arguments, or is refused; a NumPy array must be one."""
+    if isinstance(leaf, Tensor):
+        rely_on_c_order(leaf, reason)
+    elif isinstance(leaf, np.ndarray) and leaf.size > 1 and not leaf.flags.c_contiguous:
+        raise InvalidArgumentError(
+            "a tj.function called with a NumPy array that is not C-contiguous relies on its "
+            f"reshape being a view ({reason}). Pass np.ascontiguousarray(x)"
+        )
 
 
 def _returning_arrays(callee: func.FuncOp) -> None:

@@ -386,6 +386,24 @@ def _layout_note(arguments: set[Tensor]) -> Callable[[str], None] | None:
     return note
 
 
+def rely_on_c_order(x: Tensor, reason: str) -> None:
+    """A called trace relies on its input `x` being C-contiguous (`reason`, with the
+    callee's line): note the arguments x's layout follows, as a reshape in this trace
+    would. Where NumPy may lay x out otherwise (a view, an array made from a transpose), the
+    callee would answer for a layout x may not have: refused."""
+    sources = order_sources(x) if _contiguous(x) else None
+    if sources is None:
+        raise NotImplementedError(at_user_line(
+            "passing a view (a slice, transpose, ...), or an array NumPy may not lay out in C "
+            "order, to a tj.function that relies on that input being C-contiguous is not "
+            f"supported ({reason}): NumPy's answer there depends on the layout. Pass "
+            "np.ascontiguousarray(x)"
+        ))  # fmt: skip
+    note = _layout_note(sources)
+    if note is not None:
+        note(f"in a called tj.function, {reason}")
+
+
 def order_sources(tensor: Tensor, depth: int = 0) -> set[Tensor] | None:
     """The arguments whose being C-contiguous makes `tensor` C-ordered in NumPy (an empty
     set: C-ordered whatever they are), or None when it may not be C-ordered at all (made

@@ -133,3 +133,36 @@ def test_a_numpy_scalar_stays_a_scalar_through_a_call():
     array = np.array(2, np.int32)
     caller = tj.function(lambda a: countdown_sum(a))
     assert caller(array.copy()) == run_eagerly(countdown_sum.python_function, array.copy())
+
+
+@tj.function
+def reads_its_flat_view_after_a_write(a):
+    flat = a.reshape(-1)  # a view of a C-contiguous array only
+    a += 1
+    return flat * 2
+
+
+def test_a_callee_relying_on_a_c_contiguous_input_is_checked_in_the_caller():
+    """The callee relies on its input being C-contiguous (for a Fortran-ordered one NumPy's
+    reshape is a copy, which does not see the write): a direct call refuses another layout,
+    but a caller passed it through unchecked, and the answer was the C-order one (found by
+    the fuzzer calling programs from another Function, regressions/test_fuzz_80064de95d)."""
+    def through(a):
+        return reads_its_flat_view_after_a_write(a)
+
+    def through_a_copy(a):
+        return reads_its_flat_view_after_a_write(a * 1.0)
+
+    def through_a_transpose(a):
+        return reads_its_flat_view_after_a_write(a.T)
+
+    fortran = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    for program in (through, through_a_copy):
+        c_ordered = np.arange(6.0).reshape(2, 3)
+        want = run_eagerly(program, c_ordered.copy())
+        np.testing.assert_array_equal(tj.function(program)(c_ordered.copy()), want)
+        with pytest.raises(tj.errors.InvalidArgumentError, match="not C-contiguous"):
+            tj.function(program)(fortran.copy(order="F"))
+    with pytest.raises(NotImplementedError, match="relies on that input being C-contiguous"):
+        tj.function(through_a_transpose)(np.arange(6.0).reshape(2, 3))
+    assert run_eagerly(through, fortran.copy(order="F")).tolist() == [0, 2, 4, 6, 8, 10]  # a copy

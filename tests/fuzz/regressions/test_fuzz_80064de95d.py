@@ -105,7 +105,7 @@ PROGRAM = Program(
 OPTIONAL_PASSES = [["constant-fold", "fuse-elementwise"]]
 # While the bug is open and owned elsewhere: the owner and a one-line reproducer (the test
 # then xfails strictly, so it starts failing the day the bug is fixed: set it back to None).
-KNOWN_BUG = "open (stop 64): called from another tj.function, v3 (float16, an alias of argument a1 written in place after a staged if, then np.add(v6, 2, out=v3)) differs at (2, 1); the program alone agrees. Found when the fuzzer learned to call programs from another Function"
+KNOWN_BUG = None
 
 
 @pytest.mark.xfail(KNOWN_BUG is not None, reason=str(KNOWN_BUG), strict=True)
