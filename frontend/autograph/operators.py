@@ -1114,8 +1114,12 @@ class _Loop:
         block = Block(arg_types=[_type_of(leaf) for leaf in leaves])
 
         def one_trip() -> tuple:
-            weak = [bool(weak_type(leaf)) for leaf in leaves]  # as tj.while_loop
-            args = [Tensor(a, weak=w) for a, w in zip(block.args, weak, strict=True)]
+            # as tj.while_loop: weak literals, and the dims the loop starts from (a type's
+            # `?` alone would make every unknown dim one tracejit cannot follow)
+            args = [
+                Tensor(a, dims=_dims_or_none(leaf), weak=bool(weak_type(leaf)))
+                for a, leaf in zip(block.args, leaves, strict=True)
+            ]
             values = unflatten(treedef, args)
             state = list(init)
             for i, value in zip(carried, values[len(counter) :], strict=True):
@@ -1217,6 +1221,10 @@ def _unbound(name: str, where: str) -> str:
         "ran zero times, so it was never assigned (Python raises UnboundLocalError here); "
         "assign it before the loop"
     )
+
+
+def _dims_or_none(leaf: object) -> tuple | None:
+    return leaf.dims if isinstance(leaf, Tensor) else None
 
 
 def _type_of(leaf: object):

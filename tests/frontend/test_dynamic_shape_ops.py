@@ -954,3 +954,31 @@ def test_rows_written_into_an_array_an_earlier_loop_carried(check_against_eager)
     assert copied.experimental_get_tracing_count() == 1
     with pytest.raises((ValueError, tj.errors.InvalidArgumentError)):  # rows of 3 into 2
         copied(data((3, 3)), data((3, 2)))
+
+
+def thomas_solve(a, b, c, d):
+    """Tridiagonal systems along axis 0 (one per column), by the Thomas algorithm."""
+    n = d.shape[0]
+    cp, dp, x = np.zeros_like(d), np.zeros_like(d), np.zeros_like(d)
+    cp[0] = c[0] / b[0]
+    dp[0] = d[0] / b[0]
+    for i in range(1, n):
+        m = b[i] - a[i] * cp[i - 1]
+        cp[i] = c[i] / m
+        dp[i] = (d[i] - a[i] * dp[i - 1]) / m
+    x[n - 1] = dp[n - 1]
+    for i in range(n - 2, -1, -1):
+        x[i] = dp[i] - cp[i] * x[i + 1]
+    return x
+
+
+def test_a_loop_traced_once_to_find_its_placeholders_keeps_its_arrays_dims(check_against_eager):
+    """A loop with a variable first assigned in its body and read later (`i`, `m`) is traced
+    once to give that variable a placeholder; that trial lost the dims of the arrays it
+    carried (`cp`), and `a[i] * cp[i - 1]` was refused: 'broadcasting a dim whose size
+    tracejit cannot follow' (a Thomas solver with every dim unknown)."""
+    solve = compiled(thomas_solve, *[(None, None)] * 4)
+    for n, m in ((2, 1), (5, 3), (40, 7)):
+        a, c, d = (data((n, m), seed=n + k) for k in range(3))
+        check_against_eager(solve, a, 4.0 + np.abs(data((n, m), seed=m)), c, d)
+    assert solve.experimental_get_tracing_count() == 1
