@@ -262,6 +262,9 @@ def _substitute(context: Any, variable: Variable) -> Variable:
     return _copy_of(variable)
 
 
+COPY_SUFFIX = "/vjp"  # a copy's name: the Variable's, then this
+
+
 def _copy_of(variable: Variable) -> Variable:
     """The one Variable that stands for `variable` in vector-Jacobian products (made on
     first use, outside every trace's bookkeeping; dropped with `variable`)."""
@@ -270,7 +273,7 @@ def _copy_of(variable: Variable) -> Variable:
     with _copies_lock:
         copy = _copies.get(id(variable))
         if copy is None:
-            copy = Variable(variable._buffer, name=f"{variable.name.split(':')[0]}/vjp",
+            copy = Variable(variable._buffer, name=f"{variable.name.split(':')[0]}{COPY_SUFFIX}",
                             trainable=True)
             if is_tracing():  # not a Variable the traced function creates
                 current_trace().created_variables.remove(copy)

@@ -25,7 +25,8 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.frontend.autodiff import eager
 from tracejit.frontend.autodiff.adjoints import zeros_like
-from tracejit.frontend.autodiff.backprop import backpropagate, is_float
+from tracejit.frontend.autodiff.backprop import NotDifferentiableError, backpropagate, is_float
+from tracejit.frontend.autodiff.variable_reads import hoist_invariant_reads
 from tracejit.frontend.staging import primitives
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor
@@ -305,10 +306,14 @@ class GradientTape:
         targets, _ = flatten(target)
         source_leaves, source_tree = flatten(sources)
         seeds = _seeds(targets, output_gradients)
-        variable_reads, aliases = self._variable_reads(ops)
+        owners = self._variable_owners()
+        ops, nested = hoist_invariant_reads(ops, owners)
+        variable_reads, aliases = self._variable_reads(ops, owners)
         starts: set[SSAValue] = set(self._watched_values)
         for leaf in source_leaves:  # a Tensor is a source if watched or computed from one
             if isinstance(leaf, Variable) and self._is_watched(leaf, variable_reads):
+                if id(leaf) in nested:
+                    raise NotDifferentiableError(at_user_line(nested[id(leaf)]))
                 starts.update(variable_reads.get(id(leaf), ()))
         was_recording, self._recording = self._recording, False  # not on our own record
         try:
@@ -331,15 +336,18 @@ class GradientTape:
         accessed = self._watch_accessed and variable.trainable and id(variable) in reads
         return accessed or id(variable) in self._watched_variables
 
-    def _variable_reads(self, ops: Sequence[Operation]):
-        """Per Variable, the recorded reads of its initial value; and, for reads after a
-        recorded write, the value written (`aliases`)."""
+    def _variable_owners(self) -> dict[SSAValue, Variable]:
+        """The trace's Variable handles, and their Variables."""
         assert self._trace is not None
-        owners = {
+        return {
             handle: variable
             for variable in self._trace.variables
             if (handle := self._trace._handles.get(id(variable))) is not None
         }
+
+    def _variable_reads(self, ops: Sequence[Operation], owners: dict[SSAValue, Variable]):
+        """Per Variable, the recorded reads of its initial value; and, for reads after a
+        recorded write, the value written (`aliases`)."""
         reads: dict[int, list[SSAValue]] = {}
         written: dict[SSAValue, SSAValue] = {}
         aliases: dict[SSAValue, SSAValue] = {}

@@ -1019,8 +1019,12 @@ def _kept(before: object, after: object) -> bool:
 
 
 def _loop_tensor(leaf: object, name: str) -> Tensor:
+    from tracejit.frontend.staging.variable import Variable
+
     if isinstance(leaf, Tensor):
         return leaf
+    if isinstance(leaf, Variable):  # `y = v`, then `y = y * 2` in the loop: its value, as TF
+        return leaf.value()
     if _is_number(leaf):
         constant = primitives.constant(np.asarray(leaf))
         if weak_type(leaf):  # a Python int/float: weak, until the body gives it a dtype

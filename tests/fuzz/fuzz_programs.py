@@ -1245,16 +1245,15 @@ def tensor_array(b: Builder) -> bool:
 
 
 def variable(b: Builder) -> bool:
-    """Create or update a captured tj.Variable and read it back."""
+    """Create or update a captured tj.Variable and read it back, or read one in a staged
+    loop's body."""
     if not b.allow_effects:
         return False
     name = b.fresh()
+    if b.draw(st.integers(0, 3)) == 0:
+        return _variable_read_in_a_loop(b, name)
     if not b.live_variables or b.draw(st.integers(0, 2)) == 0:
-        handle = f"V{len(b.program.variables)}"
-        initial = b.draw(arrays())
-        b.program.variables[handle] = initial.copy()
-        b.live_variables[handle] = tj.Variable(initial)
-        b.namespace[handle] = b.live_variables[handle]
+        _new_variable(b, b.draw(arrays()))
     handle = b.choose(sorted(b.live_variables))
     target = b.live_variables[handle]
     values = [v for v in b.values if v.exact and v.shape == target.shape]
@@ -1264,6 +1263,30 @@ def variable(b: Builder) -> bool:
     x = b.pick(values)
     method = "assign_add" if form == 0 else "assign"
     return b.emit(f"{handle}.{method}({x.name})\n{name} = {handle}.read_value()", None, [x])
+
+
+def _new_variable(b: Builder, initial: np.ndarray) -> str:
+    handle = f"V{len(b.program.variables)}"
+    b.program.variables[handle] = initial.copy()
+    b.live_variables[handle] = tj.Variable(initial)
+    b.namespace[handle] = b.live_variables[handle]
+    return handle
+
+
+def _variable_read_in_a_loop(b: Builder, name: str) -> bool:
+    """A float64 Variable read in a staged loop's body, its sum the result: the loop's
+    gradient must reach the read (an outer tape gave zeros, a tape inside the function
+    None, until the reads moved out of the loop: frontend/autodiff/variable_reads.py)."""
+    floats = [h for h, v in b.live_variables.items() if v.dtype == np.float64]
+    if floats and b.draw(st.booleans()):
+        handle = b.choose(sorted(floats))
+    else:
+        handle = _new_variable(b, b.draw(arrays(dtype=np.dtype(np.float64))))
+    exact = [v for v in b.values if v.exact]
+    header = _range_header(b, f"{name}_i", _limit(b, exact) if exact else "3")
+    read = f"{handle}.read_value()"
+    step = b.choose([f"{name} + {read}", f"{name} * 0.5 + np.sin({read})"])
+    return b.emit(f"{name} = np.zeros_like({read})\n{header}\n    {name} = {step}", None, [])
 
 
 def print_(b: Builder) -> bool:
