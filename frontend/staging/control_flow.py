@@ -995,10 +995,16 @@ def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef)
     same size."""
     equal = {frozenset(pair) for pair in current_trace().dim_constraints}
     for i, (value, init) in enumerate(zip(values, inits, strict=True)):
-        if not all(
-            _kept(d, e) or frozenset((d, e)) in equal
-            for d, e in zip(init.dims, value.dims, strict=True)
-        ):
+        changed = [
+            axis
+            for axis, (d, e) in enumerate(zip(init.dims, value.dims, strict=True))
+            if not (_kept(d, e) or frozenset((d, e)) in equal)
+        ]
+        if all(_measurable(init.dims[axis], value.dims[axis]) for axis in changed):
+            for axis in changed:  # sizes tracejit follows but cannot prove equal
+                _check_size_kept(value, init, axis, _label(names, treedef, i))
+            continue
+        if changed:
             raise NotImplementedError(
                 at_user_line(
                     f"loop variable '{_label(names, treedef, i)}' has shape {init.shape} before "
@@ -1007,6 +1013,35 @@ def _check_sizes_kept(values: list[Tensor], inits: list[Tensor], names, treedef)
                     "must keep its size across the iterations of a staged loop"
                 )
             )
+
+
+def _measurable(before: object, after: object) -> bool:
+    """Whether two dims of a loop variable, before and after its body, are sizes the kernel
+    can compare, which may be equal (neither static, nor one it cannot follow, nor made from
+    the other: `c = z[:, :H] * c + z[:, H:]` with `H = c.shape[1]` is a slice's length
+    against an input's dim)."""
+    from tracejit.frontend.staging.dims import UNKNOWN, Product, Sliced, Sum
+
+    if isinstance(before, int) or isinstance(after, int) or UNKNOWN in (before, after):
+        return False
+    parts = {  # a size made from `before` itself (`x = x[1:]`) is another one: refused
+        Sliced: lambda d: (d.base,), Product: lambda d: d.factors, Sum: lambda d: d.terms
+    }.get(type(after))
+    return parts is None or before not in parts(after)
+
+
+def _check_size_kept(value: Tensor, init: Tensor, axis: int, name: str) -> None:
+    """Stage the kernel's check, at the end of each trip, that `value` (the variable after
+    the body) has `init`'s size along `axis`, as the loop was traced assuming."""
+    from tracejit.frontend.staging.slice_bounds import assert_same_sizes
+    from tracejit.ir.shape_ops import DimOp
+
+    sizes = [emit(DimOp(value.value, axis)).result, emit(DimOp(init.value, axis)).result]
+    assert_same_sizes(sizes, "NotImplementedError: " + at_user_line(
+        f"loop variable '{name}' changed its size along axis {axis} (a dim unknown at trace "
+        f"time) inside a staged loop; {SHAPE_CHANGE}: give the loop a shape invariant "
+        f"(tj.autograph.experimental.set_loop_options) or make the size a Python int"
+    ))  # fmt: skip
 
 
 def _kept(before: object, after: object) -> bool:

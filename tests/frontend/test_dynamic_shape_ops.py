@@ -982,3 +982,38 @@ def test_a_loop_traced_once_to_find_its_placeholders_keeps_its_arrays_dims(check
         a, c, d = (data((n, m), seed=n + k) for k in range(3))
         check_against_eager(solve, a, 4.0 + np.abs(data((n, m), seed=m)), c, d)
     assert solve.experimental_get_tracing_count() == 1
+
+
+def recurrent_cell(xs, c, w):
+    """An LSTM-style state update: the state's width is one of its own unknown dims."""
+    width = c.shape[1]
+    for t in range(xs.shape[0]):
+        z = xs[t] @ w
+        c = np.tanh(z[:, :width]) * c + z[:, width:]
+    return c
+
+
+def narrowing(c, k):
+    for _ in range(c.shape[0]):
+        c = c[:, :k] + 1.0
+    return c
+
+
+def test_a_loop_variables_size_from_a_slice_of_its_own_width_is_checked_at_run_time(
+    check_against_eager,
+):
+    """`c = f(z[:, :H]) * c + z[:, H:]` with `H = c.shape[1]`: a slice's length tracejit
+    cannot prove equal to c's unknown width (was refused at trace time: 'loop variable 'c'
+    has shape (None, None) before a staged loop and a shape of other sizes after'); the
+    kernel checks it after each trip instead, and raises where it changes."""
+    cell = compiled(recurrent_cell, (None, None, None), (None, None), (None, None))
+    for steps, batch, inputs, width in ((3, 2, 3, 5), (1, 1, 1, 1), (0, 2, 2, 3), (4, 3, 2, 0)):
+        xs, c = data((steps, batch, inputs), seed=steps), data((batch, width), seed=width)
+        check_against_eager(cell, xs, c, data((inputs, 2 * width), seed=inputs))
+    assert cell.experimental_get_tracing_count() == 1
+    narrowed = tj.function(
+        narrowing, input_signature=[spec(None, None), tj.TensorSpec([], tj.int64)]
+    )
+    check_against_eager(narrowed, data((2, 3)), np.int64(3))  # kept: agrees
+    with pytest.raises(NotImplementedError, match="'c' changed its size along axis 1"):
+        narrowed(data((2, 3)), np.int64(2))  # NumPy narrows it; tracejit refuses, never wrong
