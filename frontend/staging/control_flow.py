@@ -1036,7 +1036,9 @@ def _check_size_kept(value: Tensor, init: Tensor, axis: int, name: str) -> None:
     from tracejit.frontend.staging.slice_bounds import assert_same_sizes
     from tracejit.ir.shape_ops import DimOp
 
-    sizes = [emit(DimOp(value.value, axis)).result, emit(DimOp(init.value, axis)).result]
+    sizes: list[SSAValue] = [
+        emit(DimOp(value.value, axis)).result, emit(DimOp(init.value, axis)).result
+    ]
     assert_same_sizes(sizes, "NotImplementedError: " + at_user_line(
         f"loop variable '{name}' changed its size along axis {axis} (a dim unknown at trace "
         f"time) inside a staged loop; {SHAPE_CHANGE}: give the loop a shape invariant "
