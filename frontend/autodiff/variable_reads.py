@@ -7,7 +7,9 @@ zeros (or None) with the right value beside it. The loop's adjoint differentiate
 its body takes from outside (a captured array's gradient sums over the iterations), so a
 read of a Variable the loop does not write is moved out of it, to just before the loop:
 the same value, now one the loop captures. A Variable the loop also writes has no such
-read; its gradient is refused (`nested`), never silently missing.
+read; its gradient is refused (`nested`), never silently missing, and so is a read after
+such a region (before a write outside it), which the sweep would take for the Variable's
+first value (`if c: v.assign(x)`, then `v * 3`: d/dv came back 3, not 0).
 """
 
 from __future__ import annotations
@@ -26,6 +28,13 @@ WRITTEN_IN_A_BODY = (
     "an array instead (`x = v.value()` before, `x = ...` inside, `v.assign(x)` after)"
 )
 
+READ_AFTER_A_BODY_WRITES = (
+    "the gradient of tj.Variable '{name}' is not supported here: it is read after a staged "
+    "loop or if that may write it (assign, assign_add, ...), so its value there may not be "
+    "the one the gradient is taken at. Carry its value through the loop or if as an array "
+    "instead (`x = v.value()` before, `x = ...` inside, `v.assign(x)` after)"
+)
+
 
 def hoist_invariant_reads(
     ops: Sequence[Operation], owners: dict[SSAValue, Variable]
@@ -35,19 +44,28 @@ def hoist_invariant_reads(
     Variables still read inside an op that writes them, with the refusal of their gradient."""
     result: list[Operation] = []
     nested: dict[int, str] = {}
+    written_inside: set[SSAValue] = set()  # by a loop or if, and not since written here
     for op in ops:
+        if isinstance(op, VarWriteOp):
+            written_inside.discard(op.var)
+        elif isinstance(op, VarReadOp) and op.var in written_inside and op.var in owners:
+            _refuse(nested, owners[op.var], READ_AFTER_A_BODY_WRITES)
         if op.regions:
             written = {inner.var for inner in op.walk() if isinstance(inner, VarWriteOp)}
+            written_inside |= written
             for read in [r for r in op.walk() if isinstance(r, VarReadOp) and r is not op]:
-                variable = owners.get(read.var)
-                if variable is None:
+                if read.var not in owners:
                     continue
                 if read.var in written:
-                    nested[id(variable)] = WRITTEN_IN_A_BODY.format(name=_shown(variable))
+                    _refuse(nested, owners[read.var], WRITTEN_IN_A_BODY)
                     continue
                 result.append(_moved_before(read, op))
         result.append(op)
     return result, nested
+
+
+def _refuse(nested: dict[int, str], variable: Variable, message: str) -> None:
+    nested.setdefault(id(variable), message.format(name=_shown(variable)))  # the first reason
 
 
 def _shown(variable: Variable) -> str:

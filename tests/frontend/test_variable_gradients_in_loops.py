@@ -154,3 +154,29 @@ def test_with_the_defaults_users_get():
         tj.config.set_tiered_compilation(False)
     for grad in grads:
         np.testing.assert_allclose(grad, 3 * w.numpy() ** 2, rtol=1e-12)
+
+
+def test_a_read_after_a_staged_if_or_loop_that_writes_the_variable_is_refused():
+    """`if c: v.assign(x)`, then `v * 3`: the sweep took the read for one of v's first
+    value, and d/dv came back 3 where it is 0 (found while fixing the reads above; the
+    fuzzer then found it on the old code, regressions/test_fuzz_1fb2114191)."""
+    w = tj.Variable(np.array([0.5, -0.3]), name="state")
+
+    @tj.function
+    def branch(x, flag):
+        if flag:
+            w.assign(x)
+        return np.sum(w.value() * 3.0)
+
+    @tj.function
+    def loop(x, n):
+        for _ in range(n):
+            w.assign(x)
+        return np.sum(w.value() * 3.0)
+
+    x = np.array([1.0, 2.0])
+    for function, control in ((branch, np.bool_(True)), (loop, np.int64(2))):
+        with pytest.raises(NotDifferentiableError, match="'state'"):
+            taped_gradient(function, w, x, control)
+        w.assign(np.array([0.5, -0.3]))
+        np.testing.assert_allclose(function(x, control), 9.0)

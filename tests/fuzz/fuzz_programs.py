@@ -1250,8 +1250,11 @@ def variable(b: Builder) -> bool:
     if not b.allow_effects:
         return False
     name = b.fresh()
-    if b.draw(st.integers(0, 3)) == 0:
+    kind = b.draw(st.integers(0, 7))
+    if kind < 2:
         return _variable_read_in_a_loop(b, name)
+    if kind == 2:
+        return _variable_written_in_a_branch(b, name)
     if not b.live_variables or b.draw(st.integers(0, 2)) == 0:
         _new_variable(b, b.draw(arrays()))
     handle = b.choose(sorted(b.live_variables))
@@ -1271,6 +1274,22 @@ def _new_variable(b: Builder, initial: np.ndarray) -> str:
     b.live_variables[handle] = tj.Variable(initial)
     b.namespace[handle] = b.live_variables[handle]
     return handle
+
+
+def _variable_written_in_a_branch(b: Builder, name: str) -> bool:
+    """A float64 Variable assigned in a staged if (from itself or not), then read after it:
+    its gradient is the write's (0 for a value not made from it) or refused, never the one
+    of a read of its first value (d/dv of `v * 3` came back 3 after `if c: v.assign(x)`)."""
+    exact = [v for v in b.values if v.exact and v.array.size]
+    if not exact:
+        return False
+    handle = _new_variable(b, b.draw(arrays(dtype=np.dtype(np.float64))))
+    test = b.pick(exact).name
+    read = f"{handle}.read_value()"
+    new = b.choose([f"np.ones({handle}.shape) * 2.0", f"{read} * 0.5 + 1.0"])
+    return b.emit(
+        f"if np.any({test} != 0):\n    {handle}.assign({new})\n{name} = {read} * 3.0", None, []
+    )
 
 
 def _variable_read_in_a_loop(b: Builder, name: str) -> bool:
