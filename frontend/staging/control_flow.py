@@ -1020,10 +1020,12 @@ def _measurable(before: object, after: object) -> bool:
     can compare, which may be equal (neither static, nor one it cannot follow, nor made from
     the other: `c = z[:, :H] * c + z[:, H:]` with `H = c.shape[1]` is a slice's length
     against an input's dim)."""
-    from tracejit.frontend.staging.dims import UNKNOWN, Product, Sliced, Sum
+    from tracejit.frontend.staging.dims import UNKNOWN, Counted, Product, Sliced, Sum
 
     if isinstance(before, int) or isinstance(after, int) or UNKNOWN in (before, after):
         return False
+    if isinstance(before, Counted) or isinstance(after, Counted):
+        return False  # a mask's count (`y = y[y > 1]`) changes with the data: refused now
     parts = {  # a size made from `before` itself (`x = x[1:]`) is another one: refused
         Sliced: lambda d: (d.base,), Product: lambda d: d.factors, Sum: lambda d: d.terms
     }.get(type(after))
