@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tracejit.frontend.staging import primitives
+from tracejit.frontend.staging.dims import untracked
 from tracejit.frontend.staging.source_location import at_user_line
 from tracejit.frontend.staging.tensor import Tensor, dispatched
 from tracejit.frontend.staging.views import assign, rebind_unless_alias, updates_in_place
@@ -234,7 +235,7 @@ def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
 
     if tensor.ndim > selected.ndim:
         raise _not_broadcastable(tensor, selected)
-    if any(_untracked(d) for d in (*tensor.dims, *selected.dims)):
+    if any(untracked(d) for d in (*tensor.dims, *selected.dims)):
         _check_equal_at_run_time(tensor, selected)
     else:
         broadcast_shape([tensor, selected])  # raises, or records the run-time checks
@@ -242,14 +243,6 @@ def _broadcast_unknown(tensor: Tensor, selected: Tensor) -> Tensor:
         a: (selected.value, a) for a, d in enumerate(selected.dims) if not isinstance(d, int)
     }
     return primitives.broadcast_to(tensor, selected.dims, witnesses)
-
-
-def _untracked(dim: object) -> bool:
-    """A dim unknown at trace time whose source tracejit does not follow (an array a staged
-    loop carries with sizes it measures, a TensorArray's stack())."""
-    from tracejit.frontend.staging.dims import Counted, SliceLength, Unknown
-
-    return isinstance(dim, Unknown) and not isinstance(dim, Counted | SliceLength)
 
 
 def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
@@ -265,7 +258,7 @@ def _check_equal_at_run_time(tensor: Tensor, selected: Tensor) -> None:
     offset = selected.ndim - tensor.ndim
     for axis, dim in enumerate(tensor.dims):
         other = selected.dims[offset + axis]
-        if dim == 1 or (dim == other and not _untracked(dim)):  # UNKNOWN equals UNKNOWN
+        if dim == 1 or (dim == other and not untracked(dim)):  # UNKNOWN equals UNKNOWN
             continue
         if isinstance(dim, int) and isinstance(other, int):
             raise _not_broadcastable(tensor, selected)

@@ -278,14 +278,14 @@ def with_run_time_lengths(tensor: Tensor) -> Tensor:
     """`tensor` with each dim only the kernel knows (and no count of non-zeros) given its own
     run-time length, measured from the tensor itself (`tj.dim`): two such dims of one value
     are then the same size where they meet (`v + v * 2`), and others are checked."""
-    from tracejit.frontend.staging.dims import Counted, Unknown
+    from tracejit.frontend.staging.dims import Counted, Unknown, untracked
     from tracejit.ir.shape_ops import DimOp
 
     if not any(isinstance(d, Unknown) and not isinstance(d, Counted) for d in tensor.dims):
         return tensor
     dims = tuple(
         SliceLength(emit(DimOp(tensor.value, axis)).result, None)
-        if isinstance(d, Unknown) and not isinstance(d, Counted | SliceLength)
+        if untracked(d)
         else d
         for axis, d in enumerate(tensor.dims)
     )
@@ -1051,10 +1051,9 @@ def _check_size_kept(value: Tensor, init: Tensor, axis: int, name: str) -> None:
 def _kept(before: object, after: object) -> bool:
     """Whether a loop variable's dim keeps its size across an iteration: a dim only the
     kernel knows may change (its size is measured wherever it is used)."""
-    from tracejit.frontend.staging.dims import Counted, Unknown
+    from tracejit.frontend.staging.dims import untracked
 
-    changing = isinstance(before, Unknown) and not isinstance(before, Counted | SliceLength)
-    return changing or before == after
+    return untracked(before) or before == after
 
 
 def _loop_tensor(leaf: object, name: str) -> Tensor:

@@ -316,6 +316,13 @@ def require_equal(dims: Sequence[Dim], constraints: list) -> None:
     constraints.extend((anchor, d) for d in distinct if d != anchor)
 
 
+def untracked(dim: object) -> bool:
+    """A dim unknown at trace time whose source tracejit does not follow (an array a staged
+    loop carries with sizes it measures, a TensorArray's stack()): not a mask's count, not a
+    slice's run-time length. Two of them compare equal whatever their sizes."""
+    return isinstance(dim, Unknown) and not isinstance(dim, Counted | SliceLength)
+
+
 def at_most_one(dim: Dim) -> bool:
     """A slice that never keeps more than one element, whatever the size (`x[:1]`,
     `x[-1:]`): NumPy would broadcast it where it has one."""
