@@ -62,8 +62,11 @@ def compiled(function: str, compilation: Compilation, seconds: float, background
         if compilation.from_cache:
             logger.log(
                 _level(),
-                "loaded %s from the compiled-code cache in %.1f ms (cache hit)",
+                "loaded %s from %s in %.1f ms (cache hit)",
                 function,
+                "this process's earlier compile of the same module"
+                if compilation.from_memo
+                else "the compiled-code cache",
                 seconds * 1e3,
             )
         else:

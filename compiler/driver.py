@@ -8,6 +8,7 @@ prints for a function is exactly what the function runs.
 from __future__ import annotations
 
 import functools
+import hashlib
 import sys
 import time
 from collections.abc import Sequence
@@ -17,6 +18,9 @@ from typing import Any
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.hints import isa
 
+from tracejit.codegen.fingerprint import module_fingerprint
+from tracejit.compiler.compiled_memo import MEMO
+from tracejit.compiler.compiled_memo import entry_for as memo_entry
 from tracejit.compiler.options import OPTIONS
 from tracejit.ir.runtime_contract import (
     ARG_DTYPES_ATTR,
@@ -31,6 +35,7 @@ from tracejit.passes.pipeline import (
     PipelineError,
     Registry,
     default_pipeline,
+    uses_only_builtin_passes,
 )
 from tracejit.runtime.gc_pause import collection_paused
 
@@ -247,7 +252,8 @@ class Compilation:
     callbacks: Any  # the CallbackSet of tj.print / tj.py_function sites, or None
     stages: list[Stage] | None = None  # the IR after each pass, when recorded
     pass_seconds: list[tuple[str, float]] = field(default_factory=list)
-    from_cache: bool = False
+    from_cache: bool = False  # loaded: from the persistent cache, or from the memo
+    from_memo: bool = False  # loaded from the memo of modules compiled in this process
 
 
 def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it uses)
@@ -271,11 +277,20 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
     by raising from it)."""
     if check_bounds is None:
         check_bounds = OPTIONS.check_bounds
-    cache = object_cache()
+    # what a pass registered since import makes is never kept: the pipeline's text, on which
+    # both caches key, does not say what such a pass does
+    keep = uses_only_builtin_passes(pipeline)
+    cache = object_cache() if keep else None
     key = _cache_key(module, pipeline, check_bounds) if cache is not None else None
     if cache is not None and not record_stages:
         assert key is not None
         hit = _load_cached(cache, key, py_functions)
+        if hit is not None:
+            return hit
+    memo_key = None
+    if keep and cache is None and not record_stages:
+        memo_key = _memo_key(module, pipeline, check_bounds)
+        hit = _load_memoized(memo_key, py_functions)
         if hit is not None:
             return hit
     with collection_paused():
@@ -286,9 +301,11 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
             record_stages,
             verify_each,
             check_bounds,
-            cache is not None,
+            cache is not None or memo_key is not None,
             after_pass,
         )
+    if memo_key is not None:
+        _memoize(memo_key, compilation)
     if cache is not None:
         assert key is not None
         extra = {
@@ -309,13 +326,15 @@ def is_cached(
     pipeline: str | Sequence[str] = DEFAULT_PIPELINE,
     check_bounds: bool | None = None,
 ) -> bool:
-    """Whether the persistent cache (when on) holds this module's object code, so `compile`
-    would load it instead of compiling."""
-    cache = object_cache()
-    if cache is None:
-        return False
+    """Whether the persistent cache (when on), else the process's memo of compiled modules,
+    holds this module's object code, so `compile` would load it instead of compiling."""
     if check_bounds is None:
         check_bounds = OPTIONS.check_bounds
+    if not uses_only_builtin_passes(pipeline):
+        return False
+    cache = object_cache()
+    if cache is None:
+        return _memo_key(module, pipeline, check_bounds) in MEMO
     return cache.path(_cache_key(module, pipeline, check_bounds)).is_file()
 
 
@@ -330,13 +349,52 @@ def _build_library(cache: Any, key: str, sites: list, llvm_ir: Any) -> None:
     build_in_background(llvm_ir, cache.library_path(key), OPTIONS.c_compiler)
 
 
-def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
-    from tracejit.compiler.object_cache import cache_key, module_fingerprint
-
+def _key_parts(
+    module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool
+) -> tuple[str, str, str]:
+    """What decides a module's machine code in this process, besides the environment."""
     spec = with_host_facts(pipeline)  # the default pipeline names this host's facts
     # bounds checks change the machine code: checked and unchecked never share
     checks = "bounds-checked" if check_bounds else "unchecked"
-    return cache_key(module_fingerprint(module), spec, checks)
+    return module_fingerprint(module), spec, checks
+
+
+def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
+    from tracejit.compiler.object_cache import cache_key
+
+    return cache_key(*_key_parts(module, pipeline, check_bounds))
+
+
+# --- the memo of modules compiled in this process (compiler/compiled_memo.py) -----------------
+def _memo_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
+    digest = hashlib.sha256()
+    for part in _key_parts(module, pipeline, check_bounds):
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def _load_memoized(key: str, py_functions: dict | None) -> Compilation | None:
+    entry = MEMO.get(key)
+    if entry is None:
+        return None
+    from tracejit.codegen.jit import load_object
+
+    _bind_loaded_modules()
+    callbacks = _cached_callbacks(list(entry.callback_sites), py_functions)
+    addresses = callbacks.addresses if callbacks is not None else None
+    jit = load_object(entry.object_code, entry.signatures, addresses, entry.llvm_ir)
+    return Compilation(jit, list(entry.messages), callbacks, from_cache=True, from_memo=True)
+
+
+def _memoize(key: str, compilation: Compilation) -> None:
+    jit = compilation.jit
+    sites = [s.to_json() for s in compilation.callbacks.sites] if compilation.callbacks else []
+    entry = memo_entry(
+        jit.object_code, jit.signatures, compilation.messages, sites, jit.optimized_llvm_ir
+    )
+    MEMO.put(key, entry)
 
 
 def _load_cached(cache: Any, key: str, py_functions: dict | None) -> Compilation | None:

@@ -183,6 +183,9 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
 }
 
+BUILTIN_PASSES: Mapping[str, Callable[[], type[ModulePass]]] = dict(PASSES)
+"""PASSES as this package defines it, before anyone registers a pass of their own."""
+
 # Tensor-level clean-up, then lowering: tensors -> buffers -> loops -> branches.
 TENSOR_OPT_PIPELINE = ("inline", "canonicalize", "cse", "prove-in-bounds", "fuse-elementwise")
 LOWERING_PIPELINE = (
@@ -297,12 +300,32 @@ class Pipeline:
         return module
 
 
-@functools.lru_cache(maxsize=64)
 def _parse_passes(text: str) -> tuple[ModulePass, ...]:
-    """The pass objects of a pass list, parsed once per distinct text (parsing the default
-    pipeline costs ~1 ms, per compile). Sharing them is safe: passes are frozen dataclasses
-    whose `apply` keeps no state in the pass."""
-    return _parse_with(text, PASSES)
+    """The pass objects of a pass list, parsed once per distinct text and registry (parsing
+    the default pipeline costs ~1 ms, per compile): a pass registered again under the same
+    name (a course exercise's class defined anew) is parsed again. Sharing them is safe:
+    passes are frozen dataclasses whose `apply` keeps no state in the pass."""
+    return _parse_cached(text, tuple(PASSES.items()))
+
+
+@functools.lru_cache(maxsize=64)
+def _parse_cached(text: str, registry: tuple) -> tuple[ModulePass, ...]:
+    return _parse_with(text, dict(registry))
+
+
+def uses_only_builtin_passes(spec: str | Sequence[str]) -> bool:
+    """Whether every pass of `spec` is one of this package's own (BUILTIN_PASSES): the code
+    it makes of a module then depends only on the pipeline's text, on which the compiled-code
+    caches key. A pass registered since, a user's or a course exercise's, may behave
+    differently from one call to the next (its code edited, its globals changed), so what
+    it compiles is never cached. (Read from the names alone: a cache hit imports no pass.)"""
+    text = spec if isinstance(spec, str) else ",".join(spec)
+    text = ",".join(NAMED_PIPELINES[text]) if text in NAMED_PIPELINES else text
+    return all(
+        name in BUILTIN_PASSES and PASSES.get(name) is BUILTIN_PASSES[name]
+        for name in _pass_names(text)
+        if name
+    )
 
 
 def _parse_with(text: str, registry: Registry) -> tuple[ModulePass, ...]:
@@ -316,6 +339,11 @@ def _parse_with(text: str, registry: Registry) -> tuple[ModulePass, ...]:
 
 
 def _unknown_passes(text: str, registry: Registry) -> list[str]:
+    return [name for name in _pass_names(text) if name not in registry]
+
+
+def _pass_names(text: str) -> list[str]:
+    """The pass names of a pass list, without their `{options}` (which may hold commas)."""
     names, depth, current = [], 0, ""
     for ch in text:
         depth += ch == "{"
@@ -326,7 +354,7 @@ def _unknown_passes(text: str, registry: Registry) -> list[str]:
         else:
             current += ch
     names.append(current)
-    return [n.split("{")[0].strip() for n in names if n.split("{")[0].strip() not in registry]
+    return [n.split("{")[0].strip() for n in names]
 
 
 def describe(pass_name: str, registry: Registry | None = None) -> str:

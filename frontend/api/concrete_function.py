@@ -376,10 +376,13 @@ class ConcreteFunction:
 
         >>> @tj.function
         ... def f(x):
-        ...     return x + 1.0
+        ...     return x * 0.375 + 1.0
         >>> compilation = f.get_concrete_function(np.ones(3)).compilation
         >>> [name for name, seconds in compilation.pass_seconds][:3]
         ['inline', 'canonicalize', 'cse']
+
+        A module this process compiled before is loaded instead (`from_cache`, `from_memo`:
+        no passes ran, so `pass_seconds` is empty).
         """
         return self._compile()
 

@@ -330,7 +330,7 @@ def set_log_compiles(enabled: bool) -> None:
     >>> tj.config.set_log_compiles(True)
     >>> @tj.function
     ... def f(x):
-    ...     return x + 1
+    ...     return np.sqrt(x) + 3.25
     >>> _ = f(np.ones(3))
     traced f(float64[3]) in ... ms (its first call)
     compiled f(x) synchronously in ... ms (cache miss): inline ... ms, canonicalize ... ms, ...

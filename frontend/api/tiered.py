@@ -128,8 +128,8 @@ def _interpretable(concrete: ConcreteFunction) -> Plan | bool:
         found = plan(module, program.function_name)
     except Unsupported:
         return False
-    if config.cache_dir() is not None and driver.is_cached(module, concrete.record.pipeline):
-        return False  # loading it costs less than interpreting and compiling it
+    if driver.is_cached(module, concrete.record.pipeline):
+        return False  # loading it (cache or memo) costs less than interpreting and compiling it
     return found
 
 

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tracejit as tj
-from tracejit.compiler import object_cache
+from tracejit.compiler import driver, object_cache
+from tracejit.compiler.compiled_memo import CompiledMemo
 
 
 class Scale(tj.Module):
@@ -113,6 +114,8 @@ def test_another_cpu_recompiles_from_the_ir(tmp_path, monkeypatch):
     object_cache.environment.cache_clear()
     real = object_cache.environment()
     monkeypatch.setattr(object_cache, "environment", lambda: real.replace('"cpu"', '"cpu-x"'))
+    # another process: not even this process's memo of compiled modules holds it
+    monkeypatch.setattr(driver, "MEMO", CompiledMemo())
     other = tj.saved_model.load(tmp_path)
     assert other.used_object_code == [False]
     assert other.concrete_functions[0]._compilation is None  # compiles on first use

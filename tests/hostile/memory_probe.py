@@ -116,9 +116,18 @@ def functions(count: int) -> dict:
         # freed now by reference counting, or kept by a cycle until a full collection
         kept_for_the_collector += engines[-1]() is not None
     gc.collect()
+    # The memo of compiled modules (compiler/compiled_memo.py) keeps the object code of the
+    # latest ones by design, bounded in bytes: reported, then emptied, so that what remains
+    # is what nothing will ever free.
+    from tracejit.compiler.compiled_memo import MEMO
+
+    memo_bytes, memo_entries = MEMO.bytes, len(MEMO)
+    MEMO.clear()
     after = rss()  # as it is: freed memory glibc keeps counts (fragmentation)
     after_trimmed, after_heap = trimmed_rss(), heap_in_use()
     return {
+        "memo_bytes": memo_bytes,
+        "memo_entries": memo_entries,
         "before": before,
         "after": after,
         "engines_kept_for_the_collector": kept_for_the_collector,

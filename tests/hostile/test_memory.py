@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tracejit.compiler.compiled_memo import MAX_BYTES as MEMO_MAX_BYTES
+
 PROBE = str(Path(__file__).with_name("memory_probe.py"))
 TENSOR_ARRAY_PROBE = str(Path(__file__).with_name("tensor_array_probe.py"))
 SLOW = os.environ.get("TRACEJIT_SLOW") == "1"
@@ -39,6 +41,8 @@ slow = pytest.mark.skipif(not SLOW, reason="long form: set TRACEJIT_SLOW=1 (minu
 # it is, untrimmed: ~35 KiB per Function while the fast-call closures held their Function and
 # ConcreteFunction in cycles (engines freed in bulk by the full collections); ~2.2 since.
 PER_FUNCTION_BYTES = 20 * 1024 * 1024 // 1000
+# (Besides the memo of compiled modules, compiler/compiled_memo.py: bounded, and emptied
+# before measuring, it holds at most MAX_BYTES of the latest object code.)
 SHORT_RUN_PER_FUNCTION_BYTES = 2 * PER_FUNCTION_BYTES  # 60 Functions: arenas still growing
 HEAP_PER_FUNCTION_BYTES = 6 * 1024  # C heap in use (glibc's mallinfo2), all native leaks
 
@@ -62,6 +66,9 @@ def check_flat(count: int, kind: str = "calls") -> None:
 
 def check_released(count: int, rss_bound: int) -> None:
     numbers = probe("functions", count)
+    # the memo of compiled modules kept the latest ones, within its bound (the RSS and heap
+    # below are measured once it is emptied)
+    assert 0 < numbers["memo_bytes"] <= MEMO_MAX_BYTES, numbers
     assert numbers["alive_engines"] == 0, numbers  # the machine code was freed
     assert numbers["alive_user_functions"] == 0, numbers  # nothing caches them strongly
     # ... at once, when the last reference goes: machine code kept by a reference cycle
