@@ -270,8 +270,10 @@ def compile(  # noqa: A001  (the driver's one entry point; shadows nothing it us
 
     With a cache directory set (`tj.config.set_cache_dir`) the object code is loaded from it
     when it holds this module (exact text), pipeline and bounds-check setting for this host
-    and these versions (no passes, no LLVM), and stored after a fresh compile. Recording the
-    stages always compiles. `verify_each` and `check_bounds` default to the process's options
+    and these versions (no passes, no LLVM), and stored after a fresh compile; without one,
+    from the memo of modules this process compiled (compiler/compiled_memo.py). Neither
+    keeps what a pass registered after import compiles. Recording the stages always
+    compiles. `verify_each` and `check_bounds` default to the process's options
     (compiler/options.py: `TRACEJIT_VERIFY_EACH`, `tj.config.set_check_bounds`). `after_pass`
     is called after each pass of a fresh compile (tiered execution's background compile stops
     by raising from it)."""
