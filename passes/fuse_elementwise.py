@@ -271,8 +271,8 @@ class Group:
         program order; a view it pulled in through a chain of views has its own shape).
         Read once: merging compares it for every pair of kernels."""
         if self._domain is None:
-            self._domain = domain_of(self.root)  # type: ignore[assignment]  # not a constant
-        return self._domain
+            self._domain = domain_of(self.root)
+        return self._domain  # type: ignore[return-value]  # roots are not constants
 
     def domain_sizes(self, members: set[Operation] | None = None) -> list[list[Size]]:
         """Where the run-time sizes of the domain's `?` dims can be read: values from
