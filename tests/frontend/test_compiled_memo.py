@@ -205,3 +205,22 @@ def test_what_a_registered_pass_compiles_is_never_kept(monkeypatch):
     with pytest.raises(Exception, match="the second class of test-count ran"):
         tj.function(counted, experimental_pipeline=pipeline)(x)
     assert len(seen) == 2
+
+
+def test_a_loaded_module_reads_and_writes_its_own_functions_variables_and_captures():
+    def make(variable, table):
+        @tj.function
+        def stepped(x):
+            variable.assign_add(x * np.float64(0.53125))
+            return x * variable.read_value() + table
+
+        return stepped
+
+    x = np.array([1.0, -2.0])
+    first_variable, second_variable = tj.Variable(np.array([1.0, 2.0])), tj.Variable(np.zeros(2))
+    first = make(first_variable, np.array([3.0, 4.0]))
+    second = make(second_variable, np.array([-5.0, 6.0]))
+    assert_same(first(x), x * (np.array([1.0, 2.0]) + x * 0.53125) + np.array([3.0, 4.0]))
+    assert_same(second(x), x * (x * 0.53125) + np.array([-5.0, 6.0]))
+    assert_same(first_variable.numpy(), np.array([1.0, 2.0]) + x * 0.53125)
+    assert_same(second_variable.numpy(), x * 0.53125)
