@@ -216,11 +216,16 @@ def test_a_loaded_module_reads_and_writes_its_own_functions_variables_and_captur
 
         return stepped
 
-    x = np.array([1.0, -2.0])
+    x, table = np.array([1.0, -2.0]), np.array([3.0, 4.0])
     first_variable, second_variable = tj.Variable(np.array([1.0, 2.0])), tj.Variable(np.zeros(2))
-    first = make(first_variable, np.array([3.0, 4.0]))
-    second = make(second_variable, np.array([-5.0, 6.0]))
-    assert_same(first(x), x * (np.array([1.0, 2.0]) + x * 0.53125) + np.array([3.0, 4.0]))
-    assert_same(second(x), x * (x * 0.53125) + np.array([-5.0, 6.0]))
+    first, second = make(first_variable, table), make(second_variable, table)
+    assert_same(first(x), x * (np.array([1.0, 2.0]) + x * 0.53125) + table)
+    # the same module (a Variable is an argument of the kernel): loaded, on its own Variable
+    assert_same(second(x), x * (x * 0.53125) + table)
+    assert second.get_concrete_function(x).compilation.from_memo
     assert_same(first_variable.numpy(), np.array([1.0, 2.0]) + x * 0.53125)
     assert_same(second_variable.numpy(), x * 0.53125)
+    # another captured array is another constant of the module: compiled for it
+    third = make(tj.Variable(np.ones(2)), np.array([-5.0, 6.0]))
+    assert_same(third(x), x * (1 + x * 0.53125) + np.array([-5.0, 6.0]))
+    assert not third.get_concrete_function(x).compilation.from_memo
