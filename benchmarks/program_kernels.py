@@ -3,7 +3,9 @@ their NumPy versions are (issue 39, point 4: compile time): a LeNet-5 forward pa
 convolutions and pooling as index loops, an ADI solver (Thomas sweeps in both directions), a
 Stockham FFT (radix R, K stages, reshapes and twiddles per stage) and a channel-flow
 Navier-Stokes solver (a pressure Poisson iteration in a loop that runs until the velocity
-settles). Each has an `*_inputs()` giving its arguments; the programs write into some of them.
+settles), a mandelbrot that shrinks its arrays in place, and a stack of 48 layer norms
+unrolled from a loop over Python lists (a large trace). Each has an `*_inputs()` giving its
+arguments; the programs write into some of them.
 """
 
 from __future__ import annotations
@@ -324,6 +326,25 @@ def mandelbrot_inputs():
     return (-2.25, 0.75, -1.25, 1.25, 200, 200, 50)
 
 
+def layer_norm_stack(x, gammas, betas):
+    """A residual stack of layer norms and tanh, one block per (gamma, beta) of the lists:
+    the loop over Python lists unrolls while tracing, so the trace holds every block (48
+    blocks, ~700 ops), as a deep network written with a Python loop over its layers does."""
+    for gamma, beta in zip(gammas, betas, strict=True):
+        mu = np.mean(x, axis=1, keepdims=True)
+        sd = np.sqrt(np.mean((x - mu) ** 2, axis=1, keepdims=True) + 1e-5)
+        x = x + np.tanh((x - mu) / sd * gamma + beta)
+    return x
+
+
+def layer_norm_inputs(layers=48, batch=64, width=256):
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((batch, width))
+    gammas = [1.0 + 0.1 * rng.standard_normal(width) for _ in range(layers)]
+    betas = [0.1 * rng.standard_normal(width) for _ in range(layers)]
+    return (x, gammas, betas)
+
+
 # (key, title, program, inputs, whether the result is the program's value or its writes)
 PROGRAMS = (
     ("P1", "LeNet-5 forward, batch 4", lenet5, lenet_inputs, "value"),
@@ -332,4 +353,6 @@ PROGRAMS = (
     ("P4", "channel flow 41x41, to steady state", channel_flow, channel_inputs, "writes"),
     ("P5", "mandelbrot2 200x200, 50 trips (in place, shrinking)", mandelbrot2,
      mandelbrot_inputs, "value"),
+    ("P6", "48 layer norms + tanh, unrolled, 64x256", layer_norm_stack, layer_norm_inputs,
+     "value"),
 )  # fmt: skip
