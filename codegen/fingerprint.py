@@ -104,6 +104,17 @@ def module_fingerprint(module: Operation) -> str:
     return "\n".join(writer.parts)
 
 
+def digest_of(*parts: str) -> str:
+    """The SHA-256 hex digest of `parts`, each length-prefixed: no two lists of texts share
+    one (the key of a compiled module, from its fingerprint and the pipeline's text)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode()
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()
+
+
 def _exact_bits(attr: Attribute) -> bytes:
     """The bits of the floats and dense data inside `attr` (b"" if none); data longer than
     64 bytes is represented by its SHA-256."""

@@ -8,7 +8,6 @@ prints for a function is exactly what the function runs.
 from __future__ import annotations
 
 import functools
-import hashlib
 import sys
 import time
 from collections.abc import Sequence
@@ -18,7 +17,7 @@ from typing import Any
 from xdsl.dialects.builtin import ArrayAttr, ModuleOp, StringAttr
 from xdsl.utils.hints import isa
 
-from tracejit.codegen.fingerprint import module_fingerprint
+from tracejit.codegen.fingerprint import digest_of, module_fingerprint
 from tracejit.compiler.compiled_memo import MEMO
 from tracejit.compiler.compiled_memo import entry_for as memo_entry
 from tracejit.compiler.options import OPTIONS
@@ -369,12 +368,7 @@ def _cache_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bo
 
 # --- the memo of modules compiled in this process (compiler/compiled_memo.py) -----------------
 def _memo_key(module: ModuleOp, pipeline: str | Sequence[str], check_bounds: bool) -> str:
-    digest = hashlib.sha256()
-    for part in _key_parts(module, pipeline, check_bounds):
-        data = part.encode()
-        digest.update(len(data).to_bytes(8, "little"))
-        digest.update(data)
-    return digest.hexdigest()
+    return digest_of(*_key_parts(module, pipeline, check_bounds))  # the process is the environment
 
 
 def _load_memoized(key: str, py_functions: dict | None) -> Compilation | None:

@@ -54,6 +54,7 @@ import numpy as np
 from tracejit.codegen.abi import KernelSignature, MemRefArg, ScalarArg
 
 # The module part of the key, re-exported for callers of this module.
+from tracejit.codegen.fingerprint import digest_of
 from tracejit.codegen.fingerprint import module_fingerprint as module_fingerprint
 
 LIBRARY_SUFFIX = ".so"  # shared_library.py's libraries, named like their entries
@@ -211,12 +212,7 @@ def _python_files(directory: str) -> list[str]:
 
 def cache_key(*parts: str) -> str:
     """The SHA-256 hex key of `parts` in this environment."""
-    digest = hashlib.sha256()
-    for part in (environment(), *parts):
-        data = part.encode()
-        digest.update(len(data).to_bytes(8, "little"))  # length-prefixed: no ambiguous joins
-        digest.update(data)
-    return digest.hexdigest()
+    return digest_of(environment(), *parts)
 
 
 # --- serialisation ---------------------------------------------------------------------------

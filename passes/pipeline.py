@@ -267,8 +267,7 @@ class Pipeline:
     def parse(spec: str | Sequence[str], registry: Registry | None = None) -> Pipeline:
         """Parse a pass list with the passes of `registry` (default: PASSES, this package's;
         a caller adds others, e.g. tracejit-opt autodiff's `value-and-grad`)."""
-        text = spec if isinstance(spec, str) else ",".join(spec)
-        text = ",".join(NAMED_PIPELINES.get(text, (text,))) if text in NAMED_PIPELINES else text
+        text = _pipeline_text(spec)
         if registry is None or registry is PASSES:
             return Pipeline(_parse_passes(text))
         return Pipeline(_parse_with(text, registry))
@@ -319,13 +318,17 @@ def uses_only_builtin_passes(spec: str | Sequence[str]) -> bool:
     caches key. A pass registered since, a user's or a course exercise's, may behave
     differently from one call to the next (its code edited, its globals changed), so what
     it compiles is never cached. (Read from the names alone: a cache hit imports no pass.)"""
-    text = spec if isinstance(spec, str) else ",".join(spec)
-    text = ",".join(NAMED_PIPELINES[text]) if text in NAMED_PIPELINES else text
     return all(
         name in BUILTIN_PASSES and PASSES.get(name) is BUILTIN_PASSES[name]
-        for name in _pass_names(text)
+        for name in _pass_names(_pipeline_text(spec))
         if name
     )
+
+
+def _pipeline_text(spec: str | Sequence[str]) -> str:
+    """A pass list as text, a named pipeline ("default", "lower"...) spelt out."""
+    text = spec if isinstance(spec, str) else ",".join(spec)
+    return ",".join(NAMED_PIPELINES[text]) if text in NAMED_PIPELINES else text
 
 
 def _parse_with(text: str, registry: Registry) -> tuple[ModulePass, ...]:
