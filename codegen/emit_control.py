@@ -17,7 +17,12 @@ from xdsl.ir import Block, Operation, SSAValue
 
 from tracejit.codegen.context import Emitter, FunctionEmitter
 from tracejit.codegen.emit_lapack import emit_lapack_call, is_lapack_call
-from tracejit.codegen.emit_parallel import emit_parallel_call, is_parallel_call
+from tracejit.codegen.emit_parallel import (
+    emit_outlined_call,
+    emit_parallel_call,
+    is_outlined_call,
+    is_parallel_call,
+)
 from tracejit.codegen.emit_vector import fence_streamed_lines
 from tracejit.codegen.errors import CodegenError
 from tracejit.codegen.interrupts import INTERRUPT_CALLS
@@ -45,6 +50,8 @@ def _call(fx: FunctionEmitter, op: func.CallOp) -> ir.Value | None:
         raise CodegenError(f"func.call: no func.func @{name} in the module")
     if is_parallel_call(op):  # an outlined loop (passes/parallelize.py): maybe forked
         return emit_parallel_call(fx, op, callee)
+    if is_outlined_call(op):  # a repeated loop nest (passes/dedupe_loop_nests.py)
+        return emit_outlined_call(fx, op, callee)
     # Same convention as the kernel ABI: pointers and scalars, then the dynamic dims.
     leading: list[ir.Value] = []
     dims: list[ir.Value] = []

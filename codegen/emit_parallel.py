@@ -49,15 +49,19 @@ are in glibc's libc (2.34+), which MCJIT and the linked shared libraries
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from llvmlite import ir
 from xdsl.dialects import func
 from xdsl.dialects.builtin import IntegerAttr, MemRefType
+from xdsl.ir import SSAValue
 
 from tracejit.codegen.context import FunctionEmitter, ModuleState, count_loop
 from tracejit.codegen.llvm_types import I32, I64, PTR, TASK_TYPE, call_address, opaque
 from tracejit.ir.parallel_contract import (
     MAX_THREADS,
     MIN_PARALLEL_WORK,
+    OUTLINED_CALL_ATTR,
     PARALLEL_WORK_ATTR,
     PIECES_PER_THREAD,
     POOL_BUSY,
@@ -77,15 +81,7 @@ def is_parallel_call(op: func.CallOp) -> bool:
 
 def emit_parallel_call(fx: FunctionEmitter, op: func.CallOp, callee: ir.Function) -> ir.Value:
     """The call, forked over threads when big enough (see the module docstring)."""
-    captures: list[ir.Value] = []
-    dims: list[ir.Value] = []
-    for value in op.arguments[:-2]:
-        if isinstance(value.type, MemRefType):
-            flat = fx.flatten(value)
-            captures.append(flat[0])
-            dims.extend(flat[1:])
-        else:
-            captures.append(fx.get(value))
+    captures, dims = _flat_arguments(fx, op.arguments[:-2])
     lo, hi = fx.get(op.arguments[-2]), fx.get(op.arguments[-1])
     work = op.attributes[PARALLEL_WORK_ATTR]
     assert isinstance(work, IntegerAttr)
@@ -114,10 +110,46 @@ def emit_parallel_call(fx: FunctionEmitter, op: func.CallOp, callee: ir.Function
     status = b.phi(I32)
     status.add_incoming(direct, plain)
     status.add_incoming(threaded, forked)
-    if fx.fn.function_type.return_type == I32:
-        with b.if_then(b.icmp_signed("!=", status, ir.Constant(I32, 0)), likely=False):
-            b.ret(status)
+    return_on_failure(fx, status)
     return status
+
+
+def is_outlined_call(op: func.CallOp) -> bool:
+    return OUTLINED_CALL_ATTR in op.attributes
+
+
+def emit_outlined_call(fx: FunctionEmitter, op: func.CallOp, callee: ir.Function) -> ir.Value:
+    """A loop nest outlined because it repeats (passes/dedupe_loop_nests.py): the plain call
+    of its one `noinline` copy, returning a failed bounds check's status at once."""
+    captures, dims = _flat_arguments(fx, op.arguments[:-2])
+    lo, hi = fx.get(op.arguments[-2]), fx.get(op.arguments[-1])
+    callee.attributes.add("noinline")  # inlined, the copies would be compiled again
+    status = fx.b.call(callee, [*captures, lo, hi, *dims])
+    return_on_failure(fx, status)
+    return status
+
+
+def _flat_arguments(
+    fx: FunctionEmitter, values: Sequence[SSAValue]
+) -> tuple[list[ir.Value], list[ir.Value]]:
+    """The call's leading pointers and scalars, and the memrefs' dynamic dims after them."""
+    captures: list[ir.Value] = []
+    dims: list[ir.Value] = []
+    for value in values:
+        if isinstance(value.type, MemRefType):
+            flat = fx.flatten(value)
+            captures.append(flat[0])
+            dims.extend(flat[1:])
+        else:
+            captures.append(fx.get(value))
+    return captures, dims
+
+
+def return_on_failure(fx: FunctionEmitter, status: ir.Value) -> None:
+    """Return `status` from the calling function when a bounds check failed inside."""
+    if fx.fn.function_type.return_type == I32:
+        with fx.b.if_then(fx.b.icmp_signed("!=", status, ZERO32), likely=False):
+            fx.b.ret(status)
 
 
 def _field(b: ir.IRBuilder, struct: ir.Value, position: int, types: list[ir.Type]) -> ir.Value:

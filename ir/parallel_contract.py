@@ -10,6 +10,10 @@ Stated once because three layers meet here:
   iterations and calls it with PARALLEL_WORK_ATTR (estimated work per iteration) on the
   `func.call`; the code generator (codegen/emit_parallel.py) turns that call into a fork/join
   over threads when the call's work reaches MIN_PARALLEL_WORK, and into the plain call below.
+  `dedupe-loop-nests` (passes/dedupe_loop_nests.py) outlines repeated loop nests the same
+  way and calls them with OUTLINED_CALL_ATTR instead: a plain call, never forked.
+  Either function returns the status of a bounds check failing inside (0 when none did),
+  which the call returns at once.
 - The thread count is read by compiled code at run time from one C int per process
   (runtime/settings.py's THREAD_COUNT, which `tj.config.set_num_threads` writes), so changing
   it never recompiles and object code cached on disk stays valid. A compiled module holds a
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 PARALLEL_LOOP_ATTR = "tj.parallel"
 PARALLEL_WORK_ATTR = "tj.parallel_work"
+OUTLINED_CALL_ATTR = "tj.outlined"
 
 MIN_PARALLEL_WORK = 1 << 20
 """Estimated scalar operations a loop must do before threads are used. Handing a loop to the

@@ -46,14 +46,14 @@ function (LLVM keeps folding them); every other value from outside becomes an ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf
 from xdsl.dialects.builtin import IndexType, IntegerAttr, ModuleOp, i32, i64
-from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
@@ -196,88 +196,91 @@ def private_scratch(value: SSAValue, loop: Operation) -> bool:
     return False
 
 
-@dataclass
-class Outliner:
-    """Outlines loops of one function into `@<name>__par<k>` functions after it."""
+def split_inputs(loop: scf.ForOp) -> tuple[list[SSAValue], list[SSAValue]]:
+    """The values from outside `loop` its outlined function needs: those passed as arguments
+    (in order of first use) and those cloned into it (constants, private stack buffers)."""
+    inputs = live_ins(loop)
+    if needs_rebase(loop):  # the body computes lb + k * step
+        inputs += [v for v in (loop.lb, loop.step) if v not in inputs]
+    captured = [v for v in inputs if not private_scratch(v, loop)]
+    cloned = [v for v in inputs if private_scratch(v, loop)]
+    return captured, cloned
 
-    function: func.FuncOp
-    count: int = 0
 
-    def outline(self, loop: scf.ForOp) -> None:
-        name = f"{self.function.sym_name.data}__par{self.count}"
-        self.count += 1
-        inputs = live_ins(loop)
-        if needs_rebase(loop):  # the body computes lb + k * step
-            inputs += [v for v in (loop.lb, loop.step) if v not in inputs]
-        captured = [v for v in inputs if not private_scratch(v, loop)]
-        cloned = [v for v in inputs if private_scratch(v, loop)]
-        work = block_cost(loop.body.block)
-        outlined = self.build_function(name, loop, captured, cloned)
-        self.call(loop, name, captured, work)
-        parent = self.function.parent_block()
-        assert parent is not None
-        parent.insert_op_after(outlined, self.function)
+def outline_loop(loop: scf.ForOp, name: str, after: func.FuncOp,
+                 call_attributes: Mapping[str, Attribute]) -> func.FuncOp:
+    """Move `loop` into `@name(captures..., %lo, %hi)`, a private function placed after
+    `after`, and call it over all of the loop's iterations in its place."""
+    captured, cloned = split_inputs(loop)
+    outlined = build_function(name, loop, captured, cloned)
+    call_over_all_iterations(loop, name, captured, call_attributes)
+    parent = after.parent_block()
+    assert parent is not None
+    parent.insert_op_after(outlined, after)
+    return outlined
 
-    def build_function(
-        self, name: str, loop: scf.ForOp, captured: list[SSAValue], cloned: list[SSAValue]
-    ) -> func.FuncOp:
-        arg_types = [v.type for v in captured] + [IndexType(), IndexType()]
-        entry = Block(arg_types=arg_types)
-        b = Builder(InsertPoint.at_end(entry))
-        mapping: dict[SSAValue, SSAValue] = dict(zip(captured, entry.args, strict=False))
-        for value in cloned:
-            copy = defining_op(value).clone()
-            b.insert(copy)
-            mapping[value] = copy.results[0]
-        lo, hi = entry.args[-2], entry.args[-1]
-        lo.name_hint, hi.name_hint = "lo", "hi"
-        body = loop.body.detach_block(0)
-        self.rebase_induction_variable(body, loop)
-        for old, new in mapping.items():
-            old.replace_uses_with_if(new, lambda use: body.is_ancestor(use.operation))
-        for op in body.walk():  # nested marked loops run inside one chunk
-            op.attributes.pop(PARALLEL_LOOP_ATTR, None)
-        b.insert(scf.ForOp(lo, hi, index_constant(b, 1), [], body))
-        status = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
-        b.insert(func.ReturnOp(status))
-        return func.FuncOp(name, (arg_types, [i32]), Region(entry), visibility="private")
 
-    @staticmethod
-    def rebase_induction_variable(body: Block, loop: scf.ForOp) -> None:
-        """Make the block's argument count iterations from 0 with step 1 (the chunks' unit):
-        the original induction variable becomes `lb + k * step` at the top of the body."""
-        if not needs_rebase(loop):
-            return
-        k = body.args[0]
-        first = body.first_op
-        assert first is not None
-        b = Builder(InsertPoint.before(first))
-        scaled = b.insert(arith.MuliOp(k, loop.step)).result  # remapped with the body
-        iv = b.insert(arith.AddiOp(loop.lb, scaled)).result
-        iv.name_hint = k.name_hint
-        k.replace_uses_with_if(iv, lambda use: use.operation is not scaled.owner)
-        k.name_hint = "k"
+def build_function(
+    name: str, loop: scf.ForOp, captured: list[SSAValue], cloned: list[SSAValue]
+) -> func.FuncOp:
+    arg_types = [v.type for v in captured] + [IndexType(), IndexType()]
+    entry = Block(arg_types=arg_types)
+    b = Builder(InsertPoint.at_end(entry))
+    mapping: dict[SSAValue, SSAValue] = dict(zip(captured, entry.args, strict=False))
+    for value in cloned:
+        copy = defining_op(value).clone()
+        b.insert(copy)
+        mapping[value] = copy.results[0]
+    lo, hi = entry.args[-2], entry.args[-1]
+    lo.name_hint, hi.name_hint = "lo", "hi"
+    body = loop.body.detach_block(0)
+    rebase_induction_variable(body, loop)
+    for old, new in mapping.items():
+        old.replace_uses_with_if(new, lambda use: body.is_ancestor(use.operation))
+    for op in body.walk():  # nested marked loops run inside one chunk
+        op.attributes.pop(PARALLEL_LOOP_ATTR, None)
+    b.insert(scf.ForOp(lo, hi, index_constant(b, 1), [], body))
+    status = b.insert(arith.ConstantOp(IntegerAttr(0, i32))).result
+    b.insert(func.ReturnOp(status))
+    return func.FuncOp(name, (arg_types, [i32]), Region(entry), visibility="private")
 
-    @staticmethod
-    def call(loop: scf.ForOp, name: str, captured: list[SSAValue], work: int) -> None:
-        """Replace `loop` by the call of its function over all its iterations."""
-        b = Builder(InsertPoint.before(loop))
-        zero = index_constant(b, 0)
-        trips = trip_count(loop)
-        if trips is not None:
-            count = index_constant(b, trips)
-        elif not needs_rebase(loop):
-            count = loop.ub
-        else:  # ceil(max(ub - lb, 0) / step), step > 0
-            span = b.insert(arith.MaxSIOp(b.insert(arith.SubiOp(loop.ub, loop.lb)), zero))
-            one = index_constant(b, 1)
-            rounded = b.insert(arith.SubiOp(b.insert(arith.AddiOp(span, loop.step)), one))
-            count = b.insert(arith.DivUIOp(rounded, loop.step)).result
-        call = func.CallOp(name, [*captured, zero, count], [i32])
-        call.attributes[PARALLEL_WORK_ATTR] = IntegerAttr(work, i64)
-        b.insert(call)
-        loop.detach()
-        loop.erase()
+
+def rebase_induction_variable(body: Block, loop: scf.ForOp) -> None:
+    """Make the block's argument count iterations from 0 with step 1 (the chunks' unit):
+    the original induction variable becomes `lb + k * step` at the top of the body."""
+    if not needs_rebase(loop):
+        return
+    k = body.args[0]
+    first = body.first_op
+    assert first is not None
+    b = Builder(InsertPoint.before(first))
+    scaled = b.insert(arith.MuliOp(k, loop.step)).result  # remapped with the body
+    iv = b.insert(arith.AddiOp(loop.lb, scaled)).result
+    iv.name_hint = k.name_hint
+    k.replace_uses_with_if(iv, lambda use: use.operation is not scaled.owner)
+    k.name_hint = "k"
+
+
+def call_over_all_iterations(loop: scf.ForOp, name: str, captured: list[SSAValue],
+                             attributes: Mapping[str, Attribute]) -> None:
+    """Replace `loop` by the call of its function over all its iterations."""
+    b = Builder(InsertPoint.before(loop))
+    zero = index_constant(b, 0)
+    trips = trip_count(loop)
+    if trips is not None:
+        count = index_constant(b, trips)
+    elif not needs_rebase(loop):
+        count = loop.ub
+    else:  # ceil(max(ub - lb, 0) / step), step > 0
+        span = b.insert(arith.MaxSIOp(b.insert(arith.SubiOp(loop.ub, loop.lb)), zero))
+        one = index_constant(b, 1)
+        rounded = b.insert(arith.SubiOp(b.insert(arith.AddiOp(span, loop.step)), one))
+        count = b.insert(arith.DivUIOp(rounded, loop.step)).result
+    call = func.CallOp(name, [*captured, zero, count], [i32])
+    call.attributes.update(attributes)
+    b.insert(call)
+    loop.detach()
+    loop.erase()
 
 
 def parallelize(module: ModuleOp) -> None:
@@ -286,11 +289,14 @@ def parallelize(module: ModuleOp) -> None:
         if not function.body.blocks:
             continue
         split_reductions(function, trip_count, block_cost, MIN_PARALLEL_WORK)
-        outliner = Outliner(function)
+        count = 0
         for top in list(outermost_marked(function)):
             for loop in choose(top):
                 if outlinable(loop) and worth_it(loop):
-                    outliner.outline(loop)
+                    work = IntegerAttr(block_cost(loop.body.block), i64)
+                    name = f"{function.sym_name.data}__par{count}"
+                    outline_loop(loop, name, function, {PARALLEL_WORK_ATTR: work})
+                    count += 1
     for op in module.walk():  # the marks have served: later passes and tests need not see them
         op.attributes.pop(PARALLEL_LOOP_ATTR, None)
 

@@ -95,6 +95,12 @@ def _stream_stores():
     return StreamStoresPass
 
 
+def _dedupe_loop_nests():
+    from tracejit.passes.dedupe_loop_nests import DedupeLoopNestsPass
+
+    return DedupeLoopNestsPass
+
+
 def _parallelize():
     from tracejit.passes.parallelize import ParallelizePass
 
@@ -178,6 +184,7 @@ PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "simplify-loops": _simplify_loops,
     "stream-stores": _stream_stores,
     "parallelize": _parallelize,
+    "dedupe-loop-nests": _dedupe_loop_nests,
     "extrema-nan-flags": _extrema_nan_flags,
     "export-linalg": _export_linalg,  # not lowering steps: the ways out to and in from
     "import-linalg": _import_linalg,  # upstream MLIR (tools/opt_session.py)
@@ -199,6 +206,7 @@ LOWERING_PIPELINE = (
     "simplify-loops",
     "stream-stores",
     "parallelize",
+    "dedupe-loop-nests",
     "extrema-nan-flags",
     "scf-to-cf",
     "lower-asserts",
