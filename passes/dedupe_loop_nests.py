@@ -27,8 +27,9 @@ Produces:
 
 Every call runs the same ops on the same values over the same iterations as the nest it
 replaces, so results are unchanged bit for bit. Only nests of at least MIN_NEST_OPS ops
-doing at least MIN_NEST_WORK estimated operations are outlined: a smaller one costs LLVM
-little to compile twice, and a call would cost it more at run time than it saves.
+doing at least MIN_NEST_WORK estimated operations (MIN_NEST_WORK_IN_LOOP inside a staged
+`while` loop, where they run once per trip) are outlined: a smaller one costs LLVM little to
+compile twice, and a call would cost it more at run time than it saves.
 """
 
 from __future__ import annotations
@@ -59,8 +60,13 @@ MIN_NEST_OPS = 4
 """Ops a nest must hold (counting the loops) to be outlined."""
 
 MIN_NEST_WORK = 64
-"""Estimated scalar operations a nest of static trip count must do to be outlined: a call
-costs a few nanoseconds, well under 1% of this much work."""
+"""Estimated scalar operations a nest of static trip count must do to be outlined. A call
+and its status test cost a few nanoseconds, which a nest run once per call of the kernel
+never notices; smaller nests are cheap for LLVM to compile twice."""
+
+MIN_NEST_WORK_IN_LOOP = 1024
+"""The same inside a staged `while` loop, where the nest runs once per trip: a call is then
+a few percent of its time at most."""
 
 SYMBOL_PROPERTIES = frozenset({"sym_name"})
 
@@ -125,7 +131,19 @@ def worth_outlining(nest: scf.ForOp) -> bool:
     if sum(1 for _ in nest.walk()) < MIN_NEST_OPS:
         return False
     trips = trip_count(nest)
-    return trips is None or trips * block_cost(nest.body.block) >= MIN_NEST_WORK
+    if trips is None:
+        return True  # a run-time trip count: as much work as the data, as in parallelize
+    needed = MIN_NEST_WORK_IN_LOOP if inside_staged_loop(nest) else MIN_NEST_WORK
+    return trips * block_cost(nest.body.block) >= needed
+
+
+def inside_staged_loop(nest: scf.ForOp) -> bool:
+    parent = nest.parent_op()
+    while parent is not None and not isinstance(parent, func.FuncOp):
+        if isinstance(parent, scf.WhileOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def nest_key(nest: scf.ForOp) -> Hashable:

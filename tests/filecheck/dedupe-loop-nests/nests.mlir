@@ -111,3 +111,41 @@ func.func @tiny(%x: memref<4xf64>, %y: memref<4xf64>) {
 // CHECK-LABEL: func.func @tiny(
 // CHECK-NOT:     func.call
 // CHECK-COUNT-2: scf.for
+
+// Inside a staged while loop the same two nests run once per trip, and a call per trip
+// would cost them a few percent: below MIN_NEST_WORK_IN_LOOP they stay where they are.
+func.func @in_while(%x: memref<64xf64>, %y: memref<64xf64>, %s: f64, %n: i64) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f64
+  %zero = arith.constant 0 : i64
+  %one = arith.constant 1 : i64
+  %end = scf.while (%t = %zero) : (i64) -> i64 {
+    %more = arith.cmpi slt, %t, %n : i64
+    scf.condition(%more) %t : i64
+  } do {
+  ^bb0(%t: i64):
+    scf.for %i = %c0 to %c64 step %c1 {
+      %v = memref.load %x[%i] : memref<64xf64>
+      %w = arith.mulf %v, %two : f64
+      %z = arith.addf %w, %s : f64
+      memref.store %z, %y[%i] : memref<64xf64>
+    }
+    scf.for %i = %c0 to %c64 step %c1 {
+      %v = memref.load %y[%i] : memref<64xf64>
+      %w = arith.mulf %v, %two : f64
+      %z = arith.addf %w, %s : f64
+      memref.store %z, %x[%i] : memref<64xf64>
+    }
+    %next = arith.addi %t, %one : i64
+    scf.yield %next : i64
+  }
+  func.return
+}
+
+// CHECK-LABEL: func.func @in_while(
+// CHECK-NOT:     func.call
+// CHECK-COUNT-2: scf.for
+// CHECK-NOT:     func.call
+// CHECK:         func.return
