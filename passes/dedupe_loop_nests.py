@@ -25,6 +25,11 @@ Produces:
          <the same body reading %x, writing %y>
        }
 
+Float constants are the exception to "the same constants": a nest's are first moved out of
+it (a Python float per layer or step is a constant of the trace), and those whose value
+differs between the nests of one kind (compared bit for bit: -0.0 is not 0.0) become
+arguments of the shared function, each call passing its own.
+
 Every call runs the same ops on the same values over the same iterations as the nest it
 replaces, so results are unchanged bit for bit. Only nests of at least MIN_NEST_OPS ops
 doing at least MIN_NEST_WORK estimated operations (MIN_NEST_WORK_IN_LOOP inside a staged
@@ -38,9 +43,9 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import func, scf
-from xdsl.dialects.builtin import ModuleOp, SymbolRefAttr, UnitAttr
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects import arith, func, scf
+from xdsl.dialects.builtin import AnyFloat, ModuleOp, SymbolRefAttr, UnitAttr
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 
 from tracejit.ir.invariants import defining_op
@@ -50,8 +55,8 @@ from tracejit.passes.parallelize import (
     call_over_all_iterations,
     outlinable,
     outline_loop,
+    outside_inputs,
     private_scratch,
-    split_inputs,
     trip_count,
 )
 from tracejit.passes.support.structural_key import structural_key
@@ -80,6 +85,7 @@ def dedupe_loop_nests(module: ModuleOp) -> None:
             continue
         for nest in outermost_loops(function):
             if worth_outlining(nest):
+                hoist_float_constants(nest)
                 kinds.setdefault(nest_key(nest), []).append(nest)
     taken = {function.sym_name.data for function in functions(module)}
     for nests in kinds.values():
@@ -88,9 +94,50 @@ def dedupe_loop_nests(module: ModuleOp) -> None:
         first_function = enclosing_function(nests[0])
         name = fresh_name(f"{first_function.sym_name.data}__nest", taken)
         flag = {OUTLINED_CALL_ATTR: UnitAttr()}
-        for nest in nests[1:]:  # the same captures in the same order: the keys are equal
-            call_over_all_iterations(nest, name, split_inputs(nest)[0], flag)
-        outline_loop(nests[0], name, first_function, flag)
+        inputs = [outside_inputs(nest) for nest in nests]  # aligned: the keys are equal
+        lifted = differing_float_constants(inputs)
+        for nest, values in zip(nests[1:], inputs[1:], strict=True):
+            call_over_all_iterations(nest, name, passed(nest, values, lifted), flag)
+        cloned = [v for p, v in enumerate(inputs[0])
+                  if p not in lifted and private_scratch(v, nests[0])]  # fmt: skip
+        outline_loop(nests[0], name, first_function, flag,
+                     (passed(nests[0], inputs[0], lifted), cloned))  # fmt: skip
+
+
+def hoist_float_constants(nest: scf.ForOp) -> None:
+    """Move the float constants inside `nest` to just before it (a constant is the same
+    value anywhere), so that nests differing only in them are of one kind."""
+    block = nest.parent_block()
+    assert block is not None
+    for op in [op for op in nest.body.walk() if float_constant_op(op)]:
+        op.detach()
+        block.insert_op_before(op, nest)
+
+
+def float_constant_op(op: Operation) -> bool:
+    return isinstance(op, arith.ConstantOp) and isinstance(op.result.type, AnyFloat)
+
+
+def differing_float_constants(inputs: list[list[SSAValue]]) -> set[int]:
+    """The positions of the float constants whose value differs between the nests: passed
+    to the shared function as arguments, where the others are cloned into it."""
+    return {position for position, value in enumerate(inputs[0])
+            if float_constant(value) is not None
+            and any(float_constant(other[position]) != float_constant(value)
+                    for other in inputs[1:])}  # fmt: skip
+
+
+def passed(nest: scf.ForOp, values: list[SSAValue], lifted: set[int]) -> list[SSAValue]:
+    """The arguments of the shared function's call in place of `nest`."""
+    return [v for p, v in enumerate(values) if p in lifted or not private_scratch(v, nest)]
+
+
+def float_constant(value: SSAValue) -> Attribute | None:
+    owner = value.owner
+    if isinstance(owner, Operation) and float_constant_op(owner):
+        assert isinstance(owner, arith.ConstantOp)
+        return owner.value
+    return None
 
 
 def fresh_name(prefix: str, taken: set[str]) -> str:
@@ -150,6 +197,8 @@ def nest_key(nest: scf.ForOp) -> Hashable:
     """Equal for nests whose outlined functions would be the same (module docstring)."""
 
     def describe(value: SSAValue) -> Hashable:
+        if float_constant(value) is not None:  # its value may differ: see differing_...
+            return ("float constant", value.type)
         if private_scratch(value, nest):  # cloned into the function: the op itself counts
             op = defining_op(value)
             return ("cloned", structural_key(op, lambda v: v.type))

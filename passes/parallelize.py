@@ -196,22 +196,30 @@ def private_scratch(value: SSAValue, loop: Operation) -> bool:
     return False
 
 
-def split_inputs(loop: scf.ForOp) -> tuple[list[SSAValue], list[SSAValue]]:
-    """The values from outside `loop` its outlined function needs: those passed as arguments
-    (in order of first use) and those cloned into it (constants, private stack buffers)."""
+def outside_inputs(loop: scf.ForOp) -> list[SSAValue]:
+    """The values from outside `loop` its outlined function needs, in order of first use."""
     inputs = live_ins(loop)
     if needs_rebase(loop):  # the body computes lb + k * step
         inputs += [v for v in (loop.lb, loop.step) if v not in inputs]
+    return inputs
+
+
+def split_inputs(loop: scf.ForOp) -> tuple[list[SSAValue], list[SSAValue]]:
+    """`outside_inputs`: those passed as arguments (in order of first use) and those cloned
+    into the function (constants, private stack buffers)."""
+    inputs = outside_inputs(loop)
     captured = [v for v in inputs if not private_scratch(v, loop)]
     cloned = [v for v in inputs if private_scratch(v, loop)]
     return captured, cloned
 
 
 def outline_loop(loop: scf.ForOp, name: str, after: func.FuncOp,
-                 call_attributes: Mapping[str, Attribute]) -> func.FuncOp:
+                 call_attributes: Mapping[str, Attribute],
+                 inputs: tuple[list[SSAValue], list[SSAValue]] | None = None) -> func.FuncOp:
     """Move `loop` into `@name(captures..., %lo, %hi)`, a private function placed after
-    `after`, and call it over all of the loop's iterations in its place."""
-    captured, cloned = split_inputs(loop)
+    `after`, and call it over all of the loop's iterations in its place. `inputs`, the
+    values passed and those cloned, defaults to `split_inputs(loop)`."""
+    captured, cloned = inputs or split_inputs(loop)
     outlined = build_function(name, loop, captured, cloned)
     call_over_all_iterations(loop, name, captured, call_attributes)
     parent = after.parent_block()

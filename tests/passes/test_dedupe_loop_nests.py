@@ -39,6 +39,12 @@ def floor_steps(x, divisors):
     return x
 
 
+def scaled_sorts(x, scales):
+    for k in scales:  # a Python float per step: a constant of the trace, other in each nest
+        x = np.sort(np.tanh(x * k) + k)
+    return x
+
+
 def nests_shared(function, *args) -> int:
     """How many calls of shared nests the compiled module of `function(*args)` makes."""
     module = str(function.get_concrete_function(*args).ir(after="dedupe-loop-nests"))
@@ -122,6 +128,37 @@ def test_shared_nests_answer_with_user_defaults():
     want = run_eagerly(tj.function(layer_norms), x, gammas, betas)
     for answer in answers_with_user_defaults(layer_norms, x, gammas, betas):
         assert_same(answer, want, rtol=1e-9, atol=1e-12)
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    scales=st.lists(
+        st.one_of(st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan]),
+                  st.floats(-4, 4, allow_nan=False)),
+        min_size=2, max_size=5),
+    size=st.integers(0, 200),
+)
+def test_steps_differing_in_a_float_constant_match_eager(scales, size):
+    """Shared nests take a step's float constant as an argument: each call must pass its
+    own, down to the sign of a zero (`+ -0.0` and `+ 0.0` differ on -0.0)."""
+    x = np.linspace(-1.0, 1.0, size)
+    x[::3] = -0.0
+    with np.errstate(invalid="ignore"):
+        function, compiled = compiled_and_eager(scaled_sorts, x, scales)
+    want = run_eagerly(function, x, scales)
+    numbers = ~np.isnan(want)  # a NaN's sign bit is the hardware's, NumPy's too
+    np.testing.assert_array_equal(np.signbit(compiled[numbers]), np.signbit(want[numbers]))
+
+
+def test_a_float_constant_per_step_is_passed_to_one_shared_nest():
+    x = np.linspace(-1.0, 1.0, 300)
+    scales = [1.5, 0.25, 2.0, -2.5]
+    function, _ = compiled_and_eager(scaled_sorts, x, scales)
+    module = str(function.get_concrete_function(x, scales).ir(after="dedupe-loop-nests"))
+    calls = [line for line in module.splitlines() if "{tj.outlined}" in line]
+    for name in {line.split("@")[1].split("(")[0] for line in calls}:
+        assert sum(f"@{name}(" in line for line in calls) >= 2  # every kind shared
+    assert len(calls) >= 3 * len(scales)
 
 
 TWICE = """

@@ -49,9 +49,10 @@ func.func @layers(%x: memref<64xf64>, %y: memref<64xf64>, %a: memref<64xf64>, %b
 // AGAIN-COUNT-2: func.call @layers__nest0(
 // AGAIN-NOT:     __nest1
 
-// Not the same nest: another constant (2.0, 3.0), or one buffer read and written where the
-// first nest reads one and writes another. Each is left where it is.
-func.func @differ(%x: memref<64xf64>, %y: memref<64xf64>) {
+// Nests that differ only in a float constant (a Python scalar per layer: a step size, a
+// scale) are shared too: the constant becomes an argument of the function, and each call
+// passes its own.
+func.func @scaled(%x: memref<64xf64>, %y: memref<64xf64>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c64 = arith.constant 64 : index
@@ -64,28 +65,58 @@ func.func @differ(%x: memref<64xf64>, %y: memref<64xf64>) {
     memref.store %z, %y[%i] : memref<64xf64>
   }
   scf.for %i = %c0 to %c64 step %c1 {
-    %v = memref.load %x[%i] : memref<64xf64>
+    %v = memref.load %y[%i] : memref<64xf64>
     %w = arith.mulf %v, %three : f64
-    %z = arith.addf %w, %w : f64
-    memref.store %z, %y[%i] : memref<64xf64>
-  }
-  scf.for %i = %c0 to %c64 step %c1 {
-    %v = memref.load %x[%i] : memref<64xf64>
-    %w = arith.mulf %v, %two : f64
     %z = arith.addf %w, %w : f64
     memref.store %z, %x[%i] : memref<64xf64>
   }
   func.return
 }
 
+// CHECK-LABEL: func.func @scaled(
+// CHECK-NOT:     scf.for
+// CHECK:         func.call @scaled__nest0(%x, %two, %y, %{{.*}}, %{{.*}}) {tj.outlined}
+// CHECK:         func.call @scaled__nest0(%y, %three, %x, %{{.*}}, %{{.*}}) {tj.outlined}
+// CHECK:       func.func private @scaled__nest0(%{{.*}}: memref<64xf64>, %[[K:.*]]: f64, %{{.*}}: memref<64xf64>, %lo: index, %hi: index) -> i32 {
+// CHECK:           arith.mulf %{{.*}}, %[[K]] : f64
+
+// Not the same nest (as each other, nor as @scaled's: the pass looks at the whole module):
+// another trip count (an index constant stays part of the kind: LLVM
+// needs it), or one buffer read and written where the first nest reads one and writes
+// another. Each is left where it is.
+func.func @differ(%x: memref<64xf64>, %y: memref<64xf64>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %two = arith.constant 2.0 : f64
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf64>
+    %w = arith.mulf %v, %two : f64
+    %z = arith.subf %w, %v : f64
+    memref.store %z, %y[%i] : memref<64xf64>
+  }
+  scf.for %i = %c0 to %c32 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf64>
+    %w = arith.mulf %v, %two : f64
+    %z = arith.subf %w, %v : f64
+    memref.store %z, %y[%i] : memref<64xf64>
+  }
+  scf.for %i = %c0 to %c64 step %c1 {
+    %v = memref.load %x[%i] : memref<64xf64>
+    %w = arith.mulf %v, %two : f64
+    %z = arith.subf %w, %v : f64
+    memref.store %z, %x[%i] : memref<64xf64>
+  }
+  func.return
+}
+
 // CHECK-LABEL: func.func @differ(
-// CHECK-NOT:     func.call
-// CHECK:         scf.for
-// CHECK:           arith.mulf %{{.*}}, %two
-// CHECK:         scf.for
-// CHECK:           arith.mulf %{{.*}}, %three
-// CHECK:         scf.for
-// CHECK:           arith.mulf %{{.*}}, %two
+// CHECK:         %two = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT:    scf.for %{{.*}} = %c0 to %c64
+// CHECK:           memref.store %{{.*}}, %y
+// CHECK:         scf.for %{{.*}} = %c0 to %c32
+// CHECK:         scf.for %{{.*}} = %c0 to %c64
 // CHECK:           memref.store %{{.*}}, %x
 // CHECK-NOT:     func.call
 // CHECK:         func.return
