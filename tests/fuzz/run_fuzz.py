@@ -8,8 +8,9 @@ an abort is counted as a crash, not the end of the run), one per core at a time
 
 and the same per statement kind (a program counts for every kind it has a statement of;
 a mismatch or crash for the kinds of the program that first failed, before shrinking), then
-per tag of the whole-program generators: fuzz_nesting's nesting shapes (`shape:`) and
-fuzz_slices' loops slicing with their counter (`slice:` family, header, slice form, size).
+per tag of the whole-program generators: fuzz_nesting's nesting shapes (`shape:`),
+fuzz_slices' loops slicing with their counter (`slice:` family, header, slice form, size) and
+fuzz_layers' Python loops over lists of layers (`layer:` loop form, body op, separator, ...).
 A batch stops at its first mismatch: hypothesis shrinks it and the worker writes it to
 `regressions/` (a test to commit). Programs that hit a known open bug
 (`fuzz_oracle.KNOWN_BUGS`, each with its regression test) are counted separately.
@@ -32,10 +33,11 @@ HERE = Path(__file__).resolve().parent
 CURRENT = "FUZZ_CURRENT_PROGRAM"  # env var: where a worker keeps the program it is running
 
 
-# The generators a run draws from: fuzz_programs' statements (1 program in 2 by default),
-# fuzz_nesting's nested staged loops over arguments of every kind (1 in 4), fuzz_slices'
-# loops slicing with their counter (1 in 4), or one of them only.
-GENERATORS = ("mixed", "statements", "nested", "slices")
+# The generators a run draws from: fuzz_programs' statements (2 programs in 5 by default),
+# fuzz_nesting's nested staged loops over arguments of every kind (1 in 5), fuzz_slices'
+# loops slicing with their counter (1 in 5), fuzz_layers' Python loops over lists of layers
+# unrolled while tracing (1 in 5), or one of them only.
+GENERATORS = ("mixed", "statements", "nested", "slices", "layers")
 # Seconds one program may run (eager, trace, compile, the compiled runs): a staged loop that
 # never ends is a finding too, so the worker exits and the program is saved as a crash.
 PROGRAM_TIMEOUT = 300
@@ -43,6 +45,7 @@ PROGRAM_TIMEOUT = 300
 
 def strategy_for(generator: str, gradients: bool):
     import numpy as np
+    from fuzz_layers import layer_programs
     from fuzz_nesting import nested_programs
     from fuzz_programs import programs
     from fuzz_slices import slice_programs
@@ -56,7 +59,9 @@ def strategy_for(generator: str, gradients: bool):
         return nested_programs()
     if generator == "slices":
         return slice_programs()
-    return st.one_of(programs(), programs(), nested_programs(), slice_programs())
+    if generator == "layers":
+        return layer_programs()
+    return st.one_of(programs(), programs(), nested_programs(), slice_programs(), layer_programs())
 
 
 def worker(count: int, seed: int, gradients: bool = False, generator: str = "mixed") -> None:
@@ -176,7 +181,9 @@ def main() -> None:
         default="mixed",
         help="statements: fuzz_programs only; nested: fuzz_nesting only (nested staged loops, "
         "arguments of every kind); slices: fuzz_slices only (loops slicing with their "
-        "counter); mixed (default): all three, 1 program in 4 nested, 1 in 4 slices",
+        "counter); layers: fuzz_layers only (Python loops over lists of layers, unrolled: "
+        "repeated loop nests); mixed (default): all four, 1 program in 5 nested, 1 in 5 "
+        "slices, 1 in 5 layers",
     )
     parser.add_argument(
         "--focus",
@@ -231,6 +238,7 @@ def main() -> None:
 TAGS = {
     "shape:": "nesting shapes (fuzz_nesting)",
     "slice:": "loops slicing with their counter (fuzz_slices)",
+    "layer:": "Python loops over lists of layers (fuzz_layers)",
 }
 
 

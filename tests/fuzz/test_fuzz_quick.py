@@ -3,11 +3,12 @@
 Each example is one traced function of 4-14 random statements returning every value
 (one compile checks many expressions), run eagerly, compiled with the default pipeline
 and compiled with a random list of the optional tensor passes before the lowering passes
-(IR verified after every pass); then a few of fuzz_nesting's nested staged loops and of
-fuzz_slices' loops slicing with their counter, and checks that each generator keeps
-producing every kind of program it is meant to. Derandomized, so CI sees the same programs
-every run; `make fuzz N=...` (run_fuzz.py) explores with fresh seeds. A failure is shrunk
-by hypothesis and written to `regressions/` as a test to commit.
+(IR verified after every pass); then a few of fuzz_nesting's nested staged loops, of
+fuzz_slices' loops slicing with their counter and of fuzz_layers' Python loops over lists of
+layers, and checks that each generator keeps producing every kind of program it is meant to.
+Derandomized, so CI sees the same programs every run; `make fuzz N=...` (run_fuzz.py)
+explores with fresh seeds. A failure is shrunk by hypothesis and written to `regressions/`
+as a test to commit.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import warnings
 from contextlib import redirect_stdout
 
 import numpy as np
+from fuzz_layers import layer_programs
 from fuzz_nesting import nested_programs
 from fuzz_oracle import OPTIONAL_PASSES, Mismatch, check, known_bug
 from fuzz_programs import programs
@@ -30,6 +32,9 @@ from hypothesis import strategies as st
 QUICK_EXAMPLES = 11  # `make fuzz` explores further; 38 cost ~55 s of the 10-minute suite
 NESTED_EXAMPLES = 8  # fuzz_nesting's programs (nested staged loops): ~0.3 s each
 SLICE_EXAMPLES = 8  # fuzz_slices' programs (loops slicing with their counter): ~0.3 s each
+# fuzz_layers' programs (Python loops over lists of layers, unrolled): ~2.5 s each, their
+# traces being long (up to 6 copies of a layer; IR verified once per pipeline, not per pass)
+LAYER_EXAMPLES = 5
 RECORDER = Recorder()
 
 
@@ -104,6 +109,33 @@ def test_fuzz_slices_quick():
         raise AssertionError(f"shrunk failing program saved as {path}") from error
 
 
+@settings(
+    max_examples=LAYER_EXAMPLES,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=list(HealthCheck),
+)
+@given(program=layer_programs())
+def _fuzz_layers(program):
+    # Verifying the IR after every pass would double the time of these long traces (as a
+    # regression's replay does, each pipeline's result is verified); run_fuzz.py verifies each.
+    findings = check(program, [], verify_each=False)
+    if findings and not all(known_bug(f) for f in findings):
+        message = "\n".join(map(str, findings))
+        RECORDER.failed(program, [[]], message)
+        raise Mismatch(message + "\n\n" + program.source())
+
+
+def test_fuzz_layers_quick():
+    """Python loops over lists of arrays or floats, unrolled: repeated loop nests."""
+    try:
+        _fuzz_layers()
+    except Mismatch as error:
+        path = RECORDER.save()
+        raise AssertionError(f"shrunk failing program saved as {path}") from error
+
+
 # Tags fuzz_slices must keep producing (Program.kinds "slice:..."): every family, loop
 # header, slice form and the sizes around the unroll limit.
 SLICE_TAGS = [
@@ -163,6 +195,44 @@ def test_nesting_generator_produces_every_shape():
     _generate_nested()
     missing = sorted(set(NESTED_SHAPES) - NESTED_SEEN)
     assert not missing, f"never generated: {missing}"
+
+
+# Tags fuzz_layers must keep producing (Program.kinds "layer:..."): every loop form, the
+# float lists' -0.0 and infinities, views, op, reduction, separator and update, the sizes.
+LAYER_TAGS = [
+    "over arrays", "over scalars", "over zip arrays", "over zip arrays scalars",
+    "over enumerate", "over named", "python float arguments", "-0.0 in the list",
+    "inf in the list", "one value in the list",
+    "view plain", "view strided", "view reversed", "view copy", "view transposed",
+    "view fortran", "view strided rows", "weights full", "weights row", "weights column",
+    "weights strided", "weights fortran", "special values",
+    "op multiply", "op add", "op divide", "op maximum", "op where", "op comparison",
+    "op tanh", "op exp", "op floor_divide", "op remainder", "op abs",
+    "reduction mean", "reduction sum", "reduction max", "reduction min",
+    "separator sort rows", "separator sort columns", "separator minus row max",
+    "separator minus row min", "separator row scale", "separator cumsum",
+    "separator minus column mean", "separator mean square scale", "separator running total",
+    "no separator", "update residual", "update residual scaled", "update replace",
+    "update gated", "update in place", "update residual modulo", "update residual floor_divide",
+    "steps 2", "steps 3", "steps 4", "steps 5", "steps 6",
+    "1-d", "2-d", "small", "empty", "exact", "approximate", "steps kept apart",
+    "int32", "int64", "float32", "float64",
+]  # fmt: skip
+LAYERS_SEEN: set[str] = set()
+
+
+@settings(max_examples=400, deadline=None, database=None, derandomize=True,
+          suppress_health_check=list(HealthCheck))  # fmt: skip
+@given(program=layer_programs())
+def _generate_layers(program):
+    LAYERS_SEEN.update(k.removeprefix("layer:") for k in program.kinds)
+
+
+def test_layers_generator_produces_every_tag():
+    _generate_layers()
+    missing = sorted(set(LAYER_TAGS) - LAYERS_SEEN)
+    assert not missing, f"never generated: {missing}"
+    assert not [t for t in LAYERS_SEEN if "," in t]  # run_fuzz.py splits kinds at commas
 
 
 def test_optional_passes_are_the_tensor_passes():
