@@ -53,6 +53,7 @@ from tracejit.ir.parallel_contract import OUTLINED_CALL_ATTR, PARALLEL_WORK_ATTR
 from tracejit.passes.parallelize import (
     block_cost,
     call_over_all_iterations,
+    outermost,
     outlinable,
     outline_loop,
     outside_inputs,
@@ -80,18 +81,21 @@ def dedupe_loop_nests(module: ModuleOp) -> None:
     """Merge identical outlined functions, then outline repeated nests (module docstring)."""
     parallel_callees = merge_identical_functions(module)
     kinds: dict[Hashable, list[scf.ForOp]] = {}
+    first_functions: dict[Hashable, func.FuncOp] = {}  # where each kind was met first
     for function in functions(module):
         if function.sym_name.data in parallel_callees:
             continue
         for nest in outermost_loops(function):
             if worth_outlining(nest):
                 hoist_float_constants(nest)
-                kinds.setdefault(nest_key(nest), []).append(nest)
+                key = nest_key(nest)
+                kinds.setdefault(key, []).append(nest)
+                first_functions.setdefault(key, function)
     taken = {function.sym_name.data for function in functions(module)}
-    for nests in kinds.values():
+    for key, nests in kinds.items():
         if len(nests) < 2:
             continue
-        first_function = enclosing_function(nests[0])
+        first_function = first_functions[key]
         name = fresh_name(f"{first_function.sym_name.data}__nest", taken)
         flag = {OUTLINED_CALL_ATTR: UnitAttr()}
         inputs = [outside_inputs(nest) for nest in nests]  # aligned: the keys are equal
@@ -153,23 +157,11 @@ def functions(module: ModuleOp) -> list[func.FuncOp]:
     return [op for op in module.ops if isinstance(op, func.FuncOp) and op.body.blocks]
 
 
-def enclosing_function(op: Operation) -> func.FuncOp:
-    parent = op.parent_op()
-    while not isinstance(parent, func.FuncOp):
-        assert parent is not None
-        parent = parent.parent_op()
-    return parent
-
-
 def outermost_loops(op: Operation) -> Iterator[scf.ForOp]:
     """The `scf.for` ops inside `op` with no `scf.for` between them and it."""
-    for region in op.regions:
-        for block in region.blocks:
-            for nested in block.ops:
-                if isinstance(nested, scf.ForOp):
-                    yield nested
-                else:
-                    yield from outermost_loops(nested)
+    for loop in outermost(op, lambda nested: isinstance(nested, scf.ForOp)):
+        assert isinstance(loop, scf.ForOp)
+        yield loop
 
 
 def worth_outlining(nest: scf.ForOp) -> bool:

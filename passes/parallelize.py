@@ -46,7 +46,7 @@ function (LLVM keeps folding them); every other value from outside becomes an ar
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from xdsl.builder import Builder
@@ -124,16 +124,24 @@ def is_marked(op: Operation) -> bool:
     return isinstance(op, scf.ForOp) and PARALLEL_LOOP_ATTR in op.attributes
 
 
-def outermost_marked(region_owner: Operation) -> Iterator[scf.ForOp]:
-    """The marked loops inside `region_owner` with no marked loop between them and it."""
+def outermost(
+    region_owner: Operation, matches: Callable[[Operation], bool]
+) -> Iterator[Operation]:
+    """The ops inside `region_owner` that `matches`, with no such op between them and it."""
     for region in region_owner.regions:
         for block in region.blocks:
             for op in block.ops:
-                if is_marked(op):
-                    assert isinstance(op, scf.ForOp)
+                if matches(op):
                     yield op
                 else:
-                    yield from outermost_marked(op)
+                    yield from outermost(op, matches)
+
+
+def outermost_marked(region_owner: Operation) -> Iterator[scf.ForOp]:
+    """The marked loops inside `region_owner` with no marked loop between them and it."""
+    for op in outermost(region_owner, is_marked):
+        assert isinstance(op, scf.ForOp)
+        yield op
 
 
 def choose(loop: scf.ForOp) -> list[scf.ForOp]:
